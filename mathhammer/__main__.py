@@ -1,0 +1,5 @@
+"""``python -m mathhammer`` is the CLI."""
+
+from mathhammer.cli import main
+
+main()

@@ -1,0 +1,54 @@
+"""The ``mathhammer`` command line: a thin Typer layer over the library.
+
+``main()`` runs the Typer app without Click's standalone mode so that every kind
+of bad input — a Click usage error or a :class:`MathhammerError` — becomes one
+line on stderr and exit code 2, and Ctrl-C becomes exit code 130.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    import typer
+
+    from mathhammer.cli.app import app
+    from mathhammer.errors import Interrupted, MathhammerError
+
+    try:
+        code = app(args=argv, prog_name="mathhammer", standalone_mode=False)
+    except MathhammerError as err:
+        print(f"error: {err.one_line()}", file=sys.stderr)
+        sys.exit(2)
+    except (KeyboardInterrupt, typer.Abort):
+        print("interrupted: stopped at your request", file=sys.stderr)
+        sys.exit(130)
+    except Interrupted as stop:
+        print(f"interrupted: {partial_note(stop.partial)}", file=sys.stderr)
+        sys.exit(130)
+    except Exception as err:
+        # Click's usage errors (Typer may vendor Click, so match by shape, not class)
+        if hasattr(err, "format_message") and hasattr(err, "exit_code"):
+            print(f"error: {usage_line(err)}", file=sys.stderr)
+            sys.exit(2)
+        raise
+    except BrokenPipeError:  # `mathhammer ... | head`: nothing more to say
+        sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def usage_line(err) -> str:
+    """Click's usage error as one line: where, what, and how to get help."""
+    ctx = getattr(err, "ctx", None)
+    command = ctx.command_path if ctx is not None else "mathhammer"
+    message = " ".join(err.format_message().split())
+    return f"{command}: {message}; fix: see `{command} --help`"
+
+
+def partial_note(partial) -> str:
+    """One line for Ctrl-C: the partial estimate if any chunk had finished."""
+    if partial is None or not getattr(partial, "n_trials", 0):
+        return "stopped at your request before any chunk finished"
+    return (f"stopped at your request after {partial.n_trials:,} trials (seed {partial.seed}); "
+            "partial results are not printed, rerun with fewer --n-trials")

@@ -1,0 +1,182 @@
+"""Options shared by every query command, and the one path from report to output.
+
+Use the ``Annotated`` aliases in a command's signature, collect them with
+:func:`common_options`, call one library function with ``opts.config()``, then
+:func:`emit` the report. Nothing here knows any game rule.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from mathhammer.errors import InputError, OutputError
+
+Method = Annotated[
+    str,
+    typer.Option("--method", help="exact, mc (Monte Carlo) or auto (exact when available)."),
+]
+NTrials = Annotated[
+    Optional[int], typer.Option("--n-trials", help="Monte Carlo trials (default 1000000).")
+]
+Seed = Annotated[
+    Optional[int], typer.Option("--seed", help="Seed for a repeatable run; drawn and shown if absent.")
+]
+Precision = Annotated[
+    Optional[float],
+    typer.Option(
+        "--precision",
+        help="Adaptive Monte Carlo: run until every reported probability's 95%% half-width "
+        "is at most this (e.g. 0.001).",
+    ),
+]
+Threads = Annotated[
+    Optional[int], typer.Option("--threads", help="Worker threads (default: every core); same answer for any count.")
+]
+Format = Annotated[str, typer.Option("--format", help="table, json or csv.")]
+PlotPath = Annotated[
+    Optional[Path], typer.Option("--plot", help="Also write a PNG chart of the distribution(s).")
+]
+OutputPath = Annotated[
+    Optional[Path], typer.Option("--output", "-o", help="Write the output to this file (atomically).")
+]
+Check = Annotated[
+    bool, typer.Option("--check", help="Run exact and Monte Carlo and print the z-scores of their difference.")
+]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")]
+
+FORMATS = ("table", "json", "csv")
+
+
+@dataclass
+class CommonOptions:
+    method: str = "auto"
+    n_trials: int | None = None
+    seed: int | None = None
+    precision: float | None = None
+    threads: int | None = None
+    format: str = "table"
+    plot: Path | None = None
+    output: Path | None = None
+    check: bool = False
+    quiet: bool = False
+
+    def validate(self) -> CommonOptions:
+        if self.format not in FORMATS:
+            raise InputError("--format", "must be table, json or csv", self.format,
+                             "use --format json")
+        if self.method not in ("auto", "exact", "mc"):
+            raise InputError("--method", "must be exact, mc or auto", self.method,
+                             "use --method mc")
+        for flag, path in (("--plot", self.plot), ("--output", self.output)):
+            if path is not None:
+                check_writable(path, flag)
+        if self.plot is not None and self.plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise InputError("--plot", "must name a .png, .svg or .pdf file", str(self.plot),
+                             "use --plot chart.png")
+        return self
+
+    def config(self):
+        """The Monte Carlo settings (progress bar on stderr unless quiet or not a TTY)."""
+        from mathhammer.engine import DEFAULT_TRIALS, MonteCarloConfig
+
+        self._install_notices()
+        return MonteCarloConfig(
+            n_trials=self.n_trials if self.n_trials is not None else DEFAULT_TRIALS,
+            seed=self.seed,
+            threads=self.threads,
+            precision=self.precision,
+            progress=None if self.quiet else progress_bar(),
+        )
+
+    def _install_notices(self) -> None:
+        import mathhammer.kernels as kernels
+
+        kernels.compile_notice = None if self.quiet else (
+            lambda msg: print(msg, file=sys.stderr, flush=True)
+        )
+
+
+def common_options(**kwargs) -> CommonOptions:
+    return CommonOptions(**{k: v for k, v in kwargs.items() if v is not None or k == "plot"}).validate()
+
+
+def check_writable(path: Path, flag: str) -> None:
+    """Fail before the work starts if ``path`` cannot be written."""
+    parent = path.expanduser().resolve().parent
+    if path.exists() and path.is_dir():
+        raise OutputError(flag, "names a directory, not a file", str(path), "give a file name")
+    if not parent.is_dir():
+        raise OutputError(flag, "folder does not exist", str(parent), "create it or pick another path")
+    if not os.access(parent, os.W_OK):
+        raise OutputError(flag, "folder is not writable", str(parent), "pick a writable path")
+
+
+def write_atomically(path: Path, data: bytes | str, flag: str = "--output") -> None:
+    """Write via a temporary file in the same folder and rename: never half-written."""
+    import tempfile
+
+    path = path.expanduser()
+    payload = data.encode() if isinstance(data, str) else data
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.resolve().parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(payload)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as err:
+        raise OutputError(flag, f"cannot write the file ({err.strerror})", str(path),
+                          "pick a writable path") from None
+
+
+def progress_bar():
+    """A rich progress callback on stderr, or None when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    state: dict = {}
+
+    def update(done: int, planned: int) -> None:
+        if "bar" not in state:
+            bar = Progress(
+                TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
+                TimeRemainingColumn(), transient=True,
+                console=__import__("rich.console", fromlist=["Console"]).Console(stderr=True),
+            )
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task("mc", total=planned)
+        bar = state["bar"]
+        bar.update(state["task"], completed=done, total=planned)
+        if done >= planned:
+            bar.stop()
+
+    return update
+
+
+def emit(report, opts: CommonOptions) -> None:
+    """Render ``report`` as asked: stdout (or --output) and optional --plot."""
+    from mathhammer.cli import _render
+
+    text = _render.render(report, opts.format)
+    if opts.plot is not None:
+        from mathhammer.plots import save_report_plot
+
+        save_report_plot(report, opts.plot)
+    if opts.output is not None:
+        write_atomically(opts.output, text)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    if report.method == "mc" and opts.format == "table" and not opts.quiet and opts.output is None:
+        pass  # the table footer already shows n_trials and seed
+    elif report.method == "mc" and not opts.quiet:
+        print(f"note: Monte Carlo, n_trials {report.n_trials:,}, seed {report.seed}", file=sys.stderr)

@@ -1,0 +1,41 @@
+"""``mathhammer demo`` (the README's first command) and ``mathhammer warmup``.
+
+The demo runs one query of each engine on bundled defaults. Each engine adds its
+own step to :data:`DEMO_STEPS` (argv lists run through the real CLI).
+"""
+
+from __future__ import annotations
+
+import sys
+
+DEMO_STEPS: list[tuple[str, list[str]]] = [
+    ("Dice: 2D6+3, chance of 10 or more (exact)", ["roll", "2D6+3", "--at-least", "10"]),
+    ("Dice: the same by Monte Carlo, with standard errors",
+     ["roll", "2D6+3", "--at-least", "10", "--method", "mc", "--n-trials", "200000", "--seed", "1"]),
+]
+
+def demo_command() -> None:
+    """Run a short tour of mathhammer on bundled defaults."""
+    from mathhammer.cli.app import app
+
+    for title, argv in DEMO_STEPS:
+        print(f"\n=== {title}\n$ mathhammer {' '.join(argv)}\n", flush=True)
+        app(args=argv, prog_name="mathhammer", standalone_mode=False)
+        sys.stdout.flush()
+
+
+def warmup_command() -> None:
+    """Compile every Monte Carlo kernel once (fills numba's cache; later runs start fast)."""
+    import contextlib
+    import io
+
+    from mathhammer.cli.app import app
+
+    for argv in WARMUP_ARGV:
+        with contextlib.redirect_stdout(io.StringIO()):
+            app(args=argv + ["--format", "json"], prog_name="mathhammer", standalone_mode=False)
+    print("kernels compiled and cached", file=sys.stderr)
+
+
+#: one small Monte Carlo query per kernel family; engines append theirs
+WARMUP_ARGV: list[list[str]] = [["roll", "2D6", "--method", "mc", "--n-trials", "1000", "--seed", "0"]]

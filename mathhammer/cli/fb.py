@@ -1,0 +1,7 @@
+"""`mathhammer fb …` commands."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, help="Warhammer Fantasy / Ninth Age: attack chains, shooting, combats, tests, artillery.")

@@ -1,0 +1,7 @@
+"""`mathhammer magic …` commands."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, help="Magic phase: flow, casting, dispelling, whole phases.")

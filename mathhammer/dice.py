@@ -1,0 +1,517 @@
+"""Dice expressions (DICE-1/2) and the shared special dice (DICE-3..6).
+
+``parse_dice("2D6+3")`` gives an immutable :class:`DiceExpr` with an exact
+distribution (integer weights over the whole outcome space, so probabilities are
+exact rationals), its mean and variance, and a kernel-ready form for Monte Carlo.
+
+Grammar (case-insensitive, spaces allowed)::
+
+    expr   := ['+'|'-'] term (('+'|'-') term)*
+    term   := factor (('*'|'x') factor)*
+    factor := INT | [INT] 'D' INT [('kh'|'kl') INT] | '(' expr ')'
+
+``D3`` is a d6 mapped 1-2→1, 3-4→2, 5-6→3, i.e. uniform on 1..3 (DICE-1).
+``3D6kh2`` rolls three d6 and keeps the two highest (Swiftstride).
+
+>>> e = parse_dice("2D6+3")
+>>> e.min, e.max, e.mean
+(5, 15, 10.0)
+>>> e.probability_at_least(10)
+Fraction(7, 12)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+
+import numpy as np
+
+from mathhammer.errors import DiceExpressionError
+
+EXAMPLE = 'e.g. "2D6+3", "D3", "3D6kh2", "D6*4"'
+MAX_DICE = 200  # per term; keeps exact enumeration and kernels bounded
+MAX_SIDES = 1000
+MAX_CONSTANT = 10**6
+MAX_SUPPORT = 200_000  # outcomes between min and max
+
+
+# ---------------------------------------------------------------------------------
+# Exact integer weights: (offset, weights) with weights[i] = number of equally likely
+# outcomes whose value is offset + i. Python ints in object arrays: never overflow.
+
+
+def _as_weights(values: np.ndarray) -> tuple[int, np.ndarray]:
+    lo = int(values.min())
+    counts = np.bincount(values - lo)
+    return lo, counts.astype(object)
+
+
+def _convolve(a: tuple[int, np.ndarray], b: tuple[int, np.ndarray]) -> tuple[int, np.ndarray]:
+    return a[0] + b[0], np.convolve(a[1], b[1])
+
+
+def _sum_of_dice(n: int, sides: int) -> tuple[int, np.ndarray]:
+    one = (1, np.ones(sides, dtype=object))
+    result: tuple[int, np.ndarray] = (0, np.ones(1, dtype=object))
+    power = one
+    while n:  # square-and-multiply keeps 200D6 fast
+        if n & 1:
+            result = _convolve(result, power)
+        n >>= 1
+        if n:
+            power = _convolve(power, power)
+    return result
+
+
+def _keep(n: int, sides: int, keep: int, highest: bool) -> tuple[int, np.ndarray]:
+    """Weights of the sum of the ``keep`` highest (lowest) of ``n`` dice.
+
+    Walks the faces from the kept end, choosing how many of the still-unassigned
+    dice show each face (binomial counts); only the first ``keep`` of them count.
+    """
+    faces = range(sides, 0, -1) if highest else range(1, sides + 1)
+    # state: (dice assigned, dice kept) -> {sum: ways}
+    states: dict[tuple[int, int], dict[int, int]] = {(0, 0): {0: 1}}
+    for face in faces:
+        nxt: dict[tuple[int, int], dict[int, int]] = {}
+        for (assigned, kept), sums in states.items():
+            left = n - assigned
+            for j in range(left + 1):
+                ways = math.comb(left, j)
+                take = min(j, keep - kept)
+                key = (assigned + j, kept + take)
+                bucket = nxt.setdefault(key, {})
+                for s, w in sums.items():
+                    t = s + take * face
+                    bucket[t] = bucket.get(t, 0) + w * ways
+        states = nxt
+    final = states[(n, min(n, keep))]
+    lo, hi = min(final), max(final)
+    weights = np.zeros(hi - lo + 1, dtype=object)
+    weights[:] = 0
+    for s, w in final.items():
+        weights[s - lo] = w
+    return lo, weights
+
+
+# ---------------------------------------------------------------------------------
+# Expression tree
+
+
+@dataclass(frozen=True)
+class DiceExpr:
+    """Base of expression nodes; immutable and hashable."""
+
+    text: str = field(default="", compare=False)
+
+    # -- exact distribution --------------------------------------------------------
+    def _weights(self) -> tuple[int, np.ndarray]:
+        raise NotImplementedError
+
+    @cached_property
+    def weights(self) -> tuple[int, np.ndarray]:
+        """(offset, integer weights) over the whole outcome space; exact."""
+        lo, w = self._weights()
+        nz = np.nonzero(w != 0)[0]
+        return lo + int(nz[0]), w[nz[0] : nz[-1] + 1]
+
+    @cached_property
+    def outcome_count(self) -> int:
+        """Number of equally likely elementary outcomes (e.g. 36 for 2D6)."""
+        return int(sum(self.weights[1]))
+
+    @property
+    def min(self) -> int:
+        return self.weights[0]
+
+    @property
+    def max(self) -> int:
+        return self.weights[0] + len(self.weights[1]) - 1
+
+    @cached_property
+    def probs(self) -> np.ndarray:
+        """P(=k) for k = min..max as float64."""
+        lo, w = self.weights
+        total = self.outcome_count
+        return np.array([int(x) / total for x in w], dtype=np.float64)  # correctly rounded
+
+    def pmf(self) -> dict[int, Fraction]:
+        """Exact pmf as Fractions."""
+        lo, w = self.weights
+        total = self.outcome_count
+        return {lo + i: Fraction(int(x), total) for i, x in enumerate(w) if x}
+
+    @property
+    def mean(self) -> float:
+        return float(np.dot(np.arange(self.min, self.max + 1), self.probs))
+
+    @property
+    def variance(self) -> float:
+        k = np.arange(self.min, self.max + 1) - self.mean
+        return float(np.dot(k * k, self.probs))
+
+    def probability_at_least(self, k: int) -> Fraction:
+        lo, w = self.weights
+        return Fraction(int(sum(w[max(0, k - lo) :])), self.outcome_count)
+
+    def probability_at_most(self, k: int) -> Fraction:
+        lo, w = self.weights
+        upto = k - lo + 1
+        return Fraction(int(sum(w[: max(0, upto)])), self.outcome_count)
+
+    def distribution(self):
+        """The exact :class:`mathhammer.results.Distribution`."""
+        from mathhammer.results import Distribution
+
+        return Distribution.exact(self.probs, self.min)
+
+    # -- kernel-ready form ---------------------------------------------------------
+    def sampler(self) -> DiceSampler:
+        """Arrays a numba kernel samples from exactly (see :class:`DiceSampler`)."""
+        return DiceSampler.build(self)
+
+    def __str__(self) -> str:
+        return self.text or self.describe()
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Constant(DiceExpr):
+    value: int = 0
+
+    def _weights(self) -> tuple[int, np.ndarray]:
+        return self.value, np.ones(1, dtype=object)
+
+    def describe(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class Dice(DiceExpr):
+    """``count`` dice with ``sides`` faces, optionally keeping the highest/lowest."""
+
+    count: int = 1
+    sides: int = 6
+    keep: int | None = None
+    keep_highest: bool = True
+
+    def _weights(self) -> tuple[int, np.ndarray]:
+        if self.keep is not None and self.keep < self.count:
+            return _keep(self.count, self.sides, self.keep, self.keep_highest)
+        return _sum_of_dice(self.count, self.sides)
+
+    def describe(self) -> str:
+        text = f"{self.count}D{self.sides}"
+        if self.keep is not None:
+            text += ("kh" if self.keep_highest else "kl") + str(self.keep)
+        return text
+
+
+@dataclass(frozen=True)
+class BinaryOp(DiceExpr):
+    op: str = "+"
+    left: DiceExpr = field(default_factory=Constant)
+    right: DiceExpr = field(default_factory=Constant)
+
+    def _weights(self) -> tuple[int, np.ndarray]:
+        a, b = self.left.weights, self.right.weights
+        if self.op == "+":
+            return _convolve(a, b)
+        if self.op == "-":
+            neg = (-(b[0] + len(b[1]) - 1), b[1][::-1].copy())
+            return _convolve(a, neg)
+        # product of independent values: outer product over both supports
+        va = np.arange(a[0], a[0] + len(a[1]), dtype=np.int64)
+        vb = np.arange(b[0], b[0] + len(b[1]), dtype=np.int64)
+        values = np.multiply.outer(va, vb).ravel()
+        ways = np.multiply.outer(a[1], b[1]).ravel()
+        lo = int(values.min())
+        out = np.zeros(int(values.max()) - lo + 1, dtype=object)
+        out[:] = 0
+        for v, w in zip(values, ways, strict=True):
+            out[v - lo] += w
+        return lo, out
+
+    def describe(self) -> str:
+        return f"({self.left.describe()}{self.op}{self.right.describe()})"
+
+
+@dataclass(frozen=True)
+class Negate(DiceExpr):
+    inner: DiceExpr = field(default_factory=Constant)
+
+    def _weights(self) -> tuple[int, np.ndarray]:
+        lo, w = self.inner.weights
+        return -(lo + len(w) - 1), w[::-1].copy()
+
+    def describe(self) -> str:
+        return f"-{self.inner.describe()}"
+
+
+# ---------------------------------------------------------------------------------
+# Kernel-ready form
+
+_TABLE_LIMIT = 1 << 16  # outcome spaces this small are sampled by direct lookup
+_SEARCH_LIMIT = 1 << 32  # up to this, by one bounded draw and a binary search
+
+
+@dataclass(frozen=True)
+class DiceSampler:
+    """Exact sampling data for :mod:`mathhammer.kernels.rolls`.
+
+    ``kind`` is "table" (draw u in [0, M), value = table[u]), "search" (draw u in
+    [0, M), value = offset + first index with cumulative > u) or "program" (a
+    postfix program rolled die by die, for outcome spaces above 2^32).
+    """
+
+    kind: str
+    offset: int
+    outcome_count: int
+    table: np.ndarray  # int64 values (table) or uint64 cumulative weights (search)
+    program: np.ndarray  # int64 (n_ops, 5) rows: op, a, b, c, d (program kind)
+
+    @classmethod
+    def build(cls, expr: DiceExpr) -> DiceSampler:
+        lo, w = expr.weights
+        m = expr.outcome_count
+        empty = np.zeros((0, 5), dtype=np.int64)
+        if m <= _TABLE_LIMIT:
+            table = np.repeat(np.arange(lo, lo + len(w), dtype=np.int64), np.asarray(w, np.int64))
+            return cls("table", lo, m, table, empty)
+        if m <= _SEARCH_LIMIT:
+            cum = np.cumsum(np.asarray(w, dtype=np.uint64)).astype(np.uint64)
+            return cls("search", lo, m, cum, empty)
+        return cls("program", lo, m, np.zeros(0, np.int64), _compile_program(expr))
+
+
+OP_CONST, OP_DICE, OP_ADD, OP_SUB, OP_MUL, OP_NEG = range(6)
+
+
+def _compile_program(expr: DiceExpr) -> np.ndarray:
+    rows: list[tuple[int, int, int, int, int]] = []
+
+    def emit(node: DiceExpr) -> None:
+        if isinstance(node, Constant):
+            rows.append((OP_CONST, node.value, 0, 0, 0))
+        elif isinstance(node, Dice):
+            keep = node.keep if node.keep is not None else node.count
+            rows.append((OP_DICE, node.count, node.sides, keep, 1 if node.keep_highest else 0))
+        elif isinstance(node, Negate):
+            emit(node.inner)
+            rows.append((OP_NEG, 0, 0, 0, 0))
+        elif isinstance(node, BinaryOp):
+            emit(node.left)
+            emit(node.right)
+            rows.append(({"+": OP_ADD, "-": OP_SUB, "*": OP_MUL}[node.op], 0, 0, 0, 0))
+        else:  # pragma: no cover - every node type is handled above
+            raise TypeError(node)
+
+    emit(expr)
+    return np.array(rows, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------
+# Parser
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def fail(self, what: str, pos: int | None = None) -> DiceExpressionError:
+        col = (self.pos if pos is None else pos) + 1
+        return DiceExpressionError(
+            f"dice expression {self.text!r}, column {col}", what, None, f"write {EXAMPLE}"
+        )
+
+    def peek(self) -> str:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def integer(self, what: str) -> int:
+        self.peek()
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] in "0123456789":
+            self.pos += 1
+        if start == self.pos:
+            found = self.text[self.pos] if self.pos < len(self.text) else "end of text"
+            raise self.fail(f"expected {what}, found {found!r}", start)
+        return int(self.text[start : self.pos])
+
+    def parse(self) -> DiceExpr:
+        if not self.text.strip():
+            raise DiceExpressionError("dice expression", "is empty", self.text, f"write {EXAMPLE}")
+        node = self.expr()
+        if self.peek():
+            raise self.fail(f"unexpected character {self.peek()!r}")
+        return node
+
+    def expr(self) -> DiceExpr:
+        sign = self.peek()
+        if sign in "+-" and sign:
+            self.pos += 1
+            node = self.term()
+            if sign == "-":
+                node = Negate(inner=node)
+        else:
+            node = self.term()
+        while self.peek() in ("+", "-") and self.peek():
+            op = self.peek()
+            self.pos += 1
+            node = BinaryOp(op=op, left=node, right=self.term())
+        return node
+
+    def term(self) -> DiceExpr:
+        node = self.factor()
+        while self.peek() and self.peek() in "*xX×":
+            self.pos += 1
+            node = BinaryOp(op="*", left=node, right=self.factor())
+        return node
+
+    def factor(self) -> DiceExpr:
+        ch = self.peek()
+        if ch == "(":
+            self.pos += 1
+            node = self.expr()
+            if self.peek() != ")":
+                raise self.fail("expected ')'")
+            self.pos += 1
+            return node
+        start = self.pos
+        count = None
+        if ch.isdigit():
+            count = self.integer("a number")
+        if self.peek() in ("d", "D") and self.peek():
+            self.pos += 1
+            sides_pos = self.pos
+            sides = self.integer("the number of sides after 'D'")
+            if count is None:
+                count = 1
+            if not 1 <= count <= MAX_DICE:
+                raise self.fail(f"dice count must be 1..{MAX_DICE}", start)
+            if not 2 <= sides <= MAX_SIDES:
+                raise self.fail(f"a die needs 2..{MAX_SIDES} sides", sides_pos)
+            keep = None
+            highest = True
+            rest = self.text[self.pos : self.pos + 2].lower()
+            if rest in ("kh", "kl"):
+                self.pos += 2
+                keep_pos = self.pos
+                highest = rest == "kh"
+                keep = self.integer(f"how many dice to keep after '{rest}'")
+                if not 1 <= keep <= count:
+                    raise self.fail(f"keep must be 1..{count} (the dice rolled)", keep_pos)
+            return Dice(count=count, sides=sides, keep=keep, keep_highest=highest)
+        if count is None:
+            found = ch if ch else "end of text"
+            raise self.fail(f"expected a number, a die like 'D6' or '(', found {found!r}")
+        if count > MAX_CONSTANT:
+            raise self.fail(f"constants must be at most {MAX_CONSTANT}", start)
+        return Constant(value=count)
+
+
+def parse_dice(text: str) -> DiceExpr:
+    """Parse dice text into an immutable :class:`DiceExpr` (DICE-2).
+
+    Raises:
+        DiceExpressionError: naming the column and showing a valid example.
+    """
+    if not isinstance(text, str):
+        raise DiceExpressionError("dice expression", "must be text", text, f"write {EXAMPLE}")
+    node = _Parser(text).parse()
+    span = node.max - node.min + 1
+    if span > MAX_SUPPORT:
+        raise DiceExpressionError(
+            f"dice expression {text!r}", f"spans {span} outcomes (limit {MAX_SUPPORT})",
+            None, "use fewer or smaller dice",
+        )
+    return _with_text(node, text.strip())
+
+
+def _with_text(node: DiceExpr, text: str) -> DiceExpr:
+    object.__setattr__(node, "text", text)
+    return node
+
+
+# ---------------------------------------------------------------------------------
+# Special dice (DICE-3..6)
+
+ARTILLERY_FACES: tuple[int | None, ...] = (2, 4, 6, 8, 10, None)  # None = MISFIRE (DICE-3)
+
+
+@dataclass(frozen=True)
+class ArtilleryDie:
+    """Artillery die: 2, 4, 6, 8, 10 or MISFIRE, each 1/6 (DICE-3)."""
+
+    faces: tuple[int | None, ...] = ARTILLERY_FACES
+
+    @property
+    def p_misfire(self) -> Fraction:
+        return Fraction(sum(f is None for f in self.faces), len(self.faces))
+
+    def distance_pmf(self) -> dict[int, Fraction]:
+        """P(distance = d) for the numbered faces (misfire excluded, not renormalised)."""
+        out: dict[int, Fraction] = {}
+        for f in self.faces:
+            if f is not None:
+                out[f] = out.get(f, Fraction(0)) + Fraction(1, len(self.faces))
+        return out
+
+
+@dataclass(frozen=True)
+class ScatterDie:
+    """Scatter die with ``hit_faces`` HIT faces of six; arrows point uniformly (DICE-4)."""
+
+    hit_faces: int = 2
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.hit_faces <= 6:
+            raise DiceExpressionError("scatter die", "HIT faces must be 0..6", self.hit_faces,
+                                      "use 1 (basic) or 2 (wfb8, t9a1)")
+
+    @property
+    def p_hit(self) -> Fraction:
+        return Fraction(self.hit_faces, 6)
+
+
+def reroll(face_probs: np.ndarray | list, reroll_mask: np.ndarray | list) -> np.ndarray:
+    """Face probabilities after one re-roll of the faces in ``reroll_mask`` (DICE-5).
+
+    The second result stands even if worse: p'(f) = p(f)·[f kept] + P(re-roll)·p(f).
+    Works for Fractions (object arrays) and floats.
+    """
+    p = np.asarray(face_probs)
+    mask = np.asarray(reroll_mask, dtype=bool)
+    p_reroll = p[mask].sum()
+    return np.where(mask, 0, p) + p_reroll * p
+
+
+def p_success_with_reroll(p_success, mode: str | None):
+    """P(success) of a test with a re-roll policy: None, "failed", "successes" (forced)."""
+    if mode is None or mode == "none":
+        return p_success
+    if mode == "failed":
+        return p_success + (1 - p_success) * p_success
+    if mode in ("successes", "successful"):
+        return p_success * p_success
+    raise ValueError(f"unknown re-roll mode {mode!r}")
+
+
+def roll_off(bonus_a: int = 0, bonus_b: int = 0) -> Fraction:
+    """P(A wins a roll-off): both roll D6 (+ bonus), higher wins, ties re-rolled (DICE-6)."""
+    win = tie = 0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            diff = (a + bonus_a) - (b + bonus_b)
+            win += diff > 0
+            tie += diff == 0
+    if tie == 36:
+        return Fraction(1, 2)
+    return Fraction(win, 36 - tie)

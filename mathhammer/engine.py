@@ -1,0 +1,272 @@
+"""Game-agnostic Monte Carlo driver: fixed chunking, threads, progress, adaptivity.
+
+A query hands the engine a *chunk function* ``run_chunk(n_trials, state) ->
+dict[str, np.ndarray]`` (it calls one serial ``nogil`` kernel and returns integer
+counters / histograms). The engine
+
+* splits ``n_trials`` into chunks whose count and sizes depend on ``n_trials``
+  alone, chunk i seeded by :func:`mathhammer.rng.chunk_state`;
+* runs chunks on a thread pool and adds their tallies (integer sums, so the
+  result is bit-identical for any thread count);
+* in adaptive mode (``precision=ε``) keeps adding fixed-size chunks until every
+  probability the query reports has a 95% Wilson half-width ≤ ε;
+* never stores per-trial data: memory does not grow with ``n_trials``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mathhammer.errors import InputError, Interrupted, TrialLimitError
+from mathhammer.results import Z95
+from mathhammer.rng import chunk_state, resolve_seed
+
+Tally = dict[str, np.ndarray]
+ChunkFn = Callable[[int, np.ndarray], Tally]
+ProgressFn = Callable[[int, int], None]  # (trials done, trials planned)
+
+DEFAULT_TRIALS = 1_000_000
+MAX_TRIALS = 10**11  # ~minutes of the fastest kernel; beyond that a query is a mistake
+MIN_CHUNK = 1 << 16
+MAX_CHUNKS = 4096  # keeps chunks short so Ctrl-C answers quickly even for 10^9 trials
+ADAPTIVE_CHUNK = 1 << 18
+
+
+@dataclass(frozen=True)
+class MonteCarloConfig:
+    """How to run a Monte Carlo query.
+
+    Attributes:
+        n_trials: number of trials (ignored in adaptive mode, where it is the first
+            batch's minimum). Default 10^6.
+        seed: user seed; None draws one (reported back in the result).
+        threads: worker threads; None uses every core.
+        precision: adaptive mode: stop when every reported probability's 95%
+            half-width is ≤ this (0 < ε < 0.5).
+        max_trials: cap on adaptive runs.
+        progress: called after each chunk with (trials done, trials planned).
+    """
+
+    n_trials: int = DEFAULT_TRIALS
+    seed: int | None = None
+    threads: int | None = None
+    precision: float | None = None
+    max_trials: int = 10**10
+    progress: ProgressFn | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        validate_trials(self.n_trials, "--n-trials")
+        if self.precision is not None and not 0.0 < self.precision < 0.5:
+            raise InputError(
+                "--precision", "must be a half-width strictly between 0 and 0.5",
+                self.precision, "use e.g. --precision 0.001",
+            )
+        validate_trials(self.max_trials, "max_trials")
+        if self.threads is not None and not 1 <= self.threads <= 256:
+            raise InputError("--threads", "must be between 1 and 256", self.threads,
+                             "use e.g. --threads 2")
+
+
+def validate_trials(n_trials: int, where: str) -> None:
+    if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)):
+        raise InputError(where, "must be a whole number", n_trials, "use e.g. --n-trials 1000000")
+    if n_trials <= 0:
+        raise InputError(where, "must be at least 1", n_trials, "use e.g. --n-trials 1000000")
+    if n_trials > MAX_TRIALS:
+        raise TrialLimitError(
+            where, f"is above the limit of {MAX_TRIALS:.0e} trials", n_trials,
+            "use fewer trials or --precision to stop at a target error",
+        )
+
+
+def chunk_sizes(n_trials: int) -> list[int]:
+    """Chunk sizes for a run; a function of ``n_trials`` only (reproducibility)."""
+    n_chunks = max(1, min(MAX_CHUNKS, math.ceil(n_trials / MIN_CHUNK)))
+    base, extra = divmod(n_trials, n_chunks)
+    return [base + (1 if i < extra else 0) for i in range(n_chunks)]
+
+
+@dataclass
+class MonteCarloRun:
+    """Summed tallies of a finished (or interrupted) run."""
+
+    tally: Tally
+    n_trials: int
+    seed: int
+    n_chunks: int
+    interrupted: bool = False
+
+
+def _add(total: Tally, part: Tally) -> None:
+    for key, arr in part.items():
+        if key in total:
+            total[key] = total[key] + arr
+        else:
+            total[key] = np.array(arr, copy=True)
+
+
+def _resolve_threads(threads: int | None) -> int:
+    return threads or max(1, os.cpu_count() or 1)
+
+
+class _PartialInterrupt(Exception):
+    def __init__(self, tally: Tally, n_done: int, n_chunks: int) -> None:
+        super().__init__("interrupted")
+        self.tally, self.n_done, self.n_chunks = tally, n_done, n_chunks
+
+
+def _run_chunks(
+    run_chunk: ChunkFn,
+    sizes: list[int],
+    seed: int,
+    first_chunk: int,
+    threads: int,
+    on_chunk: Callable[[int], None],
+) -> Tally:
+    """Run chunks ``first_chunk..`` with sizes ``sizes`` and add their tallies.
+
+    Integer tallies make the sum independent of completion order. On Ctrl-C the
+    finished chunks are returned inside :class:`_PartialInterrupt`.
+    """
+    total: Tally = {}
+    n_done = 0
+    n_finished = 0
+    if threads == 1 or len(sizes) == 1:
+        try:
+            for i, size in enumerate(sizes):
+                _add(total, run_chunk(size, chunk_state(seed, first_chunk + i)))
+                n_done += size
+                n_finished += 1
+                on_chunk(size)
+        except KeyboardInterrupt:
+            raise _PartialInterrupt(total, n_done, n_finished) from None
+        return total
+
+    stop = threading.Event()
+
+    def job(i: int) -> tuple[int, Tally | None]:
+        if stop.is_set():
+            return i, None
+        return i, run_chunk(sizes[i], chunk_state(seed, first_chunk + i))
+
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mathhammer")
+    # submit in a bounded window: 4096 queued futures would delay a Ctrl-C stop
+    next_chunk = 0
+    pending: set[Future] = set()
+    try:
+        while next_chunk < len(sizes) or pending:
+            while next_chunk < len(sizes) and len(pending) < 2 * threads:
+                pending.add(pool.submit(job, next_chunk))
+                next_chunk += 1
+            # a timeout keeps the main thread responsive to Ctrl-C
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for fut in done:
+                i, tally = fut.result()
+                if tally is not None:
+                    _add(total, tally)
+                    n_done += sizes[i]
+                    n_finished += 1
+                    on_chunk(sizes[i])
+    except KeyboardInterrupt:
+        stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise _PartialInterrupt(total, n_done, n_finished) from None
+    pool.shutdown(wait=True)
+    return total
+
+
+def simulate(
+    run_chunk: ChunkFn,
+    config: MonteCarloConfig,
+    probabilities: Callable[[Tally, int], np.ndarray] | None = None,
+) -> MonteCarloRun:
+    """Run a Monte Carlo query.
+
+    Args:
+        run_chunk: ``(n_trials, state) -> tally``; must be safe to call from threads.
+        config: trials, seed, threads, precision, progress.
+        probabilities: for adaptive mode, maps (tally, n_trials) to every
+            probability the query reports.
+
+    Raises:
+        Interrupted: on Ctrl-C, with ``partial`` set to the finished chunks' run.
+    """
+    seed = resolve_seed(config.seed)
+    threads = _resolve_threads(config.threads)
+    progress = config.progress
+    done = 0
+
+    if config.precision is None:
+        sizes = chunk_sizes(config.n_trials)
+        planned = config.n_trials
+
+        def on_chunk(size: int) -> None:
+            nonlocal done
+            done += size
+            if progress is not None:
+                progress(done, planned)
+
+        try:
+            tally = _run_chunks(run_chunk, sizes, seed, 0, threads, on_chunk)
+        except _PartialInterrupt as stop:
+            partial = MonteCarloRun(stop.tally, stop.n_done, seed, stop.n_chunks, True)
+            raise Interrupted(partial if stop.n_done else None) from None
+        return MonteCarloRun(tally, config.n_trials, seed, len(sizes))
+
+    if probabilities is None:
+        raise InputError("--precision", "is not available for this query", config.precision,
+                         "use --n-trials instead")
+    # Adaptive: fixed-size chunks in growing batches; chunk i's stream never changes,
+    # so the result depends on (seed, precision) only.
+    eps = config.precision
+    tally: Tally = {}
+    n_chunks = 0
+    batch = max(2, threads)
+    planned = batch * ADAPTIVE_CHUNK
+
+    def on_chunk_adaptive(size: int) -> None:
+        nonlocal done
+        done += size
+        if progress is not None:
+            progress(done, planned)
+
+    try:
+        while True:
+            part = _run_chunks(run_chunk, [ADAPTIVE_CHUNK] * batch, seed, n_chunks, threads,
+                               on_chunk_adaptive)
+            _add(tally, part)
+            n_chunks += batch
+            n = n_chunks * ADAPTIVE_CHUNK
+            worst = float(np.max(wilson_halfwidth(probabilities(tally, n), n), initial=0.0))
+            if worst <= eps:
+                return MonteCarloRun(tally, n, seed, n_chunks)
+            if n >= config.max_trials:
+                raise TrialLimitError(
+                    "--precision", f"not reached within {config.max_trials:.0e} trials "
+                    f"(half-width {worst:.2g})", eps, "ask for a larger precision value",
+                )
+            # estimate the trials still needed from the worst half-width (∝ 1/√n)
+            need = n * (worst / eps) ** 2
+            grow = math.ceil(need / ADAPTIVE_CHUNK) - n_chunks
+            batch = int(min(max(grow, threads), n_chunks * 4))
+            batch = min(batch, max(1, (config.max_trials - n) // ADAPTIVE_CHUNK))
+            planned = n + batch * ADAPTIVE_CHUNK
+    except _PartialInterrupt as stop:
+        _add(tally, stop.tally)
+        n = n_chunks * ADAPTIVE_CHUNK + stop.n_done
+        partial = MonteCarloRun(tally, n, seed, n_chunks + stop.n_chunks, True)
+        raise Interrupted(partial if n else None) from None
+
+
+def wilson_halfwidth(p: np.ndarray, n: int) -> np.ndarray:
+    """95% Wilson half-width of proportions ``p`` over ``n`` trials (vectorised)."""
+    p = np.asarray(p, dtype=np.float64)
+    z2n = Z95 * Z95 / n
+    return Z95 / (1.0 + z2n) * np.sqrt(np.clip(p * (1 - p), 0, None) / n + z2n / (4.0 * n))

@@ -1,0 +1,76 @@
+"""Typed errors. Each carries where / what / got / fix and renders as one line.
+
+The CLI prints ``error.one_line()`` to stderr and exits 2; no traceback is shown
+for any subclass of :class:`MathhammerError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MathhammerError(Exception):
+    """Bad input or an impossible request, explained in one line.
+
+    Args:
+        where: the flag, file and key path, or argument that is wrong
+            (``--n-trials``, ``profiles/x.toml: weapons[0].pow``).
+        what: what is wrong, in words.
+        got: the value given (rendered with ``repr`` unless already a string).
+        fix: how to fix it, ideally with a valid example.
+    """
+
+    def __init__(self, where: str, what: str, got: Any = None, fix: str = "") -> None:
+        self.where = where
+        self.what = what
+        self.got = got
+        self.fix = fix
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        parts = [f"{self.where}: {self.what}"]
+        if self.got is not None:
+            got = self.got if isinstance(self.got, str) else repr(self.got)
+            if len(got) > 80:
+                got = got[:77] + "..."
+            parts.append(f"(got {got})")
+        text = " ".join(parts)
+        if self.fix:
+            text += f"; fix: {self.fix}"
+        return " ".join(text.split())  # one line, whatever the parts contained
+
+
+class InputError(MathhammerError):
+    """A command-line flag or library argument has an impossible value."""
+
+
+class DiceExpressionError(MathhammerError):
+    """Dice text that does not parse (DICE-2); names the column."""
+
+
+class ProfileError(MathhammerError):
+    """A profile, list or scenario file is malformed or inconsistent (PR-3)."""
+
+
+class UnknownProfileError(ProfileError):
+    """A profile id that matches no bundled or user file; suggests close ids."""
+
+
+class RulesError(MathhammerError):
+    """A request the rules do not allow (e.g. 4 focus on a warjack, WM-F1)."""
+
+
+class OutputError(MathhammerError):
+    """An output file (``--output``, ``--plot``) cannot be written."""
+
+
+class TrialLimitError(InputError):
+    """A Monte Carlo request beyond the bounded-run limits."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a run. ``partial`` holds the report of finished chunks, if any."""
+
+    def __init__(self, partial: Any = None) -> None:
+        self.partial = partial
+        super().__init__("interrupted")

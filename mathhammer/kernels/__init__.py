@@ -1,0 +1,77 @@
+"""numba kernels: numbers in, counts out. No pydantic, no I/O, no strings.
+
+Importing this package points numba's on-disk cache at a directory keyed by the
+kernel sources, so an edited helper in another file can never reuse stale machine
+code (numba only checks the file that holds the jitted function), and falls back
+to a temporary directory when the cache location is not writable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+_KERNEL_DIR = Path(__file__).resolve().parent
+
+
+def _source_key() -> str:
+    digest = hashlib.sha1()
+    for path in sorted(_KERNEL_DIR.glob("*.py")):
+        st = path.stat()
+        digest.update(f"{path.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return digest.hexdigest()[:12]
+
+
+def _writable(path: Path) -> bool:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        return True
+    except OSError:
+        return False
+
+
+def _choose_cache_dir() -> None:
+    if "NUMBA_CACHE_DIR" in os.environ:
+        return
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mathhammer"
+    target = base / f"numba-{_source_key()}"
+    if not _writable(target):
+        fallback = Path(tempfile.mkdtemp(prefix="mathhammer-numba-"))
+        print(f"note: numba cache {base} is not writable; using {fallback}", file=sys.stderr)
+        target = fallback
+    os.environ["NUMBA_CACHE_DIR"] = str(target)
+    if "numba" in sys.modules:  # numba read its config already: make it see the new dir
+        from numba.core import config
+
+        config.reload_config()
+
+
+_choose_cache_dir()
+
+
+def cache_is_warm(module: str) -> bool:
+    """True when numba's cache already holds compiled code of ``kernels/<module>.py``."""
+    cache_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if not cache_dir or not Path(cache_dir).is_dir():
+        return False
+    return any(Path(cache_dir).rglob(f"{module}.*.nbi"))
+
+
+#: called with a message when a kernel module will compile; the CLI sets it to a
+#: stderr printer (silenced by --quiet); library users get a stderr note by default.
+compile_notice = lambda message: print(message, file=sys.stderr)  # noqa: E731
+
+
+def load(module: str):
+    """Import ``mathhammer.kernels.<module>``, announcing a first-run compile."""
+    import importlib
+
+    if compile_notice is not None and not cache_is_warm(module):
+        compile_notice(f"compiling kernels, first run only ({module})")
+    return importlib.import_module(f"mathhammer.kernels.{module}")

@@ -1,0 +1,96 @@
+"""Monte Carlo of a dice expression: histogram of totals (DICE-2).
+
+Three exact samplers, chosen in :class:`mathhammer.dice.DiceSampler`:
+table lookup (outcome space ≤ 2^16), bounded draw + binary search (≤ 2^32), and a
+postfix program rolled die by die for anything larger.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mathhammer.kernels.dice import below, die
+
+OP_CONST, OP_DICE, OP_ADD, OP_SUB, OP_MUL, OP_NEG = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True, nogil=True)
+def roll_table(table, offset, state, n_trials, hist):
+    """hist[v - offset] += 1 for n_trials draws of table[u], u uniform in [0, len(table))."""
+    m = table.shape[0]
+    for _ in range(n_trials):
+        hist[table[below(state, m)] - offset] += 1
+
+
+@njit(cache=True, nogil=True)
+def roll_search(cumulative, outcome_count, state, n_trials, hist):
+    """hist[i] += 1 where i is the first index with cumulative[i] > u, u in [0, M)."""
+    n = cumulative.shape[0]
+    for _ in range(n_trials):
+        u = np.uint64(below(state, outcome_count))
+        lo = 0
+        hi = n - 1
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if cumulative[mid] > u:
+                hi = mid
+            else:
+                lo = mid + 1
+        hist[lo] += 1
+
+
+@njit(cache=True, nogil=True)
+def _roll_dice(state, count, sides, keep, highest, buf):
+    if keep >= count:
+        total = 0
+        for _ in range(count):
+            total += die(state, sides)
+        return total
+    for i in range(count):
+        buf[i] = die(state, sides)
+    part = np.sort(buf[:count])
+    total = 0
+    if highest:
+        for i in range(count - keep, count):
+            total += part[i]
+    else:
+        for i in range(keep):
+            total += part[i]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def eval_program(program, state, stack, buf):
+    """Evaluate a postfix dice program once (rows: op, a, b, c, d)."""
+    top = 0
+    for r in range(program.shape[0]):
+        op = program[r, 0]
+        if op == OP_CONST:
+            stack[top] = program[r, 1]
+            top += 1
+        elif op == OP_DICE:
+            stack[top] = _roll_dice(state, program[r, 1], program[r, 2], program[r, 3],
+                                    program[r, 4] == 1, buf)
+            top += 1
+        elif op == OP_NEG:
+            stack[top - 1] = -stack[top - 1]
+        else:
+            b = stack[top - 1]
+            a = stack[top - 2]
+            top -= 1
+            if op == OP_ADD:
+                stack[top - 1] = a + b
+            elif op == OP_SUB:
+                stack[top - 1] = a - b
+            else:
+                stack[top - 1] = a * b
+    return stack[0]
+
+
+@njit(cache=True, nogil=True)
+def roll_program(program, offset, state, n_trials, hist):
+    stack = np.zeros(program.shape[0] + 1, dtype=np.int64)
+    buf = np.zeros(256, dtype=np.int64)
+    for _ in range(n_trials):
+        hist[eval_program(program, state, stack, buf) - offset] += 1

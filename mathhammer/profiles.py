@@ -1,0 +1,121 @@
+"""Find, load and validate TOML data files: profiles, rulesets, lists, scenarios (PR-1..3).
+
+Profile ids are paths under a profiles root without the suffix, e.g.
+``khador/juggernaut`` → ``profiles/warmachine/khador/juggernaut.toml``.
+A game's profile model is registered with :func:`register_model`; validation
+reports every error of a file at once, sorted by key path, each naming the file,
+the key, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mathhammer.errors import ProfileError, UnknownProfileError
+
+GAMES = ("warmachine", "fantasy")
+
+#: game -> callable(data: dict, source: str) -> validated model (raises ProfileError)
+_MODELS: dict[str, Callable[[dict, str], Any]] = {}
+
+
+def register_model(game: str, validate: Callable[[dict, str], Any]) -> None:
+    _MODELS[game] = validate
+
+
+def profiles_root() -> Path:
+    """The bundled ``profiles/`` folder: the source checkout's, or the wheel's copy."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "profiles", here / "_profiles"):
+        if candidate.is_dir():
+            return candidate
+    raise ProfileError("profiles", "the bundled profiles folder is missing", str(here),
+                       "reinstall mathhammer")
+
+
+def read_toml(path: Path | str, where: str | None = None) -> dict[str, Any]:
+    """Read a TOML file; a syntax error names the file, line and column."""
+    path = Path(path)
+    label = where or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProfileError(label, "file not found", str(path), "check the path") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ProfileError(label, f"cannot be read ({err.__class__.__name__})", str(path),
+                           "give a UTF-8 TOML file") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ProfileError(label, f"is not valid TOML: {err}", None,
+                           "fix the syntax at that line (see toml.io)") from None
+
+
+def bundled_ids(game: str) -> list[str]:
+    root = profiles_root() / game
+    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.toml"))
+
+
+def find_profile(game: str, ref: str) -> Path:
+    """Resolve a profile id (``khador/juggernaut``) or a file path to a file.
+
+    Raises:
+        UnknownProfileError: naming the closest bundled ids.
+    """
+    as_path = Path(ref)
+    if ref.endswith(".toml") or as_path.is_file():
+        if as_path.is_file():
+            return as_path
+        raise UnknownProfileError(f"profile {ref!r}", "file not found", ref, "check the path")
+    candidate = profiles_root() / game / f"{ref}.toml"
+    if candidate.is_file():
+        return candidate
+    ids = bundled_ids(game)
+    short = {i.split("/")[-1]: i for i in ids}
+    if ref in short:  # "juggernaut" alone is unambiguous enough
+        return profiles_root() / game / f"{short[ref]}.toml"
+    close = difflib.get_close_matches(ref, ids, n=3, cutoff=0.4) or difflib.get_close_matches(
+        ref.split("/")[-1], list(short), n=3, cutoff=0.4)
+    close = [short.get(c, c) for c in close]
+    hint = f"did you mean {', '.join(close)}?" if close else "see `mathhammer profiles list`"
+    raise UnknownProfileError(f"{game} profile {ref!r}", "no such profile", None, hint)
+
+
+def load_profile(game: str, ref: str) -> Any:
+    """Load and validate a profile of ``game`` by id or path."""
+    path = find_profile(game, ref)
+    return validate_data(game, read_toml(path), str(path))
+
+
+def validate_data(game: str, data: dict, source: str) -> Any:
+    if game not in _MODELS:
+        _import_game(game)
+    return _MODELS[game](data, source)
+
+
+def _import_game(game: str) -> None:
+    import importlib
+
+    try:
+        importlib.import_module(f"mathhammer.{game}.models")
+    except ModuleNotFoundError:
+        pass
+    if game not in _MODELS:
+        raise ProfileError("game", "is not a known game", game, f"use one of {', '.join(GAMES)}")
+
+
+def pydantic_errors(err, source: str) -> ProfileError:
+    """All errors of a pydantic ``ValidationError`` as one ProfileError, sorted by key path."""
+    items = []
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        value = e.get("input")
+        shown = "" if isinstance(value, dict) else f" (got {value!r})"
+        items.append((key, f"{key}: {e['msg']}{shown}"))
+    items.sort()
+    what = "; ".join(text for _, text in items)
+    return ProfileError(source, what, None, "see `mathhammer profiles schema` for allowed keys")

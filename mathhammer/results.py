@@ -1,0 +1,386 @@
+"""Answers with their errors: :class:`Estimate`, :class:`Distribution`, :class:`Report`.
+
+Exact answers have se 0 and ci95 [v, v]. Monte Carlo probabilities carry
+se = sqrt(p(1-p)/N) and a 95% Wilson interval; means carry sd/sqrt(N).
+A :class:`Report` is what every query returns and what the CLI renders; its
+``to_dict()`` is the JSON contract shared by every command.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``p`` observed over ``n`` trials."""
+    if n <= 0:
+        return (0.0, 1.0)
+    z2n = z * z / n
+    centre = (p + z2n / 2.0) / (1.0 + z2n)
+    half = z / (1.0 + z2n) * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2n / (4.0 * n))
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _clean(x: float) -> float:
+    """Plain float, with -0.0 and float noise below zero clipped (never print -0)."""
+    x = float(x)
+    return 0.0 if abs(x) < 1e-15 else x
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One number with its standard error and 95% interval.
+
+    Attributes:
+        value: the estimate (a probability or a mean).
+        se: standard error; 0 for exact answers.
+        ci95: 95% interval; Wilson for probabilities, value ± 1.96 se for means.
+        n_trials: Monte Carlo sample size, None when exact.
+    """
+
+    value: float
+    se: float = 0.0
+    ci95: tuple[float, float] = (math.nan, math.nan)
+    n_trials: int | None = None
+
+    def __post_init__(self) -> None:
+        if math.isnan(self.ci95[0]):
+            object.__setattr__(self, "ci95", (self.value, self.value))
+
+    @classmethod
+    def exact(cls, value: float) -> Estimate:
+        v = _clean(value)
+        return cls(v, 0.0, (v, v), None)
+
+    @classmethod
+    def proportion(cls, successes: int, n_trials: int) -> Estimate:
+        """A Monte Carlo probability: ``successes`` out of ``n_trials``."""
+        p = successes / n_trials
+        se = math.sqrt(p * (1.0 - p) / n_trials)
+        return cls(_clean(p), _clean(se), wilson_interval(p, n_trials), n_trials)
+
+    @classmethod
+    def mean(cls, total: float, total_sq: float, n_trials: int) -> Estimate:
+        """A Monte Carlo mean from the running sum and sum of squares."""
+        m = total / n_trials
+        var = max(total_sq / n_trials - m * m, 0.0)
+        se = math.sqrt(var / n_trials)
+        return cls(_clean(m), _clean(se), (m - Z95 * se, m + Z95 * se), n_trials)
+
+    @property
+    def is_exact(self) -> bool:
+        return self.n_trials is None
+
+    def z_against(self, reference: float) -> float:
+        """How many standard errors this estimate lies from ``reference``."""
+        if self.se == 0.0:
+            return 0.0 if self.value == reference else math.inf
+        return (self.value - reference) / self.se
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "se": self.se, "ci95": [self.ci95[0], self.ci95[1]]}
+
+    def __format__(self, spec: str) -> str:
+        return self.format(percent=spec == "%")
+
+    def format(self, percent: bool = False) -> str:
+        scale, unit = (100.0, "%") if percent else (1.0, "")
+        digits = 2 if percent else 4
+        text = f"{self.value * scale:.{digits}f}{unit}"
+        if not self.is_exact:
+            lo, hi = self.ci95
+            text += (
+                f" ± {self.se * scale:.{digits}f}{unit}"
+                f" [{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
+            )
+        return text
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class Distribution:
+    """A distribution over integers: exact, or a Monte Carlo histogram.
+
+    Build with :meth:`exact` (probabilities) or :meth:`from_counts` (histogram of
+    ``n_trials`` samples). Outcomes are consecutive integers from ``offset``.
+
+    >>> d = Distribution.exact([0.25, 0.5, 0.25], offset=1)
+    >>> d.mean, d.p_at_least(2).value
+    (2.0, 0.75)
+    """
+
+    def __init__(
+        self,
+        probs: np.ndarray,
+        offset: int = 0,
+        n_trials: int | None = None,
+        counts: np.ndarray | None = None,
+    ) -> None:
+        probs = np.asarray(probs, dtype=np.float64)
+        nz = np.nonzero(probs > 0)[0]
+        if len(nz) == 0:
+            probs, lo = np.zeros(1), 0
+        else:
+            lo, hi = int(nz[0]), int(nz[-1])
+            probs = probs[lo : hi + 1]
+            if counts is not None:
+                counts = np.asarray(counts, dtype=np.int64)[lo : hi + 1]
+        self.offset = int(offset) + lo
+        self.probs = probs
+        self.n_trials = n_trials
+        self.counts = counts
+        self.probs.setflags(write=False)
+
+    # ---- constructors -------------------------------------------------------------
+    @classmethod
+    def exact(cls, probs: np.ndarray | list[float], offset: int = 0) -> Distribution:
+        p = np.clip(np.asarray(probs, dtype=np.float64), 0.0, None)
+        total = p.sum()
+        if total > 0:
+            p = p / total  # absorb float drift of long convolutions
+        return cls(p, offset)
+
+    @classmethod
+    def from_counts(cls, counts: np.ndarray, offset: int = 0) -> Distribution:
+        counts = np.asarray(counts, dtype=np.int64)
+        n = int(counts.sum())
+        if n <= 0:
+            raise ValueError("a histogram needs at least one trial")
+        return cls(counts / n, offset, n_trials=n, counts=counts)
+
+    @classmethod
+    def from_mapping(cls, pmf: Mapping[int, float]) -> Distribution:
+        lo, hi = min(pmf), max(pmf)
+        probs = np.zeros(hi - lo + 1)
+        for k, p in pmf.items():
+            probs[k - lo] += p
+        return cls.exact(probs, lo)
+
+    # ---- basic properties -------------------------------------------------------
+    @property
+    def is_exact(self) -> bool:
+        return self.n_trials is None
+
+    @property
+    def outcomes(self) -> np.ndarray:
+        return np.arange(self.offset, self.offset + len(self.probs), dtype=np.int64)
+
+    @property
+    def min(self) -> int:
+        return self.offset
+
+    @property
+    def max(self) -> int:
+        return self.offset + len(self.probs) - 1
+
+    @property
+    def pmf(self) -> dict[int, float]:
+        return {int(k): float(p) for k, p in zip(self.outcomes, self.probs, strict=True)}
+
+    @property
+    def se(self) -> np.ndarray:
+        """Per-outcome standard error of P(=k); zeros when exact."""
+        if self.is_exact:
+            return np.zeros_like(self.probs)
+        return np.sqrt(self.probs * (1.0 - self.probs) / self.n_trials)
+
+    @property
+    def mean(self) -> float:
+        return _clean(float(np.dot(self.outcomes, self.probs)))
+
+    @property
+    def variance(self) -> float:
+        d = self.outcomes - self.mean
+        return max(float(np.dot(d * d, self.probs)), 0.0)
+
+    @property
+    def sd(self) -> float:
+        return math.sqrt(self.variance)
+
+    @property
+    def mean_se(self) -> float:
+        return 0.0 if self.is_exact else self.sd / math.sqrt(self.n_trials)
+
+    def mean_estimate(self) -> Estimate:
+        if self.is_exact:
+            return Estimate.exact(self.mean)
+        m, se = self.mean, self.mean_se
+        return Estimate(m, se, (m - Z95 * se, m + Z95 * se), self.n_trials)
+
+    # ---- tail probabilities -------------------------------------------------------
+    def _prob(self, mask: np.ndarray) -> Estimate:
+        if self.is_exact:
+            return Estimate.exact(float(np.clip(self.probs[mask].sum(), 0.0, 1.0)))
+        assert self.counts is not None and self.n_trials is not None
+        return Estimate.proportion(int(self.counts[mask].sum()), self.n_trials)
+
+    def p_eq(self, k: int) -> Estimate:
+        return self._prob(self.outcomes == k)
+
+    def p_at_least(self, k: int) -> Estimate:
+        """P(outcome ≥ k)."""
+        return self._prob(self.outcomes >= k)
+
+    def p_at_most(self, k: int) -> Estimate:
+        """P(outcome ≤ k)."""
+        return self._prob(self.outcomes <= k)
+
+    def at_least_curve(self) -> np.ndarray:
+        """P(≥ k) for every outcome k, in order."""
+        return np.clip(np.cumsum(self.probs[::-1])[::-1], 0.0, 1.0)
+
+    def at_most_curve(self) -> np.ndarray:
+        return np.clip(np.cumsum(self.probs), 0.0, 1.0)
+
+    def percentile(self, q: float) -> int:
+        """Smallest outcome k with P(≤ k) ≥ q (q in [0, 1])."""
+        idx = int(np.searchsorted(self.at_most_curve(), q - 1e-12, side="left"))
+        return int(self.offset + min(idx, len(self.probs) - 1))
+
+    # ---- comparison -------------------------------------------------------------
+    def max_abs_z(self, exact: Distribution) -> float:
+        """Largest |z| over outcomes of this Monte Carlo pmf against an exact one."""
+        if self.n_trials is None:
+            raise ValueError("max_abs_z compares a Monte Carlo distribution to an exact one")
+        lo, hi = min(self.min, exact.min), max(self.max, exact.max)
+        mine, ref = self.aligned(lo, hi), exact.aligned(lo, hi)
+        se = np.sqrt(np.maximum(ref * (1.0 - ref), 1e-300) / self.n_trials)
+        z = np.abs(mine - ref) / se
+        z[(ref == 0) & (mine == 0)] = 0.0
+        return float(z.max())
+
+    def aligned(self, lo: int, hi: int) -> np.ndarray:
+        """P(=k) for k = lo..hi (zeros outside the support)."""
+        out = np.zeros(hi - lo + 1)
+        a, b = max(lo, self.min), min(hi, self.max)
+        if a <= b:
+            out[a - lo : b - lo + 1] = self.probs[a - self.offset : b - self.offset + 1]
+        return out
+
+    # ---- output -----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        se = self.se
+        return {
+            "pmf": {str(int(k)): float(p) for k, p in zip(self.outcomes, self.probs, strict=True)},
+            "se": {str(int(k)): float(s) for k, s in zip(self.outcomes, se, strict=True)},
+            "mean": self.mean,
+            "mean_se": self.mean_se,
+        }
+
+    def to_frame(self):  # -> pandas.DataFrame
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "outcome": self.outcomes,
+                "p_eq": self.probs,
+                "p_eq_se": self.se,
+                "p_at_least": self.at_least_curve(),
+                "p_at_most": self.at_most_curve(),
+            }
+        ).set_index("outcome")
+
+    def _repr_html_(self) -> str:
+        head = (
+            f"<p><b>mean</b> {self.mean:.4f}"
+            + ("" if self.is_exact else f" ± {self.mean_se:.4f}")
+            + f", <b>sd</b> {self.sd:.4f}"
+            + (", exact" if self.is_exact else f", n_trials {self.n_trials:,}")
+            + "</p>"
+        )
+        return head + self.to_frame().to_html(float_format=lambda x: f"{x:.4f}")
+
+    def plot(self, ax=None, title: str | None = None, label: str = "outcome"):
+        """Bars of P(=k) with the "at least k" curve, percent axis. Returns the Axes."""
+        from mathhammer.plots import plot_distribution
+
+        return plot_distribution(self, ax=ax, title=title, xlabel=label)
+
+    def __repr__(self) -> str:
+        kind = "exact" if self.is_exact else f"n_trials={self.n_trials}"
+        return f"Distribution({self.min}..{self.max}, mean={self.mean:.4f}, {kind})"
+
+
+@dataclass
+class Report:
+    """The answer to one query: named results and distributions, with provenance.
+
+    ``to_dict()`` is the JSON contract of every command::
+
+        {"command", "method", "n_trials", "seed", "results": {NAME: {value, se, ci95}},
+         "distributions": {NAME: {pmf, se, mean, mean_se}}}
+
+    ``info`` holds readable extras (the policy used, notes); it is rendered in the
+    table footer and, when present, under the JSON key ``"info"``.
+    """
+
+    command: str
+    method: str
+    results: dict[str, Estimate] = field(default_factory=dict)
+    distributions: dict[str, Distribution] = field(default_factory=dict)
+    n_trials: int | None = None
+    seed: int | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    title: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "command": self.command,
+            "method": self.method,
+            "n_trials": self.n_trials,
+            "seed": self.seed,
+            "results": {k: v.to_dict() for k, v in self.results.items()},
+            "distributions": {k: d.to_dict() for k, d in self.distributions.items()},
+        }
+        if self.info:
+            out["info"] = _jsonable(self.info)
+        return out
+
+    def to_frame(self):  # -> pandas.DataFrame of the results
+        import pandas as pd
+
+        rows = [
+            {"name": k, "value": e.value, "se": e.se, "ci95_lo": e.ci95[0], "ci95_hi": e.ci95[1]}
+            for k, e in self.results.items()
+        ]
+        return pd.DataFrame(rows, columns=["name", "value", "se", "ci95_lo", "ci95_hi"]).set_index(
+            "name"
+        )
+
+    def __getitem__(self, name: str) -> Estimate | Distribution:
+        if name in self.results:
+            return self.results[name]
+        return self.distributions[name]
+
+    def _repr_html_(self) -> str:
+        parts = [f"<h4>{html.escape(self.title or self.command)}</h4>"]
+        meta = "exact" if self.method == "exact" else f"Monte Carlo, n_trials {self.n_trials:,}, seed {self.seed}"
+        parts.append(f"<p>{meta}</p>")
+        if self.results:
+            parts.append(self.to_frame().to_html(float_format=lambda x: f"{x:.5f}"))
+        for name, dist in self.distributions.items():
+            parts.append(f"<h5>{html.escape(name)}</h5>" + dist._repr_html_())
+        return "\n".join(parts)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, Estimate):
+        return value.to_dict()
+    return value

@@ -1,0 +1,91 @@
+"""``roll``: the distribution of a dice expression, exact or by Monte Carlo (DICE-2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mathhammer.dice import DiceExpr, parse_dice
+from mathhammer.engine import MonteCarloConfig, simulate
+from mathhammer.query import answer
+from mathhammer.results import Distribution, Estimate, Report
+
+
+def _summarise(dist: Distribution, at_least: int | None, at_most: int | None) -> dict[str, Estimate]:
+    results = {"mean": dist.mean_estimate()}
+    if at_least is not None:
+        results["p_at_least"] = dist.p_at_least(at_least)
+    if at_most is not None:
+        results["p_at_most"] = dist.p_at_most(at_most)
+    return results
+
+
+def roll_exact(expr: DiceExpr, at_least: int | None = None, at_most: int | None = None) -> Report:
+    dist = expr.distribution()
+    return Report("roll", "exact", _summarise(dist, at_least, at_most), {"roll": dist},
+                  title=f"roll {expr}")
+
+
+def roll_monte_carlo(
+    expr: DiceExpr, config: MonteCarloConfig, at_least: int | None = None,
+    at_most: int | None = None,
+) -> Report:
+    from mathhammer import kernels  # numba only when Monte Carlo is asked for
+
+    rolls = kernels.load("rolls")
+
+    sampler = expr.sampler()
+    width = expr.max - expr.min + 1
+
+    def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
+        hist = np.zeros(width, dtype=np.int64)
+        if sampler.kind == "table":
+            rolls.roll_table(sampler.table, np.int64(expr.min), state, np.int64(n), hist)
+        elif sampler.kind == "search":
+            # search yields indices into the support, which starts at the minimum
+            rolls.roll_search(sampler.table, np.uint64(sampler.outcome_count), state,
+                              np.int64(n), hist)
+        else:
+            rolls.roll_program(sampler.program, np.int64(expr.min), state, np.int64(n), hist)
+        return {"hist": hist}
+
+    def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
+        counts = tally["hist"]
+        probs = [counts / n]
+        if at_least is not None:
+            probs.append([counts[max(0, at_least - expr.min):].sum() / n])
+        if at_most is not None:
+            probs.append([counts[: max(0, at_most - expr.min + 1)].sum() / n])
+        return np.concatenate([np.ravel(p) for p in probs])
+
+    run = simulate(run_chunk, config, probabilities)
+    dist = Distribution.from_counts(run.tally["hist"], expr.min)
+    return Report("roll", "mc", _summarise(dist, at_least, at_most), {"roll": dist},
+                  n_trials=run.n_trials, seed=run.seed, title=f"roll {expr}")
+
+
+def roll(
+    expression: str | DiceExpr,
+    at_least: int | None = None,
+    at_most: int | None = None,
+    method: str = "auto",
+    config: MonteCarloConfig | None = None,
+    check: bool = False,
+) -> Report:
+    """Distribution of a dice expression.
+
+    Args:
+        expression: dice text such as ``"2D6+3"`` or a parsed :class:`DiceExpr`.
+        at_least, at_most: also report P(total ≥ k) / P(total ≤ k).
+        method: "exact", "mc" or "auto" (exact: every expression has one).
+        config: Monte Carlo settings (trials, seed, threads, precision).
+        check: run both engines and attach z-scores under ``report.info["check"]``.
+    """
+    expr = parse_dice(expression) if isinstance(expression, str) else expression
+    return answer(
+        "roll",
+        method=method,
+        exact=lambda: roll_exact(expr, at_least, at_most),
+        monte_carlo=lambda cfg: roll_monte_carlo(expr, cfg, at_least, at_most),
+        config=config,
+        check=check,
+    )

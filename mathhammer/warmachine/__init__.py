@@ -1,0 +1,1 @@
+"""Warmachine Mk II: attack and damage chains, the warjack grid, focus, AOE, activations."""
