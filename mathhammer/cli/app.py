@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from mathhammer import __version__
-from mathhammer.cli import demo, fb, magic, profiles, roll, run, wm
+from mathhammer.cli import demo, fb, fb_combat, magic, profiles, roll, run, wm  # noqa: F401
 
 app = typer.Typer(
     name="mathhammer",
