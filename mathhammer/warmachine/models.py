@@ -1,0 +1,380 @@
+"""Warmachine Mk II profiles: pydantic models, consistency checks and loading (PR-1..3).
+
+The schema is the one agreed in ``notes/wm_schema.md``: a TOML file per model under
+``profiles/warmachine/<faction>/<name>.toml``. Field checks (types, ranges, unknown
+keys) come from pydantic; the cross-field checks of PR-3 (P+S = POW + STR, six grid
+columns of ``-LRHACM``, a damage track for every model, weapon locations that exist
+on the grid) live in :func:`consistency_problems`, which works on the raw TOML dict so
+that a file's type errors and its consistency errors are reported together, sorted
+by key path.
+
+>>> from mathhammer.warmachine.models import load_warmachine
+>>> jug = load_warmachine("khador/juggernaut")     # doctest: +SKIP
+>>> jug.stats.arm, jug.grid_columns[0]             # doctest: +SKIP
+(20, '---L')
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from mathhammer.errors import ProfileError
+from mathhammer.profiles import load_profile, register_model
+
+GRID_LETTERS = "-LRHACM"  # WM-G1: blank hull box, arms, head, arc node, cortex, movement
+SYSTEM_LETTERS = "LRHACM"
+N_COLUMNS = 6
+WEAPON_LOCATIONS = ("L", "R", "H", "-")
+_SPRAY = re.compile(r"^SP\d{1,2}$")  # WM-D6: "SP8", "SP10"
+_ID = r"^[a-z0-9_\-]+/[a-z0-9_\-]+$"
+
+Confidence = Literal["high", "medium", "low"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Stats(_Frozen):
+    """The stat line. ``def`` and ``str`` are Python names, so they are ``def_``/``str_``
+    in Python and ``def``/``str`` in TOML; :attr:`defense` and :attr:`strength` read them."""
+
+    spd: int = Field(ge=0, le=15, description="SPD, inches")
+    str_: int = Field(alias="str", ge=0, le=20, description="STR")
+    mat: int = Field(ge=0, le=12, description="MAT, melee attack skill")
+    rat: int = Field(ge=0, le=12, description="RAT, ranged attack skill")
+    def_: int = Field(alias="def", ge=1, le=25, description="DEF (PR-3: DEF 0 is impossible)")
+    arm: int = Field(ge=1, le=30, description="ARM")
+    cmd: int | None = Field(None, ge=0, le=12, description="CMD, optional")
+    focus: int | None = Field(None, ge=1, le=12, description="FOCUS, warcasters only")
+
+    @property
+    def defense(self) -> int:
+        return self.def_
+
+    @property
+    def strength(self) -> int:
+        return self.str_
+
+
+class Weapon(_Frozen):
+    name: str = Field(min_length=1)
+    kind: Literal["melee", "ranged"]
+    rng: Union[float, str] = Field(
+        description='inches, or "SP8"/"SP10" for a spray (WM-D6)')
+    pow: int | None = Field(None, ge=0, le=25, description="POW; omit for weapons without a damage roll")
+    p_plus_s: int | None = Field(None, ge=0, le=40, description="melee only: POW + STR (PR-3)")
+    location: Literal["L", "R", "H", "-"] = Field(
+        "-", description='grid system of the weapon (WM-G4); "-" for casters and solos')
+    rof: int = Field(1, ge=1, le=10, description="ranged: attacks allowed (WM-F2)")
+    aoe: float = Field(0, ge=0, le=10, description="template diameter in inches, 0 = none (WM-D4)")
+    rules: tuple[str, ...] = ()
+    confidence: Confidence | None = None
+
+    @property
+    def is_spray(self) -> bool:
+        return isinstance(self.rng, str)
+
+    @property
+    def spray_length(self) -> int | None:
+        return int(self.rng[2:]) if isinstance(self.rng, str) else None
+
+    @property
+    def damage_power(self) -> int | None:
+        """The number added to the damage dice: P+S for melee, POW otherwise (WM-D1)."""
+        return self.p_plus_s if self.kind == "melee" else self.pow
+
+    def has_rule(self, keyword: str) -> bool:
+        """True if any rule starts with ``keyword`` (case-insensitive)."""
+        key = keyword.lower()
+        return any(rule.lower().startswith(key) for rule in self.rules)
+
+
+class Spell(_Frozen):
+    name: str = Field(min_length=1)
+    cost: int = Field(ge=0, le=10)
+    rng: Union[float, Literal["SELF", "CTRL"], str] = Field(
+        description='inches, "SELF", "CTRL" or a spray "SP8"')
+    aoe: Union[float, Literal["CTRL"]] = Field(0, description='inches, 0 = none, or "CTRL"')
+    pow: int | None = Field(None, ge=0, le=25, description="omit for spells without a damage roll")
+    upkeep: bool = False
+    offensive: bool = False
+    effect: str = ""
+    confidence: Confidence | None = None
+
+
+class WarmachineProfile(_Frozen):
+    schema_version: Literal[1]
+    game: Literal["warmachine"]
+    id: str = Field(pattern=_ID, description="<faction>/<name>, e.g. khador/juggernaut")
+    name: str = Field(min_length=1)
+    faction: str = Field(min_length=1)
+    kind: Literal["warjack", "warcaster", "solo"]
+    size: Literal["light", "heavy"] | None = Field(None, description="warjacks only")
+    base: Literal["small", "medium", "large"] = Field(description="WM-D7: 30/40/50 mm")
+    points: int = Field(ge=0, le=100)
+    warjack_points: int | None = Field(None, ge=0, le=20, description="warcasters only (WJ +N)")
+    confidence: Confidence = "medium"
+    sources: tuple[str, ...] = ()
+    special_rules: tuple[str, ...] = ()
+    feat: str = ""
+    stats: Stats
+    grid: tuple[str, ...] | None = Field(
+        None, description="warjacks: six columns top to bottom, letters from -LRHACM (WM-G1)")
+    boxes: int | None = Field(None, ge=1, le=100, description="warcasters/solos: damage track (WM-G6)")
+    low_confidence: dict[str, str] = Field(
+        default_factory=dict, description="key path -> the doubt (PR-2)")
+    weapons: tuple[Weapon, ...] = ()
+    spells: tuple[Spell, ...] = ()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> WarmachineProfile:
+        problems = consistency_problems(self.model_dump(by_alias=True))
+        if problems:
+            raise ValueError("; ".join(f"{key}: {text}" for key, text in problems))
+        return self
+
+    @property
+    def is_warjack(self) -> bool:
+        return self.kind == "warjack"
+
+    @property
+    def grid_columns(self) -> list[str]:
+        return list(self.grid or ())
+
+    def weapon(self, name: str) -> Weapon:
+        for weapon in self.weapons:
+            if weapon.name.lower() == name.lower():
+                return weapon
+        raise ProfileError(f"{self.id}: weapons", "has no such weapon", name,
+                           f"use one of {', '.join(w.name for w in self.weapons)}")
+
+    def doubt(self, key_path: str) -> str | None:
+        """The low-confidence note for a key path (``stats.mat``), if any (PR-2)."""
+        return self.low_confidence.get(key_path)
+
+
+# --------------------------------------------------------------------------- checks
+
+def consistency_problems(data: Any) -> list[tuple[str, str]]:
+    """PR-3 cross-field checks on a raw profile dict; ``[(key path, message)]``.
+
+    Values of the wrong type are skipped here: pydantic reports those.
+    """
+    if not isinstance(data, dict):
+        return []
+    problems: list[tuple[str, str]] = []
+    kind = data.get("kind")
+    stats = data.get("stats") if isinstance(data.get("stats"), dict) else {}
+    grid = data.get("grid")
+    problems += _grid_problems(grid)
+    problems += _track_problems(data, kind, stats)
+    letters = "".join(c for c in grid if isinstance(c, str)) if isinstance(grid, list | tuple) else ""
+    weapons = data.get("weapons")
+    if isinstance(weapons, list | tuple):
+        for i, weapon in enumerate(weapons):
+            if isinstance(weapon, dict):
+                problems += _weapon_problems(f"weapons.{i}", weapon, stats, kind, letters)
+    spells = data.get("spells")
+    if isinstance(spells, list | tuple):
+        for i, spell in enumerate(spells):
+            rng = spell.get("rng") if isinstance(spell, dict) else None
+            if isinstance(rng, str) and rng not in ("SELF", "CTRL") and not _SPRAY.match(rng):
+                problems.append((f"spells.{i}.rng", f"must be inches, \"SELF\", \"CTRL\" or a spray "
+                                                    f"like \"SP8\" (got {rng!r})"))
+    ident, faction = data.get("id"), data.get("faction")
+    if isinstance(ident, str) and isinstance(faction, str) and "/" in ident \
+            and ident.split("/")[0] != faction:
+        problems.append(("faction", f"must match the id's first part {ident.split('/')[0]!r} "
+                                    f"(got {faction!r})"))
+    problems += _low_confidence_problems(data)
+    return problems
+
+
+def _grid_problems(grid: Any) -> list[tuple[str, str]]:
+    if not isinstance(grid, list | tuple) or not all(isinstance(c, str) for c in grid):
+        return []  # absent or wrongly typed: reported elsewhere
+    problems = []
+    if len(grid) != N_COLUMNS:
+        problems.append(("grid", f"must have exactly {N_COLUMNS} columns (got {len(grid)})"))
+    for i, column in enumerate(grid):
+        bad = sorted({c for c in column if c not in GRID_LETTERS})
+        if bad:
+            problems.append((f"grid.{i}", f"column {i + 1} has letter(s) {''.join(bad)!r}; "
+                                          f"allowed: {', '.join(GRID_LETTERS)} (got {column!r})"))
+    if grid and sum(len(c) for c in grid) == 0:
+        problems.append(("grid", "has no boxes; each column is a string of boxes such as '--LL'"))
+    return problems
+
+
+def _track_problems(data: dict, kind: Any, stats: dict) -> list[tuple[str, str]]:
+    """A warjack has a grid and a size; a warcaster or solo has damage boxes (WM-G6)."""
+    problems = []
+    has_grid, has_boxes = data.get("grid") is not None, data.get("boxes") is not None
+    if kind == "warjack":
+        if not has_grid:
+            problems.append(("grid", "a warjack needs a damage grid of six columns"))
+        if has_boxes:
+            problems.append(("boxes", "a warjack has a grid, not a damage track; remove boxes"))
+        if data.get("size") is None:
+            problems.append(("size", "a warjack needs size = \"light\" or \"heavy\""))
+    elif kind in ("warcaster", "solo"):
+        if has_grid:
+            problems.append(("grid", f"only warjacks have a grid; a {kind} uses boxes = N"))
+        if not has_boxes:
+            problems.append(("boxes", f"a {kind} needs its damage boxes, e.g. boxes = 17"))
+        if data.get("size") is not None:
+            problems.append(("size", f"only warjacks have a size (got {data['size']!r})"))
+    if kind == "warcaster":
+        if stats and stats.get("focus") is None:
+            problems.append(("stats.focus", "a warcaster needs its FOCUS stat"))
+    elif kind in ("warjack", "solo"):
+        if stats.get("focus") is not None:
+            problems.append(("stats.focus", f"only warcasters have FOCUS (got {stats['focus']!r})"))
+        if data.get("warjack_points") is not None:
+            problems.append(("warjack_points", f"only warcasters have warjack points "
+                                               f"(got {data['warjack_points']!r})"))
+        if data.get("feat"):
+            problems.append(("feat", "only warcasters have a feat"))
+    return problems
+
+
+def _weapon_problems(key: str, weapon: dict, stats: dict, kind: Any,
+                     grid_letters: str) -> list[tuple[str, str]]:
+    problems = []
+    pow_, pps, strength = weapon.get("pow"), weapon.get("p_plus_s"), stats.get("str")
+    is_int = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+    if weapon.get("kind") == "melee":
+        if is_int(pow_) and pps is None:
+            problems.append((f"{key}.p_plus_s", f"a melee weapon with POW needs P+S "
+                                                f"(POW {pow_} + STR {strength})"))
+        if is_int(pow_) and is_int(pps) and is_int(strength) and pps != pow_ + strength:
+            problems.append((f"{key}.p_plus_s", f"must equal POW + STR = {pow_} + {strength} = "
+                                                f"{pow_ + strength} (got {pps})"))
+        if weapon.get("rof", 1) != 1:
+            problems.append((f"{key}.rof", "only ranged weapons have ROF"))
+    elif weapon.get("kind") == "ranged" and pps is not None:
+        problems.append((f"{key}.p_plus_s", f"only melee weapons have P+S (got {pps!r})"))
+    rng = weapon.get("rng")
+    if isinstance(rng, str) and not _SPRAY.match(rng):
+        problems.append((f"{key}.rng", f"must be inches or a spray like \"SP8\" (got {rng!r})"))
+    elif is_int(rng) or isinstance(rng, float):
+        if rng < 0:
+            problems.append((f"{key}.rng", f"must be ≥ 0 inches (got {rng!r})"))
+    location = weapon.get("location", "-")
+    if location in ("L", "R", "H"):
+        if kind in ("warcaster", "solo"):
+            problems.append((f"{key}.location", f"a {kind} has no grid systems; use \"-\" "
+                                                f"(got {location!r})"))
+        elif grid_letters and location not in grid_letters:
+            problems.append((f"{key}.location", f"system {location!r} is not on the grid "
+                                                f"(grid letters: {''.join(sorted(set(grid_letters) - {'-'}))})"))
+    return problems
+
+
+def _low_confidence_problems(data: dict) -> list[tuple[str, str]]:
+    notes = data.get("low_confidence")
+    if not isinstance(notes, dict):
+        return []
+    problems = []
+    for path in notes:
+        if resolve_key_path(data, path) is _MISSING:
+            problems.append((f"low_confidence.{path}", "names no key of this profile; use a path "
+                                                      "like \"stats.mat\" or \"weapons.0.pow\""))
+        elif not isinstance(notes[path], str) or not notes[path].strip():
+            problems.append((f"low_confidence.{path}", "needs a note naming the doubt (PR-2)"))
+    return problems
+
+
+_MISSING = object()
+
+
+def resolve_key_path(data: Any, path: str) -> Any:
+    """Follow ``weapons.0.pow`` (or ``weapons.Ice Axe.pow``) through a raw profile dict."""
+    node = data
+    for part in path.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list | tuple):
+            if part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                named = [x for x in node if isinstance(x, dict) and x.get("name") == part]
+                if not named:
+                    return _MISSING
+                node = named[0]
+        else:
+            return _MISSING
+    return node
+
+
+def _natural_key(path: str) -> tuple:
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in path.split("."))
+
+
+# --------------------------------------------------------------------------- loading
+
+def _pydantic_problems(err: ValidationError) -> list[tuple[str, str]]:
+    problems = []
+    for e in err.errors():
+        if not e["loc"] and e["type"] == "value_error":
+            continue  # the after-validator's consistency errors: recomputed from the raw dict
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        if e["type"] == "extra_forbidden":
+            problems.append((key, f"unknown key; allowed here: {_allowed_keys(e['loc'][:-1])}"))
+            continue
+        if e["type"] == "missing":
+            problems.append((key, "is required but missing"))
+            continue
+        value = e.get("input")
+        shown = "" if isinstance(value, dict | list) else f" (got {value!r})"
+        problems.append((key, f"{e['msg']}{shown}"))
+    return problems
+
+
+def _allowed_keys(loc: tuple) -> str:
+    """The keys the model accepts at ``loc`` (a pydantic error location without its last part)."""
+    model: Any = WarmachineProfile
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return "see `mathhammer profiles schema --game warmachine`"
+        inner = field.annotation
+        for candidate in (inner, *getattr(inner, "__args__", ())):
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                model = candidate
+                break
+    return ", ".join(f.alias or n for n, f in model.model_fields.items())
+
+
+def validate_warmachine(data: dict, source: str) -> WarmachineProfile:
+    """Validate a raw profile dict; every problem of the file in one ProfileError.
+
+    Raises:
+        ProfileError: ``<source>: <key>: <what> (got <value>); <key>: ...`` sorted by key path.
+    """
+    try:
+        return WarmachineProfile.model_validate(data)
+    except ValidationError as err:
+        problems = _pydantic_problems(err) + consistency_problems(data)
+    unique = sorted(set(problems), key=lambda item: (_natural_key(item[0]), item[1]))
+    what = "; ".join(f"{key}: {text}" for key, text in unique)
+    raise ProfileError(source, what, None, "see `mathhammer profiles schema --game warmachine`")
+
+
+def load_warmachine(ref: str) -> WarmachineProfile:
+    """A bundled profile by id (``khador/juggernaut``) or a TOML file path.
+
+    Raises:
+        UnknownProfileError: no such id (names the closest ids).
+        ProfileError: the file is invalid (every problem at once).
+    """
+    return load_profile("warmachine", ref)
+
+
+register_model("warmachine", validate_warmachine)
