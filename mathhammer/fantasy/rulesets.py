@@ -1,0 +1,274 @@
+"""Rulesets as data: ``basic`` (seed 001), ``wfb8`` (Warhammer 8th), ``t9a1`` (Ninth Age 1.x).
+
+A ruleset is a TOML file validated by :class:`Ruleset` (pydantic, ``extra="forbid"``,
+frozen): the charts (FB-H1 melee to-hit, FB-W1 to-wound, FB-V1 save modifiers,
+FB-H2 shooting), the switches that differ between editions, a few caps, and the
+``[magic]`` table read by the magic engine (:class:`mathhammer.magic.rules.MagicRules`).
+Copy a bundled file (``mathhammer/fantasy/rulesets/wfb8.toml``), edit it, and pass
+its path wherever a ruleset name is accepted.
+
+>>> rules = load_ruleset("wfb8")
+>>> rules.to_hit_melee(4, 3), rules.to_wound(3, 4), rules.armour_needed(5, 4, 0)
+(3, 5, 6)
+>>> rules.to_hit_shooting(1, -2).second  # 8+: a 6, then 5+
+5
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from mathhammer.errors import InputError, ProfileError
+from mathhammer.magic.rules import MagicRules
+
+BUNDLED = ("basic", "wfb8", "t9a1")
+RULESETS_DIR = Path(__file__).resolve().parent / "rulesets"
+
+CANNOT_WOUND = "N"
+CHART_SIZE = 10  # characteristics run 1..10
+
+
+class Charts(BaseModel):
+    """The dice charts of a ruleset (rows and columns are characteristics 1..10)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    melee_to_hit: tuple[tuple[int, ...], ...] = Field(
+        description="FB-H1: [attacker WS - 1][defender WS - 1] -> needed D6 score (2..6)")
+    to_wound: tuple[tuple[int | Literal["N"], ...], ...] = Field(
+        description='FB-W1: [S - 1][T - 1] -> needed D6 score (2..6) or "N" (cannot wound)')
+    save_modifier_by_strength: tuple[int, ...] = Field(
+        description="FB-V1: [S - 1] -> added to the armour save needed")
+    shooting_base: int = Field(7, ge=2, le=12, description="FB-H2: needed = base - BS - modifiers")
+    hopeless_second_roll: tuple[int, ...] = Field(
+        (4, 5, 6), description="FB-H2: needing 7+, 8+, ...: a 6 then a second D6 of at least this")
+
+    @field_validator("melee_to_hit", "to_wound")
+    @classmethod
+    def _square(cls, chart: tuple[tuple, ...]) -> tuple[tuple, ...]:
+        if len(chart) != CHART_SIZE or any(len(row) != CHART_SIZE for row in chart):
+            raise ValueError(f"must be {CHART_SIZE} rows of {CHART_SIZE} cells")
+        for row in chart:
+            for cell in row:
+                if cell != CANNOT_WOUND and not 2 <= cell <= 6:
+                    raise ValueError(f"cells are D6 scores 2..6 (a natural 1 always fails), got {cell}")
+        return chart
+
+    @field_validator("save_modifier_by_strength")
+    @classmethod
+    def _ten(cls, mods: tuple[int, ...]) -> tuple[int, ...]:
+        if len(mods) != CHART_SIZE or any(m < 0 for m in mods):
+            raise ValueError(f"must be {CHART_SIZE} non-negative numbers (S 1..10)")
+        return mods
+
+    @field_validator("hopeless_second_roll")
+    @classmethod
+    def _second(cls, rolls: tuple[int, ...]) -> tuple[int, ...]:
+        if any(not 2 <= r <= 6 for r in rolls):
+            raise ValueError("second-roll scores are 2..6")
+        return rolls
+
+
+class ShootingModifiers(BaseModel):
+    """FB-H2: modifiers added to the shooting to-hit roll (negative = harder)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    long_range: int = -1
+    moving: int = -1
+    stand_and_shoot: int = -1
+    soft_cover: int = -1
+    hard_cover: int = -2
+    multiple_shots: int = -1
+
+
+class Caps(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_characteristic: int = Field(10, ge=1, le=10, description="largest WS/BS/S/T/I/Ld allowed")
+    best_armour_save: int = Field(1, ge=1, le=6, description="armour cannot improve past this")
+
+
+@dataclass(frozen=True)
+class ShootingToHit:
+    """FB-H2 result: what a shot needs.
+
+    Attributes:
+        nominal: 7 - BS - modifiers (may be ≤ 1 or ≥ 7).
+        first: the D6 score needed (2..6): a natural 1 always misses; 6 for hopeless shots.
+        second: for 7+/8+/9+, the second D6 needed after a 6; None otherwise.
+        possible: False when the shot cannot hit at all (10+ in the bundled charts).
+    """
+
+    nominal: int
+    first: int
+    second: int | None
+    possible: bool
+
+    @property
+    def hopeless(self) -> bool:
+        return self.second is not None
+
+    @property
+    def p_hit(self) -> Fraction:
+        """Chance of one shot hitting, without re-rolls."""
+        if not self.possible:
+            return Fraction(0)
+        p = Fraction(7 - self.first, 6)
+        if self.second is not None:
+            p *= Fraction(7 - self.second, 6)
+        return p
+
+
+class Ruleset(BaseModel):
+    """One edition's rules as data (see the module docstring and the bundled TOML files)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    title: str = ""
+    insane_courage: bool = Field(description="FB-T2: a double 1 always passes Ld")
+    steadfast: bool = Field(description="FB-C5: more ranks -> unmodified Ld")
+    large_target_modifier: int = Field(description="FB-H2: to-hit bonus against large targets")
+    scatter_hit_faces: int = Field(ge=0, le=6, description="DICE-4: HIT faces of the scatter die")
+    template_partial_hits: bool = Field(description="FB-R1: partly covered models hit on 4+")
+    magic_resistance: Literal["d20_ignore", "ward_bonus"] = Field(description="FB-T3")
+    supporting_ranks: int = Field(ge=0, le=10, description="FB-C1: ranks behind the front that attack")
+    chargers_strike_first: bool = Field(description="FB-C2: chargers strike first in round one")
+    always_strikes_first_reroll: bool = Field(description="FB-H3: ASF re-rolls misses if I >= enemy I")
+    max_rank_bonus: int = Field(3, ge=0, description="FB-C4")
+    rank_width: int = Field(5, ge=1, description="FB-C4: models needed for a rank to count")
+    standard_bonus: int = Field(1, ge=0, description="FB-C4")
+    battle_standard_bonus: int = Field(ge=0, description="FB-C4")
+    flank_bonus: int = Field(1, ge=0, description="FB-C4")
+    rear_bonus: int = Field(2, ge=0, description="FB-C4")
+    killing_blow: Literal["slay", "lethal_strike"] | None = Field(
+        description='FB-W2: "slay" (wfb8), "lethal_strike" (t9a1) or "none"')
+    artillery: Literal["template", "to_hit"] = Field(description="FB-R3")
+    unstable: Literal["none", "lose_wounds"] = Field("none", description="FB-C5: t9a1 Unstable/Undead")
+    regeneration_default: int = Field(4, ge=2, le=6, description="FB-V2: Regeneration without a value")
+    charts: Charts
+    shooting_modifiers: ShootingModifiers = ShootingModifiers()
+    caps: Caps = Caps()
+    magic: MagicRules = MagicRules()
+
+    @field_validator("killing_blow", mode="before")
+    @classmethod
+    def _none_word(cls, value):
+        return None if value in ("none", None) else value
+
+    @model_validator(mode="after")
+    def _charts_cover_caps(self) -> Ruleset:
+        if self.caps.max_characteristic > CHART_SIZE:
+            raise ValueError("caps.max_characteristic is larger than the charts")
+        return self
+
+    # ---- characteristic checks ----------------------------------------------------------
+    def check_characteristic(self, value: int, where: str, low: int = 1) -> int:
+        """Raise InputError naming ``where`` unless ``low <= value <= max_characteristic``."""
+        top = self.caps.max_characteristic
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= top:
+            raise InputError(where, f"is not a possible characteristic in {self.name} "
+                             f"(allowed {low}..{top})", value, f"use a value from {low} to {top}")
+        return value
+
+    # ---- charts -------------------------------------------------------------------------
+    def to_hit_melee(self, ws_attacker: int, ws_defender: int) -> int:
+        """FB-H1: D6 score needed to hit in close combat (natural 1 always misses)."""
+        self.check_characteristic(ws_attacker, "ws_attacker")
+        self.check_characteristic(ws_defender, "ws_defender")
+        return self.charts.melee_to_hit[ws_attacker - 1][ws_defender - 1]
+
+    def to_hit_shooting(self, bs: int, modifiers: int = 0) -> ShootingToHit:
+        """FB-H2: needed = base - BS - modifiers; ≤1 still misses on a 1; 7+/8+/9+ procedure."""
+        self.check_characteristic(bs, "bs")
+        nominal = self.charts.shooting_base - bs - modifiers
+        if nominal <= 6:
+            return ShootingToHit(nominal, max(2, nominal), None, True)
+        steps = self.charts.hopeless_second_roll
+        index = nominal - 7
+        if index < len(steps):
+            return ShootingToHit(nominal, 6, steps[index], True)
+        return ShootingToHit(nominal, 6, None, False)
+
+    def to_wound(self, strength: int, toughness: int) -> int | None:
+        """FB-W1: D6 score needed to wound, or None when S cannot wound T."""
+        self.check_characteristic(strength, "strength")
+        self.check_characteristic(toughness, "toughness")
+        cell = self.charts.to_wound[strength - 1][toughness - 1]
+        return None if cell == CANNOT_WOUND else int(cell)
+
+    def save_modifier(self, strength: int) -> int:
+        """FB-V1: how much a hit of ``strength`` worsens the armour save."""
+        self.check_characteristic(strength, "strength")
+        return self.charts.save_modifier_by_strength[strength - 1]
+
+    def armour_needed(self, save: int | None, strength: int, armour_piercing: int = 0) -> int | None:
+        """FB-V1: D6 score needed for the armour save, or None when there is no save.
+
+        ``save`` is the printed save (5 means 5+); 1+ is allowed (a natural 1 still
+        fails, so it acts as 2+ before modifiers); the result is None past 6.
+        """
+        if save is None:
+            return None
+        self.check_save(save, "save")
+        if armour_piercing < 0:
+            raise InputError("armour_piercing", "cannot be negative", armour_piercing, "use 0 or more")
+        needed = max(save, self.caps.best_armour_save) + self.save_modifier(strength) + armour_piercing
+        if needed > 6:
+            return None
+        return max(2, needed)  # a natural 1 always fails
+
+    def check_save(self, save: int, where: str) -> int:
+        """A printed save is 1..6 (1+ allowed; a natural 1 fails anyway); 7+ is no save."""
+        if isinstance(save, bool) or not isinstance(save, int) or not 1 <= save <= 6:
+            fix = ("omit the flag for no save" if isinstance(save, int) and save >= 7
+                   else "use 1..6, e.g. 5 for a 5+ save")
+            raise InputError(where, "must be a save of 1..6 (5 means 5+)", save, fix)
+        return save
+
+
+def _validate(data: dict, source: str) -> Ruleset:
+    try:
+        return Ruleset.model_validate(data)
+    except ValidationError as err:
+        from mathhammer.profiles import pydantic_errors
+
+        raise pydantic_errors(err, source) from None
+
+
+@lru_cache(maxsize=32)
+def _load_path(path: str, mtime_ns: int) -> Ruleset:
+    from mathhammer.profiles import read_toml
+
+    return _validate(read_toml(path), path)
+
+
+def load_ruleset(name_or_path: str | Path | Ruleset = "wfb8", where: str = "--ruleset") -> Ruleset:
+    """A bundled ruleset by name (``basic``, ``wfb8``, ``t9a1``) or a user TOML file.
+
+    Raises:
+        ProfileError: an unknown name (the message lists the bundled ones), a missing
+            file, or a file that does not validate (every bad key named).
+    """
+    if isinstance(name_or_path, Ruleset):
+        return name_or_path
+    text = str(name_or_path)
+    if text in BUNDLED:
+        path = RULESETS_DIR / f"{text}.toml"
+    else:
+        path = Path(text).expanduser()
+        if not (path.suffix == ".toml" or path.is_file()):
+            raise ProfileError(where, "unknown ruleset", text,
+                               f"use one of {', '.join(BUNDLED)} or the path of a ruleset .toml file")
+        if not path.is_file():
+            raise ProfileError(where, "ruleset file not found", text,
+                               f"check the path, or use one of {', '.join(BUNDLED)}")
+    resolved = path.resolve()
+    return _load_path(str(resolved), resolved.stat().st_mtime_ns)
