@@ -70,7 +70,7 @@ class Weapon(_Frozen):
     location: Literal["L", "R", "H", "-"] = Field(
         "-", description='grid system of the weapon (WM-G4); "-" for casters and solos')
     rof: int = Field(1, ge=1, le=10, description="ranged: attacks allowed (WM-F2)")
-    aoe: float = Field(0, ge=0, le=10, description="template diameter in inches, 0 = none (WM-D4)")
+    aoe: float = Field(0.0, ge=0, le=10, description="template diameter in inches, 0 = none (WM-D4)")
     rules: tuple[str, ...] = ()
     confidence: Confidence | None = None
 
@@ -98,7 +98,7 @@ class Spell(_Frozen):
     cost: int = Field(ge=0, le=10)
     rng: Union[float, Literal["SELF", "CTRL"], str] = Field(
         description='inches, "SELF", "CTRL" or a spray "SP8"')
-    aoe: Union[float, Literal["CTRL"]] = Field(0, description='inches, 0 = none, or "CTRL"')
+    aoe: Union[float, Literal["CTRL"]] = Field(0.0, description='inches, 0 = none, or "CTRL"')
     pow: int | None = Field(None, ge=0, le=25, description="omit for spells without a damage roll")
     upkeep: bool = False
     offensive: bool = False
