@@ -1,0 +1,138 @@
+"""Warmachine attack/damage chain kernels (WM-A*, WM-D1..D3): numbers in, counts out.
+
+Each attack of a chain is described by two lookup tables built in Python from the
+pure rules (``mathhammer.warmachine.rules``):
+
+* ``hit_table[hit_offset[a] + i]`` (int8): 0 miss, 1 hit, 2 critical hit for attack
+  roll index ``i`` in ``[0, hit_bound[a])`` where ``hit_bound[a] = 6^k``;
+* ``dmg_table[dmg_offset[a] + j]`` (int64): damage dealt for damage roll index ``j``
+  in ``[0, dmg_bound[a])``.
+
+One xoshiro256** word per attack gives both rolls: its high 32 bits pick the attack
+roll index and its low 32 bits the damage roll index, each by Lemire's exact
+multiply-shift with rejection (``threshold = 2^32 mod bound``; rejection chance
+< 6^6 / 2^32 ≈ 1e-5, so the redraw branch is almost never taken). The damage roll is
+always drawn and multiplied by the hit flag, so the inner loop has no data-dependent
+branch (``/work/shared/reference/performance.md`` §2: 2.4 ns per trial).
+
+The generator state lives in four local uint64 variables during the loop and is
+written back to ``state[0:4]`` at the end (state words 4.. are the digit buffer of
+``kernels.dice`` and are left alone).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_U5 = np.uint64(5)
+_U7 = np.uint64(7)
+_U9 = np.uint64(9)
+_U17 = np.uint64(17)
+_U45 = np.uint64(45)
+_U19 = np.uint64(19)
+_U32 = np.uint64(32)
+_U57 = np.uint64(57)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _step(s0, s1, s2, s3):
+    """One xoshiro256** output and the advanced state (locals stay in registers)."""
+    result = ((s1 * _U5) << _U7 | (s1 * _U5) >> _U57) * _U9
+    t = s1 << _U17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << _U45) | (s3 >> _U19)
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True)
+def attack_chain(hit_bound, hit_threshold, hit_offset, hit_table,
+                 dmg_bound, dmg_threshold, dmg_offset, dmg_table,
+                 state, n_trials, hist, hits, crits):
+    """Simulate ``n_trials`` chains of attacks; add the total damage to ``hist``.
+
+    Args:
+        hit_bound, dmg_bound: uint64[n_attacks], 6^k of the attack / damage roll.
+        hit_threshold, dmg_threshold: uint64[n_attacks], ``2^32 mod bound``.
+        hit_offset, dmg_offset: int64[n_attacks], where each attack's table starts.
+        hit_table: int8[...], 0 miss / 1 hit / 2 critical per roll index.
+        dmg_table: int64[...], damage dealt per roll index (≥ 0).
+        state: uint64[8] stream state (words 0..3 used and advanced).
+        n_trials: int64.
+        hist: int64[max_total + 1], incremented at each trial's total damage.
+        hits, crits: int64[n_attacks], hits and critical hits per attack.
+    """
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
+    n_attacks = hit_bound.shape[0]
+    for _ in range(n_trials):
+        total = 0
+        for a in range(n_attacks):
+            word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+            hb = hit_bound[a]
+            m = (word >> _U32) * hb
+            while (m & _MASK32) < hit_threshold[a]:
+                word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+                m = (word2 >> _U32) * hb
+            db = dmg_bound[a]
+            md = (word & _MASK32) * db
+            while (md & _MASK32) < dmg_threshold[a]:
+                word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+                md = (word2 & _MASK32) * db
+            outcome = np.int64(hit_table[hit_offset[a] + np.int64(m >> _U32)])
+            hit = (outcome + 1) >> 1  # 0 → 0, 1 → 1, 2 → 1
+            total += dmg_table[dmg_offset[a] + np.int64(md >> _U32)] * hit
+            hits[a] += hit
+            crits[a] += outcome >> 1
+        hist[total] += 1
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+
+
+@njit(cache=True, nogil=True)
+def single_attack(hit_bound, hit_threshold, hit_table, dmg_bound, dmg_threshold, dmg_table,
+                  state, n_trials, hist):
+    """The one-attack chain specialised (scalars, no per-attack arrays): the benchmark kernel.
+
+    Same tables and stream use as :func:`attack_chain` with one attack, so both give
+    identical histograms for the same state. Returns (hits, crits) as int64.
+    """
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
+    hb = np.uint64(hit_bound)
+    db = np.uint64(dmg_bound)
+    hthr = np.uint64(hit_threshold)
+    dthr = np.uint64(dmg_threshold)
+    hits = 0
+    crits = 0
+    for _ in range(n_trials):
+        word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+        m = (word >> _U32) * hb
+        while (m & _MASK32) < hthr:
+            word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+            m = (word2 >> _U32) * hb
+        md = (word & _MASK32) * db
+        while (md & _MASK32) < dthr:
+            word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+            md = (word2 & _MASK32) * db
+        outcome = np.int64(hit_table[np.int64(m >> _U32)])
+        hit = (outcome + 1) >> 1
+        hist[dmg_table[np.int64(md >> _U32)] * hit] += 1
+        hits += hit
+        crits += outcome >> 1
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+    return hits, crits

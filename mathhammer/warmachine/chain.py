@@ -1,0 +1,332 @@
+"""Attack and damage chains: n attacks against one target, exact and by Monte Carlo.
+
+A chain is a list of :class:`AttackSpec` (already resolved numbers: dice, bonus,
+DEF, POW, ARM). Attacks are independent, so the exact total-damage pmf is the
+convolution of the per-attack pmfs (WM-A1..A5, WM-D1). :func:`build_chain` turns a
+player's description (stat, flags such as ``charge`` or ``back_strike``) into specs
+through the rules of :mod:`mathhammer.warmachine.rules`; :func:`attack` is the
+library function behind ``mathhammer wm attack``.
+
+>>> spec = AttackSpec(hit_dice=2, bonus=6, defense=13, damage_dice=2, power=12, armor=18)
+>>> round(spec.p_hit, 5), round(float(spec.pmf() @ range(7)), 5)
+(0.58333, 0.90741)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from mathhammer.engine import MonteCarloConfig, simulate
+from mathhammer.errors import InputError, RulesError
+from mathhammer.query import answer
+from mathhammer.results import Z95, Distribution, Estimate, Report
+from mathhammer.warmachine import rules
+
+
+@dataclass(frozen=True)
+class AttackSpec:
+    """One attack, fully resolved to numbers.
+
+    Attributes:
+        hit_dice: attack dice k (WM-A1, 1..6).
+        bonus: stat + attack modifiers.
+        defense: effective DEF (WM-A7).
+        auto_hit: hits automatically, dice still rolled for criticals (WM-A4).
+        auto_miss: misses automatically (stealth beyond 5", WM-A8).
+        damage_dice: damage dice k (WM-D1, WM-D3), 1..6.
+        power: POW or P+S.
+        armor: effective ARM (WM-D2).
+    """
+
+    hit_dice: int = 2
+    bonus: int = 0
+    defense: int = 12
+    auto_hit: bool = False
+    auto_miss: bool = False
+    damage_dice: int = 2
+    power: int = 12
+    armor: int = 18
+
+    def outcome_probs(self) -> tuple[float, float, float]:
+        """(P(miss), P(non-critical hit), P(critical hit))."""
+        return rules.attack_outcome_probs(self.hit_dice, self.bonus, self.defense,
+                                          self.auto_hit, self.auto_miss)
+
+    @property
+    def p_hit(self) -> float:
+        return 1.0 - self.outcome_probs()[0]
+
+    @property
+    def p_critical(self) -> float:
+        return self.outcome_probs()[2]
+
+    def damage_pmf(self) -> np.ndarray:
+        """P(damage = d | hit)."""
+        return rules.damage_pmf(self.damage_dice, self.power, self.armor)
+
+    def pmf(self) -> np.ndarray:
+        """Unconditional P(damage = d) of this attack: a miss deals 0."""
+        p_hit = self.p_hit
+        out = p_hit * self.damage_pmf()
+        out[0] += 1.0 - p_hit
+        return out
+
+    def hit_table(self) -> np.ndarray:
+        """Kernel lookup table: 0 / 1 / 2 per attack roll index."""
+        if self.auto_miss:
+            return np.zeros(6**self.hit_dice, dtype=np.int8)
+        return rules.attack_outcome_table(self.hit_dice, self.bonus, self.defense, self.auto_hit)
+
+    def damage_table(self) -> np.ndarray:
+        return rules.damage_table(self.damage_dice, self.power, self.armor)
+
+
+def chain_pmf(specs: list[AttackSpec]) -> np.ndarray:
+    """Exact pmf of the total damage of independent attacks (convolution)."""
+    total = np.ones(1)
+    for spec in specs:
+        total = np.convolve(total, spec.pmf())
+    return total
+
+
+# --------------------------------------------------------------------------- building chains
+@dataclass(frozen=True)
+class AttackSetup:
+    """A player's description of n identical attacks (the ``wm attack`` flags).
+
+    ``charge`` pre-boosts the first attack's damage (WM-D3, melee only) and lets
+    ``powerful_charge`` add +2 to that attack; ``free_strike`` is one melee attack
+    at +2 with pre-boosted damage. See :mod:`mathhammer.warmachine.rules` for the
+    other flags.
+    """
+
+    stat: int
+    defense: int
+    power: int
+    armor: int
+    kind: str = "melee"
+    boost_hit: bool = False
+    boost_damage: bool = False
+    attacks: int = 1
+    modifier: int = 0
+    crippled: bool = False
+    charge: bool = False
+    powerful_charge: bool = False
+    free_strike: bool = False
+    knocked_down: bool = False
+    stationary: bool = False
+    movement_crippled: bool = False
+    back_strike: bool = False
+    aim: bool = False
+    target_in_melee: bool = False
+    slam_larger_base: bool = False
+    cover: bool = False
+    concealment: bool = False
+    elevated: bool = False
+    def_bonus: int = 0
+    shield: bool = False
+    camped_focus: int = 0
+    arm_bonus: int = 0
+    stealth_range: float | None = None
+    extra_hit_dice: int = 0
+    extra_damage_dice: int = 0
+    boxes: int | None = None
+
+    def validate(self) -> AttackSetup:
+        rules.check_kind(self.kind)
+        for flag, value, low in (("--stat", self.stat, 0), ("--defense", self.defense, 1),
+                                 ("--power", self.power, 0), ("--armor", self.armor, 0),
+                                 ("--attacks", self.attacks, 1), ("--camped-focus", self.camped_focus, 0)):
+            if value < low:
+                raise InputError(flag, f"must be at least {low}", value,
+                                 f"use e.g. {flag} {max(low, 1)}")
+        if self.attacks > 100:
+            raise InputError("--attacks", "at most 100 attacks per chain", self.attacks)
+        if self.boxes is not None and self.boxes < 1:
+            raise InputError("--boxes", "must be at least 1", self.boxes, "use e.g. --boxes 17")
+        if self.charge and self.kind != "melee":
+            raise RulesError("--charge", "a charge attack is a melee attack (WM-D3)", self.kind,
+                             "use --kind melee")
+        if self.powerful_charge and not self.charge:
+            raise RulesError("--powerful-charge", "applies to a charge attack only (WM-A6)", True,
+                             "add --charge")
+        if self.free_strike and (self.attacks != 1 or self.charge):
+            raise RulesError("--free-strike", "a free strike is one attack, not a charge", self.attacks,
+                             "use --attacks 1 without --charge")
+        if self.stealth_range is not None and self.stealth_range < 0:
+            raise InputError("--stealth-range", "must be 0 or more inches", self.stealth_range)
+        for flag, value in (("--extra-hit-die", self.extra_hit_dice),
+                            ("--extra-damage-die", self.extra_damage_dice)):
+            if not 0 <= value <= 3:
+                raise InputError(flag, "must be between 0 and 3", value)
+        return self
+
+
+def build_chain(setup: AttackSetup) -> list[AttackSpec]:
+    """Resolve a setup into per-attack specs through the rules (WM-A1..A8, WM-D1..D3)."""
+    s = setup.validate()
+    defense = rules.effective_defense(
+        s.defense, s.kind, movement_crippled=s.movement_crippled, knocked_down=s.knocked_down,
+        stationary=s.stationary, concealment=s.concealment, cover=s.cover, elevated=s.elevated,
+        spell_bonus=s.def_bonus)
+    auto_hit = rules.is_automatic_hit(s.kind, knocked_down=s.knocked_down, stationary=s.stationary)
+    auto_miss = rules.stealth_miss(s.kind, s.stealth_range is not None, s.stealth_range)
+    armor = rules.effective_armor(s.armor, shield=s.shield, back_strike=s.back_strike,
+                                  camped_focus=s.camped_focus, spell_bonus=s.arm_bonus)
+    base_mod = rules.attack_modifier(
+        s.kind, aiming=s.aim, back_strike=s.back_strike, free_strike=s.free_strike,
+        target_in_melee=s.target_in_melee, slam_larger_base=s.slam_larger_base)
+    hit_dice = rules.dice_count(s.boost_hit, s.crippled, s.extra_hit_dice)
+    plain = AttackSpec(
+        hit_dice=hit_dice, bonus=s.stat + s.modifier + base_mod, defense=defense,
+        auto_hit=auto_hit, auto_miss=auto_miss,
+        damage_dice=rules.damage_dice_count(s.boost_damage, s.free_strike, s.crippled,
+                                            s.extra_damage_dice),
+        power=s.power, armor=armor)
+    specs = [plain] * s.attacks
+    if s.charge:  # WM-D3: the first attack after the charge has pre-boosted damage
+        specs[0] = replace(
+            plain, bonus=plain.bonus + (2 if s.powerful_charge else 0),
+            damage_dice=rules.damage_dice_count(s.boost_damage, True, s.crippled,
+                                                s.extra_damage_dice))
+    return specs
+
+
+# --------------------------------------------------------------------------- engines
+def _summary(p_hit: Estimate, p_crit: Estimate, mean_hits: Estimate, dist: Distribution,
+             boxes: int | None) -> dict[str, Estimate]:
+    results = {"p_hit": p_hit, "p_critical": p_crit, "mean_hits": mean_hits,
+               "mean_damage": dist.mean_estimate()}
+    if boxes is not None:
+        results["p_destroyed"] = dist.p_at_least(boxes)
+    return results
+
+
+def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str = "wm attack",
+                title: str = "") -> Report:
+    """Exact report: p_hit (first attack), p_critical, mean_hits, mean_damage, p_destroyed."""
+    dist = Distribution.exact(chain_pmf(specs))
+    first = specs[0]
+    results = _summary(Estimate.exact(first.p_hit), Estimate.exact(first.p_critical),
+                       Estimate.exact(sum(s.p_hit for s in specs)), dist, boxes)
+    return Report(command, "exact", results, {"damage": dist}, title=title)
+
+
+@dataclass(frozen=True)
+class KernelTables:
+    """Flat arrays for :func:`mathhammer.kernels.warmachine.attack_chain`."""
+
+    hit_bound: np.ndarray
+    hit_threshold: np.ndarray
+    hit_offset: np.ndarray
+    hit_table: np.ndarray
+    dmg_bound: np.ndarray
+    dmg_threshold: np.ndarray
+    dmg_offset: np.ndarray
+    dmg_table: np.ndarray
+    max_total: int
+
+    def args(self) -> tuple:
+        return (self.hit_bound, self.hit_threshold, self.hit_offset, self.hit_table,
+                self.dmg_bound, self.dmg_threshold, self.dmg_offset, self.dmg_table)
+
+
+def _concat(tables: list[np.ndarray], dtype) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    bounds = np.array([len(t) for t in tables], dtype=np.uint64)
+    thresholds = np.array([(2**32 - len(t)) % len(t) for t in tables], dtype=np.uint64)
+    offsets = np.concatenate([[0], np.cumsum([len(t) for t in tables])[:-1]]).astype(np.int64)
+    flat = np.ascontiguousarray(np.concatenate(tables).astype(dtype))
+    return bounds, thresholds, offsets, flat
+
+
+def kernel_tables(specs: list[AttackSpec]) -> KernelTables:
+    """Lookup tables of a chain, laid out for the Monte Carlo kernel."""
+    hb, ht, ho, htab = _concat([s.hit_table() for s in specs], np.int8)
+    dmg = [s.damage_table() for s in specs]
+    db, dt, do, dtab = _concat(dmg, np.int64)
+    return KernelTables(hb, ht, ho, htab, db, dt, do, dtab, int(sum(int(t.max()) for t in dmg)))
+
+
+def chain_monte_carlo(specs: list[AttackSpec], config: MonteCarloConfig, boxes: int | None = None,
+                      command: str = "wm attack", title: str = "") -> Report:
+    """Monte Carlo report with the same names as :func:`chain_exact`, every figure with its se."""
+    from mathhammer import kernels
+
+    wm = kernels.load("warmachine")
+    tables = kernel_tables(specs)
+    n_attacks = len(specs)
+
+    def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
+        hist = np.zeros(tables.max_total + 1, dtype=np.int64)
+        hits = np.zeros(n_attacks, dtype=np.int64)
+        crits = np.zeros(n_attacks, dtype=np.int64)
+        wm.attack_chain(*tables.args(), state, np.int64(n), hist, hits, crits)
+        return {"hist": hist, "hits": hits, "crits": crits}
+
+    def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
+        extra = [tally["hits"][0] / n, tally["crits"][0] / n]
+        if boxes is not None:
+            extra.append(tally["hist"][boxes:].sum() / n)
+        return np.asarray(extra)
+
+    run = simulate(run_chunk, config, probabilities)
+    n = run.n_trials
+    dist = Distribution.from_counts(run.tally["hist"])
+    # hits per trial = sum of per-attack Bernoullis; attacks are independent, so the
+    # variance of the sum is the sum of the per-attack variances (exact, not estimated jointly)
+    p_each = run.tally["hits"] / n
+    value = float(p_each.sum())
+    se = float(np.sqrt((p_each * (1 - p_each)).sum() / n))
+    mean_hits = Estimate(value, se, (value - Z95 * se, value + Z95 * se), n)
+    results = _summary(Estimate.proportion(int(run.tally["hits"][0]), n),
+                       Estimate.proportion(int(run.tally["crits"][0]), n), mean_hits, dist, boxes)
+    return Report(command, "mc", results, {"damage": dist}, n_trials=n, seed=run.seed, title=title)
+
+
+def run_chain(specs: list[AttackSpec], *, boxes: int | None = None, method: str = "auto",
+              config: MonteCarloConfig | None = None, check: bool = False,
+              command: str = "wm attack", title: str = "") -> Report:
+    """Answer a chain with the engine ``method`` asks for (auto = exact)."""
+    if not specs:
+        raise InputError("attacks", "a chain needs at least one attack", 0)
+    return answer(command, method=method,
+                  exact=lambda: chain_exact(specs, boxes, command, title),
+                  monte_carlo=lambda cfg: chain_monte_carlo(specs, cfg, boxes, command, title),
+                  config=config, check=check)
+
+
+def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "auto",
+           config: MonteCarloConfig | None = None, check: bool = False, **flags) -> Report:
+    """P(hit), damage distribution and P(destroyed) of n attacks (``mathhammer wm attack``).
+
+    Args:
+        stat: MAT, RAT or FOCUS. defense, armor: the target's base DEF / ARM.
+        power: POW (ranged, magic) or P+S (melee).
+        **flags: any field of :class:`AttackSetup` (kind, boost_hit, boost_damage,
+            attacks, modifier, crippled, charge, knocked_down, boxes, ...).
+
+    >>> r = attack(6, 13, 12, 18, kind="ranged", boost_hit=True, boost_damage=True)
+    >>> round(r.results["p_hit"].value, 5), round(r.results["mean_damage"].value, 5)
+    (0.90741, 4.14635)
+    """
+    setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
+    specs = build_chain(setup)
+    first = specs[0]
+    title = (f"wm attack: {setup.attacks} x {setup.kind} {first.hit_dice}d6+{first.bonus} vs DEF "
+             f"{first.defense}, damage {first.damage_dice}d6+{first.power} vs ARM {first.armor}")
+    report = run_chain(specs, boxes=setup.boxes, method=method, config=config, check=check,
+                       title=title)
+    dice = [f"{s.hit_dice}d6 to hit / {s.damage_dice}d6 damage" for s in specs]
+    if len(set(dice)) == 1:
+        report.info["dice"] = f"{dice[0]} per attack"
+    else:  # a charge: the first attack differs from the rest
+        report.info["dice"] = f"first attack {dice[0]}; others {dice[-1]}"
+    report.info["effective_def"] = first.defense
+    report.info["effective_arm"] = first.armor
+    if first.auto_hit:
+        report.info["note"] = "automatic hit (WM-A4): dice rolled for criticals only"
+    if first.auto_miss:
+        report.info["note"] = "automatic miss: stealth target beyond 5\" (WM-A8)"
+    return report
