@@ -2,6 +2,123 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
+from mathhammer.cli._common import (
+    Check, Format, Method, NTrials, OutputPath, PlotPath, Precision, Quiet, Seed, Threads,
+    common_options, emit,
+)
+
 app = typer.Typer(no_args_is_help=True, help="Magic phase: flow, casting, dispelling, whole phases.")
+
+Ruleset = Annotated[str, typer.Option("--ruleset", help="t9a1 (seed 004, default), wfb8, or a ruleset .toml path.")]
+
+
+def _opts(format: str, output: Path | None, quiet: bool, plot: Path | None = None):
+    return common_options(format=format, output=output, quiet=quiet, plot=plot)
+
+
+@app.command("flow")
+def flow_command(
+    ruleset: Ruleset = "t9a1",
+    channelers: Annotated[int, typer.Option("--channelers", help="Active player's models with Channel (every wizard).")] = 0,
+    reactive_channelers: Annotated[int, typer.Option("--reactive-channelers", help="Reactive player's models with Channel.")] = 0,
+    extra_power: Annotated[int, typer.Option("--extra-power", help="Power dice from other sources (count against the t9a1 +2 limit).")] = 0,
+    extra_dispel: Annotated[int, typer.Option("--extra-dispel", help="Dispel dice from other sources.")] = 0,
+    format: Format = "table", plot: PlotPath = None, output: OutputPath = None, quiet: Quiet = False,
+) -> None:
+    """Power and dispel dice after the flow roll, channel and caps (MG-1..MG-3), exact.
+
+    Power = the 2D6 total, dispel = the higher die. t9a1: each side rolls D6 + channelers,
+    7+ adds a die, at most 2 extra dice per side; wfb8: each wizard's 6 adds a die.
+    Pools are capped at 12.
+    """
+    from mathhammer.magic.single import flow
+
+    opts = _opts(format, output, quiet, plot)
+    emit(flow(ruleset, channelers, reactive_channelers, extra_power, extra_dispel), opts)
+
+
+@app.command("cast")
+def cast_command(
+    dice: Annotated[int, typer.Option("--dice", help="Power dice used (t9a1 1-5, wfb8 1-6).")],
+    cv: Annotated[int, typer.Option("--cv", help="Casting value (bound spells: the power level), at least 2.")],
+    level: Annotated[int, typer.Option("--level", help="Wizard level (ignored for --bound).")] = 0,
+    ruleset: Ruleset = "t9a1",
+    modifier: Annotated[int, typer.Option("--modifier", help="Other casting modifiers.")] = 0,
+    bound: Annotated[bool, typer.Option("--bound", help="Bound spell: no level, no overwhelming bonus, never miscasts (MG-7).")] = False,
+    format: Format = "table", plot: PlotPath = None, output: OutputPath = None, quiet: Quiet = False,
+) -> None:
+    """One casting attempt, exact: p_cast, p_irresistible, p_miscast, casting_total (MG-4, MG-5, MG-10).
+
+    p_cast counts every way the spell is cast (irresistible / overwhelming included);
+    p_irresistible = two or more natural 6s; p_miscast assumes it is not dispelled;
+    casting_total = totals of the casts without two 6s (given such a cast).
+    """
+    from mathhammer.magic.single import cast
+
+    opts = _opts(format, output, quiet, plot)
+    emit(cast(dice, level, cv, ruleset, modifier, bound), opts)
+
+
+@app.command("dispel")
+def dispel_command(
+    dice: Annotated[int, typer.Option("--dice", help="Dispel dice used.")],
+    against: Annotated[int, typer.Option("--against", help="The casting total to equal or beat.")],
+    level: Annotated[int, typer.Option("--level", help="Level of the dispelling wizard (0 = the army).")] = 0,
+    ruleset: Ruleset = "t9a1",
+    format: Format = "table", output: OutputPath = None, quiet: Quiet = False,
+) -> None:
+    """One dispel attempt, exact: p_dispel (MG-6; t9a1 overwhelming power on dispels, MG-5)."""
+    from mathhammer.magic.single import dispel
+
+    opts = _opts(format, output, quiet)
+    emit(dispel(dice, level, against, ruleset), opts)
+
+
+PHASE_HELP = """A whole magic phase from a scenario TOML (MG-1..MG-10); Monte Carlo by default.
+
+Prints p_goes_off_<i> for every spell in file order (1-based), p_miscast, and the
+distributions spells_through, power_dice_left, dispel_dice_left.
+
+Caster dice rules (scenario `dice_rule`): "fixed" (each spell's `dice`), "target"
+(fewest dice whose chance to cast reaches `target`), "optimal" (the dice for each
+spell chosen when it is cast, by exact dynamic programming, to maximise the
+expected total `weight` of spells that go off against the dispel policy).
+Spells are cast in order of `priority`, highest first (ties: file order).
+
+Dispel policies (scenario `[dispel] policy`): "all_out" (try every spell), "threshold"
+(only spells with priority >= `min_priority`), "keep_dice" (never go below `keep`
+dice, except for spells with priority >= `min_priority`). Each attempt uses the
+fewest dice whose chance reaches `confidence` (default 0.85), else all it may use.
+--method exact computes the phase exactly (small scenarios); --check runs both.
+"""
+
+
+@app.command("phase", help=PHASE_HELP)
+def phase_command(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (see README, profiles/scenarios/magic_*.toml).")],
+    method: Method = "auto",
+    n_trials: NTrials = None,
+    seed: Seed = None,
+    precision: Precision = None,
+    threads: Threads = None,
+    format: Format = "table",
+    plot: PlotPath = None,
+    output: OutputPath = None,
+    check: Check = False,
+    quiet: Quiet = False,
+) -> None:
+    from mathhammer.magic.scenario import run_scenario
+    from mathhammer.profiles import read_toml
+
+    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
+                          threads=threads, format=format, plot=plot, output=output, check=check,
+                          quiet=quiet)
+    data = read_toml(scenario)
+    report = run_scenario(data, str(scenario), method=opts.method, config=opts.config(),
+                          check=opts.check)
+    emit(report, opts)
