@@ -1,0 +1,404 @@
+"""The hit → wound → armour → ward chain of Warhammer Fantasy / Ninth Age attacks.
+
+Per-attack API (used by close combat, shooting and artillery)::
+
+    spec = AttackSpec(ws=4, target_ws=3, strength=4, toughness=3, save=5,
+                      reroll_hits="failed", multiple_wounds="D3", target_wounds=3)
+    wounds_pmf, p_slain_outright = single_attack_outcomes(spec, load_ruleset("wfb8"))
+
+``wounds_pmf[k]`` is the exact probability that ONE attack causes ``k`` unsaved wounds
+(after Multiple Wounds, each wound's X capped at the target's W: FB-V3) without
+slaying outright; ``p_slain_outright`` is the probability that a Killing Blow
+(``wfb8``, FB-W2) slays the model whatever its wounds. ``wounds_pmf.sum() +
+p_slain_outright == 1``. Exact rationals: :func:`single_attack_fractions`.
+
+The stages and what they do (rule ids from RULES.md):
+
+* to hit — melee by the WS chart (FB-H1), shooting by 7 − BS − modifiers with the
+  7+/8+/9+ procedure (FB-H2; a re-roll re-rolls the whole procedure), a fixed
+  ``hit_on`` score or ``auto_hit``. Natural 1 always misses. Re-rolls: ``failed``,
+  ``successes`` (forced re-roll of hits) or ``ones``; Hatred and the ``wfb8``
+  Always Strikes First re-roll mean ``failed`` (FB-H3). Poison: an unmodified 6
+  wounds automatically, not when 7+ was needed (FB-W2).
+* to wound — S vs T chart, "cannot wound" cells (FB-W1). A natural 6 triggers
+  Killing Blow (``wfb8``: melee only, target troop type allowed, no armour, no
+  regeneration, a ward stops it, a failed ward slays) or Lethal Strike (``t9a1``:
+  that wound gets Armour Piercing (6) and no Regeneration). Auto-wounds never do.
+* armour — save + max(0, S − 3) + armour piercing; past 6 no save (FB-V1).
+* ward / regeneration — the better of the two that may be taken; regeneration is
+  lost to flaming attacks, Killing Blow and Lethal Strike sixes (FB-V2).
+* Multiple Wounds (dice text, rolled per unsaved wound, capped at W; FB-V3).
+
+Each stage is compiled into two small tables per incoming class — which first
+faces are re-rolled, and the outgoing class of the final face — so the exact
+engine (here) and the Monte Carlo kernel (:mod:`mathhammer.kernels.fantasy`) read
+the same rule tables (DESIGN rule 2). Class codes: hit 0 miss / 1 hit / 2 poison
+six; wound and armour 0 none / 1 wound / 2 natural-six wound / 3 automatic wound;
+final 0 nothing / 1 unsaved wound / 2 slain outright.
+
+N attacks (:func:`chain_exact`): total wounds T by convolution; a Killing Blow slay
+adds the wounds the current model has left (W − T mod W), so models slain =
+T // W (FB-V4), capped at the unit's models when given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from mathhammer.dice import DiceExpr, parse_dice
+from mathhammer.errors import InputError, RulesError
+from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+
+REROLLS = ("failed", "successes", "ones")
+FACES = range(1, 7)
+MAX_WOUND_OUTCOMES = 64  # Multiple Wounds above this per wound are not a real profile
+
+
+@dataclass(frozen=True)
+class AttackSpec:
+    """One attack's profile against one target (all fields plain values; hashable).
+
+    Exactly one way to hit: ``ws`` + ``target_ws`` (melee), ``bs`` (shooting, with
+    ``shooting_modifier`` = the sum of FB-H2 modifiers), ``hit_on`` (fixed 2..6) or
+    ``auto_hit``. Saves are printed values (5 = 5+), None = none. ``killing_blow``
+    means the ruleset's version (slay / lethal strike; an error where it has none).
+    """
+
+    strength: int
+    toughness: int
+    ws: int | None = None
+    target_ws: int | None = None
+    bs: int | None = None
+    shooting_modifier: int = 0
+    hit_on: int | None = None
+    auto_hit: bool = False
+    close_combat: bool | None = None  # None: True for ws / hit_on, False for bs
+    save: int | None = None
+    ward: int | None = None
+    regeneration: int | None = None
+    armour_piercing: int = 0
+    reroll_hits: str | None = None
+    reroll_wounds: str | None = None
+    reroll_armour: str | None = None
+    reroll_ward: str | None = None
+    poison: bool = False
+    killing_blow: bool = False
+    killing_blow_applies: bool = True  # wfb8: target is infantry, cavalry or war beast
+    multiple_wounds: str | None = None
+    target_wounds: int = 1
+    flaming: bool = False
+    hatred: bool = False
+    always_strikes_first: bool = False
+    initiative: int | None = None
+    target_initiative: int | None = None
+    target_always_strikes_first: bool = False
+
+    @property
+    def is_melee(self) -> bool:
+        if self.close_combat is not None:
+            return self.close_combat
+        return self.bs is None and not (self.auto_hit and self.ws is None and self.hit_on is None)
+
+
+@dataclass(frozen=True)
+class StageTables:
+    """The compiled rule tables of one spec (see the module docstring).
+
+    Face-indexed tables have 7 columns (index 0 unused) per incoming class; the hit
+    stage of a hopeless shot is indexed by the pair (first, second) as 6·(f−1)+(s−1).
+    """
+
+    hopeless: bool
+    hit_rr: np.ndarray  # int64 (36,) or (7,): 1 = re-roll this first roll
+    hit_out: np.ndarray  # int64 same shape: hit class of the final roll
+    hit_has_reroll: bool
+    wound_rr: np.ndarray  # int64 (3, 7) by hit class
+    wound_out: np.ndarray  # int64 (3, 7) -> wound class
+    armour_rr: np.ndarray  # int64 (4, 7) by wound class
+    armour_out: np.ndarray  # int64 (4, 7) -> wound class if unsaved, else 0
+    ward_rr: np.ndarray  # int64 (4, 7)
+    ward_out: np.ndarray  # int64 (4, 7) -> final class
+    wounds_each: tuple[Fraction, ...]  # P(X = k), k = 0..cap, per unsaved wound (FB-V3)
+    rerolls: tuple[bool, bool, bool, bool] = field(default=(False,) * 4)
+
+
+def _check_reroll(mode: str | None, where: str) -> str | None:
+    if mode in (None, "none"):
+        return None
+    if mode not in REROLLS:
+        raise InputError(where, "unknown re-roll", mode, "use failed, successes or ones")
+    return mode
+
+
+def _rr_row(success_faces: set[int], mode: str | None) -> list[int]:
+    """Which first faces are re-rolled (DICE-5; a die is re-rolled at most once)."""
+    row = [0] * 7
+    for f in FACES:
+        ok = f in success_faces
+        row[f] = int(mode == "failed" and not ok or mode == "successes" and ok
+                     or mode == "ones" and f == 1)
+    return row
+
+
+def _save_faces(needed: int | None) -> set[int]:
+    return set() if needed is None else {f for f in FACES if f >= needed and f != 1}
+
+
+def _hit_mode(spec: AttackSpec, rules: Ruleset) -> str | None:
+    mode = _check_reroll(spec.reroll_hits, "reroll_hits")
+    asf = (spec.always_strikes_first and rules.always_strikes_first_reroll
+           and not spec.target_always_strikes_first
+           and (spec.initiative is None or spec.target_initiative is None
+                or spec.initiative >= spec.target_initiative))
+    if spec.hatred or asf:  # FB-H3: re-roll misses; "failed" covers "ones"
+        if mode == "successes":
+            raise InputError("reroll_hits", "forced re-rolls of hits cannot combine with "
+                             "Hatred / Always Strikes First", mode, "drop one of them")
+        mode = "failed"
+    return mode
+
+
+def _hit_stage(spec: AttackSpec, rules: Ruleset) -> tuple[bool, list[int], list[int], str | None]:
+    ways = [spec.ws is not None or spec.target_ws is not None, spec.bs is not None,
+            spec.hit_on is not None, spec.auto_hit]
+    if sum(ways) != 1:
+        raise InputError("attack", "give exactly one way to hit: ws + target_ws, bs, hit_on "
+                         "or auto_hit", None, "e.g. --ws 4 --target-ws 3")
+    mode = _hit_mode(spec, rules)
+    if spec.hatred and spec.bs is not None:
+        raise InputError("hatred", "applies to close combat only", True, "drop it for shooting")
+    poison_face = 6 if spec.poison else 7
+    if spec.auto_hit:
+        return False, [0] * 7, [0] + [1] * 6, None
+    if spec.bs is not None:
+        shot = rules.to_hit_shooting(spec.bs, spec.shooting_modifier)
+        if shot.hopeless:  # FB-H2: a 6, then a second D6; poison never applies
+            out = [int(f == 6 and s >= shot.second) for f in FACES for s in FACES]
+            rr = [int(mode == "failed" and not o or mode == "successes" and o
+                      or mode == "ones" and k // 6 == 0) for k, o in enumerate(out)]
+            return True, rr, out, mode
+        needed = shot.first if shot.possible else 7
+    elif spec.hit_on is not None:
+        if not 2 <= spec.hit_on <= 6:
+            raise InputError("hit_on", "must be a D6 score 2..6", spec.hit_on, "use e.g. 4")
+        needed = spec.hit_on
+    else:
+        if spec.ws is None or spec.target_ws is None:
+            raise InputError("target_ws" if spec.target_ws is None else "ws",
+                             "melee needs both WS values", None, "give --ws and --target-ws")
+        needed = rules.to_hit_melee(spec.ws, spec.target_ws)
+    hits = _save_faces(needed)
+    out = [0] + [0 if f not in hits else (2 if f >= poison_face else 1) for f in FACES]
+    return False, _rr_row(hits, mode), out, mode
+
+
+def _multiple_wounds(spec: AttackSpec) -> tuple[Fraction, ...]:
+    cap = spec.target_wounds
+    if spec.multiple_wounds in (None, ""):
+        pmf = {1: Fraction(1)}
+    else:
+        expr: DiceExpr = parse_dice(spec.multiple_wounds)
+        if expr.min < 1:
+            raise InputError("multiple_wounds", "must give at least 1 wound", spec.multiple_wounds,
+                             'use e.g. "D3" or "2"')
+        if expr.outcome_count > (1 << 16):
+            raise InputError("multiple_wounds", "has too many outcomes to roll per wound",
+                             spec.multiple_wounds, 'use e.g. "D6" or "2D6"')
+        pmf = expr.pmf()
+    top = min(max(pmf), cap)
+    if top > MAX_WOUND_OUTCOMES:
+        raise InputError("multiple_wounds", f"above {MAX_WOUND_OUTCOMES} wounds per wound",
+                         spec.multiple_wounds, "give the target's W with --target-wounds")
+    probs = [Fraction(0)] * (top + 1)
+    for k, p in pmf.items():
+        probs[min(k, cap)] += p  # FB-V3: capped at the W characteristic
+    return tuple(probs)
+
+
+@lru_cache(maxsize=4096)
+def compile_spec(spec: AttackSpec, rules: Ruleset) -> StageTables:
+    """Turn a spec and a ruleset into the stage tables both engines read."""
+    if not 1 <= spec.target_wounds <= 100:
+        raise InputError("target_wounds", "must be 1..100", spec.target_wounds, "use e.g. 3")
+    if spec.armour_piercing < 0:
+        raise InputError("armour_piercing", "cannot be negative", spec.armour_piercing, "use 0 or more")
+    for value, where in ((spec.ward, "ward"), (spec.regeneration, "regeneration")):
+        if value is not None:
+            rules.check_save(value, where)
+    kb = rules.killing_blow if spec.killing_blow else None
+    if spec.killing_blow and kb is None:
+        raise RulesError("killing_blow", f"ruleset {rules.name} has no Killing Blow or Lethal "
+                         "Strike", True, "use --ruleset wfb8 (slay) or t9a1 (lethal strike)")
+    slay = kb == "slay" and spec.is_melee and spec.killing_blow_applies  # FB-W2, wfb8
+    lethal = kb == "lethal_strike"
+
+    hopeless, hit_rr, hit_out, hit_mode = _hit_stage(spec, rules)
+    modes = [_check_reroll(m, w) for m, w in ((spec.reroll_wounds, "reroll_wounds"),
+                                             (spec.reroll_armour, "reroll_armour"),
+                                             (spec.reroll_ward, "reroll_ward"))]
+    wound_mode, armour_mode, ward_mode = modes
+
+    wound_needed = rules.to_wound(spec.strength, spec.toughness)
+    wounds = _save_faces(wound_needed)
+    wound_rr = np.zeros((3, 7), np.int64)
+    wound_out = np.zeros((3, 7), np.int64)
+    wound_rr[1] = _rr_row(wounds, wound_mode)
+    wound_out[1] = [0] + [0 if f not in wounds else (2 if f == 6 else 1) for f in FACES]
+    wound_out[2, 1:] = 3  # FB-W2: poison wounds automatically (the die is ignored)
+
+    armour_rr = np.zeros((4, 7), np.int64)
+    armour_out = np.zeros((4, 7), np.int64)
+    ward_rr = np.zeros((4, 7), np.int64)
+    ward_out = np.zeros((4, 7), np.int64)
+    rules.check_characteristic(spec.toughness, "toughness")
+    for c in (1, 2, 3):
+        six = c == 2
+        if six and slay:
+            needed = None  # Killing Blow: no armour save
+        else:
+            extra = 6 if six and lethal else 0  # Lethal Strike: Armour Piercing (6)
+            needed = rules.armour_needed(spec.save, spec.strength, spec.armour_piercing + extra)
+        saves = _save_faces(needed)
+        armour_rr[c] = _rr_row(saves, armour_mode)
+        armour_out[c] = [0] + [0 if f in saves else c for f in FACES]
+        # FB-V2: the better of ward and (allowed) regeneration; a ward stops a KB slay
+        regen_allowed = spec.regeneration is not None and not spec.flaming and not (
+            six and (slay or lethal))
+        options = [v for v in (spec.ward, spec.regeneration if regen_allowed else None) if v]
+        special = min(options) if options else None
+        passes = _save_faces(special)
+        ward_rr[c] = _rr_row(passes, ward_mode)
+        final = 2 if six and slay else 1
+        ward_out[c] = [0] + [0 if f in passes else final for f in FACES]
+    return StageTables(
+        hopeless=hopeless, hit_rr=np.array(hit_rr, np.int64), hit_out=np.array(hit_out, np.int64),
+        hit_has_reroll=hit_mode is not None, wound_rr=wound_rr, wound_out=wound_out,
+        armour_rr=armour_rr, armour_out=armour_out, ward_rr=ward_rr, ward_out=ward_out,
+        wounds_each=_multiple_wounds(spec),
+        rerolls=(hit_mode is not None, wound_mode is not None, armour_mode is not None,
+                 ward_mode is not None),
+    )
+
+
+def _stage(p_in: list[Fraction], rr: np.ndarray, out: np.ndarray, n_out: int,
+           sides: int = 6) -> list[Fraction]:
+    """Push a class distribution through one die stage with its re-roll (DICE-5)."""
+    result = [Fraction(0)] * n_out
+    first = 1 if sides == 6 else 0
+    for c, pc in enumerate(p_in):
+        if not pc:
+            continue
+        rr_row = rr[c] if rr.ndim == 2 else rr
+        out_row = out[c] if out.ndim == 2 else out
+        faces = range(first, first + sides)
+        p_reroll = Fraction(sum(int(rr_row[f]) for f in faces), sides)
+        for f in faces:
+            p_face = Fraction(1 - int(rr_row[f]), sides) + p_reroll * Fraction(1, sides)
+            result[int(out_row[f])] += pc * p_face
+    return result
+
+
+def single_attack_fractions(spec: AttackSpec, rules: Ruleset | str = "wfb8"
+                            ) -> tuple[list[Fraction], Fraction]:
+    """Exact rationals of :func:`single_attack_outcomes`."""
+    rules = load_ruleset(rules)
+    t = compile_spec(spec, rules)
+    sides = 36 if t.hopeless else 6
+    hit = _stage([Fraction(1)], t.hit_rr, t.hit_out, 3, sides)
+    wound = _stage(hit, t.wound_rr, t.wound_out, 4)
+    armour = _stage(wound, t.armour_rr, t.armour_out, 4)
+    final = _stage(armour, t.ward_rr, t.ward_out, 3)
+    pmf = [final[0]] + [Fraction(0)] * (len(t.wounds_each) - 1)
+    for k, pk in enumerate(t.wounds_each):
+        pmf[k] += final[1] * pk
+    return pmf, final[2]
+
+
+def single_attack_outcomes(spec: AttackSpec, rules: Ruleset | str = "wfb8"
+                           ) -> tuple[np.ndarray, float]:
+    """(P(k unsaved wounds, not slain outright) for k = 0..cap, P(slain outright))."""
+    pmf, slain = single_attack_fractions(spec, rules)
+    return np.array([float(p) for p in pmf]), float(slain)
+
+
+@dataclass(frozen=True)
+class ChainResult:
+    """Exact distribution of N attacks: total wounds T and models slain T // W (FB-V4)."""
+
+    wounds: np.ndarray  # P(T = t), t = 0..
+    slain: np.ndarray  # P(models slain = m)
+    target_wounds: int
+    p_slain_outright_each: float
+
+    @property
+    def mean_wounds(self) -> float:
+        return float(np.dot(np.arange(len(self.wounds)), self.wounds))
+
+
+def chain_distribution(per_attack: np.ndarray, p_slay: float, attacks_pmf: dict[int, float],
+                       target_wounds: int = 1, models: int | None = None) -> np.ndarray:
+    """P(total wounds = t) after a random number of attacks (exact, float)."""
+    W = target_wounds
+    cap = models * W if models is not None else None
+    n_max = max(attacks_pmf)
+    step = max(len(per_attack) - 1, W if p_slay else 0)  # most wounds one attack adds
+    total = np.zeros(n_max * step + 1)
+    dist = np.zeros(1)
+    dist[0] = 1.0
+    for n in range(n_max + 1):
+        w = attacks_pmf.get(n, 0.0)
+        if w:
+            total[: len(dist)] += w * dist
+        if n == n_max:
+            break
+        nxt = np.convolve(dist, per_attack)
+        if p_slay:
+            t = np.arange(len(dist))
+            nxt = np.concatenate([nxt, np.zeros(W)])
+            np.add.at(nxt, t + (W - t % W), p_slay * dist)
+        nxt = nxt[: (n + 1) * step + 1]
+        if cap is not None and len(nxt) > cap + 1:
+            nxt[cap] += nxt[cap + 1:].sum()
+            nxt = nxt[: cap + 1]
+        dist = nxt
+    if cap is not None and len(total) > cap + 1:
+        total[cap] += total[cap + 1:].sum()
+        total = total[: cap + 1]
+    nz = np.nonzero(total)[0]
+    return total[: nz[-1] + 1] if len(nz) else total[:1]
+
+
+def slain_from_wounds(wounds: np.ndarray, target_wounds: int) -> np.ndarray:
+    """FB-V4: whole models lost = T // W."""
+    slain = np.zeros(len(wounds) // target_wounds + 1)
+    np.add.at(slain, np.arange(len(wounds)) // target_wounds, wounds)
+    return slain
+
+
+def attacks_pmf(attacks: int | str) -> dict[int, float]:
+    """Number of attacks: a whole number or dice text (e.g. "2D6" random attacks)."""
+    if isinstance(attacks, (int, np.integer)) and not isinstance(attacks, bool):
+        if not 0 <= attacks <= 1000:
+            raise InputError("attacks", "must be 0..1000", attacks, "use e.g. 20")
+        return {int(attacks): 1.0}
+    text = str(attacks).strip()
+    if text.isdigit():
+        return attacks_pmf(int(text))
+    expr = parse_dice(text)
+    if expr.min < 0 or expr.max > 1000:
+        raise InputError("attacks", "must stay within 0..1000", text, 'use e.g. "2D6"')
+    return {k: float(p) for k, p in expr.pmf().items()}
+
+
+def chain_exact(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "wfb8",
+                models: int | None = None) -> ChainResult:
+    """Exact distribution of the wounds and models slain by ``attacks`` attacks."""
+    rules = load_ruleset(rules)
+    per_attack, p_slay = single_attack_outcomes(spec, rules)
+    wounds = chain_distribution(per_attack, p_slay, attacks_pmf(attacks), spec.target_wounds, models)
+    return ChainResult(wounds, slain_from_wounds(wounds, spec.target_wounds), spec.target_wounds,
+                       p_slay)
