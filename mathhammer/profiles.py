@@ -21,10 +21,44 @@ GAMES = ("warmachine", "fantasy")
 
 #: game -> callable(data: dict, source: str) -> validated model (raises ProfileError)
 _MODELS: dict[str, Callable[[dict, str], Any]] = {}
+#: game -> the pydantic model class (for `mathhammer profiles schema`)
+_CLASSES: dict[str, Any] = {}
 
 
-def register_model(game: str, validate: Callable[[dict, str], Any]) -> None:
+def register_model(game: str, validate: Callable[[dict, str], Any], model: Any = None) -> None:
+    """Register ``validate(data, source)`` for ``game``; ``model`` is its pydantic class
+    (optional: found in the validator's module when not given)."""
     _MODELS[game] = validate
+    if model is not None:
+        _CLASSES[game] = model
+
+
+def model_class(game: str) -> Any:
+    """The pydantic profile class of ``game``: registered, or the class in the
+    validator's module that has ``game`` and ``id`` fields."""
+    if game not in _MODELS:
+        _import_game(game)
+    if game not in _CLASSES:
+        import inspect
+        import sys
+
+        from pydantic import BaseModel
+
+        module = sys.modules.get(getattr(_MODELS[game], "__module__", ""), None)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if (issubclass(cls, BaseModel) and cls.__module__ == module.__name__
+                    and {"game", "id"} <= set(cls.model_fields)):
+                _CLASSES[game] = cls
+                break
+        else:
+            raise ProfileError("game", "has no profile schema registered", game,
+                               f"use one of {', '.join(_MODELS)}")
+    return _CLASSES[game]
+
+
+def natural_key(path: str) -> tuple:
+    """Sort key for key paths: ``weapons.2`` before ``weapons.10``."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in path.split("."))
 
 
 def profiles_root() -> Path:
@@ -115,7 +149,9 @@ def pydantic_errors(err, source: str) -> ProfileError:
         key = ".".join(str(p) for p in e["loc"]) or "(top level)"
         value = e.get("input")
         shown = "" if isinstance(value, dict) else f" (got {value!r})"
-        items.append((key, f"{key}: {e['msg']}{shown}"))
-    items.sort()
-    what = "; ".join(text for _, text in items)
-    return ProfileError(source, what, None, "see `mathhammer profiles schema` for allowed keys")
+        items.append((key, f"{e['msg']}{shown}"))
+    items.sort(key=lambda item: (natural_key(item[0]), item[1]))
+    what = "; ".join(f"{key}: {text}" for key, text in items)
+    error = ProfileError(source, what, None, "see `mathhammer profiles schema` for allowed keys")
+    error.problems = items  # [(key path, message)] for `mathhammer profiles validate`
+    return error

@@ -1,7 +1,372 @@
-"""`mathhammer profiles list|show|validate|schema`."""
+"""`mathhammer profiles list|show|validate|schema` (PR-1..3).
+
+Works for every game registered with :func:`mathhammer.profiles.register_model`
+(Warmachine and Fantasy). Warmachine profiles get a full card (stat line, weapons,
+spells, the damage grid drawn as rows × six columns); other games get their fields
+listed. Values named in a profile's ``[low_confidence]`` table are starred and their
+doubts printed (PR-2).
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
 import typer
 
+from mathhammer.errors import InputError, ProfileError
+
 app = typer.Typer(no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema.")
+
+GameOption = Annotated[
+    Optional[str], typer.Option("--game", help="warmachine or fantasy (default: every game).")
+]
+FormatOption = Annotated[str, typer.Option("--format", help="table or json.")]
+
+
+def _games(game: str | None) -> tuple[str, ...]:
+    from mathhammer.profiles import GAMES
+
+    if game is None:
+        return GAMES
+    if game not in GAMES:
+        raise InputError("--game", f"must be one of {', '.join(GAMES)}", game, "use --game warmachine")
+    return (game,)
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in ("table", "json"):
+        raise InputError("--format", "must be table or json", fmt, "use --format json")
+
+
+def _print_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+# --------------------------------------------------------------------------- summaries
+
+def _summary(game: str, profile: Any) -> dict:
+    """The list row of any game's profile, read defensively (fields differ by game)."""
+    kind = getattr(profile, "kind", None) or getattr(profile, "troop_type", "")
+    size = getattr(profile, "size", None)
+    points = getattr(profile, "points", None)
+    if hasattr(points, "per_model"):  # fantasy: points per model
+        points = points.per_model
+    row = {
+        "game": game, "id": profile.id, "name": profile.name,
+        "kind": f"{size} {kind}" if size else str(kind).replace("_", " "),
+        "points": points,
+        "confidence": getattr(profile, "confidence", ""),
+        "low_confidence": len(getattr(profile, "low_confidence", {}) or {}),
+    }
+    if getattr(profile, "warjack_points", None) is not None:
+        row["warjack_points"] = profile.warjack_points
+    return row
+
+
+def _points_text(row: dict) -> str:
+    if row["points"] is None:
+        return "-"
+    if "warjack_points" in row:
+        return f"WJ +{row['warjack_points']}"
+    if row["game"] == "fantasy":
+        return f"{row['points']}/model"
+    return str(row["points"])
+
+
+@app.command("list")
+def list_command(game: GameOption = None, format: FormatOption = "table") -> None:
+    """Every bundled profile: id, name, kind, points and confidence (PR-2)."""
+    from mathhammer.profiles import bundled_ids, load_profile
+
+    _check_format(format)
+    rows = []
+    for name in _games(game):
+        for ident in bundled_ids(name):
+            try:
+                rows.append(_summary(name, load_profile(name, ident)))
+            except ProfileError as err:  # one broken file must not hide the others
+                rows.append({"game": name, "id": ident, "name": "", "kind": "INVALID",
+                             "points": None, "confidence": "", "low_confidence": 0,
+                             "error": err.one_line()})
+                print(f"warning: {err.one_line()}", file=sys.stderr)
+    if format == "json":
+        _print_json({"profiles": rows})
+        return
+    if not rows:
+        print("no bundled profiles")
+        return
+    header = ("game", "id", "name", "kind", "points", "confidence")
+    table = [(r["game"], r["id"], r["name"], r["kind"], _points_text(r),
+              r["confidence"] + (f" ({r['low_confidence']} low)" if r["low_confidence"] else ""))
+             for r in rows]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *table)]
+    for line in (header, *table):
+        print("  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip())
+    print("\n(n low) = values with a recorded doubt; see `mathhammer profiles show ID`")
+
+
+# --------------------------------------------------------------------------- show
+
+def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
+    """(game, validated profile) for an id or path; unknown ids suggest close ones."""
+    import difflib
+
+    from mathhammer.errors import UnknownProfileError
+    from mathhammer.profiles import bundled_ids, find_profile, read_toml, validate_data
+
+    as_path = Path(ref)
+    if ref.endswith(".toml") or as_path.is_file():
+        if not as_path.is_file():
+            raise UnknownProfileError(f"profile {ref!r}", "file not found", None, "check the path")
+        data = read_toml(as_path)
+        return _game_of(data, ref), validate_data(_game_of(data, ref), data, ref)
+    games = _games(game)
+    for name in games:
+        try:
+            path = find_profile(name, ref)
+        except UnknownProfileError:
+            continue
+        return name, validate_data(name, read_toml(path), str(path))
+    ids = [i for name in games for i in bundled_ids(name)]
+    short = {}
+    for i in ids:
+        short.setdefault(i.split("/")[-1], i)
+    close = difflib.get_close_matches(ref, ids, n=3, cutoff=0.4)
+    close += [short[c] for c in difflib.get_close_matches(ref.split("/")[-1], list(short), n=3,
+                                                           cutoff=0.4) if short[c] not in close]
+    hint = f"did you mean {', '.join(close[:3])}?" if close else "see `mathhammer profiles list`"
+    raise UnknownProfileError(f"profile {ref!r}", "no such profile", None, hint)
+
+
+def _game_of(data: dict, source: str) -> str:
+    from mathhammer.profiles import GAMES
+
+    game = data.get("game")
+    if game not in GAMES:
+        raise ProfileError(f"{source}: game", "must name the game the file is for", game,
+                           f'add game = "{GAMES[0]}" or game = "{GAMES[1]}"')
+    return game
+
+
+def _flagged_paths(profile: Any) -> set[str]:
+    """Key paths with a doubt, names of list items turned into indices."""
+    data = profile.model_dump(by_alias=True)
+    paths = set()
+    for path in getattr(profile, "low_confidence", {}) or {}:
+        node, parts = data, []
+        for part in path.split("."):
+            if isinstance(node, list | tuple) and not part.isdigit():
+                index = next((i for i, x in enumerate(node) if isinstance(x, dict)
+                              and x.get("name") == part), None)
+                part = str(index) if index is not None else part
+            parts.append(part)
+            try:
+                node = node[int(part)] if isinstance(node, list | tuple) else node[part]
+            except (KeyError, IndexError, ValueError, TypeError):
+                break
+        paths.add(".".join(parts))
+    return paths
+
+
+def _star(paths: set[str], path: str) -> str:
+    """'*' when ``path`` or one of its parents has a doubt."""
+    parts = path.split(".")
+    return "*" if any(".".join(parts[:n]) in paths for n in range(1, len(parts) + 1)) else ""
+
+
+def _number(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _table(header: tuple, rows: list[tuple], indent: str = "  ") -> list[str]:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    return [indent + "  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip()
+            for line in (header, *rows)]
+
+
+def warmachine_card(profile: Any) -> list[str]:
+    """A Warmachine profile as text lines (stat line, weapons, spells, grid, doubts)."""
+    from mathhammer.warmachine.models import draw_grid
+
+    flagged = _flagged_paths(profile)
+    kind = f"{profile.size} {profile.kind}" if profile.size else profile.kind
+    cost = f"WJ +{profile.warjack_points}" if profile.warjack_points is not None else \
+        f"{profile.points} points"
+    lines = [f"{profile.name}  ({profile.id})",
+             f"warmachine · {profile.faction} · {kind} · {profile.base} base · {cost} · "
+             f"confidence {profile.confidence}"]
+    if profile.sources:
+        lines.append(f"sources: {', '.join(profile.sources)}")
+    lines.append("")
+    stats = profile.model_dump(by_alias=True)["stats"]
+    keys = [k for k in ("spd", "str", "mat", "rat", "def", "arm", "cmd", "focus") if stats[k] is not None]
+    lines += _table(tuple(k.upper() for k in keys),
+                    [tuple(f"{stats[k]}{_star(flagged, f'stats.{k}')}" for k in keys)])
+    if profile.special_rules:
+        lines += ["", "special rules"] + [f"  {rule}" for rule in profile.special_rules]
+    if profile.feat:
+        lines += ["", f"feat: {profile.feat}"]
+    if profile.weapons:
+        lines += ["", "weapons"]
+        rows = []
+        for i, w in enumerate(profile.weapons):
+            s = lambda field, i=i: _star(flagged, f"weapons.{i}.{field}")  # noqa: E731
+            rows.append((f"{w.name}{_star(flagged, f'weapons.{i}.name')}", w.kind,
+                         _number(w.rng) + s("rng"),
+                         (_number(w.rof) + s("rof")) if w.kind == "ranged" else "-",
+                         (_number(w.aoe) if w.aoe else "-") + s("aoe"),
+                         _number(w.pow) + s("pow"),
+                         _number(w.p_plus_s) + s("p_plus_s"), w.location + s("location"),
+                         w.confidence or ""))
+        lines += _table(("name", "kind", "RNG", "ROF", "AOE", "POW", "P+S", "loc", "confidence"), rows)
+        for w in profile.weapons:
+            lines += [f"    {w.name}: {rule}" for rule in w.rules]
+    if profile.spells:
+        lines += ["", "spells"]
+        rows = []
+        for i, sp in enumerate(profile.spells):
+            s = lambda field, i=i: _star(flagged, f"spells.{i}.{field}")  # noqa: E731
+            rows.append((sp.name + s("name"), _number(sp.cost) + s("cost"), _number(sp.rng) + s("rng"),
+                         (_number(sp.aoe) if sp.aoe else "-") + s("aoe"), _number(sp.pow) + s("pow"),
+                         "yes" if sp.upkeep else "no", "yes" if sp.offensive else "no",
+                         (sp.effect or "") + s("effect")))
+        lines += _table(("name", "COST", "RNG", "AOE", "POW", "UP", "OFF", "effect"), rows)
+    lines.append("")
+    if profile.grid is not None:
+        total = sum(len(c) for c in profile.grid)
+        lines.append(f"damage grid{_star(flagged, 'grid')}: {total} boxes, columns 1-6 top to bottom "
+                     "(- hull; L/R arms, H head, A arc node, C cortex, M movement; WM-G1)")
+        lines.append("  (columns drawn top-aligned; damage fills each from its top box, WM-G2)")
+        lines += [f"  {row}".rstrip() for row in draw_grid(profile.grid)]
+        counts = {x: "".join(profile.grid).count(x) for x in "LRHACM"}
+        lines.append("  systems: " + ", ".join(f"{x} {n}" for x, n in counts.items() if n))
+    else:
+        lines.append(f"damage boxes{_star(flagged, 'boxes')}: {profile.boxes} (WM-G6)")
+    return lines
+
+
+def generic_card(game: str, profile: Any) -> list[str]:
+    """Any other game's profile: its fields, flattened, one per line."""
+    flagged = _flagged_paths(profile)
+    lines = [f"{profile.name}  ({profile.id})", f"{game} · confidence {getattr(profile, 'confidence', '')}",
+             ""]
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if key != "low_confidence":
+                    walk(f"{prefix}.{key}" if prefix else key, inner)
+        elif isinstance(value, list | tuple) and value and isinstance(value[0], dict):
+            for i, inner in enumerate(value):
+                walk(f"{prefix}.{i}", inner)
+        elif value not in (None, "", (), []):
+            shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else value
+            lines.append(f"  {prefix}{_star(flagged, prefix)} = {shown}")
+
+    walk("", profile.model_dump(by_alias=True, exclude={"schema_version", "game", "id", "name"}))
+    return lines
+
+
+def _doubt_lines(profile: Any) -> list[str]:
+    notes = getattr(profile, "low_confidence", {}) or {}
+    if not notes:
+        return ["", "low confidence: none recorded"]
+    lines = ["", "low confidence (PR-2; starred above):"]
+    lines += [f"  * {path}: {note}" for path, note in notes.items()]
+    return lines
+
+
+@app.command("show")
+def show_command(
+    profile_id: Annotated[str, typer.Argument(metavar="ID", help="Profile id (khador/juggernaut) or a TOML file.")],
+    game: GameOption = None,
+    format: FormatOption = "table",
+) -> None:
+    """One profile in full: stat line, weapons, spells, damage grid and doubts (PR-2)."""
+    _check_format(format)
+    name, profile = _resolve(profile_id, game)
+    if format == "json":
+        _print_json(profile.model_dump(by_alias=True, mode="json"))
+        return
+    lines = warmachine_card(profile) if name == "warmachine" else generic_card(name, profile)
+    print("\n".join(lines + _doubt_lines(profile)))
+
+
+# --------------------------------------------------------------------------- validate
+
+def _expand(paths: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        files += sorted(path.rglob("*.toml")) if path.is_dir() else [path]
+    return files
+
+
+def validate_file(path: Path) -> dict:
+    """``{"path", "ok", "game", "id", "errors": [{"key", "message"}]}`` for one file."""
+    from mathhammer.profiles import read_toml, validate_data
+
+    result: dict = {"path": str(path), "ok": False, "game": None, "id": None, "errors": []}
+    try:
+        data = read_toml(path)
+        result["game"] = _game_of(data, str(path))
+        profile = validate_data(result["game"], data, str(path))
+    except ProfileError as err:
+        problems = getattr(err, "problems", None)
+        if problems:
+            result["errors"] = [{"key": key, "message": text} for key, text in problems]
+        else:
+            key = err.where[len(str(path)):].lstrip(": ") or "(file)"
+            what = err.what + (f" (got {err.got!r})" if err.got is not None else "")
+            result["errors"] = [{"key": key, "message": what + (f"; fix: {err.fix}" if err.fix else "")}]
+        return result
+    result.update(ok=True, id=profile.id)
+    return result
+
+
+@app.command("validate")
+def validate_command(
+    paths: Annotated[list[Path], typer.Argument(help="TOML files (or folders of them) to check.")],
+    format: FormatOption = "table",
+) -> None:
+    """Check user profile files; the game comes from each file's `game` key (PR-3).
+
+    Every error of a file is listed, sorted by key path; exit code 2 if any file is invalid.
+    """
+    _check_format(format)
+    results = [validate_file(path) for path in _expand(paths)]
+    if not results:
+        raise InputError("PATH", "no .toml files found", " ".join(map(str, paths)),
+                         "give profile files or folders holding them")
+    if format == "json":
+        _print_json({"files": results})
+    else:
+        for r in results:
+            if r["ok"]:
+                print(f"ok {r['path']} ({r['game']} {r['id']})")
+            else:
+                for e in r["errors"]:
+                    print(f"invalid {r['path']}: {e['key']}: {e['message']}", file=sys.stderr)
+        bad = sum(not r["ok"] for r in results)
+        if bad:
+            print(f"{bad} of {len(results)} file(s) invalid", file=sys.stderr)
+    if any(not r["ok"] for r in results):
+        raise typer.Exit(2)
+
+
+# --------------------------------------------------------------------------- schema
+
+@app.command("schema")
+def schema_command(game: GameOption = None) -> None:
+    """The JSON schema of the profile model(s): every key, type and allowed range."""
+    from mathhammer.profiles import model_class
+
+    games = _games(game)
+    schemas = {name: model_class(name).model_json_schema(by_alias=True) for name in games}
+    _print_json(schemas[games[0]] if game else schemas)

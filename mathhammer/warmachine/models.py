@@ -22,7 +22,7 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mathhammer.errors import ProfileError
-from mathhammer.profiles import load_profile, register_model
+from mathhammer.profiles import load_profile, natural_key, register_model
 
 GRID_LETTERS = "-LRHACM"  # WM-G1: blank hull box, arms, head, arc node, cortex, movement
 SYSTEM_LETTERS = "LRHACM"
@@ -155,6 +155,22 @@ class WarmachineProfile(_Frozen):
     def doubt(self, key_path: str) -> str | None:
         """The low-confidence note for a key path (``stats.mat``), if any (PR-2)."""
         return self.low_confidence.get(key_path)
+
+
+def draw_grid(columns: list[str] | tuple[str, ...]) -> list[str]:
+    """The grid as text rows under a ``1 2 3 4 5 6`` header, columns top-aligned.
+
+    A column string lists only existing boxes top to bottom, so a shorter column
+    shows blanks below its last box. ``-`` is a hull box, letters are systems.
+
+    >>> draw_grid(["-L", "-LM", "M", "C", "RC", "R"])
+    ['1 2 3 4 5 6', '- - M C R R', 'L L     C  ', '  M        ']
+    """
+    height = max((len(c) for c in columns), default=0)
+    rows = [" ".join(str(i + 1) for i in range(len(columns)))]
+    for r in range(height):
+        rows.append(" ".join(c[r] if r < len(c) else " " for c in columns))
+    return rows
 
 
 # --------------------------------------------------------------------------- checks
@@ -311,10 +327,6 @@ def resolve_key_path(data: Any, path: str) -> Any:
     return node
 
 
-def _natural_key(path: str) -> tuple:
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in path.split("."))
-
-
 # --------------------------------------------------------------------------- loading
 
 def _pydantic_problems(err: ValidationError) -> list[tuple[str, str]]:
@@ -362,9 +374,11 @@ def validate_warmachine(data: dict, source: str) -> WarmachineProfile:
         return WarmachineProfile.model_validate(data)
     except ValidationError as err:
         problems = _pydantic_problems(err) + consistency_problems(data)
-    unique = sorted(set(problems), key=lambda item: (_natural_key(item[0]), item[1]))
+    unique = sorted(set(problems), key=lambda item: (natural_key(item[0]), item[1]))
     what = "; ".join(f"{key}: {text}" for key, text in unique)
-    raise ProfileError(source, what, None, "see `mathhammer profiles schema --game warmachine`")
+    error = ProfileError(source, what, None, "see `mathhammer profiles schema --game warmachine`")
+    error.problems = unique  # [(key path, message)] for `mathhammer profiles validate`
+    raise error
 
 
 def load_warmachine(ref: str) -> WarmachineProfile:
@@ -377,4 +391,4 @@ def load_warmachine(ref: str) -> WarmachineProfile:
     return load_profile("warmachine", ref)
 
 
-register_model("warmachine", validate_warmachine)
+register_model("warmachine", validate_warmachine, WarmachineProfile)
