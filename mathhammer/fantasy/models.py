@@ -1,0 +1,258 @@
+"""Fantasy unit profiles (PR-1..3): pydantic models, validation and loading.
+
+A profile is a TOML file under ``profiles/fantasy/<ruleset>/<name>.toml`` (id
+``wfb8/empire_halberdiers``) or any user file with the same keys. It describes one
+model type (stat line, saves, melee weapon, special rules, mounts) and the unit it
+forms by default (models, rank width, command). The close-combat engine
+(:mod:`mathhammer.fantasy.combat`) and the artillery engine read these objects; an
+inline unit file for ``mathhammer fb combat`` is simply a profile file.
+
+Special rules listed in ``special_rules`` must be ones the engine models
+(:data:`MODELLED_RULES`); anything else goes to ``notes`` (shown, not simulated), so a
+typo is an error naming its key instead of a rule that silently does nothing.
+
+>>> unit = load_unit("wfb8/empire_halberdiers")          # doctest: +SKIP
+>>> unit.stats.ws, unit.saves.armour, unit.formation.models  # doctest: +SKIP
+(3, 6, 20)
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from mathhammer.profiles import find_profile, read_toml, register_model
+
+Confidence = Literal["high", "medium", "low"]
+TroopType = Literal["infantry", "cavalry", "war_beast", "monstrous_infantry",
+                    "monstrous_cavalry", "monster", "war_machine", "swarm", "chariot"]
+
+#: rules the combat engine acts on (FB-C2, FB-C5, FB-C6, FB-H3, FB-W2, FB-V2)
+MODELLED_RULES = {
+    "Always Strikes First": "FB-C2/FB-H3: strikes before Initiative order; wfb8 re-rolls misses if I >= enemy I",
+    "Always Strikes Last": "FB-C2: strikes after everyone else",
+    "Hatred": "FB-H3: re-roll failed to-hit rolls in the first round",
+    "Stubborn": "FB-C5: break tests on unmodified Ld",
+    "Unbreakable": "FB-C5: never breaks",
+    "Unstable": "FB-C5: on a lost combat loses wounds equal to the difference (t9a1 rule; wfb8 Undead)",
+    "Daemonic Instability": "FB-C5: on a lost combat loses 2D6 + difference - Ld wounds if positive",
+    "Swiftstride": "FB-C6: flee and pursue 3D6, keep the highest 2",
+    "Killing Blow": "FB-W2: natural 6 to wound slays (wfb8) / Lethal Strike (t9a1)",
+    "Poisoned Attacks": "FB-W2: natural 6 to hit wounds automatically",
+    "Flaming Attacks": "FB-V2: switches off the enemy's Regeneration",
+    "Frenzy": "+1 Attack (reference §3d; Berserk Rage not modelled)",
+    "Devastating Charge": "+1 Attack in a round the unit charged",
+}
+
+_BASE_TEXT = re.compile(r"^(\d{2,3})(?:mm|x(\d{2,3}))$")
+
+
+def parse_base(base) -> tuple[int, int]:
+    """Base size in mm (FB-R5): "20mm" (square), "25x50" (width x depth) or [w, d]."""
+    if isinstance(base, str):
+        match = _BASE_TEXT.match(base.strip())
+        if not match:
+            raise ValueError(f'unknown base {base!r}; use "20mm", "25x50" or [width, depth] in mm')
+        w = int(match.group(1))
+        return (w, int(match.group(2) or w))
+    w, d = base
+    return (int(w), int(d))
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Stats(_Frozen):
+    """M WS BS S T W I A Ld. WS, S, T, I, Ld are 1..10 (WS 0 and T 11 are errors);
+    BS 0 means "cannot shoot" (mounts); A 0 means no attacks."""
+
+    m: int = Field(ge=0, le=20)
+    ws: int = Field(ge=1, le=10)
+    bs: int = Field(ge=0, le=10)
+    s: int = Field(ge=1, le=10)
+    t: int = Field(ge=1, le=10)
+    w: int = Field(ge=1, le=20)
+    i: int = Field(ge=1, le=10)
+    a: int = Field(ge=0, le=10)
+    ld: int = Field(ge=2, le=10)
+
+
+class Saves(_Frozen):
+    """Saves as printed: ``armour = 5`` is a 5+ save (1..6; 1+ allowed, a natural 1
+    still fails). Omit a key for no save; 7 or more is an error, not "no save"."""
+
+    armour: int | None = Field(None, ge=1, le=6, description="armour save X+ (FB-V1)")
+    ward: int | None = Field(None, ge=2, le=6, description="ward save X+ (FB-V2)")
+    regeneration: int | None = Field(None, ge=2, le=6, description="regeneration X+ (FB-V2)")
+
+
+class Weapon(_Frozen):
+    """The melee weapon a model fights with (reference §3d; kit effects FB-C1/C2)."""
+
+    name: str = Field("hand weapon", min_length=1)
+    strength_bonus: int = Field(0, ge=0, le=5, description="halberd +1, great weapon +2")
+    charge_strength_bonus: int = Field(0, ge=0, le=5, description="lance +2 in a round the model charged")
+    armour_piercing: int = Field(0, ge=0, le=6, description="extra armour save modifier (FB-V1)")
+    extra_attacks: int = Field(0, ge=0, le=5, description="additional / paired weapons +1")
+    extra_supporting_ranks: int = Field(0, ge=0, le=3, description="spear: fights in an extra rank (FB-C1)")
+    strikes_last: bool = Field(False, description="great weapon in wfb8 (FB-C2)")
+    melee_armour_bonus: int = Field(0, ge=0, le=2,
+                                    description="wfb8 hand weapon and shield: +1 armour in close combat")
+    multiple_wounds: str | None = Field(None, description='dice text, e.g. "D3" (FB-V3)')
+    confidence: Confidence | None = None
+
+    @field_validator("multiple_wounds")
+    @classmethod
+    def _dice(cls, text: str | None) -> str | None:
+        if text is None:
+            return None
+        from mathhammer.dice import parse_dice
+        from mathhammer.errors import DiceExpressionError
+
+        try:
+            expr = parse_dice(text)
+        except DiceExpressionError as err:
+            raise ValueError(err.what) from None
+        if expr.min < 1:
+            raise ValueError("multiple wounds must be at least 1")
+        return text
+
+
+class Mount(_Frozen):
+    """A second attack profile on the same model: a monster or a mount that fights."""
+
+    name: str = Field(min_length=1)
+    ws: int = Field(ge=1, le=10)
+    s: int = Field(ge=1, le=10)
+    i: int = Field(ge=1, le=10)
+    a: int = Field(ge=0, le=10)
+    weapon: Weapon = Weapon(name="claws and teeth")
+    special_rules: tuple[str, ...] = ()
+    confidence: Confidence | None = None
+
+
+class Formation(_Frozen):
+    """The default unit: models, rank width, command (FB-C1, FB-C4, FB-R5)."""
+
+    models: int = Field(ge=1, le=200)
+    rank_width: int = Field(ge=1, le=40)
+    champion: bool = False
+    standard: bool = False
+    musician: bool = False
+    battle_standard: bool = Field(False, description="a battle standard bearer in the unit (FB-C4)")
+
+
+class Points(_Frozen):
+    per_model: int = Field(ge=0)
+    champion: int = Field(0, ge=0)
+    standard: int = Field(0, ge=0)
+    musician: int = Field(0, ge=0)
+    confidence: Confidence | None = None
+
+
+class UnitProfile(_Frozen):
+    """One fantasy unit profile (see README "Fantasy unit files")."""
+
+    schema_version: Literal[1] = 1
+    game: Literal["fantasy"] = "fantasy"
+    id: str = Field(pattern=r"^[a-z0-9_\-]+(/[a-z0-9_\-]+)*$")
+    name: str = Field(min_length=1)
+    ruleset: Literal["basic", "wfb8", "t9a1"] = Field(description="the edition the numbers are for")
+    army: str = ""
+    troop_type: TroopType = "infantry"
+    base: str | tuple[int, int] = Field("20mm", description='"20mm", "25x50" ... or [width, depth] in mm')
+    confidence: Confidence = "medium"
+    sources: tuple[str, ...] = ()
+    stats: Stats
+    saves: Saves = Saves()
+    weapon: Weapon = Weapon()
+    mounts: tuple[Mount, ...] = ()
+    special_rules: tuple[str, ...] = ()
+    notes: tuple[str, ...] = Field((), description="rules the engine does not simulate (shown only)")
+    champion_extra_attacks: int = Field(1, ge=0, le=5)
+    defence_t: int | None = Field(None, ge=1, le=10, description="ridden monster: the T attacks use")
+    defence_w: int | None = Field(None, ge=1, le=30, description="ridden monster: the W attacks use")
+    formation: Formation
+    points: Points
+    low_confidence: dict[str, str] = Field(default_factory=dict,
+                                           description="key path -> the doubt (PR-2)")
+
+    @field_validator("base")
+    @classmethod
+    def _base(cls, base):
+        w, d = parse_base(base)
+        if not (10 <= w <= 200 and 10 <= d <= 200):
+            raise ValueError("base width and depth are 10..200 mm")
+        return base if isinstance(base, str) else (w, d)
+
+    @field_validator("special_rules")
+    @classmethod
+    def _known_rules(cls, rules: tuple[str, ...]) -> tuple[str, ...]:
+        for rule in rules:
+            if rule not in MODELLED_RULES:
+                close = difflib.get_close_matches(rule, list(MODELLED_RULES), n=1, cutoff=0.5)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise ValueError(f"unknown special rule {rule!r}; {hint}the engine models "
+                                 f"{', '.join(MODELLED_RULES)}; put other rules in notes")
+        return rules
+
+    # ---- derived values ---------------------------------------------------------------
+    @property
+    def base_mm(self) -> tuple[int, int]:
+        return parse_base(self.base)
+
+    @property
+    def toughness(self) -> int:
+        return self.defence_t or self.stats.t
+
+    @property
+    def wounds(self) -> int:
+        return self.defence_w or self.stats.w
+
+    def has(self, rule: str) -> bool:
+        return rule in self.special_rules
+
+    def unit_points(self, formation: Formation | None = None) -> int:
+        f = formation or self.formation
+        p = self.points
+        return (p.per_model * f.models + p.champion * f.champion + p.standard * f.standard
+                + p.musician * f.musician)
+
+
+def validate_unit(data: dict, source: str) -> UnitProfile:
+    """Validate a parsed TOML dict; every error of the file in one ProfileError."""
+    try:
+        return UnitProfile.model_validate(data)
+    except ValidationError as err:
+        from mathhammer.profiles import pydantic_errors
+
+        raise pydantic_errors(err, source) from None
+
+
+register_model("fantasy", validate_unit)
+
+
+def load_unit(ref: str) -> UnitProfile:
+    """A unit by profile id (``wfb8/empire_halberdiers``, or ``empire_halberdiers``
+    when unambiguous) or by the path of a TOML unit file."""
+    path = find_profile("fantasy", ref)
+    return validate_unit(read_toml(path), str(path))
+
+
+def with_formation(unit: UnitProfile, **changes) -> UnitProfile:
+    """A copy of ``unit`` with formation fields changed (models, rank_width, command)."""
+    values = {k: v for k, v in changes.items() if v is not None}
+    if not values:
+        return unit
+    try:
+        formation = Formation.model_validate({**unit.formation.model_dump(), **values})
+    except ValidationError as err:
+        from mathhammer.profiles import pydantic_errors
+
+        raise pydantic_errors(err, f"{unit.id}: formation") from None
+    return unit.model_copy(update={"formation": formation})
+
