@@ -117,8 +117,8 @@ def test_single_attack_kernel_equals_general_kernel():
     crits = np.zeros(1, np.int64)
     wm.attack_chain(*t.args(), chunk_state(5, 0), np.int64(100_000), hist_a, hits, crits)
     hist_b = np.zeros(t.max_total + 1, np.int64)
-    h, c = wm.single_attack(np.int64(t.hit_bound[0]), np.int64(t.hit_threshold[0]), t.hit_table,
-                            np.int64(t.dmg_bound[0]), np.int64(t.dmg_threshold[0]), t.dmg_table,
+    h, c = wm.single_attack(t.hit_bound[0], t.hit_threshold[0], t.hit_table,
+                            t.dmg_bound[0], t.dmg_threshold[0], t.dmg_table,
                             chunk_state(5, 0), np.int64(100_000), hist_b)
     assert np.array_equal(hist_a, hist_b) and (h, c) == (hits[0], crits[0])
 

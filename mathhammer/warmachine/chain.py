@@ -262,7 +262,13 @@ def chain_monte_carlo(specs: list[AttackSpec], config: MonteCarloConfig, boxes: 
         hist = np.zeros(tables.max_total + 1, dtype=np.int64)
         hits = np.zeros(n_attacks, dtype=np.int64)
         crits = np.zeros(n_attacks, dtype=np.int64)
-        wm.attack_chain(*tables.args(), state, np.int64(n), hist, hits, crits)
+        if n_attacks == 1:  # the specialised kernel: scalars in registers, ~2x faster
+            h, c = wm.single_attack(tables.hit_bound[0], tables.hit_threshold[0], tables.hit_table,
+                                    tables.dmg_bound[0], tables.dmg_threshold[0], tables.dmg_table,
+                                    state, np.int64(n), hist)
+            hits[0], crits[0] = h, c
+        else:
+            wm.attack_chain(*tables.args(), state, np.int64(n), hist, hits, crits)
         return {"hist": hist, "hits": hits, "crits": crits}
 
     def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
