@@ -209,3 +209,16 @@ def test_validate_copy_of_whole_tree(capsys, tmp_path):
     shutil.copytree(profiles_root() / "warmachine", tmp_path / "wm")
     code, out, _ = cli(capsys, "profiles", "validate", str(tmp_path / "wm"))
     assert code == 0 and out.count("ok ") == 15
+
+
+def test_show_and_validate_fantasy_profile_through_the_registry(capsys):
+    """The same commands work for the Fantasy game via mathhammer.profiles.register_model."""
+    code, out, _ = cli(capsys, "profiles", "list", "--game", "fantasy", "--format", "json")
+    valid = [r["id"] for r in json.loads(out)["profiles"] if r["kind"] != "INVALID"]
+    if not valid:
+        pytest.skip("no valid bundled fantasy profile yet")
+    code, out, _ = cli(capsys, "profiles", "show", valid[0], "--game", "fantasy")
+    assert code == 0 and out.splitlines()[0].endswith(f"({valid[0]})")
+    path = profiles_root() / "fantasy" / f"{valid[0]}.toml"
+    code, out, _ = cli(capsys, "profiles", "validate", str(path))
+    assert code == 0 and out == f"ok {path} (fantasy {valid[0]})\n"

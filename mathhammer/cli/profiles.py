@@ -259,7 +259,15 @@ def generic_card(game: str, profile: Any) -> list[str]:
              ""]
 
     def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, dict):
+        scalar = lambda v: isinstance(v, int | float | str) or v is None  # noqa: E731
+        if isinstance(value, dict) and prefix and len(value) >= 4 and all(map(scalar, value.values())) \
+                and max(map(len, value)) <= 5:
+            keys = [k for k, v in value.items() if v is not None]  # a stat line: one table row
+            lines.append(f"  {prefix}")
+            lines.extend("  " + row for row in _table(
+                tuple(k.upper() for k in keys),
+                [tuple(f"{value[k]}{_star(flagged, f'{prefix}.{k}')}" for k in keys)]))
+        elif isinstance(value, dict):
             for key, inner in value.items():
                 if key != "low_confidence":
                     walk(f"{prefix}.{key}" if prefix else key, inner)
