@@ -12,6 +12,8 @@ DEMO_STEPS: list[tuple[str, list[str]]] = [
     ("Dice: 2D6+3, chance of 10 or more (exact)", ["roll", "2D6+3", "--at-least", "10"]),
     ("Dice: the same by Monte Carlo, with standard errors",
      ["roll", "2D6+3", "--at-least", "10", "--method", "mc", "--n-trials", "200000", "--seed", "1"]),
+    ("Profiles: the Khador Juggernaut's card, with its damage grid and recorded doubts",
+     ["profiles", "show", "khador/juggernaut"]),
 ]
 
 def demo_command() -> None:
