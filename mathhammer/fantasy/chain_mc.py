@@ -1,0 +1,94 @@
+"""Monte Carlo of the attack chain: the die-by-die kernel behind :mod:`mathhammer.engine`.
+
+:func:`kernel_arguments` turns a spec into the flat arrays of
+:func:`mathhammer.kernels.fantasy.chain_kernel` (also used by the benchmark script);
+:func:`chain_monte_carlo` runs it and returns the wounds histogram.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from mathhammer.dice import parse_dice
+from mathhammer.engine import MonteCarloConfig, simulate
+from mathhammer.errors import InputError
+from mathhammer.fantasy.chain import AttackSpec, compile_spec
+from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+
+TABLE_LIMIT = 1 << 16
+
+
+def _table(pmf: dict[int, Fraction], where: str) -> np.ndarray:
+    """Equally likely entries whose frequencies are exactly ``pmf`` (for one bounded draw)."""
+    pmf = {k: p for k, p in pmf.items() if p}
+    denominator = math.lcm(*(p.denominator for p in pmf.values()))
+    if denominator > TABLE_LIMIT:
+        raise InputError(where, "has too many outcomes for the Monte Carlo kernel", None,
+                         "use the exact method")
+    values = [k for k, p in sorted(pmf.items()) for _ in range(int(p * denominator))]
+    return np.array(values, dtype=np.int64)
+
+
+def _attacks_fractions(attacks: int | str) -> dict[int, Fraction]:
+    if isinstance(attacks, (int, np.integer)):
+        return {int(attacks): Fraction(1)}
+    text = str(attacks).strip()
+    return {int(text): Fraction(1)} if text.isdigit() else parse_dice(text).pmf()
+
+
+@dataclass(frozen=True)
+class KernelArguments:
+    """Positional arguments of ``chain_kernel`` before (digits, state, n_trials, hist)."""
+
+    args: tuple
+    hist_size: int
+
+
+def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "wfb8",
+                     models: int | None = None) -> KernelArguments:
+    """Flat, typed kernel inputs for ``attacks`` attacks of ``spec``."""
+    rules = load_ruleset(rules)
+    t = compile_spec(spec, rules)
+    attacks_table = _table(_attacks_fractions(attacks), "attacks")
+    wounds_table = _table(dict(enumerate(t.wounds_each)), "multiple_wounds")
+    W = spec.target_wounds
+    slay = bool(t.ward_out.max() == 2)
+    step = max(int(wounds_table.max()), W if slay else 0)
+    most = int(attacks_table.max()) * step
+    cap = most if models is None else min(most, models * W)
+    c = np.ascontiguousarray
+    args = (
+        c(attacks_table), np.int64(t.hopeless), c(t.hit_rr), c(t.hit_out), c(t.wound_rr),
+        c(t.wound_out), c(t.armour_rr), c(t.armour_out), c(t.ward_rr), c(t.ward_out),
+        c(wounds_table), np.int64(W), np.int64(slay), np.int64(cap),
+    )
+    return KernelArguments(args, cap + 1)
+
+
+def chain_monte_carlo(spec: AttackSpec, attacks: int | str, rules: Ruleset | str,
+                      config: MonteCarloConfig, models: int | None = None,
+                      at_least: int | None = None):
+    """Run the kernel; returns the :class:`mathhammer.engine.MonteCarloRun` (tally "hist")."""
+    from mathhammer import kernels
+
+    fantasy = kernels.load("fantasy")
+    prepared = kernel_arguments(spec, attacks, rules, models)
+    digits = fantasy.digit_table()
+
+    def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
+        hist = np.zeros(prepared.hist_size, dtype=np.int64)
+        fantasy.chain_kernel(*prepared.args, digits, state, np.int64(n), hist)
+        return {"hist": hist}
+
+    def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
+        counts = tally["hist"]
+        probs = [counts / n]
+        if at_least is not None:
+            probs.append([counts[max(0, at_least):].sum() / n])
+        return np.concatenate([np.ravel(p) for p in probs])
+
+    return simulate(run_chunk, config, probabilities)
