@@ -1,0 +1,102 @@
+"""CLI figures measured in fresh subprocesses: latency, first-run compile, peak memory."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# The wrapper runs the command as its own child and reports that child's peak RSS
+# (ru_maxrss of RUSAGE_CHILDREN covers only children already waited for, so a
+# fresh wrapper per measurement keeps other commands out of the figure).
+_PEAK_WRAPPER = """
+import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def mathhammer_argv() -> list[str]:
+    """The installed console script next to this interpreter, else ``python -m mathhammer``."""
+    script = Path(sys.executable).parent / "mathhammer"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "mathhammer"]
+
+
+def run(args: list[str], env: dict | None = None, timeout: float = 600) -> tuple[int, float, str]:
+    """(exit code, wall seconds, stderr) of ``mathhammer ARGS`` in a fresh process."""
+    start = time.perf_counter()
+    proc = subprocess.run(mathhammer_argv() + args, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, env=env, timeout=timeout)
+    return proc.returncode, time.perf_counter() - start, proc.stderr
+
+
+def command_available(words: list[str]) -> bool:
+    """True when ``mathhammer WORDS --help`` succeeds (the command exists)."""
+    code, _, _ = run(words + ["--help"], timeout=60)
+    return code == 0
+
+
+def latency(commands: dict[str, list[str]], rounds: int) -> dict[str, float]:
+    """Median wall time of each command, warm caches, commands interleaved per round.
+
+    One untimed run first fills numba's cache and the OS page cache. A command
+    that fails raises RuntimeError with its stderr (a benchmark of an error is
+    not a benchmark).
+    """
+    for name, args in commands.items():
+        code, _, err = run(args)
+        if code != 0:
+            raise RuntimeError(f"{name}: exit {code}: {err.strip()[-300:]}")
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, args in commands.items():
+            times[name].append(run(args)[1])
+    return {name: statistics.median(ts) for name, ts in times.items() if ts}
+
+
+def first_run(args: list[str]) -> tuple[float, float]:
+    """(wall with an empty numba cache, wall with that cache now warm) of one command."""
+    cache = tempfile.mkdtemp(prefix="mathhammer-bench-numba-")
+    try:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        code, cold, err = run(args, env=env)
+        if code != 0:
+            raise RuntimeError(f"exit {code}: {err.strip()[-300:]}")
+        _, warm, _ = run(args, env=env)
+        return cold, warm
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def peak_rss_mb(args: list[str], timeout: float = 900) -> tuple[float, float]:
+    """(peak resident set size in MB, wall seconds) of ``mathhammer ARGS``."""
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, *mathhammer_argv(), *args],
+                         capture_output=True, text=True, timeout=timeout, check=True).stdout
+    wall = time.perf_counter() - start
+    code, kb = (int(x) for x in out.split())
+    if code != 0:
+        raise RuntimeError(f"exit {code}")
+    return kb / 1024.0, wall
+
+
+def import_profile(args: list[str], top: int = 5) -> list[tuple[str, float]]:
+    """The ``top`` slowest imports (cumulative seconds) of a command, from ``-X importtime``."""
+    code = ("import sys; from mathhammer.cli import main; "
+            f"sys.argv = ['mathhammer'] + {args!r}; main()")
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rows = []
+    for line in proc.stderr.splitlines():
+        m = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
+        if m and len(m.group(2)) <= 1:  # top-level imports only (no nested indent)
+            rows.append((m.group(3), int(m.group(1)) / 1e6))
+    return sorted(rows, key=lambda r: -r[1])[:top]

@@ -1,0 +1,241 @@
+"""Pure helpers of the benchmark script: timing, targets, the JSON and Markdown outputs.
+
+Nothing here imports mathhammer, numba or numpy, so the formats are testable in
+milliseconds (``tests/test_benchmarks_format.py``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+UNITS = ("trials/s", "s", "MB")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A figure's goal: a bound on the value and/or on the ratio to its baseline.
+
+    ``at_least`` / ``at_most`` bound the value itself. ``min_ratio`` bounds the
+    speed-up over the baseline: value / baseline for throughputs ("trials/s"),
+    baseline / value for times and sizes ("s", "MB"), so larger is always better.
+    """
+
+    at_least: float | None = None
+    at_most: float | None = None
+    min_ratio: float | None = None
+    source: str = "issue 7"
+
+    def describe(self, unit: str) -> str:
+        parts = []
+        if self.at_least is not None:
+            parts.append(f"≥ {human(self.at_least, unit)}")
+        if self.at_most is not None:
+            parts.append(f"≤ {human(self.at_most, unit)}")
+        if self.min_ratio is not None:
+            parts.append(f"≥ {self.min_ratio:g}× baseline")
+        return " and ".join(parts)
+
+
+@dataclass
+class Case:
+    """One measured figure (the JSON contract's fields plus target and notes)."""
+
+    name: str
+    unit: str
+    value: float
+    baseline_name: str | None = None
+    baseline_value: float | None = None
+    target: Target | None = None
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {UNITS}, got {self.unit!r}")
+
+    def ratio(self) -> float | None:
+        """Speed-up over the baseline (> 1 means better than the baseline)."""
+        if self.baseline_value is None or not self.value or not self.baseline_value:
+            return None
+        if self.unit == "trials/s":
+            return self.value / self.baseline_value
+        return self.baseline_value / self.value
+
+    def passed(self) -> bool | None:
+        """True / False against the target; None when the figure has no target."""
+        t = self.target
+        if t is None:
+            return None
+        ok = True
+        if t.at_least is not None:
+            ok &= self.value >= t.at_least
+        if t.at_most is not None:
+            ok &= self.value <= t.at_most
+        if t.min_ratio is not None:
+            r = self.ratio()
+            ok &= r is not None and r >= t.min_ratio
+        return bool(ok)
+
+    def to_json(self) -> dict:
+        """Exactly the fields of issue 7's JSON contract."""
+        return {
+            "name": self.name,
+            "unit": self.unit,
+            "value": float(self.value),
+            "baseline_name": self.baseline_name,
+            "baseline_value": None if self.baseline_value is None else float(self.baseline_value),
+        }
+
+
+@dataclass
+class Results:
+    """Everything one run produced: figures, skipped cases with their reason, notes."""
+
+    cases: list[Case] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, case: Case) -> Case:
+        self.cases.append(case)
+        return case
+
+    def skip(self, name: str, reason: str) -> None:
+        self.skipped.append((name, reason))
+
+    def to_json(self, machine: dict | None = None) -> dict:
+        out: dict = {"cases": [c.to_json() for c in self.cases]}
+        # extra top-level keys; each case keeps exactly the contract's fields
+        out["checks"] = [
+            {"name": c.name, "target": c.target.describe(c.unit), "pass": c.passed()}
+            for c in self.cases if c.target is not None
+        ]
+        out["skipped"] = [{"name": n, "reason": r} for n, r in self.skipped]
+        if machine is not None:
+            out["machine"] = machine
+        return out
+
+
+def dumps_json(results: Results, machine: dict | None = None) -> str:
+    return json.dumps(results.to_json(machine), indent=2, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- timing
+
+
+def round_robin(
+    variants: dict[str, Callable[[], object]], rounds: int, warmup: int = 1
+) -> dict[str, float]:
+    """Median wall time (s) of each variant, timed in turn for ``rounds`` rounds.
+
+    Interleaving the variants puts every one of them through the same periods of
+    load from other processes on a shared machine, so their ratios stay fair.
+    """
+    for fn in variants.values():
+        for _ in range(warmup):
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, fn in variants.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def human(value: float, unit: str) -> str:
+    """Readable figure: "152 M trials/s", "0.31 s", "45 ms", "88 MB"."""
+    if unit == "trials/s":
+        if value >= 1e6:
+            return f"{value / 1e6:.3g} M trials/s"
+        return f"{value / 1e3:.3g} k trials/s"
+    if unit == "s":
+        if value < 0.01:
+            return f"{value * 1e3:.3g} ms"
+        return f"{value:.3g} s"
+    return f"{value:.3g} MB"
+
+
+def machine_info(repo: Path) -> dict:
+    """CPU model, cores, load average, date (UTC), git commit and versions."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        load = "n/a"
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "load_average": load,
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit,
+        "python": platform.python_version(),
+    }
+
+
+def _status(case: Case) -> str:
+    ok = case.passed()
+    return "—" if ok is None else ("pass" if ok else "**MISS**")
+
+
+def to_markdown(results: Results, machine: dict, versions: str = "", mode: str = "") -> str:
+    """The RESULTS.md page: machine line, one table of figures, skipped cases, notes."""
+    lines = [
+        "# mathhammer benchmark results",
+        "",
+        "Written by `benchmarks/run.py`" + (f" ({mode})" if mode else "") + "; do not edit by hand.",
+        "",
+        f"- Machine: {machine['cpu']}, {machine['cores']} cores, load average "
+        f"{machine['load_average']} (1/5/15 min) at the start of the run",
+        f"- Date: {machine['date']}; git commit `{machine['commit']}`; Python {machine['python']}"
+        + (f"; {versions}" if versions else ""),
+        "- Throughputs and times are medians over interleaved rounds in one process;"
+        " CLI figures are fresh subprocesses with warm caches unless the name says otherwise.",
+        "",
+        "| case | value | baseline | baseline value | ratio | target | status |",
+        "| --- | ---: | --- | ---: | ---: | --- | --- |",
+    ]
+    for c in results.cases:
+        ratio = c.ratio()
+        lines.append(
+            "| {name} | {value} | {bname} | {bvalue} | {ratio} | {target} | {status} |".format(
+                name=c.name + (f" ({c.note})" if c.note else ""),
+                value=human(c.value, c.unit),
+                bname=c.baseline_name or "—",
+                bvalue="—" if c.baseline_value is None else human(c.baseline_value, c.unit),
+                ratio="—" if ratio is None else f"{ratio:.2f}×",
+                target=c.target.describe(c.unit) if c.target else "—",
+                status=_status(c),
+            )
+        )
+    if results.skipped:
+        lines += ["", "## Not measured", ""]
+        lines += [f"- {name}: {reason}" for name, reason in results.skipped]
+    if results.notes:
+        lines += ["", "## Notes", ""]
+        lines += [f"- {note}" for note in results.notes]
+    return "\n".join(lines) + "\n"

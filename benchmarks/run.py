@@ -1,0 +1,307 @@
+"""mathhammer benchmarks (issue 7): throughput, latency and memory beside baselines.
+
+Usage::
+
+    python benchmarks/run.py            # full run (~10 min), writes benchmarks/RESULTS.md
+    python benchmarks/run.py --quick    # < 5 min, same cases with fewer trials/rounds
+    python benchmarks/run.py --format json   # JSON on stdout ({"cases": [...]})
+
+Sections, each in one process with variants timed round-robin and medians kept:
+
+1. kernels (1 thread) beside a tuned numpy version of the same mechanic;
+2. library queries through the chunked engine with 1 and 2 threads;
+3. exact engine beside icepool on the same queries (skipped without icepool);
+4. CLI latency in fresh subprocesses with warm caches;
+5. first-run compile of what the demo touches (empty ``NUMBA_CACHE_DIR``);
+6. peak memory of a 10^9-trial run.
+
+A case whose engine has not landed yet is listed under "Not measured".
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import cli_bench  # noqa: E402
+from benchmarks.report import Case, Results, Target, dumps_json, human, machine_info  # noqa: E402
+from benchmarks.report import round_robin, to_markdown  # noqa: E402
+
+RESULTS_PATH = Path(__file__).resolve().parent / "RESULTS.md"
+
+# issue 7 part 3 (and issue 3 for the duel)
+KERNEL_TARGETS = {
+    "Warmachine boosted chain 3d6/3d6 (kernel single_attack, 1 thread)": Target(min_ratio=2.0),
+    "Warmachine boosted chain 3d6/3d6 (kernel attack_chain, 1 thread)": Target(min_ratio=2.0),
+    "warjack grid, 3-attack sequence (kernel, 1 thread)": None,
+    "fantasy 20-attack staged chain (kernel, 1 thread)": None,
+    "dice roll 2D6 (kernel, 1 thread)": None,
+}
+ENGINE_TARGETS = {  # on 2 cores: the library query with threads=2
+    "Warmachine boosted chain 3d6/3d6": Target(at_least=150e6),
+    "warjack grid, 3-attack sequence": Target(at_least=25e6),
+    "fantasy 20-attack staged chain": Target(at_least=20e6),
+}
+EXACT_TARGET = Target(min_ratio=10.0)
+
+
+@dataclass(frozen=True)
+class Settings:
+    quick: bool
+    rounds: int
+    cli_rounds: int
+    engine_trials: int
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- 1. kernels vs numpy
+
+
+def bench_kernels(results: Results, s: Settings) -> None:
+    from benchmarks import adapters
+
+    prepared = {}
+    for name, (adapter, n_full, n_quick) in adapters.KERNEL_CASES.items():
+        try:
+            pair = adapter()
+            pair.kernel(1000)  # compiles (cache) and proves the call works
+            if pair.baseline is not None:
+                pair.baseline(1000)
+            prepared[name] = (pair, n_quick if s.quick else n_full)
+        except adapters.NotAvailable as why:
+            results.skip(name, str(why))
+        except Exception as err:  # an engine mid-change must not sink the other cases
+            results.skip(name, f"adapter failed: {type(err).__name__}: {err}")
+    # one round-robin over every kernel and baseline keeps their ratios fair
+    variants = {}
+    for name, (pair, n) in prepared.items():
+        variants[(name, "kernel")] = lambda pair=pair, n=n: pair.kernel(n)
+        if pair.baseline is not None:
+            variants[(name, "baseline")] = lambda pair=pair, n=n: pair.baseline(n)
+    log(f"kernels: {len(prepared)} cases, {s.rounds} rounds")
+    medians = round_robin(variants, s.rounds)
+    for name, (pair, n) in prepared.items():
+        base = medians.get((name, "baseline"))
+        results.add(Case(
+            name, "trials/s", n / medians[(name, "kernel")],
+            pair.baseline_name if base else None, n / base if base else None,
+            KERNEL_TARGETS.get(name),
+        ))
+
+
+# ---------------------------------------------------------------- 2. engine, threads
+
+
+def bench_engine(results: Results, s: Settings) -> None:
+    from benchmarks import adapters
+
+    for name, (adapter, share) in adapters.ENGINE_CASES.items():
+        try:
+            query = adapter()
+            query(1000, 1)
+        except adapters.NotAvailable as why:
+            results.skip(f"{name} (library, 2 threads)", str(why))
+            continue
+        except Exception as err:
+            results.skip(f"{name} (library, 2 threads)",
+                         f"adapter failed: {type(err).__name__}: {err}")
+            continue
+        n = int(s.engine_trials * share)
+        log(f"engine: {name}, {n:.0e} trials, 1 vs 2 threads")
+        med = round_robin({1: lambda: query(n, 1), 2: lambda: query(n, 2)}, s.rounds)
+        results.add(Case(f"{name} (library, 2 threads)", "trials/s", n / med[2],
+                         "same query, 1 thread", n / med[1], ENGINE_TARGETS.get(name),
+                         note=f"{n:.0e} trials"))
+
+
+# ---------------------------------------------------------------- 3. exact vs icepool
+
+
+def bench_exact(results: Results, s: Settings) -> None:
+    from benchmarks import adapters
+
+    for name, adapter in adapters.EXACT_CASES.items():
+        try:
+            ours, theirs = adapter()
+        except adapters.NotAvailable as why:
+            results.skip(name, str(why))
+            continue
+        except Exception as err:
+            results.skip(name, f"adapter failed: {type(err).__name__}: {err}")
+            continue
+        counter = {"ours": 0, "theirs": 0}
+
+        def step(fn, key):
+            def run():
+                fn(counter[key])
+                counter[key] += 1
+            return run
+
+        med = round_robin({"ours": step(ours, "ours"), "theirs": step(theirs, "theirs")},
+                          max(5, 3 * s.rounds))
+        results.add(Case(name, "s", med["ours"], "icepool", med["theirs"], EXACT_TARGET))
+
+
+# ---------------------------------------------------------------- 4. CLI latency
+
+MC_ROLL = ["roll", "2D6", "--method", "mc", "--n-trials", "1000000", "--seed", "1", "--quiet"]
+WM_EXACT = ["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "18",
+            "--boost-hit", "--boost-damage", "--method", "exact", "--quiet"]
+WM_MC = ["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "18",
+         "--boost-hit", "--boost-damage", "--method", "mc", "--n-trials", "1000000", "--seed",
+         "1", "--quiet"]
+WM_DUEL = ["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "3", "--charge",
+           "--policy", "optimal", "--quiet"]
+FB_EXACT = ["fb", "attack", "--attacks", "20", "--ws", "4", "--target-ws", "4", "--strength",
+            "4", "--toughness", "4", "--save", "5", "--method", "exact", "--quiet"]
+
+CLI_CASES = [
+    # (name, argv, command words that must exist, target)
+    ("CLI: mathhammer --help", ["--help"], [], Target(at_most=0.5)),
+    ("CLI: exact wm attack (boosted)", WM_EXACT, ["wm", "attack"], Target(at_most=1.0)),
+    ("CLI: exact roll 2D6+3", ["roll", "2D6+3", "--at-least", "10", "--quiet"], ["roll"],
+     Target(at_most=1.0)),
+    ("CLI: exact fb attack (20 attacks)", FB_EXACT, ["fb", "attack"], Target(at_most=1.0)),
+    ("CLI: 10^6-trial MC wm attack", WM_MC, ["wm", "attack"], Target(at_most=1.5)),
+    ("CLI: 10^6-trial MC roll 2D6", MC_ROLL, ["roll"], Target(at_most=1.5)),
+    ("CLI: wm duel juggernaut vs ironclad --policy optimal", WM_DUEL, ["wm", "duel"],
+     Target(at_most=3.0, source="issue 3")),
+]
+
+
+def bench_cli(results: Results, s: Settings) -> None:
+    commands, targets = {}, {}
+    for name, argv, words, target in CLI_CASES:
+        if words and not cli_bench.command_available(words):
+            results.skip(name, f"not available yet (`mathhammer {' '.join(words)}` does not exist)")
+            continue
+        commands[name], targets[name] = argv, target
+    log(f"cli: {len(commands)} commands, {s.cli_rounds} rounds")
+    ok = {}
+    for name, argv in commands.items():  # one failing command must not sink the others
+        try:
+            cli_bench.latency({name: argv}, 0)
+            ok[name] = argv
+        except RuntimeError as err:
+            results.skip(name, f"command failed: {err}")
+    for name, wall in cli_bench.latency(ok, s.cli_rounds).items():
+        results.add(Case(name, "s", wall, None, None, targets[name]))
+    top = cli_bench.import_profile(["--help"])
+    results.notes.append("`mathhammer --help` slowest top-level imports (-X importtime): "
+                         + ", ".join(f"{m} {t * 1e3:.0f} ms" for m, t in top))
+
+
+# ---------------------------------------------------------------- 5. first-run compile
+
+
+def bench_compile(results: Results, s: Settings) -> None:
+    log("compile: mathhammer demo with an empty numba cache")
+    cold, warm = cli_bench.first_run(["demo"])
+    results.add(Case("first-run compile of the demo (cold − warm demo wall)", "s",
+                     max(cold - warm, 0.0), None, None, Target(at_most=20.0)))
+    results.add(Case("mathhammer demo, empty numba cache", "s", cold,
+                     "same, warm cache", warm))
+    if not s.quick:
+        log("compile: mathhammer warmup with an empty numba cache")
+        cold, warm = cli_bench.first_run(["warmup"])
+        results.add(Case("mathhammer warmup, empty numba cache (every kernel)", "s", cold,
+                         "same, warm cache", warm))
+
+
+# ---------------------------------------------------------------- 6. memory
+
+BIG_RUN = ["roll", "2D6", "--method", "mc", "--n-trials", "1000000000", "--seed", "1", "--quiet"]
+
+
+def bench_memory(results: Results, s: Settings) -> None:
+    log("memory: 10^9-trial roll 2D6")
+    peak, wall = cli_bench.peak_rss_mb(BIG_RUN)
+    small, _ = cli_bench.peak_rss_mb(MC_ROLL)
+    results.add(Case("peak RSS, roll 2D6 with 10^9 trials", "MB", peak,
+                     "same query, 10^6 trials", small, Target(at_most=300.0)))
+    results.notes.append(f"the 10^9-trial roll took {wall:.1f} s wall "
+                         f"({1e9 / wall / 1e6:.0f} M trials/s end to end, default threads)")
+
+
+SECTIONS = {
+    "kernels": bench_kernels,
+    "engine": bench_engine,
+    "exact": bench_exact,
+    "cli": bench_cli,
+    "compile": bench_compile,
+    "memory": bench_memory,
+}
+
+
+def versions() -> str:
+    parts = []
+    for mod in ("numpy", "numba", "icepool"):
+        try:
+            parts.append(f"{mod} {__import__(mod).__version__}")
+        except ImportError:
+            parts.append(f"{mod} absent")
+    return ", ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer trials and rounds (< 5 min)")
+    parser.add_argument("--format", choices=("table", "json"), default="table",
+                        help="stdout: a summary table, or the JSON contract")
+    parser.add_argument("--only", action="append", choices=sorted(SECTIONS),
+                        help="run only these sections (repeatable); RESULTS.md is not written")
+    parser.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
+    args = parser.parse_args(argv)
+
+    settings = Settings(
+        quick=args.quick,
+        rounds=3 if args.quick else 7,
+        cli_rounds=3 if args.quick else 7,
+        engine_trials=10**7 if args.quick else 5 * 10**7,
+    )
+    machine = machine_info(REPO)  # load average before we add our own
+    results = Results()
+    start = time.perf_counter()
+    for name, section in SECTIONS.items():
+        if args.only and name not in args.only:
+            continue
+        t0 = time.perf_counter()
+        try:
+            section(results, settings)
+        except Exception as err:  # a broken section is a finding, not a crash
+            results.skip(f"section {name}", f"error: {type(err).__name__}: {err}")
+            log(traceback.format_exc())
+        log(f"  {name}: {time.perf_counter() - t0:.1f} s")
+    elapsed = time.perf_counter() - start
+    mode = ("quick" if args.quick else "full") + f" run, {elapsed:.0f} s"
+    results.notes.append(f"whole run took {elapsed:.0f} s ({'--quick' if args.quick else 'full'})")
+
+    if not args.no_write and not args.only:
+        RESULTS_PATH.write_text(to_markdown(results, machine, versions(), mode))
+        log(f"wrote {RESULTS_PATH.relative_to(REPO)}")
+    if args.format == "json":
+        print(dumps_json(results, machine))
+    else:
+        for c in results.cases:
+            ok = c.passed()
+            status = "" if ok is None else ("  pass" if ok else "  MISS")
+            base = f"  (baseline {human(c.baseline_value, c.unit)})" if c.baseline_value else ""
+            print(f"{c.name}: {human(c.value, c.unit)}{base}{status}")
+        for name, reason in results.skipped:
+            print(f"{name}: {reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
