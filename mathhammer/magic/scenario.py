@@ -1,0 +1,40 @@
+"""``mathhammer run`` / ``mathhammer magic phase`` for ``game = "magic"`` scenario files.
+
+``method = "auto"`` runs Monte Carlo (a phase is path dependent, and the answer
+carries standard errors); ``exact`` propagates the phase state exactly where the
+scenario allows (:func:`mathhammer.magic.phase.exact_available`); ``check`` runs both.
+"""
+
+from __future__ import annotations
+
+from mathhammer.engine import MonteCarloConfig
+from mathhammer.magic.models import MagicScenario, load_scenario
+from mathhammer.magic.rules import magic_rules
+from mathhammer.query import answer
+from mathhammer.results import Report
+
+
+def run_phase(scenario: MagicScenario, *, method: str = "auto",
+              config: MonteCarloConfig | None = None, check: bool = False) -> Report:
+    """The whole phase of a validated scenario (MG-1..MG-10)."""
+    from mathhammer.magic.compile import compile_phase
+    from mathhammer.magic.phase import exact_available, phase_exact, phase_monte_carlo
+
+    rules = magic_rules(scenario.ruleset)
+    compiled = compile_phase(scenario, rules)
+    has_exact = exact_available(scenario) is None or method == "exact"
+    exact = (lambda: phase_exact(scenario, rules, compiled, scenario.ruleset)) if has_exact else None
+    return answer(
+        "magic phase",
+        method="mc" if method == "auto" else method,
+        exact=exact,
+        monte_carlo=lambda cfg: phase_monte_carlo(scenario, rules, compiled, cfg, scenario.ruleset),
+        config=config,
+        check=check,
+    )
+
+
+def run_scenario(data: dict, source: str, *, method: str = "auto",
+                 config: MonteCarloConfig | None = None, check: bool = False) -> Report:
+    """Entry point of ``mathhammer run`` (see :mod:`mathhammer.cli.run`)."""
+    return run_phase(load_scenario(data, source), method=method, config=config, check=check)
