@@ -88,3 +88,71 @@ app.command("attack")(attack_command)
 
 
 # ---------------------------------------------------------------------------- aoe (below)
+def aoe_command(
+    stat: Annotated[int, typer.Option("--stat", help="RAT (ranged) or FOCUS (magic).")],
+    defense: Annotated[int, typer.Option("--defense", help="Target's base DEF (other models default to it).")],
+    armor: Annotated[int, typer.Option("--armor", help="Target's base ARM (other models default to it).")],
+    power: Annotated[int, typer.Option("--power", help="POW; blast damage uses ceil(POW/2).")],
+    range_: Annotated[float, typer.Option("--range", help="Inches from the attacker to the target's centre (spray: from the template's narrow end).")],
+    aoe_size: Annotated[Optional[float], typer.Option("--aoe", help="AOE template diameter: 3, 4 or 5 (default 3).")] = None,
+    spray: Annotated[Optional[float], typer.Option("--spray", help="Spray template instead of an AOE: 8 or 10.")] = None,
+    rng: Annotated[Optional[float], typer.Option("--rng", help="Weapon RNG: a target beyond it is missed and the shot deviates from the point at RNG.")] = None,
+    kind: Annotated[str, typer.Option("--kind", help="ranged or magic.")] = "ranged",
+    boost_hit: Annotated[bool, Flag("--boost-hit", "Boost the attack roll(s).")] = False,
+    boost_damage: Annotated[bool, Flag("--boost-damage", "Boost full-POW damage rolls (direct hit, spray).")] = False,
+    boost_blast: Annotated[bool, Flag("--boost-blast", "Boost every blast damage roll (1 focus each).")] = False,
+    modifier: Annotated[int, typer.Option("--modifier", help="Any other attack-roll modifier.")] = 0,
+    aim: Annotated[bool, Flag("--aim", "Aiming: +2 to hit.")] = False,
+    target_in_melee: Annotated[bool, Flag("--target-in-melee", "-4 to hit (not for spray).")] = False,
+    knocked_down: Annotated[bool, Flag("--knocked-down", "Target knocked down: DEF 5.")] = False,
+    stationary: Annotated[bool, Flag("--stationary", "Target stationary: DEF 5.")] = False,
+    cover: Annotated[bool, Flag("--cover", "Target in cover: +4 DEF.")] = False,
+    concealment: Annotated[bool, Flag("--concealment", "Target in concealment: +2 DEF.")] = False,
+    elevated: Annotated[bool, Flag("--elevated", "Target elevated: +2 DEF.")] = False,
+    def_bonus: Annotated[int, typer.Option("--def-bonus", help="Target DEF from spells or effects.")] = 0,
+    arm_bonus: Annotated[int, typer.Option("--arm-bonus", help="Target ARM from spells or feats.")] = 0,
+    target_base: Annotated[str, typer.Option("--target-base", help="small, medium or large (30/40/50 mm).")] = "medium",
+    boxes: Annotated[Optional[int], typer.Option("--boxes", help="Damage boxes of the target (and default for other models): report P(destroyed).")] = None,
+    model: Annotated[Optional[list[str]], typer.Option("--model", help='Another model: "NAME,X,Y[,BASE][,def=N][,arm=N][,boxes=N]" in inches from the target, +X away from the attacker. Repeatable.')] = None,
+    models_file: Annotated[Optional[Path], typer.Option("--models", help="TOML file with [[models]] name, x, y, base, def, arm, boxes.")] = None,
+    method: Method = "auto",
+    n_trials: NTrials = None,
+    seed: Seed = None,
+    precision: Precision = None,
+    threads: Threads = None,
+    format: Format = "table",
+    plot: PlotPath = None,
+    output: OutputPath = None,
+    check: Check = False,
+    quiet: Quiet = False,
+) -> None:
+    """One AOE or spray attack: P(target hit), models hit, damage per model (WM-D4..D7)."""
+    from mathhammer.errors import InputError
+    from mathhammer.warmachine.aoe import AoeSetup, aoe, load_models, parse_model
+
+    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
+                          threads=threads, format=format, plot=plot, output=output, check=check,
+                          quiet=quiet)
+    if opts.precision is not None and opts.method == "auto":
+        opts.method = "mc"
+    if spray is not None and aoe_size is not None:
+        raise InputError("--spray", "a weapon has either an AOE or a spray template", spray,
+                         "drop --aoe or --spray")
+    others = [parse_model(text) for text in (model or [])]
+    if models_file is not None:
+        others += load_models(str(models_file))
+    setup = AoeSetup(
+        stat=stat, defense=defense, armor=armor, power=power, range=range_, kind=kind,
+        aoe=aoe_size if aoe_size is not None else 3.0, spray=spray, rng=rng, boost_hit=boost_hit,
+        boost_damage=boost_damage, boost_blast=boost_blast, modifier=modifier, aim=aim,
+        target_in_melee=target_in_melee, knocked_down=knocked_down, stationary=stationary,
+        cover=cover, concealment=concealment, elevated=elevated, def_bonus=def_bonus,
+        arm_bonus=arm_bonus, target_base=target_base, target_boxes=boxes, models=tuple(others))
+    report = aoe(setup, method=opts.method, config=opts.config(), check=opts.check)
+    emit(report, opts)
+
+
+app.command("aoe")(aoe_command)
+
+
+# ---------------------------------------------------------------------------- duel (appended by WM-grid)

@@ -1,0 +1,451 @@
+"""AOE, blast, deviation and spray attacks (WM-D4..D7): exact and geometric Monte Carlo.
+
+Geometry, in inches. The intended target ("target") stands at the origin; the
+attacker is on the negative x axis at ``range`` inches, so +x points straight away
+from the attacker and +y to the attacker's left. Other models are given by their
+centres in these coordinates and a base size (WM-D7: small 30 mm, medium 40 mm,
+large 50 mm). A model is under a template when its base circle touches or overlaps
+the template (circle of the AOE diameter, or the spray template).
+
+AOE (WM-D4, WM-D5): one attack roll against the target. A hit is a direct hit: the
+target takes a full-POW damage roll, every other model under the template centred on
+it a blast roll at ceil(POW/2). A miss deviates d6 inches (capped at half the
+distance from the attacker to the intended point) in d6 direction (1 = straight on,
+then clockwise in 60° steps, 4 = back towards the attacker); every model under the
+deviated template, the target included, takes a blast roll. A target beyond the
+weapon's RNG is missed automatically and the deviation starts from the point at RNG
+on the line to it, capped at RNG/2 (reference D6). Since the 36 deviation outcomes
+are equally likely and the geometry is fixed, the exact engine enumerates them; the
+Monte Carlo kernel throws real dice and measures distances, an independent check.
+
+Spray (WM-D6): the template is fixed (no deviation); every model under it gets its own
+attack roll (its own DEF, no target-in-melee penalty) and full-POW damage on a hit.
+The template shape is approximated by a trapezoid along the attack line, starting at
+the attacker (``range`` is measured from the template's narrow end): 0.5" wide at the
+narrow end and 2" at the far end, 8" or 10" long (**low confidence**: the exact
+outline of the Mk II spray template was not verified).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mathhammer.engine import MonteCarloConfig, simulate
+from mathhammer.errors import InputError, RulesError
+from mathhammer.query import answer
+from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.warmachine import rules
+
+BASE_MM = {"small": 30.0, "medium": 40.0, "large": 50.0}  # WM-D7
+MM_PER_INCH = 25.4
+AOE_SIZES = (3.0, 4.0, 5.0)
+SPRAY_SIZES = (8.0, 10.0)
+SPRAY_NEAR_WIDTH = 0.5  # low confidence, see module doc
+SPRAY_FAR_WIDTH = 2.0  # low confidence
+TOUCH_EPS = 1e-9  # same tolerance as kernels/aoe.py: touching bases count as under
+
+
+def base_radius(base: str, where: str = "base") -> float:
+    """Base radius in inches (WM-D7)."""
+    if base not in BASE_MM:
+        raise InputError(where, "base must be small, medium or large", base, "use small")
+    return BASE_MM[base] / 2.0 / MM_PER_INCH
+
+
+def deviation_vectors() -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors of deviation directions 1..6: 1 straight on (+x), then clockwise."""
+    angles = -np.arange(6) * (math.pi / 3.0)
+    dx, dy = np.cos(angles), np.sin(angles)
+    dx[np.abs(dx) < 1e-15] = 0.0
+    dy[np.abs(dy) < 1e-15] = 0.0
+    return np.ascontiguousarray(dx), np.ascontiguousarray(dy)
+
+
+@dataclass(frozen=True)
+class TemplateModel:
+    """One model near the target. ``defense`` / ``armor`` / ``boxes`` default to the target's."""
+
+    name: str
+    x: float
+    y: float
+    base: str = "small"
+    defense: int | None = None
+    armor: int | None = None
+    boxes: int | None = None
+
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+
+def parse_model(text: str, where: str = "--model") -> TemplateModel:
+    """``NAME,X,Y[,BASE][,def=N][,arm=N][,boxes=N]``, e.g. ``grunt1,1.5,-0.5,small,arm=14``."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    fix = 'use e.g. --model "grunt1,1.5,-0.5,small,arm=14,boxes=1"'
+    if len(parts) < 3:
+        raise InputError(where, "needs NAME,X,Y at least", text, fix)
+    name = parts[0]
+    try:
+        x, y = float(parts[1]), float(parts[2])
+    except ValueError:
+        raise InputError(where, "X and Y must be numbers (inches)", text, fix) from None
+    kwargs: dict = {}
+    for part in parts[3:]:
+        if "=" not in part:
+            kwargs["base"] = part
+            continue
+        key, _, value = part.partition("=")
+        key = {"def": "defense", "arm": "armor"}.get(key.strip().lower(), key.strip().lower())
+        if key not in ("defense", "armor", "boxes", "base"):
+            raise InputError(where, f"unknown key {key!r} (def, arm, boxes, base)", text, fix)
+        try:
+            kwargs[key] = value.strip() if key == "base" else int(value)
+        except ValueError:
+            raise InputError(where, f"{key} must be a whole number", text, fix) from None
+    return check_model(TemplateModel(name, x, y, **kwargs), where)
+
+
+def check_model(model: TemplateModel, where: str) -> TemplateModel:
+    if not _NAME.match(model.name) or model.name == "target":
+        raise InputError(where, "model names start with a letter, use letters, digits, _ or -, "
+                         "and are not 'target'", model.name)
+    base_radius(model.base, where)
+    for key in ("defense", "boxes"):
+        value = getattr(model, key)
+        if value is not None and value < 1:
+            raise InputError(where, f"{key} must be at least 1", value)
+    if model.armor is not None and model.armor < 0:
+        raise InputError(where, "armor must be 0 or more", model.armor)
+    if not (math.isfinite(model.x) and math.isfinite(model.y)):
+        raise InputError(where, "coordinates must be finite", (model.x, model.y))
+    return model
+
+
+def load_models(path: str) -> list[TemplateModel]:
+    """``[[models]]`` tables with name, x, y and optional base, def, arm, boxes."""
+    from mathhammer.profiles import read_toml
+
+    data = read_toml(path, "--models")
+    rows = data.get("models")
+    if not isinstance(rows, list) or not rows:
+        raise InputError(f"--models {path}", "needs a list of [[models]] tables", None,
+                         'add [[models]] name = "grunt1" x = 1.5 y = 0 base = "small"')
+    out = []
+    for i, row in enumerate(rows):
+        where = f"--models {path}: models[{i}]"
+        unknown = set(row) - {"name", "x", "y", "base", "def", "arm", "boxes"}
+        if unknown or not {"name", "x", "y"} <= set(row):
+            raise InputError(where, "keys are name, x, y (required), base, def, arm, boxes",
+                             sorted(row))
+        try:
+            model = TemplateModel(str(row["name"]), float(row["x"]), float(row["y"]),
+                                  str(row.get("base", "small")), row.get("def"), row.get("arm"),
+                                  row.get("boxes"))
+        except (TypeError, ValueError):
+            raise InputError(where, "x and y must be numbers", row) from None
+        out.append(check_model(model, where))
+    return out
+
+
+@dataclass(frozen=True)
+class AoeSetup:
+    """A template attack at ``target`` (at the origin) with other models around it."""
+
+    stat: int
+    defense: int
+    armor: int
+    power: int
+    range: float
+    kind: str = "ranged"
+    aoe: float | None = 3.0
+    spray: float | None = None
+    rng: float | None = None
+    boost_hit: bool = False
+    boost_damage: bool = False
+    boost_blast: bool = False
+    modifier: int = 0
+    aim: bool = False
+    target_in_melee: bool = False
+    knocked_down: bool = False
+    stationary: bool = False
+    cover: bool = False
+    concealment: bool = False
+    elevated: bool = False
+    def_bonus: int = 0
+    arm_bonus: int = 0
+    target_base: str = "medium"
+    target_boxes: int | None = None
+    models: tuple[TemplateModel, ...] = field(default_factory=tuple)
+
+    def validate(self) -> AoeSetup:
+        rules.check_kind(self.kind)
+        if self.kind == "melee":
+            raise RulesError("--kind", "AOE and spray attacks are ranged or magic", self.kind,
+                             "use --kind ranged")
+        for flag, value, low in (("--stat", self.stat, 0), ("--defense", self.defense, 1),
+                                 ("--armor", self.armor, 0), ("--power", self.power, 0)):
+            if value < low:
+                raise InputError(flag, f"must be at least {low}", value, f"use e.g. {flag} {max(low, 1)}")
+        if not math.isfinite(self.range) or self.range <= 0:
+            raise InputError("--range", "must be a distance above 0 inches", self.range,
+                             "use e.g. --range 8")
+        if self.rng is not None and self.rng <= 0:
+            raise InputError("--rng", "must be above 0 inches", self.rng, "use e.g. --rng 10")
+        if self.spray is not None:
+            if self.spray not in SPRAY_SIZES:
+                raise InputError("--spray", "spray templates are 8 or 10 inches", self.spray)
+        elif self.aoe not in AOE_SIZES:
+            raise InputError("--aoe", "AOE templates are 3, 4 or 5 inches", self.aoe, "use --aoe 3")
+        if self.target_boxes is not None and self.target_boxes < 1:
+            raise InputError("--boxes", "must be at least 1", self.target_boxes)
+        base_radius(self.target_base, "--target-base")
+        names = [m.name for m in self.models]
+        if len(set(names)) != len(names):
+            raise InputError("--model", "model names must be unique", names)
+        return self
+
+
+@dataclass(frozen=True)
+class _Model:
+    name: str
+    x: float
+    y: float
+    radius: float
+    attack: tuple[int, int, int, bool]  # (k, bonus, DEF, auto_hit) for spray / direct rolls
+    full: tuple[int, int, int]  # (k, POW, ARM)
+    blast: tuple[int, int, int]
+    boxes: int | None
+
+
+def _resolve(setup: AoeSetup) -> list[_Model]:
+    s = setup.validate()
+    k_hit = rules.dice_count(s.boost_hit)
+    mod = rules.attack_modifier(s.kind, aiming=s.aim, target_in_melee=s.target_in_melee,
+                                spray=s.spray is not None)
+    target_def = rules.effective_defense(s.defense, s.kind, knocked_down=s.knocked_down,
+                                         stationary=s.stationary, concealment=s.concealment,
+                                         cover=s.cover, elevated=s.elevated, spell_bonus=s.def_bonus)
+    target_arm = rules.effective_armor(s.armor, spell_bonus=s.arm_bonus)
+    k_full = rules.dice_count(s.boost_damage)
+    k_blast = rules.dice_count(s.boost_blast)
+    blast_pow = math.ceil(s.power / 2)  # WM-D4: half POW rounded up
+    bonus = s.stat + s.modifier + mod
+    out = [_Model("target", 0.0, 0.0, base_radius(s.target_base), (k_hit, bonus, target_def, False),
+                  (k_full, s.power, target_arm), (k_blast, blast_pow, target_arm), s.target_boxes)]
+    for m in s.models:
+        arm = m.armor if m.armor is not None else s.armor
+        dfn = m.defense if m.defense is not None else s.defense
+        out.append(_Model(m.name, m.x, m.y, base_radius(m.base), (k_hit, bonus, dfn, False),
+                          (k_full, s.power, arm), (k_blast, blast_pow, arm),
+                          m.boxes if m.boxes is not None else s.target_boxes))
+    return out
+
+
+def _aim(setup: AoeSetup) -> tuple[float, float, bool]:
+    """(x of the intended point, deviation cap, automatic miss) — WM-D5 and reference D6."""
+    if setup.rng is not None and setup.range > setup.rng:
+        return setup.rng - setup.range, setup.rng / 2.0, True
+    return 0.0, setup.range / 2.0, False
+
+
+def spray_coverage(models: list[_Model], range_: float, length: float) -> np.ndarray:
+    """int8 per model: 1 when its base touches the spray trapezoid (fixed geometry)."""
+    x0, x1 = -range_, -range_ + length
+    h0, h1 = SPRAY_NEAR_WIDTH / 2, SPRAY_FAR_WIDTH / 2
+    corners = [(x0, -h0), (x1, -h1), (x1, h1), (x0, h0)]
+    out = np.zeros(len(models), dtype=np.int8)
+    for i, m in enumerate(models):
+        out[i] = _distance_to_convex(m.x, m.y, corners) <= m.radius + TOUCH_EPS
+    return out
+
+
+def _distance_to_convex(px: float, py: float, corners: list[tuple[float, float]]) -> float:
+    inside = True
+    best = math.inf
+    for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
+        ex, ey = bx - ax, by - ay
+        if ex * (py - ay) - ey * (px - ax) < 0:  # counter-clockwise polygon: right of an edge
+            inside = False
+        t = max(0.0, min(1.0, ((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey)))
+        best = min(best, math.hypot(px - ax - t * ex, py - ay - t * ey))
+    return 0.0 if inside else best
+
+
+# --------------------------------------------------------------------------- exact engine
+def _under(m: _Model, cx: float, cy: float, radius: float) -> bool:
+    dx, dy = m.x - cx, m.y - cy
+    return dx * dx + dy * dy <= (m.radius + radius) ** 2 + TOUCH_EPS
+
+
+def _scenarios(setup: AoeSetup, models: list[_Model]) -> list[tuple[float, list[int]]]:
+    """AOE outcomes as (probability, per-model 0 none / 1 blast / 2 direct) — 1 + 36 cases."""
+    radius = setup.aoe / 2.0
+    aim_x, cap, auto_miss = _aim(setup)
+    k, bonus, dfn, auto_hit = models[0].attack
+    p_direct = 0.0 if auto_miss else rules.hit_probability(k, bonus, dfn, auto_hit)
+    out = []
+    if p_direct > 0:
+        out.append((p_direct, [2] + [int(_under(m, aim_x, 0.0, radius)) for m in models[1:]]))
+    dir_x, dir_y = deviation_vectors()
+    for direction in range(6):
+        for die in range(1, 7):
+            dist = min(float(die), cap)
+            cx, cy = aim_x + dist * dir_x[direction], dist * dir_y[direction]
+            out.append(((1.0 - p_direct) / 36.0,
+                        [int(_under(m, cx, cy, radius)) for m in models]))
+    return out
+
+
+def _with_miss(pmf: np.ndarray, p: float) -> np.ndarray:
+    out = p * pmf
+    out[0] += 1.0 - p
+    return out
+
+
+def _exact_per_model(setup: AoeSetup, models: list[_Model]):
+    """Per model: (P(takes a damage roll), damage pmf); and the pmf of the number hit."""
+    n = len(models)
+    if setup.spray is not None:
+        under = spray_coverage(models, setup.range, setup.spray)
+        per_model, count = [], np.ones(1)
+        for m, u in zip(models, under):
+            p = rules.hit_probability(*m.attack) if u else 0.0
+            per_model.append((p, _with_miss(rules.damage_pmf(*m.full), p)))
+            count = np.convolve(count, [1.0 - p, p])
+        return per_model, count
+    full = [rules.damage_pmf(*m.full) for m in models]
+    blast = [rules.damage_pmf(*m.blast) for m in models]
+    width = [max(len(f), len(b)) for f, b in zip(full, blast)]
+    pmfs = [np.zeros(w) for w in width]
+    p_hit = np.zeros(n)
+    count = np.zeros(n + 1)
+    for prob, marks in _scenarios(setup, models):
+        count[sum(1 for x in marks if x)] += prob
+        for i, mark in enumerate(marks):
+            if mark == 0:
+                pmfs[i][0] += prob
+            else:
+                src = full[i] if mark == 2 else blast[i]
+                pmfs[i][: len(src)] += prob * src
+                p_hit[i] += prob
+    return list(zip(p_hit.tolist(), pmfs)), count
+
+
+def _results(models: list[_Model], p_target: Estimate, count: Distribution,
+             hits: list[Estimate], dists: list[Distribution]) -> tuple[dict, dict]:
+    results: dict[str, Estimate] = {"p_target_hit": p_target, "mean_models_hit": count.mean_estimate()}
+    distributions = {"models_hit": count}
+    for m, hit, dist in zip(models, hits, dists):
+        results[f"p_hit_{m.name}"] = hit
+        results[f"mean_damage_{m.name}"] = dist.mean_estimate()
+        if m.boxes is not None:
+            results[f"p_destroyed_{m.name}"] = dist.p_at_least(m.boxes)
+        distributions[f"damage_{m.name}"] = dist
+    return results, distributions
+
+
+def aoe_exact(setup: AoeSetup) -> Report:
+    models = _resolve(setup)
+    per_model, count = _exact_per_model(setup, models)
+    if setup.spray is not None:
+        p_target = per_model[0][0]
+    else:
+        p_target = next((p for p, marks in _scenarios(setup, models) if marks[0] == 2), 0.0)
+    results, dists = _results(models, Estimate.exact(p_target), Distribution.exact(count),
+                              [Estimate.exact(p) for p, _ in per_model],
+                              [Distribution.exact(pmf) for _, pmf in per_model])
+    return Report("wm aoe", "exact", results, dists, title=_title(setup, models))
+
+
+# --------------------------------------------------------------------------- Monte Carlo
+def _flat(tables: list[np.ndarray], dtype):
+    bounds = np.array([len(t) for t in tables], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(bounds)[:-1]]).astype(np.int64)
+    return bounds, offsets, np.ascontiguousarray(np.concatenate(tables).astype(dtype))
+
+
+def aoe_monte_carlo(setup: AoeSetup, config: MonteCarloConfig) -> Report:
+    from mathhammer import kernels
+
+    kern = kernels.load("aoe")
+    models = _resolve(setup)
+    n = len(models)
+    full_tabs = [rules.damage_table(*m.full) for m in models]
+    blast_tabs = [rules.damage_table(*m.blast) for m in models]
+    width = max(int(t.max()) for t in full_tabs + blast_tabs) + 1
+    fb, fo, ft = _flat(full_tabs, np.int64)
+    spray = setup.spray is not None
+    if spray:
+        under = spray_coverage(models, setup.range, setup.spray)
+        ab, ao, at = _flat([rules.attack_outcome_table(*m.attack) for m in models], np.int8)
+    else:
+        bb, bo, bt = _flat(blast_tabs, np.int64)
+        aim_x, cap, auto_miss = _aim(setup)
+        att = rules.attack_outcome_table(*models[0].attack)
+        att = np.zeros_like(att) if auto_miss else att
+        xs = np.array([m.x for m in models], dtype=np.float64)
+        ys = np.array([m.y for m in models], dtype=np.float64)
+        rs = np.array([m.radius for m in models], dtype=np.float64)
+        dx, dy = deviation_vectors()
+
+    def run_chunk(trials: int, state: np.ndarray) -> dict[str, np.ndarray]:
+        hits = np.zeros(n, np.int64)
+        hist = np.zeros((n, width), np.int64)
+        count = np.zeros(n + 1, np.int64)
+        direct = np.zeros(1, np.int64)
+        if spray:
+            kern.spray_mc(under, ab, ao, at, fb, fo, ft, state, np.int64(trials), hits, hist, count)
+        else:
+            kern.aoe_mc(xs, ys, rs, np.float64(setup.aoe / 2.0), np.float64(aim_x), np.float64(cap),
+                        dx, dy, np.int64(len(att)), att, fb, fo, ft, bb, bo, bt, state,
+                        np.int64(trials), hits, hist, count, direct)
+        return {"hits": hits, "hist": hist, "count": count, "direct": direct}
+
+    def probabilities(tally: dict[str, np.ndarray], trials: int) -> np.ndarray:
+        return np.concatenate([tally["hits"] / trials, tally["direct"] / trials])
+
+    run = simulate(run_chunk, config, probabilities)
+    t, N = run.tally, run.n_trials
+    target_hits = int(t["hits"][0]) if spray else int(t["direct"][0])
+    results, dists = _results(
+        models, Estimate.proportion(target_hits, N), Distribution.from_counts(t["count"]),
+        [Estimate.proportion(int(h), N) for h in t["hits"]],
+        [Distribution.from_counts(t["hist"][i]) for i in range(n)])
+    return Report("wm aoe", "mc", results, dists, n_trials=N, seed=run.seed,
+                  title=_title(setup, models))
+
+
+def _title(setup: AoeSetup, models: list[_Model]) -> str:
+    k, bonus, dfn, _ = models[0].attack
+    what = f"SP{setup.spray:g} spray" if setup.spray is not None else f'{setup.aoe:g}" AOE'
+    return (f"wm aoe: {what} {setup.kind} {k}d6+{bonus} vs DEF {dfn} at {setup.range:g}\", "
+            f"POW {setup.power}, {len(models)} model(s)")
+
+
+def aoe(setup: AoeSetup, *, method: str = "auto", config: MonteCarloConfig | None = None,
+        check: bool = False) -> Report:
+    """P(target hit), expected models hit and damage per model of one AOE or spray attack.
+
+    >>> r = aoe(AoeSetup(stat=5, defense=13, armor=14, power=14, range=8.0))
+    >>> round(r.results["p_target_hit"].value, 4)
+    0.4167
+    """
+    models = _resolve(setup)
+    if setup.spray is not None and not spray_coverage(models[:1], setup.range, setup.spray)[0]:
+        raise RulesError("--range", f"the target is not under the SP{setup.spray:g} template",
+                         setup.range, f"use --range {setup.spray:g} or less")
+    report = answer("wm aoe", method=method, exact=lambda: aoe_exact(setup),
+                    monte_carlo=lambda cfg: aoe_monte_carlo(setup, cfg), config=config, check=check)
+    aim_x, cap, auto_miss = _aim(setup)
+    if setup.spray is None:
+        report.info["deviation"] = f"d6 inches, capped at {cap:g}\" (half the distance)"
+        if auto_miss:
+            report.info["note"] = "target beyond RNG: automatic miss, deviating from the point at RNG"
+        report.info["blast_pow"] = math.ceil(setup.power / 2)
+    else:
+        report.info["spray_template"] = (f"{setup.spray:g}\" long, {SPRAY_NEAR_WIDTH:g}\"-"
+                                         f"{SPRAY_FAR_WIDTH:g}\" wide (approximate, low confidence)")
+    return report
