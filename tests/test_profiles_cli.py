@@ -222,3 +222,31 @@ def test_show_and_validate_fantasy_profile_through_the_registry(capsys):
     path = profiles_root() / "fantasy" / f"{valid[0]}.toml"
     code, out, _ = cli(capsys, "profiles", "validate", str(path))
     assert code == 0 and out == f"ok {path} (fantasy {valid[0]})\n"
+
+
+def test_every_truncation_of_a_profile_is_a_clean_result(tmp_path):
+    """Cut the Juggernaut file at every 13th character: each cut validates or gives
+    one-line errors with a key, never an exception (issue 8, truncated files)."""
+    from mathhammer.cli.profiles import validate_file
+
+    text = JUGGERNAUT.read_text()
+    path = tmp_path / "cut.toml"
+    outcomes = set()
+    for end in range(0, len(text), 13):
+        path.write_text(text[:end])
+        result = validate_file(path)
+        outcomes.add(result["ok"])
+        if not result["ok"]:
+            assert result["errors"]
+            for e in result["errors"]:
+                assert e["key"] and e["message"] and "\n" not in e["message"]
+    assert False in outcomes
+
+
+def test_unicode_and_huge_values(capsys, tmp_path):
+    path = _bad_file(tmp_path, "u.toml", 'name = "Juggernaut"', 'name = "Джаггернаут ❄"')
+    path.write_text(path.read_text().replace("arm = 20", "arm = 100000000000000000000"))
+    code, _, err = cli(capsys, "profiles", "validate", str(path))
+    assert code == 2
+    assert err.splitlines()[0] == (f"invalid {path}: stats.arm: Input should be less than or equal "
+                                   "to 30 (got 100000000000000000000)")

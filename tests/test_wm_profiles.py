@@ -322,13 +322,18 @@ def test_truncated_toml(tmp_path):
     (lambda d: d["weapons"][0].pop("p_plus_s"), "weapons.0.p_plus_s: a melee weapon with POW needs P+S (POW 7 + STR 12)"),
     (lambda d: d["weapons"][0].update(kind="ranged", rng=12),
      "weapons.0.p_plus_s: only melee weapons have P+S (got 19)"),
-    (lambda d: d["weapons"][0].update(rng="SP"), "weapons.0.rng: must be inches or a spray like \"SP8\" (got 'SP')"),
+    (lambda d: d["weapons"][0].update(rng="SP"), "weapons.0.rng: must be inches from 0 to 100 or a spray like \"SP8\" (got 'SP')"),
     (lambda d: d["stats"].update(focus=6), "stats.focus: only warcasters have FOCUS (got 6)"),
     (lambda d: d.update(low_confidence={"stats.xyz": "why"}),
      'low_confidence.stats.xyz: names no key of this profile; use a path like "stats.mat" or "weapons.0.pow"'),
     (lambda d: d.update(kind="warcaster"), "boxes: a warcaster needs its damage boxes, e.g. boxes = 17"),
     (lambda d: d.update(points=-1), "points: Input should be greater than or equal to 0 (got -1)"),
     (lambda d: d.update(schema_version=2), "schema_version: Input should be 1 (got 2)"),
+    (lambda d: d["weapons"][0].update(rng=-1),
+     'weapons.0.rng: must be inches from 0 to 100 or a spray like "SP8" (got -1)'),
+    (lambda d: d["weapons"][0].update(pow=True), "weapons.0.pow: Input should be a valid integer (got True)"),
+    (lambda d: d["weapons"][0].update(aoe=float("nan")), "weapons.0.aoe: Input should be a finite number (got nan)"),
+    (lambda d: d["stats"].update(mat=6.5), "stats.mat: Input should be a valid integer (got 6.5)"),
     (lambda d: d["stats"].pop("arm"), "stats.arm: is required but missing"),
 ])
 def test_consistency_messages(change, expected):
@@ -345,7 +350,8 @@ def test_warcaster_checks():
     message = _errors_of(data)
     assert "stats.focus: a warcaster needs its FOCUS stat" in message
     assert "weapons.0.location: a warcaster has no grid systems; use \"-\" (got 'L')" in message
-    assert "spells.0.rng: must be inches, \"SELF\", \"CTRL\" or a spray like \"SP8\" (got 'FAR')" in message
+    assert ("spells.0.rng: must be inches from 0 to 100, \"SELF\", \"CTRL\" or a spray like \"SP8\" "
+            "(got 'FAR')") in message
 
 
 def test_low_confidence_by_weapon_name():

@@ -17,9 +17,9 @@ by key path.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from mathhammer.errors import ProfileError
 from mathhammer.profiles import load_profile, natural_key, register_model
@@ -32,24 +32,28 @@ _SPRAY = re.compile(r"^SP\d{1,2}$")  # WM-D6: "SP8", "SP10"
 _ID = r"^[a-z0-9_\-]+/[a-z0-9_\-]+$"
 
 Confidence = Literal["high", "medium", "low"]
+# strict scalars: TOML `true` is not the number 1, and 2.5 is not a stat (issue 8: wrong types)
+Int = Annotated[int, Strict()]
+Num = Annotated[float, Strict()]
+Bool = Annotated[bool, Strict()]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
 
 
 class Stats(_Frozen):
     """The stat line. ``def`` and ``str`` are Python names, so they are ``def_``/``str_``
     in Python and ``def``/``str`` in TOML; :attr:`defense` and :attr:`strength` read them."""
 
-    spd: int = Field(ge=0, le=15, description="SPD, inches")
-    str_: int = Field(alias="str", ge=0, le=20, description="STR")
-    mat: int = Field(ge=0, le=12, description="MAT, melee attack skill")
-    rat: int = Field(ge=0, le=12, description="RAT, ranged attack skill")
-    def_: int = Field(alias="def", ge=1, le=25, description="DEF (PR-3: DEF 0 is impossible)")
-    arm: int = Field(ge=1, le=30, description="ARM")
-    cmd: int | None = Field(None, ge=0, le=12, description="CMD, optional")
-    focus: int | None = Field(None, ge=1, le=12, description="FOCUS, warcasters only")
+    spd: Int = Field(ge=0, le=15, description="SPD, inches")
+    str_: Int = Field(alias="str", ge=0, le=20, description="STR")
+    mat: Int = Field(ge=0, le=12, description="MAT, melee attack skill")
+    rat: Int = Field(ge=0, le=12, description="RAT, ranged attack skill")
+    def_: Int = Field(alias="def", ge=1, le=25, description="DEF (PR-3: DEF 0 is impossible)")
+    arm: Int = Field(ge=1, le=30, description="ARM")
+    cmd: Int | None = Field(None, ge=0, le=12, description="CMD, optional")
+    focus: Int | None = Field(None, ge=1, le=12, description="FOCUS, warcasters only")
 
     @property
     def defense(self) -> int:
@@ -63,14 +67,14 @@ class Stats(_Frozen):
 class Weapon(_Frozen):
     name: str = Field(min_length=1)
     kind: Literal["melee", "ranged"]
-    rng: Union[float, str] = Field(
+    rng: Union[Annotated[float, Strict(), Field(ge=0, le=100)], str] = Field(
         description='inches, or "SP8"/"SP10" for a spray (WM-D6)')
-    pow: int | None = Field(None, ge=0, le=25, description="POW; omit for weapons without a damage roll")
-    p_plus_s: int | None = Field(None, ge=0, le=40, description="melee only: POW + STR (PR-3)")
+    pow: Int | None = Field(None, ge=0, le=25, description="POW; omit for weapons without a damage roll")
+    p_plus_s: Int | None = Field(None, ge=0, le=40, description="melee only: POW + STR (PR-3)")
     location: Literal["L", "R", "H", "-"] = Field(
         "-", description='grid system of the weapon (WM-G4); "-" for casters and solos')
-    rof: int = Field(1, ge=1, le=10, description="ranged: attacks allowed (WM-F2)")
-    aoe: float = Field(0.0, ge=0, le=10, description="template diameter in inches, 0 = none (WM-D4)")
+    rof: Int = Field(1, ge=1, le=10, description="ranged: attacks allowed (WM-F2)")
+    aoe: Num = Field(0.0, ge=0, le=10, description="template diameter in inches, 0 = none (WM-D4)")
     rules: tuple[str, ...] = ()
     confidence: Confidence | None = None
 
@@ -95,13 +99,13 @@ class Weapon(_Frozen):
 
 class Spell(_Frozen):
     name: str = Field(min_length=1)
-    cost: int = Field(ge=0, le=10)
-    rng: Union[float, Literal["SELF", "CTRL"], str] = Field(
+    cost: Int = Field(ge=0, le=10)
+    rng: Union[Annotated[float, Strict(), Field(ge=0, le=100)], Literal["SELF", "CTRL"], str] = Field(
         description='inches, "SELF", "CTRL" or a spray "SP8"')
-    aoe: Union[float, Literal["CTRL"]] = Field(0.0, description='inches, 0 = none, or "CTRL"')
-    pow: int | None = Field(None, ge=0, le=25, description="omit for spells without a damage roll")
-    upkeep: bool = False
-    offensive: bool = False
+    aoe: Union[Annotated[float, Strict(), Field(ge=0, le=10)], Literal["CTRL"]] = Field(0.0, description='inches, 0 = none, or "CTRL"')
+    pow: Int | None = Field(None, ge=0, le=25, description="omit for spells without a damage roll")
+    upkeep: Bool = False
+    offensive: Bool = False
     effect: str = ""
     confidence: Confidence | None = None
 
@@ -115,8 +119,8 @@ class WarmachineProfile(_Frozen):
     kind: Literal["warjack", "warcaster", "solo"]
     size: Literal["light", "heavy"] | None = Field(None, description="warjacks only")
     base: Literal["small", "medium", "large"] = Field(description="WM-D7: 30/40/50 mm")
-    points: int = Field(ge=0, le=100)
-    warjack_points: int | None = Field(None, ge=0, le=20, description="warcasters only (WJ +N)")
+    points: Int = Field(ge=0, le=100)
+    warjack_points: Int | None = Field(None, ge=0, le=20, description="warcasters only (WJ +N)")
     confidence: Confidence = "medium"
     sources: tuple[str, ...] = ()
     special_rules: tuple[str, ...] = ()
@@ -124,7 +128,7 @@ class WarmachineProfile(_Frozen):
     stats: Stats
     grid: tuple[str, ...] | None = Field(
         None, description="warjacks: six columns top to bottom, letters from -LRHACM (WM-G1)")
-    boxes: int | None = Field(None, ge=1, le=100, description="warcasters/solos: damage track (WM-G6)")
+    boxes: Int | None = Field(None, ge=1, le=100, description="warcasters/solos: damage track (WM-G6)")
     low_confidence: dict[str, str] = Field(
         default_factory=dict, description="key path -> the doubt (PR-2)")
     weapons: tuple[Weapon, ...] = ()
@@ -199,8 +203,7 @@ def consistency_problems(data: Any) -> list[tuple[str, str]]:
         for i, spell in enumerate(spells):
             rng = spell.get("rng") if isinstance(spell, dict) else None
             if isinstance(rng, str) and rng not in ("SELF", "CTRL") and not _SPRAY.match(rng):
-                problems.append((f"spells.{i}.rng", f"must be inches, \"SELF\", \"CTRL\" or a spray "
-                                                    f"like \"SP8\" (got {rng!r})"))
+                problems.append((f"spells.{i}.rng", f"must be {_UNION_FIELDS['rng']['spells']} (got {rng!r})"))
     ident, faction = data.get("id"), data.get("faction")
     if isinstance(ident, str) and isinstance(faction, str) and "/" in ident \
             and ident.split("/")[0] != faction:
@@ -276,10 +279,7 @@ def _weapon_problems(key: str, weapon: dict, stats: dict, kind: Any,
         problems.append((f"{key}.p_plus_s", f"only melee weapons have P+S (got {pps!r})"))
     rng = weapon.get("rng")
     if isinstance(rng, str) and not _SPRAY.match(rng):
-        problems.append((f"{key}.rng", f"must be inches or a spray like \"SP8\" (got {rng!r})"))
-    elif is_int(rng) or isinstance(rng, float):
-        if rng < 0:
-            problems.append((f"{key}.rng", f"must be ≥ 0 inches (got {rng!r})"))
+        problems.append((f"{key}.rng", f"must be {_UNION_FIELDS['rng']['weapons']} (got {rng!r})"))
     location = weapon.get("location", "-")
     if location in ("L", "R", "H"):
         if kind in ("warcaster", "solo"):
@@ -329,12 +329,25 @@ def resolve_key_path(data: Any, path: str) -> Any:
 
 # --------------------------------------------------------------------------- loading
 
+_UNION_FIELDS = {
+    "rng": {"weapons": 'inches from 0 to 100 or a spray like "SP8"',
+            "spells": 'inches from 0 to 100, "SELF", "CTRL" or a spray like "SP8"'},
+    "aoe": {"spells": 'inches from 0 to 10 or "CTRL"'},
+}
+
+
 def _pydantic_problems(err: ValidationError) -> list[tuple[str, str]]:
     problems = []
     for e in err.errors():
         if not e["loc"] and e["type"] == "value_error":
             continue  # the after-validator's consistency errors: recomputed from the raw dict
-        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        loc = e["loc"]
+        if len(loc) > 3 and loc[0] in ("weapons", "spells") and loc[2] in _UNION_FIELDS:
+            # one line for the field, not one per branch of its type union
+            key = ".".join(str(p) for p in loc[:3])
+            problems.append((key, f"must be {_UNION_FIELDS[loc[2]][loc[0]]} (got {e.get('input')!r})"))
+            continue
+        key = ".".join(str(p) for p in loc) or "(top level)"
         if e["type"] == "extra_forbidden":
             problems.append((key, f"unknown key; allowed here: {_allowed_keys(e['loc'][:-1])}"))
             continue
