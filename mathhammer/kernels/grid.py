@@ -1,0 +1,290 @@
+"""Warjack damage grid kernels: one uint64 per grid (WM-G1..G7), Monte Carlo and exact.
+
+Bit layout (built by :mod:`mathhammer.warmachine.grid`): box ``r`` (0 = top) of
+column ``c`` (0 = column 1) is bit ``6c + r``. Fill order is then bit order, so
+
+* "mark ``dmg`` boxes from the top-most unmarked box of column c, overflow to the
+  right, wrap after column 6" (WM-G2) = set the next ``dmg`` zero bits of ``full``
+  cyclically from bit ``6c`` (:func:`mark_from`);
+* "first available X box" (WM-G5) = lowest zero bit of X's mask;
+* crippled / destroyed (WM-G3) are mask tests.
+
+A damage track of N boxes (WM-G6) is the same word with bits 0..N-1 and every
+column start at bit 0. Bit 63 carries the target's knocked-down flag in the exact
+engine (it is never part of ``full``).
+
+PDEP is not reachable from numba, so :func:`mark_from` rotates the free boxes to
+the column start and keeps those below the dmg-th set bit, found by a
+branch-free broadword select. (A loop clearing the lowest set bit ``dmg`` times
+was 4x slower here: its trip count varies with the damage roll and the branch
+mispredicts.)
+
+Kernels take flat numbers and arrays only. Attack steps arrive as outcome tables:
+``table[step, variant, o]`` with outcome ``o = 0`` a miss and ``o = 1 + d`` a hit
+dealing ``d`` damage (already after ARM), ``variant = movement_crippled +
+2 * knocked_down``; the tables come from the per-roll rules, so no rule is
+re-implemented here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mathhammer.kernels.dice import d6, uniform
+
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+KD_BIT = np.uint64(1) << np.uint64(63)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_U56 = np.uint64(56)
+
+
+@njit(cache=True, inline="always")
+def popcount(x):
+    """Number of set bits of a uint64 (SWAR; numba has no popcnt intrinsic)."""
+    x = x - ((x >> _U1) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return np.int64((x * _H01) >> _U56)
+
+
+def _select_in_byte_table() -> np.ndarray:
+    table = np.zeros(256 * 8, dtype=np.int64)
+    for byte in range(256):
+        positions = [b for b in range(8) if byte >> b & 1]
+        for j, pos in enumerate(positions):
+            table[byte * 8 + j] = pos
+    return table
+
+
+SELECT_IN_BYTE = _select_in_byte_table()  # [byte * 8 + j] = position of the j-th set bit
+_H80 = np.uint64(0x8080808080808080)
+_FF = np.uint64(0xFF)
+_U7 = np.uint64(7)
+_U8 = np.uint64(8)
+
+
+@njit(cache=True, inline="always")
+def select_bit(x, k):
+    """Position of the k-th (1-based) set bit of ``x``; requires 1 <= k <= popcount(x).
+
+    Broadword select without data-dependent branches: per-byte popcounts, their
+    running sums, a bytewise comparison with k to find the byte, then a table.
+    """
+    c = x - ((x >> _U1) & _M1)
+    c = (c & _M2) + ((c >> np.uint64(2)) & _M2)
+    c = (c + (c >> np.uint64(4))) & _M4
+    cum = c * _H01  # byte i: set bits in bytes 0..i (each ≤ 64, so bytes never carry)
+    below_k = ((np.uint64(k - 1) * _H01) | _H80) - cum  # high bit set where cum_i < k
+    byte = np.int64((((below_k & _H80) >> _U7) * _H01) >> _U56)
+    rank = np.int64(((cum << _U8) >> np.uint64(8 * byte)) & _FF)
+    in_byte = np.int64((x >> np.uint64(8 * byte)) & _FF)
+    return 8 * byte + SELECT_IN_BYTE[in_byte * 8 + (k - rank - 1)]
+
+
+@njit(cache=True, inline="always")
+def _rotate_right(x, s, width, wmask):
+    # rotation inside the low ``width`` bits (s < width ≤ 63)
+    return ((x >> np.uint64(s)) | (x << np.uint64(width - s))) & wmask
+
+
+@njit(cache=True, nogil=True)
+def mark_from(bits, full, start, dmg, width):
+    """Mark ``dmg`` boxes in fill order from bit ``start``, wrapping (WM-G2).
+
+    Args:
+        bits: uint64 marked boxes. full: uint64 existing boxes. start: int64 bit
+            where the column begins (6c for grids, 0 for tracks). dmg: int64 ≥ 0.
+        width: int64 bits in the cycle (36 for grids, 63 for tracks).
+    Returns:
+        the new uint64 ``bits`` (surplus damage is lost once every box is marked).
+
+    The free boxes are rotated so that ``start`` becomes bit 0; the lowest ``dmg``
+    of them are then one mask below the dmg-th set bit (:func:`select_bit`);
+    branch-free apart from the rare "everything is marked" case.
+    """
+    if dmg <= 0:
+        return bits
+    wmask = (_U1 << np.uint64(width)) - _U1
+    free = _rotate_right(full & ~bits, start, width, wmask)
+    if dmg >= popcount(free):
+        return bits | full
+    top = select_bit(free, dmg)
+    taken = free & ((_U1 << np.uint64(top + 1)) - _U1)
+    return bits | _rotate_right(taken, (width - start) % width, width, wmask)
+
+
+@njit(cache=True, nogil=True)
+def mark_first_available(bits, system_mask, count):
+    """WM-G5: mark ``count`` boxes, each the first available box of a system.
+
+    The lowest zero bit of the system's mask is the lowest-numbered column that
+    still has an unmarked box of it, and its top-most such box.
+    """
+    for _ in range(count):
+        free = system_mask & ~bits
+        if free == _U0:
+            break
+        bits |= free & (~free + _U1)
+    return bits
+
+
+GUIDE = 64  # guide-table buckets per outcome row
+
+
+@njit(cache=True, nogil=True)
+def guide_tables(cdf):
+    """int64[..., GUIDE]: for bucket j the first outcome whose cdf exceeds j / GUIDE.
+
+    Sampling starts its linear search there, so an outcome costs one or two
+    comparisons instead of a scan of the whole row (the guide-table method).
+    """
+    rows = cdf.reshape(-1, cdf.shape[-1])
+    out = np.zeros((rows.shape[0], GUIDE), dtype=np.int64)
+    for i in range(rows.shape[0]):
+        o = 0
+        for j in range(GUIDE):
+            while o < rows.shape[1] - 1 and rows[i, o] <= j / GUIDE:
+                o += 1
+            out[i, j] = o
+    return out
+
+
+@njit(cache=True, inline="always")
+def _sample_outcome(cdf_row, guide_row, u):
+    o = guide_row[np.int64(u * GUIDE)]
+    last = cdf_row.shape[0] - 1
+    while o < last and u >= cdf_row[o]:
+        o += 1
+    return o
+
+
+@njit(cache=True, nogil=True)
+def sequence_mc(full, width, start_bits, col_start, m_mask, system_masks, cdf, guide, knocks_down,
+                kd0, state, n_trials, hist, crippled, destroyed, hits):
+    """Monte Carlo of a fixed attack sequence against one grid or track.
+
+    Args:
+        full, start_bits, m_mask: uint64 (m_mask 0 when the target has no M).
+        width: int64 cycle length of :func:`mark_from`.
+        col_start: int64[6] first bit of each column (all 0 for a track).
+        system_masks: uint64[S] one mask per system letter on the grid.
+        cdf: float64[steps, 4, W] cumulative outcome probabilities per variant, the
+            last entry of a row > 1. guide: int64[steps * 4, GUIDE] (:func:`guide_tables`).
+        knocks_down: int64[steps] 1 when a hit knocks the target down.
+        kd0: int64 1 if the target starts knocked down.
+        state: uint64[8] RNG. n_trials: int64.
+        hist: int64[boxes+1] (out) boxes marked by the sequence.
+        crippled: int64[S] (out) trials ending with the system crippled.
+        destroyed: int64[1] (out). hits: int64[steps] (out) hits per step.
+    """
+    n_steps = cdf.shape[0]
+    n_sys = system_masks.shape[0]
+    start_marked = popcount(start_bits & full)
+    for _ in range(n_trials):
+        bits = start_bits
+        kd = kd0
+        for s in range(n_steps):
+            mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
+            v = mcrip + 2 * kd
+            o = _sample_outcome(cdf[s, v], guide[4 * s + v], uniform(state))
+            if o > 0:
+                hits[s] += 1
+                if knocks_down[s] == 1:
+                    kd = 1
+                if o > 1:
+                    bits = mark_from(bits, full, col_start[d6(state) - 1], np.int64(o - 1), width)
+        hist[popcount(bits & full) - start_marked] += 1
+        if (bits & full) == full:
+            destroyed[0] += 1
+        for j in range(n_sys):
+            if (bits & system_masks[j]) == system_masks[j]:
+                crippled[j] += 1
+
+
+@njit(cache=True, nogil=True)
+def _merge(keys, probs):
+    """Sum ``probs`` of equal ``keys``: (unique keys, summed probs)."""
+    order = np.argsort(keys)
+    out_k = np.empty(keys.shape[0], dtype=np.uint64)
+    out_p = np.empty(keys.shape[0], dtype=np.float64)
+    m = -1
+    for i in range(order.shape[0]):
+        k = keys[order[i]]
+        if m >= 0 and out_k[m] == k:
+            out_p[m] += probs[order[i]]
+        else:
+            m += 1
+            out_k[m] = k
+            out_p[m] = probs[order[i]]
+    return out_k[: m + 1].copy(), out_p[: m + 1].copy()
+
+
+@njit(cache=True, nogil=True)
+def sequence_exact(full, width, start_bits, col_start, m_mask, pmf, knocks_down, kd0, p_hits):
+    """Exact distribution of grid states after a fixed attack sequence.
+
+    A sparse dynamic programme over marked-box bitmasks (plus the knocked-down
+    bit 63): each step maps every state through every outcome and every column,
+    then equal states are merged. Arguments as :func:`sequence_mc`, with ``pmf``
+    (probabilities, not cumulative); ``p_hits`` float64[steps] (out) gets P(hit)
+    of each step. Returns (uint64 states, float64 probs).
+    """
+    keys = np.empty(1, dtype=np.uint64)
+    keys[0] = start_bits | (KD_BIT if kd0 == 1 else _U0)
+    probs = np.ones(1, dtype=np.float64)
+    n_steps = pmf.shape[0]
+    n_out = pmf.shape[2]
+    for s in range(n_steps):
+        size = keys.shape[0] * (2 + 6 * n_out)
+        new_k = np.empty(size, dtype=np.uint64)
+        new_p = np.empty(size, dtype=np.float64)
+        m = 0
+        for i in range(keys.shape[0]):
+            key = keys[i]
+            bits = key & ~KD_BIT
+            kd = 1 if (key & KD_BIT) != _U0 else 0
+            mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
+            row = pmf[s, mcrip + 2 * kd]
+            hit_key = key | (KD_BIT if knocks_down[s] == 1 else _U0)
+            p_hits[s] += probs[i] * (1.0 - row[0])
+            if row[0] > 0.0:
+                new_k[m] = key
+                new_p[m] = probs[i] * row[0]
+                m += 1
+            if n_out > 1 and row[1] > 0.0:  # a hit with no damage
+                new_k[m] = hit_key
+                new_p[m] = probs[i] * row[1]
+                m += 1
+            for o in range(2, n_out):
+                if row[o] <= 0.0:
+                    continue
+                p = probs[i] * row[o] / 6.0
+                for c in range(6):
+                    new_k[m] = mark_from(bits, full, col_start[c], np.int64(o - 1), width) | (hit_key & KD_BIT)
+                    new_p[m] = p
+                    m += 1
+        keys, probs = _merge(new_k[:m], new_p[:m])
+    return keys, probs
+
+
+@njit(cache=True, nogil=True)
+def summarise_states(keys, probs, full, start_bits, system_masks, n_boxes):
+    """Exact results from a state distribution: (damage pmf, P(crippled X), P(destroyed))."""
+    dmg = np.zeros(n_boxes + 1, dtype=np.float64)
+    crip = np.zeros(system_masks.shape[0], dtype=np.float64)
+    dest = 0.0
+    start_marked = popcount(start_bits & full)
+    for i in range(keys.shape[0]):
+        bits = keys[i] & full
+        dmg[popcount(bits) - start_marked] += probs[i]
+        if bits == full:
+            dest += probs[i]
+        for j in range(system_masks.shape[0]):
+            if (bits & system_masks[j]) == system_masks[j]:
+                crip[j] += probs[i]
+    return dmg, crip, dest

@@ -1,0 +1,202 @@
+"""A fixed sequence of attacks against one target's grid or track (WM-G*, WM-S1, WM-S2).
+
+Each :class:`AttackStep` is turned into an outcome table per target situation
+(movement crippled or not × knocked down or not) with the per-roll rules of
+:mod:`mathhammer.warmachine.rules`; the kernels of :mod:`mathhammer.kernels.grid`
+then pick the table row from the grid state *at that moment*, so a crippled M
+makes DEF 7 for the next attack (WM-G4, WM-A7) and a knock-down makes later melee
+attacks hit automatically (WM-A4).
+
+Outcome ``o`` of a table row: 0 = miss, ``1 + d`` = a hit dealing ``d`` damage
+after ARM (WM-D1).
+
+Reported: ``p_destroyed``, ``p_crippled_<X>`` for every system on the grid,
+``mean_damage`` and the distribution ``damage`` (boxes marked by the sequence;
+damage past the last box is lost, WM-G2), plus ``p_hit_<i>`` per attack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mathhammer.engine import MonteCarloConfig, simulate
+from mathhammer.query import answer
+from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.warmachine import rules
+from mathhammer.warmachine.grid import Grid
+
+
+@dataclass(frozen=True)
+class Target:
+    """The model being attacked: DEF, ARM, damage grid or track, starting state (WM-G7)."""
+
+    defense: int
+    armor: int
+    grid: Grid
+    start_bits: int = 0
+    knocked_down: bool = False
+    name: str = "target"
+
+
+@dataclass(frozen=True)
+class AttackStep:
+    """One attack roll and its damage roll, decisions fixed in advance.
+
+    ``stat`` is MAT/RAT/FOCUS, ``power`` P+S (melee) or POW. ``pre_boosted`` is a
+    charge attack or free strike (WM-D3); ``weapon_crippled`` drops a die from both
+    rolls (WM-G4); ``knocks_down`` is a head-butt or slam (WM-A4 for later attacks).
+    """
+
+    kind: str
+    stat: int
+    power: int
+    boost_hit: bool = False
+    boost_damage: bool = False
+    pre_boosted: bool = False
+    modifier: int = 0
+    weapon_crippled: bool = False
+    knocks_down: bool = False
+    auto_hit: bool = False
+    label: str = ""
+
+
+def variant_situation(variant: int) -> tuple[bool, bool]:
+    """(movement crippled, knocked down) of table variant 0..3."""
+    return bool(variant & 1), bool(variant & 2)
+
+
+def hit_probability(step: AttackStep, target: Target, variant: int, boost_hit: bool) -> float:
+    """P(hit) of ``step`` in a target situation (WM-A1..A7), from the shared rules."""
+    mcrip, kd = variant_situation(variant)
+    defense = rules.effective_defense(target.defense, step.kind, movement_crippled=mcrip,
+                                      knocked_down=kd)
+    auto = step.auto_hit or rules.is_automatic_hit(step.kind, knocked_down=kd)
+    k = rules.dice_count(boost_hit, step.weapon_crippled)
+    return rules.hit_probability(k, step.stat + step.modifier, defense, auto)
+
+
+def damage_pmf(step: AttackStep, target: Target, boost_damage: bool) -> np.ndarray:
+    """P(damage dealt = d) of one damage roll (WM-D1, WM-D3)."""
+    k = rules.damage_dice_count(boost_damage, step.pre_boosted, step.weapon_crippled)
+    return rules.damage_pmf(k, step.power, target.armor)
+
+
+def outcome_tables(steps: list[AttackStep], target: Target) -> np.ndarray:
+    """float64[steps, 4, W]: P(outcome) per step and situation variant."""
+    rows = []
+    for step in steps:
+        dmg = damage_pmf(step, target, step.boost_damage)
+        per_variant = []
+        for v in range(4):
+            p = hit_probability(step, target, v, step.boost_hit)
+            per_variant.append(np.concatenate([[1.0 - p], p * dmg]))
+        rows.append(per_variant)
+    width = max(len(r) for per in rows for r in per) if rows else 1
+    table = np.zeros((len(steps), 4, width))
+    for s, per in enumerate(rows):
+        for v, r in enumerate(per):
+            table[s, v, : len(r)] = r
+    return table
+
+
+@dataclass
+class SequenceArrays:
+    """The flat numbers the kernels take (cast once, one numba specialisation)."""
+
+    full: np.uint64
+    width: np.int64
+    start_bits: np.uint64
+    col_start: np.ndarray
+    m_mask: np.uint64
+    system_masks: np.ndarray
+    pmf: np.ndarray
+    knocks_down: np.ndarray
+    kd0: np.int64
+    systems: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def build(cls, steps: list[AttackStep], target: Target) -> SequenceArrays:
+        grid = target.grid
+        return cls(
+            np.uint64(grid.full), np.int64(grid.width), np.uint64(target.start_bits),
+            np.asarray(grid.col_start, dtype=np.int64),
+            np.uint64(grid.system_masks.get("M", 0)),
+            np.asarray(list(grid.system_masks.values()) or [0], dtype=np.uint64)[: len(grid.systems)],
+            np.ascontiguousarray(outcome_tables(steps, target), dtype=np.float64),
+            np.asarray([int(s.knocks_down) for s in steps], dtype=np.int64),
+            np.int64(int(target.knocked_down)), grid.systems,
+        )
+
+
+def _results(target: Target, dist: Distribution, crippled: list[Estimate],
+             destroyed: Estimate, hits: list[Estimate]) -> tuple[dict, dict]:
+    results = {"p_destroyed": destroyed}
+    for letter, est in zip(target.grid.systems, crippled):
+        results[f"p_crippled_{letter}"] = est
+    results["mean_damage"] = dist.mean_estimate()
+    for i, est in enumerate(hits, start=1):
+        results[f"p_hit_{i}"] = est
+    return results, {"damage": dist}
+
+
+def sequence_exact(steps: list[AttackStep], target: Target, title: str = "") -> Report:
+    """Exact answer by the sparse DP over grid states (:mod:`exact_grid`)."""
+    from mathhammer.warmachine.exact_grid import state_distribution, summarise
+
+    arrays = SequenceArrays.build(steps, target)
+    keys, probs, p_hits = state_distribution(arrays)
+    dmg, crip, dest = summarise(arrays, target.grid.n_boxes, keys, probs)
+    results, dists = _results(target, Distribution.exact(dmg),
+                              [Estimate.exact(float(c)) for c in crip], Estimate.exact(dest),
+                              [Estimate.exact(p) for p in p_hits])
+    return Report("sequence", "exact", results, dists, title=title)
+
+
+def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteCarloConfig,
+                         title: str = "") -> Report:
+    from mathhammer import kernels
+
+    kernel = kernels.load("grid")
+    a = SequenceArrays.build(steps, target)
+    cdf = np.ascontiguousarray(np.cumsum(a.pmf, axis=2))
+    cdf[:, :, -1] = 2.0  # the last outcome catches float rounding of the cumulative sum
+    guide = kernel.guide_tables(cdf)
+    n_sys = len(a.systems)
+    n_boxes = target.grid.n_boxes
+
+    def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
+        hist = np.zeros(n_boxes + 1, dtype=np.int64)
+        crippled = np.zeros(max(n_sys, 1), dtype=np.int64)
+        destroyed = np.zeros(1, dtype=np.int64)
+        hits = np.zeros(max(len(steps), 1), dtype=np.int64)
+        kernel.sequence_mc(a.full, a.width, a.start_bits, a.col_start, a.m_mask,
+                           a.system_masks if n_sys else np.zeros(0, dtype=np.uint64),
+                           cdf, guide, a.knocks_down, a.kd0, state, np.int64(n), hist, crippled,
+                           destroyed, hits)
+        return {"hist": hist, "crippled": crippled, "destroyed": destroyed, "hits": hits}
+
+    def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
+        return np.concatenate([tally["destroyed"], tally["crippled"][:n_sys]]) / n
+
+    run = simulate(run_chunk, config, probabilities)
+    t, n = run.tally, run.n_trials
+    results, dists = _results(
+        target, Distribution.from_counts(t["hist"]),
+        [Estimate.proportion(int(c), n) for c in t["crippled"][:n_sys]],
+        Estimate.proportion(int(t["destroyed"][0]), n),
+        [Estimate.proportion(int(h), n) for h in t["hits"][: len(steps)]])
+    return Report("sequence", "mc", results, dists, n_trials=n, seed=run.seed, title=title)
+
+
+def run_sequence(steps: list[AttackStep], target: Target, *, method: str = "auto",
+                 config: MonteCarloConfig | None = None, check: bool = False,
+                 command: str = "sequence", title: str = "") -> Report:
+    """P(destroyed), P(crippled X), damage of a fixed attack sequence (WM-S1, WM-S2)."""
+    report = answer(command, method=method,
+                    exact=lambda: sequence_exact(steps, target, title),
+                    monte_carlo=lambda cfg: sequence_monte_carlo(steps, target, cfg, title),
+                    config=config, check=check)
+    report.command = command
+    return report
