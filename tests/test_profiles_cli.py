@@ -38,8 +38,14 @@ def test_list_json(capsys):
     assert code == 0
     rows = {r["id"]: r for r in json.loads(out)["profiles"]}
     assert rows["khador/juggernaut"] == {
-        "game": "warmachine", "id": "khador/juggernaut", "name": "Juggernaut",
-        "kind": "heavy warjack", "points": 7, "confidence": "medium", "low_confidence": 2}
+        "game": "warmachine",
+        "id": "khador/juggernaut",
+        "name": "Juggernaut",
+        "kind": "heavy warjack",
+        "points": 7,
+        "confidence": "medium",
+        "low_confidence": 2,
+    }
     assert rows["cryx/deneghra"]["warjack_points"] == 5
 
 
@@ -59,9 +65,16 @@ def test_show_juggernaut_prints_grid(capsys):
     assert lines[0] == "Juggernaut  (khador/juggernaut)"
     start = next(i for i, line in enumerate(lines) if line.startswith("damage grid"))
     assert "34 boxes" in lines[start]
-    grid = lines[start + 2: start + 9]
-    assert grid == ["  1 2 3 4 5 6", "  - - - - - -", "  - - - - - -", "  - - - - - -",
-                    "  - L - - R -", "  L L M C R R", "    M M C C"]
+    grid = lines[start + 2 : start + 9]
+    assert grid == [
+        "  1 2 3 4 5 6",
+        "  - - - - - -",
+        "  - - - - - -",
+        "  - - - - - -",
+        "  - L - - R -",
+        "  L L M C R R",
+        "    M M C C",
+    ]
     assert "  systems: L 3, R 3, C 3, M 3" in lines
     assert any(line.split()[:3] == ["Ice", "Axe", "melee"] and "7*" in line for line in lines)
     assert any(line.startswith("  * weapons.0.pow: ") for line in lines)
@@ -93,7 +106,9 @@ def test_show_json_is_the_model(capsys):
 
 def test_show_user_file(capsys, tmp_path):
     path = tmp_path / "mine.toml"
-    path.write_text(JUGGERNAUT.read_text().replace('id = "khador/juggernaut"', 'id = "khador/my_jack"'))
+    path.write_text(
+        JUGGERNAUT.read_text().replace('id = "khador/juggernaut"', 'id = "khador/my_jack"')
+    )
     code, out, _ = cli(capsys, "profiles", "show", str(path))
     assert code == 0 and "(khador/my_jack)" in out
 
@@ -103,7 +118,8 @@ def test_unknown_id_suggests_closest(capsys):
     assert code == 2 and out == ""
     assert err.splitlines() == [
         "error: profile 'khador/jugernaut': no such profile; fix: did you mean khador/juggernaut, "
-        "khador/sorscha, khador/destroyer?"]
+        "khador/sorscha, khador/destroyer?"
+    ]
 
 
 def test_validate_ok(capsys):
@@ -141,11 +157,12 @@ def test_validate_reports_every_error_sorted(capsys, tmp_path):
     assert code == 2
     assert out == f"ok {good} (warmachine khador/juggernaut)\n"
     assert err.splitlines()[:5] == [
-        f"invalid {bad}: colour: unknown key; allowed here: schema_version, game, id, name, faction, "
-        "kind, size, base, points, warjack_points, confidence, sources, special_rules, feat, stats, "
-        "grid, boxes, low_confidence, weapons, spells",
+        f"invalid {bad}: colour: unknown key; allowed here: schema_version, game, id, name, "
+        "faction, kind, size, base, points, warjack_points, confidence, sources, special_rules, "
+        "feat, stats, grid, boxes, low_confidence, weapons, spells",
         f"invalid {bad}: grid: must have exactly 6 columns (got 5)",
-        f"invalid {bad}: grid.2: column 3 has letter(s) 'X'; allowed: -, L, R, H, A, C, M (got '----MX')",
+        f"invalid {bad}: grid.2: column 3 has letter(s) 'X'; allowed: -, L, R, H, A, C, M "
+        "(got '----MX')",
         f"invalid {bad}: stats.def: Input should be greater than or equal to 1 (got -2)",
         f"invalid {bad}: weapons.0.p_plus_s: must equal POW + STR = 7 + 12 = 19 (got 18)",
     ]
@@ -160,11 +177,20 @@ def test_validate_truncated_and_gameless(capsys, tmp_path):
     assert code == 2
     files = json.loads(out)["files"]
     assert [f["ok"] for f in files] == [False, False]
-    assert files[0]["errors"] == [{"key": "(file)", "message":
-                                   "is not valid TOML: Unterminated string (at end of document); "
-                                   "fix: fix the syntax at that line (see toml.io)"}]
-    assert files[1]["errors"] == [{"key": "game", "message": "must name the game the file is for; "
-                                   'fix: add game = "warmachine" or game = "fantasy"'}]
+    assert files[0]["errors"] == [
+        {
+            "key": "(file)",
+            "message": "is not valid TOML: Unterminated string (at end of document); "
+            "fix: fix the syntax at that line (see toml.io)",
+        }
+    ]
+    assert files[1]["errors"] == [
+        {
+            "key": "game",
+            "message": "must name the game the file is for; "
+            'fix: add game = "warmachine" or game = "fantasy"',
+        }
+    ]
 
 
 def test_validate_missing_file(capsys, tmp_path):
@@ -248,5 +274,7 @@ def test_unicode_and_huge_values(capsys, tmp_path):
     path.write_text(path.read_text().replace("arm = 20", "arm = 100000000000000000000"))
     code, _, err = cli(capsys, "profiles", "validate", str(path))
     assert code == 2
-    assert err.splitlines()[0] == (f"invalid {path}: stats.arm: Input should be less than or equal "
-                                   "to 30 (got 100000000000000000000)")
+    assert err.splitlines()[0] == (
+        f"invalid {path}: stats.arm: Input should be less than or equal "
+        "to 30 (got 100000000000000000000)"
+    )

@@ -12,16 +12,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
 from mathhammer.errors import InputError, ProfileError
 
-app = typer.Typer(no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema.")
+app = typer.Typer(
+    no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema."
+)
 
 GameOption = Annotated[
-    Optional[str], typer.Option("--game", help="warmachine or fantasy (default: every game).")
+    str | None, typer.Option("--game", help="warmachine or fantasy (default: every game).")
 ]
 FormatOption = Annotated[str, typer.Option("--format", help="table or json.")]
 
@@ -32,7 +34,9 @@ def _games(game: str | None) -> tuple[str, ...]:
     if game is None:
         return GAMES
     if game not in GAMES:
-        raise InputError("--game", f"must be one of {', '.join(GAMES)}", game, "use --game warmachine")
+        raise InputError(
+            "--game", f"must be one of {', '.join(GAMES)}", game, "use --game warmachine"
+        )
     return (game,)
 
 
@@ -47,6 +51,7 @@ def _print_json(payload: Any) -> None:
 
 # --------------------------------------------------------------------------- summaries
 
+
 def _summary(game: str, profile: Any) -> dict:
     """The list row of any game's profile, read defensively (fields differ by game)."""
     kind = getattr(profile, "kind", None) or getattr(profile, "troop_type", "")
@@ -55,7 +60,9 @@ def _summary(game: str, profile: Any) -> dict:
     if hasattr(points, "per_model"):  # fantasy: points per model
         points = points.per_model
     row = {
-        "game": game, "id": profile.id, "name": profile.name,
+        "game": game,
+        "id": profile.id,
+        "name": profile.name,
         "kind": f"{size} {kind}" if size else str(kind).replace("_", " "),
         "points": points,
         "confidence": getattr(profile, "confidence", ""),
@@ -88,9 +95,18 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
             try:
                 rows.append(_summary(name, load_profile(name, ident)))
             except ProfileError as err:  # one broken file must not hide the others
-                rows.append({"game": name, "id": ident, "name": "", "kind": "INVALID",
-                             "points": None, "confidence": "", "low_confidence": 0,
-                             "error": err.one_line()})
+                rows.append(
+                    {
+                        "game": name,
+                        "id": ident,
+                        "name": "",
+                        "kind": "INVALID",
+                        "points": None,
+                        "confidence": "",
+                        "low_confidence": 0,
+                        "error": err.one_line(),
+                    }
+                )
                 print(f"warning: {err.one_line()}", file=sys.stderr)
     if format == "json":
         _print_json({"profiles": rows})
@@ -99,16 +115,25 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
         print("no bundled profiles")
         return
     header = ("game", "id", "name", "kind", "points", "confidence")
-    table = [(r["game"], r["id"], r["name"], r["kind"], _points_text(r),
-              r["confidence"] + (f" ({r['low_confidence']} low)" if r["low_confidence"] else ""))
-             for r in rows]
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *table)]
+    table = [
+        (
+            r["game"],
+            r["id"],
+            r["name"],
+            r["kind"],
+            _points_text(r),
+            r["confidence"] + (f" ({r['low_confidence']} low)" if r["low_confidence"] else ""),
+        )
+        for r in rows
+    ]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *table, strict=True)]
     for line in (header, *table):
-        print("  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip())
+        print("  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip())
     print("\n(n low) = values with a recorded doubt; see `mathhammer profiles show ID`")
 
 
 # --------------------------------------------------------------------------- show
+
 
 def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
     """(game, validated profile) for an id or path; unknown ids suggest close ones."""
@@ -135,8 +160,11 @@ def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
     for i in ids:
         short.setdefault(i.split("/")[-1], i)
     close = difflib.get_close_matches(ref, ids, n=3, cutoff=0.4)
-    close += [short[c] for c in difflib.get_close_matches(ref.split("/")[-1], list(short), n=3,
-                                                           cutoff=0.4) if short[c] not in close]
+    close += [
+        short[c]
+        for c in difflib.get_close_matches(ref.split("/")[-1], list(short), n=3, cutoff=0.4)
+        if short[c] not in close
+    ]
     hint = f"did you mean {', '.join(close[:3])}?" if close else "see `mathhammer profiles list`"
     raise UnknownProfileError(f"profile {ref!r}", "no such profile", None, hint)
 
@@ -146,8 +174,12 @@ def _game_of(data: dict, source: str) -> str:
 
     game = data.get("game")
     if game not in GAMES:
-        raise ProfileError(f"{source}: game", "must name the game the file is for", game,
-                           f'add game = "{GAMES[0]}" or game = "{GAMES[1]}"')
+        raise ProfileError(
+            f"{source}: game",
+            "must name the game the file is for",
+            game,
+            f'add game = "{GAMES[0]}" or game = "{GAMES[1]}"',
+        )
     return game
 
 
@@ -159,8 +191,14 @@ def _flagged_paths(profile: Any) -> set[str]:
         node, parts = data, []
         for part in path.split("."):
             if isinstance(node, list | tuple) and not part.isdigit():
-                index = next((i for i, x in enumerate(node) if isinstance(x, dict)
-                              and x.get("name") == part), None)
+                index = next(
+                    (
+                        i
+                        for i, x in enumerate(node)
+                        if isinstance(x, dict) and x.get("name") == part
+                    ),
+                    None,
+                )
                 part = str(index) if index is not None else part
             parts.append(part)
             try:
@@ -186,9 +224,11 @@ def _number(value: Any) -> str:
 
 
 def _table(header: tuple, rows: list[tuple], indent: str = "  ") -> list[str]:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    return [indent + "  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip()
-            for line in (header, *rows)]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+    return [
+        indent + "  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip()
+        for line in (header, *rows)
+    ]
 
 
 def warmachine_card(profile: Any) -> list[str]:
@@ -197,18 +237,29 @@ def warmachine_card(profile: Any) -> list[str]:
 
     flagged = _flagged_paths(profile)
     kind = f"{profile.size} {profile.kind}" if profile.size else profile.kind
-    cost = f"WJ +{profile.warjack_points}" if profile.warjack_points is not None else \
-        f"{profile.points} points"
-    lines = [f"{profile.name}  ({profile.id})",
-             f"warmachine · {profile.faction} · {kind} · {profile.base} base · {cost} · "
-             f"confidence {profile.confidence}"]
+    cost = (
+        f"WJ +{profile.warjack_points}"
+        if profile.warjack_points is not None
+        else f"{profile.points} points"
+    )
+    lines = [
+        f"{profile.name}  ({profile.id})",
+        f"warmachine · {profile.faction} · {kind} · {profile.base} base · {cost} · "
+        f"confidence {profile.confidence}",
+    ]
     if profile.sources:
         lines.append(f"sources: {', '.join(profile.sources)}")
     lines.append("")
     stats = profile.model_dump(by_alias=True)["stats"]
-    keys = [k for k in ("spd", "str", "mat", "rat", "def", "arm", "cmd", "focus") if stats[k] is not None]
-    lines += _table(tuple(k.upper() for k in keys),
-                    [tuple(f"{stats[k]}{_star(flagged, f'stats.{k}')}" for k in keys)])
+    keys = [
+        k
+        for k in ("spd", "str", "mat", "rat", "def", "arm", "cmd", "focus")
+        if stats[k] is not None
+    ]
+    lines += _table(
+        tuple(k.upper() for k in keys),
+        [tuple(f"{stats[k]}{_star(flagged, f'stats.{k}')}" for k in keys)],
+    )
     if profile.special_rules:
         lines += ["", "special rules"] + [f"  {rule}" for rule in profile.special_rules]
     if profile.feat:
@@ -218,14 +269,22 @@ def warmachine_card(profile: Any) -> list[str]:
         rows = []
         for i, w in enumerate(profile.weapons):
             s = lambda field, i=i: _star(flagged, f"weapons.{i}.{field}")  # noqa: E731
-            rows.append((f"{w.name}{_star(flagged, f'weapons.{i}.name')}", w.kind,
-                         _number(w.rng) + s("rng"),
-                         (_number(w.rof) + s("rof")) if w.kind == "ranged" else "-",
-                         (_number(w.aoe) if w.aoe else "-") + s("aoe"),
-                         _number(w.pow) + s("pow"),
-                         _number(w.p_plus_s) + s("p_plus_s"), w.location + s("location"),
-                         w.confidence or ""))
-        lines += _table(("name", "kind", "RNG", "ROF", "AOE", "POW", "P+S", "loc", "confidence"), rows)
+            rows.append(
+                (
+                    f"{w.name}{_star(flagged, f'weapons.{i}.name')}",
+                    w.kind,
+                    _number(w.rng) + s("rng"),
+                    (_number(w.rof) + s("rof")) if w.kind == "ranged" else "-",
+                    (_number(w.aoe) if w.aoe else "-") + s("aoe"),
+                    _number(w.pow) + s("pow"),
+                    _number(w.p_plus_s) + s("p_plus_s"),
+                    w.location + s("location"),
+                    w.confidence or "",
+                )
+            )
+        lines += _table(
+            ("name", "kind", "RNG", "ROF", "AOE", "POW", "P+S", "loc", "confidence"), rows
+        )
         for w in profile.weapons:
             lines += [f"    {w.name}: {rule}" for rule in w.rules]
     if profile.spells:
@@ -233,16 +292,26 @@ def warmachine_card(profile: Any) -> list[str]:
         rows = []
         for i, sp in enumerate(profile.spells):
             s = lambda field, i=i: _star(flagged, f"spells.{i}.{field}")  # noqa: E731
-            rows.append((sp.name + s("name"), _number(sp.cost) + s("cost"), _number(sp.rng) + s("rng"),
-                         (_number(sp.aoe) if sp.aoe else "-") + s("aoe"), _number(sp.pow) + s("pow"),
-                         "yes" if sp.upkeep else "no", "yes" if sp.offensive else "no",
-                         (sp.effect or "") + s("effect")))
+            rows.append(
+                (
+                    sp.name + s("name"),
+                    _number(sp.cost) + s("cost"),
+                    _number(sp.rng) + s("rng"),
+                    (_number(sp.aoe) if sp.aoe else "-") + s("aoe"),
+                    _number(sp.pow) + s("pow"),
+                    "yes" if sp.upkeep else "no",
+                    "yes" if sp.offensive else "no",
+                    (sp.effect or "") + s("effect"),
+                )
+            )
         lines += _table(("name", "COST", "RNG", "AOE", "POW", "UP", "OFF", "effect"), rows)
     lines.append("")
     if profile.grid is not None:
         total = sum(len(c) for c in profile.grid)
-        lines.append(f"damage grid{_star(flagged, 'grid')}: {total} boxes, columns 1-6 top to bottom "
-                     "(- hull; L/R arms, H head, A arc node, C cortex, M movement; WM-G1)")
+        lines.append(
+            f"damage grid{_star(flagged, 'grid')}: {total} boxes, columns 1-6 top to bottom "
+            "(- hull; L/R arms, H head, A arc node, C cortex, M movement; WM-G1)"
+        )
         lines.append("  (columns drawn top-aligned; damage fills each from its top box, WM-G2)")
         lines += [f"  {row}".rstrip() for row in draw_grid(profile.grid)]
         counts = {x: "".join(profile.grid).count(x) for x in "LRHACM"}
@@ -255,18 +324,30 @@ def warmachine_card(profile: Any) -> list[str]:
 def generic_card(game: str, profile: Any) -> list[str]:
     """Any other game's profile: its fields, flattened, one per line."""
     flagged = _flagged_paths(profile)
-    lines = [f"{profile.name}  ({profile.id})", f"{game} · confidence {getattr(profile, 'confidence', '')}",
-             ""]
+    lines = [
+        f"{profile.name}  ({profile.id})",
+        f"{game} · confidence {getattr(profile, 'confidence', '')}",
+        "",
+    ]
 
     def walk(prefix: str, value: Any) -> None:
         scalar = lambda v: isinstance(v, int | float | str) or v is None  # noqa: E731
-        if isinstance(value, dict) and prefix and len(value) >= 4 and all(map(scalar, value.values())) \
-                and max(map(len, value)) <= 5:
+        if (
+            isinstance(value, dict)
+            and prefix
+            and len(value) >= 4
+            and all(map(scalar, value.values()))
+            and max(map(len, value)) <= 5
+        ):
             keys = [k for k, v in value.items() if v is not None]  # a stat line: one table row
             lines.append(f"  {prefix}")
-            lines.extend("  " + row for row in _table(
-                tuple(k.upper() for k in keys),
-                [tuple(f"{value[k]}{_star(flagged, f'{prefix}.{k}')}" for k in keys)]))
+            lines.extend(
+                "  " + row
+                for row in _table(
+                    tuple(k.upper() for k in keys),
+                    [tuple(f"{value[k]}{_star(flagged, f'{prefix}.{k}')}" for k in keys)],
+                )
+            )
         elif isinstance(value, dict):
             for key, inner in value.items():
                 if key != "low_confidence":
@@ -293,7 +374,9 @@ def _doubt_lines(profile: Any) -> list[str]:
 
 @app.command("show")
 def show_command(
-    profile_id: Annotated[str, typer.Argument(metavar="ID", help="Profile id (khador/juggernaut) or a TOML file.")],
+    profile_id: Annotated[
+        str, typer.Argument(metavar="ID", help="Profile id (khador/juggernaut) or a TOML file.")
+    ],
     game: GameOption = None,
     format: FormatOption = "table",
 ) -> None:
@@ -308,6 +391,7 @@ def show_command(
 
 
 # --------------------------------------------------------------------------- validate
+
 
 def _expand(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
@@ -330,9 +414,11 @@ def validate_file(path: Path) -> dict:
         if problems:
             result["errors"] = [{"key": key, "message": text} for key, text in problems]
         else:
-            key = err.where[len(str(path)):].lstrip(": ") or "(file)"
+            key = err.where[len(str(path)) :].lstrip(": ") or "(file)"
             what = err.what + (f" (got {err.got!r})" if err.got is not None else "")
-            result["errors"] = [{"key": key, "message": what + (f"; fix: {err.fix}" if err.fix else "")}]
+            result["errors"] = [
+                {"key": key, "message": what + (f"; fix: {err.fix}" if err.fix else "")}
+            ]
         return result
     result.update(ok=True, id=profile.id)
     return result
@@ -350,8 +436,12 @@ def validate_command(
     _check_format(format)
     results = [validate_file(path) for path in _expand(paths)]
     if not results:
-        raise InputError("PATH", "no .toml files found", " ".join(map(str, paths)),
-                         "give profile files or folders holding them")
+        raise InputError(
+            "PATH",
+            "no .toml files found",
+            " ".join(map(str, paths)),
+            "give profile files or folders holding them",
+        )
     if format == "json":
         _print_json({"files": results})
     else:
@@ -369,6 +459,7 @@ def validate_command(
 
 
 # --------------------------------------------------------------------------- schema
+
 
 @app.command("schema")
 def schema_command(game: GameOption = None) -> None:

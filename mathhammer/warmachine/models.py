@@ -17,7 +17,7 @@ by key path.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
@@ -39,7 +39,9 @@ Bool = Annotated[bool, Strict()]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
 
 class Stats(_Frozen):
@@ -65,14 +67,21 @@ class Stats(_Frozen):
 
 
 class Weapon(_Frozen):
+    """One weapon line. Melee damage adds ``p_plus_s`` (= POW + STR, PR-3), ranged adds
+    ``pow`` (WM-D1); ``location`` is the grid system whose crippling costs a die (WM-G4)."""
+
     name: str = Field(min_length=1)
     kind: Literal["melee", "ranged"]
-    rng: Union[Annotated[float, Strict(), Field(ge=0, le=100)], str] = Field(
-        description='inches, or "SP8"/"SP10" for a spray (WM-D6)')
-    pow: Int | None = Field(None, ge=0, le=25, description="POW; omit for weapons without a damage roll")
+    rng: Annotated[float, Strict(), Field(ge=0, le=100)] | str = Field(
+        description='inches, or "SP8"/"SP10" for a spray (WM-D6)'
+    )
+    pow: Int | None = Field(
+        None, ge=0, le=25, description="POW; omit for weapons without a damage roll"
+    )
     p_plus_s: Int | None = Field(None, ge=0, le=40, description="melee only: POW + STR (PR-3)")
     location: Literal["L", "R", "H", "-"] = Field(
-        "-", description='grid system of the weapon (WM-G4); "-" for casters and solos')
+        "-", description='grid system of the weapon (WM-G4); "-" for casters and solos'
+    )
     rof: Int = Field(1, ge=1, le=10, description="ranged: attacks allowed (WM-F2)")
     aoe: Num = Field(0.0, ge=0, le=10, description="template diameter in inches, 0 = none (WM-D4)")
     rules: tuple[str, ...] = ()
@@ -98,11 +107,16 @@ class Weapon(_Frozen):
 
 
 class Spell(_Frozen):
+    """One spell: magic attack 2d6 + FOCUS, damage 2d6 + ``pow`` when offensive (WM-F4)."""
+
     name: str = Field(min_length=1)
     cost: Int = Field(ge=0, le=10)
-    rng: Union[Annotated[float, Strict(), Field(ge=0, le=100)], Literal["SELF", "CTRL"], str] = Field(
-        description='inches, "SELF", "CTRL" or a spray "SP8"')
-    aoe: Union[Annotated[float, Strict(), Field(ge=0, le=10)], Literal["CTRL"]] = Field(0.0, description='inches, 0 = none, or "CTRL"')
+    rng: Annotated[float, Strict(), Field(ge=0, le=100)] | Literal["SELF", "CTRL"] | str = Field(
+        description='inches, "SELF", "CTRL" or a spray "SP8"'
+    )
+    aoe: Annotated[float, Strict(), Field(ge=0, le=10)] | Literal["CTRL"] = Field(
+        0.0, description='inches, 0 = none, or "CTRL"'
+    )
     pow: Int | None = Field(None, ge=0, le=25, description="omit for spells without a damage roll")
     upkeep: Bool = False
     offensive: Bool = False
@@ -111,6 +125,9 @@ class Spell(_Frozen):
 
 
 class WarmachineProfile(_Frozen):
+    """A Warmachine Mk II model: a warjack (six-column ``grid``) or a warcaster/solo
+    (``boxes``), with its stat line, weapons, spells and recorded doubts (PR-1..3)."""
+
     schema_version: Literal[1]
     game: Literal["warmachine"]
     id: str = Field(pattern=_ID, description="<faction>/<name>, e.g. khador/juggernaut")
@@ -127,10 +144,14 @@ class WarmachineProfile(_Frozen):
     feat: str = ""
     stats: Stats
     grid: tuple[str, ...] | None = Field(
-        None, description="warjacks: six columns top to bottom, letters from -LRHACM (WM-G1)")
-    boxes: Int | None = Field(None, ge=1, le=100, description="warcasters/solos: damage track (WM-G6)")
+        None, description="warjacks: six columns top to bottom, letters from -LRHACM (WM-G1)"
+    )
+    boxes: Int | None = Field(
+        None, ge=1, le=100, description="warcasters/solos: damage track (WM-G6)"
+    )
     low_confidence: dict[str, str] = Field(
-        default_factory=dict, description="key path -> the doubt (PR-2)")
+        default_factory=dict, description="key path -> the doubt (PR-2)"
+    )
     weapons: tuple[Weapon, ...] = ()
     spells: tuple[Spell, ...] = ()
 
@@ -153,8 +174,12 @@ class WarmachineProfile(_Frozen):
         for weapon in self.weapons:
             if weapon.name.lower() == name.lower():
                 return weapon
-        raise ProfileError(f"{self.id}: weapons", "has no such weapon", name,
-                           f"use one of {', '.join(w.name for w in self.weapons)}")
+        raise ProfileError(
+            f"{self.id}: weapons",
+            "has no such weapon",
+            name,
+            f"use one of {', '.join(w.name for w in self.weapons)}",
+        )
 
     def doubt(self, key_path: str) -> str | None:
         """The low-confidence note for a key path (``stats.mat``), if any (PR-2)."""
@@ -179,6 +204,7 @@ def draw_grid(columns: list[str] | tuple[str, ...]) -> list[str]:
 
 # --------------------------------------------------------------------------- checks
 
+
 def consistency_problems(data: Any) -> list[tuple[str, str]]:
     """PR-3 cross-field checks on a raw profile dict; ``[(key path, message)]``.
 
@@ -192,7 +218,9 @@ def consistency_problems(data: Any) -> list[tuple[str, str]]:
     grid = data.get("grid")
     problems += _grid_problems(grid)
     problems += _track_problems(data, kind, stats)
-    letters = "".join(c for c in grid if isinstance(c, str)) if isinstance(grid, list | tuple) else ""
+    letters = (
+        "".join(c for c in grid if isinstance(c, str)) if isinstance(grid, list | tuple) else ""
+    )
     weapons = data.get("weapons")
     if isinstance(weapons, list | tuple):
         for i, weapon in enumerate(weapons):
@@ -203,12 +231,19 @@ def consistency_problems(data: Any) -> list[tuple[str, str]]:
         for i, spell in enumerate(spells):
             rng = spell.get("rng") if isinstance(spell, dict) else None
             if isinstance(rng, str) and rng not in ("SELF", "CTRL") and not _SPRAY.match(rng):
-                problems.append((f"spells.{i}.rng", f"must be {_UNION_FIELDS['rng']['spells']} (got {rng!r})"))
+                problems.append(
+                    (f"spells.{i}.rng", f"must be {_UNION_FIELDS['rng']['spells']} (got {rng!r})")
+                )
     ident, faction = data.get("id"), data.get("faction")
-    if isinstance(ident, str) and isinstance(faction, str) and "/" in ident \
-            and ident.split("/")[0] != faction:
-        problems.append(("faction", f"must match the id's first part {ident.split('/')[0]!r} "
-                                    f"(got {faction!r})"))
+    if (
+        isinstance(ident, str)
+        and isinstance(faction, str)
+        and "/" in ident
+        and ident.split("/")[0] != faction
+    ):
+        problems.append(
+            ("faction", f"must match the id's first part {ident.split('/')[0]!r} (got {faction!r})")
+        )
     problems += _low_confidence_problems(data)
     return problems
 
@@ -222,8 +257,13 @@ def _grid_problems(grid: Any) -> list[tuple[str, str]]:
     for i, column in enumerate(grid):
         bad = sorted({c for c in column if c not in GRID_LETTERS})
         if bad:
-            problems.append((f"grid.{i}", f"column {i + 1} has letter(s) {''.join(bad)!r}; "
-                                          f"allowed: {', '.join(GRID_LETTERS)} (got {column!r})"))
+            problems.append(
+                (
+                    f"grid.{i}",
+                    f"column {i + 1} has letter(s) {''.join(bad)!r}; "
+                    f"allowed: {', '.join(GRID_LETTERS)} (got {column!r})",
+                )
+            )
     if grid and sum(len(c) for c in grid) == 0:
         problems.append(("grid", "has no boxes; each column is a string of boxes such as '--LL'"))
     return problems
@@ -239,7 +279,7 @@ def _track_problems(data: dict, kind: Any, stats: dict) -> list[tuple[str, str]]
         if has_boxes:
             problems.append(("boxes", "a warjack has a grid, not a damage track; remove boxes"))
         if data.get("size") is None:
-            problems.append(("size", "a warjack needs size = \"light\" or \"heavy\""))
+            problems.append(("size", 'a warjack needs size = "light" or "heavy"'))
     elif kind in ("warcaster", "solo"):
         if has_grid:
             problems.append(("grid", f"only warjacks have a grid; a {kind} uses boxes = N"))
@@ -254,25 +294,38 @@ def _track_problems(data: dict, kind: Any, stats: dict) -> list[tuple[str, str]]
         if stats.get("focus") is not None:
             problems.append(("stats.focus", f"only warcasters have FOCUS (got {stats['focus']!r})"))
         if data.get("warjack_points") is not None:
-            problems.append(("warjack_points", f"only warcasters have warjack points "
-                                               f"(got {data['warjack_points']!r})"))
+            problems.append(
+                (
+                    "warjack_points",
+                    f"only warcasters have warjack points (got {data['warjack_points']!r})",
+                )
+            )
         if data.get("feat"):
             problems.append(("feat", "only warcasters have a feat"))
     return problems
 
 
-def _weapon_problems(key: str, weapon: dict, stats: dict, kind: Any,
-                     grid_letters: str) -> list[tuple[str, str]]:
+def _weapon_problems(
+    key: str, weapon: dict, stats: dict, kind: Any, grid_letters: str
+) -> list[tuple[str, str]]:
     problems = []
     pow_, pps, strength = weapon.get("pow"), weapon.get("p_plus_s"), stats.get("str")
     is_int = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
     if weapon.get("kind") == "melee":
         if is_int(pow_) and pps is None:
-            problems.append((f"{key}.p_plus_s", f"a melee weapon with POW needs P+S "
-                                                f"(POW {pow_} + STR {strength})"))
+            problems.append(
+                (
+                    f"{key}.p_plus_s",
+                    f"a melee weapon with POW needs P+S (POW {pow_} + STR {strength})",
+                )
+            )
         if is_int(pow_) and is_int(pps) and is_int(strength) and pps != pow_ + strength:
-            problems.append((f"{key}.p_plus_s", f"must equal POW + STR = {pow_} + {strength} = "
-                                                f"{pow_ + strength} (got {pps})"))
+            problems.append(
+                (
+                    f"{key}.p_plus_s",
+                    f"must equal POW + STR = {pow_} + {strength} = {pow_ + strength} (got {pps})",
+                )
+            )
         if weapon.get("rof", 1) != 1:
             problems.append((f"{key}.rof", "only ranged weapons have ROF"))
     elif weapon.get("kind") == "ranged" and pps is not None:
@@ -283,11 +336,17 @@ def _weapon_problems(key: str, weapon: dict, stats: dict, kind: Any,
     location = weapon.get("location", "-")
     if location in ("L", "R", "H"):
         if kind in ("warcaster", "solo"):
-            problems.append((f"{key}.location", f"a {kind} has no grid systems; use \"-\" "
-                                                f"(got {location!r})"))
+            problems.append(
+                (f"{key}.location", f'a {kind} has no grid systems; use "-" (got {location!r})')
+            )
         elif grid_letters and location not in grid_letters:
-            problems.append((f"{key}.location", f"system {location!r} is not on the grid "
-                                                f"(grid letters: {''.join(sorted(set(grid_letters) - {'-'}))})"))
+            problems.append(
+                (
+                    f"{key}.location",
+                    f"system {location!r} is not on the grid "
+                    f"(grid letters: {''.join(sorted(set(grid_letters) - {'-'}))})",
+                )
+            )
     return problems
 
 
@@ -298,8 +357,12 @@ def _low_confidence_problems(data: dict) -> list[tuple[str, str]]:
     problems = []
     for path in notes:
         if resolve_key_path(data, path) is _MISSING:
-            problems.append((f"low_confidence.{path}", "names no key of this profile; use a path "
-                                                      "like \"stats.mat\" or \"weapons.0.pow\""))
+            problems.append(
+                (
+                    f"low_confidence.{path}",
+                    'names no key of this profile; use a path like "stats.mat" or "weapons.0.pow"',
+                )
+            )
         elif not isinstance(notes[path], str) or not notes[path].strip():
             problems.append((f"low_confidence.{path}", "needs a note naming the doubt (PR-2)"))
     return problems
@@ -330,8 +393,10 @@ def resolve_key_path(data: Any, path: str) -> Any:
 # --------------------------------------------------------------------------- loading
 
 _UNION_FIELDS = {
-    "rng": {"weapons": 'inches from 0 to 100 or a spray like "SP8"',
-            "spells": 'inches from 0 to 100, "SELF", "CTRL" or a spray like "SP8"'},
+    "rng": {
+        "weapons": 'inches from 0 to 100 or a spray like "SP8"',
+        "spells": 'inches from 0 to 100, "SELF", "CTRL" or a spray like "SP8"',
+    },
     "aoe": {"spells": 'inches from 0 to 10 or "CTRL"'},
 }
 
@@ -345,7 +410,9 @@ def _pydantic_problems(err: ValidationError) -> list[tuple[str, str]]:
         if len(loc) > 3 and loc[0] in ("weapons", "spells") and loc[2] in _UNION_FIELDS:
             # one line for the field, not one per branch of its type union
             key = ".".join(str(p) for p in loc[:3])
-            problems.append((key, f"must be {_UNION_FIELDS[loc[2]][loc[0]]} (got {e.get('input')!r})"))
+            problems.append(
+                (key, f"must be {_UNION_FIELDS[loc[2]][loc[0]]} (got {e.get('input')!r})")
+            )
             continue
         key = ".".join(str(p) for p in loc) or "(top level)"
         if e["type"] == "extra_forbidden":
