@@ -14,6 +14,12 @@ DEMO_STEPS: list[tuple[str, list[str]]] = [
      ["roll", "2D6+3", "--at-least", "10", "--method", "mc", "--n-trials", "200000", "--seed", "1"]),
     ("Profiles: the Khador Juggernaut's card, with its damage grid and recorded doubts",
      ["profiles", "show", "khador/juggernaut"]),
+    ("Warmachine: three charging Juggernaut axe attacks (MAT 7, P+S 19) vs DEF 12 ARM 18, 15 boxes",
+     ["wm", "attack", "--stat", "7", "--defense", "12", "--power", "19", "--armor", "18",
+      "--attacks", "3", "--charge", "--boxes", "15"]),
+    ("Warmachine: a 3\" AOE at a target 8\" away, with a neighbour 1.5\" behind it (exact)",
+     ["wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14", "--range", "8",
+      "--model", "grunt1,1.5,0,small,arm=13,boxes=1"]),
 ]
 
 def demo_command() -> None:
@@ -41,3 +47,11 @@ def warmup_command() -> None:
 
 #: one small Monte Carlo query per kernel family; engines append theirs
 WARMUP_ARGV: list[list[str]] = [["roll", "2D6", "--method", "mc", "--n-trials", "1000", "--seed", "0"]]
+WARMUP_ARGV.append(["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "18",
+                    "--method", "mc", "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "18",
+                    "--attacks", "2", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
+                    "--range", "8", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
+                    "--range", "6", "--spray", "8", "--method", "mc", "--n-trials", "1000", "--seed", "0"])

@@ -319,9 +319,10 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
     """
     setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
     specs = build_chain(setup)
-    first = specs[0]
-    title = (f"wm attack: {setup.attacks} x {setup.kind} {first.hit_dice}d6+{first.bonus} vs DEF "
-             f"{first.defense}, damage {first.damage_dice}d6+{first.power} vs ARM {first.armor}")
+    first, last = specs[0], specs[-1]
+    title = (f"wm attack: {setup.attacks} x {setup.kind} {last.hit_dice}d6+{last.bonus} vs DEF "
+             f"{last.defense}, damage {last.damage_dice}d6+{last.power} vs ARM {last.armor}"
+             + (" (charge: first damage roll pre-boosted)" if setup.charge else ""))
     report = run_chain(specs, boxes=setup.boxes, method=method, config=config, check=check,
                        title=title)
     dice = [f"{s.hit_dice}d6 to hit / {s.damage_dice}d6 damage" for s in specs]
