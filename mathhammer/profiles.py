@@ -44,9 +44,10 @@ def model_class(game: str) -> Any:
 
         from pydantic import BaseModel
 
-        module = sys.modules.get(getattr(_MODELS[game], "__module__", ""), None)
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            if (issubclass(cls, BaseModel) and cls.__module__ == module.__name__
+        module = sys.modules.get(getattr(_MODELS[game], "__module__", ""))
+        members = inspect.getmembers(module, inspect.isclass) if module is not None else []
+        for _, cls in members:
+            if (issubclass(cls, BaseModel) and cls.__module__ == getattr(module, "__name__", "")
                     and {"game", "id"} <= set(cls.model_fields)):
                 _CLASSES[game] = cls
                 break
@@ -153,5 +154,5 @@ def pydantic_errors(err, source: str) -> ProfileError:
     items.sort(key=lambda item: (natural_key(item[0]), item[1]))
     what = "; ".join(f"{key}: {text}" for key, text in items)
     error = ProfileError(source, what, None, "see `mathhammer profiles schema` for allowed keys")
-    error.problems = items  # [(key path, message)] for `mathhammer profiles validate`
+    setattr(error, "problems", items)  # [(key path, message)] for `profiles validate`  # noqa: B010
     return error

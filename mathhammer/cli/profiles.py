@@ -56,7 +56,7 @@ def _summary(game: str, profile: Any) -> dict:
     """The list row of any game's profile, read defensively (fields differ by game)."""
     kind = getattr(profile, "kind", None) or getattr(profile, "troop_type", "")
     size = getattr(profile, "size", None)
-    points = getattr(profile, "points", None)
+    points: Any = getattr(profile, "points", None)
     if hasattr(points, "per_model"):  # fantasy: points per model
         points = points.per_model
     row = {
@@ -156,7 +156,7 @@ def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
             continue
         return name, validate_data(name, read_toml(path), str(path))
     ids = [i for name in games for i in bundled_ids(name)]
-    short = {}
+    short: dict[str, str] = {}
     for i in ids:
         short.setdefault(i.split("/")[-1], i)
     close = difflib.get_close_matches(ref, ids, n=3, cutoff=0.4)
@@ -266,7 +266,7 @@ def warmachine_card(profile: Any) -> list[str]:
         lines += ["", f"feat: {profile.feat}"]
     if profile.weapons:
         lines += ["", "weapons"]
-        rows = []
+        rows: list[tuple[str, ...]] = []
         for i, w in enumerate(profile.weapons):
             s = lambda field, i=i: _star(flagged, f"weapons.{i}.{field}")  # noqa: E731
             rows.append(
@@ -289,7 +289,7 @@ def warmachine_card(profile: Any) -> list[str]:
             lines += [f"    {w.name}: {rule}" for rule in w.rules]
     if profile.spells:
         lines += ["", "spells"]
-        rows = []
+        rows = []  # same type as the weapon rows
         for i, sp in enumerate(profile.spells):
             s = lambda field, i=i: _star(flagged, f"spells.{i}.{field}")  # noqa: E731
             rows.append(

@@ -214,7 +214,7 @@ def consistency_problems(data: Any) -> list[tuple[str, str]]:
         return []
     problems: list[tuple[str, str]] = []
     kind = data.get("kind")
-    stats = data.get("stats") if isinstance(data.get("stats"), dict) else {}
+    stats: dict = data["stats"] if isinstance(data.get("stats"), dict) else {}
     grid = data.get("grid")
     problems += _grid_problems(grid)
     problems += _track_problems(data, kind, stats)
@@ -305,21 +305,29 @@ def _track_problems(data: dict, kind: Any, stats: dict) -> list[tuple[str, str]]
     return problems
 
 
+def _as_int(value: Any) -> int | None:
+    """``value`` if it is a real int (not a bool), else None: wrong types are pydantic's job."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _weapon_problems(
     key: str, weapon: dict, stats: dict, kind: Any, grid_letters: str
 ) -> list[tuple[str, str]]:
     problems = []
-    pow_, pps, strength = weapon.get("pow"), weapon.get("p_plus_s"), stats.get("str")
-    is_int = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+    pow_, pps, strength = (
+        _as_int(weapon.get("pow")),
+        _as_int(weapon.get("p_plus_s")),
+        _as_int(stats.get("str")),
+    )
     if weapon.get("kind") == "melee":
-        if is_int(pow_) and pps is None:
+        if pow_ is not None and weapon.get("p_plus_s") is None:
             problems.append(
                 (
                     f"{key}.p_plus_s",
-                    f"a melee weapon with POW needs P+S (POW {pow_} + STR {strength})",
+                    f"a melee weapon with POW needs P+S (POW {pow_} + STR {stats.get('str')})",
                 )
             )
-        if is_int(pow_) and is_int(pps) and is_int(strength) and pps != pow_ + strength:
+        if pow_ is not None and pps is not None and strength is not None and pps != pow_ + strength:
             problems.append(
                 (
                     f"{key}.p_plus_s",
@@ -457,7 +465,7 @@ def validate_warmachine(data: dict, source: str) -> WarmachineProfile:
     unique = sorted(set(problems), key=lambda item: (natural_key(item[0]), item[1]))
     what = "; ".join(f"{key}: {text}" for key, text in unique)
     error = ProfileError(source, what, None, "see `mathhammer profiles schema --game warmachine`")
-    error.problems = unique  # [(key path, message)] for `mathhammer profiles validate`
+    setattr(error, "problems", unique)  # [(key path, message)] for `profiles validate`  # noqa: B010
     raise error
 
 
