@@ -1,0 +1,179 @@
+"""Close combat (FB-C1..C7): hand-derived exact cases, exact engine vs Monte Carlo.
+
+Monte Carlo tolerances are 5 standard errors computed from the exact p before the
+run (never tuned): with N = 200 000 trials a probability near 0.5 is checked to
+± 0.0056, so an error of about 0.6 % in any reported probability is detected.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+
+from mathhammer.engine import MonteCarloConfig
+from mathhammer.fantasy.combat import Side, combat, make_side
+from mathhammer.fantasy.models import load_unit, validate_unit
+
+N = 200_000
+
+
+def unit(**changes) -> object:
+    """A plain one-model W1 unit (WS3 S3 T3 I3 A1 Ld7, no save), changed as asked."""
+    data = {
+        "id": "test/unit", "name": changes.pop("name", "Test"), "ruleset": "wfb8",
+        "stats": {"m": 4, "ws": 3, "bs": 3, "s": 3, "t": 3, "w": 1, "i": 3, "a": 1, "ld": 7},
+        "formation": {"models": 1, "rank_width": 1}, "points": {"per_model": 5},
+        "champion_extra_attacks": 1,
+    }
+    for key in ("stats", "formation", "saves", "weapon"):
+        if key in changes:
+            data[key] = {**data.get(key, {}), **changes.pop(key)}
+    data.update(changes)
+    return validate_unit(data, "test unit")
+
+
+def exact(a, b, **kw):
+    return combat(a, b, rounds=1, method="exact", **kw)
+
+
+def mc(a, b, n=N, **kw):
+    return combat(a, b, method="mc", config=MonteCarloConfig(n_trials=n, seed=20261202, threads=1), **kw)
+
+
+def test_duel_strike_order_and_casualties_by_hand():
+    """FB-C2/C3: I5 strikes first (1/4 kill); the I3 model strikes back only if alive."""
+    a = unit(name="fast", stats={"i": 5})
+    b = unit(name="slow")
+    r = exact(a, b).results
+    p_kill = Fraction(1, 2) * Fraction(1, 2)  # 4+ to hit (WS3 v WS3), 4+ to wound (S3 v T3)
+    assert r["p_win"].value == pytest.approx(float(p_kill))
+    assert r["p_lose"].value == pytest.approx(float((1 - p_kill) * p_kill))
+    assert r["p_draw"].value == pytest.approx(float((1 - p_kill) ** 2))
+    assert r["p_enemy_destroyed"].value == pytest.approx(float(p_kill))
+
+
+def test_equal_initiative_is_simultaneous():
+    """FB-C2: equal I: both strike, both can die (a draw with both destroyed)."""
+    r = exact(unit(), unit()).results
+    assert r["p_draw"].value == pytest.approx(1 / 16 + 9 / 16)
+    assert r["p_win"].value == pytest.approx(3 / 16)
+    assert r["p_own_destroyed"].value == pytest.approx(1 / 4)
+
+
+def test_basic_chargers_strike_first_round_one():
+    """FB-C2 basic: the I1 charger strikes before the I5 defender in round one."""
+    a = unit(name="charger", stats={"i": 1}, ruleset="basic")
+    b = unit(name="fast", stats={"i": 5}, ruleset="basic")
+    r = exact(a, b, charger="a", ruleset="basic").results
+    assert r["p_win"].value == pytest.approx(1 / 4)
+    r = exact(a, b, ruleset="basic").results  # nobody charged: Initiative
+    assert r["p_lose"].value == pytest.approx(1 / 4)
+
+
+def test_break_test_and_pursuit_by_hand():
+    """FB-C4/C5/C6: nobody can wound (S1 v T10); A scores ranks +3 and standard +1.
+
+    B (one model, Ld 7) tests Ld 7 - 4 = 3: passes on 2D6 <= 3 (3/36, the double 1
+    included); a broken B is caught when 2D6 >= 2D6: (1 + 146/1296) / 2.
+    """
+    a = unit(name="block", stats={"s": 1, "t": 10}, formation={"models": 20, "rank_width": 5, "standard": True})
+    b = unit(name="target", stats={"t": 10, "s": 1})
+    r = exact(a, b).results
+    p_break = Fraction(33, 36)
+    p_caught = (1 + Fraction(146, 1296)) / 2
+    assert r["mean_combat_result"].value == 4
+    assert r["p_enemy_breaks"].value == pytest.approx(float(p_break))
+    assert r["p_caught"].value == pytest.approx(float(p_break * p_caught))
+    assert r["p_win"].value == pytest.approx(float(p_break))
+
+
+def test_steadfast_stubborn_unbreakable_unstable_daemonic():
+    """FB-C5 variants on the same deterministic 4-point loss."""
+    a = unit(name="block", stats={"s": 1, "t": 10}, formation={"models": 20, "rank_width": 5, "standard": True})
+    ld7 = Fraction(21, 36)  # 2D6 <= 7
+    stubborn = unit(stats={"t": 10, "s": 1}, special_rules=["Stubborn"])
+    assert exact(a, stubborn).results["p_enemy_breaks"].value == pytest.approx(float(1 - ld7))
+    deep = unit(stats={"t": 10, "s": 1}, formation={"models": 30, "rank_width": 5})
+    r = exact(a, deep).results  # 6 ranks against 4: steadfast, tests Ld 7 (A scores 4 - 3 = 1 more)
+    assert r["p_enemy_breaks"].value == pytest.approx(float(1 - ld7))
+    unbreakable = unit(stats={"t": 10, "s": 1}, special_rules=["Unbreakable"])
+    assert exact(a, unbreakable).results["p_enemy_breaks"].value == 0
+    unstable = unit(stats={"t": 10, "s": 1}, formation={"models": 10, "rank_width": 10},
+                    special_rules=["Unstable"])
+    r = exact(a, unstable)
+    assert r.distributions["models_left_b"].pmf == {6: 1.0}  # loses by 4: 4 wounds, no test
+    daemons = unit(stats={"t": 10, "s": 1, "ld": 8}, formation={"models": 10, "rank_width": 10},
+                   special_rules=["Daemonic Instability"])
+    r = exact(a, daemons)  # loses 2D6 + 4 - 8 wounds if positive
+    lost = {v: 0.0 for v in range(9)}
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            lost[max(0, d1 + d2 - 4)] += 1 / 36
+    for left, p in r.distributions["models_left_b"].pmf.items():
+        assert p == pytest.approx(lost[10 - left])
+
+
+def _assert_within_5se(mc_report, exact_report):
+    for name, est in exact_report.results.items():
+        p = est.value
+        got = mc_report.results[name].value
+        if name.startswith("p_"):
+            se = math.sqrt(p * (1 - p) / N)
+            assert abs(got - p) <= 5 * se + 1e-12, (name, got, p)
+        else:
+            se = mc_report.results[name].se
+            assert abs(got - p) <= 5 * se + 1e-9, (name, got, p, se)
+
+
+MATCHUPS = [
+    ("wfb8/empire_halberdiers", "wfb8/orc_boyz", None, "wfb8"),
+    ("wfb8/high_elf_swordmasters", "wfb8/chaos_warriors", "b", "wfb8"),
+    ("wfb8/knights_of_the_realm", "wfb8/empire_halberdiers", "a", "wfb8"),
+    ("wfb8/skeleton_warriors", "wfb8/dwarf_warriors", None, "wfb8"),
+    ("wfb8/orc_giant", "wfb8/high_elf_spearmen", "a", "wfb8"),
+    ("t9a1/wdg_warriors", "t9a1/vc_skeletons", "a", "t9a1"),
+]
+
+
+@pytest.mark.parametrize("a, b, charger, rules", MATCHUPS)
+def test_one_round_monte_carlo_matches_exact(a, b, charger, rules):
+    """Every probability within 5 SE of the exact first round (N = 200 000)."""
+    ex = exact(a, b, charger=charger, ruleset=rules)
+    run = mc(a, b, rounds=1, charger=charger, ruleset=rules)
+    _assert_within_5se(run, ex)
+    for name, dist in ex.distributions.items():
+        assert run.distributions[name].max_abs_z(dist) < 6, name
+
+
+def test_killing_blow_one_round_mc_matches_exact():
+    """FB-W2 slay in combat (wfb8), W1 infantry targets: exact vs MC."""
+    a = make_side(load_unit("wfb8/dwarf_warriors"), where="a")
+    kb = a.unit.model_copy(update={"special_rules": ("Killing Blow",)})
+    ex = exact(Side(kb), "wfb8/empire_halberdiers")
+    _assert_within_5se(mc(Side(kb), "wfb8/empire_halberdiers", rounds=1), ex)
+
+
+def test_more_rounds_only_help_to_decide():
+    """FB-C7: the chance of a decision grows with the round limit; draws shrink."""
+    one = mc("wfb8/empire_halberdiers", "wfb8/orc_boyz", n=50_000, rounds=1).results
+    three = mc("wfb8/empire_halberdiers", "wfb8/orc_boyz", n=50_000, rounds=3).results
+    assert three["p_draw"].value < one["p_draw"].value
+    total = three["p_win"].value + three["p_draw"].value + three["p_lose"].value
+    assert total == pytest.approx(1.0)
+
+
+def test_same_seed_same_answer_any_threads():
+    cfg1 = MonteCarloConfig(n_trials=100_000, seed=5, threads=1)
+    cfg2 = MonteCarloConfig(n_trials=100_000, seed=5, threads=2)
+    r1 = combat("wfb8/chaos_warriors", "wfb8/dwarf_ironbreakers", rounds=3, method="mc", config=cfg1)
+    r2 = combat("wfb8/chaos_warriors", "wfb8/dwarf_ironbreakers", rounds=3, method="mc", config=cfg2)
+    assert r1.to_dict()["results"] == r2.to_dict()["results"]
+
+
+def test_exact_refuses_several_rounds():
+    from mathhammer.errors import InputError
+
+    with pytest.raises(InputError, match="--method"):
+        combat("wfb8/orc_boyz", "wfb8/orc_boyz", rounds=2, method="exact")
