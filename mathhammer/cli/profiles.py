@@ -426,7 +426,10 @@ def validate_file(path: Path) -> dict:
 
 @app.command("validate")
 def validate_command(
-    paths: Annotated[list[Path], typer.Argument(help="TOML files (or folders of them) to check.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(metavar="PATH", help="TOML files (or folders of them) to check."),
+    ],
     format: FormatOption = "table",
 ) -> None:
     """Check user profile files; the game comes from each file's `game` key (PR-3).
