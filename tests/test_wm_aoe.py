@@ -24,8 +24,6 @@ from tests.conftest import run_cli, run_json
 N = 200_000
 SEED = 97
 
-MEDIUM = 40 / 2 / 25.4
-SMALL = 30 / 2 / 25.4
 
 
 def test_base_sizes_wm_d7():

@@ -221,3 +221,31 @@ def test_tables_are_read_only():
     with pytest.raises(ValueError):
         sums[0] = 5
     assert np.array_equal(np.sort(sums)[[0, -1]], [2, 12])
+
+
+def test_boosting_can_lower_the_hit_chance_against_huge_def():
+    """A consequence of WM-A3 worth knowing: when only all-6s can hit, a third die makes
+    that rarer (1/36 → 1/216); even at DEF 17 with no bonus, 3d6 ≥ 17 (4/216) loses to
+    double 6 (1/36). Whenever two dice can reach the DEF by their sum, boosting helps."""
+    assert rules.hit_probability(3, 0, 30) == pytest.approx(1 / 216)
+    assert rules.hit_probability(2, 0, 30) == pytest.approx(1 / 36)
+    assert rules.hit_probability(3, 0, 17) == pytest.approx(4 / 216)
+    for bonus in range(0, 12):
+        for defense in range(1, 13 + bonus):  # reachable by the sum of 2d6 + bonus
+            assert rules.hit_probability(3, bonus, defense) >= rules.hit_probability(2, bonus, defense)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(k=st.integers(1, 5), bonus=st.integers(-5, 15), defense=st.integers(1, 30),
+       auto=st.booleans())
+def test_outcome_probabilities_are_consistent(k, bonus, defense, auto):
+    p_miss, p_plain, p_crit = rules.attack_outcome_probs(k, bonus, defense, auto)
+    assert p_miss + p_plain + p_crit == pytest.approx(1.0, abs=1e-12)
+    assert min(p_miss, p_plain, p_crit) >= 0
+    assert p_miss >= (0 if auto else 1 / 6**k)  # WM-A2 always leaves the all-1s roll
+    if k >= 2 and not auto:
+        assert p_miss <= 1 - 1 / 6**k  # WM-A3 always leaves the all-6s roll
+    assert rules.hit_probability(k, bonus + 1, defense, auto) >= rules.hit_probability(k, bonus, defense, auto)
