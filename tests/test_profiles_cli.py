@@ -278,3 +278,13 @@ def test_unicode_and_huge_values(capsys, tmp_path):
         f"invalid {path}: stats.arm: Input should be less than or equal "
         "to 30 (got 100000000000000000000)"
     )
+
+
+def test_list_skips_a_game_without_a_model(capsys, monkeypatch):
+    """A game whose engine is not installed does not break `profiles list` for the others."""
+    import mathhammer.profiles as profiles
+
+    monkeypatch.setattr(profiles, "GAMES", ("warmachine", "chess"))
+    code, out, _ = cli(capsys, "profiles", "list", "--format", "json")
+    assert code == 0
+    assert {r["game"] for r in json.loads(out)["profiles"]} == {"warmachine"}

@@ -29,10 +29,18 @@ FormatOption = Annotated[str, typer.Option("--format", help="table or json.")]
 
 
 def _games(game: str | None) -> tuple[str, ...]:
-    from mathhammer.profiles import GAMES
+    """The games asked for; by default every game whose profile model is installed."""
+    from mathhammer.profiles import GAMES, model_class
 
     if game is None:
-        return GAMES
+        available = []
+        for name in GAMES:
+            try:
+                model_class(name)
+            except ProfileError:
+                continue  # that game's engine is not installed (yet): list the others
+            available.append(name)
+        return tuple(available)
     if game not in GAMES:
         raise InputError(
             "--game", f"must be one of {', '.join(GAMES)}", game, "use --game warmachine"
