@@ -55,3 +55,17 @@ WARMUP_ARGV.append(["wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "1
                     "--range", "8", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
                     "--range", "6", "--spray", "8", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
+
+
+def _magic_example() -> str:
+    """Path of the bundled magic scenario (source checkout or wheel)."""
+    from mathhammer.profiles import profiles_root
+
+    return str(profiles_root() / "scenarios" / "magic_t9a1_four_spells.toml")
+
+
+DEMO_STEPS.append(("Magic (T9A): cast 3 dice at level 2 against casting value 9 (exact)",
+                   ["magic", "cast", "--dice", "3", "--level", "2", "--cv", "9"]))
+DEMO_STEPS.append(("Magic: a whole phase, four spells, optimal dice vs a threshold dispeller",
+                   ["magic", "phase", _magic_example(), "--n-trials", "200000", "--seed", "1"]))
+WARMUP_ARGV.append(["magic", "phase", _magic_example(), "--n-trials", "1000", "--seed", "0"])
