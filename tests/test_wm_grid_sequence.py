@@ -30,11 +30,14 @@ def _summary_from_reference(grid: Grid, states: dict[int, float]) -> dict[str, f
     ([AttackStep("ranged", 5, 12), AttackStep("melee", 6, 16, knocks_down=True),
       AttackStep("melee", 4, 15)], Target(16, 14, Grid.from_columns(FRAGILE_LEGS))),
     ([AttackStep("magic", 7, 12, boost_hit=True)] * 2, Target(14, 15, Grid.track(17), start_bits=0b11111)),
+    ([AttackStep("melee", 6, 14, first_available="C"), AttackStep("melee", 7, 17, boost_damage=True)],
+     Target(12, 13, Grid.from_columns(CHARGER))),
 ])
 def test_kernel_dp_equals_plain_python_dict_dp(steps, target):
     exact = run_sequence(steps, target, method="exact")
     a = SequenceArrays.build(steps, target)
-    ref = reference_distribution(target.grid, a.pmf, list(a.knocks_down), target.start_bits)
+    ref = reference_distribution(target.grid, a.pmf, list(a.knocks_down), target.start_bits,
+                                 first_available=[s.first_available for s in steps])
     expect = _summary_from_reference(target.grid, ref)
     start = bin(target.start_bits).count("1")
     expect["mean_damage"] -= start
@@ -81,7 +84,7 @@ def test_monte_carlo_matches_exact_on_a_full_grid_with_knockdown():
     target = Target(13, 17, Grid.from_columns(CHARGER), start_bits=Grid.from_columns(CHARGER)
                     .start_bits([1, 0, 2, 0, 0, 1]))
     steps = [AttackStep("ranged", 5, 14, boost_damage=True),
-             AttackStep("melee", 6, 12, knocks_down=True),
+             AttackStep("melee", 6, 12, knocks_down=True, first_available="M"),
              AttackStep("melee", 6, 18, boost_damage=True)]
     exact = run_sequence(steps, target, method="exact")
     assert exact.results["p_hit_3"].value > exact.results["p_hit_2"].value + 0.1

@@ -165,7 +165,7 @@ def _sample_outcome(cdf_row, guide_row, u):
 
 @njit(cache=True, nogil=True)
 def sequence_mc(full, width, start_bits, col_start, m_mask, system_masks, cdf, guide, knocks_down,
-                kd0, state, n_trials, hist, crippled, destroyed, hits):
+                fa_masks, kd0, state, n_trials, hist, crippled, destroyed, hits):
     """Monte Carlo of a fixed attack sequence against one grid or track.
 
     Args:
@@ -176,6 +176,8 @@ def sequence_mc(full, width, start_bits, col_start, m_mask, system_masks, cdf, g
         cdf: float64[steps, 4, W] cumulative outcome probabilities per variant, the
             last entry of a row > 1. guide: int64[steps * 4, GUIDE] (:func:`guide_tables`).
         knocks_down: int64[steps] 1 when a hit knocks the target down.
+        fa_masks: uint64[steps] a system mask when the step's damage goes to the
+            first available boxes of that system (WM-G5), else 0.
         kd0: int64 1 if the target starts knocked down.
         state: uint64[8] RNG. n_trials: int64.
         hist: int64[boxes+1] (out) boxes marked by the sequence.
@@ -197,7 +199,11 @@ def sequence_mc(full, width, start_bits, col_start, m_mask, system_masks, cdf, g
                 if knocks_down[s] == 1:
                     kd = 1
                 if o > 1:
-                    bits = mark_from(bits, full, col_start[d6(state) - 1], np.int64(o - 1), width)
+                    if fa_masks[s] != _U0:
+                        bits = mark_first_available(bits, fa_masks[s], np.int64(o - 1))
+                    else:
+                        bits = mark_from(bits, full, col_start[d6(state) - 1], np.int64(o - 1),
+                                         width)
         hist[popcount(bits & full) - start_marked] += 1
         if (bits & full) == full:
             destroyed[0] += 1
@@ -225,21 +231,18 @@ def _merge(keys, probs):
 
 
 @njit(cache=True, nogil=True)
-def sequence_exact(full, width, start_bits, col_start, m_mask, pmf, knocks_down, kd0, p_hits):
-    """Exact distribution of grid states after a fixed attack sequence.
+def sequence_exact(keys, probs, full, width, col_start, m_mask, pmf, knocks_down, fa_masks,
+                   step, p_hits):
+    """One step of the exact distribution of grid states (a sparse dynamic programme).
 
-    A sparse dynamic programme over marked-box bitmasks (plus the knocked-down
-    bit 63): each step maps every state through every outcome and every column,
-    then equal states are merged. Arguments as :func:`sequence_mc`, with ``pmf``
-    (probabilities, not cumulative); ``p_hits`` float64[steps] (out) gets P(hit)
-    of each step. Returns (uint64 states, float64 probs).
+    States are uint64 marked-box bitmasks plus the knocked-down bit 63. The step
+    maps every state through every outcome and every column, then equal states
+    are merged with one sort. Arguments as :func:`sequence_mc`, with ``pmf``
+    (probabilities, not cumulative); ``p_hits[step]`` (out) gets P(hit) of the step.
+    Returns the new (uint64 states, float64 probs).
     """
-    keys = np.empty(1, dtype=np.uint64)
-    keys[0] = start_bits | (KD_BIT if kd0 == 1 else _U0)
-    probs = np.ones(1, dtype=np.float64)
-    n_steps = pmf.shape[0]
     n_out = pmf.shape[2]
-    for s in range(n_steps):
+    for s in range(step, step + 1):
         size = keys.shape[0] * (2 + 6 * n_out)
         new_k = np.empty(size, dtype=np.uint64)
         new_p = np.empty(size, dtype=np.float64)
@@ -262,6 +265,11 @@ def sequence_exact(full, width, start_bits, col_start, m_mask, pmf, knocks_down,
                 m += 1
             for o in range(2, n_out):
                 if row[o] <= 0.0:
+                    continue
+                if fa_masks[s] != _U0:
+                    new_k[m] = mark_first_available(bits, fa_masks[s], np.int64(o - 1)) | (hit_key & KD_BIT)
+                    new_p[m] = probs[i] * row[o]
+                    m += 1
                     continue
                 p = probs[i] * row[o] / 6.0
                 for c in range(6):

@@ -18,21 +18,42 @@ from collections import defaultdict
 
 import numpy as np
 
+from mathhammer.errors import InputError
 from mathhammer.warmachine.grid import Grid
 
 KD = 1 << 63
 
 
+MAX_CANDIDATES = 12_000_000  # states × outcomes × columns in one step (~200 MB of work arrays)
+
+
+class ExactTooLarge(InputError):
+    """The exact grid programme would need too much memory; Monte Carlo answers instead."""
+
+
 def state_distribution(arrays) -> tuple[np.ndarray, np.ndarray, list[float]]:
-    """(uint64 states, probabilities, P(hit) per step) for a ``SequenceArrays``."""
+    """(uint64 states, probabilities, P(hit) per step) for a ``SequenceArrays``.
+
+    Raises:
+        ExactTooLarge: when one step would expand more than MAX_CANDIDATES states.
+    """
     from mathhammer import kernels
 
     kernel = kernels.load("grid")
-    p_hits = np.zeros(max(arrays.pmf.shape[0], 1), dtype=np.float64)
-    keys, probs = kernel.sequence_exact(arrays.full, arrays.width, arrays.start_bits, arrays.col_start,
-                                        arrays.m_mask, arrays.pmf, arrays.knocks_down,
-                                        arrays.kd0, p_hits)
-    return keys, probs, [float(p) for p in p_hits[: arrays.pmf.shape[0]]]
+    n_steps, _, n_out = arrays.pmf.shape
+    p_hits = np.zeros(max(n_steps, 1), dtype=np.float64)
+    keys = np.array([int(arrays.start_bits) | (KD if arrays.kd0 else 0)], dtype=np.uint64)
+    probs = np.ones(1, dtype=np.float64)
+    for step in range(n_steps):
+        need = keys.shape[0] * (2 + 6 * n_out)
+        if need > MAX_CANDIDATES:
+            raise ExactTooLarge("--method", f"the exact grid programme needs {need:,} states at "
+                                f"attack {step + 1}", "exact", "use --method mc")
+        keys, probs = kernel.sequence_exact(keys, probs, arrays.full, arrays.width,
+                                            arrays.col_start, arrays.m_mask, arrays.pmf,
+                                            arrays.knocks_down, arrays.fa_masks, np.int64(step),
+                                            p_hits)
+    return keys, probs, [float(p) for p in p_hits[:n_steps]]
 
 
 def summarise(arrays, n_boxes: int, keys: np.ndarray, probs: np.ndarray):
@@ -47,7 +68,8 @@ def summarise(arrays, n_boxes: int, keys: np.ndarray, probs: np.ndarray):
 
 
 def reference_distribution(grid: Grid, pmf: np.ndarray, knocks_down: list[int],
-                           start_bits: int = 0, knocked_down: bool = False) -> dict[int, float]:
+                           start_bits: int = 0, knocked_down: bool = False,
+                           first_available: list[str] | None = None) -> dict[int, float]:
     """Plain-Python dict DP: {state (bit 63 = knocked down): probability}.
 
     ``pmf[step, variant, outcome]`` as in :mod:`mathhammer.warmachine.sequence`.
@@ -63,8 +85,11 @@ def reference_distribution(grid: Grid, pmf: np.ndarray, knocks_down: list[int],
             hit_kd = KD if (kd or knocks_down[s]) else 0
             nxt[key] += p * row[0]
             nxt[bits | hit_kd] += p * row[1] if len(row) > 1 else 0.0
+            system = first_available[s] if first_available else ""
             for o in range(2, len(row)):
-                if row[o] > 0:
+                if row[o] > 0 and system:
+                    nxt[grid.mark_first_available(bits, system, o - 1) | hit_kd] += p * row[o]
+                elif row[o] > 0:
                     for column in range(1, 7):
                         nxt[grid.mark(bits, column, o - 1) | hit_kd] += p * row[o] / 6
         states = {k: v for k, v in nxt.items() if v > 0}

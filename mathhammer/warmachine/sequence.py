@@ -59,6 +59,7 @@ class AttackStep:
     weapon_crippled: bool = False
     knocks_down: bool = False
     auto_hit: bool = False
+    first_available: str = ""
     label: str = ""
 
 
@@ -113,6 +114,7 @@ class SequenceArrays:
     system_masks: np.ndarray
     pmf: np.ndarray
     knocks_down: np.ndarray
+    fa_masks: np.ndarray
     kd0: np.int64
     systems: tuple[str, ...] = field(default=())
 
@@ -126,6 +128,8 @@ class SequenceArrays:
             np.asarray(list(grid.system_masks.values()) or [0], dtype=np.uint64)[: len(grid.systems)],
             np.ascontiguousarray(outcome_tables(steps, target), dtype=np.float64),
             np.asarray([int(s.knocks_down) for s in steps], dtype=np.int64),
+            np.asarray([grid.system_masks.get(s.first_available, 0) if s.first_available else 0
+                        for s in steps], dtype=np.uint64),
             np.int64(int(target.knocked_down)), grid.systems,
         )
 
@@ -173,7 +177,7 @@ def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteC
         hits = np.zeros(max(len(steps), 1), dtype=np.int64)
         kernel.sequence_mc(a.full, a.width, a.start_bits, a.col_start, a.m_mask,
                            a.system_masks if n_sys else np.zeros(0, dtype=np.uint64),
-                           cdf, guide, a.knocks_down, a.kd0, state, np.int64(n), hist, crippled,
+                           cdf, guide, a.knocks_down, a.fa_masks, a.kd0, state, np.int64(n), hist, crippled,
                            destroyed, hits)
         return {"hist": hist, "crippled": crippled, "destroyed": destroyed, "hits": hits}
 
@@ -193,7 +197,21 @@ def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteC
 def run_sequence(steps: list[AttackStep], target: Target, *, method: str = "auto",
                  config: MonteCarloConfig | None = None, check: bool = False,
                  command: str = "sequence", title: str = "") -> Report:
-    """P(destroyed), P(crippled X), damage of a fixed attack sequence (WM-S1, WM-S2)."""
+    """P(destroyed), P(crippled X), damage of a fixed attack sequence (WM-S1, WM-S2).
+
+    ``auto`` answers exactly unless the exact programme is too large (many attacks
+    on a big grid), then by Monte Carlo with a note in ``info``.
+    """
+    from mathhammer.warmachine.exact_grid import ExactTooLarge
+
+    if method == "auto" and not check:
+        try:
+            report = sequence_exact(steps, target, title)
+        except ExactTooLarge as err:
+            report = sequence_monte_carlo(steps, target, config or MonteCarloConfig(), title)
+            report.info["note"] = f"Monte Carlo: {err.what}"
+        report.command = command
+        return report
     report = answer(command, method=method,
                     exact=lambda: sequence_exact(steps, target, title),
                     monte_carlo=lambda cfg: sequence_monte_carlo(steps, target, cfg, title),
