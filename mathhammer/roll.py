@@ -76,7 +76,8 @@ def roll(
     Args:
         expression: dice text such as ``"2D6+3"`` or a parsed :class:`DiceExpr`.
         at_least, at_most: also report P(total ≥ k) / P(total ≤ k).
-        method: "exact", "mc" or "auto" (exact: every expression has one).
+        method: "exact", "mc" or "auto" (exact whenever the expression is small
+            enough to enumerate, see :attr:`DiceExpr.exact_feasible`).
         config: Monte Carlo settings (trials, seed, threads, precision).
         check: run both engines and attach z-scores under ``report.info["check"]``.
     """
@@ -84,7 +85,8 @@ def roll(
     return answer(
         "roll",
         method=method,
-        exact=lambda: roll_exact(expr, at_least, at_most),
+        # expressions too large to enumerate (e.g. 30D1000) are left to Monte Carlo
+        exact=(lambda: roll_exact(expr, at_least, at_most)) if expr.exact_feasible else None,
         monte_carlo=lambda cfg: roll_monte_carlo(expr, cfg, at_least, at_most),
         config=config,
         check=check,
