@@ -208,3 +208,33 @@ def test_more_dice_than_the_ruleset_allows_is_an_error():
     with pytest.raises(RulesError, match="1 to 5 dice"):
         run_phase(load_scenario(data, "bad.toml"), method="mc",
                   config=MonteCarloConfig(n_trials=1000, seed=1))
+
+
+@pytest.mark.parametrize("ruleset,n,level,cv,bound", [
+    ("t9a1", 3, 2, 9, False), ("wfb8", 2, 1, 7, False), ("wfb8", 4, 0, 9, True), ("t9a1", 5, 1, 22, False),
+])
+def test_cast_monte_carlo_matches_exact(ruleset, n, level, cv, bound):
+    """Casting kernel vs exact enumeration (MG-4, MG-5, MG-7); N = 200 000, 5 se."""
+    from mathhammer.magic.single import cast
+
+    exact = cast(n, level, cv, ruleset, bound=bound)
+    report = cast(n, level, cv, ruleset, bound=bound, method="mc",
+                  config=MonteCarloConfig(n_trials=N, seed=3, threads=1))
+    for key in ("p_cast", "p_irresistible", "p_miscast", "p_fail"):
+        assert_close(report[key], exact[key].value, label=key)
+    ref, got = exact["casting_total"], report["casting_total"]
+    n_cond = int(got.n_trials)
+    lo, hi = min(ref.min, got.min), max(ref.max, got.max)
+    p, q = ref.aligned(lo, hi), got.aligned(lo, hi)
+    assert np.all(np.abs(q - p) <= 5 * np.sqrt(np.maximum(p * (1 - p), 1e-12) / n_cond))
+
+
+@pytest.mark.parametrize("ruleset,k,level,against", [("t9a1", 3, 1, 12), ("wfb8", 2, 0, 7), ("t9a1", 2, 0, 16)])
+def test_dispel_monte_carlo_matches_exact(ruleset, k, level, against):
+    """Dispel kernel vs exact (MG-6, MG-5 on dispels); N = 200 000, 5 se."""
+    from mathhammer.magic.single import dispel
+
+    exact = dispel(k, level, against, ruleset)["p_dispel"].value
+    report = dispel(k, level, against, ruleset, method="mc",
+                    config=MonteCarloConfig(n_trials=N, seed=4, threads=1))
+    assert_close(report["p_dispel"], exact)

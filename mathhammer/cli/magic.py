@@ -50,9 +50,11 @@ def cast_command(
     ruleset: Ruleset = "t9a1",
     modifier: Annotated[int, typer.Option("--modifier", help="Other casting modifiers.")] = 0,
     bound: Annotated[bool, typer.Option("--bound", help="Bound spell: no level, no overwhelming bonus, never miscasts (MG-7).")] = False,
+    method: Method = "auto", n_trials: NTrials = None, seed: Seed = None, precision: Precision = None,
+    threads: Threads = None, check: Check = False,
     format: Format = "table", plot: PlotPath = None, output: OutputPath = None, quiet: Quiet = False,
 ) -> None:
-    """One casting attempt, exact: p_cast, p_irresistible, p_miscast, casting_total (MG-4, MG-5, MG-10).
+    """One casting attempt (exact by default; --method mc / --check): p_cast, p_irresistible, p_miscast, casting_total (MG-4, MG-5, MG-10).
 
     p_cast counts every way the spell is cast (irresistible / overwhelming included);
     p_irresistible = two or more natural 6s; p_miscast assumes it is not dispelled;
@@ -60,8 +62,13 @@ def cast_command(
     """
     from mathhammer.magic.single import cast
 
-    opts = _opts(format, output, quiet, plot)
-    emit(cast(dice, level, cv, ruleset, modifier, bound), opts)
+    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
+                          threads=threads, format=format, plot=plot, output=output, check=check,
+                          quiet=quiet)
+    if opts.precision is not None and opts.method == "auto":
+        opts.method = "mc"
+    emit(cast(dice, level, cv, ruleset, modifier, bound, method=opts.method, config=opts.config(),
+              check=opts.check), opts)
 
 
 @app.command("dispel")
@@ -70,13 +77,19 @@ def dispel_command(
     against: Annotated[int, typer.Option("--against", help="The casting total to equal or beat.")],
     level: Annotated[int, typer.Option("--level", help="Level of the dispelling wizard (0 = the army).")] = 0,
     ruleset: Ruleset = "t9a1",
+    method: Method = "auto", n_trials: NTrials = None, seed: Seed = None, precision: Precision = None,
+    threads: Threads = None, check: Check = False,
     format: Format = "table", output: OutputPath = None, quiet: Quiet = False,
 ) -> None:
-    """One dispel attempt, exact: p_dispel (MG-6; t9a1 overwhelming power on dispels, MG-5)."""
+    """One dispel attempt: p_dispel (MG-6; t9a1 overwhelming power on dispels, MG-5). Exact by default."""
     from mathhammer.magic.single import dispel
 
-    opts = _opts(format, output, quiet)
-    emit(dispel(dice, level, against, ruleset), opts)
+    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
+                          threads=threads, format=format, output=output, check=check, quiet=quiet)
+    if opts.precision is not None and opts.method == "auto":
+        opts.method = "mc"
+    emit(dispel(dice, level, against, ruleset, method=opts.method, config=opts.config(),
+                check=opts.check), opts)
 
 
 PHASE_HELP = """A whole magic phase from a scenario TOML (MG-1..MG-10); Monte Carlo by default.

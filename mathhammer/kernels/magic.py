@@ -302,3 +302,32 @@ def optimal_plan(spells, p_fail, p_irr, p_plain, p_op, dispel_plan, p_dispel,
                                     best_n = n
                         value[i, power, dispel, mask, f] = best
                         plan[i, power, dispel, mask, f] = best_n
+
+
+@njit(cache=True, nogil=True)
+def cast_trials(n, bonus, cv, bound, natfail, twosix, state, n_trials, codes, plain_hist,
+                op_hist, two_sixes):
+    """``n_trials`` casting rolls (MG-4, MG-5, MG-7): codes[resolve code] += 1, totals of
+    dispellable casts without two 6s in plain_hist, overwhelming totals in op_hist,
+    two_sixes[0] += rolls with two or more natural 6s."""
+    t_max = plain_hist.shape[0] - 1
+    for _ in range(n_trials):
+        packed = roll_pool(state, n)
+        sixes = packed & 15
+        code, total = resolve_cast(packed >> 4, sixes, n, bonus, cv, bound, natfail, twosix,
+                                   d3(state))
+        codes[code] += 1
+        two_sixes[0] += sixes >= 2
+        if code == 1:
+            plain_hist[min(total, t_max)] += 1
+        elif code == 3:
+            op_hist[min(total, t_max)] += 1
+
+
+@njit(cache=True, nogil=True)
+def dispel_trials(k, level, against, dnatfail, op, state, n_trials, hits):
+    """``n_trials`` dispel rolls (MG-6, MG-5): hits[0] += successes."""
+    for _ in range(n_trials):
+        packed = roll_pool(state, k)
+        hits[0] += resolve_dispel(packed >> 4, packed & 15, k, level, against, dnatfail, op,
+                                  d3(state))

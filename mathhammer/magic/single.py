@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from mathhammer.engine import MonteCarloConfig
 from mathhammer.magic.rolls import (
     cast_odds, check_cast_input, check_dispel_input, dispel_probability, flow_pools, marginals,
     miscast_rows,
 )
 from mathhammer.magic.rules import magic_rules
+from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
 
 
@@ -40,53 +42,137 @@ def flow(ruleset: str = "t9a1", channelers: int = 0, reactive_channelers: int = 
 
 
 def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int = 0,
-         bound: bool = False) -> Report:
+         bound: bool = False, method: str = "exact", config: MonteCarloConfig | None = None,
+         check: bool = False) -> Report:
     """One casting attempt (MG-4, MG-5, MG-7) and its miscast-table rows (MG-10).
 
     ``p_miscast`` assumes the spell is not dispelled (t9a1 miscasts only then).
     ``casting_total`` is the total of the casts without two natural 6s, given that
     such a cast happened; t9a1's ``overwhelming_total`` is the total with the D3 +
-    dice bonus of the two-sixes casts.
+    dice bonus of the two-sixes casts. ``method="mc"`` rolls the dice in a kernel.
     """
     rules = magic_rules(ruleset)
     check_cast_input(rules, n_dice, level, cv)
-    odds = cast_odds(rules, n_dice, level, cv, modifier, bound)
-    results = {
-        "p_cast": Estimate.exact(float(odds.p_cast)),
-        "p_irresistible": Estimate.exact(float(odds.p_irresistible)),
-        "p_miscast": Estimate.exact(float(odds.p_miscast_undispelled)),
-        "p_fail": Estimate.exact(float(odds.p_fail)),
-    }
+    title = (f"cast {n_dice} dice, {'bound spell' if bound else f'level {level}'}, "
+             f"casting value {cv} ({ruleset})")
+    return answer(
+        "magic cast", method=method, config=config, check=check,
+        exact=lambda: _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title),
+        monte_carlo=lambda cfg: _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset,
+                                         title, cfg),
+    )
+
+
+def _cast_results(rules, p_cast, p_two6, p_miscast, p_fail, p_op) -> dict[str, Estimate]:
+    results = {"p_cast": p_cast, "p_irresistible": p_two6, "p_miscast": p_miscast,
+               "p_fail": p_fail}
     if rules.two_sixes == "overwhelming":
-        results["p_overwhelming_cast"] = Estimate.exact(float(sum(odds.overwhelming.values())))
-    rows = {}
+        results["p_overwhelming_cast"] = p_op
+    return results
+
+
+def _row_results(rules, p_miscast: Estimate) -> tuple[dict[str, Estimate], dict[str, str]]:
+    out, labels = {}, {}
     for label, p_row in miscast_rows(rules):
         key = "p_miscast_row_" + label.split()[0].replace("-", "_")
-        results[key] = Estimate.exact(float(odds.p_miscast_undispelled * p_row))
-        rows[key] = label
+        value = p_miscast.value * float(p_row)  # the row roll is independent of the cast
+        out[key] = Estimate(value, p_miscast.se * float(p_row), (
+            p_miscast.ci95[0] * float(p_row), p_miscast.ci95[1] * float(p_row)), p_miscast.n_trials)
+        labels[key] = label
+    return out, labels
+
+
+_NOTE = "casting_total: casts without two natural 6s, given such a cast; p_miscast: if not dispelled"
+
+
+def _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title) -> Report:
+    odds = cast_odds(rules, n_dice, level, cv, modifier, bound)
+    ex = Estimate.exact
+    results = _cast_results(rules, ex(float(odds.p_cast)), ex(float(odds.p_irresistible)),
+                            ex(float(odds.p_miscast_undispelled)), ex(float(odds.p_fail)),
+                            ex(float(sum(odds.overwhelming.values()))))
+    rows, labels = _row_results(rules, results["p_miscast"])
+    results.update(rows)
     distributions = {}
     if odds.plain:
         distributions["casting_total"] = _dist(odds.plain)
     if odds.overwhelming:
         distributions["overwhelming_total"] = _dist(odds.overwhelming)
-    info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": rows,
-            "note": "casting_total: casts without two natural 6s, given such a cast; "
-                    "p_miscast: if not dispelled"}
-    kind = "bound spell" if bound else f"level {level}"
-    return Report("magic cast", "exact", results, distributions, info=info,
-                  title=f"cast {n_dice} dice, {kind}, casting value {cv} ({ruleset})")
+    info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE}
+    return Report("magic cast", "exact", results, distributions, info=info, title=title)
 
 
-def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1") -> Report:
+def _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset, title, config) -> Report:
+    import numpy as np
+
+    from mathhammer import kernels
+    from mathhammer.engine import simulate
+
+    km = kernels.load("magic")
+    bonus = level + modifier
+    twosix = 0 if rules.two_sixes == "irresistible" else 1
+
+    def run_chunk(n: int, state):
+        out = {"codes": np.zeros(4, np.int64), "plain": np.zeros(128, np.int64),
+               "op": np.zeros(128, np.int64), "two6": np.zeros(1, np.int64)}
+        km.cast_trials(np.int64(n_dice), np.int64(bonus), np.int64(cv), np.int64(int(bound)),
+                       np.int64(rules.natural_fail_at_most), np.int64(twosix), state, np.int64(n),
+                       out["codes"], out["plain"], out["op"], out["two6"])
+        return out
+
+    def probabilities(tally, n):
+        return np.concatenate([tally["codes"], tally["two6"]]) / n
+
+    run = simulate(run_chunk, config, probabilities)
+    t, n = run.tally, run.n_trials
+    codes = t["codes"]
+    prop = Estimate.proportion
+    miscast = 0 if bound else int(codes[2] + codes[3])
+    results = _cast_results(rules, prop(int(codes[1:].sum()), n), prop(int(t["two6"][0]), n),
+                            prop(miscast, n), prop(int(codes[0]), n), prop(int(codes[3]), n))
+    rows, labels = _row_results(rules, results["p_miscast"])
+    results.update(rows)
+    distributions = {}
+    if t["plain"].sum():
+        distributions["casting_total"] = Distribution.from_counts(t["plain"])
+    if t["op"].sum():
+        distributions["overwhelming_total"] = Distribution.from_counts(t["op"])
+    info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE}
+    return Report("magic cast", "mc", results, distributions, n_trials=n, seed=run.seed,
+                  info=info, title=title)
+
+
+def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method: str = "exact",
+           config: MonteCarloConfig | None = None, check: bool = False) -> Report:
     """One dispel attempt against a casting total (MG-6, MG-5 on dispel rolls)."""
     rules = magic_rules(ruleset)
     check_dispel_input(rules, n_dice, level)
-    p = dispel_probability(rules, n_dice, level, against)
-    results = {"p_dispel": Estimate.exact(float(p))}
-    if rules.op_on_dispel:
-        from mathhammer.magic.rolls import pool_classes
+    title = f"dispel {n_dice} dice, level {level}, against {against} ({ruleset})"
 
-        p_two = Fraction(sum(pool_classes(n_dice)[2]), 6**n_dice)
-        results["p_overwhelming"] = Estimate.exact(float(p_two))
-    return Report("magic dispel", "exact", results, info={"ruleset": ruleset},
-                  title=f"dispel {n_dice} dice, level {level}, against {against} ({ruleset})")
+    def exact() -> Report:
+        p = dispel_probability(rules, n_dice, level, against)
+        return Report("magic dispel", "exact", {"p_dispel": Estimate.exact(float(p))},
+                      info={"ruleset": ruleset}, title=title)
+
+    def monte_carlo(cfg: MonteCarloConfig) -> Report:
+        import numpy as np
+
+        from mathhammer import kernels
+        from mathhammer.engine import simulate
+
+        km = kernels.load("magic")
+
+        def run_chunk(n: int, state):
+            hits = np.zeros(1, np.int64)
+            km.dispel_trials(np.int64(n_dice), np.int64(level), np.int64(against),
+                             np.int64(rules.dispel_natural_fail_at_most),
+                             np.int64(int(rules.op_on_dispel)), state, np.int64(n), hits)
+            return {"hits": hits}
+
+        run = simulate(run_chunk, cfg, lambda tally, n: tally["hits"] / n)
+        return Report("magic dispel", "mc",
+                      {"p_dispel": Estimate.proportion(int(run.tally["hits"][0]), run.n_trials)},
+                      n_trials=run.n_trials, seed=run.seed, info={"ruleset": ruleset}, title=title)
+
+    return answer("magic dispel", method=method, exact=exact, monte_carlo=monte_carlo,
+                  config=config, check=check)
