@@ -157,3 +157,17 @@ def fill_u64(state, out):
     """Fill a uint64 array with raw generator outputs (known-answer tests)."""
     for i in range(out.shape[0]):
         out[i] = next_u64(state)
+
+
+@njit(cache=True, nogil=True)
+def fill_below(state, bound, out):
+    """Fill an int64 array with ``below(state, bound)`` draws (tests and benchmarks)."""
+    for i in range(out.shape[0]):
+        out[i] = below(state, bound)
+
+
+@njit(cache=True, nogil=True)
+def fill_die(state, sides, out):
+    """Fill an int64 array with ``die(state, sides)`` results (tests and benchmarks)."""
+    for i in range(out.shape[0]):
+        out[i] = die(state, sides)
