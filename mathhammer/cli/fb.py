@@ -1,7 +1,307 @@
-"""`mathhammer fb …` commands."""
+"""`mathhammer fb …` commands.
+
+``attack``, ``shoot``, ``break-test``, ``pursuit`` and ``test`` live here (thin
+wrappers over :mod:`mathhammer.fantasy`); ``combat`` and ``artillery`` are registered
+on the same group from :mod:`mathhammer.cli.fb_combat`.
+
+Saves: ``--save 5`` means a 5+ armour save. ``--save 1`` is allowed (a natural 1
+still fails, so before modifiers it acts as 2+, but it soaks one more point of
+Strength). ``--save 7`` (or more) is an error: for no save, omit the flag. "5+"
+is accepted as well as "5".
+"""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Annotated, Optional
+
 import typer
 
+from mathhammer.cli._common import (
+    Check, Format, Method, NTrials, OutputPath, PlotPath, Precision, Quiet, Seed, Threads,
+    common_options, emit,
+)
+
 app = typer.Typer(no_args_is_help=True, help="Warhammer Fantasy / Ninth Age: attack chains, shooting, combats, tests, artillery.")
+
+Flag = lambda name, text: typer.Option(name, help=text)  # noqa: E731
+RulesetOpt = Annotated[str, typer.Option("--ruleset", help="basic, wfb8, t9a1 or a ruleset .toml file (house rules).")]
+Save = Annotated[Optional[str], typer.Option("--save", help="Armour save: 5 means 5+ (1..6; omit for none).")]
+Ward = Annotated[Optional[str], typer.Option("--ward", help="Ward save, never modified (e.g. 5 for 5+).")]
+Regen = Annotated[Optional[str], typer.Option("--regeneration", help="Regeneration save, taken instead of the ward if better; lost to --flaming.")]
+Reroll = Optional[str]
+
+#: library argument names → the flags a user typed (errors name the flag)
+FLAG_NAMES = {
+    "ws_attacker": "--ws", "ws_defender": "--target-ws", "bs": "--bs", "strength": "--strength",
+    "toughness": "--toughness", "save": "--save", "ward": "--ward", "regeneration": "--regeneration",
+    "armour_piercing": "--ap", "reroll_hits": "--reroll-hits", "reroll_wounds": "--reroll-wounds",
+    "reroll_armour": "--reroll-armour", "reroll_ward": "--reroll-ward",
+    "multiple_wounds": "--multiple-wounds", "target_wounds": "--target-wounds",
+    "killing_blow": "--killing-blow", "attacks": "--attacks", "hatred": "--hatred",
+}
+
+
+@contextmanager
+def _flag_names(extra: dict[str, str] | None = None):
+    """Re-label library errors with the command-line flag that caused them."""
+    from mathhammer.errors import MathhammerError
+
+    names = {**FLAG_NAMES, **(extra or {})}
+    try:
+        yield
+    except MathhammerError as err:
+        for name, flag in names.items():
+            if err.where == name:
+                err.where = flag
+                break
+        err.args = (err.one_line(),)
+        raise
+
+
+def _save(text: str | None, flag: str) -> int | None:
+    """'5' or '5+' → 5; validated as a printed save 1..6 (7+ = omit the flag)."""
+    from mathhammer.errors import InputError
+
+    if text is None:
+        return None
+    raw = text.strip().rstrip("+")
+    if not raw.isdigit():
+        raise InputError(flag, "must be a save score 1..6 (5 means 5+)", text, f"use e.g. {flag} 5")
+    value = int(raw)
+    if value >= 7:
+        raise InputError(flag, f"{value}+ is no save at all", text, f"omit {flag} for no save")
+    if value < 1:
+        raise InputError(flag, "must be a save score 1..6 (5 means 5+)", text, f"use e.g. {flag} 5")
+    return value
+
+
+def _dice(text: str | None, flag: str) -> str | None:
+    """Dice text checked here so that a typo names the flag."""
+    from mathhammer.dice import parse_dice
+    from mathhammer.errors import DiceExpressionError, InputError
+
+    if text is None:
+        return None
+    try:
+        parse_dice(text)
+    except DiceExpressionError as err:
+        raise InputError(flag, f"is not dice text ({err.what})", text,
+                         'use e.g. "D3", "2" or "3D6kh2"') from None
+    return text
+
+
+def _characteristics(rules, **flags: int | None) -> None:
+    for flag, value in flags.items():
+        if value is not None:
+            rules.check_characteristic(value, "--" + flag.replace("_", "-"))
+
+
+def _attacks(text: str, flag: str) -> int | str:
+    from mathhammer.errors import InputError
+
+    text = text.strip()
+    if text.isdigit():
+        value = int(text)
+        if not 1 <= value <= 1000:
+            raise InputError(flag, "must be 1..1000", value, f"use e.g. {flag} 20")
+        return value
+    return _dice(text, flag)
+
+
+def _opts(**kwargs):
+    opts = common_options(**kwargs)
+    if opts.precision is not None and opts.method == "auto":
+        opts.method = "mc"  # asking for a precision only makes sense for Monte Carlo
+    return opts
+
+
+@app.command("attack")
+def attack_command(
+    attacks: Annotated[str, typer.Option("--attacks", help="Number of attacks (or dice text, e.g. 2D6).")],
+    ws: Annotated[int, typer.Option("--ws", help="Attacker's Weapon Skill (1..10).")],
+    target_ws: Annotated[int, typer.Option("--target-ws", help="Defender's Weapon Skill (1..10).")],
+    strength: Annotated[int, typer.Option("--strength", help="Strength of the attacks (1..10).")],
+    toughness: Annotated[int, typer.Option("--toughness", help="Target's Toughness (1..10).")],
+    save: Save = None,
+    ward: Ward = None,
+    regeneration: Regen = None,
+    ap: Annotated[int, typer.Option("--ap", help="Armour piercing: extra save modifier.")] = 0,
+    reroll_hits: Annotated[Reroll, typer.Option("--reroll-hits", help="failed, ones or successes.")] = None,
+    reroll_wounds: Annotated[Reroll, typer.Option("--reroll-wounds", help="failed, ones or successes.")] = None,
+    reroll_armour: Annotated[Reroll, typer.Option("--reroll-armour", help="Re-roll armour saves: failed, ones or successes.")] = None,
+    reroll_ward: Annotated[Reroll, typer.Option("--reroll-ward", help="Re-roll ward saves: failed, ones or successes (Divine Attacks).")] = None,
+    poison: Annotated[bool, Flag("--poison", "Poisoned attacks: a natural 6 to hit wounds automatically.")] = False,
+    killing_blow: Annotated[bool, Flag("--killing-blow", "wfb8 Killing Blow (slay) / t9a1 Lethal Strike on a natural 6 to wound.")] = False,
+    no_kb_troop: Annotated[bool, Flag("--kb-immune", "Target is not infantry, cavalry or war beast: wfb8 Killing Blow has no effect.")] = False,
+    multiple_wounds: Annotated[Optional[str], typer.Option("--multiple-wounds", help="Multiple Wounds per unsaved wound: 2, D3, D6 ... (capped at --target-wounds).")] = None,
+    target_wounds: Annotated[int, typer.Option("--target-wounds", help="Target's Wounds characteristic W.")] = 1,
+    target_models: Annotated[Optional[int], typer.Option("--target-models", help="Models in the target unit (caps the wounds).")] = None,
+    hatred: Annotated[bool, Flag("--hatred", "Hatred: re-roll failed hits (first round).")] = False,
+    always_strikes_first: Annotated[bool, Flag("--always-strikes-first", "wfb8: re-roll misses when Initiative >= the enemy's.")] = False,
+    initiative: Annotated[Optional[int], typer.Option("--initiative", help="Attacker's Initiative (for Always Strikes First).")] = None,
+    target_initiative: Annotated[Optional[int], typer.Option("--target-initiative", help="Defender's Initiative.")] = None,
+    flaming: Annotated[bool, Flag("--flaming", "Flaming attacks: no regeneration.")] = False,
+    at_least: Annotated[Optional[int], typer.Option("--at-least", help="Also report P(wounds >= K).")] = None,
+    ruleset: RulesetOpt = "wfb8",
+    method: Method = "auto",
+    n_trials: NTrials = None,
+    seed: Seed = None,
+    precision: Precision = None,
+    threads: Threads = None,
+    format: Format = "table",
+    plot: PlotPath = None,
+    output: OutputPath = None,
+    check: Check = False,
+    quiet: Quiet = False,
+) -> None:
+    """Unsaved wounds of N close-combat attacks: hit, wound, armour, ward (FB-H1..FB-V4)."""
+    from mathhammer.fantasy.chain import AttackSpec
+    from mathhammer.fantasy.chain_query import chain_report
+    from mathhammer.fantasy.rulesets import load_ruleset
+
+    opts = _opts(method=method, n_trials=n_trials, seed=seed, precision=precision, threads=threads,
+                 format=format, plot=plot, output=output, check=check, quiet=quiet)
+    rules = load_ruleset(ruleset)
+    _characteristics(rules, ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
+                     initiative=initiative, target_initiative=target_initiative)
+    with _flag_names():
+        spec = AttackSpec(
+            ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
+            save=_save(save, "--save"), ward=_save(ward, "--ward"),
+            regeneration=_save(regeneration, "--regeneration"), armour_piercing=ap,
+            reroll_hits=reroll_hits, reroll_wounds=reroll_wounds, reroll_armour=reroll_armour,
+            reroll_ward=reroll_ward, poison=poison, killing_blow=killing_blow,
+            killing_blow_applies=not no_kb_troop, multiple_wounds=_dice(multiple_wounds, "--multiple-wounds"),
+            target_wounds=target_wounds, hatred=hatred, always_strikes_first=always_strikes_first,
+            initiative=initiative, target_initiative=target_initiative, flaming=flaming,
+            close_combat=True,
+        )
+        report = chain_report(spec, _attacks(attacks, "--attacks"), rules, at_least=at_least,
+                              models=target_models, method=opts.method, config=opts.config(),
+                              check=opts.check)
+    emit(report, opts)
+
+
+@app.command("shoot")
+def shoot_command(
+    shots: Annotated[str, typer.Option("--shots", help="Number of shots (or dice text, e.g. 2D6).")],
+    bs: Annotated[int, typer.Option("--bs", help="Shooter's Ballistic Skill (1..10).")],
+    strength: Annotated[int, typer.Option("--strength", help="Strength of the shots (1..10).")],
+    toughness: Annotated[int, typer.Option("--toughness", help="Target's Toughness (1..10).")],
+    modifier: Annotated[int, typer.Option("--modifier", help="Any other to-hit modifier (e.g. -1).")] = 0,
+    long_range: Annotated[bool, Flag("--long-range", "Long range (-1).")] = False,
+    moving: Annotated[bool, Flag("--moving", "Moved and shooting (-1).")] = False,
+    cover: Annotated[Optional[str], typer.Option("--cover", help="soft (-1) or hard (-2).")] = None,
+    multiple_shots: Annotated[bool, Flag("--multiple-shots", "Multiple shots (-1).")] = False,
+    stand_and_shoot: Annotated[bool, Flag("--stand-and-shoot", "Stand and shoot (-1).")] = False,
+    large_target: Annotated[bool, Flag("--large-target", "Large target (+1 in basic only).")] = False,
+    save: Save = None,
+    ward: Ward = None,
+    regeneration: Regen = None,
+    ap: Annotated[int, typer.Option("--ap", help="Armour piercing: extra save modifier.")] = 0,
+    reroll_hits: Annotated[Reroll, typer.Option("--reroll-hits", help="failed, ones or successes.")] = None,
+    reroll_wounds: Annotated[Reroll, typer.Option("--reroll-wounds", help="failed, ones or successes.")] = None,
+    reroll_armour: Annotated[Reroll, typer.Option("--reroll-armour", help="failed, ones or successes.")] = None,
+    reroll_ward: Annotated[Reroll, typer.Option("--reroll-ward", help="failed, ones or successes.")] = None,
+    poison: Annotated[bool, Flag("--poison", "Poisoned: a natural 6 to hit wounds (not on 7+ shots).")] = False,
+    killing_blow: Annotated[bool, Flag("--killing-blow", "t9a1 Lethal Strike (wfb8 Killing Blow has no effect when shooting).")] = False,
+    multiple_wounds: Annotated[Optional[str], typer.Option("--multiple-wounds", help="Multiple Wounds: 2, D3, D6 ...")] = None,
+    target_wounds: Annotated[int, typer.Option("--target-wounds", help="Target's Wounds characteristic W.")] = 1,
+    target_models: Annotated[Optional[int], typer.Option("--target-models", help="Models in the target unit.")] = None,
+    flaming: Annotated[bool, Flag("--flaming", "Flaming attacks: no regeneration.")] = False,
+    at_least: Annotated[Optional[int], typer.Option("--at-least", help="Also report P(wounds >= K).")] = None,
+    ruleset: RulesetOpt = "wfb8",
+    method: Method = "auto",
+    n_trials: NTrials = None,
+    seed: Seed = None,
+    precision: Precision = None,
+    threads: Threads = None,
+    format: Format = "table",
+    plot: PlotPath = None,
+    output: OutputPath = None,
+    check: Check = False,
+    quiet: Quiet = False,
+) -> None:
+    """Unsaved wounds of N shots, with 7+/8+/9+ to hit and every modifier (FB-H2..FB-V4)."""
+    from mathhammer.fantasy.chain import AttackSpec
+    from mathhammer.fantasy.chain_query import shoot_report, shooting_modifier
+    from mathhammer.fantasy.rulesets import load_ruleset
+
+    opts = _opts(method=method, n_trials=n_trials, seed=seed, precision=precision, threads=threads,
+                 format=format, plot=plot, output=output, check=check, quiet=quiet)
+    rules = load_ruleset(ruleset)
+    _characteristics(rules, bs=bs, strength=strength, toughness=toughness)
+    total = shooting_modifier(rules, modifier, long_range, moving, cover, multiple_shots,
+                              stand_and_shoot, large_target)
+    with _flag_names():
+        spec = AttackSpec(
+            bs=bs, shooting_modifier=total, strength=strength, toughness=toughness,
+            save=_save(save, "--save"), ward=_save(ward, "--ward"),
+            regeneration=_save(regeneration, "--regeneration"), armour_piercing=ap,
+            reroll_hits=reroll_hits, reroll_wounds=reroll_wounds, reroll_armour=reroll_armour,
+            reroll_ward=reroll_ward, poison=poison, killing_blow=killing_blow,
+            multiple_wounds=_dice(multiple_wounds, "--multiple-wounds"), target_wounds=target_wounds, flaming=flaming,
+            close_combat=False,
+        )
+        report = shoot_report(spec, _attacks(shots, "--shots"), rules, at_least=at_least,
+                              models=target_models, method=opts.method, config=opts.config(),
+                              check=opts.check)
+    emit(report, opts)
+
+
+@app.command("break-test")
+def break_test_command(
+    ld: Annotated[int, typer.Option("--ld", help="The losing unit's Leadership.")],
+    lost_by: Annotated[int, typer.Option("--lost-by", help="Combat result difference.")],
+    steadfast: Annotated[bool, Flag("--steadfast", "More ranks than the enemy: unmodified Ld (wfb8, t9a1).")] = False,
+    stubborn: Annotated[bool, Flag("--stubborn", "Stubborn: unmodified Ld.")] = False,
+    unbreakable: Annotated[bool, Flag("--unbreakable", "Unbreakable: passes.")] = False,
+    reroll: Annotated[bool, Flag("--reroll", "Re-roll a failed test (e.g. battle standard).")] = False,
+    ruleset: RulesetOpt = "wfb8",
+    format: Format = "table",
+    output: OutputPath = None,
+    quiet: Quiet = False,
+) -> None:
+    """P(passing a break test): 2D6 <= Ld - difference (FB-C5, FB-T2)."""
+    from mathhammer.fantasy.tests import break_test_report
+
+    opts = common_options(format=format, output=output, quiet=quiet, plot=None)
+    emit(break_test_report(ld, lost_by, ruleset, steadfast, stubborn, unbreakable, reroll), opts)
+
+
+@app.command("pursuit")
+def pursuit_command(
+    flee: Annotated[str, typer.Option("--flee", help="Flee roll: 2D6, or 3D6kh2 for Swiftstride.")] = "2D6",
+    pursue: Annotated[str, typer.Option("--pursue", help="Pursuit roll: 2D6, or 3D6kh2 for Swiftstride.")] = "2D6",
+    format: Format = "table",
+    output: OutputPath = None,
+    quiet: Quiet = False,
+) -> None:
+    """P(the fleeing unit is caught): pursuit >= flee (FB-C6)."""
+    from mathhammer.fantasy.tests import pursuit_report
+
+    _dice(flee, "--flee")
+    _dice(pursue, "--pursue")
+    opts = common_options(format=format, output=output, quiet=quiet, plot=None)
+    emit(pursuit_report(flee, pursue), opts)
+
+
+@app.command("test")
+def test_command(
+    value: Annotated[Optional[int], typer.Option("--value", help="D6 characteristic test against this value (FB-T1).")] = None,
+    ld: Annotated[Optional[int], typer.Option("--ld", help="2D6 Leadership test against this value (FB-T2).")] = None,
+    magic_resistance: Annotated[Optional[int], typer.Option("--magic-resistance", help="basic: D20 magic resistance 1..4; wfb8/t9a1: ward bonus vs spells (FB-T3).")] = None,
+    ward: Ward = None,
+    reroll: Annotated[bool, Flag("--reroll", "Re-roll a failed test.")] = False,
+    ruleset: RulesetOpt = "wfb8",
+    format: Format = "table",
+    output: OutputPath = None,
+    quiet: Quiet = False,
+) -> None:
+    """P(passing) a characteristic test (D6), a Leadership test (2D6) or magic resistance."""
+    from mathhammer.fantasy.tests import fantasy_test_report
+
+    opts = common_options(format=format, output=output, quiet=quiet, plot=None)
+    report = fantasy_test_report(value, ld, reroll, magic_resistance, _save(ward, "--ward"), ruleset)
+    emit(report, opts)

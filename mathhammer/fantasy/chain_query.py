@@ -1,0 +1,123 @@
+"""Queries behind ``fb attack`` and ``fb shoot``: the chain as a :class:`Report`, exact or MC.
+
+Result names (a contract): distribution ``wounds`` (unsaved wounds after Multiple
+Wounds, a Killing Blow counting as the wounds the model had left), distribution
+``slain`` (whole models, FB-V4) when the target has W > 1, results ``mean_wounds``,
+``p_at_least`` (with ``at_least``), ``p_hit`` (shooting: one shot, exact).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mathhammer.engine import MonteCarloConfig
+from mathhammer.errors import InputError
+from mathhammer.fantasy.chain import AttackSpec, chain_exact, compile_spec
+from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.query import answer
+from mathhammer.results import Distribution, Estimate, Report
+
+COVER = {"soft": "soft_cover", "hard": "hard_cover"}
+
+
+def shooting_modifier(rules: Ruleset | str, modifier: int = 0, long_range: bool = False,
+                      moving: bool = False, cover: str | None = None, multiple_shots: bool = False,
+                      stand_and_shoot: bool = False, large_target: bool = False) -> int:
+    """FB-H2: the sum of the ruleset's shooting modifiers that apply, plus ``modifier``."""
+    rules = load_ruleset(rules)
+    table = rules.shooting_modifiers
+    total = modifier
+    total += table.long_range * long_range + table.moving * moving
+    total += table.multiple_shots * multiple_shots + table.stand_and_shoot * stand_and_shoot
+    if cover is not None:
+        if cover not in COVER:
+            raise InputError("--cover", "must be soft or hard", cover, "use --cover soft")
+        total += getattr(table, COVER[cover])
+    if large_target:
+        total += rules.large_target_modifier
+    return total
+
+
+def p_hit_one(spec: AttackSpec, rules: Ruleset) -> float:
+    """Exact chance that one attack hits (re-rolls included)."""
+    from mathhammer.fantasy.chain import _stage
+
+    t = compile_spec(spec, rules)
+    hit = _stage([1], t.hit_rr, t.hit_out, 3, 36 if t.hopeless else 6)
+    return float(1 - hit[0])
+
+
+def _summary(wounds: Distribution, slain: Distribution | None, at_least: int | None,
+             p_hit: float | None) -> tuple[dict[str, Estimate], dict[str, Distribution]]:
+    results = {"mean_wounds": wounds.mean_estimate()}
+    if at_least is not None:
+        results["p_at_least"] = wounds.p_at_least(at_least)
+    if p_hit is not None:
+        results["p_hit"] = Estimate.exact(p_hit)
+    dists = {"wounds": wounds}
+    if slain is not None:
+        results["mean_slain"] = slain.mean_estimate()
+        dists["slain"] = slain
+    return results, dists
+
+
+def _slain_counts(counts, target_wounds: int):
+    import numpy as np
+
+    out = np.zeros(len(counts) // target_wounds + 1, dtype=np.int64)
+    np.add.at(out, np.arange(len(counts)) // target_wounds, counts)
+    return out
+
+
+def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "wfb8", *,
+                 at_least: int | None = None, models: int | None = None, method: str = "auto",
+                 config: MonteCarloConfig | None = None, check: bool = False,
+                 command: str = "fb attack", shooting: bool = False) -> Report:
+    """The distribution of unsaved wounds of ``attacks`` attacks of ``spec`` (FB-H..FB-V4)."""
+    rules = load_ruleset(rules)
+    if at_least is not None and at_least < 0:
+        raise InputError("--at-least", "cannot be negative", at_least, "use e.g. --at-least 3")
+    if models is not None and models < 1:
+        raise InputError("--target-models", "must be at least 1", models, "use e.g. 10")
+    compile_spec(spec, rules)  # validate before any engine starts
+    W = spec.target_wounds
+    p_hit = p_hit_one(spec, rules) if shooting else None
+    info = {"ruleset": rules.name, "attacks": str(attacks)}
+    if spec.killing_blow:
+        info["killing_blow"] = rules.killing_blow
+        if rules.killing_blow == "slay" and not spec.is_melee:
+            info["note"] = "Killing Blow works in close combat only (FB-W2): no effect here"
+    if shooting:
+        info["to_hit_modifier"] = spec.shooting_modifier
+        info["p_hit"] = "exact for one shot, also under Monte Carlo"
+    title = f"{command}: {attacks} x S{spec.strength} vs T{spec.toughness} ({rules.name})"
+
+    def exact() -> Report:
+        result = chain_exact(spec, attacks, rules, models)
+        wounds = Distribution.exact(result.wounds)
+        slain = Distribution.exact(result.slain) if W > 1 else None
+        results, dists = _summary(wounds, slain, at_least, p_hit)
+        return Report(command, "exact", results, dists, info=dict(info), title=title)
+
+    def monte_carlo(cfg: MonteCarloConfig) -> Report:
+        from mathhammer.fantasy.chain_mc import chain_monte_carlo
+
+        run = chain_monte_carlo(spec, attacks, rules, cfg, models, at_least)
+        counts = run.tally["hist"]
+        wounds = Distribution.from_counts(counts)
+        slain = Distribution.from_counts(_slain_counts(counts, W)) if W > 1 else None
+        results, dists = _summary(wounds, slain, at_least, p_hit)
+        return Report(command, "mc", results, dists, n_trials=run.n_trials, seed=run.seed,
+                      info=dict(info), title=title)
+
+    return answer(command, method=method, exact=exact, monte_carlo=monte_carlo, config=config,
+                  check=check)
+
+
+def shoot_report(spec: AttackSpec, shots: int | str, rules: Ruleset | str = "wfb8",
+                 **kwargs) -> Report:
+    """``fb shoot``: the chain for shots (``spec.bs`` set), plus ``p_hit`` of one shot."""
+    if spec.bs is None:
+        raise InputError("--bs", "shooting needs the shooter's BS", None, "use e.g. --bs 3")
+    spec = replace(spec, close_combat=False)
+    return chain_report(spec, shots, rules, command="fb shoot", shooting=True, **kwargs)
