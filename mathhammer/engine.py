@@ -37,6 +37,7 @@ MAX_TRIALS = 10**11  # ~minutes of the fastest kernel; beyond that a query is a 
 MIN_CHUNK = 1 << 16
 MAX_CHUNKS = 4096  # keeps chunks short so Ctrl-C answers quickly even for 10^9 trials
 ADAPTIVE_CHUNK = 1 << 18
+ADAPTIVE_MIN_BATCH = 4  # chunks per adaptive batch at least; never tied to the thread count
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,8 @@ class MonteCarloConfig:
     """How to run a Monte Carlo query.
 
     Attributes:
-        n_trials: number of trials (ignored in adaptive mode, where it is the first
-            batch's minimum). Default 10^6.
+        n_trials: number of trials. Default 10^6. In adaptive mode, the first
+            batch runs at least this many trials (rounded up to whole chunks).
         seed: user seed; None draws one (reported back in the result).
         threads: worker threads; None uses every core.
         precision: adaptive mode: stop when every reported probability's 95%
@@ -160,6 +161,7 @@ def _run_chunks(
     # submit in a bounded window: 4096 queued futures would delay a Ctrl-C stop
     next_chunk = 0
     pending: set[Future] = set()
+    finished = False
     try:
         while next_chunk < len(sizes) or pending:
             while next_chunk < len(sizes) and len(pending) < 2 * threads:
@@ -174,10 +176,13 @@ def _run_chunks(
                     n_done += sizes[i]
                     n_finished += 1
                     on_chunk(sizes[i])
+        finished = True
     except KeyboardInterrupt:
-        stop.set()
-        pool.shutdown(wait=False, cancel_futures=True)
         raise _PartialInterrupt(total, n_done, n_finished) from None
+    finally:
+        if not finished:  # Ctrl-C or a failing chunk: queued chunks must not start
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
     pool.shutdown(wait=True)
     return total
 
@@ -223,12 +228,13 @@ def simulate(
     if probabilities is None:
         raise InputError("--precision", "is not available for this query", config.precision,
                          "use --n-trials instead")
-    # Adaptive: fixed-size chunks in growing batches; chunk i's stream never changes,
-    # so the result depends on (seed, precision) only.
+    # Adaptive: fixed-size chunks in growing batches; chunk i's stream never changes
+    # and batch sizes depend on the tallies only (never on the thread count), so the
+    # result depends on (seed, precision, n_trials) only.
     eps = config.precision
     tally: Tally = {}
     n_chunks = 0
-    batch = max(2, threads)
+    batch = max(ADAPTIVE_MIN_BATCH, math.ceil(config.n_trials / ADAPTIVE_CHUNK))
     planned = batch * ADAPTIVE_CHUNK
 
     def on_chunk_adaptive(size: int) -> None:
@@ -255,7 +261,7 @@ def simulate(
             # estimate the trials still needed from the worst half-width (∝ 1/√n)
             need = n * (worst / eps) ** 2
             grow = math.ceil(need / ADAPTIVE_CHUNK) - n_chunks
-            batch = int(min(max(grow, threads), n_chunks * 4))
+            batch = int(min(max(grow, ADAPTIVE_MIN_BATCH), n_chunks * 4))
             batch = min(batch, max(1, (config.max_trials - n) // ADAPTIVE_CHUNK))
             planned = n + batch * ADAPTIVE_CHUNK
     except _PartialInterrupt as stop:
