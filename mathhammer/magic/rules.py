@@ -1,17 +1,16 @@
 """The magic part of a ruleset (the ``[magic]`` table of a ruleset TOML file).
 
 Values per ruleset come from RULES.md MG-1..MG-7 and MG-10: ``t9a1`` (seed 004) and
-``wfb8``. :func:`magic_rules` returns the rules of a ruleset by name or path: the
-Fantasy ruleset loader's ``ruleset.magic`` when it is available, else the ``[magic]``
-table of the ruleset TOML laid over this module's built-in values.
+``wfb8``. :func:`magic_rules` returns the rules of a ruleset by name or path through
+the Fantasy ruleset loader (``load_ruleset(name).magic``), with this module's
+built-in values for keys a file leaves out.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from mathhammer.errors import RulesError
 
@@ -112,61 +111,27 @@ BUILTIN: dict[str, dict] = {
 }
 MAGIC_RULESETS = tuple(BUILTIN)
 
-_RULESET_DIR = Path(__file__).resolve().parents[1] / "fantasy" / "rulesets"
-
-
-def _from_fantasy_loader(name: str) -> MagicRules | None:
-    """``load_ruleset(name).magic`` once the Fantasy ruleset loader exists."""
-    try:
-        from mathhammer.fantasy.rulesets import load_ruleset  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    magic = getattr(load_ruleset(name), "magic", None)
-    if not isinstance(magic, MagicRules):
-        return None
-    # keys the file sets win; keys it leaves out take this module's per-ruleset values
-    # (the class defaults are wfb8-flavoured and would be wrong for t9a1)
-    explicit = magic.model_dump(include=set(magic.model_fields_set))
-    return MagicRules(**{**BUILTIN.get(name, {}), **explicit})
-
-
-def _toml_magic_table(path: Path) -> dict | None:
-    from mathhammer.profiles import read_toml
-
-    if not path.is_file():
-        return None
-    table = read_toml(path).get("magic")
-    return dict(table) if isinstance(table, dict) else None
+NO_MAGIC = ("basic",)  # seed 001 has no magic phase (MG covers t9a1 and wfb8)
 
 
 def magic_rules(ruleset: str = "t9a1") -> MagicRules:
     """The magic rules of a ruleset name (``t9a1``, ``wfb8``) or a ruleset TOML path.
 
-    Values missing from the file fall back to this module's built-in values for that
-    ruleset, so a minimal ``[magic]`` table (or none) still gives the full rules; an
-    empty miscast table is replaced by the built-in one (MG-10).
+    Reads ``load_ruleset(ruleset).magic`` (the ``[magic]`` table). Keys the file sets
+    win; keys it leaves out take this module's values for the ruleset named in the
+    file (``name = "t9a1"`` in a copied file keeps the t9a1 values), and an empty
+    miscast table is the built-in one (MG-10).
     """
-    as_path = Path(ruleset)
-    is_path = ruleset.endswith(".toml") or as_path.suffix == ".toml"
-    name = as_path.stem if is_path else ruleset
-    rules: MagicRules | None = None
-    if not is_path and name in BUILTIN:
-        try:
-            rules = _from_fantasy_loader(name)
-        except Exception:  # noqa: BLE001 - their loader failing must not stop magic
-            rules = None
-    if rules is None:
-        table = _toml_magic_table(as_path if is_path else _RULESET_DIR / f"{name}.toml")
-        if table is None and name not in BUILTIN:
-            raise RulesError("--ruleset", "has no magic phase (no [magic] table)", ruleset,
-                             "use --ruleset t9a1 or --ruleset wfb8")
-        merged = {**BUILTIN.get(name, {}), **(table or {})}
-        try:
-            rules = MagicRules(**merged)
-        except ValidationError as err:
-            from mathhammer.profiles import pydantic_errors
+    from mathhammer.fantasy.rulesets import load_ruleset
 
-            raise pydantic_errors(err, f"ruleset {ruleset}: [magic]") from None
-    if not rules.miscast_table and name in BUILTIN:
-        rules = rules.model_copy(update={"miscast_table": BUILTIN[name]["miscast_table"]})
+    if ruleset in NO_MAGIC:
+        raise RulesError("--ruleset", "has no magic phase (MG-1..MG-10 cover t9a1 and wfb8)",
+                         ruleset, "use --ruleset t9a1 or --ruleset wfb8")
+    loaded = load_ruleset(ruleset)
+    magic = loaded.magic
+    base = BUILTIN.get(getattr(loaded, "name", ""), {})
+    explicit = {key: getattr(magic, key) for key in magic.model_fields_set}
+    rules = MagicRules(**{**base, **explicit})
+    if not rules.miscast_table and base:
+        rules = rules.model_copy(update={"miscast_table": base["miscast_table"]})
     return rules
