@@ -223,8 +223,33 @@ def fantasy_chain() -> Pair:
                 "numpy int8 (60, 32k), branch-free")
 
 
+MAGIC_SCENARIO = "profiles/scenarios/magic_t9a1_four_spells.toml"
+
+
+def _magic_scenario():
+    from pathlib import Path
+
+    require("mathhammer.kernels.magic", "phase_kernel")
+    phase = require("mathhammer.magic.phase", "phase_monte_carlo")
+    scenario_mod = require("mathhammer.magic.scenario", "run_phase")
+    models = require("mathhammer.magic.models", "load_scenario")
+    from mathhammer.profiles import read_toml
+
+    path = Path(__file__).resolve().parent.parent / MAGIC_SCENARIO
+    if not path.exists():
+        raise NotAvailable(f"not available yet ({MAGIC_SCENARIO} does not exist)")
+    return phase, scenario_mod, models.load_scenario(read_toml(path), str(path))
+
+
 def magic_phase() -> Pair:
-    raise NotAvailable("not available yet (mathhammer.kernels.magic: adapter pending)")
+    """``kernels.magic.phase_kernel`` via the library's chunk: the bundled four-spell phase."""
+    from mathhammer.engine import MonteCarloConfig
+
+    phase, scenario_mod, scenario = _magic_scenario()
+    chunk = capture_chunk(phase, lambda: scenario_mod.run_phase(
+        scenario, method="mc", config=MonteCarloConfig(n_trials=1, seed=0, threads=1)))
+    state = fresh_state()
+    return Pair(lambda n: chunk(n, state), None, None)
 
 
 KERNEL_CASES = {
@@ -236,7 +261,7 @@ KERNEL_CASES = {
         (wm_attack_chain, 1 << 24, 1 << 22),
     "warjack grid, 3-attack sequence (kernel, 1 thread)": (grid_sequence, 1 << 21, 1 << 20),
     "fantasy 20-attack staged chain (kernel, 1 thread)": (fantasy_chain, 1 << 21, 1 << 20),
-    "magic phase (kernel, 1 thread)": (magic_phase, 1 << 20, 1 << 18),
+    "magic phase, four spells (kernel, 1 thread)": (magic_phase, 1 << 20, 1 << 18),
 }
 
 
@@ -299,12 +324,26 @@ def engine_fantasy_chain() -> Callable[[int, int], object]:
     return query
 
 
+def engine_magic_phase() -> Callable[[int, int], object]:
+    """``magic.scenario.run_phase`` (Monte Carlo) on the bundled four-spell scenario."""
+    from mathhammer.engine import MonteCarloConfig
+
+    _, scenario_mod, scenario = _magic_scenario()
+
+    def query(n: int, threads: int):
+        return scenario_mod.run_phase(scenario, method="mc", config=MonteCarloConfig(
+            n_trials=n, seed=1, threads=threads))
+
+    return query
+
+
 ENGINE_CASES = {
     # name: (adapter, share of the run's engine trials: slow kernels get fewer)
     "dice roll 2D6": (engine_roll_2d6, 1.0),
     "Warmachine boosted chain 3d6/3d6": (engine_wm_chain, 1.0),
-    "warjack grid, 3-attack sequence": (engine_grid_sequence, 0.2),
-    "fantasy 20-attack staged chain": (engine_fantasy_chain, 0.2),
+    "warjack grid, 3-attack sequence": (engine_grid_sequence, 0.1),
+    "fantasy 20-attack staged chain": (engine_fantasy_chain, 0.05),
+    "magic phase, four spells": (engine_magic_phase, 0.05),
 }
 
 
@@ -409,9 +448,33 @@ def exact_fantasy_20() -> tuple[Callable[[int], object], Callable[[int], object]
     return ours, theirs
 
 
+def exact_grid_sequence() -> tuple[Callable[[int], object], Callable[[int], object]]:
+    """Exact grid DP of the library vs the plain-Python dictionary DP; P+S varies 17..19."""
+    from dataclasses import replace
+
+    seq, steps, target = grid_query()
+    require("mathhammer.warmachine.exact_grid")
+
+    def ours(i: int):
+        varied = [replace(step, power=17 + i % 3) for step in steps]
+        return seq.run_sequence(varied, target, method="exact")
+
+    def theirs(i: int):
+        attack = replace(GRID_SPEC.attack, power=17 + i % 3)
+        return bl.grid_sequence_exact_python(replace(GRID_SPEC, attack=attack))
+
+    mine = ours(1).results["p_destroyed"].value
+    other = theirs(1)["destroyed"]
+    if abs(mine - other) > 1e-9:
+        raise NotAvailable(f"engines disagree: P(destroyed) {mine} vs Python DP {other}")
+    return ours, theirs
+
+
 EXACT_CASES = {
-    "exact dice kD6kh2+c, k = 3..5": exact_dice_keep_highest,
-    "exact Warmachine boosted attack 3d6/3d6": exact_wm_single,
-    "exact Warmachine 3 boosted attacks, total damage": exact_wm_three,
-    "exact fantasy 20 attacks staged": exact_fantasy_20,
+    # name: (adapter, baseline name)
+    "exact dice kD6kh2+c, k = 3..5": (exact_dice_keep_highest, "icepool"),
+    "exact Warmachine boosted attack 3d6/3d6": (exact_wm_single, "icepool"),
+    "exact Warmachine 3 boosted attacks, total damage": (exact_wm_three, "icepool"),
+    "exact fantasy 20 attacks staged": (exact_fantasy_20, "icepool"),
+    "exact warjack grid DP, 3 boosted attacks": (exact_grid_sequence, "plain-Python dict DP"),
 }

@@ -137,7 +137,8 @@ EXAMPLE_GRID = ("--L", "--LLM", "---MM", "---CC", "--RRC", "--R")
 
 @dataclass(frozen=True)
 class GridSpec:
-    attack: AttackSpec = AttackSpec(stat=7, defense=12, power=18, armor=18)
+    # a Juggernaut's axe (MAT 7, P+S 18) into an Ironclad-like DEF 12 / ARM 20, boosted
+    attack: AttackSpec = AttackSpec(stat=7, defense=12, power=18, armor=20)
     attacks: int = 3
     columns: tuple[str, ...] = EXAMPLE_GRID
     crippled_defense: int = 7  # WM-A7: DEF 7 once M is crippled
@@ -216,3 +217,60 @@ def self_check(rng: np.random.Generator, n: int = 400_000) -> list[str]:
     if abs(got - fspec.attacks * p) > 5 * np.sqrt(fspec.attacks * p * (1 - p) / n):
         failures.append(f"Fantasy mean wounds {got:.4f} vs exact {fspec.attacks * p:.4f}")
     return failures
+
+
+def grid_sequence_exact_python(spec: GridSpec) -> dict:
+    """Plain-Python dictionary DP over column-fill states: the exact baseline for grids.
+
+    State = marked boxes per column (boxes fill top-down, WM-G2); every attack maps
+    each state through miss / hit-with-damage-d / column roll. Returns P(destroyed),
+    P(crippled X) and E[boxes marked].
+    """
+    a = spec.attack
+    cap = tuple(len(col) for col in spec.columns)
+    letters = sorted({ch for col in spec.columns for ch in col if ch != "-"})
+    need = {x: tuple(col.rindex(x) + 1 if x in col else 0 for col in spec.columns)
+            for x in letters}
+
+    def crippled(state, letter):
+        return all(f >= n for f, n in zip(state, need[letter]))
+
+    def p_hit(defense):
+        hits = 0
+        for faces in product(range(1, 7), repeat=a.attack_dice):
+            all_six = a.attack_dice >= 2 and min(faces) == 6
+            hits += (sum(faces) + a.stat >= defense or all_six) and max(faces) > 1
+        return hits / 6**a.attack_dice
+
+    dmg_pmf: dict[int, float] = {}
+    for faces in product(range(1, 7), repeat=a.damage_dice):
+        d = max(0, sum(faces) + a.power - a.armor)
+        dmg_pmf[d] = dmg_pmf.get(d, 0.0) + 6.0**-a.damage_dice
+    hit_normal, hit_crippled = p_hit(a.defense), p_hit(spec.crippled_defense)
+
+    def mark(state, column, damage):
+        fill = list(state)
+        for step in range(6):
+            c = (column + step) % 6
+            take = min(damage, cap[c] - fill[c])
+            fill[c] += take
+            damage -= take
+        return tuple(fill)
+
+    states = {(0,) * 6: 1.0}
+    for _ in range(spec.attacks):
+        nxt: dict[tuple, float] = {}
+        for state, p in states.items():
+            ph = hit_crippled if "M" in need and crippled(state, "M") else hit_normal
+            nxt[state] = nxt.get(state, 0.0) + p * (1 - ph)
+            for d, pd in dmg_pmf.items():
+                for column in range(6):
+                    new = mark(state, column, d) if d else state
+                    nxt[new] = nxt.get(new, 0.0) + p * ph * pd / 6
+        states = nxt
+    total = sum(cap)
+    return {
+        "destroyed": sum(p for s, p in states.items() if sum(s) == total),
+        "crippled": {x: sum(p for s, p in states.items() if crippled(s, x)) for x in letters},
+        "mean_marked": sum(p * sum(s) for s, p in states.items()),
+    }

@@ -88,15 +88,73 @@ def peak_rss_mb(args: list[str], timeout: float = 900) -> tuple[float, float]:
     return kb / 1024.0, wall
 
 
-def import_profile(args: list[str], top: int = 5) -> list[tuple[str, float]]:
-    """The ``top`` slowest imports (cumulative seconds) of a command, from ``-X importtime``."""
+def _importtime(args: list[str]) -> tuple[float, list[tuple[str, float, int, float]]]:
+    """(wall s, [(module, cumulative s, depth, self s)]) of a command under -X importtime."""
     code = ("import sys; from mathhammer.cli import main; "
             f"sys.argv = ['mathhammer'] + {args!r}; main()")
+    start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - start
     rows = []
     for line in proc.stderr.splitlines():
-        m = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
-        if m and len(m.group(2)) <= 1:  # top-level imports only (no nested indent)
-            rows.append((m.group(3), int(m.group(1)) / 1e6))
-    return sorted(rows, key=lambda r: -r[1])[:top]
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if m:
+            rows.append((m.group(4), int(m.group(2)) / 1e6, (len(m.group(3)) - 1) // 2,
+                         int(m.group(1)) / 1e6))
+    return wall, rows
+
+
+def import_profile(args: list[str], top: int = 5) -> list[tuple[str, float]]:
+    """The ``top`` slowest top-level imports (cumulative seconds) of a command."""
+    _, rows = _importtime(args)
+    tops = [(name, t) for name, t, depth, _ in rows if depth == 0]
+    return sorted(tops, key=lambda r: -r[1])[:top]
+
+
+def startup_breakdown(args: list[str]) -> dict[str, float]:
+    """Where a command's wall time goes: all imports, numba's (with llvmlite), scipy's.
+
+    ``rest`` is everything after the imports: loading cached kernels, the query, output.
+    -X importtime adds a little overhead of its own, so this is a profile, not a timing.
+    """
+    wall, rows = _importtime(args)
+    total_imports = sum(self for *_, self in rows)
+
+    def family(*prefixes: str) -> float:  # self times add up without double counting
+        return sum(self for name, _, _, self in rows if name.split(".")[0] in prefixes)
+
+    numba = family("numba", "llvmlite")
+    scipy = family("scipy")
+    return {"wall": wall, "imports": total_imports, "numba": numba, "scipy": scipy,
+            "rest": wall - total_imports}
+
+
+_FIRST_CALL = """
+import cProfile, json, pstats, sys, time
+sys.path.insert(0, sys.argv[1])
+from benchmarks import adapters
+pair = adapters.wm_single_attack()
+profile = cProfile.Profile()
+start = time.perf_counter()
+profile.enable()
+pair.kernel(1)
+profile.disable()
+wall = time.perf_counter() - start
+stats = pstats.Stats(profile).stats
+blas = max((v[3] for k, v in stats.items() if k[2] == "ensure_blas"), default=0.0)
+print(json.dumps({"wall": wall, "scipy_blas_check": blas}))
+"""
+
+
+def first_call_warm(repo: Path) -> dict[str, float]:
+    """Fresh process: the first call of a cached kernel (numba loads it) and its scipy share.
+
+    numba's ``ensure_blas`` imports ``scipy.linalg`` on the first call whenever scipy
+    is installed (the test extra installs it), whether or not a kernel uses BLAS.
+    """
+    import json
+
+    out = subprocess.run([sys.executable, "-c", _FIRST_CALL, str(repo)], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])

@@ -50,7 +50,10 @@ ENGINE_TARGETS = {  # on 2 cores: the library query with threads=2
     "warjack grid, 3-attack sequence": Target(at_least=25e6),
     "fantasy 20-attack staged chain": Target(at_least=20e6),
 }
-EXACT_TARGET = Target(min_ratio=10.0)
+EXACT_TARGETS = {
+    "icepool": Target(min_ratio=10.0),
+    "plain-Python dict DP": Target(at_most=0.36, source="issue 3"),  # "well under 0.36 s"
+}
 
 
 @dataclass(frozen=True)
@@ -125,13 +128,47 @@ def bench_engine(results: Results, s: Settings) -> None:
                          note=f"{n:.0e} trials"))
 
 
+def bench_bare_threads(results: Results, s: Settings) -> None:
+    """Two threads on the bare kernel (no engine): separates engine overhead from the machine.
+
+    When this figure does not scale either, the second core is busy with other
+    processes (see the load average), and the engine's 1 → 2 figures mean nothing more.
+    """
+    import threading
+
+    from benchmarks import adapters
+
+    name = "2 threads, bare WM single_attack kernel (no engine)"
+    try:
+        pairs = [adapters.wm_single_attack(), adapters.wm_single_attack()]
+    except adapters.NotAvailable as why:
+        results.skip(name, str(why))
+        return
+    n = s.engine_trials
+
+    def serial():
+        for p in pairs:
+            p.kernel(n)
+
+    def parallel():
+        workers = [threading.Thread(target=p.kernel, args=(n,)) for p in pairs]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+
+    med = round_robin({"serial": serial, "parallel": parallel}, s.rounds)
+    results.add(Case(name, "trials/s", 2 * n / med["parallel"], "same work, 1 thread",
+                     2 * n / med["serial"]))
+
+
 # ---------------------------------------------------------------- 3. exact vs icepool
 
 
 def bench_exact(results: Results, s: Settings) -> None:
     from benchmarks import adapters
 
-    for name, adapter in adapters.EXACT_CASES.items():
+    for name, (adapter, baseline_name) in adapters.EXACT_CASES.items():
         try:
             ours, theirs = adapter()
         except adapters.NotAvailable as why:
@@ -148,9 +185,16 @@ def bench_exact(results: Results, s: Settings) -> None:
                 counter[key] += 1
             return run
 
+        slowest = 0.0
+        for fn, key in ((ours, "ours"), (theirs, "theirs")):  # warm-up, and a time budget
+            t0 = time.perf_counter()
+            step(fn, key)()
+            slowest = max(slowest, time.perf_counter() - t0)
+        rounds = max(3, min(3 * s.rounds, int(3.0 / max(slowest, 1e-9))))
         med = round_robin({"ours": step(ours, "ours"), "theirs": step(theirs, "theirs")},
-                          max(5, 3 * s.rounds))
-        results.add(Case(name, "s", med["ours"], "icepool", med["theirs"], EXACT_TARGET))
+                          rounds, warmup=0)
+        results.add(Case(name, "s", med["ours"], baseline_name, med["theirs"],
+                         EXACT_TARGETS.get(baseline_name)))
 
 
 # ---------------------------------------------------------------- 4. CLI latency
@@ -165,6 +209,11 @@ WM_DUEL = ["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "3",
            "--policy", "optimal", "--quiet"]
 FB_EXACT = ["fb", "attack", "--attacks", "20", "--ws", "4", "--target-ws", "4", "--strength",
             "4", "--toughness", "4", "--save", "5", "--method", "exact", "--quiet"]
+MAGIC_PHASE = ["magic", "phase", str(REPO / "profiles/scenarios/magic_t9a1_four_spells.toml"),
+               "--seed", "1", "--quiet"]
+# issue 4's acceptance query: a 20-model block against a 20-model block over 3 rounds
+FB_COMBAT = ["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "3",
+             "--seed", "1", "--quiet"]
 
 CLI_CASES = [
     # (name, argv, command words that must exist, target)
@@ -177,6 +226,10 @@ CLI_CASES = [
     ("CLI: 10^6-trial MC roll 2D6", MC_ROLL, ["roll"], Target(at_most=1.5)),
     ("CLI: wm duel juggernaut vs ironclad --policy optimal", WM_DUEL, ["wm", "duel"],
      Target(at_most=3.0, source="issue 3")),
+    ("CLI: magic phase, four spells (10^6 trials)", MAGIC_PHASE, ["magic", "phase"],
+     Target(at_most=2.0, source="issue 5")),
+    ("CLI: fb combat 20 vs 20, 3 rounds", FB_COMBAT, ["fb", "combat"],
+     Target(at_most=2.0, source="issue 4")),
 ]
 
 
@@ -195,8 +248,28 @@ def bench_cli(results: Results, s: Settings) -> None:
             ok[name] = argv
         except RuntimeError as err:
             results.skip(name, f"command failed: {err}")
-    for name, wall in cli_bench.latency(ok, s.cli_rounds).items():
+    measured = cli_bench.latency(ok, s.cli_rounds)
+    for name, wall in measured.items():
         results.add(Case(name, "s", wall, None, None, targets[name]))
+    for name, wall in measured.items():  # where the time of the slower commands goes
+        if wall > 0.4 and name != "CLI: mathhammer --help":
+            b = cli_bench.startup_breakdown(ok[name])
+            results.notes.append(
+                f"{name}: profile under -X importtime: wall {b['wall']:.2f} s, imports "
+                f"{b['imports']:.2f} s (numba + llvmlite {b['numba']:.2f} s, scipy pulled in by "
+                f"numba {b['scipy']:.2f} s), after imports {b['rest']:.2f} s (kernel cache "
+                f"load, the query, output)")
+    try:
+        cli_bench.first_call_warm(REPO)  # fills the cache if an edit just invalidated it
+        calls = [cli_bench.first_call_warm(REPO) for _ in range(s.cli_rounds)]
+        wall = sorted(c["wall"] for c in calls)[len(calls) // 2]
+        blas = sorted(c["scipy_blas_check"] for c in calls)[len(calls) // 2]
+        results.add(Case("first kernel call, warm numba cache (fresh process)", "s", wall))
+        results.notes.append(f"first kernel call from a warm cache: {wall:.2f} s, of which "
+                             f"{blas:.2f} s is numba's BLAS check importing scipy.linalg "
+                             "(only when scipy is installed, e.g. by the test extra)")
+    except Exception as err:
+        results.skip("first kernel call, warm numba cache", f"failed: {err}")
     top = cli_bench.import_profile(["--help"])
     results.notes.append("`mathhammer --help` slowest top-level imports (-X importtime): "
                          + ", ".join(f"{m} {t * 1e3:.0f} ms" for m, t in top))
@@ -237,6 +310,7 @@ def bench_memory(results: Results, s: Settings) -> None:
 SECTIONS = {
     "kernels": bench_kernels,
     "engine": bench_engine,
+    "threads": bench_bare_threads,
     "exact": bench_exact,
     "cli": bench_cli,
     "compile": bench_compile,
@@ -285,7 +359,10 @@ def main(argv: list[str] | None = None) -> int:
         log(f"  {name}: {time.perf_counter() - t0:.1f} s")
     elapsed = time.perf_counter() - start
     mode = ("quick" if args.quick else "full") + f" run, {elapsed:.0f} s"
-    results.notes.append(f"whole run took {elapsed:.0f} s ({'--quick' if args.quick else 'full'})")
+    results.notes.append(f"whole run took {elapsed:.0f} s ({'--quick' if args.quick else 'full'}); "
+                         f"load average at the end {machine_info(REPO)['load_average']} "
+                         "(2 cores shared with other users: a load above 2 means other "
+                         "processes competed for the cores during the run)")
 
     if not args.no_write and not args.only:
         RESULTS_PATH.write_text(to_markdown(results, machine, versions(), mode))
