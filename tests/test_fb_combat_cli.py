@@ -1,0 +1,116 @@
+"""`mathhammer fb combat` / `fb artillery`: the JSON contract, bad input, latency."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.conftest import run_cli, run_json
+
+CONTRACT = ("p_win", "p_draw", "p_lose", "p_enemy_breaks", "p_enemy_destroyed")
+
+
+def test_combat_contract_keys_and_errors():
+    data = run_json("fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "3",
+                    "--n-trials", "20000", "--seed", "1")
+    for key in CONTRACT + ("p_own_break", "p_caught", "mean_combat_result", "mean_models_left_a"):
+        assert key in data["results"], key
+        assert data["results"][key]["se"] >= 0
+    assert {"wounds_dealt", "wounds_taken", "models_left_a", "models_left_b"} <= set(data["distributions"])
+    total = sum(data["results"][k]["value"] for k in ("p_win", "p_draw", "p_lose"))
+    assert total == pytest.approx(1.0)
+    assert data["method"] == "mc" and data["seed"] == 1
+
+
+def test_combat_one_round_is_exact_by_default():
+    data = run_json("fb", "combat", "orc_boyz", "dwarf_warriors", "--rounds", "1", "--charger", "a")
+    assert data["method"] == "exact"
+    assert data["results"]["p_win"]["se"] == 0
+
+
+def test_combat_inline_unit_file(tmp_path):
+    unit = tmp_path / "ogres.toml"
+    unit.write_text('''
+id = "my/ogres"
+name = "Ogre Bulls"
+ruleset = "wfb8"
+troop_type = "monstrous_infantry"
+base = "40mm"
+special_rules = []
+[stats]
+m = 6
+ws = 3
+bs = 2
+s = 4
+t = 4
+w = 3
+i = 2
+a = 3
+ld = 7
+[saves]
+armour = 5
+[formation]
+models = 6
+rank_width = 3
+[points]
+per_model = 35
+''')
+    data = run_json("fb", "combat", str(unit), "wfb8/empire_halberdiers", "--rounds", "2",
+                    "--n-trials", "20000", "--seed", "2", "--charger", "a")
+    assert data["distributions"]["models_left_a"]["max"] <= 6 if "max" in data["distributions"]["models_left_a"] else True
+    assert 0 < data["results"]["p_win"]["value"] < 1
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["wfb8/orc_boyz", "wfb8/no_such_unit"], "no_such_unit"),
+    (["wfb8/orc_boyz", "wfb8/dwarf_warriors", "--charger", "c"], "--charger"),
+    (["wfb8/orc_boyz", "wfb8/dwarf_warriors", "--rounds", "0"], "--rounds"),
+    (["wfb8/orc_boyz", "wfb8/dwarf_warriors", "--ruleset", "wfb9"], "--ruleset"),
+    (["wfb8/orc_boyz", "wfb8/dwarf_warriors", "--models-a", "0"], "models"),
+    (["wfb8/orc_boyz", "wfb8/dwarf_warriors", "--flank", "a", "--rear", "a"], "--rear"),
+])
+def test_combat_bad_input_one_line(args, flag):
+    proc = run_cli("fb", "combat", *args)
+    assert proc.returncode == 2
+    assert flag in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_combat_bad_inline_file_names_key(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('id = "x/y"\nname = "X"\nruleset = "wfb8"\nspecial_rules = ["Hatered"]\n'
+                   "[stats]\nm = 4\nws = 0\nbs = 3\ns = 3\nt = 11\nw = 1\ni = 3\na = 1\nld = 7\n"
+                   "[formation]\nmodels = 10\nrank_width = 5\n[points]\nper_model = 5\n")
+    proc = run_cli("fb", "combat", str(bad), "wfb8/orc_boyz")
+    assert proc.returncode == 2
+    for key in ("stats.ws", "stats.t", "special_rules"):
+        assert key in proc.stderr
+
+
+def test_artillery_contract_and_errors():
+    data = run_json("fb", "artillery", "stone-thrower", "wfb8/empire_halberdiers", "--n-trials",
+                    "20000", "--seed", "3")
+    assert {"models_hit", "wounds", "models_slain"} <= set(data["distributions"])
+    assert "p_misfire" in data["results"] and data["results"]["p_misfire"]["se"] > 0
+    data = run_json("fb", "artillery", "bolt-thrower", "wfb8/chaos_warriors", "--bs", "4")
+    assert data["method"] == "exact"
+    proc = run_cli("fb", "artillery", "trebuchet", "wfb8/orc_boyz")
+    assert proc.returncode == 2 and "WEAPON" in proc.stderr
+    proc = run_cli("fb", "artillery", "cannon", "wfb8/orc_boyz", "--strength", "11")
+    assert proc.returncode == 2 and "--strength" in proc.stderr
+
+
+@pytest.mark.slow
+def test_twenty_vs_twenty_three_rounds_under_two_seconds():
+    """Acceptance: a 20-model block vs a 20-model block over 3 rounds answers with
+    errors in under 2 s once numba's cache is warm (first run warms it)."""
+    args = ("fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "3", "--seed", "1")
+    run_cli(*args)
+    start = time.perf_counter()
+    proc = run_cli(*args, "--format", "json")
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["results"]["p_win"]["se"] > 0
+    assert elapsed < 2.0, elapsed

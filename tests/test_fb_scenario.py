@@ -1,0 +1,66 @@
+"""`mathhammer run` with game = "fantasy": combat and artillery scenario files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mathhammer.engine import MonteCarloConfig
+from mathhammer.errors import ProfileError
+from mathhammer.fantasy.scenario import run_scenario
+from mathhammer.profiles import read_toml
+from tests.conftest import ROOT, run_cli, run_json
+
+SCENARIOS = ROOT / "profiles" / "scenarios"
+CFG = MonteCarloConfig(n_trials=20_000, seed=4, threads=1)
+
+
+@pytest.mark.parametrize("name", ["fantasy_halberdiers_vs_orcs.toml", "fantasy_stone_thrower.toml"])
+def test_bundled_scenarios_run_through_cli(name):
+    data = run_json("run", str(SCENARIOS / name), "--n-trials", "20000", "--seed", "1")
+    assert data["results"] and data["info"]["scenario"].endswith(name)
+
+
+def test_scenario_matches_the_command():
+    """The combat scenario is the same query as the flags (same seed, same numbers)."""
+    path = SCENARIOS / "fantasy_halberdiers_vs_orcs.toml"
+    report = run_scenario(read_toml(path), str(path), method="mc", config=CFG, check=False)
+    assert report.info["unit_a"].startswith("wfb8/empire_halberdiers: 30 models, 6 wide")
+    assert "charging" in report.info["unit_b"]
+
+
+def test_scenario_errors_name_the_key(tmp_path):
+    base = {"game": "fantasy", "kind": "combat", "a": {"unit": "wfb8/orc_boyz"}}
+    with pytest.raises(ProfileError, match="needs the tables"):
+        run_scenario(base, "s.toml", method="mc", config=CFG, check=False)
+    with pytest.raises(ProfileError, match="rounds"):
+        run_scenario({**base, "b": {"unit": "wfb8/orc_boyz"}, "rounds": 0}, "s.toml",
+                     method="mc", config=CFG, check=False)
+    with pytest.raises(ProfileError, match="colour"):
+        run_scenario({**base, "b": {"unit": "wfb8/orc_boyz", "colour": 1}}, "s.toml",
+                     method="mc", config=CFG, check=False)
+    with pytest.raises(ProfileError, match="exactly one"):
+        run_scenario({**base, "b": {}}, "s.toml", method="mc", config=CFG, check=False)
+    with pytest.raises(ProfileError, match="artillery.weapon"):
+        run_scenario({"game": "fantasy", "kind": "artillery", "target": {"unit": "wfb8/orc_boyz"},
+                      "artillery": {"weapon": "catapult"}}, "s.toml", method="mc", config=CFG,
+                     check=False)
+
+
+def test_unit_file_relative_to_scenario(tmp_path):
+    (tmp_path / "units").mkdir()
+    src = (ROOT / "profiles" / "fantasy" / "wfb8" / "orc_boyz.toml").read_text()
+    (tmp_path / "units" / "orcs.toml").write_text(src)
+    scenario = tmp_path / "fight.toml"
+    scenario.write_text('game = "fantasy"\nrounds = 1\n[a]\nunit = "units/orcs.toml"\n'
+                        '[b]\nunit = "wfb8/dwarf_warriors"\n')
+    data = run_json("run", str(scenario))
+    assert data["method"] == "exact"
+
+
+def test_bad_scenario_cli_one_line(tmp_path):
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text('game = "fantasy"\nkind = "duel"\n')
+    proc = run_cli("run", str(scenario))
+    assert proc.returncode == 2 and "kind" in proc.stderr and "Traceback" not in proc.stderr
