@@ -69,3 +69,13 @@ DEMO_STEPS.append(("Magic (T9A): cast 3 dice at level 2 against casting value 9 
 DEMO_STEPS.append(("Magic: a whole phase, four spells, optimal dice vs a threshold dispeller",
                    ["magic", "phase", _magic_example(), "--n-trials", "200000", "--seed", "1"]))
 WARMUP_ARGV.append(["magic", "phase", _magic_example(), "--n-trials", "1000", "--seed", "0"])
+DEMO_STEPS.append(("Fantasy: 20 Halberdiers against 20 Orc Boyz, up to 3 rounds of close combat",
+                   ["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "3",
+                    "--seed", "1"]))
+DEMO_STEPS.append(("Fantasy: a stone thrower at 40 skeletons ten wide (template geometry)",
+                   ["fb", "artillery", "stone-thrower", "wfb8/skeleton_warriors", "--models", "40",
+                    "--width", "10", "--seed", "1"]))
+WARMUP_ARGV.append(["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "2",
+                    "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["fb", "artillery", "stone-thrower", "wfb8/orc_boyz", "--n-trials", "1000",
+                    "--seed", "0"])
