@@ -156,3 +156,62 @@ app.command("aoe")(aoe_command)
 
 
 # ---------------------------------------------------------------------------- duel (appended by WM-grid)
+def _parse_damaged(text: Optional[str]):
+    """--damaged "0,2,0,0,1,0" (marked boxes per grid column) or "5" (a track)."""
+    from mathhammer.errors import InputError
+
+    if text is None:
+        return None
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise InputError("--damaged", "must be whole numbers separated by commas", text,
+                         'use --damaged "0,2,0,0,1,0" (grid) or --damaged 5 (track)') from None
+    return values[0] if len(values) == 1 else values
+
+
+def duel_command(
+    attacker: Annotated[str, typer.Argument(help="Attacking profile id (khador/juggernaut) or TOML path.")],
+    target: Annotated[str, typer.Argument(help="Target profile id (cygnar/ironclad) or TOML path.")],
+    focus: Annotated[Optional[int], typer.Option("--focus", help="Focus for the attacker: a warjack 0-3 (default 3), a warcaster up to its FOCUS (default FOCUS).")] = None,
+    charge: Annotated[bool, Flag("--charge", "The attacker may charge (or slam): charge attack damage pre-boosted (WM-D3); a warjack pays 1 focus.")] = False,
+    policy: Annotated[str, typer.Option("--policy", help="fixed, greedy or optimal (WM-F5).")] = "optimal",
+    objective: Annotated[str, typer.Option("--objective", help="optimal policy maximises P(destroy) or expected damage: destroy | damage.")] = "destroy",
+    boost_hit: Annotated[bool, Flag("--boost-hit", "fixed policy: boost every attack roll while focus lasts.")] = False,
+    boost_damage: Annotated[bool, Flag("--boost-damage", "fixed policy: boost every damage roll while focus lasts.")] = False,
+    no_power_attacks: Annotated[bool, Flag("--no-power-attacks", "Do not consider head-butt and slam.")] = False,
+    then: Annotated[Optional[list[str]], typer.Option("--then", help='A follow-up activation against the same target: "ID" or "ID:FOCUS". Repeatable (WM-S1).')] = None,
+    damaged: Annotated[Optional[str], typer.Option("--damaged", help='Target starting damage: "0,2,0,0,1,0" marked boxes per column, or N for a track (WM-G7).')] = None,
+    knocked_down: Annotated[bool, Flag("--knocked-down", "Target starts knocked down: melee attacks hit automatically.")] = False,
+    camped_focus: Annotated[int, typer.Option("--camped-focus", help="Target warcaster's unspent focus: +1 ARM each (WM-D2).")] = 0,
+    method: Method = "auto",
+    n_trials: NTrials = None,
+    seed: Seed = None,
+    precision: Precision = None,
+    threads: Threads = None,
+    format: Format = "table",
+    plot: PlotPath = None,
+    output: OutputPath = None,
+    check: Check = False,
+    quiet: Quiet = False,
+) -> None:
+    """Attacker's activation(s) vs a target on its full damage grid, under a focus policy.
+
+    P(destroyed), P(each system crippled), damage; the policy's decision table and
+    its exact value in the box-count model are shown with the Monte Carlo answer
+    (WM-F1..F5, WM-G1..G4, WM-S1, WM-S2).
+    """
+    from mathhammer.warmachine.duel import duel
+
+    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
+                          threads=threads, format=format, plot=plot, output=output, check=check,
+                          quiet=quiet)
+    report = duel(attacker, target, focus=focus, charge=charge, policy=policy,
+                  objective=objective, boost_hit=boost_hit, boost_damage=boost_damage,
+                  power_attacks=not no_power_attacks, then=then, damaged=_parse_damaged(damaged),
+                  knocked_down=knocked_down, camped_focus=camped_focus, method=opts.method,
+                  config=opts.config(), check=opts.check)
+    emit(report, opts)
+
+
+app.command("duel")(duel_command)

@@ -296,3 +296,73 @@ def summarise_states(keys, probs, full, start_bits, system_masks, n_boxes):
             if (bits & system_masks[j]) == system_masks[j]:
                 crip[j] += probs[i]
     return dmg, crip, dest
+
+
+@njit(cache=True, nogil=True)
+def policy_mc(full, width, start_bits, col_start, m_mask, system_masks, kd0,
+              node_kind, node_option, node_cost, node_next, node_stop, node_reset,
+              bh, bd, ch, p_hit, cdf, guide, opt_pre, opt_knock,
+              state, n_trials, hist, crippled, destroyed, focus_spent, attacks):
+    """Monte Carlo of activations driven by decision tables, on the full grid (WM-F5).
+
+    Graph (int64[G]): node_kind 0 = attack, 1 = choice; node_option, node_cost,
+    node_next (attack successor, -1 = end), node_stop (choice "stop" successor),
+    node_reset (focus set on entering, -1 = keep).
+    Tables int64[G, F+1, N+1, 2] indexed by (node, focus on entering it, boxes
+    left, knocked down): bh / bd boost decisions, ch the successor picked (-1 stop).
+    Options: p_hit float64[O, 2 (boost), 2 (M crippled), 2 (knocked down)];
+    cdf float64[O, 2 (damage boosted), W] over damage dealt, guide int64[2O, GUIDE];
+    opt_pre / opt_knock int64[O] pre-boosted damage / knocks down on a hit.
+    Outputs: hist int64[N+1] boxes marked, crippled int64[S], destroyed int64[1],
+    focus_spent int64[2] (sum, sum of squares), attacks int64[2] (made, hit).
+
+    The tables come from the box-count model; here crippled M makes DEF 7 for the
+    next attack (WM-G4) whatever the tables planned.
+    """
+    n_sys = system_masks.shape[0]
+    n_cap = bh.shape[2] - 1
+    start_marked = popcount(start_bits & full)
+    for _ in range(n_trials):
+        bits = start_bits
+        kd = kd0
+        f = 0
+        g = 0
+        spent = 0
+        while g >= 0:
+            if node_reset[g] >= 0:
+                f = node_reset[g]
+            left = popcount(full & ~bits)
+            if left == 0:
+                break
+            n = left if left < n_cap else n_cap
+            if node_kind[g] == 1:
+                c = ch[g, f, n, kd]
+                g = node_stop[g] if c < 0 else c
+                continue
+            fe = f
+            o = node_option[g]
+            boost_hit = bh[g, fe, n, kd]
+            f -= node_cost[g] + boost_hit
+            spent += node_cost[g] + boost_hit
+            mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
+            attacks[0] += 1
+            if uniform(state) < p_hit[o, boost_hit, mcrip, kd]:
+                attacks[1] += 1
+                boost_dmg = bd[g, fe, n, kd]
+                f -= boost_dmg
+                spent += boost_dmg
+                if opt_knock[o] == 1:
+                    kd = 1
+                row = 1 if opt_pre[o] == 1 else boost_dmg
+                dmg = _sample_outcome(cdf[o, row], guide[2 * o + row], uniform(state))
+                if dmg > 0:
+                    bits = mark_from(bits, full, col_start[d6(state) - 1], np.int64(dmg), width)
+            g = node_next[g]
+        hist[popcount(bits & full) - start_marked] += 1
+        if (bits & full) == full:
+            destroyed[0] += 1
+        for j in range(n_sys):
+            if (bits & system_masks[j]) == system_masks[j]:
+                crippled[j] += 1
+        focus_spent[0] += spent
+        focus_spent[1] += spent * spent

@@ -1,0 +1,204 @@
+"""Activations as a small decision graph (WM-F1..F4, WM-S1).
+
+One or more activations against one target become a graph of nodes:
+
+* an **attack node** makes one attack with an :class:`AttackOption` (a weapon, a
+  power attack, a spell); entering it costs ``cost`` focus (bought attack 1,
+  charge 1 for a warjack, power attack 1, spell COST); before the roll the policy
+  may boost to hit, after a hit it may boost damage; then it goes to ``next``;
+* a **choice node** lets the policy pick a successor (an opener at the start of
+  an activation, a bought attack or spell afterwards) or stop; stopping goes to
+  ``stop`` (the next activation's root, or the end).
+
+Roots reset the focus to the activation's allowance (a warjack ≤ 3, WM-F1; a
+warcaster its FOCUS). Damage, crippling and knock-down carry over (WM-S1).
+
+Openers of a warjack activation (WM-F3): one initial attack with each melee
+weapon, or one power attack — head-butt (knocks down, WM-A4 makes later melee
+attacks hit automatically), Combo Strike (``*Attack``: POW = STR + 2 × POW of the
+weapon, one attack) — and, when a charge is allowed, the charge versions
+(1 focus for a warjack, WM-F2; the first attack's damage pre-boosted, WM-D3) and
+slam (1 focus, knocks down; the slammed model is moved d6" away, so this engine
+ends the activation after a slam — decision). A crippled weapon system rolls one
+die fewer (WM-G4) and makes no special attack with that weapon.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mathhammer.errors import RulesError
+
+MAX_WARJACK_FOCUS = 3  # WM-F1
+
+
+@dataclass(frozen=True)
+class AttackOption:
+    """One way to make an attack, with its roll numbers."""
+
+    name: str
+    kind: str  # melee | ranged | magic
+    stat: int
+    power: int
+    pre_boosted: bool = False
+    knocks_down: bool = False
+    crippled: bool = False
+    can_boost_hit: bool = True
+    can_boost_damage: bool = True
+
+
+@dataclass
+class Node:
+    kind: str  # "attack" | "choice"
+    label: str
+    option: int = -1
+    cost: int = 0
+    next: int = -1
+    successors: list[int] = field(default_factory=list)
+    stop: int = -1
+    reset_focus: int = -1
+    activation: int = 0
+
+
+@dataclass
+class Graph:
+    """Nodes and attack options of a chain of activations; ``root`` is node 0."""
+
+    nodes: list[Node] = field(default_factory=list)
+    options: list[AttackOption] = field(default_factory=list)
+    max_focus: int = 0
+    labels: list[str] = field(default_factory=list)
+
+    def add_option(self, option: AttackOption) -> int:
+        self.options.append(option)
+        return len(self.options) - 1
+
+    def add(self, node: Node) -> int:
+        self.nodes.append(node)
+        return len(self.nodes) - 1
+
+
+@dataclass(frozen=True)
+class Weapon:
+    name: str
+    kind: str
+    stat: int
+    power: int  # P+S for melee, POW otherwise
+    weapon_pow: int = 0
+    combo_strike: bool = False
+    crippled: bool = False
+    rof: int = 1
+
+
+@dataclass(frozen=True)
+class Spell:
+    name: str
+    cost: int
+    power: int
+
+
+@dataclass(frozen=True)
+class ActivationSpec:
+    """What one model may do in its activation (built from a profile by :mod:`duel`)."""
+
+    name: str
+    focus: int
+    weapons: tuple[Weapon, ...]
+    strength: int = 0
+    is_warjack: bool = True
+    charge: bool = False  # a charge (and slam) is allowed this activation
+    power_attacks: bool = True
+    spells: tuple[Spell, ...] = ()
+    magic_stat: int = 0
+    movement_crippled: bool = False
+
+    def check(self, where: str = "--focus") -> None:
+        if self.focus < 0:
+            raise RulesError(where, "focus cannot be negative", self.focus, "use --focus 0..3")
+        if self.is_warjack and self.focus > MAX_WARJACK_FOCUS:
+            raise RulesError(where, f"a warjack can be allocated at most {MAX_WARJACK_FOCUS} "
+                             "focus (WM-F1)", self.focus, "use --focus 3 or less")
+        if not any(w.kind == "melee" for w in self.weapons) and not self.spells:
+            raise RulesError(where, f"{self.name} has no melee weapon or damaging spell to "
+                             "attack with", self.name, "pick another attacker")
+        if self.charge and self.movement_crippled:
+            raise RulesError("--charge", "a model with crippled movement cannot charge or slam "
+                             "(WM-G4)", True, "drop --charge")
+
+
+def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], charge: bool,
+                   buy: int, a: int) -> int:
+    """Initial attacks with each melee weapon, heaviest first (so a charge uses it)."""
+    first = -1
+    prev = -1
+    for i, w in enumerate(melee):
+        pre = charge and i == 0
+        opt = graph.add_option(AttackOption(w.name, "melee", w.stat, w.power, pre_boosted=pre,
+                                            crippled=w.crippled))
+        cost = 1 if (pre and spec.is_warjack) else 0
+        label = f"{'charge, ' if pre else ''}{w.name}"
+        node = graph.add(Node("attack", label, opt, cost, next=buy, activation=a))
+        if prev >= 0:
+            graph.nodes[prev].next = node
+        else:
+            first = node
+        prev = node
+    return first
+
+
+def build_graph(specs: list[ActivationSpec]) -> Graph:
+    """The decision graph of activations ``specs`` resolved in order (WM-S1)."""
+    graph = Graph()
+    roots: list[int] = []
+    for a, spec in enumerate(specs):
+        spec.check()
+        root = graph.add(Node("choice", f"{spec.name}: opening", reset_focus=spec.focus,
+                              activation=a))
+        roots.append(root)
+        buy = graph.add(Node("choice", f"{spec.name}: buy", activation=a))
+        melee = sorted([w for w in spec.weapons if w.kind == "melee"],
+                       key=lambda w: (w.crippled, -w.power))
+        for charge in ([False, True] if spec.charge else [False]):
+            if melee:
+                graph.nodes[root].successors.append(_initial_chain(graph, spec, melee, charge, buy, a))
+            for w in melee:
+                if w.combo_strike and not w.crippled:
+                    opt = graph.add_option(AttackOption(
+                        f"Combo Strike ({w.name})", "melee", w.stat,
+                        spec.strength + 2 * w.weapon_pow, pre_boosted=charge))
+                    cost = 1 if (charge and spec.is_warjack) else 0
+                    graph.nodes[root].successors.append(graph.add(Node(
+                        "attack", f"{'charge, ' if charge else ''}Combo Strike", opt, cost, buy,
+                        activation=a)))
+        if spec.is_warjack and spec.power_attacks and melee:
+            mat = melee[0].stat
+            opt = graph.add_option(AttackOption("head-butt", "melee", mat, spec.strength,
+                                                knocks_down=True))
+            graph.nodes[root].successors.append(graph.add(Node(
+                "attack", "head-butt", opt, 1, buy, activation=a)))
+            if spec.charge:
+                opt = graph.add_option(AttackOption("slam", "melee", mat, spec.strength,
+                                                    knocks_down=True))
+                graph.nodes[root].successors.append(graph.add(Node(
+                    "attack", "slam", opt, 1, -2, activation=a)))  # -2: patched to stop below
+        # bought attacks and spells (WM-F2, WM-F4)
+        for w in melee:
+            opt = graph.add_option(AttackOption(w.name, "melee", w.stat, w.power, crippled=w.crippled))
+            graph.nodes[buy].successors.append(graph.add(Node(
+                "attack", f"buy {w.name}", opt, 1, buy, activation=a)))
+        for s in spec.spells:
+            opt = graph.add_option(AttackOption(s.name, "magic", spec.magic_stat, s.power))
+            graph.nodes[buy].successors.append(graph.add(Node(
+                "attack", f"cast {s.name}", opt, s.cost, buy, activation=a)))
+        if not graph.nodes[root].successors:  # a caster without melee weapons: straight to spells
+            graph.nodes[root].successors.append(buy)
+        graph.max_focus = max(graph.max_focus, spec.focus)
+        graph.labels.append(spec.name)
+    # stop of each activation's choices: the next root, or the end
+    for node in graph.nodes:
+        nxt = roots[node.activation + 1] if node.activation + 1 < len(roots) else -1
+        if node.kind == "choice":
+            node.stop = nxt
+        if node.kind == "attack" and node.next == -2:
+            node.next = nxt
+    return graph

@@ -1,0 +1,189 @@
+"""``wm duel``: one or more activations against a target profile, with a focus policy.
+
+Pipeline: profiles → :class:`ActivationSpec` per activation → decision graph
+(:mod:`activation`) → policy tables and their exact value in the box-count model
+(:mod:`policy`) → Monte Carlo of the same tables on the full grid, where crippled
+movement makes DEF 7 mid-activation (WM-G4) → :class:`Report`.
+
+Results: ``p_destroyed``, ``p_crippled_<X>`` per system on the target's grid,
+``mean_damage`` (boxes marked), ``mean_focus_spent``, ``p_destroyed_box_model``
+(the policy's exact value when the target is counted in boxes only); distribution
+``damage``. ``info["policy"]`` is the decision table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mathhammer.engine import MonteCarloConfig, simulate
+from mathhammer.errors import InputError, RulesError
+from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.warmachine.activation import (
+    MAX_WARJACK_FOCUS, ActivationSpec, Graph, Spell, Weapon, build_graph,
+)
+from mathhammer.warmachine.grid import Grid
+from mathhammer.warmachine.policy import OptionTables, PolicyTables, describe, solve
+from mathhammer.warmachine.sequence import Target
+
+
+def activation_from_profile(ref: str, focus: int | None = None, charge: bool = False,
+                            power_attacks: bool = True, where: str = "--focus") -> ActivationSpec:
+    """What the model ``ref`` (id or path) can do in one activation (WM-F1..F4)."""
+    from mathhammer.warmachine.models import load_warmachine
+
+    prof = load_warmachine(ref)
+    jack = prof.is_warjack
+    allowance = MAX_WARJACK_FOCUS if jack else int(prof.stats.focus or 0)
+    if focus is None:
+        focus = allowance
+    if isinstance(focus, bool) or not isinstance(focus, int) or focus < 0:
+        raise InputError(where, "must be a whole number ≥ 0", focus, "use --focus 3")
+    if jack and focus > MAX_WARJACK_FOCUS:
+        raise RulesError(where, f"a warjack can be allocated at most {MAX_WARJACK_FOCUS} focus "
+                         f"(WM-F1); {prof.name} is a warjack", focus, "use --focus 3 or less")
+    if not jack and focus > allowance:
+        raise RulesError(where, f"{prof.name} has FOCUS {allowance}", focus,
+                         f"use --focus {allowance} or less")
+    weapons = tuple(
+        Weapon(w.name, w.kind, prof.stats.mat if w.kind == "melee" else prof.stats.rat,
+               int(w.damage_power or 0), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof)
+        for w in prof.weapons if w.damage_power is not None)
+    spells = tuple(Spell(s.name, s.cost, int(s.pow)) for s in prof.spells
+                   if s.offensive and s.pow is not None and s.cost <= focus)
+    return ActivationSpec(prof.name, focus, weapons, prof.stats.strength, jack, charge,
+                          power_attacks and jack, spells, int(prof.stats.focus or 0))
+
+
+def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
+                        camped_focus: int = 0) -> Target:
+    """DEF, ARM (+ camped focus for a warcaster, WM-D2), grid or track, starting damage."""
+    from mathhammer.warmachine import rules
+    from mathhammer.warmachine.models import load_warmachine
+
+    prof = load_warmachine(ref)
+    grid = Grid.from_columns(prof.grid_columns, f"{ref}: grid") if prof.grid \
+        else Grid.track(int(prof.boxes), f"{ref}: boxes")
+    start = grid.start_bits(damaged, "--damaged")
+    if grid.destroyed(start):
+        raise InputError("--damaged", "marks every box: the target is already destroyed", damaged)
+    armor = rules.effective_armor(prof.stats.arm, camped_focus=camped_focus)
+    return Target(prof.stats.defense, armor, grid, start, knocked_down, prof.name)
+
+
+def _graph_arrays(graph: Graph) -> dict[str, np.ndarray]:
+    nodes = graph.nodes
+    as_int = lambda xs: np.asarray(xs, dtype=np.int64)  # noqa: E731
+    return {
+        "node_kind": as_int([0 if n.kind == "attack" else 1 for n in nodes]),
+        "node_option": as_int([n.option for n in nodes]),
+        "node_cost": as_int([n.cost for n in nodes]),
+        "node_next": as_int([n.next for n in nodes]),
+        "node_stop": as_int([n.stop for n in nodes]),
+        "node_reset": as_int([n.reset_focus for n in nodes]),
+    }
+
+
+def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables: PolicyTables,
+                       config: MonteCarloConfig):
+    """Run the policy tables on the full grid; returns the engine's MonteCarloRun."""
+    from mathhammer import kernels
+
+    kernel = kernels.load("grid")
+    grid = target.grid
+    width = max(len(p) for pair in opts.dmg for p in pair)
+    cdf = np.zeros((len(graph.options), 2, width))
+    for o, pair in enumerate(opts.dmg):
+        for b, pmf in enumerate(pair):
+            cdf[o, b, : len(pmf)] = np.cumsum(pmf)
+            cdf[o, b, len(pmf) - 1:] = 2.0  # the last outcome catches float rounding
+    guide = kernel.guide_tables(cdf)
+    g = _graph_arrays(graph)
+    masks = np.asarray(list(grid.system_masks.values()), dtype=np.uint64)
+    pre = np.asarray([int(o.pre_boosted) for o in graph.options], dtype=np.int64)
+    knock = np.asarray([int(o.knocks_down) for o in graph.options], dtype=np.int64)
+    p_hit = np.ascontiguousarray(opts.p_hit)
+    n_sys = len(masks)
+
+    def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
+        out = {"hist": np.zeros(grid.n_boxes + 1, dtype=np.int64),
+               "crippled": np.zeros(max(n_sys, 1), dtype=np.int64),
+               "destroyed": np.zeros(1, dtype=np.int64),
+               "focus": np.zeros(2, dtype=np.int64), "attacks": np.zeros(2, dtype=np.int64)}
+        kernel.policy_mc(np.uint64(grid.full), np.int64(grid.width), np.uint64(target.start_bits),
+                         np.asarray(grid.col_start, dtype=np.int64),
+                         np.uint64(grid.system_masks.get("M", 0)), masks,
+                         np.int64(int(target.knocked_down)), g["node_kind"], g["node_option"],
+                         g["node_cost"], g["node_next"], g["node_stop"], g["node_reset"],
+                         tables.bh, tables.bd, tables.ch, p_hit, cdf, guide, pre, knock, state,
+                         np.int64(n), out["hist"], out["crippled"], out["destroyed"],
+                         out["focus"], out["attacks"])
+        return out
+
+    def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
+        return np.concatenate([tally["destroyed"], tally["crippled"][:n_sys]]) / n
+
+    return simulate(run_chunk, config, probabilities)
+
+
+def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "optimal",
+               objective: str = "destroy", boost_hit: bool = False, boost_damage: bool = False,
+               method: str = "auto", config: MonteCarloConfig | None = None,
+               check: bool = False, title: str = "") -> Report:
+    """Activations ``specs`` in order against ``target`` under one focus policy (WM-S1, WM-F5)."""
+    if method == "exact" or check:
+        raise InputError("--method" if method == "exact" else "--check",
+                         "duels on a grid are answered by Monte Carlo on the full grid; the "
+                         "policy's exact value in the box-count model is reported alongside",
+                         method, "use --method mc (or auto)")
+    graph = build_graph(specs)
+    opts = OptionTables.build(graph, target)
+    tables = solve(graph, target, policy, objective, boost_hit, boost_damage, opts)
+    run = policy_monte_carlo(graph, target, opts, tables, config or MonteCarloConfig())
+    t, n = run.tally, run.n_trials
+    dist = Distribution.from_counts(t["hist"])
+    results = {"p_destroyed": Estimate.proportion(int(t["destroyed"][0]), n)}
+    for letter, count in zip(target.grid.systems, t["crippled"]):
+        results[f"p_crippled_{letter}"] = Estimate.proportion(int(count), n)
+    results["mean_damage"] = dist.mean_estimate()
+    results["mean_focus_spent"] = Estimate.mean(float(t["focus"][0]), float(t["focus"][1]), n)
+    key = "p_destroyed_box_model" if objective == "destroy" else "mean_damage_box_model"
+    results[key] = Estimate.exact(tables.value)
+    n_max = target.grid.boxes_left(target.start_bits)
+    info = {
+        "policy": f"{policy} (objective: {objective})",
+        "decisions": describe(graph, tables, n_max, int(target.knocked_down)),
+        "model": "decisions planned on boxes left at base DEF (exact value: *_box_model); "
+                 "simulated on the full grid, where crippled M makes DEF 7 (WM-G4)",
+        "target": f"{target.name}: DEF {target.defense}, ARM {target.armor}, "
+                  f"{target.grid.n_boxes} boxes, {n_max} left",
+        "attacks made per trial": round(float(t["attacks"][0]) / n, 4),
+    }
+    return Report("wm duel", "mc", results, {"damage": dist}, n_trials=n, seed=run.seed,
+                  info=info, title=title)
+
+
+def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool = False,
+         policy: str = "optimal", objective: str = "destroy", boost_hit: bool = False,
+         boost_damage: bool = False, power_attacks: bool = True,
+         then: list[str] | None = None, damaged=None, knocked_down: bool = False,
+         camped_focus: int = 0, method: str = "auto", config: MonteCarloConfig | None = None,
+         check: bool = False) -> Report:
+    """``mathhammer wm duel ATTACKER TARGET``: P(destroyed), P(crippled X), damage (WM-S2).
+
+    ``then`` lists follow-up activations as ``"id"`` or ``"id:focus"`` (WM-S1);
+    they charge when ``charge`` is set, like the first.
+    """
+    specs = [activation_from_profile(attacker, focus, charge, power_attacks)]
+    for i, item in enumerate(then or []):
+        ref, _, f = item.partition(":")
+        try:
+            f_val = int(f) if f else None
+        except ValueError:
+            raise InputError(f"--then[{i}]", "focus after ':' must be a whole number", item,
+                             "use e.g. --then khador/juggernaut:2") from None
+        specs.append(activation_from_profile(ref, f_val, charge, power_attacks, f"--then[{i}]"))
+    tgt = target_from_profile(target, damaged, knocked_down, camped_focus)
+    names = " then ".join(f"{s.name} ({s.focus} focus{', charge' if s.charge else ''})" for s in specs)
+    return duel_chain(specs, tgt, policy=policy, objective=objective, boost_hit=boost_hit,
+                      boost_damage=boost_damage, method=method, config=config, check=check,
+                      title=f"{names} vs {tgt.name}, policy {policy}")
