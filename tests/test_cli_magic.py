@@ -83,3 +83,12 @@ def test_bad_scenario_one_line_error(tmp_path, body, match):
         proc = run_cli(*cmd)
         assert proc.returncode == 2, proc.stderr
         assert match in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_optimise_json():
+    out = run_json("magic", "optimise", EXAMPLE, "--power", "8", "--dispel", "4")
+    res = out["results"]
+    assert res["expected_weight_adaptive"]["value"] >= res["expected_weight_best_split"]["value"] - 1e-12
+    assert sum(res[f"dice_{i}"]["value"] for i in range(1, 5)) <= 8
+    proc = run_cli("magic", "optimise", EXAMPLE)
+    assert proc.returncode == 2 and "--power" in proc.stderr

@@ -238,3 +238,27 @@ def test_dispel_monte_carlo_matches_exact(ruleset, k, level, against):
     report = dispel(k, level, against, ruleset, method="mc",
                     config=MonteCarloConfig(n_trials=N, seed=4, threads=1))
     assert_close(report["p_dispel"], exact)
+
+
+def test_optimiser_split_value_equals_exact_phase_and_brute_force():
+    """MG-9 optimiser: the DP's value of the best split equals the forward exact engine's
+    expected weight for that split, beats every split tried by brute force, and the
+    adaptive value is at least as large."""
+    from mathhammer.magic.optimise import optimise
+
+    scenario = three_spells("wfb8", "fixed", "threshold")
+    report = optimise(scenario, power=8, dispel=5)
+    best = report["expected_weight_best_split"].value
+    dice = [int(report[f"dice_{i}"].value) for i in range(1, 5)]
+    assert sum(dice) <= 8
+    weights = [s.weight for s in scenario.spells]
+    via_forward = sum(w * report[f"p_goes_off_{i + 1}"].value for i, w in enumerate(weights))
+    assert via_forward == pytest.approx(best, abs=1e-9)
+    assert report["expected_weight_adaptive"].value >= best - 1e-12
+    base = scenario.model_dump()
+    base["flow"] = {"power_dice": 8, "dispel_dice": 5}
+    base["dispel"]["retry_remains_in_play"] = False
+    for split in [(3, 2, 2, 1), (2, 2, 2, 2), (4, 1, 1, 2), (3, 3, 1, 1), (1, 1, 1, 1)]:
+        data = {**base, "spells": [{**s, "dice": n} for s, n in zip(base["spells"], split, strict=True)]}
+        value = run_phase(load_scenario(data, "t"), method="exact")["expected_weight"].value
+        assert value <= best + 1e-9, split

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -135,3 +135,24 @@ def phase_command(
     report = run_scenario(data, str(scenario), method=opts.method, config=opts.config(),
                           check=opts.check)
     emit(report, opts)
+
+
+@app.command("optimise")
+def optimise_command(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (as for magic phase).")],
+    power: Annotated[Optional[int], typer.Option("--power", help="Power dice to split (default: the scenario's power_dice).")] = None,
+    dispel: Annotated[Optional[int], typer.Option("--dispel", help="Dispel dice of the opponent (default: the scenario's dispel_dice).")] = None,
+    format: Format = "table", output: OutputPath = None, quiet: Quiet = False,
+) -> None:
+    """Dice-budget optimiser (MG-9), exact: the split of the power dice over the spells that
+    maximises the expected total weight of spells that go off against the scenario's
+    dispel policy; also the value of choosing dice as each spell is cast ("optimal" rule)
+    and of the scenario's own dice rule. Remains-in-play spells from [[in_play]] are ignored.
+    """
+    from mathhammer.magic.models import load_scenario
+    from mathhammer.magic.optimise import optimise
+    from mathhammer.profiles import read_toml
+
+    opts = _opts(format, output, quiet)
+    model = load_scenario(read_toml(scenario), str(scenario))
+    emit(optimise(model, power, dispel), opts)

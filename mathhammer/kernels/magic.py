@@ -240,66 +240,82 @@ def phase_kernel(rules, flow, spells, plan, dispel_plan, in_play, in_play_plan, 
 
 
 @njit(cache=True, nogil=True)
-def optimal_plan(spells, p_fail, p_irr, p_plain, p_op, dispel_plan, p_dispel,
-                 rules, dlevel, weights, value, plan):
-    """Backward induction for the "optimal" dice rule (MG-9).
+def _cast_value(i, n, power, dispel, mask, f, spells, p_fail, p_irr, p_plain, p_op, t_range,
+                dispel_plan, p_dispel, rules, dlevel, w, value):
+    """Expected weighted spells through from spell i on, casting it with n dice now."""
+    wiz = spells[i, SP_WIZ]
+    bound = spells[i, SP_BOUND]
+    lost = (mask | (1 << wiz)) if wiz >= 0 else mask
+    left = power - n
+    fail_mask = lost if (bound == 0 and rules[R_CSTOPS] == 1) else mask
+    ev = p_fail[i, n] * value[i + 1, left, dispel, fail_mask, f]
+    mis_left = max(0, left - n) if (rules[R_MISREMOVE] == 1 and bound == 0) else left
+    mis_mask = lost if (rules[R_MISENDS] == 1 and bound == 0) else mask
+    ev += p_irr[i, n] * (w + value[i + 1, mis_left, dispel, mis_mask, f])
+    lvl_state = f if dlevel > 0 else 1
+    f2 = 1 if (rules[R_DSTOPS] == 1 and dlevel > 0) else f
+    for t in range(t_range[i, n, 0], t_range[i, n, 1]):
+        for kind in range(2):
+            p = p_plain[i, n, t] if kind == 0 else p_op[i, n, t]
+            if p == 0.0:
+                continue
+            ok_left = left if kind == 0 else mis_left
+            ok_mask = mask if kind == 0 else mis_mask
+            k = min(np.int64(dispel_plan[i, f, dispel, t]), dispel, rules[R_DCAP])
+            if k <= 0:
+                ev += p * (w + value[i + 1, ok_left, dispel, ok_mask, f])
+                continue
+            pd = p_dispel[lvl_state, k, t]
+            ev += p * (pd * value[i + 1, left, dispel - k, mask, f]
+                       + (1.0 - pd) * (w + value[i + 1, ok_left, dispel - k, ok_mask, f2]))
+    return ev
 
-    value[i, P, D, mask, f] = the largest expected weighted number of spells i..S-1
-    that go off, choosing the dice of each spell when it is cast, against the
-    dispeller's plan; plan[i, ...] is the best dice count (0 = skip).
-    p_fail/p_irr float64[S, 7]; p_plain/p_op float64[S, 7, T]: the exact cast
+
+@njit(cache=True, nogil=True)
+def optimal_plan(spells, p_fail, p_irr, p_plain, p_op, t_range, dispel_plan, p_dispel,
+                 rules, dlevel, weights, value, plan, evaluate):
+    """Backward induction over (spell, power, dispel, lost mask, dispeller failed) (MG-9).
+
+    evaluate = 0: value[i, P, D, mask, f] = the largest expected weighted number of
+    spells i..S-1 that go off, choosing the dice of each spell when it is cast,
+    against the dispeller's plan; plan[i, ...] receives the best dice (0 = skip).
+    evaluate = 1: value of the given ``plan`` (policy evaluation; plan is read).
+    p_fail/p_irr float64[S, 13]; p_plain/p_op float64[S, 13, T]: the exact cast
     outcome of spell i with n dice (t9a1 p_op totals include D3 + dice; p_irr is
     wfb8 irresistible). p_dispel float64[2, 13, T]: dispel success with k dice for
-    level state 0 (full level) and 1 (failed wizard: no level).
+    level state 0 (full level) and 1 (failed wizard: no level). t_range int64[S, 13, 2]:
+    the totals [lo, hi) where p_plain or p_op of (spell, dice) is not zero.
     """
     n_spells = spells.shape[0]
     n_masks = value.shape[3]
-    t_len = p_plain.shape[2]
     maxcast = rules[R_MAXCAST]
     for i in range(n_spells - 1, -1, -1):
         wiz = spells[i, SP_WIZ]
-        bound = spells[i, SP_BOUND]
         w = weights[i]
         for power in range(POOLS):
             for dispel in range(POOLS):
                 for mask in range(n_masks):
                     for f in range(2):
                         skip = value[i + 1, power, dispel, mask, f]
+                        if wiz >= 0 and (mask >> wiz) & 1 == 1:
+                            value[i, power, dispel, mask, f] = skip
+                            continue
+                        if evaluate == 1:
+                            n = min(np.int64(plan[i, power, dispel, mask, f]), power, maxcast)
+                            value[i, power, dispel, mask, f] = skip if n <= 0 else _cast_value(
+                                i, n, power, dispel, mask, f, spells, p_fail, p_irr, p_plain,
+                                p_op, t_range, dispel_plan, p_dispel, rules, dlevel, w, value)
+                            continue
                         best = skip
                         best_n = 0
-                        if wiz < 0 or (mask >> wiz) & 1 == 0:
-                            lost = mask | (1 << wiz) if wiz >= 0 else mask
-                            for n in range(1, min(power, maxcast) + 1):
-                                left = power - n
-                                ev = 0.0
-                                fail_mask = lost if (bound == 0 and rules[R_CSTOPS] == 1) else mask
-                                ev += p_fail[i, n] * value[i + 1, left, dispel, fail_mask, f]
-                                mis_left = max(0, left - n) if rules[R_MISREMOVE] == 1 else left
-                                mis_mask = lost if rules[R_MISENDS] == 1 else mask
-                                if bound == 1:
-                                    mis_left = left
-                                    mis_mask = mask
-                                ev += p_irr[i, n] * (w + value[i + 1, mis_left, dispel, mis_mask, f])
-                                for t in range(t_len):
-                                    for kind in range(2):
-                                        p = p_plain[i, n, t] if kind == 0 else p_op[i, n, t]
-                                        if p == 0.0:
-                                            continue
-                                        ok_left = left if kind == 0 else mis_left
-                                        ok_mask = mask if kind == 0 else mis_mask
-                                        k = min(np.int64(dispel_plan[i, f, dispel, t]), dispel,
-                                                rules[R_DCAP])
-                                        if k <= 0:
-                                            ev += p * (w + value[i + 1, ok_left, dispel, ok_mask, f])
-                                            continue
-                                        lvl_state = f if dlevel > 0 else 1
-                                        pd = p_dispel[lvl_state, k, t]
-                                        f2 = 1 if (rules[R_DSTOPS] == 1 and dlevel > 0) else f
-                                        ev += p * (pd * value[i + 1, left, dispel - k, mask, f]
-                                                   + (1.0 - pd) * (w + value[i + 1, ok_left, dispel - k, ok_mask, f2]))
-                                if ev > best + 1e-12:
-                                    best = ev
-                                    best_n = n
+                        for n in range(1, min(power, maxcast) + 1):
+                            ev = _cast_value(i, n, power, dispel, mask, f, spells, p_fail, p_irr,
+                                             p_plain, p_op, t_range, dispel_plan, p_dispel,
+                                             rules, dlevel,
+                                             w, value)
+                            if ev > best + 1e-12:
+                                best = ev
+                                best_n = n
                         value[i, power, dispel, mask, f] = best
                         plan[i, power, dispel, mask, f] = best_n
 

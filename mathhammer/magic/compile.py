@@ -42,6 +42,7 @@ class CompiledPhase:
     n_masks: int
     plan: np.ndarray | None = None
     value: np.ndarray | None = None
+    t_range: np.ndarray | None = None  # totals with non-zero cast odds, for the DP
 
 
 def rules_array(rules: MagicRules, miscast_ends: bool) -> np.ndarray:
@@ -202,22 +203,52 @@ def caster_plan(scenario: MagicScenario, rules: MagicRules, compiled: CompiledPh
         else:
             n = _fewest_dice(compiled, row, sp.target or scenario.caster.target,
                              rules.max_casting_dice)
-        # with fewer dice left than planned the spell is not cast (decision, README)
-        for power in range(n, POOLS):
-            plan[row, power] = n
+        plan[row] = static_plan(compiled, [0] * row + [n])[row]
     return plan
 
 
-def optimal_plan(compiled: CompiledPhase, scenario: MagicScenario) -> np.ndarray:
-    """The dice-budget optimiser (MG-9): exact backward induction in the kernel."""
+def _t_range(compiled: CompiledPhase) -> np.ndarray:
+    live = (compiled.p_plain + compiled.p_op) > 0
+    out = np.zeros(live.shape[:2] + (2,), dtype=np.int64)
+    for i, n in zip(*np.nonzero(live.any(axis=2)), strict=True):
+        idx = np.nonzero(live[i, n])[0]
+        out[i, n] = (idx[0], idx[-1] + 1)
+    return out
+
+
+def run_dp(compiled: CompiledPhase, scenario: MagicScenario, plan: np.ndarray | None = None):
+    """Backward induction (MG-9): the optimal plan and its value, or, given ``plan``,
+    that plan's exact value. Returns (value[i, P, D, mask, flag], plan)."""
     from mathhammer import kernels
 
     km = kernels.load("magic")
     s = len(compiled.order)
     value = np.zeros((s + 1, POOLS, POOLS, compiled.n_masks, 2), dtype=np.float64)
-    plan = np.zeros((s, POOLS, POOLS, compiled.n_masks, 2), dtype=np.int8)
+    evaluate = plan is not None
+    if plan is None:
+        plan = np.zeros((s, POOLS, POOLS, compiled.n_masks, 2), dtype=np.int8)
+    if compiled.t_range is None:
+        compiled.t_range = _t_range(compiled)
     km.optimal_plan(compiled.spells_arr, compiled.p_fail, compiled.p_irr, compiled.p_plain,
-                    compiled.p_op, compiled.dispel_plan, compiled.p_dispel, compiled.rules_arr,
-                    np.int64(scenario.dispel.level), compiled.weights, value, plan)
+                    compiled.p_op, compiled.t_range,
+                    compiled.dispel_plan, compiled.p_dispel, compiled.rules_arr,
+                    np.int64(scenario.dispel.level), compiled.weights, value, plan,
+                    np.int64(int(evaluate)))
+    return value, plan
+
+
+def optimal_plan(compiled: CompiledPhase, scenario: MagicScenario) -> np.ndarray:
+    """The dice-budget optimiser (MG-9): exact backward induction in the kernel."""
+    value, plan = run_dp(compiled, scenario)
     compiled.value = value
+    return plan
+
+
+def static_plan(compiled: CompiledPhase, dice: list[int]) -> np.ndarray:
+    """The plan table of a fixed split: dice[row] for the row-th spell cast (0 = never),
+    cast only while that many power dice are left (README decision)."""
+    plan = np.zeros((len(compiled.order), POOLS, POOLS, compiled.n_masks, 2), dtype=np.int8)
+    for row, n in enumerate(dice):
+        if n > 0:
+            plan[row, n:] = n
     return plan
