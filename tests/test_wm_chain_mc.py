@@ -17,6 +17,8 @@ from scipy import stats
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.rng import chunk_state
+from mathhammer.warmachine.rules import attack_roll_outcome
+from mathhammer.warmachine.rules import faces_of_index as rules_faces
 from mathhammer.warmachine.chain import (
     AttackSetup, build_chain, chain_exact, chain_monte_carlo, kernel_tables,
 )
@@ -162,3 +164,46 @@ def test_kernel_matches_a_python_reference_on_the_same_stream():
         ref_hist[total] += 1
     assert hist.tolist() == ref_hist.tolist()
     assert hits.tolist() == ref_hits and crits.tolist() == ref_crits
+
+
+@pytest.mark.parametrize("flags", [{"boost_hit": True, "boost_damage": True}, {"crippled": True},
+                                   {"knocked_down": True, "power": 16}])
+def test_fused_kernel_matches_a_python_reference(flags):
+    """single_attack_fused: joint index a + 6^k * d decoded by hand, on the same stream."""
+    from mathhammer.kernels import dice, warmachine as wm
+
+    spec, = build_chain(AttackSetup(**{**BASE, **flags}))
+    fused = spec.fused_table()
+    bound = len(fused)
+    assert bound == 6 ** (spec.hit_dice + spec.damage_dice)
+    threshold = (2**32 - bound) % bound
+    n = 3001  # odd: exercises the last single trial
+    hist = np.zeros(int(spec.damage_table().max()) + 1, np.int64)
+    hits, crits = wm.single_attack_fused(np.uint64(bound), np.uint64(threshold), fused,
+                                         chunk_state(4, 1), np.int64(n), hist)
+    state = chunk_state(4, 1)
+    ref = np.zeros_like(hist)
+    ref_hits = ref_crits = 0
+    k_hit = spec.hit_dice
+
+    def draw(half, pick):
+        m = half * bound
+        while m & 0xFFFFFFFF < threshold:
+            m = pick(int(dice.next_u64(state))) * bound
+        return m >> 32
+
+    indices = []
+    for _ in range(n // 2):
+        word = int(dice.next_u64(state))
+        indices.append(draw(word >> 32, lambda w: w >> 32))
+        indices.append(draw(word & 0xFFFFFFFF, lambda w: w & 0xFFFFFFFF))
+    if n % 2:
+        indices.append(draw(int(dice.next_u64(state)) >> 32, lambda w: w >> 32))
+    for i in indices:
+        att = rules_faces(i % 6**k_hit, k_hit)
+        dmg = rules_faces(i // 6**k_hit, spec.damage_dice)
+        hit, crit = attack_roll_outcome(att, spec.bonus, spec.defense, spec.auto_hit)
+        ref[max(0, sum(dmg) + spec.power - spec.armor) if hit else 0] += 1
+        ref_hits += hit
+        ref_crits += crit
+    assert hist.tolist() == ref.tolist() and (hits, crits) == (ref_hits, ref_crits)
