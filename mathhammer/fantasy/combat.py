@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
@@ -353,6 +352,18 @@ def _hist_sizes(c: Compiled, rounds: int) -> dict[str, int]:
             "rounds": rounds + 1}
 
 
+def _order_text(groups: list[Group]) -> str:
+    """Strike steps of the first round, highest first; '=' joins simultaneous groups."""
+    def label(key: int) -> str:
+        extra = "charged, " if key >= 30 else ""
+        key %= 30
+        return extra + ("ASF" if key == 20 else "last" if key == 0 else f"I{key}")
+
+    steps = sorted({g.key[0] for g in groups}, reverse=True)
+    return " > ".join(" = ".join(g.name for g in groups if g.key[0] == k) + f" ({label(k)})"
+                      for k in steps)
+
+
 def _report(c: Compiled, method: str, counters, hists: dict, n_trials: int | None,
             seed: int | None, rounds: int, cr_mean: Estimate, title: str) -> Report:
     results: dict[str, Estimate] = {}
@@ -377,8 +388,7 @@ def _report(c: Compiled, method: str, counters, hists: dict, n_trials: int | Non
         "unit_b": f"{b.unit.id}: {b.models} models, {b.unit.formation.rank_width} wide"
                   f"{', charging' if b.charged else ''}{', ' + b.position if b.position != 'front' else ''}",
         "points_a": a.unit.unit_points(), "points_b": b.unit.unit_points(),
-        "strike_order": " > ".join(
-            f"{g.name} (I-key {g.key[0]})" for g in sorted(c.groups, key=lambda g: -g.key[0])),
+        "strike_order_round_1": _order_text(c.groups),
         "p_win": "A's opponent broke or was destroyed and A was not; mean_combat_result = "
                  "first-round combat score of A minus B",
     }
