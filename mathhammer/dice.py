@@ -197,14 +197,21 @@ class DiceExpr:
         total = self.outcome_count
         return {lo + i: Fraction(int(x), total) for i, x in enumerate(w) if x}
 
+    @cached_property
+    def exact_mean(self) -> Fraction:
+        """The mean as an exact fraction."""
+        lo, w = self.weights
+        return Fraction(sum((lo + i) * int(x) for i, x in enumerate(w)), self.outcome_count)
+
     @property
     def mean(self) -> float:
-        return float(np.dot(np.arange(self.min, self.max + 1), self.probs))
+        return float(self.exact_mean)  # correctly rounded: 2D6 gives 7.0, not 6.999...
 
     @property
     def variance(self) -> float:
-        k = np.arange(self.min, self.max + 1) - self.mean
-        return float(np.dot(k * k, self.probs))
+        lo, w = self.weights
+        second = Fraction(sum((lo + i) ** 2 * int(x) for i, x in enumerate(w)), self.outcome_count)
+        return float(second - self.exact_mean**2)  # exact integers, one rounding
 
     def probability_at_least(self, k: int) -> Fraction:
         lo, w = self.weights
@@ -219,7 +226,9 @@ class DiceExpr:
         """The exact :class:`mathhammer.results.Distribution`."""
         from mathhammer.results import Distribution
 
-        return Distribution.exact(self.probs, self.min)
+        dist = Distribution.exact(self.probs, self.min)
+        dist.exact_mean = self.mean
+        return dist
 
     # -- kernel-ready form ---------------------------------------------------------
     def sampler(self) -> DiceSampler:

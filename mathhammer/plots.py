@@ -6,28 +6,38 @@ bars carry ±1.96 se error bars.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 
 
 def _pyplot():
-    import matplotlib
-
-    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
-        matplotlib.use("Agg", force=False)
+    """pyplot with the user's backend (notebook, GUI, or matplotlib's headless Agg
+    fallback). Files written for the CLI never go through pyplot (see new_figure)."""
     import matplotlib.pyplot as plt
 
     return plt
 
 
+def new_figure(n_rows: int = 1, height: float = 4.5):
+    """A figure with ``n_rows`` axes for files: no pyplot, no GUI backend, thread-safe.
+
+    Returns (figure, list of axes).
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, height * n_rows), dpi=110)
+    axes = fig.subplots(n_rows, 1, squeeze=False)[:, 0]
+    return fig, list(axes)
+
+
 def plot_distribution(dist, ax=None, title: str | None = None, xlabel: str = "outcome"):
     """Bars of P(=k) plus the "at least k" curve on a percent axis. Returns the Axes."""
-    plt = _pyplot()
     from matplotlib.ticker import PercentFormatter
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+        _, ax = _pyplot().subplots(figsize=(8, 4.5), dpi=110)
     k = dist.outcomes
     p = dist.probs * 100
     err = None if dist.is_exact else dist.se * 100 * 1.96
@@ -57,25 +67,147 @@ def save_figure(fig, path: Path, flag: str = "--plot") -> None:
 
     buf = io.BytesIO()
     fig.savefig(buf, format=path.suffix.lstrip(".").lower() or "png", bbox_inches="tight")
-    _pyplot().close(fig)
+    if "matplotlib.pyplot" in sys.modules:  # release a pyplot-managed figure
+        sys.modules["matplotlib.pyplot"].close(fig)
     write_atomically(path, buf.getvalue(), flag)
 
 
 def save_report_plot(report, path: Path) -> None:
     """One panel per distribution of a report, written atomically to ``path``."""
-    plt = _pyplot()
     dists = list(report.distributions.items())
     if not dists:
         from mathhammer.errors import InputError
 
         raise InputError("--plot", f"{report.command} has no distribution to plot", str(path),
                          "drop --plot")
-    fig, axes = plt.subplots(len(dists), 1, figsize=(8, 4.5 * len(dists)), dpi=110, squeeze=False)
-    for ax, (name, dist) in zip(axes[:, 0], dists, strict=True):
+    fig, axes = new_figure(len(dists))
+    for ax, (name, dist) in zip(axes, dists, strict=True):
         plot_distribution(dist, ax=ax, title=f"{report.title or report.command}: {name}",
                           xlabel=name.replace("_", " "))
     fig.tight_layout()
     save_figure(fig, Path(path))
 
 
-__all__ = ["plot_distribution", "save_figure", "save_report_plot", "np"]
+__all__ = ["plot_distribution", "save_figure", "save_report_plot", "new_figure", "np"]
+
+
+# --------------------------------------------------------------------------- analysis (issue 6)
+def plot_matrix(comparison, metric: str = "p_kill", direction: str = "A→B", ax=None):
+    """Heatmap of an attacker × target matrix of a :class:`~mathhammer.analysis.Comparison`.
+
+    Cells are coloured by ``metric`` (percent for P(kill)) and annotated with the
+    value, the expected damage and, when the attacker has points, P(kill) per 100 points.
+    """
+    plt = _pyplot()
+    from matplotlib.ticker import PercentFormatter
+
+    table = comparison.matrix(metric, direction)
+    damage = comparison.matrix("mean_damage", direction)
+    per100 = comparison.matrix("p_kill_per_100", direction)
+    is_p = metric.startswith("p_kill") and not metric.endswith("per_100")
+    values = table.to_numpy(dtype=float) * (100.0 if is_p else 1.0)
+    n_rows, n_cols = values.shape
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.9 * n_cols + 3.2, 0.9 * n_rows + 2.0), dpi=110)
+    vmax = 100.0 if is_p else max(float(np.nanmax(values)) if values.size else 1.0, 1e-9)
+    image = ax.imshow(values, cmap="YlOrRd", vmin=0.0, vmax=vmax, aspect="auto")
+    bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+    if is_p:
+        bar.ax.yaxis.set_major_formatter(PercentFormatter())
+    bar.set_label("P(kill)" if is_p else metric.replace("_", " "))
+    for r in range(n_rows):
+        for c in range(n_cols):
+            v = values[r, c]
+            main = f"{v:.1f}%" if is_p else f"{v:.2f}"
+            extra = f"\n{damage.iat[r, c]:.1f} dmg"
+            if is_p and not np.isnan(per100.iat[r, c]):
+                extra += f"\n{100 * per100.iat[r, c]:.1f}%/100pt"
+            dark = v > 0.6 * vmax
+            ax.text(c, r, main + extra, ha="center", va="center", fontsize=8,
+                    color="white" if dark else "#222222")
+    ax.set_xticks(range(n_cols), [_short(t) for t in table.columns], rotation=20, ha="right")
+    ax.set_yticks(range(n_rows), [_short(a) for a in table.index])
+    ax.set_xlabel("target")
+    ax.set_ylabel("attacker")
+    lists = {"A→B": (comparison.list_a.name, comparison.list_b.name),
+             "B→A": (comparison.list_b.name, comparison.list_a.name)}[direction]
+    what = "P(kill)" if is_p else metric.replace("_", " ")
+    ax.set_title(f"{lists[0]} attacking {lists[1]}: {what}", fontsize=11)
+    return ax
+
+
+def _short(name: str, width: int = 22) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def save_comparison_plot(comparison, path: Path) -> None:
+    """Heatmaps of P(kill) for every direction of a comparison, one panel each."""
+    plt = _pyplot()
+    directions = comparison.directions
+    shapes = [comparison.matrix("p_kill", d).shape for d in directions]
+    width = max(1.9 * c + 3.2 for _, c in shapes)
+    height = sum(0.9 * r + 2.0 for r, _ in shapes)
+    fig, axes = plt.subplots(len(directions), 1, figsize=(width, height), dpi=110, squeeze=False,
+                             gridspec_kw={"height_ratios": [r + 2 for r, _ in shapes]})
+    for ax, d in zip(axes[:, 0], directions, strict=True):
+        plot_matrix(comparison, "p_kill", d, ax=ax)
+    report = comparison.report
+    how = ("exact" if report.method == "exact" else
+           f"{report.method}; Monte Carlo cells n = {report.n_trials:,} each")
+    fig.suptitle(f"{comparison.list_a.name} vs {comparison.list_b.name} ({how})\n"
+                 "each cell: P(kill), expected damage, P(kill) per 100 points", fontsize=10)
+    fig.tight_layout()
+    save_figure(fig, Path(path))
+
+
+def plot_sweep(result, ax=None, metric: str = "p_kill"):
+    """P(kill) (or expected damage) against the swept stat, one line per series, with
+    ±95% bands for Monte Carlo points and the breakpoints marked."""
+    plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    is_p = metric == "p_kill"
+    scale = 100.0 if is_p else 1.0
+    colours = ["#4C72B0", "#DD8452", "#55A868", "#C44E52"]
+    for i, name in enumerate(dict.fromkeys(result.frame["series"])):
+        s = result.series(name)
+        x, y, se = s.index.to_numpy(), s[metric].to_numpy() * scale, s[f"{metric}_se"].to_numpy() * scale
+        label = "as given" if name == "plain" else f"with {name.replace('_', ' ')}"
+        ax.plot(x, y, marker="o", color=colours[i % 4], linewidth=2, label=label)
+        if (se > 0).any():
+            ax.fill_between(x, y - 1.96 * se, y + 1.96 * se, color=colours[i % 4], alpha=0.2)
+    if is_p:
+        for k, b in enumerate(result.breakpoints):
+            mid = (b["from"] + b["to"]) / 2
+            ax.axvline(mid, color="#C44E52", linestyle="--", linewidth=1.2,
+                       label="breakpoint" if k == 0 else None)
+            ax.annotate(f"{100 * b['delta']:+.0f} pp", (mid, (b["p_from"] + b["p_to"]) * 50),
+                        xytext=(6, 0), textcoords="offset points", color="#C44E52", fontsize=9)
+        ax.set_ylim(-2, 102)
+        ax.yaxis.set_major_formatter(PercentFormatter())
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    v = result.vary
+    ax.set_xlabel(f"{v.side} {v.label}")
+    ax.set_ylabel("P(kill)" if is_p else metric.replace("_", " "))
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", frameon=False)
+    ax.set_title(result.report.title.removeprefix("sweep: "), fontsize=11)
+    return ax
+
+
+def save_sweep_plot(result, path: Path) -> None:
+    """P(kill) with breakpoints above, expected damage below."""
+    plt = _pyplot()
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7.5), dpi=110, sharex=True,
+                                      gridspec_kw={"height_ratios": [3, 2]})
+    plot_sweep(result, ax=top)
+    plot_sweep(result, ax=bottom, metric="mean_damage")
+    bottom.set_title("expected damage" if result.vary else "", fontsize=10)
+    top.set_xlabel("")
+    report = result.report
+    how = "exact" if report.method == "exact" else f"{report.method}, Monte Carlo n = {report.n_trials:,} per point, bands ±95%"
+    fig.suptitle(f"({how}; {report.info.get('p_kill', '')})", fontsize=9, y=0.995)
+    fig.tight_layout()
+    save_figure(fig, Path(path))

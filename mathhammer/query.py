@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError
-from mathhammer.results import Report
+from mathhammer.results import Estimate, Report
 
 METHODS = ("auto", "exact", "mc")
 
@@ -46,17 +47,40 @@ def answer(
     return monte_carlo(config)
 
 
+def _z_score(name: str, est: Estimate, reference: float) -> float | None:
+    """z of a Monte Carlo estimate against the exact value; None when undefined.
+
+    A sample with no variation (every trial a success, or none) has se 0; for a
+    probability the exact value's own binomial se sqrt(p(1-p)/N) stands in.
+    """
+    if est.se > 0:
+        return round(est.z_against(reference), 3)
+    if est.value == reference:
+        return 0.0
+    if name.startswith("p_") and est.n_trials and 0.0 < reference < 1.0:
+        se = math.sqrt(reference * (1.0 - reference) / est.n_trials)
+        return round((est.value - reference) / se, 3)
+    return None
+
+
 def with_check(exact: Report, mc: Report) -> Report:
-    """Attach z-scores of ``mc`` against ``exact`` to the Monte Carlo report."""
-    z: dict[str, float] = {}
+    """Attach z-scores of ``mc`` against ``exact`` to the Monte Carlo report.
+
+    A z-score that is undefined (no variation in the sample and a different
+    exact value) is None, shown as "n/a" and written as JSON null.
+    """
+    z: dict[str, float | None] = {}
     for name, est in mc.results.items():
         if name in exact.results:
-            z[name] = round(est.z_against(exact.results[name].value), 3)
+            z[name] = _z_score(name, est, exact.results[name].value)
     for name, dist in mc.distributions.items():
         if name in exact.distributions:
             z[f"{name} (max |z| per outcome)"] = round(dist.max_abs_z(exact.distributions[name]), 3)
             ref = exact.distributions[name].mean
-            z[f"{name} mean"] = round((dist.mean - ref) / dist.mean_se, 3) if dist.mean_se else 0.0
+            if dist.mean_se:
+                z[f"{name} mean"] = round((dist.mean - ref) / dist.mean_se, 3)
+            else:
+                z[f"{name} mean"] = 0.0 if dist.mean == ref else None
     mc.info["check"] = z
     mc.info["exact"] = {name: est.value for name, est in exact.results.items()}
     return mc

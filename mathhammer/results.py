@@ -26,7 +26,8 @@ def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     z2n = z * z / n
     centre = (p + z2n / 2.0) / (1.0 + z2n)
     half = z / (1.0 + z2n) * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2n / (4.0 * n))
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # the interval always contains p: at p = 0 or 1 rounding must not leave a sliver
+    return (min(max(0.0, centre - half), p), max(min(1.0, centre + half), p))
 
 
 def _clean(x: float) -> float:
@@ -139,6 +140,9 @@ class Distribution:
         self.n_trials = n_trials
         self.counts = counts
         self.probs.setflags(write=False)
+        #: set by producers that know the mean exactly (e.g. DiceExpr.distribution),
+        #: so an exact 2D6 reports 7.0 rather than the float sum 6.999999999999999
+        self.exact_mean: float | None = None
 
     # ---- constructors -------------------------------------------------------------
     @classmethod
@@ -195,7 +199,9 @@ class Distribution:
 
     @property
     def mean(self) -> float:
-        return _clean(float(np.dot(self.outcomes, self.probs)))
+        if self.exact_mean is not None:
+            return self.exact_mean
+        return _clean(math.fsum(self.outcomes * self.probs))
 
     @property
     def variance(self) -> float:
@@ -379,8 +385,9 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if isinstance(value, (np.integer,)):
         return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
+    if isinstance(value, (float, np.floating)):
+        # JSON has no inf/nan (the CLI writes strict JSON): an undefined number is null
+        return float(value) if math.isfinite(value) else None
     if isinstance(value, Estimate):
         return value.to_dict()
     return value

@@ -18,6 +18,9 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         code = app(args=argv, prog_name="mathhammer", standalone_mode=False)
+    except BrokenPipeError:  # `mathhammer ... | head`: nothing more to say
+        _silence_stdout()
+        sys.exit(0)
     except MathhammerError as err:
         print(f"error: {err.one_line()}", file=sys.stderr)
         sys.exit(2)
@@ -29,13 +32,25 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except Exception as err:
         # Click's usage errors (Typer may vendor Click, so match by shape, not class)
+        if type(err).__name__ == "NoArgsIsHelpError" and getattr(err, "ctx", None) is not None:
+            print(err.ctx.get_help())  # bare `mathhammer` or a bare group: the help
+            sys.exit(0)
         if hasattr(err, "format_message") and hasattr(err, "exit_code"):
             print(f"error: {usage_line(err)}", file=sys.stderr)
             sys.exit(2)
         raise
-    except BrokenPipeError:  # `mathhammer ... | head`: nothing more to say
-        sys.exit(0)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so the exit flush stays quiet."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def usage_line(err) -> str:

@@ -153,6 +153,11 @@ def progress_bar():
                 console=__import__("rich.console", fromlist=["Console"]).Console(stderr=True),
             )
             bar.start()
+            # Ctrl-C or an error leaves the bar running: stop it at exit so the
+            # terminal gets its cursor back (stop() twice is harmless)
+            import atexit
+
+            atexit.register(bar.stop)
             state["bar"], state["task"] = bar, bar.add_task("mc", total=planned)
         bar = state["bar"]
         bar.update(state["task"], completed=done, total=planned)

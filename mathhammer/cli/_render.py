@@ -54,7 +54,8 @@ def render_table(report: Report) -> str:
         if key == "check":
             lines.append("check (Monte Carlo vs exact, z-scores; |z| < 3 expected):")
             for n, z in value.items():
-                lines.append(f"  {n}: z = {z:+.2f}")
+                lines.append(f"  {n}: z = " + ("n/a (no variation in the sample)"
+                                               if z is None else f"{z:+.2f}"))
         elif isinstance(value, list):
             lines.append(f"{key}:")
             lines.extend(f"  {item}" for item in value)
