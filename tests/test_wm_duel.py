@@ -1,0 +1,71 @@
+"""`mathhammer wm duel`: the contract keys, the policy shown, bad input as one line."""
+
+from __future__ import annotations
+
+import math
+
+from mathhammer.engine import MonteCarloConfig
+from mathhammer.warmachine.duel import duel
+from tests.conftest import run_cli, run_json
+
+
+def test_acceptance_command_prints_destroyed_crippled_and_policy():
+    proc = run_cli("wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "3",
+                   "--charge", "--policy", "optimal", "--n-trials", "200000", "--seed", "1")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for key in ("p_destroyed", "p_crippled_L", "p_crippled_R", "p_crippled_M", "p_crippled_C",
+                "mean_damage", "policy: optimal", "decisions:", "Juggernaut: opening [focus 3]"):
+        assert key in out, key
+
+
+def test_json_contract_keys():
+    out = run_json("wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--policy", "greedy",
+                   "--n-trials", "100000", "--seed", "2")
+    assert {"p_destroyed", "p_crippled_L", "p_crippled_R", "p_crippled_M", "p_crippled_C",
+            "mean_damage", "p_destroyed_box_model"} <= set(out["results"])
+    assert "damage" in out["distributions"]
+    assert out["info"]["policy"].startswith("greedy")
+
+
+def test_focus_4_for_a_warjack_is_one_clear_error():
+    proc = run_cli("wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "4")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "--focus" in proc.stderr and "WM-F1" in proc.stderr
+
+
+def test_unknown_profile_suggests_a_close_id():
+    proc = run_cli("wm", "duel", "khador/jugernaut", "cygnar/ironclad")
+    assert proc.returncode == 2 and "khador/juggernaut" in proc.stderr
+
+
+def test_chained_activations_and_starting_damage_raise_p_destroyed():
+    """Same seed, N = 100 000: a second Juggernaut activation and pre-marked boxes must both
+    raise P(destroyed) by far more than 5 SE (≈ 0.008)."""
+    cfg = MonteCarloConfig(100_000, seed=4)
+    one = duel("khador/juggernaut", "cygnar/ironclad", charge=True, config=cfg)
+    two = duel("khador/juggernaut", "cygnar/ironclad", charge=True, then=["khador/juggernaut:2"],
+               config=cfg)
+    hurt = duel("khador/juggernaut", "cygnar/ironclad", charge=True,
+                damaged=[2, 2, 2, 2, 2, 2], config=cfg)
+    base = one.results["p_destroyed"]
+    margin = 5 * math.sqrt(2) * base.se
+    assert two.results["p_destroyed"].value > base.value + margin
+    assert hurt.results["p_destroyed"].value > base.value + margin
+
+
+def test_warcaster_attacker_casts_spells():
+    from mathhammer.warmachine.activation import ActivationSpec, Spell
+    from mathhammer.warmachine.duel import duel_chain, target_from_profile
+
+    # a caster out of melee: only spells (COST 2 and 3) spend its 6 focus (WM-F4)
+    caster = ActivationSpec("caster", 6, (), 6, False, False, False,
+                            (Spell("Arcane Bolt", 2, 11), Spell("Arcane Blast", 3, 13)), 6)
+    r = duel_chain([caster], target_from_profile("cryx/deathripper"),
+                   config=MonteCarloConfig(50_000, seed=8))
+    assert any("buy [focus 6]" in line and "cast Arcane" in line for line in r.info["decisions"])
+    assert r.results["mean_focus_spent"].value > 3
+    stryker = duel("cygnar/stryker", "cryx/deathripper", config=MonteCarloConfig(20_000, seed=8))
+    assert stryker.results["mean_damage"].value > 0
+    proc = run_cli("wm", "duel", "cygnar/stryker", "cryx/deathripper", "--focus", "9")
+    assert proc.returncode == 2 and "FOCUS" in proc.stderr
