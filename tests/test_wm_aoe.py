@@ -176,3 +176,23 @@ def test_cli_aoe_contract_and_errors():
     proc = run_cli("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
                    "--range", "8", "--aoe", "3", "--spray", "8")
     assert proc.returncode == 2 and "--spray" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_mc_same_seed_any_thread_count():
+    setup = MC_CASES["aoe 3 with neighbours"]
+    one = aoe_monte_carlo(setup, MonteCarloConfig(n_trials=150_000, seed=3, threads=1))
+    two = aoe_monte_carlo(setup, MonteCarloConfig(n_trials=150_000, seed=3, threads=2))
+    assert one.to_dict() == two.to_dict()
+
+
+def test_models_file(tmp_path):
+    path = tmp_path / "squad.toml"
+    path.write_text('[[models]]\nname = "a"\nx = 1.5\ny = 0\nbase = "small"\narm = 12\nboxes = 1\n'
+                    '[[models]]\nname = "b"\nx = -1\ny = 1\n')
+    out = run_json("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
+                   "--range", "8", "--models", str(path))
+    assert {"p_hit_a", "p_destroyed_a", "p_hit_b"} <= set(out["results"])
+    path.write_text('[[models]]\nname = "a"\nx = 1.5\n')
+    proc = run_cli("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
+                   "--range", "8", "--models", str(path))
+    assert proc.returncode == 2 and "models[0]" in proc.stderr
