@@ -172,8 +172,35 @@ def test_same_seed_same_answer_any_threads():
     assert r1.to_dict()["results"] == r2.to_dict()["results"]
 
 
-def test_exact_refuses_several_rounds():
+def test_exact_refuses_large_several_rounds():
+    """41 x 41 wound states per round is past MAX_STATES: one clear error naming --method."""
     from mathhammer.errors import InputError
 
+    big_a = make_side("wfb8/orc_boyz", where="a", models=40)
+    big_b = make_side("wfb8/orc_boyz", where="b", models=40)
     with pytest.raises(InputError, match="--method"):
-        combat("wfb8/orc_boyz", "wfb8/orc_boyz", rounds=2, method="exact")
+        combat(big_a, big_b, rounds=2, method="exact")
+    assert combat(big_a, big_b, rounds=1, method="exact").method == "exact"
+
+
+SMALL = [
+    # (A, B, charger, ruleset, models A, width A, models B, width B, rounds)
+    ("wfb8/skeleton_warriors", "wfb8/dwarf_warriors", None, "wfb8", 12, 4, 8, 4, 3),
+    ("wfb8/knights_of_the_realm", "wfb8/empire_halberdiers", "a", "wfb8", 5, 5, 15, 5, 3),
+    ("wfb8/empire_halberdiers", "wfb8/orc_boyz", "b", "wfb8", 15, 5, 12, 4, 4),
+    ("wfb8/orc_giant", "wfb8/high_elf_spearmen", "a", "wfb8", 1, 1, 15, 5, 2),
+]
+
+
+@pytest.mark.parametrize("a, b, charger, rules, ma, wa, mb, wb, rounds", SMALL)
+def test_several_rounds_monte_carlo_matches_exact(a, b, charger, rules, ma, wa, mb, wb, rounds):
+    """FB-C7: carried casualties, later-round profiles (no lance, no charge), ranks and
+    steadfast after losses, instability: exact Markov chain vs MC (5 SE, N = 200 000)."""
+    side_a = make_side(a, where="a", models=ma, rank_width=wa, charged=charger == "a")
+    side_b = make_side(b, where="b", models=mb, rank_width=wb, charged=charger == "b")
+    ex = combat(side_a, side_b, rounds=rounds, ruleset=rules, method="exact")
+    run = combat(side_a, side_b, rounds=rounds, ruleset=rules, method="mc",
+                 config=MonteCarloConfig(n_trials=N, seed=99, threads=1))
+    _assert_within_5se(run, ex)
+    for name, dist in ex.distributions.items():
+        assert run.distributions[name].max_abs_z(dist) < 6, name

@@ -465,16 +465,18 @@ def combat(
              f"({rules.name}, {'until decided' if rounds is None else f'{n_rounds} round(s)'})")
 
     def exact() -> Report:
-        from mathhammer.fantasy.combat_exact import combat_exact_one_round
+        from mathhammer.fantasy.combat_exact import combat_exact
 
-        return combat_exact_one_round(c, title)
+        return combat_exact(c, n_rounds, title)
 
     from mathhammer.fantasy.combat_exact import exact_available
 
-    has_exact = n_rounds == 1 and exact_available(c) is None
-    if method == "exact" and n_rounds != 1:
-        raise InputError("--method", "exact covers one round only", "exact",
-                         "use --rounds 1, or --method mc")
+    reason = exact_available(c, n_rounds)
+    if method == "exact" and reason is not None:
+        raise InputError("--method", f"exact is not available for {reason}", "exact",
+                         "use --method mc")
+    # auto: exact for one round; longer fights only when asked (it is slower than MC)
+    has_exact = reason is None and (n_rounds == 1 or method == "exact" or check)
     return answer("fb combat", method=method, exact=exact if has_exact else None,
                   monte_carlo=lambda cfg: combat_monte_carlo(c, n_rounds, cfg, title),
                   config=config, check=check)
