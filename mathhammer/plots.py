@@ -121,7 +121,7 @@ def plot_matrix(comparison, metric: str = "p_kill", direction: str = "A→B", ax
             main = f"{v:.1f}%" if is_p else f"{v:.2f}"
             extra = f"\n{damage.iat[r, c]:.1f} dmg"
             if is_p and not np.isnan(per100.iat[r, c]):
-                extra += f"\n{100 * per100.iat[r, c]:.1f}%/100pt"
+                extra += f"\n{per100.iat[r, c]:.2f} kills/100 pts"
             dark = v > 0.6 * vmax
             ax.text(c, r, main + extra, ha="center", va="center", fontsize=8,
                     color="white" if dark else "#222222")
@@ -155,7 +155,8 @@ def save_comparison_plot(comparison, path: Path) -> None:
     how = ("exact" if report.method == "exact" else
            f"{report.method}; Monte Carlo cells n = {report.n_trials:,} each")
     fig.suptitle(f"{comparison.list_a.name} vs {comparison.list_b.name} ({how})\n"
-                 "each cell: P(kill), expected damage, P(kill) per 100 points", fontsize=10)
+                 "each cell: P(kill), expected damage, expected kills per 100 points of attacker",
+                 fontsize=10)
     fig.tight_layout()
     save_figure(fig, Path(path))
 
@@ -208,6 +209,6 @@ def save_sweep_plot(result, path: Path) -> None:
     top.set_xlabel("")
     report = result.report
     how = "exact" if report.method == "exact" else f"{report.method}, Monte Carlo n = {report.n_trials:,} per point, bands ±95%"
-    fig.suptitle(f"({how}; {report.info.get('p_kill', '')})", fontsize=9, y=0.995)
+    fig.suptitle(f"P(kill) = {report.info.get('p_kill', 'P(kill)')}; {how}", fontsize=9, y=0.995)
     fig.tight_layout()
     save_figure(fig, Path(path))

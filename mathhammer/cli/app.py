@@ -48,3 +48,6 @@ app.add_typer(magic.app, name="magic")
 app.add_typer(profiles.app, name="profiles")
 app.command("demo")(demo.demo_command)
 app.command("warmup")(demo.warmup_command)
+from mathhammer.cli import analysis as _analysis  # noqa: E402
+app.command("compare")(_analysis.compare_command)
+app.command("sweep")(_analysis.sweep_command)

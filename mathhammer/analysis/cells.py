@@ -1,0 +1,208 @@
+"""One matrix or sweep cell: one attacker against one target, answered by a game engine.
+
+A :class:`Cell` carries everything a worker needs (profiles, options, seed, trials),
+so it can be pickled to a thread, a process or a Dask worker; :func:`evaluate`
+turns it into a :class:`CellResult` with ``p_kill`` and ``mean_damage``. No rule is
+written here: the numbers come from the engines.
+
+Warmachine (``game = "warmachine"``): the attacker makes one activation against a
+fresh target, resolved by :func:`mathhammer.warmachine.sequence.run_sequence` (the
+target's grid state carries between attacks: a crippled M lowers its DEF, WM-G4).
+The activation is a fixed *habit* (WM-F5 ``fixed``): one initial attack with each
+melee weapon, or each ranged weapon (``mode``, WM-F3); a charge costs a warjack
+1 focus and pre-boosts the first damage roll (WM-F2, WM-D3); every other focus
+point buys one more attack with the strongest weapon (ranged: up to its ROF,
+WM-F2). ``attacks = N`` replaces all that by N attacks with the strongest weapon.
+``p_kill`` is P(destroyed), ``mean_damage`` the expected boxes marked. Spells are
+not cast (the magic attack needs a spell policy; reported as a note).
+
+Fantasy (``game = "fantasy"``): a close combat of the attacker unit against the
+target unit by :func:`mathhammer.fantasy.combat.combat` (attacker charges when its
+``charge`` option is set). ``p_kill`` is the combat's ``p_win`` (the target broke or
+was destroyed and the attacker stands), ``mean_damage`` the wounds dealt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from mathhammer.results import Estimate
+
+CELL_SEED_KEY = 0x6A11  # spawn-key prefix: cell seeds never collide with chunk streams
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A unit of work. ``attacker`` / ``target`` are validated profile objects."""
+
+    game: str
+    attacker: Any
+    target: Any
+    attacker_options: dict[str, Any] = field(default_factory=dict)
+    target_options: dict[str, Any] = field(default_factory=dict)
+    ruleset: str = "wfb8"
+    method: str = "auto"
+    n_trials: int = 100_000
+    seed: int = 0
+    rounds: int | None = None
+    key: tuple = ()
+
+
+@dataclass(frozen=True)
+class CellResult:
+    key: tuple
+    p_kill: Estimate
+    mean_damage: Estimate
+    method: str
+    seed: int | None
+    n_trials: int | None
+    note: str = ""
+
+
+def cell_seed(seed: int, index: int) -> int:
+    """The seed of cell ``index`` of a run seeded ``seed``: a pure function of both, so
+    any scheduler (threads, processes, a Dask cluster) gives the same answers."""
+    state = np.random.SeedSequence(seed, spawn_key=(CELL_SEED_KEY, index)).generate_state(2, np.uint32)
+    return int((int(state[0]) << 31) | (int(state[1]) >> 1))
+
+
+def evaluate(cell: Cell) -> CellResult:
+    """Answer one cell with its game's engine (exact where it can, else Monte Carlo)."""
+    from mathhammer.engine import MonteCarloConfig
+
+    config = MonteCarloConfig(n_trials=cell.n_trials, seed=cell.seed, threads=1)
+    if cell.game == "warmachine":
+        return _warmachine(cell, config)
+    return _fantasy(cell, config)
+
+
+# --------------------------------------------------------------------------- warmachine
+def _strongest(weapons):
+    return max(weapons, key=lambda w: (w.damage_power, w.rof))
+
+
+def warmachine_steps(profile, options: dict[str, Any]) -> tuple[list, str]:
+    """The attack steps of one activation under the fixed habit, and a one-line summary."""
+    from mathhammer.warmachine.sequence import AttackStep
+
+    mode = options.get("mode") or "melee"
+    weapons = [w for w in profile.weapons if w.kind == mode and w.damage_power is not None]
+    if not weapons:
+        from mathhammer.errors import InputError
+
+        raise InputError(f"{profile.id}", f"has no {mode} weapon with a damage roll", mode,
+                         "use the other mode")
+    stat = profile.stats.mat if mode == "melee" else profile.stats.rat
+    boost_hit, boost_damage = bool(options.get("boost_hit")), bool(options.get("boost_damage"))
+
+    def step(w, **kw):
+        return AttackStep(kind=mode, stat=stat, power=w.damage_power, boost_hit=boost_hit,
+                          boost_damage=boost_damage, label=w.name, **kw)
+
+    best = _strongest(weapons)
+    if options.get("attacks") is not None:
+        n = int(options["attacks"])
+        return [step(best) for _ in range(n)], f"{n} x {best.name}"
+    focus = int(options.get("focus") or 0)
+    charge = bool(options.get("charge")) and mode == "melee"
+    steps = [step(w) for w in weapons]
+    if charge:
+        steps[weapons.index(best)] = step(best, pre_boosted=True)  # WM-D3
+        steps.insert(0, steps.pop(weapons.index(best)))            # the charge target is hit first
+        if profile.kind == "warjack":
+            if focus < 1:
+                from mathhammer.errors import RulesError
+
+                raise RulesError(f"{profile.id}: charge", "a warjack spends 1 focus to charge (WM-F2)",
+                                 focus, "give it 1 focus or more (--focus 1)")
+            focus -= 1  # WM-F2: a warjack's charge costs 1 focus
+    bought = 0
+    for _ in range(max(focus, 0)):
+        if mode == "ranged":  # WM-F2: total attacks with a weapon <= ROF
+            room = [w for w in weapons if sum(s.label == w.name for s in steps) < w.rof]
+            if not room:
+                break
+            steps.append(step(_strongest(room)))
+        else:
+            steps.append(step(best))
+        bought += 1
+    text = (("charge, " if charge else "") + ", ".join(w.name for w in weapons)
+            + (f" + {bought} bought" if bought else ""))
+    return steps, text
+
+
+def warmachine_target(profile, options: dict[str, Any]):
+    from mathhammer.warmachine.grid import Grid
+    from mathhammer.warmachine.sequence import Target
+
+    grid = Grid.from_columns(profile.grid) if profile.grid else Grid.track(profile.boxes)
+    return Target(defense=int(options.get("def", profile.stats.def_)),
+                  armor=int(options.get("arm", profile.stats.arm)), grid=grid, name=profile.name)
+
+
+def _warmachine(cell: Cell, config) -> CellResult:
+    from mathhammer.warmachine.sequence import run_sequence
+
+    attacker = _with_stats(cell.attacker, cell.attacker_options)
+    steps, text = warmachine_steps(attacker, cell.attacker_options)
+    target = warmachine_target(cell.target, cell.target_options)
+    report = run_sequence(steps, target, method=cell.method, config=config)
+    note = text + ("; spells not cast" if getattr(cell.attacker, "spells", ()) else "")
+    return CellResult(cell.key, report.results["p_destroyed"], report.results["mean_damage"],
+                      report.method, report.seed, report.n_trials, note)
+
+
+# --------------------------------------------------------------------------- fantasy
+def _fantasy(cell: Cell, config) -> CellResult:
+    from mathhammer.fantasy.combat import Side, combat
+
+    attacker = _with_stats(cell.attacker, cell.attacker_options)
+    target = _with_stats(cell.target, cell.target_options)
+    a = Side(attacker, charged=bool(cell.attacker_options.get("charge")))
+    b = Side(target)
+    report = combat(a, b, rounds=cell.rounds, ruleset=cell.ruleset, method=cell.method,
+                    config=config)
+    return CellResult(cell.key, report.results["p_win"], report.results["mean_wounds_dealt"],
+                      report.method, report.seed, report.n_trials,
+                      f"{'charging, ' if a.charged else ''}"
+                      f"{'until decided' if cell.rounds is None else f'{cell.rounds} round(s)'}")
+
+
+# --------------------------------------------------------------------------- stat overrides
+#: option name -> (where in the profile, how to read it back); see :mod:`mathhammer.analysis.sweep`
+STAT_FIELDS = {
+    "warmachine": {"mat": "stats.mat", "rat": "stats.rat", "str": "stats.str_"},
+    "fantasy": {"ws": "stats.ws", "bs": "stats.bs", "s": "stats.s", "t": "stats.t",
+                "w": "stats.w", "i": "stats.i", "a": "stats.a", "attacks": "stats.a",
+                "ld": "stats.ld", "save": "saves.armour", "ward": "saves.ward",
+                "models": "formation.models"},
+}
+
+
+def _with_stats(profile, options: dict[str, Any]):
+    """A copy of ``profile`` with the stat options of :data:`STAT_FIELDS` applied."""
+    game = "warmachine" if hasattr(profile, "kind") else "fantasy"
+    changes: dict[str, dict[str, Any]] = {}
+    for name, value in options.items():
+        path = STAT_FIELDS[game].get(name)
+        if path is None or (game == "warmachine" and name == "attacks"):
+            continue
+        part, attr = path.split(".")
+        changes.setdefault(part, {})[attr] = value
+    if not changes:
+        return profile
+    update = {part: getattr(profile, part).model_copy(update=attrs) for part, attrs in changes.items()}
+    if game == "warmachine" and "stats" in changes and "str_" in changes["stats"]:
+        # P+S follows STR (PR-3); ranged POW does not
+        delta = changes["stats"]["str_"] - profile.stats.str_
+        update["weapons"] = tuple(
+            w.model_copy(update={"p_plus_s": w.p_plus_s + delta}) if w.p_plus_s is not None else w
+            for w in profile.weapons)
+    return profile.model_copy(update=update)
+
+
+def with_key(cell: Cell, **changes) -> Cell:
+    return replace(cell, **changes)

@@ -1,0 +1,215 @@
+"""``mathhammer compare LIST_A LIST_B`` and ``mathhammer sweep ATTACKER TARGET --vary ...``.
+
+Thin: parse, call :func:`mathhammer.analysis.compare` / :func:`~mathhammer.analysis.sweep`,
+render. ``--format json|csv`` use the shared report contract (see the docstrings of
+:mod:`mathhammer.analysis.compare` and :mod:`mathhammer.analysis.sweep`); ``table``
+prints the matrices / the sweep as text.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from mathhammer.cli._common import (
+    Format, Method, OutputPath, PlotPath, Quiet, Seed, common_options, write_atomically,
+)
+
+NTrialsCell = Annotated[
+    Optional[int],
+    typer.Option("--n-trials", help="Monte Carlo trials per cell (default 100000)."),
+]
+Scheduler = Annotated[
+    Optional[str],
+    typer.Option("--scheduler", help="Dask scheduler address (tcp://host:8786) to run the cells "
+                                     "on a cluster; default: a local pool."),
+]
+Workers = Annotated[Optional[int], typer.Option("--workers", help="Local pool size (default: every core).")]
+Rounds = Annotated[
+    Optional[int],
+    typer.Option("--rounds", help="Fantasy: combat rounds (default: until decided; 1 is exact)."),
+]
+
+
+def _emit(report, text_table: str, opts, plot_fn) -> None:
+    from mathhammer.cli import _render
+
+    text = text_table if opts.format == "table" else _render.render(report, opts.format)
+    if opts.plot is not None:
+        plot_fn(opts.plot)
+    if opts.output is not None:
+        write_atomically(opts.output, text)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    if report.method != "exact" and not opts.quiet and opts.format != "table":
+        print(f"note: Monte Carlo cells, n_trials {report.n_trials:,} each, seed {report.seed}",
+              file=sys.stderr)
+
+
+def _pct(v: float) -> str:
+    return "      —" if v is None or math.isnan(v) else f"{100 * v:6.1f}%"
+
+
+def _num(v: float) -> str:
+    return "      —" if v is None or math.isnan(v) else f"{v:7.2f}"
+
+
+def _matrix_text(comparison, metric: str, direction: str, fmt) -> list[str]:
+    m = comparison.matrix(metric, direction)
+    width = max(len(str(a)) for a in m.index)
+    cell = max(12, min(18, max(len(str(c)) for c in m.columns)))
+    cols = [str(c) if len(str(c)) <= cell else str(c)[: cell - 1] + "…" for c in m.columns]
+    corner = "attacker / target"
+    width = max(width, len(corner))
+    lines = [f"  {corner:<{width}}  " + "  ".join(f"{c:>{cell}}" for c in cols)]
+    for a, row in zip(m.index, m.to_numpy(), strict=True):
+        lines.append(f"  {a:<{width}}  " + "  ".join(f"{fmt(v):>{cell}}" for v in row))
+    return lines
+
+
+def compare_table(comparison) -> str:
+    report = comparison.report
+    lines = [report.title, "", comparison.list_a.summary(), comparison.list_b.summary(), ""]
+    mc = report.method != "exact"
+    for d in comparison.directions:
+        for metric, label, fmt in (("p_kill", "P(kill)", _pct), ("mean_damage", "expected damage", _num),
+                                   ("p_kill_per_100", "expected kills per 100 points", _num),
+                                   ("mean_damage_per_100", "expected damage per 100 points", _num)):
+            lines.append(f"{d}  {label}")
+            lines.extend(_matrix_text(comparison, metric, d, fmt))
+            lines.append("")
+    lines.append(f"cell: {report.info['cell']}")
+    lines.append(f"per 100 points: {report.info['per_100']}")
+    if mc:
+        se = comparison.frame["p_kill_se"].max()
+        lines.append(f"Monte Carlo cells: n_trials {report.n_trials:,} each, seed {report.seed}; "
+                     f"largest P(kill) se {100 * se:.2f} pp (--format csv lists every se)")
+    else:
+        lines.append("exact")
+    return "\n".join(lines) + "\n"
+
+
+def compare_command(
+    list_a: Annotated[str, typer.Argument(help="Army list TOML file, or a bundled list name.")],
+    list_b: Annotated[str, typer.Argument(help="The opposing army list.")],
+    targets: Annotated[Optional[str], typer.Option(
+        "--targets", help="Only these targets: comma-separated unit labels or profile ids.")] = None,
+    one_way: Annotated[bool, typer.Option("--one-way", help="Only A attacking B.")] = False,
+    rounds: Rounds = None,
+    method: Method = "auto",
+    n_trials: NTrialsCell = None,
+    seed: Seed = None,
+    scheduler: Scheduler = None,
+    workers: Workers = None,
+    format: Format = "table",
+    plot: PlotPath = None,
+    output: OutputPath = None,
+    quiet: Quiet = False,
+) -> None:
+    """Every attacker x target cell of two army lists: P(kill), expected damage, per 100 points."""
+    from mathhammer.analysis import compare
+    from mathhammer.plots import save_comparison_plot
+
+    opts = common_options(method=method, seed=seed, format=format, plot=plot, output=output,
+                          quiet=quiet)
+    opts.config()  # installs the first-compile notice on stderr
+    chosen = None if targets is None else targets.split(",")
+    result = compare(list_a, list_b, targets=chosen, method=opts.method, n_trials=n_trials,
+                     seed=seed, rounds=rounds, both_ways=not one_way, scheduler=scheduler,
+                     workers=workers)
+    _emit(result.report, compare_table(result), opts,
+          lambda path: save_comparison_plot(result, Path(path)))
+
+
+def sweep_table(result) -> str:
+    report = result.report
+    v = result.vary
+    lines = [report.title, "", report.info["vary"], f"P(kill) = {report.info['p_kill']}; "
+             f"attacks: {report.info['how']}", ""]
+    series = list(dict.fromkeys(result.frame["series"]))
+    head = f"  {v.label:>6}" + "".join(f"  {('P(kill) ' + ('' if s == 'plain' else s))[:18]:>18}"
+                                       for s in series)
+    head += f"  {'step':>8}  {'mean damage':>11}"
+    lines.append(head)
+    plain = result.series("plain")
+    marks = {b["to"]: b for b in result.breakpoints}
+    prev = None
+    for x in plain.index:
+        row = f"  {x:>6}"
+        for s in series:
+            est = result.series(s).loc[x]
+            text = f"{100 * est['p_kill']:.2f}%"
+            if est["p_kill_se"] > 0:
+                text += f" ±{100 * est['p_kill_se']:.2f}"
+            row += f"  {text:>18}"
+        step = "" if prev is None else f"{100 * (plain.loc[x, 'p_kill'] - prev):+.1f}pp"
+        row += f"  {step:>8}  {plain.loc[x, 'mean_damage']:>11.3f}"
+        if x in marks:
+            row += "  ◀ breakpoint"
+        lines.append(row)
+        prev = plain.loc[x, "p_kill"]
+    lines.append("")
+    lines.append("breakpoints:")
+    lines.extend(f"  {b}" for b in report.info["breakpoints"])
+    if "worth" in report.info:
+        lines.append("one more step vs the option:")
+        lines.extend(f"  {w}" for w in report.info["worth"])
+    if report.method != "exact":
+        lines.append(f"Monte Carlo: n_trials {report.n_trials:,} per point, seed {report.seed}; "
+                     "± is one standard error")
+    else:
+        lines.append("exact")
+    return "\n".join(lines) + "\n"
+
+
+def sweep_command(
+    attacker: Annotated[str, typer.Argument(help="Attacker profile id or file (khador/juggernaut).")],
+    target: Annotated[str, typer.Argument(help="Target profile id or file (cygnar/ironclad).")],
+    vary: Annotated[str, typer.Option(
+        "--vary", help="STAT=LO..HI, STAT=LO..HI:STEP or STAT=A,B,C; prefix attacker. or target. "
+                       "(Warmachine def arm mat rat str focus attacks; Fantasy ws s t i a ld save "
+                       "ward models).")],
+    also: Annotated[Optional[str], typer.Option(
+        "--also", help="Extra series with an option on: boost_hit, boost_damage, charge (comma list).")] = None,
+    focus: Annotated[Optional[int], typer.Option("--focus", help="Warmachine: focus the attacker spends (buys attacks; 1 pays a warjack's charge).")] = None,
+    mode: Annotated[Optional[str], typer.Option("--mode", help="Warmachine: melee or ranged weapons.")] = None,
+    charge: Annotated[bool, typer.Option("--charge", help="The attacker charges.")] = False,
+    ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="Fantasy: basic, wfb8 or t9a1 (default: the attacker's).")] = None,
+    threshold: Annotated[float, typer.Option("--threshold", help="Smallest P(kill) step that counts as a breakpoint.")] = 0.05,
+    game: Annotated[Optional[str], typer.Option("--game", help="warmachine or fantasy (found from the profiles when omitted).")] = None,
+    rounds: Rounds = None,
+    method: Method = "auto",
+    n_trials: NTrialsCell = None,
+    seed: Seed = None,
+    scheduler: Scheduler = None,
+    workers: Workers = None,
+    format: Format = "table",
+    plot: PlotPath = None,
+    output: OutputPath = None,
+    quiet: Quiet = False,
+) -> None:
+    """Vary one stat of the attacker or the target and show where P(kill) jumps (breakpoints)."""
+    from mathhammer.analysis import sweep
+    from mathhammer.errors import InputError
+    from mathhammer.plots import save_sweep_plot
+
+    opts = common_options(method=method, seed=seed, format=format, plot=plot, output=output,
+                          quiet=quiet)
+    opts.config()
+    if game not in (None, "warmachine", "fantasy"):
+        raise InputError("--game", "must be warmachine or fantasy", game, "use --game warmachine")
+    if mode not in (None, "melee", "ranged"):
+        raise InputError("--mode", "must be melee or ranged", mode, "use --mode ranged")
+    options = {k: v for k, v in (("focus", focus), ("mode", mode)) if v is not None}
+    if charge:
+        options["charge"] = True
+    extra = tuple(a.strip() for a in also.split(",") if a.strip()) if also else ()
+    result = sweep(attacker, target, vary, game=game, attacker_options=options, also=extra,
+                   ruleset=ruleset, method=opts.method, n_trials=n_trials, seed=seed,
+                   rounds=rounds, threshold=threshold, scheduler=scheduler, workers=workers)
+    _emit(result.report, sweep_table(result), opts, lambda path: save_sweep_plot(result, Path(path)))
