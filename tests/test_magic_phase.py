@@ -262,3 +262,60 @@ def test_optimiser_split_value_equals_exact_phase_and_brute_force():
         data = {**base, "spells": [{**s, "dice": n} for s, n in zip(base["spells"], split, strict=True)]}
         value = run_phase(load_scenario(data, "t"), method="exact")["expected_weight"].value
         assert value <= best + 1e-9, split
+
+
+def _two_spells(ruleset, pools, dispel, same_wizard):
+    return load_scenario({
+        "game": "magic", "ruleset": ruleset,
+        "flow": {"power_dice": pools[0], "dispel_dice": pools[1]},
+        "caster": {"dice_rule": "fixed"},
+        "wizards": [{"name": "a", "level": 2}, {"name": "b", "level": 2}],
+        "spells": [{"name": "A", "wizard": "a", "cv": 8, "dice": 2, "priority": 2},
+                   {"name": "B", "wizard": "a" if same_wizard else "b", "cv": 8, "dice": 2}],
+        "dispel": dispel,
+    }, "test")
+
+
+def test_lost_focus_and_miscast_end_the_wizards_casting_by_hand():
+    """MG-4 lost focus + the miscast decision, t9a1, one wizard, no dispel dice:
+    P(B goes off) = (P(A cast) - P(A overwhelming)) * P(B cast); N = 200 000."""
+    rules = magic_rules("t9a1")
+    a = cast_odds(rules, 2, 2, 8)
+    expected = (a.p_cast - sum(a.overwhelming.values())) * a.p_cast
+    scenario = _two_spells("t9a1", (4, 0), {"policy": "all_out"}, same_wizard=True)
+    assert run_phase(scenario, method="exact")["p_goes_off_2"].value == pytest.approx(float(expected), abs=1e-12)
+    assert_close(mc(scenario)["p_goes_off_2"], float(expected))
+
+
+def test_wfb8_failed_dispelling_wizard_loses_his_level_by_hand():
+    """MG-6 wfb8: after a failed dispel the army dispels on without the level.
+    Hand computation with the documented dice choice (fewest dice reaching 1%, else all
+    allowed, none if hopeless); N = 200 000."""
+    rules = magic_rules("wfb8")
+    level = 3
+
+    def dice_for(d, lvl, t):
+        for k in range(1, d + 1):
+            if dispel_probability(rules, k, lvl, t) >= Fraction(1, 100):
+                return k
+        return d if d and dispel_probability(rules, d, lvl, t) > 0 else 0
+
+    a = cast_odds(rules, 2, 2, 8)
+    after_a = {(3, level): a.p_fail + a.p_irresistible_cast}  # (dispel dice left, level) -> P
+    for t, p in a.plain.items():
+        k = dice_for(3, level, t)
+        pd = dispel_probability(rules, k, level, t) if k else Fraction(0)
+        after_a[(3 - k, level)] = after_a.get((3 - k, level), 0) + p * pd
+        lvl = 0 if k else level  # a failed attempt by the wizard: no level from now on
+        after_a[(3 - k, lvl)] = after_a.get((3 - k, lvl), 0) + p * (1 - pd)
+    goes_b = Fraction(0)
+    for (d, lvl), q in after_a.items():
+        through = a.p_irresistible_cast
+        for t, p in a.plain.items():
+            k = dice_for(d, lvl, t)
+            through += p * (1 - (dispel_probability(rules, k, lvl, t) if k else 0))
+        goes_b += q * through
+    scenario = _two_spells("wfb8", (4, 3), {"policy": "all_out", "level": level, "confidence": 0.01},
+                           same_wizard=False)
+    assert run_phase(scenario, method="exact")["p_goes_off_2"].value == pytest.approx(float(goes_b), abs=1e-12)
+    assert_close(mc(scenario)["p_goes_off_2"], float(goes_b))

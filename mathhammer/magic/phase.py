@@ -14,7 +14,7 @@ import numpy as np
 
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
-from mathhammer.magic.compile import POOLS, CompiledPhase, compile_phase
+from mathhammer.magic.compile import POOLS, CompiledPhase
 from mathhammer.magic.models import MagicScenario
 from mathhammer.magic.rolls import flow_pools
 from mathhammer.magic.rules import MagicRules
