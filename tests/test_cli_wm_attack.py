@@ -74,3 +74,10 @@ def test_table_output_has_results():
     assert "p_destroyed" in proc.stdout and "exact" in proc.stdout
     assert json.loads(run_cli("wm", "attack", "--stat", "7", "--defense", "12", "--power", "18",
                               "--armor", "18", "--format", "json").stdout)["results"]
+
+
+def test_weapon_master_adds_a_damage_die():
+    base = ["wm", "attack", "--stat", "6", "--defense", "12", "--power", "16", "--armor", "16"]
+    plain = run_json(*base)["results"]["mean_damage"]["value"]
+    wm = run_json(*base, "--weapon-master")["results"]["mean_damage"]["value"]
+    assert wm - plain == pytest.approx(3.5 * 26 / 36, abs=1e-9)  # P(2d6+6 >= 12) = 26/36

@@ -50,7 +50,8 @@ def attack_command(
     arm_bonus: Annotated[int, typer.Option("--arm-bonus", help="ARM from spells or feats (Arcane Shield 3, Invincibility 5).")] = 0,
     stealth_range: Annotated[Optional[float], typer.Option("--stealth-range", help="Target has Stealth; attacker this many inches away (ranged/magic miss beyond 5\").")] = None,
     extra_hit_die: Annotated[int, typer.Option("--extra-hit-die", help="Extra attack dice from effects.")] = 0,
-    extra_damage_die: Annotated[int, typer.Option("--extra-damage-die", help="Extra damage dice (e.g. 1 for Weapon Master).")] = 0,
+    extra_damage_die: Annotated[int, typer.Option("--extra-damage-die", help="Extra damage dice from effects.")] = 0,
+    weapon_master: Annotated[bool, Flag("--weapon-master", "Weapon Master: +1 damage die (WM-D1).")] = False,
     boxes: Annotated[Optional[int], typer.Option("--boxes", help="Damage boxes left: also report P(destroyed).")] = None,
     method: Method = "auto",
     n_trials: NTrials = None,
@@ -80,7 +81,8 @@ def attack_command(
         target_in_melee=target_in_melee, slam_larger_base=slam_larger_base, cover=cover,
         concealment=concealment, elevated=elevated, def_bonus=def_bonus, shield=shield,
         camped_focus=camped_focus, arm_bonus=arm_bonus, stealth_range=stealth_range,
-        extra_hit_dice=extra_hit_die, extra_damage_dice=extra_damage_die, boxes=boxes)
+        extra_hit_dice=extra_hit_die, extra_damage_dice=extra_damage_die + int(weapon_master),
+        boxes=boxes)
     emit(report, opts)
 
 
