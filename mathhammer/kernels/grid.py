@@ -366,3 +366,95 @@ def policy_mc(full, width, start_bits, col_start, m_mask, system_masks, kd0,
                 crippled[j] += 1
         focus_spent[0] += spent
         focus_spent[1] += spent * spent
+
+
+_F_SHIFT = np.uint64(36)
+_G_SHIFT = np.uint64(40)
+_F_MASK = np.uint64(0xF)
+_G_MASK = np.uint64(0xFFF)
+_BITS36 = np.uint64((1 << 36) - 1)
+
+
+@njit(cache=True, nogil=True)
+def pack_policy_state(bits, f, g_plus_1, kd):
+    """Exact policy state in one uint64: boxes 0..35, focus 36..39, node+1 40..51
+    (0 = finished), knocked down 63."""
+    key = (bits & _BITS36) | (np.uint64(f) << _F_SHIFT) | (np.uint64(g_plus_1) << _G_SHIFT)
+    return key | KD_BIT if kd == 1 else key
+
+
+@njit(cache=True, nogil=True)
+def policy_exact_round(keys, probs, full, width, col_start, m_mask, node_kind, node_option,
+                       node_cost, node_next, node_stop, node_reset, bh, bd, ch, p_hit, pmf,
+                       opt_pre, opt_knock):
+    """One round of the exact policy programme on the full grid (see :func:`policy_mc`).
+
+    Every unfinished state follows its choice nodes to its next attack node and
+    is expanded by hit/miss × damage × column; finished states are kept. ``pmf``
+    is float64[O, 2, W] (damage dealt). Returns (keys, probs, unfinished mass).
+    """
+    n_cap = bh.shape[2] - 1
+    n_out = pmf.shape[2]
+    size = keys.shape[0] * (2 + 6 * n_out)
+    new_k = np.empty(size, dtype=np.uint64)
+    new_p = np.empty(size, dtype=np.float64)
+    m = 0
+    active = 0.0
+    for i in range(keys.shape[0]):
+        key = keys[i]
+        p0 = probs[i]
+        bits = key & _BITS36
+        f = np.int64((key >> _F_SHIFT) & _F_MASK)
+        g = np.int64((key >> _G_SHIFT) & _G_MASK) - 1
+        kd = 1 if (key & KD_BIT) != _U0 else 0
+        n = 0
+        while g >= 0:  # follow choices to the next attack (or the end)
+            if node_reset[g] >= 0:
+                f = node_reset[g]
+            left = popcount(full & ~bits)
+            if left == 0:
+                g = -1
+                break
+            n = left if left < n_cap else n_cap
+            if node_kind[g] == 0:
+                break
+            c = ch[g, f, n, kd]
+            g = node_stop[g] if c < 0 else c
+        if g < 0:
+            new_k[m] = pack_policy_state(bits, 0, 0, kd)
+            new_p[m] = p0
+            m += 1
+            continue
+        active += p0
+        o = node_option[g]
+        boost_hit = bh[g, f, n, kd]
+        f1 = f - node_cost[g] - boost_hit
+        nxt = node_next[g] + 1
+        mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
+        ph = p_hit[o, boost_hit, mcrip, kd]
+        if ph < 1.0:
+            new_k[m] = pack_policy_state(bits, f1, nxt, kd)
+            new_p[m] = p0 * (1.0 - ph)
+            m += 1
+        if ph <= 0.0:
+            continue
+        boost_dmg = bd[g, f, n, kd]
+        f2 = f1 - boost_dmg
+        kd2 = 1 if (kd == 1 or opt_knock[o] == 1) else 0
+        row = 1 if opt_pre[o] == 1 else boost_dmg
+        for d in range(n_out):
+            q = pmf[o, row, d]
+            if q <= 0.0:
+                continue
+            if d == 0:
+                new_k[m] = pack_policy_state(bits, f2, nxt, kd2)
+                new_p[m] = p0 * ph * q
+                m += 1
+                continue
+            for c in range(6):
+                new_k[m] = pack_policy_state(mark_from(bits, full, col_start[c], np.int64(d), width),
+                                             f2, nxt, kd2)
+                new_p[m] = p0 * ph * q / 6.0
+                m += 1
+    out_k, out_p = _merge(new_k[:m], new_p[:m])
+    return out_k, out_p, active

@@ -125,41 +125,112 @@ def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables:
     return simulate(run_chunk, config, probabilities)
 
 
+def policy_exact(graph: Graph, target: Target, opts: OptionTables, tables: PolicyTables):
+    """Exact distribution of final grid states under the policy tables, on the full grid.
+
+    The same sparse programme as :mod:`exact_grid`, with (focus, node, knocked down)
+    packed into the state. Returns (uint64 states, probabilities).
+    """
+    from mathhammer import kernels
+    from mathhammer.warmachine.exact_grid import MAX_CANDIDATES, ExactTooLarge
+
+    kernel = kernels.load("grid")
+    grid = target.grid
+    if grid.n_boxes > 36 or graph.max_focus > 15 or len(graph.nodes) > 4000:
+        raise ExactTooLarge("--method", "the exact duel engine handles up to 36 boxes and "
+                            "15 focus", "exact", "use --method mc")
+    width = max(len(p) for pair in opts.dmg for p in pair)
+    pmf = np.zeros((len(graph.options), 2, width))
+    for o, pair in enumerate(opts.dmg):
+        for b, q in enumerate(pair):
+            pmf[o, b, : len(q)] = q
+    g = _graph_arrays(graph)
+    pre = np.asarray([int(o.pre_boosted) for o in graph.options], dtype=np.int64)
+    knock = np.asarray([int(o.knocks_down) for o in graph.options], dtype=np.int64)
+    keys = np.array([int(kernel.pack_policy_state(np.uint64(target.start_bits), 0, 1,
+                                                  int(target.knocked_down)))], dtype=np.uint64)
+    probs = np.ones(1)
+    for _ in range(10_000):
+        need = keys.shape[0] * (2 + 6 * width)
+        if need > MAX_CANDIDATES:
+            raise ExactTooLarge("--method", f"the exact duel programme needs {need:,} states",
+                                "exact", "use --method mc")
+        keys, probs, active = kernel.policy_exact_round(
+            keys, probs, np.uint64(grid.full), np.int64(grid.width),
+            np.asarray(grid.col_start, dtype=np.int64), np.uint64(grid.system_masks.get("M", 0)),
+            g["node_kind"], g["node_option"], g["node_cost"], g["node_next"], g["node_stop"],
+            g["node_reset"], tables.bh, tables.bd, tables.ch, np.ascontiguousarray(opts.p_hit),
+            pmf, pre, knock)
+        if active <= 0.0:
+            return keys, probs
+    raise ExactTooLarge("--method", "the exact duel programme did not finish", "exact",
+                        "use --method mc")
+
+
+def _duel_report(method: str, target: Target, dist: Distribution, destroyed: Estimate,
+                 crippled: list[Estimate], extra: dict[str, Estimate], info: dict,
+                 title: str, n_trials=None, seed=None) -> Report:
+    results = {"p_destroyed": destroyed}
+    for letter, est in zip(target.grid.systems, crippled):
+        results[f"p_crippled_{letter}"] = est
+    results["mean_damage"] = dist.mean_estimate()
+    results.update(extra)
+    return Report("wm duel", method, results, {"damage": dist}, n_trials=n_trials, seed=seed,
+                  info=dict(info), title=title)
+
+
 def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "optimal",
                objective: str = "destroy", boost_hit: bool = False, boost_damage: bool = False,
                method: str = "auto", config: MonteCarloConfig | None = None,
                check: bool = False, title: str = "") -> Report:
-    """Activations ``specs`` in order against ``target`` under one focus policy (WM-S1, WM-F5)."""
-    if method == "exact" or check:
-        raise InputError("--method" if method == "exact" else "--check",
-                         "duels on a grid are answered by Monte Carlo on the full grid; the "
-                         "policy's exact value in the box-count model is reported alongside",
-                         method, "use --method mc (or auto)")
+    """Activations ``specs`` in order against ``target`` under one focus policy (WM-S1, WM-F5).
+
+    ``auto`` and ``mc`` simulate the policy on the full grid; ``exact`` runs the exact
+    programme over (grid, focus, node, knocked down); ``check`` runs both.
+    """
+    from mathhammer.query import answer
+
     graph = build_graph(specs)
     opts = OptionTables.build(graph, target)
     tables = solve(graph, target, policy, objective, boost_hit, boost_damage, opts)
-    run = policy_monte_carlo(graph, target, opts, tables, config or MonteCarloConfig())
-    t, n = run.tally, run.n_trials
-    dist = Distribution.from_counts(t["hist"])
-    results = {"p_destroyed": Estimate.proportion(int(t["destroyed"][0]), n)}
-    for letter, count in zip(target.grid.systems, t["crippled"]):
-        results[f"p_crippled_{letter}"] = Estimate.proportion(int(count), n)
-    results["mean_damage"] = dist.mean_estimate()
-    results["mean_focus_spent"] = Estimate.mean(float(t["focus"][0]), float(t["focus"][1]), n)
     key = "p_destroyed_box_model" if objective == "destroy" else "mean_damage_box_model"
-    results[key] = Estimate.exact(tables.value)
+    box_model = {key: Estimate.exact(tables.value)}
     n_max = target.grid.boxes_left(target.start_bits)
     info = {
         "policy": f"{policy} (objective: {objective})",
         "decisions": describe(graph, tables, n_max, int(target.knocked_down)),
         "model": "decisions planned on boxes left at base DEF (exact value: *_box_model); "
-                 "simulated on the full grid, where crippled M makes DEF 7 (WM-G4)",
+                 "played on the full grid, where crippled M makes DEF 7 (WM-G4)",
         "target": f"{target.name}: DEF {target.defense}, ARM {target.armor}, "
                   f"{target.grid.n_boxes} boxes, {n_max} left",
-        "attacks made per trial": round(float(t["attacks"][0]) / n, 4),
     }
-    return Report("wm duel", "mc", results, {"damage": dist}, n_trials=n, seed=run.seed,
-                  info=info, title=title)
+
+    def exact() -> Report:
+        from mathhammer import kernels
+
+        keys, probs = policy_exact(graph, target, opts, tables)
+        grid = target.grid
+        masks = np.asarray(list(grid.system_masks.values()), dtype=np.uint64)
+        dmg, crip, dest = kernels.load("grid").summarise_states(
+            keys, probs, np.uint64(grid.full), np.uint64(target.start_bits), masks,
+            np.int64(grid.n_boxes))
+        return _duel_report("exact", target, Distribution.exact(dmg), Estimate.exact(float(dest)),
+                            [Estimate.exact(float(c)) for c in crip], box_model, info, title)
+
+    def monte_carlo(cfg: MonteCarloConfig) -> Report:
+        run = policy_monte_carlo(graph, target, opts, tables, cfg)
+        t, n = run.tally, run.n_trials
+        extra = {"mean_focus_spent": Estimate.mean(float(t["focus"][0]), float(t["focus"][1]), n),
+                 **box_model}
+        report = _duel_report("mc", target, Distribution.from_counts(t["hist"]),
+                              Estimate.proportion(int(t["destroyed"][0]), n),
+                              [Estimate.proportion(int(c), n) for c in t["crippled"]],
+                              extra, info, title, n, run.seed)
+        report.info["attacks made per trial"] = round(float(t["attacks"][0]) / n, 4)
+        return report
+
+    return answer("wm duel", method="mc" if method == "auto" else method, exact=exact,
+                  monte_carlo=monte_carlo, config=config, check=check)
 
 
 def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool = False,
