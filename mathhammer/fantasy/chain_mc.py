@@ -42,7 +42,7 @@ def _attacks_fractions(attacks: int | str) -> dict[int, Fraction]:
 
 @dataclass(frozen=True)
 class KernelArguments:
-    """Positional arguments of ``chain_kernel`` before (digits, state, n_trials, hist)."""
+    """Positional arguments of ``chain_kernel`` before (state, n_trials, hist)."""
 
     args: tuple
     hist_size: int
@@ -51,8 +51,15 @@ class KernelArguments:
 def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "wfb8",
                      models: int | None = None) -> KernelArguments:
     """Flat, typed kernel inputs for ``attacks`` attacks of ``spec``."""
+    from mathhammer import kernels
+
+    fantasy = kernels.load("fantasy")
     rules = load_ruleset(rules)
     t = compile_spec(spec, rules)
+    c = np.ascontiguousarray
+    low, high = fantasy.build_block_tables(
+        np.int64(t.hopeless), c(t.hit_rr), c(t.hit_out), c(t.wound_rr), c(t.wound_out),
+        c(t.armour_rr), c(t.armour_out), c(t.ward_rr), c(t.ward_out), fantasy.digit_table())
     attacks_table = _table(_attacks_fractions(attacks), "attacks")
     wounds_table = _table(dict(enumerate(t.wounds_each)), "multiple_wounds")
     W = spec.target_wounds
@@ -60,11 +67,9 @@ def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str 
     step = max(int(wounds_table.max()), W if slay else 0)
     most = int(attacks_table.max()) * step
     cap = most if models is None else min(most, models * W)
-    c = np.ascontiguousarray
     args = (
-        c(attacks_table), np.int64(t.hopeless), c(t.hit_rr), c(t.hit_out), c(t.wound_rr),
-        c(t.wound_out), c(t.armour_rr), c(t.armour_out), c(t.ward_rr), c(t.ward_out),
-        c(wounds_table), np.int64(W), np.int64(slay), np.int64(cap),
+        c(attacks_table), low, high, np.int64(36 if t.hopeless else 1), c(wounds_table),
+        np.int64(W), np.int64(slay), np.int64(cap),
     )
     return KernelArguments(args, cap + 1)
 
@@ -77,11 +82,10 @@ def chain_monte_carlo(spec: AttackSpec, attacks: int | str, rules: Ruleset | str
 
     fantasy = kernels.load("fantasy")
     prepared = kernel_arguments(spec, attacks, rules, models)
-    digits = fantasy.digit_table()
 
     def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
         hist = np.zeros(prepared.hist_size, dtype=np.int64)
-        fantasy.chain_kernel(*prepared.args, digits, state, np.int64(n), hist)
+        fantasy.chain_kernel(*prepared.args, state, np.int64(n), hist)
         return {"hist": hist}
 
     def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:

@@ -2,12 +2,18 @@
 
 Every stage of every attack is a real D6 roll plus its re-roll die: hit, wound,
 armour, ward/regeneration — eight dice per attack, read as the eight base-6 digits
-of ONE exact uniform draw in [0, 6^8) (Lemire rejection on a 32-bit half), split
-into two 6^4 halves and looked up in a (1296, 4) digit table. The 7+/8+/9+ shooting
-procedure rolls two more dice per attempt; Multiple Wounds one exact draw from a
-table. Rule decisions are the integer tables compiled by
-:func:`mathhammer.fantasy.chain.compile_spec` (the exact engine reads the same), so
-the loop is branch-free except for branches that are constant per query.
+of ONE exact uniform draw in [0, 6^8) (Lemire rejection on a 32-bit half; one
+64-bit word serves two attacks). The 7+/8+/9+ shooting procedure rolls two more
+dice; Multiple Wounds one exact draw from a table.
+
+Resolution is separate from randomness (DESIGN rule 2): :func:`hit_wound_class` and
+:func:`armour_ward_class` resolve dice already rolled, using the integer tables
+compiled by :func:`mathhammer.fantasy.chain.compile_spec` (the exact engine reads the
+same tables). :func:`build_block_tables` applies them once to every combination of
+the four low digits (hit, wound) and the four high digits (armour, ward), so the
+kernel resolves an attack with two lookups, without data-dependent branches except
+Multiple Wounds dice. The natural faces stay visible to the rules (poison, killing
+blow, re-rolls), because the tables are indexed by the faces themselves.
 
 Class codes (see ``mathhammer.fantasy.chain``): hit 0/1/2 (miss, hit, poison six),
 wound/armour 0/1/2/3 (none, wound, natural-six wound, automatic wound), final 0/1/2
@@ -19,8 +25,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mathhammer.kernels.dice import below, d6, next_u64
+from mathhammer.kernels.dice import _rotl, next_u64
 
+_U1 = np.uint64(1)
+_U5 = np.uint64(5)
+_U7 = np.uint64(7)
+_U9 = np.uint64(9)
+_U17 = np.uint64(17)
+_U45 = np.uint64(45)
 _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 _SIX8 = np.uint64(6**8)
@@ -48,119 +60,184 @@ def block8(state):
 
 
 @njit(cache=True, nogil=True)
-def attack_final_class(dice8, s1, s2, hopeless, hit_rr, hit_out, wound_rr, wound_out,
-                       armour_rr, armour_out, ward_rr, ward_out):
-    """Final class (0 nothing, 1 unsaved wound, 2 slain) of one attack from its dice.
+def hit_wound_class(f1, f2, w1, w2, s1, s2, hopeless, hit_rr, hit_out, wound_rr, wound_out):
+    """Wound class (0 none, 1 wound, 2 natural-six wound, 3 automatic) from the dice.
 
-    ``dice8`` int64[8]: hit, hit re-roll, wound, wound re-roll, armour, armour re-roll,
-    ward, ward re-roll (faces 1..6); ``s1``, ``s2``: second dice of a hopeless shot
-    and of its re-roll. Pure: used by the kernel's tests on pre-rolled dice.
+    ``f1``/``f2``: to-hit die and its re-roll die; ``w1``/``w2``: to-wound die and its
+    re-roll die; ``s1``/``s2``: second dice of a hopeless shot and of its re-roll (used
+    only when ``hopeless``). A re-roll die counts only when the table says so (DICE-5).
     """
     if hopeless:
-        i1 = (dice8[0] - 1) * 6 + (s1 - 1)
-        i2 = (dice8[1] - 1) * 6 + (s2 - 1)
+        i1 = (f1 - 1) * 6 + (s1 - 1)
+        i2 = (f2 - 1) * 6 + (s2 - 1)
         h = hit_out[i1 + hit_rr[i1] * (i2 - i1)]
     else:
-        f1 = dice8[0]
-        h = hit_out[f1 + hit_rr[f1] * (dice8[1] - f1)]
-    w1 = dice8[2]
-    c = wound_out[h, w1 + wound_rr[h, w1] * (dice8[3] - w1)]
-    a1 = dice8[4]
-    c = armour_out[c, a1 + armour_rr[c, a1] * (dice8[5] - a1)]
-    v1 = dice8[6]
-    return ward_out[c, v1 + ward_rr[c, v1] * (dice8[7] - v1)]
+        h = hit_out[f1 + hit_rr[f1] * (f2 - f1)]
+    return wound_out[h, w1 + wound_rr[h, w1] * (w2 - w1)]
 
 
 @njit(cache=True, nogil=True)
-def chain_kernel(attacks_table, hopeless, hit_rr, hit_out, wound_rr, wound_out, armour_rr,
-                 armour_out, ward_rr, ward_out, wounds_table, target_wounds, slay_possible,
-                 wound_cap, digits, state, n_trials, hist):
+def armour_ward_class(c, a1, a2, v1, v2, armour_rr, armour_out, ward_rr, ward_out):
+    """Final class (0 nothing, 1 unsaved wound, 2 slain) of a wound of class ``c``."""
+    c = armour_out[c, a1 + armour_rr[c, a1] * (a2 - a1)]
+    return ward_out[c, v1 + ward_rr[c, v1] * (v2 - v1)]
+
+
+@njit(cache=True, nogil=True)
+def attack_final_class(dice8, s1, s2, hopeless, hit_rr, hit_out, wound_rr, wound_out,
+                       armour_rr, armour_out, ward_rr, ward_out):
+    """Final class of one attack from its dice (the die-by-die reference resolution).
+
+    ``dice8`` int64[8]: hit, hit re-roll, wound, wound re-roll, armour, armour re-roll,
+    ward, ward re-roll (faces 1..6).
+    """
+    c = hit_wound_class(dice8[0], dice8[1], dice8[2], dice8[3], s1, s2, hopeless, hit_rr,
+                        hit_out, wound_rr, wound_out)
+    return armour_ward_class(c, dice8[4], dice8[5], dice8[6], dice8[7], armour_rr, armour_out,
+                             ward_rr, ward_out)
+
+
+@njit(cache=True, nogil=True)
+def build_block_tables(hopeless, hit_rr, hit_out, wound_rr, wound_out, armour_rr, armour_out,
+                       ward_rr, ward_out, digits):
+    """Resolve every face combination once, so the kernel needs two lookups per attack.
+
+    Returns:
+        low: int64 (1296 · n_second,): wound class from the 4 low digits (hit, hit
+            re-roll, wound, wound re-roll), index lo · n_second + pair, where pair =
+            6 (s1 − 1) + (s2 − 1) are a hopeless shot's second dice (n_second 36, else 1).
+        high: int64 (4 · 1296,): final class, index wound class · 1296 + the 4 high
+            digits (armour, armour re-roll, ward, ward re-roll).
+    """
+    n_second = 36 if hopeless else 1
+    low = np.zeros(1296 * n_second, np.int64)
+    high = np.zeros(4 * 1296, np.int64)
+    for d in range(1296):
+        for pair in range(n_second):
+            low[d * n_second + pair] = hit_wound_class(
+                digits[d, 0], digits[d, 1], digits[d, 2], digits[d, 3], pair // 6 + 1,
+                pair % 6 + 1, hopeless, hit_rr, hit_out, wound_rr, wound_out)
+        for c in range(4):
+            high[c * 1296 + d] = armour_ward_class(c, digits[d, 0], digits[d, 1], digits[d, 2],
+                                                   digits[d, 3], armour_rr, armour_out, ward_rr,
+                                                   ward_out)
+    return low, high
+
+
+@njit(cache=True, inline="always")
+def _xoshiro(s0, s1, s2, s3):
+    """xoshiro256** on four local words (same output as ``kernels.dice.next_u64``)."""
+    result = _rotl(s1 * _U5, _U7) * _U9
+    t = s1 << _U17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, _U45)
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def _below_local(bound, s0, s1, s2, s3):
+    """Exact uniform integer in [0, bound), bound ≤ 2^32 (Lemire), on local state words."""
+    b = np.uint64(bound)
+    threshold = ((_MASK32 + _U1) - b) % b
+    while True:
+        word, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+        m = (word >> _U32) * b
+        if (m & _MASK32) >= threshold:
+            return np.int64(m >> _U32), s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True)
+def chain_kernel(attacks_table, low, high, n_second, wounds_table, target_wounds,
+                 slay_possible, wound_cap, state, n_trials, hist):
     """Histogram of total unsaved wounds over ``n_trials`` trials of N attacks.
+
+    Each attack rolls its eight dice (hit, wound, armour, ward and a re-roll die for
+    each) as the base-6 digits of one exact draw in [0, 6^8): one 64-bit word gives
+    two attacks, redrawn in the rare case that either 32-bit half is rejected. A
+    hopeless shot's two second dice are one exact draw in [0, 36). The xoshiro words
+    live in registers and are written back to ``state`` at the end.
 
     Args (all int64 unless noted):
         attacks_table: (m,) number of attacks, drawn uniformly per trial (m = 1: fixed).
-        hopeless: 1 when the hit stage is the 7+/8+/9+ procedure (tables of 36).
-        hit_rr, hit_out: (7,) or (36,); wound_*: (3, 7); armour_*, ward_*: (4, 7).
+        low, high: from :func:`build_block_tables`; n_second: 1, or 36 when hopeless.
         wounds_table: (m,) wounds per unsaved wound (Multiple Wounds, capped at W).
         target_wounds: W; a slay adds W − (T mod W) (the model's wounds left).
-        slay_possible: 1 when a Killing Blow can slay (else the modulo is skipped).
+        slay_possible: 1 when a Killing Blow can slay (kept for the signature; the
+            slay arithmetic is branch-free).
         wound_cap: total wounds are capped here (models × W, or a large number).
-        digits: digit_table(); state: uint64[8] stream; hist: (cap + 1,) out, added to.
+        state: uint64[8] stream (words 0..3 used and advanced); hist: (cap + 1,) output.
     """
     n_choices = attacks_table.shape[0]
     n_wound_choices = wounds_table.shape[0]
     W = target_wounds
-    spare = np.int64(-1)  # the second accepted 32-bit half of the last word, if any
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
     for _ in range(n_trials):
         n_attacks = attacks_table[0]
         if n_choices > 1:
-            n_attacks = attacks_table[below(state, n_choices)]
+            pick, s0, s1, s2, s3 = _below_local(n_choices, s0, s1, s2, s3)
+            n_attacks = attacks_table[pick]
         total = 0
+        carry = 0  # total mod W, kept without dividing
+        pending = np.uint64(0)  # the second attack's block of the last word
+        have_pending = False
         for _a in range(n_attacks):
-            if spare >= 0:
-                b = np.uint64(spare)
-                spare = -1
+            if have_pending:
+                b = pending
+                have_pending = False
             else:
-                while True:  # one word, two 32-bit halves, each an exact 6^8 block or rejected
-                    word = next_u64(state)
+                while True:  # both halves must pass the 6^8 rejection test (exact)
+                    word, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
                     m1 = (word >> _U32) * _SIX8
                     m2 = (word & _MASK32) * _SIX8
-                    if (m2 & _MASK32) >= _SIX8_REJECT:
-                        spare = np.int64(m2 >> _U32)
-                    if (m1 & _MASK32) >= _SIX8_REJECT:
-                        b = m1 >> _U32
+                    if (m1 & _MASK32) >= _SIX8_REJECT and (m2 & _MASK32) >= _SIX8_REJECT:
                         break
-                    if spare >= 0:
-                        b = np.uint64(spare)
-                        spare = -1
-                        break
+                b = m1 >> _U32
+                pending = m2 >> _U32
+                have_pending = True
             lo = np.int64(b % _SIX4)
             hi = np.int64(b // _SIX4)
-            if hopeless:
-                f1 = digits[lo, 0]
-                i1 = (f1 - 1) * 6 + (d6(state) - 1)
-                i2 = (digits[lo, 1] - 1) * 6 + (d6(state) - 1)
-                h = hit_out[i1 + hit_rr[i1] * (i2 - i1)]
+            if n_second > 1:
+                pair, s0, s1, s2, s3 = _below_local(36, s0, s1, s2, s3)
+                c = low[lo * 36 + pair]
             else:
-                f1 = digits[lo, 0]
-                h = hit_out[f1 + hit_rr[f1] * (digits[lo, 1] - f1)]
-            w1 = digits[lo, 2]
-            c = wound_out[h, w1 + wound_rr[h, w1] * (digits[lo, 3] - w1)]
-            a1 = digits[hi, 0]
-            c = armour_out[c, a1 + armour_rr[c, a1] * (digits[hi, 1] - a1)]
-            v1 = digits[hi, 2]
-            fin = ward_out[c, v1 + ward_rr[c, v1] * (digits[hi, 3] - v1)]
+                c = low[lo]
+            fin = high[c * 1296 + hi]
+            add = (fin == 1) * wounds_table[0]
             if n_wound_choices > 1:
                 if fin == 1:
-                    total += wounds_table[below(state, n_wound_choices)]
-            else:
-                total += (fin == 1) * wounds_table[0]
-            if slay_possible:
-                total += (fin == 2) * (W - total % W)
+                    k, s0, s1, s2, s3 = _below_local(n_wound_choices, s0, s1, s2, s3)
+                    add = wounds_table[k]
+            # a slay adds the wounds the current model has left (no division: carry < W)
+            add += (fin == 2) * (W - carry)
+            total += add
+            carry += add  # add ≤ W, so one subtraction brings carry back below W
+            carry -= W * (carry >= W)
         if total > wound_cap:
             total = wound_cap
         hist[total] += 1
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
 
 
 @njit(cache=True, nogil=True)
-def enumerate_final_classes(hopeless, hit_rr, hit_out, wound_rr, wound_out, armour_rr,
-                            armour_out, ward_rr, ward_out, digits, counts):
-    """counts[k] += number of the 6^8 (6^10 when hopeless) dice combinations ending in class k.
+def enumerate_final_classes(low, high, n_second, counts):
+    """counts[k] += number of the 6^8 · n_second dice combinations ending in class k.
 
-    Exhaustive check of the kernel's per-attack resolution: every face combination is
-    resolved exactly as :func:`chain_kernel` does, so counts / 6^8 must equal the
-    exact engine's probabilities.
+    Exhaustive check of the kernel's resolution tables: every face combination is
+    resolved exactly as :func:`chain_kernel` does, so counts / (6^8 · n_second) must
+    equal the exact engine's probabilities.
     """
-    dice8 = np.zeros(8, np.int64)
-    n_second = 36 if hopeless else 1
     for b in range(6**8):
         lo = b % 1296
         hi = b // 1296
-        for k in range(4):
-            dice8[k] = digits[lo, k]
-            dice8[4 + k] = digits[hi, k]
         for pair in range(n_second):
-            s1 = pair // 6 + 1
-            s2 = pair % 6 + 1
-            counts[attack_final_class(dice8, s1, s2, hopeless, hit_rr, hit_out, wound_rr,
-                                      wound_out, armour_rr, armour_out, ward_rr, ward_out)] += 1
+            counts[high[low[lo * n_second + pair] * 1296 + hi]] += 1
