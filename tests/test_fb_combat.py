@@ -204,3 +204,22 @@ def test_several_rounds_monte_carlo_matches_exact(a, b, charger, rules, ma, wa, 
     _assert_within_5se(run, ex)
     for name, dist in ex.distributions.items():
         assert run.distributions[name].max_abs_z(dist) < 6, name
+
+
+def test_supporting_ranks_per_ruleset():
+    """FB-C1: wfb8 one supporting rank (+ spear ranks), one attack each; basic none."""
+    from mathhammer.fantasy.combat import compile_combat
+
+    spears = make_side("wfb8/high_elf_spearmen", where="a")
+    foe = make_side("wfb8/empire_halberdiers", where="b")
+    assert compile_combat(spears, foe, "wfb8").support_ranks == (3, 1)
+    assert compile_combat(spears, foe, "basic").support_ranks == (0, 0)
+    knights = make_side("wfb8/knights_of_the_realm", where="a")
+    c = compile_combat(knights, foe, "wfb8")
+    assert c.support_ranks[0] == 0  # cavalry: no supporting attacks (decision)
+    assert [g.kind for g in c.groups if g.side == 0] == [0, 1, 3]  # riders, champion, horses
+    charging = compile_combat(make_side("wfb8/knights_of_the_realm", where="a", charged=True), foe, "wfb8")
+    # lance: S3+2 on the charge vs T3: WS4 v WS3 3+, wounds 2+, the 6+ save is gone
+    assert charging.groups[0].outcomes[0][1] == pytest.approx(2 / 3 * 5 / 6)
+    # later rounds S3: 3+, 4+, then the halberdier's 6+ save
+    assert charging.groups[0].outcomes[1][1] == pytest.approx(2 / 3 * 1 / 2 * 5 / 6)

@@ -188,8 +188,10 @@ def compile_combat(a: Side, b: Side, rules: Ruleset | str) -> Compiled:
         me, foe = sides[s].unit, sides[1 - s].unit
         foe_front = min(foe.formation.rank_width, foe.formation.models) * foe.base_mm[0]
         contact.append(max(1, min(me.formation.rank_width, math.ceil(foe_front / me.base_mm[0]))))
+        # FB-C1: basic fights with the front rank only, spears included
+        fights_in_ranks = rules.supporting_ranks > 0 and me.troop_type in SUPPORTING_TYPES
         support.append(rules.supporting_ranks + me.weapon.extra_supporting_ranks
-                       if me.troop_type in SUPPORTING_TYPES else 0)
+                       if fights_in_ranks else 0)
     return Compiled(sides, rules, groups, (contact[0], contact[1]), (support[0], support[1]), notes)
 
 
