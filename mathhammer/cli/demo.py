@@ -79,3 +79,24 @@ WARMUP_ARGV.append(["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", 
                     "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["fb", "artillery", "stone-thrower", "wfb8/orc_boyz", "--n-trials", "1000",
                     "--seed", "0"])
+
+
+def _wm_scenario_example() -> str:
+    """Path of the bundled Warmachine raw-attack scenario."""
+    from mathhammer.profiles import profiles_root
+
+    return str(profiles_root() / "scenarios" / "warmachine_two_jacks_vs_charger.toml")
+
+
+DEMO_STEPS.append(("Warmachine: Juggernaut charges an Ironclad, optimal focus, full damage grid",
+                   ["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "3", "--charge",
+                    "--policy", "optimal", "--seed", "1"]))
+DEMO_STEPS.append(("Warmachine: a scenario file, four attacks on a grid (exact grid DP)",
+                   ["run", _wm_scenario_example()]))
+WARMUP_ARGV.append(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--charge",
+                    "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["run", _wm_scenario_example(), "--method", "mc", "--n-trials", "1000",
+                    "--seed", "0"])
+WARMUP_ARGV.append(["run", _wm_scenario_example()])
+WARMUP_ARGV.append(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "1",
+                    "--method", "exact"])
