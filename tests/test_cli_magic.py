@@ -92,3 +92,9 @@ def test_optimise_json():
     assert sum(res[f"dice_{i}"]["value"] for i in range(1, 5)) <= 8
     proc = run_cli("magic", "optimise", EXAMPLE)
     assert proc.returncode == 2 and "--power" in proc.stderr
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "profiles" / "scenarios").glob("magic_*.toml")))
+def test_bundled_magic_scenarios_run(path):
+    out = run_json("run", str(path), "--n-trials", "20000", "--seed", "1")
+    assert out["command"] == "magic phase" and "p_goes_off_1" in out["results"]
