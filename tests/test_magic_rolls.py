@@ -7,7 +7,9 @@ The brute force here is written from the RULES.md text, independently of
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from fractions import Fraction
+from functools import lru_cache
 
 import pytest
 
@@ -21,14 +23,19 @@ from mathhammer.magic.rules import MagicRules, magic_rules
 T9A, WFB = magic_rules("t9a1"), magic_rules("wfb8")
 
 
+@lru_cache(maxsize=None)
+def every_roll(n: int) -> tuple[tuple[int, bool, Fraction], ...]:
+    """(natural sum, two or more 6s?, probability) of every face combination of n D6,
+    tallied so the rule checks below run once per distinct pair."""
+    tally = Counter((sum(f), f.count(6) >= 2) for f in itertools.product(range(1, 7), repeat=n))
+    return tuple((s, six, Fraction(c, 6**n)) for (s, six), c in sorted(tally.items()))
+
+
 def brute_cast(rules: MagicRules, n: int, level: int, cv: int, bound: bool = False):
     """Per face combination and D3 face (1..3 each 1/3): (cast?, irresistible-undispellable?,
     total, miscast-if-through?)."""
     out = {"cast": Fraction(0), "two6": Fraction(0), "miscast": Fraction(0), "plain": {}}
-    for faces in itertools.product(range(1, 7), repeat=n):
-        p_faces = Fraction(1, 6**n)
-        natural = sum(faces)
-        two_sixes = faces.count(6) >= 2
+    for natural, two_sixes, p_faces in every_roll(n):
         if two_sixes:
             out["two6"] += p_faces
         for d3 in (1, 2, 3):
@@ -103,16 +110,15 @@ def test_cast_hand_values():
 
 def brute_dispel(rules, n, level, against):
     hit = Fraction(0)
-    for faces in itertools.product(range(1, 7), repeat=n):
-        natural = sum(faces)
+    for natural, two_sixes, p_faces in every_roll(n):
         if rules is WFB and natural <= 2:  # MG-6 wfb8: a natural 1 or 2 fails
             continue
         for d3 in (1, 2, 3):
             total = natural + level
-            if rules is T9A and faces.count(6) >= 2:  # MG-5 OP on dispel rolls
+            if rules is T9A and two_sixes:  # MG-5 OP on dispel rolls
                 total += d3 + n
             if total >= against:
-                hit += Fraction(1, 6**n) / 3
+                hit += p_faces / 3
     return hit
 
 
@@ -125,22 +131,23 @@ def test_dispel_equals_brute_force(rules, n):
 
 
 def brute_flow(rules, ca, cr):
+    """Every flow roll and every channel die (MG-1..MG-3)."""
     out = {}
-    chan = [range(1, 7)] * 2
+
+    def add(key, p):
+        out[key] = out.get(key, 0) + p
+
     for a, b in itertools.product(range(1, 7), repeat=2):
-        for fa, fr in itertools.product(*chan):
-            if rules is T9A:  # MG-2: D6 + channelers ≥ 7 → +1 die
+        if rules is T9A:  # MG-2: one D6 + channelers per side, 7+ → +1 die
+            for fa, fr in itertools.product(range(1, 7), repeat=2):
                 ea, er = int(fa + ca >= 7), int(fr + cr >= 7)
-                p = Fraction(1, 36 * 36)
-                key = (min(12, a + b + min(ea, 2)), min(12, max(a, b) + min(er, 2)))
-                out[key] = out.get(key, 0) + p
-    if rules is WFB:  # each wizard's D6 = 6 → +1 die
-        for a, b in itertools.product(range(1, 7), repeat=2):
-            for wa in itertools.product(range(1, 7), repeat=ca):
-                for wr in itertools.product(range(1, 7), repeat=cr):
-                    p = Fraction(1, 36 * 6 ** (ca + cr))
-                    key = (min(12, a + b + wa.count(6)), min(12, max(a, b) + wr.count(6)))
-                    out[key] = out.get(key, 0) + p
+                add((min(12, a + b + min(ea, 2)), min(12, max(a, b) + min(er, 2))), Fraction(1, 36 * 36))
+        else:  # wfb8: each wizard's D6 showing 6 → +1 die (tallied by number of 6s)
+            six_a = Counter(w.count(6) for w in itertools.product(range(1, 7), repeat=ca))
+            six_r = Counter(w.count(6) for w in itertools.product(range(1, 7), repeat=cr))
+            for (ea, na), (er, nr) in itertools.product(six_a.items(), six_r.items()):
+                add((min(12, a + b + ea), min(12, max(a, b) + er)),
+                    Fraction(na * nr, 36 * 6 ** (ca + cr)))
     return out
 
 
