@@ -38,6 +38,7 @@ _MASK32 = np.uint64(0xFFFFFFFF)
 _SIX8 = np.uint64(6**8)
 _SIX8_REJECT = np.uint64((2**32 - 6**8) % 6**8)
 _SIX4 = np.uint64(6**4)
+_THRESHOLD_36 = np.uint64((2**32 - 36) % 36)
 
 
 def digit_table() -> np.ndarray:
@@ -139,10 +140,12 @@ def _xoshiro(s0, s1, s2, s3):
 
 
 @njit(cache=True, inline="always")
-def _below_local(bound, s0, s1, s2, s3):
-    """Exact uniform integer in [0, bound), bound ≤ 2^32 (Lemire), on local state words."""
+def _below_local(bound, threshold, s0, s1, s2, s3):
+    """Exact uniform integer in [0, bound), bound ≤ 2^32 (Lemire), on local state words.
+
+    ``threshold`` = 2^32 mod bound, computed once outside the loop (no division here).
+    """
     b = np.uint64(bound)
-    threshold = ((_MASK32 + _U1) - b) % b
     while True:
         word, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
         m = (word >> _U32) * b
@@ -173,6 +176,8 @@ def chain_kernel(attacks_table, low, high, n_second, wounds_table, target_wounds
     """
     n_choices = attacks_table.shape[0]
     n_wound_choices = wounds_table.shape[0]
+    attacks_threshold = ((_MASK32 + _U1) - np.uint64(n_choices)) % np.uint64(n_choices)
+    wounds_threshold = ((_MASK32 + _U1) - np.uint64(n_wound_choices)) % np.uint64(n_wound_choices)
     W = target_wounds
     s0 = state[0]
     s1 = state[1]
@@ -181,7 +186,7 @@ def chain_kernel(attacks_table, low, high, n_second, wounds_table, target_wounds
     for _ in range(n_trials):
         n_attacks = attacks_table[0]
         if n_choices > 1:
-            pick, s0, s1, s2, s3 = _below_local(n_choices, s0, s1, s2, s3)
+            pick, s0, s1, s2, s3 = _below_local(n_choices, attacks_threshold, s0, s1, s2, s3)
             n_attacks = attacks_table[pick]
         total = 0
         carry = 0  # total mod W, kept without dividing
@@ -204,7 +209,7 @@ def chain_kernel(attacks_table, low, high, n_second, wounds_table, target_wounds
             lo = np.int64(b % _SIX4)
             hi = np.int64(b // _SIX4)
             if n_second > 1:
-                pair, s0, s1, s2, s3 = _below_local(36, s0, s1, s2, s3)
+                pair, s0, s1, s2, s3 = _below_local(36, _THRESHOLD_36, s0, s1, s2, s3)
                 c = low[lo * 36 + pair]
             else:
                 c = low[lo]
@@ -212,7 +217,7 @@ def chain_kernel(attacks_table, low, high, n_second, wounds_table, target_wounds
             add = (fin == 1) * wounds_table[0]
             if n_wound_choices > 1:
                 if fin == 1:
-                    k, s0, s1, s2, s3 = _below_local(n_wound_choices, s0, s1, s2, s3)
+                    k, s0, s1, s2, s3 = _below_local(n_wound_choices, wounds_threshold, s0, s1, s2, s3)
                     add = wounds_table[k]
             # a slay adds the wounds the current model has left (no division: carry < W)
             add += (fin == 2) * (W - carry)
