@@ -175,7 +175,9 @@ def plot_sweep(result, ax=None, metric: str = "p_kill"):
     for i, name in enumerate(dict.fromkeys(result.frame["series"])):
         s = result.series(name)
         x, y, se = s.index.to_numpy(), s[metric].to_numpy() * scale, s[f"{metric}_se"].to_numpy() * scale
-        label = "as given" if name == "plain" else f"with {name.replace('_', ' ')}"
+        label = (result.report.info.get("policy", "as given") if name == "plain"
+                 else {"boost_hit": "boost every attack roll", "boost_damage": "boost every damage roll",
+                       "charge": "charging"}.get(name, name))
         ax.plot(x, y, marker="o", color=colours[i % 4], linewidth=2, label=label)
         if (se > 0).any():
             ax.fill_between(x, y - 1.96 * se, y + 1.96 * se, color=colours[i % 4], alpha=0.2)

@@ -6,15 +6,18 @@ turns it into a :class:`CellResult` with ``p_kill`` and ``mean_damage``. No rule
 written here: the numbers come from the engines.
 
 Warmachine (``game = "warmachine"``): the attacker makes one activation against a
-fresh target, resolved by :func:`mathhammer.warmachine.sequence.run_sequence` (the
-target's grid state carries between attacks: a crippled M lowers its DEF, WM-G4).
-The activation is a fixed *habit* (WM-F5 ``fixed``): one initial attack with each
-melee weapon, or each ranged weapon (``mode``, WM-F3); a charge costs a warjack
-1 focus and pre-boosts the first damage roll (WM-F2, WM-D3); every other focus
-point buys one more attack with the strongest weapon (ranged: up to its ROF,
-WM-F2). ``attacks = N`` replaces all that by N attacks with the strongest weapon.
-``p_kill`` is P(destroyed), ``mean_damage`` the expected boxes marked. Spells are
-not cast (the magic attack needs a spell policy; reported as a note).
+fresh target. A melee activation is played by :func:`mathhammer.warmachine.duel.duel_chain`
+under a focus policy (WM-F5: ``optimal`` by default, ``greedy`` or ``fixed``; the
+``boost_hit`` / ``boost_damage`` options are the fixed policy boosting every roll),
+with the model's focus and, when ``charge`` is set, the option to charge; offensive
+spells the focus can pay for are part of a warcaster's activation. A ranged
+activation (``mode = "ranged"``; the duel engine plays melee only) and ``attacks =
+N`` are fixed sequences for :func:`mathhammer.warmachine.sequence.run_sequence`:
+one initial attack with each ranged weapon, then one bought attack per focus point
+up to each weapon's ROF (WM-F2, WM-F3); ``attacks = N`` is N attacks with the
+strongest weapon and no focus. Both engines play the full grid (a crippled M
+lowers DEF mid-activation, WM-G4). ``p_kill`` is P(destroyed), ``mean_damage`` the
+expected boxes marked.
 
 Fantasy (``game = "fantasy"``): a close combat of the attacker unit against the
 target unit by :func:`mathhammer.fantasy.combat.combat` (attacker charges when its
@@ -48,6 +51,7 @@ class Cell:
     n_trials: int = 100_000
     seed: int = 0
     rounds: int | None = None
+    policy: str = "optimal"
     key: tuple = ()
 
 
@@ -60,6 +64,17 @@ class CellResult:
     seed: int | None
     n_trials: int | None
     note: str = ""
+
+
+POLICIES = ("optimal", "greedy", "fixed")
+
+
+def check_policy(policy: str) -> None:
+    if policy not in POLICIES:
+        from mathhammer.errors import InputError
+
+        raise InputError("--policy", "must be optimal, greedy or fixed", policy,
+                         "use --policy optimal")
 
 
 def cell_seed(seed: int, index: int) -> int:
@@ -144,15 +159,52 @@ def warmachine_target(profile, options: dict[str, Any]):
 
 
 def _warmachine(cell: Cell, config) -> CellResult:
-    from mathhammer.warmachine.sequence import run_sequence
-
-    attacker = _with_stats(cell.attacker, cell.attacker_options)
-    steps, text = warmachine_steps(attacker, cell.attacker_options)
+    """Melee: the duel engine with a focus policy; ranged or ``attacks = N``: a fixed sequence."""
+    opts = cell.attacker_options
+    attacker = _with_stats(cell.attacker, opts)
     target = warmachine_target(cell.target, cell.target_options)
-    report = run_sequence(steps, target, method=cell.method, config=config)
-    note = text + ("; spells not cast" if getattr(cell.attacker, "spells", ()) else "")
+    if opts.get("attacks") is not None or (opts.get("mode") or "melee") == "ranged":
+        from mathhammer.warmachine.sequence import run_sequence
+
+        steps, text = warmachine_steps(attacker, opts)
+        report = run_sequence(steps, target, method=cell.method, config=config)
+        text = "fixed sequence: " + text
+    else:
+        report, text = _duel(cell, attacker, target, config)
     return CellResult(cell.key, report.results["p_destroyed"], report.results["mean_damage"],
-                      report.method, report.seed, report.n_trials, note)
+                      report.method, report.seed, report.n_trials, text)
+
+
+def _duel(cell: Cell, attacker, target, config):
+    """One melee activation under a focus policy (WM-F5) by :mod:`mathhammer.warmachine.duel`."""
+    from mathhammer.warmachine.duel import activation_from_profile, duel_chain
+
+    opts = cell.attacker_options
+    focus = int(opts.get("focus") or 0)
+    spec = activation_from_profile(cell.attacker.id, focus, bool(opts.get("charge")))
+    spec = _adjust_activation(spec, cell.attacker, attacker)
+    boost_hit, boost_damage = bool(opts.get("boost_hit")), bool(opts.get("boost_damage"))
+    policy = "fixed" if (boost_hit or boost_damage) else cell.policy
+    report = duel_chain([spec], target, policy=policy, boost_hit=boost_hit,
+                        boost_damage=boost_damage, method=cell.method, config=config)
+    boosts = " + ".join(b for b, on in (("boost every attack roll", boost_hit),
+                                       ("boost every damage roll", boost_damage)) if on)
+    text = (f"{policy} focus policy, {focus} focus" + (", may charge" if opts.get("charge") else "")
+            + (f", {boosts}" if boosts else ""))
+    return report, text
+
+
+def _adjust_activation(spec, original, changed):
+    """Carry swept MAT / STR of ``changed`` into the duel's activation of ``original``."""
+    from dataclasses import replace as dc_replace
+
+    d_mat = changed.stats.mat - original.stats.mat
+    d_str = changed.stats.str_ - original.stats.str_
+    if not (d_mat or d_str):
+        return spec
+    weapons = tuple(dc_replace(w, stat=w.stat + d_mat, power=w.power + d_str) if w.kind == "melee"
+                    else w for w in spec.weapons)
+    return dc_replace(spec, weapons=weapons, strength=spec.strength + d_str)
 
 
 # --------------------------------------------------------------------------- fantasy

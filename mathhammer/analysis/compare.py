@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mathhammer.analysis.cells import Cell, CellResult, cell_seed
+from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
 from mathhammer.analysis.pool import run_cells
 from mathhammer.errors import InputError
 from mathhammer.lists import ArmyList, ListUnit, load_list
@@ -73,7 +73,8 @@ def _pick_targets(units: tuple[ListUnit, ...], targets: list[str] | None) -> lis
 
 def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str] | None = None,
             method: str = "auto", n_trials: int | None = None, seed: int | None = None,
-            rounds: int | None = None, both_ways: bool = True, scheduler: Any = None,
+            rounds: int | None = None, policy: str = "optimal", both_ways: bool = True,
+            scheduler: Any = None,
             workers: int | None = None) -> Comparison:
     """Every attacker × target cell of two lists (A→B, and B→A unless ``both_ways=False``).
 
@@ -84,6 +85,7 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
         n_trials, seed: Monte Carlo trials per cell and the run's seed (cell i gets
             :func:`cell_seed` (seed, i), so any scheduler gives the same numbers).
         rounds: Fantasy combat rounds (None = until decided; 1 has an exact engine).
+        policy: Warmachine focus policy of melee activations: optimal, greedy or fixed.
         scheduler: None for the local pool, or a Dask address / Client.
     """
     from mathhammer.rng import resolve_seed
@@ -95,6 +97,7 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
                          "compare two lists of the same game")
     if method not in ("auto", "exact", "mc"):
         raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
+    check_policy(policy)
     if targets is not None:
         targets = [t.strip() for t in targets if t.strip()]
         known = {x for u in a.units + b.units for x in (u.label, u.profile_id, u.profile_id.split("/")[-1])}
@@ -115,17 +118,18 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
                 cells.append(Cell(a.game, u.profile, t.profile, dict(u.options), dict(t.options),
                                   ruleset=a.ruleset, method=method,
                                   n_trials=n_trials or DEFAULT_TRIALS,
-                                  seed=cell_seed(seed, len(cells)), rounds=rounds, key=key))
+                                  seed=cell_seed(seed, len(cells)), rounds=rounds,
+                                  policy=policy, key=key))
                 meta.append((direction, u, t, f"{sa}:{u.label}→{sb}:{t.label}"))
     if not cells:
         raise InputError("--targets", "the target set is empty: no unit of the other list is selected",
                          ",".join(targets or []), "drop --targets or name units of the lists")
     results = run_cells(cells, scheduler=scheduler, workers=workers)
-    return _assemble(a, b, cells, meta, results, seed)
+    return _assemble(a, b, cells, meta, results, seed, policy)
 
 
 def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[CellResult],
-              seed: int) -> Comparison:
+              seed: int, policy: str) -> Comparison:
     import pandas as pd
 
     rows, named = [], {}
@@ -151,8 +155,8 @@ def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[C
     mc = frame[frame["method"] == "mc"]
     info: dict[str, Any] = {
         "list_a": a.summary(), "list_b": b.summary(),
-        "cell": ("one activation of the attacker against a fresh target model; p_kill = "
-                 "P(destroyed)" if a.game == "warmachine" else
+        "cell": (f"one activation of the attacker against a fresh target model ({policy} focus "
+                 "policy in melee); p_kill = P(destroyed)" if a.game == "warmachine" else
                  "a close combat of the attacker unit against the target unit; p_kill = "
                  "P(target breaks or is destroyed, attacker stands)"),
         "per_100": "value x 100 / attacker points (one model or unit); empty for 0-point models",

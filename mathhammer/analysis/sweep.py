@@ -153,7 +153,8 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
           attacker_options: dict[str, Any] | None = None,
           target_options: dict[str, Any] | None = None, also: tuple[str, ...] | list[str] = (),
           ruleset: str | None = None, method: str = "auto", n_trials: int | None = None,
-          seed: int | None = None, rounds: int | None = None, threshold: float = 0.05,
+          seed: int | None = None, rounds: int | None = None, policy: str = "optimal",
+          threshold: float = 0.05,
           scheduler: Any = None, workers: int | None = None) -> Sweep:
     """P(kill) and expected damage of ``attacker`` vs ``target`` over a range of one stat.
 
@@ -162,6 +163,8 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
         vary: ``"def=10..18"`` (see the module docstring) or a :class:`Vary`.
         attacker_options: cell options, e.g. ``{"focus": 3, "charge": True}``.
         also: extra series with an attacker option switched on (``boost_hit`` ...).
+        policy: Warmachine focus policy of melee activations (optimal, greedy, fixed); the
+            ``boost_*`` series are the fixed policy boosting every roll.
         threshold: smallest P(kill) move that counts as a breakpoint.
         scheduler: None for the local pool, or a Dask address / Client.
     """
@@ -185,12 +188,17 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
         if option not in OPTIONS[game]:
             raise InputError("--also", f"{option!r} is not a {game} option", option,
                              f"use one of {', '.join(OPTIONS[game])}")
+    from mathhammer.analysis.cells import check_policy
+
+    check_policy(policy)
     if not 0 < threshold < 1:
         raise InputError("--threshold", "must be a probability between 0 and 1", threshold,
                          "use e.g. --threshold 0.05")
     for value in v.values:
         _check_value(game, att if v.side == "attacker" else tgt, v.side, v.stat, value)
     rules = ruleset or (getattr(att, "ruleset", None) or "wfb8")
+    if game == "warmachine" and {"boost_hit", "boost_damage"} & set(also) and policy != "fixed":
+        policy = "fixed"  # like for like: a boost series is the fixed policy with boosts on
     seed = resolve_seed(seed)
     base_a, base_t = dict(attacker_options or {}), dict(target_options or {})
     if game == "warmachine":
@@ -205,9 +213,12 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
             (a_opts if v.side == "attacker" else t_opts)[v.stat] = _option_value(v.stat, value)
             cells.append(Cell(game, att, tgt, a_opts, t_opts, ruleset=rules, method=method,
                               n_trials=n_trials or DEFAULT_TRIALS, seed=cell_seed(seed, len(cells)),
-                              rounds=rounds, key=(series, value)))
+                              rounds=rounds, policy=policy, key=(series, value)))
     results = run_cells(cells, scheduler=scheduler, workers=workers)
-    return _assemble(game, att, tgt, v, also, results, threshold, seed)
+    sweep_result = _assemble(game, att, tgt, v, also, results, threshold, seed)
+    if game == "warmachine":
+        sweep_result.report.info["policy"] = f"{policy} focus policy"
+    return sweep_result
 
 
 def find_breakpoints(values, p, se, threshold: float) -> list[dict[str, Any]]:

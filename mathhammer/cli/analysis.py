@@ -29,6 +29,9 @@ Scheduler = Annotated[
                                      "on a cluster; default: a local pool."),
 ]
 Workers = Annotated[Optional[int], typer.Option("--workers", help="Local pool size (default: every core).")]
+Policy = Annotated[
+    str, typer.Option("--policy", help="Warmachine focus policy in melee: optimal, greedy or fixed.")
+]
 Rounds = Annotated[
     Optional[int],
     typer.Option("--rounds", help="Fantasy: combat rounds (default: until decided; 1 is exact)."),
@@ -101,6 +104,7 @@ def compare_command(
         "--targets", help="Only these targets: comma-separated unit labels or profile ids.")] = None,
     one_way: Annotated[bool, typer.Option("--one-way", help="Only A attacking B.")] = False,
     rounds: Rounds = None,
+    policy: Policy = "optimal",
     method: Method = "auto",
     n_trials: NTrialsCell = None,
     seed: Seed = None,
@@ -120,7 +124,7 @@ def compare_command(
     opts.config()  # installs the first-compile notice on stderr
     chosen = None if targets is None else targets.split(",")
     result = compare(list_a, list_b, targets=chosen, method=opts.method, n_trials=n_trials,
-                     seed=seed, rounds=rounds, both_ways=not one_way, scheduler=scheduler,
+                     seed=seed, rounds=rounds, policy=policy, both_ways=not one_way, scheduler=scheduler,
                      workers=workers)
     _emit(result.report, compare_table(result), opts,
           lambda path: save_comparison_plot(result, Path(path)))
@@ -183,6 +187,7 @@ def sweep_command(
     threshold: Annotated[float, typer.Option("--threshold", help="Smallest P(kill) step that counts as a breakpoint.")] = 0.05,
     game: Annotated[Optional[str], typer.Option("--game", help="warmachine or fantasy (found from the profiles when omitted).")] = None,
     rounds: Rounds = None,
+    policy: Policy = "optimal",
     method: Method = "auto",
     n_trials: NTrialsCell = None,
     seed: Seed = None,
@@ -211,5 +216,5 @@ def sweep_command(
     extra = tuple(a.strip() for a in also.split(",") if a.strip()) if also else ()
     result = sweep(attacker, target, vary, game=game, attacker_options=options, also=extra,
                    ruleset=ruleset, method=opts.method, n_trials=n_trials, seed=seed,
-                   rounds=rounds, threshold=threshold, scheduler=scheduler, workers=workers)
+                   rounds=rounds, policy=policy, threshold=threshold, scheduler=scheduler, workers=workers)
     _emit(result.report, sweep_table(result), opts, lambda path: save_sweep_plot(result, Path(path)))
