@@ -135,7 +135,7 @@ def compile_phase(scenario: MagicScenario, rules: MagicRules) -> CompiledPhase:
     specs = []
     for row, i in enumerate(order):
         sp = scenario.spells[i]
-        if sp.dice is not None and sp.dice > maxcast and not sp.bound:
+        if sp.dice is not None and sp.dice > maxcast:
             raise RulesError(f"spells[{i + 1}].dice", f"a casting attempt uses 1 to {maxcast} dice "
                              "in this ruleset (MG-4)", sp.dice, f"use 1..{maxcast} dice")
         bonus = 0 if sp.bound else levels[sp.wizard] + sp.modifier

@@ -69,6 +69,12 @@ def flow_pools(
     ``extra_power`` / ``extra_dispel`` are dice from other sources (items), counted
     against the extra-dice limit together with channel.
     """
+    for flag, extra in (("--extra-power", extra_power), ("--extra-dispel", extra_dispel)):
+        if not 0 <= extra <= 12:
+            raise InputError(flag, "must be 0..12 dice", extra, f"use e.g. {flag} 1")
+    if reactive_channelers < 0:
+        raise InputError("--reactive-channelers", "must be 0 or more", reactive_channelers,
+                         "use e.g. --reactive-channelers 1")
     gain_a = channel_extra(rules, channelers)
     gain_r = channel_extra(rules, reactive_channelers)
     out: dict[tuple[int, int], Fraction] = {}

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.magic.rolls import (
     cast_odds, check_cast_input, check_dispel_input, dispel_probability, flow_pools, marginals,
@@ -93,9 +95,9 @@ def _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title) -> Re
                             ex(float(sum(odds.overwhelming.values()))))
     rows, labels = _row_results(rules, results["p_miscast"])
     results.update(rows)
-    distributions = {}
-    if odds.plain:
-        distributions["casting_total"] = _dist(odds.plain)
+    # the contract key is always there; with no such cast it holds no outcome (P = 0 at cv)
+    distributions = {"casting_total": _dist(odds.plain) if odds.plain
+                     else Distribution(np.zeros(1), cv)}
     if odds.overwhelming:
         distributions["overwhelming_total"] = _dist(odds.overwhelming)
     info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE}
@@ -103,8 +105,6 @@ def _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title) -> Re
 
 
 def _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset, title, config) -> Report:
-    import numpy as np
-
     from mathhammer import kernels
     from mathhammer.engine import simulate
 
@@ -132,9 +132,8 @@ def _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset, title, config) 
                             prop(miscast, n), prop(int(codes[0]), n), prop(int(codes[3]), n))
     rows, labels = _row_results(rules, results["p_miscast"])
     results.update(rows)
-    distributions = {}
-    if t["plain"].sum():
-        distributions["casting_total"] = Distribution.from_counts(t["plain"])
+    distributions = {"casting_total": Distribution.from_counts(t["plain"]) if t["plain"].sum()
+                     else Distribution(np.zeros(1), cv, n_trials=n, counts=np.zeros(1, np.int64))}
     if t["op"].sum():
         distributions["overwhelming_total"] = Distribution.from_counts(t["op"])
     info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE}
@@ -155,8 +154,6 @@ def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method:
                       info={"ruleset": ruleset}, title=title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
-        import numpy as np
-
         from mathhammer import kernels
         from mathhammer.engine import simulate
 
