@@ -57,11 +57,11 @@ def support(dist) -> set[int]:
 
 
 def test_formation_geometry():
-    """FB-R5: 7 models 5 wide = 5 + a centred rank of 2; 20 mm = 20/25.4 in."""
+    """FB-R5: 7 models 5 wide = 5 + a rank of 2 in the two left files; 20 mm = 20/25.4 in."""
     r = formation_rects(7, 5, (20, 20))
     w = 20 / 25.4
     assert r[0, 0] == pytest.approx(-2.5 * w) and r[1, 4] == pytest.approx(2.5 * w)
-    assert r[0, 5] == pytest.approx(-w) and r[1, 6] == pytest.approx(w)
+    assert r[0, 5] == pytest.approx(-2.5 * w) and r[1, 6] == pytest.approx(-0.5 * w)
     assert r[2, 5] == pytest.approx(w) and r[3, 6] == pytest.approx(2 * w)
 
 
@@ -166,3 +166,18 @@ def test_bad_input_names_flag():
         artillery("stone-thrower", target(), template="huge")
     with pytest.raises(InputError, match="--method"):
         artillery("stone-thrower", target(), method="exact")
+
+
+def test_flank_shots_run_along_a_rank():
+    """Facing flank: a bolt thrower meets the 5 models of a rank instead of the 4 of the
+    middle file; the rank is the aimed one (the short last rank of 22 models has 2)."""
+    unit = target(22, 5)
+    front = artillery("bolt-thrower", unit, method="exact")
+    flank = artillery("bolt-thrower", unit, facing="flank", aim_rank=2, method="exact")
+    last = artillery("bolt-thrower", unit, facing="flank", aim_rank=5, method="exact")
+    assert front.info["line"].startswith("4 models in the file")  # middle file: no 5th rank
+    assert flank.info["line"].startswith("5 models in the rank")
+    assert last.info["line"].startswith("2 models in the rank")
+    assert max(last.distributions["models_slain"].pmf) == 2
+    with pytest.raises(InputError, match="--facing"):
+        artillery("cannon", unit, facing="rear")

@@ -85,6 +85,7 @@ def artillery_command(
     modifier: Annotated[int, typer.Option("--modifier", help="Sum of to-hit modifiers (e.g. -1 long range).")] = 0,
     aim_file: Annotated[Optional[float], typer.Option("--aim-file", help="File aimed at, 1 = left, fractions allowed (default: the middle).")] = None,
     aim_rank: Annotated[Optional[float], typer.Option("--aim-rank", help="Rank aimed at, 1 = front (template only; default: the middle).")] = None,
+    facing: Annotated[str, typer.Option("--facing", help="Cannon / bolt thrower: front (along a file) or flank (along a rank, --aim-rank picks it).")] = "front",
     short: Annotated[float, typer.Option("--short", help="Cannon (template rulesets): inches short of the unit's front the shot is aimed (default 4).")] = 4.0,
     method: Method = "auto",
     n_trials: NTrials = None,
@@ -106,7 +107,7 @@ def artillery_command(
     _default_trials(opts, n_trials, ARTILLERY_TRIALS)
     shot = Shot(weapon, template=template, strength=strength, big_strength=big_strength,
                 multiple_wounds=multiple_wounds, armour_piercing=ap, bs=bs, modifier=modifier,
-                aim_file=aim_file, aim_rank=aim_rank, short=short)
+                aim_file=aim_file, aim_rank=aim_rank, short=short, facing=facing)
     report = artillery(weapon, target, ruleset=ruleset, models=models, rank_width=width, shot=shot,
                        method=opts.method, config=opts.config(), check=opts.check)
     emit(report, opts)

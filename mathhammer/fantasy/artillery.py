@@ -2,9 +2,11 @@
 
 >>> artillery("stone-thrower", "wfb8/empire_halberdiers")   # doctest: +SKIP
 
+* **Facing**: cannons and bolt throwers shoot at the front (along a file) or, with
+  ``facing = "flank"``, along a rank (the aimed ``aim_rank``).
 * **Formation** (FB-R5): ``models`` bases of ``base`` mm in ranks of ``rank_width``
-  (files along x, the front edge at y = 0, ranks behind it); a partial last rank is
-  centred (**decision**). Aim points are given as (file, rank), 1-based, fractions
+  (files along x, the front edge at y = 0, ranks behind it); a partial last rank stands in
+  the leftmost files, in line with the ranks in front (**decision**). Aim points are given as (file, rank), 1-based, fractions
   allowed; the default is the centre of the unit (templates) or the middle file.
 * **Stone thrower** (FB-R2): artillery die (MISFIRE → misfire table) and scatter die
   (``ruleset.scatter_hit_faces`` HITs of 6; an arrow moves the template the artillery
@@ -68,16 +70,16 @@ class Shot:
     aim_file: float | None = None
     aim_rank: float | None = None
     short: float = 4.0
+    facing: str = "front"  # cannon / bolt thrower: shoot at the front or along a rank (flank)
 
 
 def formation_rects(models: int, width: int, base_mm: tuple[int, int]) -> np.ndarray:
     """(4, models) float64 rows x0, x1, y0, y1 in inches, the unit centred on x = 0."""
     w, d = base_mm[0] / MM_PER_INCH, base_mm[1] / MM_PER_INCH
     out = np.zeros((4, models))
+    left = -min(width, models) * w / 2.0
     for m in range(models):
-        rank, file = divmod(m, width)
-        in_rank = min(width, models - rank * width)
-        left = -in_rank * w / 2.0  # a partial last rank is centred
+        rank, file = divmod(m, width)  # a partial last rank fills files from the left
         out[:, m] = (left + file * w, left + (file + 1) * w, rank * d, (rank + 1) * d)
     return out
 
@@ -94,8 +96,16 @@ def _aim(unit: UnitProfile, shot: Shot) -> tuple[float, float, int]:
             raise InputError(flag, f"must lie on the unit (1..{top})", value, f"use {flag} 1")
     if shot.weapon != "stone-thrower" and shot.aim_file is None:
         file = float(math.ceil(file))  # a line through a base centre, not along a seam
-    line_file = min(max(1, math.ceil(file - 1e-9)), front)
-    return -front * w / 2.0 + (file - 0.5) * w, (rank - 0.5) * d, line_file
+    if shot.weapon != "stone-thrower" and shot.aim_rank is None:
+        rank = float(math.ceil(rank))
+    return -front * w / 2.0 + (file - 0.5) * w, (rank - 0.5) * d, n_ranks * d
+
+
+def flank_view(rects: np.ndarray, depth: float) -> np.ndarray:
+    """The formation seen from its left flank: ranks become files, the flank edge y = 0."""
+    x_min = rects[0].min()
+    return np.stack([rects[2] - depth / 2.0, rects[3] - depth / 2.0,
+                     rects[0] - x_min, rects[1] - x_min])
 
 
 def _outcomes(rules: Ruleset, unit: UnitProfile, strength: int, mw: str | None, ap: int,
@@ -142,7 +152,12 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
     for flag, value in (("--strength", s_small), ("--big-strength", s_big)):
         rules.check_characteristic(value, flag)
     rects = formation_rects(unit.formation.models, unit.formation.rank_width, unit.base_mm)
-    aim_x, aim_y, _ = _aim(unit, shot)
+    aim_x, aim_y, depth = _aim(unit, shot)
+    if shot.facing not in ("front", "flank"):
+        raise InputError("--facing", "must be front or flank", shot.facing, "use --facing flank")
+    if shot.facing == "flank" and weapon != "stone-thrower":  # FB-R3/R4 along a rank
+        rects = flank_view(rects, depth)
+        aim_x = aim_y - depth / 2.0
     to_hit = weapon == "bolt-thrower" or (weapon == "cannon" and rules.artillery == "to_hit")
     title = f"{weapon} at {unit.name} ({unit.formation.models} models, {rules.name})"
     info = {"ruleset": rules.name, "target": unit.id, "formation":
@@ -173,7 +188,7 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
         hit = _outcomes(rules, unit, s_big, mw, shot.armour_piercing)
         aim_y = -shot.short
         info.update({"hits": f"S{s_big}, Multiple Wounds ({mw}) on every model on the line",
-                     "aim": f"file x {line_x:+.2f} in, {shot.short:g} in short of the front"})
+                     "aim": f"line x {line_x:+.2f} in, {shot.short:g} in short of the {shot.facing}"})
         return answer("fb artillery", method=method,
                       exact=lambda: _bounce_exact(rects, line_x, aim_y, hit, unit, title, info),
                       monte_carlo=lambda cfg: _bounce_mc(rects, line_x, aim_y, hit, unit, cfg,
@@ -196,6 +211,7 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
         stop, p_misfire = False, 1.0 / 6.0
         info["hits"] = f"first model S{s_big} Multiple Wounds ({mw}); S{s_small} on the others (max 5)"
     info["p_hit_roll"] = f"{shooting.p_hit} (BS {shot.bs}, modifier {shot.modifier:+d})"
+    info["line"] = f"{in_file} models in the {'rank' if shot.facing == 'flank' else 'file'} aimed at"
     return answer("fb artillery", method=method,
                   exact=lambda: _line_exact(p_misfire, p_hit, tables, stop, unit, title, info),
                   monte_carlo=lambda cfg: _line_mc(p_misfire, p_hit, tables, stop, unit, cfg,

@@ -63,7 +63,8 @@ class ArtilleryEntry(_Frozen):
     modifier: int = 0
     aim_file: float | None = None
     aim_rank: float | None = None
-    short: float = Field(0.0, ge=-30, le=60)
+    short: float = Field(4.0, ge=-30, le=60)
+    facing: Literal["front", "flank"] = "front"
 
 
 class Scenario(_Frozen):
