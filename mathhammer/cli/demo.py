@@ -100,3 +100,13 @@ WARMUP_ARGV.append(["run", _wm_scenario_example(), "--method", "mc", "--n-trials
 WARMUP_ARGV.append(["run", _wm_scenario_example()])
 WARMUP_ARGV.append(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "1",
                     "--method", "exact"])
+
+# fantasy attack chain and tests (fb attack / shoot / break-test)
+DEMO_STEPS.append(("Fantasy: 20 attacks, Killing Blow and a 6+ ward, exact vs Monte Carlo (--check)",
+                   ["fb", "attack", "--attacks", "20", "--ws", "5", "--target-ws", "4", "--strength",
+                    "4", "--toughness", "4", "--save", "4", "--ward", "6", "--killing-blow",
+                    "--at-least", "5", "--check", "--n-trials", "200000", "--seed", "1"]))
+DEMO_STEPS.append(("Fantasy: a break test, Ld 8 lost by 3, steadfast or not (wfb8)",
+                   ["fb", "break-test", "--ld", "8", "--lost-by", "3"]))
+WARMUP_ARGV.append(["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength",
+                    "3", "--toughness", "3", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
