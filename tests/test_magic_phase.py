@@ -114,12 +114,21 @@ def three_spells(ruleset, rule="fixed", policy="all_out"):
     ("t9a1", "optimal", "keep_dice"),
 ])
 def test_multi_spell_phase_matches_exact_engine(ruleset, rule, policy):
-    """Lost focus, bound spells, wfb8 failed dispeller, priorities; N = 200 000 each."""
-    scenario = three_spells(ruleset, rule, policy)
+    """Lost focus, bound spells, wfb8 failed dispeller, priorities, remains in play
+    (spell 1, retried after the caster passes) and [[in_play]] spells of both owners
+    (MG-8); N = 200 000 each."""
+    data = three_spells(ruleset, rule, policy).model_dump()
+    data["spells"][0]["remains_in_play"] = True
+    data["in_play"] = [
+        {"name": "theirs", "owner": "reactive", "value": 8, "dice": 2, "level": 1},
+        {"name": "ours", "owner": "active", "value": 9, "priority": 3},
+    ]
+    scenario = load_scenario(data, "test")
     exact = run_phase(scenario, method="exact")
     report = mc(scenario)
-    for i in range(1, 5):
-        assert_close(report[f"p_goes_off_{i}"], exact[f"p_goes_off_{i}"].value, label=i)
+    for key in [f"p_goes_off_{i}" for i in range(1, 5)] + [
+            "p_in_play_end_1", "p_in_play_dispelled_1", "p_in_play_dispelled_2"]:
+        assert_close(report[key], exact[key].value, label=key)
     assert_close(report["p_miscast"], exact["p_miscast"].value)
     for name in ("spells_through", "power_dice_left", "dispel_dice_left"):
         ref = exact[name]

@@ -33,7 +33,7 @@ def _with(scenario: MagicScenario, **updates) -> MagicScenario:
 def optimise(scenario: MagicScenario, power: int | None = None, dispel: int | None = None) -> Report:
     """Best dice split and adaptive plan for fixed pools (exact)."""
     from mathhammer.magic.compile import compile_phase, run_dp, static_plan
-    from mathhammer.magic.phase import phase_exact
+    from mathhammer.magic.exact import phase_exact
 
     power = scenario.flow.power_dice if power is None else power
     dispel = scenario.flow.dispel_dice if dispel is None else dispel
@@ -81,14 +81,13 @@ def optimise(scenario: MagicScenario, power: int | None = None, dispel: int | No
             "best split (file order)": {f"{i + 1}. {sp.name}": dice_by_file[i]
                                         for i, sp in enumerate(scenario.spells)},
             "note": "dice 0 = do not cast; adaptive = dice chosen as each spell is cast"}
-    if "in_play" not in as_fixed or not as_fixed["in_play"]:
-        split_scenario = MagicScenario(**{**as_fixed, "dispel": {**as_fixed["dispel"],
-                                                                "retry_remains_in_play": False}})
-        compiled = compile_phase(split_scenario, rules)
-        compiled.plan = static_plan(compiled, [best_split[row] for row in range(len(compiled.order))])
-        detail = phase_exact(split_scenario, rules, compiled, scenario.ruleset)
-        for i in range(len(scenario.spells)):
-            results[f"p_goes_off_{i + 1}"] = detail.results[f"p_goes_off_{i + 1}"]
-        results["p_miscast"] = detail.results["p_miscast"]
+    # [[in_play]] spells are left out here, as in the values above
+    split_scenario = MagicScenario(**{**as_fixed, "in_play": []})
+    compiled = compile_phase(split_scenario, rules)
+    compiled.plan = static_plan(compiled, [best_split[row] for row in range(len(compiled.order))])
+    detail = phase_exact(split_scenario, rules, compiled, scenario.ruleset)
+    for i in range(len(scenario.spells)):
+        results[f"p_goes_off_{i + 1}"] = detail.results[f"p_goes_off_{i + 1}"]
+    results["p_miscast"] = detail.results["p_miscast"]
     return Report("magic optimise", "exact", results, info=info,
                   title=f"dice budget: {scenario.name or 'scenario'}, {power} vs {dispel} dice")

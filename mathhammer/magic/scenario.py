@@ -1,8 +1,8 @@
 """``mathhammer run`` / ``mathhammer magic phase`` for ``game = "magic"`` scenario files.
 
 ``method = "auto"`` runs Monte Carlo (a phase is path dependent, and the answer
-carries standard errors); ``exact`` propagates the phase state exactly where the
-scenario allows (:func:`mathhammer.magic.phase.exact_available`); ``check`` runs both.
+carries standard errors); ``exact`` propagates the phase state exactly
+(:mod:`mathhammer.magic.exact`); ``check`` runs both.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ def run_phase(scenario: MagicScenario, *, method: str = "auto",
               config: MonteCarloConfig | None = None, check: bool = False) -> Report:
     """The whole phase of a validated scenario (MG-1..MG-10)."""
     from mathhammer.magic.compile import compile_phase
-    from mathhammer.magic.phase import exact_available, phase_exact, phase_monte_carlo
+    from mathhammer.magic.exact import phase_exact
+    from mathhammer.magic.phase import phase_monte_carlo
 
     rules = magic_rules(scenario.ruleset)
     compiled = compile_phase(scenario, rules)
-    has_exact = exact_available(scenario) is None or method == "exact"
-    exact = (lambda: phase_exact(scenario, rules, compiled, scenario.ruleset)) if has_exact else None
+    exact = lambda: phase_exact(scenario, rules, compiled, scenario.ruleset)  # noqa: E731
     return answer(
         "magic phase",
         method="mc" if method == "auto" else method,
