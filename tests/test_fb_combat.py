@@ -102,11 +102,14 @@ def test_steadfast_stubborn_unbreakable_unstable_daemonic():
     assert exact(a, unbreakable).results["p_enemy_breaks"].value == 0
     unstable = unit(stats={"t": 10, "s": 1}, formation={"models": 10, "rank_width": 10},
                     special_rules=["Unstable"])
-    r = exact(a, unstable)
+    r = exact(a, unstable, ruleset="t9a1")
     assert r.distributions["models_left_b"].pmf == {6: 1.0}  # loses by 4: 4 wounds, no test
+    r = exact(a, unstable)  # wfb8 file: unstable = "none": a break test on Ld 7 - 4
+    assert r.results["p_enemy_breaks"].value == pytest.approx(33 / 36)
+    assert "Unstable not used" in r.info["notes"]
     daemons = unit(stats={"t": 10, "s": 1, "ld": 8}, formation={"models": 10, "rank_width": 10},
                    special_rules=["Daemonic Instability"])
-    r = exact(a, daemons)  # loses 2D6 + 4 - 8 wounds if positive
+    r = exact(a, daemons, ruleset="t9a1")  # loses 2D6 + 4 - 8 wounds if positive
     lost = {v: 0.0 for v in range(9)}
     for d1 in range(1, 7):
         for d2 in range(1, 7):

@@ -22,8 +22,9 @@ How a combat is resolved (rule ids from RULES.md; decisions marked):
 * Combat result (FB-C4) after the round: wounds caused + ranks behind the first
   with ``ruleset.rank_width`` models (after casualties, max ``max_rank_bonus``) +
   standard + battle standard + flank / rear + a stated bonus. Equal = draw.
-* The loser (FB-C5): Unbreakable passes; Unstable loses the difference in wounds;
-  Daemonic Instability loses 2D6 + difference − Ld; otherwise a break test on
+* The loser (FB-C5): Unbreakable passes; where ``ruleset.unstable = "lose_wounds"``
+  (t9a1) Unstable loses the difference in wounds and Daemonic Instability 2D6 +
+  difference − Ld; otherwise a break test on
   Ld − difference (steadfast: more ranks than the enemy, or Stubborn → Ld),
   re-rolled with a battle standard in the unit. A broken unit flees and is
   destroyed when caught (FB-C6). Rounds repeat until a break, a destroyed unit or
@@ -182,6 +183,10 @@ def compile_combat(a: Side, b: Side, rules: Ruleset | str) -> Compiled:
     for side in sides:
         if side.unit.ruleset != rules.name:
             notes.append(f"{side.unit.id} is a {side.unit.ruleset} profile, used under {rules.name}")
+        for rule in ("Unstable", "Daemonic Instability"):
+            if side.unit.has(rule) and rules.unstable != "lose_wounds":
+                notes.append(f"{side.unit.id}: {rule} not used, ruleset {rules.name} has "
+                             f"unstable = \"{rules.unstable}\" (it takes break tests)")
     groups = _attack_groups(0, sides, rules, notes) + _attack_groups(1, sides, rules, notes)
     contact, support = [], []
     for s in (0, 1):
@@ -242,8 +247,10 @@ def side_ints(c: Compiled) -> np.ndarray:
         row[k.S_LD] = u.stats.ld
         row[k.S_STUBBORN] = u.has("Stubborn")
         row[k.S_UNBREAKABLE] = u.has("Unbreakable")
-        row[k.S_UNSTABLE] = u.has("Unstable")
-        row[k.S_DAEMONIC] = u.has("Daemonic Instability")
+        # FB-C5: instability replaces the break test only where the ruleset has it
+        instability = rules.unstable == "lose_wounds"
+        row[k.S_UNSTABLE] = u.has("Unstable") and instability
+        row[k.S_DAEMONIC] = u.has("Daemonic Instability") and instability
         row[k.S_STANDARD] = f.standard and rules.standard_bonus > 0
         row[k.S_STATIC_CR] = _static_bonus(side, rules) + (
             rules.standard_bonus - 1 if f.standard and rules.standard_bonus > 1 else 0)
