@@ -53,7 +53,7 @@ def popcount(x):
 
 
 def _select_in_byte_table() -> np.ndarray:
-    table = np.zeros(256 * 8, dtype=np.int64)
+    table = np.zeros(256 * 8, dtype=np.int8)  # int8: 2 KB of L1, not 16
     for byte in range(256):
         positions = [b for b in range(8) if byte >> b & 1]
         for j, pos in enumerate(positions):
@@ -83,7 +83,7 @@ def select_bit(x, k):
     byte = np.int64((((below_k & _H80) >> _U7) * _H01) >> _U56)
     rank = np.int64(((cum << _U8) >> np.uint64(8 * byte)) & _FF)
     in_byte = np.int64((x >> np.uint64(8 * byte)) & _FF)
-    return 8 * byte + SELECT_IN_BYTE[in_byte * 8 + (k - rank - 1)]
+    return 8 * byte + np.int64(SELECT_IN_BYTE[in_byte * 8 + (k - rank - 1)])
 
 
 @njit(cache=True, inline="always")
@@ -138,13 +138,13 @@ GUIDE = 64  # guide-table buckets per outcome row
 
 @njit(cache=True, nogil=True)
 def guide_tables(cdf):
-    """int64[..., GUIDE]: for bucket j the first outcome whose cdf exceeds j / GUIDE.
+    """int16[rows, GUIDE]: for bucket j the first outcome whose cdf exceeds j / GUIDE.
 
     Sampling starts its linear search there, so an outcome costs one or two
     comparisons instead of a scan of the whole row (the guide-table method).
     """
     rows = cdf.reshape(-1, cdf.shape[-1])
-    out = np.zeros((rows.shape[0], GUIDE), dtype=np.int64)
+    out = np.zeros((rows.shape[0], GUIDE), dtype=np.int16)  # small: stays in L1
     for i in range(rows.shape[0]):
         o = 0
         for j in range(GUIDE):
@@ -156,7 +156,7 @@ def guide_tables(cdf):
 
 @njit(cache=True, inline="always")
 def _sample_outcome(cdf_row, guide_row, u):
-    o = guide_row[np.int64(u * GUIDE)]
+    o = np.int64(guide_row[np.int64(u * GUIDE)])
     last = cdf_row.shape[0] - 1
     while o < last and u >= cdf_row[o]:
         o += 1
@@ -174,7 +174,7 @@ def sequence_mc(full, width, start_bits, col_start, m_mask, system_masks, cdf, g
         col_start: int64[6] first bit of each column (all 0 for a track).
         system_masks: uint64[S] one mask per system letter on the grid.
         cdf: float64[steps, 4, W] cumulative outcome probabilities per variant, the
-            last entry of a row > 1. guide: int64[steps * 4, GUIDE] (:func:`guide_tables`).
+            last entry of a row > 1. guide: int16[steps * 4, GUIDE] (:func:`guide_tables`).
         knocks_down: int64[steps] 1 when a hit knocks the target down.
         fa_masks: uint64[steps] a system mask when the step's damage goes to the
             first available boxes of that system (WM-G5), else 0.
@@ -311,7 +311,7 @@ def policy_mc(full, width, start_bits, col_start, m_mask, system_masks, kd0,
     Tables int64[G, F+1, N+1, 2] indexed by (node, focus on entering it, boxes
     left, knocked down): bh / bd boost decisions, ch the successor picked (-1 stop).
     Options: p_hit float64[O, 2 (boost), 2 (M crippled), 2 (knocked down)];
-    cdf float64[O, 2 (damage boosted), W] over damage dealt, guide int64[2O, GUIDE];
+    cdf float64[O, 2 (damage boosted), W] over damage dealt, guide int16[2O, GUIDE];
     opt_pre / opt_knock int64[O] pre-boosted damage / knocks down on a hit.
     Outputs: hist int64[N+1] boxes marked, crippled int64[S], destroyed int64[1],
     focus_spent int64[2] (sum, sum of squares), attacks int64[2] (made, hit).
