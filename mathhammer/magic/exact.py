@@ -14,7 +14,7 @@ import numpy as np
 
 from mathhammer.magic.compile import POOLS, CompiledPhase
 from mathhammer.magic.models import MagicScenario
-from mathhammer.magic.phase import _describe, initial_pools
+from mathhammer.magic.phase import describe, initial_pools
 from mathhammer.magic.rolls import dispel_probability
 from mathhammer.magic.rules import MagicRules
 from mathhammer.results import Distribution, Estimate, Report
@@ -166,5 +166,5 @@ def phase_exact(scenario: MagicScenario, rules: MagicRules, compiled: CompiledPh
         {"spells_through": Distribution.exact(through),
          "power_dice_left": Distribution.exact(power_left),
          "dispel_dice_left": Distribution.exact(dispel_left)},
-        info=_describe(scenario, c, rules_name), title=f"magic phase: {scenario.name or 'scenario'}",
+        info=describe(scenario, c, rules_name), title=f"magic phase: {scenario.name or 'scenario'}",
     )

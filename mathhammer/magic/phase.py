@@ -9,7 +9,6 @@ checked face by face) in the exact engine.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from mathhammer.engine import MonteCarloConfig, simulate
@@ -20,7 +19,7 @@ from mathhammer.magic.rules import MagicRules
 from mathhammer.results import Distribution, Estimate, Report
 
 
-def _describe(scenario: MagicScenario, compiled: CompiledPhase, rules_name: str) -> dict:
+def describe(scenario: MagicScenario, compiled: CompiledPhase, rules_name: str) -> dict:
     order = [f"{i + 1}. {scenario.spells[i].name}" for i in compiled.order]
     d = scenario.dispel
     policy = {"all_out": "all-out", "threshold": f"threshold (priority ≥ {d.min_priority})",
@@ -95,7 +94,7 @@ def phase_monte_carlo(scenario: MagicScenario, rules: MagicRules, compiled: Comp
     for k in range(j):
         results[f"p_in_play_dispelled_{k + 1}"] = Estimate.proportion(int(t["in_play"][k]), n)
     results["expected_weight"] = Estimate.mean(t["weights"][0] / 1000.0, t["weights"][1] / 1e6, n)
-    info = _describe(scenario, c, rules_name)
+    info = describe(scenario, c, rules_name)
     info["miscast rows"] = c.row_names
     best = optimal_value(scenario, rules, c)
     if best is not None:
