@@ -110,3 +110,6 @@ DEMO_STEPS.append(("Fantasy: a break test, Ld 8 lost by 3, steadfast or not (wfb
                    ["fb", "break-test", "--ld", "8", "--lost-by", "3"]))
 WARMUP_ARGV.append(["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength",
                     "3", "--toughness", "3", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["magic", "cast", "--dice", "2", "--cv", "7", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["magic", "dispel", "--dice", "2", "--against", "7", "--method", "mc", "--n-trials", "1000",
+                    "--seed", "0"])
