@@ -69,3 +69,23 @@ def test_warcaster_attacker_casts_spells():
     assert stryker.results["mean_damage"].value > 0
     proc = run_cli("wm", "duel", "cygnar/stryker", "cryx/deathripper", "--focus", "9")
     assert proc.returncode == 2 and "FOCUS" in proc.stderr
+
+
+def test_ranged_activation_respects_rof():
+    """Charger's Dual Cannon has ROF 2 (WM-F2): with 3 focus it shoots exactly twice."""
+    r = duel("cygnar/charger", "cryx/deathripper", ranged=True, config=MonteCarloConfig(20_000, seed=5))
+    assert r.info["attacks made per trial"] == 2.0
+    assert any("Dual Cannon 0 left" in line for line in r.info["decisions"])
+    proc = run_cli("wm", "duel", "cygnar/charger", "cryx/deathripper", "--ranged", "--charge")
+    assert proc.returncode == 2 and "--charge" in proc.stderr
+
+
+def test_ranged_exact_equals_monte_carlo():
+    """N = 200 000; tolerance 5 SE from the exact p."""
+    n = 200_000
+    exact = duel("cygnar/charger", "cryx/deathripper", ranged=True, aim=True, method="exact")
+    mc = duel("cygnar/charger", "cryx/deathripper", ranged=True, aim=True,
+              config=MonteCarloConfig(n, seed=6))
+    for name in ("p_destroyed", "p_crippled_M", "p_crippled_H"):
+        p = exact.results[name].value
+        assert abs(mc.results[name].value - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / n), name

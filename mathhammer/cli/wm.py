@@ -186,6 +186,8 @@ def duel_command(
     damaged: Annotated[Optional[str], typer.Option("--damaged", help='Target starting damage: "0,2,0,0,1,0" marked boxes per column, or N for a track (WM-G7).')] = None,
     knocked_down: Annotated[bool, Flag("--knocked-down", "Target starts knocked down: melee attacks hit automatically.")] = False,
     camped_focus: Annotated[int, typer.Option("--camped-focus", help="Target warcaster's unspent focus: +1 ARM each (WM-D2).")] = 0,
+    ranged: Annotated[bool, Flag("--ranged", "Shoot instead of fighting in melee: each ranged weapon once, bought shots up to ROF (WM-F2, WM-F3).")] = False,
+    aim: Annotated[bool, Flag("--aim", "With --ranged: aiming, +2 to every ranged attack roll (WM-A6).")] = False,
     method: Method = "auto",
     n_trials: NTrials = None,
     seed: Seed = None,
@@ -211,7 +213,8 @@ def duel_command(
     report = duel(attacker, target, focus=focus, charge=charge, policy=policy,
                   objective=objective, boost_hit=boost_hit, boost_damage=boost_damage,
                   power_attacks=not no_power_attacks, then=then, damaged=_parse_damaged(damaged),
-                  knocked_down=knocked_down, camped_focus=camped_focus, method=opts.method,
+                  knocked_down=knocked_down, camped_focus=camped_focus, ranged=ranged, aim=aim,
+                  method=opts.method,
                   config=opts.config(), check=opts.check)
     emit(report, opts)
 

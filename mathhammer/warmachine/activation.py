@@ -111,6 +111,8 @@ class ActivationSpec:
     spells: tuple[Spell, ...] = ()
     magic_stat: int = 0
     movement_crippled: bool = False
+    ranged: bool = False  # shoot instead of fighting in melee (WM-F3: never both)
+    aim: bool = False  # +2 to ranged attack rolls (WM-A6)
 
     def check(self, where: str = "--focus") -> None:
         if self.focus < 0:
@@ -118,23 +120,37 @@ class ActivationSpec:
         if self.is_warjack and self.focus > MAX_WARJACK_FOCUS:
             raise RulesError(where, f"a warjack can be allocated at most {MAX_WARJACK_FOCUS} "
                              "focus (WM-F1)", self.focus, "use --focus 3 or less")
-        if not any(w.kind == "melee" for w in self.weapons) and not self.spells:
-            raise RulesError(where, f"{self.name} has no melee weapon or damaging spell to "
-                             "attack with", self.name, "pick another attacker")
+        kind = "ranged" if self.ranged else "melee"
+        if not any(w.kind == kind for w in self.weapons) and not self.spells:
+            raise RulesError("--ranged" if self.ranged else where,
+                             f"{self.name} has no {kind} weapon or damaging spell to attack with",
+                             self.name, "pick another attacker" + ("" if self.ranged else
+                                                                   " or add --ranged"))
+        if self.ranged and self.charge:
+            raise RulesError("--charge", "a charge ends in melee: no ranged attacks after it "
+                             "(WM-F3)", True, "drop --charge or --ranged")
+        if self.aim and not self.ranged:
+            raise RulesError("--aim", "aiming helps ranged attacks only (WM-A6)", True,
+                             "add --ranged or drop --aim")
         if self.charge and self.movement_crippled:
             raise RulesError("--charge", "a model with crippled movement cannot charge or slam "
                              "(WM-G4)", True, "drop --charge")
 
 
+def _option(w: Weapon, spec: ActivationSpec, pre: bool = False) -> AttackOption:
+    bonus = 2 if (spec.aim and w.kind == "ranged") else 0
+    return AttackOption(w.name, w.kind, w.stat + bonus, w.power, pre_boosted=pre,
+                        crippled=w.crippled)
+
+
 def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], charge: bool,
                    buy: int, a: int) -> int:
-    """Initial attacks with each melee weapon, heaviest first (so a charge uses it)."""
+    """Initial attacks with each weapon, heaviest first (so a charge uses it)."""
     first = -1
     prev = -1
     for i, w in enumerate(melee):
         pre = charge and i == 0
-        opt = graph.add_option(AttackOption(w.name, "melee", w.stat, w.power, pre_boosted=pre,
-                                            crippled=w.crippled))
+        opt = graph.add_option(_option(w, spec, pre))
         cost = 1 if (pre and spec.is_warjack) else 0
         label = f"{'charge, ' if pre else ''}{w.name}"
         node = graph.add(Node("attack", label, opt, cost, next=buy, activation=a))
@@ -146,6 +162,43 @@ def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], char
     return first
 
 
+def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon], a: int) -> int:
+    """Buy phase (WM-F2, WM-F4): bought attacks (1 focus) and spells (COST).
+
+    Melee weapons buy without limit; a ranged weapon makes at most ROF attacks in
+    all, so the buy node is unrolled over the shots each ranged weapon has left.
+    Returns the buy node reached after the initial attacks.
+    """
+    ranged = [w for w in weapons if w.kind == "ranged"]
+    nodes: dict[tuple[int, ...], int] = {}
+
+    def node_for(left: tuple[int, ...]) -> int:
+        if left in nodes:
+            return nodes[left]
+        shots = ", ".join(f"{w.name} {n} left" for w, n in zip(ranged, left))
+        g = graph.add(Node("choice", f"{spec.name}: buy" + (f" ({shots})" if ranged else ""),
+                           activation=a))
+        nodes[left] = g
+        for w in weapons:
+            if w.kind == "ranged":
+                i = ranged.index(w)
+                if left[i] == 0:
+                    continue
+                nxt = node_for(left[:i] + (left[i] - 1,) + left[i + 1:])
+            else:
+                nxt = g
+            opt = graph.add_option(_option(w, spec))
+            graph.nodes[g].successors.append(graph.add(Node(
+                "attack", f"buy {w.name}", opt, 1, nxt, activation=a)))
+        for sp in spec.spells:
+            opt = graph.add_option(AttackOption(sp.name, "magic", spec.magic_stat, sp.power))
+            graph.nodes[g].successors.append(graph.add(Node(
+                "attack", f"cast {sp.name}", opt, sp.cost, g, activation=a)))
+        return g
+
+    return node_for(tuple(max(0, w.rof - 1) for w in ranged))
+
+
 def build_graph(specs: list[ActivationSpec]) -> Graph:
     """The decision graph of activations ``specs`` resolved in order (WM-S1)."""
     graph = Graph()
@@ -155,9 +208,10 @@ def build_graph(specs: list[ActivationSpec]) -> Graph:
         root = graph.add(Node("choice", f"{spec.name}: opening", reset_focus=spec.focus,
                               activation=a))
         roots.append(root)
-        buy = graph.add(Node("choice", f"{spec.name}: buy", activation=a))
-        melee = sorted([w for w in spec.weapons if w.kind == "melee"],
+        kind = "ranged" if spec.ranged else "melee"
+        melee = sorted([w for w in spec.weapons if w.kind == kind],
                        key=lambda w: (w.crippled, -w.power))
+        buy = _buy_nodes(graph, spec, melee, a)
         for charge in ([False, True] if spec.charge else [False]):
             if melee:
                 graph.nodes[root].successors.append(_initial_chain(graph, spec, melee, charge, buy, a))
@@ -170,7 +224,7 @@ def build_graph(specs: list[ActivationSpec]) -> Graph:
                     graph.nodes[root].successors.append(graph.add(Node(
                         "attack", f"{'charge, ' if charge else ''}Combo Strike", opt, cost, buy,
                         activation=a)))
-        if spec.is_warjack and spec.power_attacks and melee:
+        if spec.is_warjack and spec.power_attacks and melee and not spec.ranged:
             mat = melee[0].stat
             opt = graph.add_option(AttackOption("head-butt", "melee", mat, spec.strength,
                                                 knocks_down=True))
@@ -181,15 +235,6 @@ def build_graph(specs: list[ActivationSpec]) -> Graph:
                                                     knocks_down=True))
                 graph.nodes[root].successors.append(graph.add(Node(
                     "attack", "slam", opt, 1, -2, activation=a)))  # -2: patched to stop below
-        # bought attacks and spells (WM-F2, WM-F4)
-        for w in melee:
-            opt = graph.add_option(AttackOption(w.name, "melee", w.stat, w.power, crippled=w.crippled))
-            graph.nodes[buy].successors.append(graph.add(Node(
-                "attack", f"buy {w.name}", opt, 1, buy, activation=a)))
-        for s in spec.spells:
-            opt = graph.add_option(AttackOption(s.name, "magic", spec.magic_stat, s.power))
-            graph.nodes[buy].successors.append(graph.add(Node(
-                "attack", f"cast {s.name}", opt, s.cost, buy, activation=a)))
         if not graph.nodes[root].successors:  # a caster without melee weapons: straight to spells
             graph.nodes[root].successors.append(buy)
         graph.max_focus = max(graph.max_focus, spec.focus)

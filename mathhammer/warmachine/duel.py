@@ -27,7 +27,8 @@ from mathhammer.warmachine.sequence import Target
 
 
 def activation_from_profile(ref: str, focus: int | None = None, charge: bool = False,
-                            power_attacks: bool = True, where: str = "--focus") -> ActivationSpec:
+                            power_attacks: bool = True, where: str = "--focus",
+                            ranged: bool = False, aim: bool = False) -> ActivationSpec:
     """What the model ``ref`` (id or path) can do in one activation (WM-F1..F4)."""
     from mathhammer.warmachine.models import load_warmachine
 
@@ -51,7 +52,8 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
     spells = tuple(Spell(s.name, s.cost, int(s.pow)) for s in prof.spells
                    if s.offensive and s.pow is not None and s.cost <= focus)
     return ActivationSpec(prof.name, focus, weapons, prof.stats.strength, jack, charge,
-                          power_attacks and jack, spells, int(prof.stats.focus or 0))
+                          power_attacks and jack, spells, int(prof.stats.focus or 0),
+                          ranged=ranged, aim=aim)
 
 
 def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
@@ -237,14 +239,15 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
          policy: str = "optimal", objective: str = "destroy", boost_hit: bool = False,
          boost_damage: bool = False, power_attacks: bool = True,
          then: list[str] | None = None, damaged=None, knocked_down: bool = False,
-         camped_focus: int = 0, method: str = "auto", config: MonteCarloConfig | None = None,
-         check: bool = False) -> Report:
+         camped_focus: int = 0, ranged: bool = False, aim: bool = False, method: str = "auto",
+         config: MonteCarloConfig | None = None, check: bool = False) -> Report:
     """``mathhammer wm duel ATTACKER TARGET``: P(destroyed), P(crippled X), damage (WM-S2).
 
     ``then`` lists follow-up activations as ``"id"`` or ``"id:focus"`` (WM-S1);
-    they charge when ``charge`` is set, like the first.
+    they charge (or shoot, ``ranged``) like the first.
     """
-    specs = [activation_from_profile(attacker, focus, charge, power_attacks)]
+    specs = [activation_from_profile(attacker, focus, charge, power_attacks, ranged=ranged,
+                                     aim=aim)]
     for i, item in enumerate(then or []):
         ref, _, f = item.partition(":")
         try:
@@ -252,7 +255,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
         except ValueError:
             raise InputError(f"--then[{i}]", "focus after ':' must be a whole number", item,
                              "use e.g. --then khador/juggernaut:2") from None
-        specs.append(activation_from_profile(ref, f_val, charge, power_attacks, f"--then[{i}]"))
+        specs.append(activation_from_profile(ref, f_val, charge, power_attacks, f"--then[{i}]",
+                                             ranged=ranged, aim=aim))
     tgt = target_from_profile(target, damaged, knocked_down, camped_focus)
     names = " then ".join(f"{s.name} ({s.focus} focus{', charge' if s.charge else ''})" for s in specs)
     return duel_chain(specs, tgt, policy=policy, objective=objective, boost_hit=boost_hit,
