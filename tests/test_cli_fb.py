@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.conftest import run_cli, run_json
+from tests.conftest import run_json
 
 ATTACK = ["fb", "attack", "--attacks", "20", "--ws", "4", "--target-ws", "3", "--strength", "4",
           "--toughness", "4"]

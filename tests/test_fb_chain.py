@@ -222,3 +222,12 @@ def test_bad_specs():
         single_attack_fractions(AttackSpec(strength=3, toughness=11, auto_hit=True))
     with pytest.raises(InputError, match="ws_attacker"):
         single_attack_fractions(AttackSpec(ws=0, target_ws=3, strength=3, toughness=3))
+
+
+def test_hit_probability():
+    """One shot: BS 3 → 4+ (1/2), re-rolled misses 3/4; BS 1 at −1 → 7+ (1/12)."""
+    from mathhammer.fantasy.chain import hit_probability
+
+    assert hit_probability(AttackSpec(bs=3, strength=3, toughness=3)) == F(1, 2)
+    assert hit_probability(AttackSpec(bs=3, strength=3, toughness=3, reroll_hits="failed")) == F(3, 4)
+    assert hit_probability(AttackSpec(bs=1, shooting_modifier=-1, strength=3, toughness=3)) == F(1, 12)

@@ -7,7 +7,6 @@ TOML files are compared with an independent source cell by cell, for each rulese
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from pathlib import Path
 

@@ -318,6 +318,12 @@ def single_attack_fractions(spec: AttackSpec, rules: Ruleset | str = "wfb8"
     return pmf, final[2]
 
 
+def hit_probability(spec: AttackSpec, rules: Ruleset | str = "wfb8") -> Fraction:
+    """Exact chance that one attack hits, re-rolls and the 7+ procedure included."""
+    t = compile_spec(spec, load_ruleset(rules))
+    return 1 - _stage([Fraction(1)], t.hit_rr, t.hit_out, 3, 36 if t.hopeless else 6)[0]
+
+
 def single_attack_outcomes(spec: AttackSpec, rules: Ruleset | str = "wfb8"
                            ) -> tuple[np.ndarray, float]:
     """(P(k unsaved wounds, not slain outright) for k = 0..cap, P(slain outright))."""

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError
-from mathhammer.fantasy.chain import AttackSpec, chain_exact, compile_spec
+from mathhammer.fantasy.chain import AttackSpec, chain_exact, compile_spec, hit_probability
 from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
 from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
@@ -36,15 +36,6 @@ def shooting_modifier(rules: Ruleset | str, modifier: int = 0, long_range: bool 
     if large_target:
         total += rules.large_target_modifier
     return total
-
-
-def p_hit_one(spec: AttackSpec, rules: Ruleset) -> float:
-    """Exact chance that one attack hits (re-rolls included)."""
-    from mathhammer.fantasy.chain import _stage
-
-    t = compile_spec(spec, rules)
-    hit = _stage([1], t.hit_rr, t.hit_out, 3, 36 if t.hopeless else 6)
-    return float(1 - hit[0])
 
 
 def _summary(wounds: Distribution, slain: Distribution | None, at_least: int | None,
@@ -81,7 +72,7 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
         raise InputError("--target-models", "must be at least 1", models, "use e.g. 10")
     compile_spec(spec, rules)  # validate before any engine starts
     W = spec.target_wounds
-    p_hit = p_hit_one(spec, rules) if shooting else None
+    p_hit = float(hit_probability(spec, rules)) if shooting else None
     info = {"ruleset": rules.name, "attacks": str(attacks)}
     if spec.killing_blow:
         info["killing_blow"] = rules.killing_blow
