@@ -171,7 +171,7 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     from mathhammer.rng import resolve_seed
 
     game_a, att = load_any(attacker, game)
-    game_t, tgt = load_any(target, game_a)
+    game_t, tgt = load_any(target, game)
     if game_a != game_t:
         raise InputError("target", f"is a {game_t} profile but the attacker is {game_a}", tgt.id)
     game = game_a

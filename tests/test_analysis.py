@@ -1,0 +1,254 @@
+"""compare and sweep: cells against independent engines, matrix layout, breakpoints, errors.
+
+Monte Carlo checks use a tolerance of 5 standard errors computed from the exact p
+before the run (never a tuned seed); N and the smallest detectable effect are in the
+docstrings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from mathhammer.analysis import Cell, cell_seed, compare, evaluate, find_breakpoints, parse_vary, sweep
+from mathhammer.errors import InputError, RulesError
+from mathhammer.fantasy.models import load_unit
+from mathhammer.lists import load_list
+from mathhammer.warmachine.chain import AttackSpec, chain_pmf
+from mathhammer.warmachine.models import load_warmachine
+from tests.conftest import run_cli
+
+JUG, IRONCLAD, STRYKER = "khador/juggernaut", "cygnar/ironclad", "cygnar/stryker"
+
+
+# --------------------------------------------------------------------------- cells
+def test_fixed_sequence_cell_matches_the_convolution_engine_on_a_damage_track():
+    """3 Ice Axe attacks (MAT 6, P+S 19) on Stryker (DEF 16, ARM 15, 17 boxes): a track has no
+    crippling, so P(destroyed) = P(total damage >= 17) of the independent convolution (WM-A1, D1)."""
+    jug, stryker = load_warmachine(JUG), load_warmachine(STRYKER)
+    cell = Cell("warmachine", jug, stryker, {"attacks": 3, "mode": "melee"}, method="exact")
+    res = evaluate(cell)
+    assert (jug.stats.mat, jug.weapons[0].p_plus_s, stryker.stats.defense, stryker.stats.arm,
+            stryker.boxes) == (6, 19, 16, 15, 17)
+    spec = AttackSpec(hit_dice=2, bonus=6, defense=16, damage_dice=2, power=19, armor=15)
+    pmf = chain_pmf([spec] * 3)
+    assert res.p_kill.value == pytest.approx(pmf[17:].sum(), abs=1e-12)
+    assert res.mean_damage.value == pytest.approx(float(np.minimum(np.arange(len(pmf)), 17) @ pmf),
+                                                  abs=1e-9)
+
+
+def test_ranged_habit_buys_attacks_up_to_rof():
+    """Charger, ranged, 3 focus: Dual Cannon ROF 2, so one bought shot only (WM-F2)."""
+    from mathhammer.analysis.cells import warmachine_steps
+
+    steps, text = warmachine_steps(load_warmachine("cygnar/charger"), {"mode": "ranged", "focus": 3})
+    assert [s.label for s in steps] == ["Dual Cannon", "Dual Cannon"]
+    assert "1 bought" in text
+
+
+def test_melee_cell_is_the_duel_engine():
+    """Wiring: the cell's answer is duel(...)'s exact answer for the same activation."""
+    from mathhammer.warmachine.duel import duel
+
+    direct = duel(JUG, IRONCLAD, focus=3, charge=True, method="exact")
+    cell = Cell("warmachine", load_warmachine(JUG), load_warmachine(IRONCLAD),
+                {"focus": 3, "charge": True, "mode": "melee"}, method="exact")
+    res = evaluate(cell)
+    assert res.p_kill.value == pytest.approx(direct.results["p_destroyed"].value, abs=1e-12)
+    assert "optimal" in res.note
+
+
+def test_fantasy_cell_is_one_combat_round_exactly():
+    from mathhammer.fantasy.combat import combat
+
+    a, b = load_unit("wfb8/orc_boyz"), load_unit("wfb8/empire_halberdiers")
+    direct = combat(a, b, rounds=1, charger="a", method="exact")
+    res = evaluate(Cell("fantasy", a, b, {"charge": True}, method="exact", rounds=1))
+    assert res.p_kill.value == pytest.approx(direct.results["p_win"].value, abs=1e-12)
+    assert res.mean_damage.value == pytest.approx(direct.results["mean_wounds_dealt"].value, abs=1e-12)
+
+
+def test_cell_seeds_are_distinct_and_reproducible():
+    seeds = [cell_seed(7, i) for i in range(200)]
+    assert len(set(seeds)) == 200 and seeds == [cell_seed(7, i) for i in range(200)]
+    assert all(0 <= s < 2**63 for s in seeds)
+
+
+# --------------------------------------------------------------------------- compare
+def test_compare_matrix_layout_and_per_100_points():
+    c = compare("khador_battlebox", "cygnar_battlebox", method="exact", seed=1)
+    a, b = load_list("khador_battlebox"), load_list("cygnar_battlebox")
+    assert c.directions == ["A→B", "B→A"]
+    m = c.matrix("p_kill", "A→B")
+    assert list(m.index) == [u.label for u in a.units] and list(m.columns) == [u.label for u in b.units]
+    assert c.matrix("p_kill", "B→A").shape == (len(b.units), len(a.units))
+    rows = c.frame[c.frame["attacker_points"] > 0]
+    assert np.allclose(rows["p_kill_per_100"], rows["p_kill"] * 100 / rows["attacker_points"])
+    casters = c.frame[c.frame["attacker_points"] == 0]
+    assert len(casters) and casters["p_kill_per_100"].isna().all()
+    assert ((c.frame["p_kill"] >= 0) & (c.frame["p_kill"] <= 1)).all()
+
+
+def test_compare_report_keys_and_info_matrix():
+    c = compare("khador_battlebox", "cygnar_battlebox", method="exact", seed=1, both_ways=False)
+    d = c.report.to_dict()
+    key = "p_kill[A:Juggernaut→B:Ironclad]"
+    assert d["results"][key]["value"] == pytest.approx(
+        c.matrix("p_kill", "A→B").loc["Juggernaut", "Ironclad"])
+    assert "p_kill_per_100[A:Kommander Sorscha→B:Ironclad]" not in d["results"]  # 0 points
+    mat = d["info"]["matrix"]["A→B"]
+    assert mat["attackers"][1] == "Juggernaut" and mat["targets"][1] == "Ironclad"
+    assert mat["p_kill"][1][1] == pytest.approx(d["results"][key]["value"])
+    assert mat["p_kill_per_100"][0][0] is None
+    json.dumps(d, allow_nan=False)
+
+
+def test_compare_targets_filter_and_errors():
+    c = compare("khador_battlebox", "cygnar_battlebox", targets=["Ironclad"], method="exact")
+    assert set(c.frame["target"]) == {"Ironclad"} and c.directions == ["A→B"]
+    with pytest.raises(InputError, match="names no unit"):
+        compare("khador_battlebox", "cygnar_battlebox", targets=["Behemoth"])
+    with pytest.raises(InputError, match="empty"):
+        compare("khador_battlebox", "cygnar_battlebox", targets=[" "])
+    with pytest.raises(InputError, match="same game"):
+        compare("khador_battlebox", "wfb8_empire")
+
+
+def test_compare_monte_carlo_agrees_with_exact_within_5_se():
+    """Fantasy, one combat round, every cell by MC (N = 20,000 per cell) against the exact
+    engine; tolerance 5 se from the exact p (smallest detectable effect ~1.8 pp at p = 0.5)."""
+    n = 20_000
+    exact = compare("wfb8_empire", "wfb8_greenskins_and_undead", rounds=1, method="exact",
+                    both_ways=False).frame
+    mc = compare("wfb8_empire", "wfb8_greenskins_and_undead", rounds=1, method="mc", n_trials=n,
+                 seed=11, both_ways=False).frame
+    assert set(mc["method"]) == {"mc"} and set(exact["method"]) == {"exact"}
+    for p, q in zip(exact["p_kill"], mc["p_kill"], strict=True):
+        tol = 5 * math.sqrt(p * (1 - p) / n) + 1e-12
+        assert abs(p - q) <= tol, (p, q, tol)
+
+
+def test_same_seed_same_matrix_for_any_pool_size():
+    kw = dict(rounds=1, method="mc", n_trials=5_000, seed=5, both_ways=False)
+    one = compare("wfb8_empire", "wfb8_greenskins_and_undead", workers=1, **kw).frame
+    two = compare("wfb8_empire", "wfb8_greenskins_and_undead", workers=2, **kw).frame
+    assert one[["p_kill", "mean_damage", "seed"]].equals(two[["p_kill", "mean_damage", "seed"]])
+
+
+# --------------------------------------------------------------------------- sweep
+@pytest.mark.parametrize("text, side, stat, values", [
+    ("def=10..18", "target", "def", tuple(range(10, 19))),
+    ("mat=4..9:2", "attacker", "mat", (4, 6, 8)),
+    ("target.arm=16,18,20", "target", "arm", (16, 18, 20)),
+    ("attacker.focus = 0..3", "attacker", "focus", (0, 1, 2, 3)),
+])
+def test_parse_vary(text, side, stat, values):
+    v = parse_vary(text, "warmachine")
+    assert (v.side, v.stat, v.values) == (side, stat, values)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("def", "STAT=LO"), ("speed=1..3", "not a warmachine stat"), ("def=18..10", "LO <= HI"),
+    ("def=10", "2..200 distinct"), ("def=a..b", "whole numbers"),
+])
+def test_parse_vary_errors(text, message):
+    with pytest.raises(InputError, match=message):
+        parse_vary(text, "warmachine")
+
+
+def test_fantasy_stats_default_sides():
+    assert parse_vary("t=2..5", "fantasy").side == "target"
+    assert parse_vary("save=2..7", "fantasy").side == "target"
+    assert parse_vary("ws=2..5", "fantasy").side == "attacker"
+    assert parse_vary("target.ws=2..5", "fantasy").side == "target"
+
+
+def test_find_breakpoints_hand_series():
+    values = [10, 11, 12, 13, 14]
+    p = [0.9, 0.88, 0.5, 0.45, 0.44]  # one big drop 11→12
+    bps = find_breakpoints(values, p, [0.0] * 5, 0.05)
+    assert [(b["from"], b["to"], b["largest"]) for b in bps] == [(11, 12, True)]
+    two = find_breakpoints([1, 2, 3, 4, 5], [0.0, 0.3, 0.32, 0.7, 0.71], [0.0] * 5, 0.05)
+    assert [(b["from"], b["to"]) for b in two] == [(1, 2), (3, 4)]
+    noisy = find_breakpoints([1, 2, 3], [0.5, 0.52, 0.5], [0.01] * 3, 0.05)
+    assert noisy == []  # within 3 se of the difference: not a jump
+
+
+def test_sweep_def_exact_is_monotone_and_matches_single_cells():
+    s = sweep(JUG, IRONCLAD, "def=11..15", attacker_options={"focus": 3, "charge": True},
+              method="exact")
+    p = s.series("plain")["p_kill"].to_numpy()
+    assert np.all(np.diff(p) <= 1e-12)  # higher DEF never helps the attacker
+    assert s.breakpoints and any(b["largest"] for b in s.breakpoints)
+    direct = evaluate(Cell("warmachine", load_warmachine(JUG), load_warmachine(IRONCLAD),
+                           {"focus": 3, "charge": True, "mode": "melee"}, {"def": 13},
+                           method="exact"))
+    assert s.series("plain").loc[13, "p_kill"] == pytest.approx(direct.p_kill.value, abs=1e-12)
+    assert direct.p_kill.value > 0
+
+
+def test_sweep_mat_worth_against_boosts_uses_the_fixed_policy():
+    s = sweep(JUG, IRONCLAD, "mat=5..7", attacker_options={"focus": 2}, also=["boost_damage"],
+              method="exact")
+    assert s.report.info["policy"] == "fixed focus policy"
+    assert len(s.report.info["worth"]) == 2
+    assert set(s.frame["series"]) == {"plain", "boost_damage"}
+    # raising MAT never lowers P(kill) in either series
+    for name in ("plain", "boost_damage"):
+        assert np.all(np.diff(s.series(name)["p_kill"].to_numpy()) >= -1e-12)
+
+
+def test_sweep_fantasy_save_seven_means_no_save():
+    s = sweep("wfb8/orc_boyz", "wfb8/empire_halberdiers", "save=5..7", rounds=1, method="exact")
+    wounds = s.series("plain")["mean_damage"].to_numpy()
+    assert np.all(np.diff(wounds) > 0)  # worse armour, more wounds
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(vary="focus=0..4"), RulesError, "at most 3 focus"),
+    (dict(vary="def=10..12", also=["charge", "lucky"]), InputError, "not a warmachine option"),
+    (dict(vary="def=10..12", policy="clever"), InputError, "optimal, greedy or fixed"),
+    (dict(vary="mat=10..14"), InputError, "outside what"),
+])
+def test_sweep_errors(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        sweep(JUG, IRONCLAD, **kwargs)
+
+
+def test_sweep_game_mismatch():
+    with pytest.raises(InputError, match="fantasy profile"):
+        sweep(JUG, "wfb8/orc_boyz", "def=10..12")
+
+
+# --------------------------------------------------------------------------- CLI
+def test_cli_compare_json_csv_and_heatmap(tmp_path):
+    png = tmp_path / "m.png"
+    proc = run_cli("compare", "khador_battlebox", "cygnar_battlebox", "--method", "exact",
+                   "--format", "json", "--plot", str(png), "--one-way")
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["command"] == "compare" and "A→B" in d["info"]["matrix"]
+    assert any(k.startswith("p_kill[A:Juggernaut→") for k in d["results"])
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    csv = run_cli("compare", "khador_battlebox", "cygnar_battlebox", "--method", "exact",
+                  "--format", "csv", "--one-way")
+    assert csv.returncode == 0 and csv.stdout.startswith("kind,name,outcome,value")
+    assert "p_kill[A:Destroyer→B:Lancer]" in csv.stdout
+
+
+def test_cli_sweep_table_marks_breakpoints_and_plots(tmp_path):
+    png = tmp_path / "s.png"
+    proc = run_cli("sweep", JUG, IRONCLAD, "--vary", "def=10..18", "--focus", "3", "--charge",
+                   "--method", "exact", "--plot", str(png))
+    assert proc.returncode == 0, proc.stderr
+    assert "◀ breakpoint" in proc.stdout and "breakpoints:" in proc.stdout
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_empty_targets_one_line_error():
+    proc = run_cli("compare", "khador_battlebox", "cygnar_battlebox", "--targets", ",")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert "target set is empty" in proc.stderr
