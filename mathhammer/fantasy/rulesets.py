@@ -240,7 +240,9 @@ def _validate(data: dict, source: str) -> Ruleset:
     except ValidationError as err:
         from mathhammer.profiles import pydantic_errors
 
-        raise pydantic_errors(err, source) from None
+        found = pydantic_errors(err, source)
+        raise ProfileError(source, found.what, None,
+                           f"compare with the bundled {RULESETS_DIR / 'wfb8.toml'}") from None
 
 
 @lru_cache(maxsize=32)
