@@ -138,7 +138,7 @@ def attack_command(
     target_wounds: Annotated[int, typer.Option("--target-wounds", help="Target's Wounds characteristic W.")] = 1,
     target_models: Annotated[Optional[int], typer.Option("--target-models", help="Models in the target unit (caps the wounds).")] = None,
     hatred: Annotated[bool, Flag("--hatred", "Hatred: re-roll failed hits (first round).")] = False,
-    always_strikes_first: Annotated[bool, Flag("--always-strikes-first", "wfb8: re-roll misses when Initiative >= the enemy's.")] = False,
+    always_strikes_first: Annotated[bool, Flag("--always-strikes-first", "wfb8: re-roll misses when Initiative >= the enemy's (assumed if --initiative is not given); no re-roll in basic / t9a1.")] = False,
     initiative: Annotated[Optional[int], typer.Option("--initiative", help="Attacker's Initiative (for Always Strikes First).")] = None,
     target_initiative: Annotated[Optional[int], typer.Option("--target-initiative", help="Defender's Initiative.")] = None,
     flaming: Annotated[bool, Flag("--flaming", "Flaming attacks: no regeneration.")] = False,

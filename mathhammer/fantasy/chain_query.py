@@ -78,6 +78,8 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
         info["killing_blow"] = rules.killing_blow
         if rules.killing_blow == "slay" and not spec.is_melee:
             info["note"] = "Killing Blow works in close combat only (FB-W2): no effect here"
+    if spec.always_strikes_first and not rules.always_strikes_first_reroll:
+        info["always_strikes_first"] = f"no re-roll in {rules.name} (FB-H3): strike order only"
     if shooting:
         info["to_hit_modifier"] = spec.shooting_modifier
         info["p_hit"] = "exact for one shot, also under Monte Carlo"
