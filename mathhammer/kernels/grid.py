@@ -136,21 +136,18 @@ def mark_first_available(bits, system_mask, count):
 GUIDE = 64  # guide-table buckets per outcome row
 
 
-@njit(cache=True, nogil=True)
-def guide_tables(cdf):
+def guide_tables(cdf: np.ndarray) -> np.ndarray:
     """int16[rows, GUIDE]: for bucket j the first outcome whose cdf exceeds j / GUIDE.
 
     Sampling starts its linear search there, so an outcome costs one or two
     comparisons instead of a scan of the whole row (the guide-table method).
+    Plain numpy on purpose: one jitted function fewer to load at start-up.
     """
-    rows = cdf.reshape(-1, cdf.shape[-1])
-    out = np.zeros((rows.shape[0], GUIDE), dtype=np.int16)  # small: stays in L1
-    for i in range(rows.shape[0]):
-        o = 0
-        for j in range(GUIDE):
-            while o < rows.shape[1] - 1 and rows[i, o] <= j / GUIDE:
-                o += 1
-            out[i, j] = o
+    rows = np.ascontiguousarray(cdf).reshape(-1, cdf.shape[-1])
+    points = np.arange(GUIDE) / GUIDE
+    out = np.empty((rows.shape[0], GUIDE), dtype=np.int16)  # small: stays in L1
+    for i, row in enumerate(rows):
+        out[i] = np.minimum(np.searchsorted(row, points, side="right"), rows.shape[1] - 1)
     return out
 
 
