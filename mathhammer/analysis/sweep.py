@@ -246,7 +246,8 @@ def _assemble(game, att, tgt, v: Vary, also, results, threshold, seed) -> Sweep:
 
     rows = [{"series": r.key[0], "value": r.key[1], "p_kill": r.p_kill.value,
              "p_kill_se": r.p_kill.se, "mean_damage": r.mean_damage.value,
-             "mean_damage_se": r.mean_damage.se, "method": r.method, "how": r.note}
+             "mean_damage_se": r.mean_damage.se, "method": r.method, "seed": r.seed,
+             "n_trials": r.n_trials, "how": r.note}
             for r in results]
     frame = pd.DataFrame(rows)
     plain = frame[frame["series"] == "plain"]
