@@ -10,7 +10,9 @@ overwhelming), dispel natural fail ≤, failed dispeller stops, failed caster st
 OP on dispel, miscast removes dice used, miscast ends the wizard's casting,
 dispel dice cap.
 
-``spells`` int64[S, SP_SIZE] in cast order (indices SP_*): wizard (-1 bound),
+``spells`` int64[S, SP_SIZE] in cast order (indices SP_*): the wizard's bit in the
+lost-casting mask (-1 for bound spells and for wizards with a single spell, whose
+lost focus can never matter),
 level + modifier, casting value, bound, remains in play, file index, weight × 1000.
 """
 
@@ -173,7 +175,7 @@ def phase_kernel(rules, flow, spells, plan, dispel_plan, in_play, in_play_plan, 
                                        spells[i, SP_CV], bound, rules[R_NATFAIL],
                                        rules[R_TWOSIX], d3(state))
             if code == 0:
-                if bound == 0 and rules[R_CSTOPS] == 1:
+                if wiz >= 0 and rules[R_CSTOPS] == 1:
                     mask |= 1 << wiz
                 continue
             if (packed & 15) >= 2:

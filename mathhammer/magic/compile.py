@@ -128,7 +128,11 @@ def dispel_dice_table(p_dispel: np.ndarray, priority: int, scenario: MagicScenar
 
 def compile_phase(scenario: MagicScenario, rules: MagicRules) -> CompiledPhase:
     order = sorted(range(len(scenario.spells)), key=lambda i: (-scenario.spells[i].priority, i))
-    wiz_index = {w.name: j for j, w in enumerate(scenario.wizards)}
+    # a wizard's "stopped casting" bit only matters for its later spells: wizards with a
+    # single spell get none, which keeps the DP state small
+    casts = [sp.wizard for sp in scenario.spells if not sp.bound]
+    tracked = [w.name for w in scenario.wizards if casts.count(w.name) >= 2]
+    wiz_index = {name: j for j, name in enumerate(tracked)}
     levels = {w.name: w.level for w in scenario.wizards}
     maxcast = rules.max_casting_dice
     spells_arr = np.zeros((len(order), 7), dtype=np.int64)
@@ -139,7 +143,7 @@ def compile_phase(scenario: MagicScenario, rules: MagicRules) -> CompiledPhase:
             raise RulesError(f"spells[{i + 1}].dice", f"a casting attempt uses 1 to {maxcast} dice "
                              "in this ruleset (MG-4)", sp.dice, f"use 1..{maxcast} dice")
         bonus = 0 if sp.bound else levels[sp.wizard] + sp.modifier
-        spells_arr[row] = [-1 if sp.bound else wiz_index[sp.wizard], bonus, sp.cv, int(sp.bound),
+        spells_arr[row] = [-1 if sp.bound else wiz_index.get(sp.wizard, -1), bonus, sp.cv, int(sp.bound),
                            int(sp.remains_in_play), i, round(sp.weight * 1000)]
         specs.append((bonus, sp.cv, sp.bound))
     p_fail, p_irr, p_plain, p_op = cast_tables(rules, specs, maxcast)
@@ -177,7 +181,7 @@ def compile_phase(scenario: MagicScenario, rules: MagicRules) -> CompiledPhase:
         rules_array(rules, scenario.caster.miscast_ends_casting), flow_arr, spells_arr, order,
         np.array([scenario.spells[i].weight for i in order], dtype=np.float64),
         p_fail, p_irr, p_plain, p_op, p_dispel, dispel_plan, in_play_arr, in_play_plan,
-        retry_plan, row_of_roll, names, 1 << len(scenario.wizards),
+        retry_plan, row_of_roll, names, 1 << len(tracked),
     )
     compiled.plan = caster_plan(scenario, rules, compiled)
     return compiled

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mathhammer.errors import InputError
 from mathhammer.magic.compile import POOLS, CompiledPhase
 from mathhammer.magic.models import MagicScenario
 from mathhammer.magic.phase import describe, initial_pools
@@ -20,6 +21,7 @@ from mathhammer.magic.rules import MagicRules
 from mathhammer.results import Distribution, Estimate, Report
 
 State = tuple[int, int, int, int, int, int, int]
+MAX_STATES = 400_000  # a few seconds of pure Python per spell
 
 
 def _accumulate(states: dict[State, float], key: State, p: float) -> None:
@@ -135,6 +137,10 @@ def phase_exact(scenario: MagicScenario, rules: MagicRules, compiled: CompiledPh
     goes = np.zeros(s)
     for row in range(s):
         states = _cast_step(row, c, rules, scenario, states, goes, stops)
+        if len(states) > MAX_STATES:
+            raise InputError("--method exact", f"the phase has too many states for the exact "
+                             f"engine (over {MAX_STATES:,} after spell {row + 1} cast)",
+                             None, "use --method mc (the default)")
     in_play_end = np.zeros(s)
     for row in range(s):
         if scenario.spells[c.order[row]].remains_in_play:
