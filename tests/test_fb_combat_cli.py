@@ -10,6 +10,16 @@ import pytest
 
 from tests.conftest import run_cli, run_json
 
+def run_here(capsys, *args: str) -> tuple[int, str, str]:
+    """The CLI in this process (no interpreter start-up): exit code, stdout, stderr."""
+    from mathhammer.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(list(args))
+    captured = capsys.readouterr()
+    return stop.value.code, captured.out, captured.err
+
+
 CONTRACT = ("p_win", "p_draw", "p_lose", "p_enemy_breaks", "p_enemy_destroyed")
 
 
@@ -25,13 +35,15 @@ def test_combat_contract_keys_and_errors():
     assert data["method"] == "mc" and data["seed"] == 1
 
 
-def test_combat_one_round_is_exact_by_default():
-    data = run_json("fb", "combat", "orc_boyz", "dwarf_warriors", "--rounds", "1", "--charger", "a")
-    assert data["method"] == "exact"
+def test_combat_one_round_is_exact_by_default(capsys):
+    code, out, _ = run_here(capsys, "fb", "combat", "orc_boyz", "dwarf_warriors", "--rounds", "1",
+                            "--charger", "a", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["method"] == "exact"
     assert data["results"]["p_win"]["se"] == 0
 
 
-def test_combat_inline_unit_file(tmp_path):
+def test_combat_inline_unit_file(tmp_path, capsys):
     unit = tmp_path / "ogres.toml"
     unit.write_text('''
 id = "my/ogres"
@@ -58,10 +70,12 @@ rank_width = 3
 [points]
 per_model = 35
 ''')
-    data = run_json("fb", "combat", str(unit), "wfb8/empire_halberdiers", "--rounds", "2",
-                    "--n-trials", "20000", "--seed", "2", "--charger", "a")
-    assert data["distributions"]["models_left_a"]["max"] <= 6 if "max" in data["distributions"]["models_left_a"] else True
-    assert 0 < data["results"]["p_win"]["value"] < 1
+    code, out, _ = run_here(capsys, "fb", "combat", str(unit), "wfb8/empire_halberdiers", "--rounds",
+                            "2", "--n-trials", "20000", "--seed", "2", "--charger", "a",
+                            "--format", "json", "-q")
+    data = json.loads(out)
+    assert code == 0 and 0 < data["results"]["p_win"]["value"] < 1
+    assert data["info"]["unit_a"].startswith("my/ogres: 6 models, 3 wide, charging")
 
 
 @pytest.mark.parametrize("args, flag", [
@@ -72,35 +86,36 @@ per_model = 35
     (["wfb8/orc_boyz", "wfb8/dwarf_warriors", "--models-a", "0"], "models"),
     (["wfb8/orc_boyz", "wfb8/dwarf_warriors", "--flank", "a", "--rear", "a"], "--rear"),
 ])
-def test_combat_bad_input_one_line(args, flag):
-    proc = run_cli("fb", "combat", *args)
-    assert proc.returncode == 2
-    assert flag in proc.stderr and "Traceback" not in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
+def test_combat_bad_input_one_line(capsys, args, flag):
+    code, _, err = run_here(capsys, "fb", "combat", *args)
+    assert code == 2
+    assert flag in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
 
 
-def test_combat_bad_inline_file_names_key(tmp_path):
+def test_combat_bad_inline_file_names_key(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('id = "x/y"\nname = "X"\nruleset = "wfb8"\nspecial_rules = ["Hatered"]\n'
                    "[stats]\nm = 4\nws = 0\nbs = 3\ns = 3\nt = 11\nw = 1\ni = 3\na = 1\nld = 7\n"
                    "[formation]\nmodels = 10\nrank_width = 5\n[points]\nper_model = 5\n")
-    proc = run_cli("fb", "combat", str(bad), "wfb8/orc_boyz")
-    assert proc.returncode == 2
+    code, _, err = run_here(capsys, "fb", "combat", str(bad), "wfb8/orc_boyz")
+    assert code == 2
     for key in ("stats.ws", "stats.t", "special_rules"):
-        assert key in proc.stderr
+        assert key in err
 
 
-def test_artillery_contract_and_errors():
+def test_artillery_contract_and_errors(capsys):
     data = run_json("fb", "artillery", "stone-thrower", "wfb8/empire_halberdiers", "--n-trials",
                     "20000", "--seed", "3")
     assert {"models_hit", "wounds", "models_slain"} <= set(data["distributions"])
     assert "p_misfire" in data["results"] and data["results"]["p_misfire"]["se"] > 0
-    data = run_json("fb", "artillery", "bolt-thrower", "wfb8/chaos_warriors", "--bs", "4")
-    assert data["method"] == "exact"
-    proc = run_cli("fb", "artillery", "trebuchet", "wfb8/orc_boyz")
-    assert proc.returncode == 2 and "WEAPON" in proc.stderr
-    proc = run_cli("fb", "artillery", "cannon", "wfb8/orc_boyz", "--strength", "11")
-    assert proc.returncode == 2 and "--strength" in proc.stderr
+    code, out, _ = run_here(capsys, "fb", "artillery", "bolt-thrower", "wfb8/chaos_warriors",
+                            "--bs", "4", "--format", "json")
+    assert code == 0 and json.loads(out)["method"] == "exact"
+    code, _, err = run_here(capsys, "fb", "artillery", "trebuchet", "wfb8/orc_boyz")
+    assert code == 2 and "WEAPON" in err
+    code, _, err = run_here(capsys, "fb", "artillery", "cannon", "wfb8/orc_boyz", "--strength", "11")
+    assert code == 2 and "--strength" in err
 
 
 @pytest.mark.slow

@@ -10,16 +10,19 @@ from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import ProfileError
 from mathhammer.fantasy.scenario import run_scenario
 from mathhammer.profiles import read_toml
-from tests.conftest import ROOT, run_cli, run_json
+from tests.conftest import ROOT, run_json
 
 SCENARIOS = ROOT / "profiles" / "scenarios"
 CFG = MonteCarloConfig(n_trials=20_000, seed=4, threads=1)
 
 
-@pytest.mark.parametrize("name", ["fantasy_halberdiers_vs_orcs.toml", "fantasy_stone_thrower.toml"])
-def test_bundled_scenarios_run_through_cli(name):
-    data = run_json("run", str(SCENARIOS / name), "--n-trials", "20000", "--seed", "1")
-    assert data["results"] and data["info"]["scenario"].endswith(name)
+def test_bundled_scenarios_run_through_cli():
+    data = run_json("run", str(SCENARIOS / "fantasy_halberdiers_vs_orcs.toml"), "--n-trials",
+                    "20000", "--seed", "1")
+    assert data["results"]["p_win"]["se"] > 0
+    path = SCENARIOS / "fantasy_stone_thrower.toml"
+    report = run_scenario(read_toml(path), str(path), method="auto", config=CFG, check=False)
+    assert report.results["p_misfire"].se > 0 and report.info["scenario"].endswith("thrower.toml")
 
 
 def test_scenario_matches_the_command():
@@ -49,18 +52,25 @@ def test_scenario_errors_name_the_key(tmp_path):
 
 
 def test_unit_file_relative_to_scenario(tmp_path):
+    from mathhammer.engine import MonteCarloConfig as Config
+
     (tmp_path / "units").mkdir()
     src = (ROOT / "profiles" / "fantasy" / "wfb8" / "orc_boyz.toml").read_text()
     (tmp_path / "units" / "orcs.toml").write_text(src)
     scenario = tmp_path / "fight.toml"
     scenario.write_text('game = "fantasy"\nrounds = 1\n[a]\nunit = "units/orcs.toml"\n'
                         '[b]\nunit = "wfb8/dwarf_warriors"\n')
-    data = run_json("run", str(scenario))
-    assert data["method"] == "exact"
+    report = run_scenario(read_toml(scenario), str(scenario), method="auto", config=Config(),
+                          check=False)
+    assert report.method == "exact" and report.info["unit_a"].startswith("wfb8/orc_boyz")
 
 
-def test_bad_scenario_cli_one_line(tmp_path):
+def test_bad_scenario_cli_one_line(tmp_path, capsys):
+    from mathhammer.cli import main
+
     scenario = tmp_path / "bad.toml"
     scenario.write_text('game = "fantasy"\nkind = "duel"\n')
-    proc = run_cli("run", str(scenario))
-    assert proc.returncode == 2 and "kind" in proc.stderr and "Traceback" not in proc.stderr
+    with pytest.raises(SystemExit) as stop:
+        main(["run", str(scenario)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "kind" in err and "Traceback" not in err
