@@ -305,7 +305,12 @@ def _stage(p_in: list[Fraction], rr: np.ndarray, out: np.ndarray, n_out: int,
 def single_attack_fractions(spec: AttackSpec, rules: Ruleset | str = "wfb8"
                             ) -> tuple[list[Fraction], Fraction]:
     """Exact rationals of :func:`single_attack_outcomes`."""
-    rules = load_ruleset(rules)
+    pmf, slain = _single_attack_cached(spec, load_ruleset(rules))
+    return list(pmf), slain
+
+
+@lru_cache(maxsize=4096)
+def _single_attack_cached(spec: AttackSpec, rules: Ruleset) -> tuple[tuple[Fraction, ...], Fraction]:
     t = compile_spec(spec, rules)
     sides = 36 if t.hopeless else 6
     hit = _stage([Fraction(1)], t.hit_rr, t.hit_out, 3, sides)
@@ -315,7 +320,7 @@ def single_attack_fractions(spec: AttackSpec, rules: Ruleset | str = "wfb8"
     pmf = [final[0]] + [Fraction(0)] * (len(t.wounds_each) - 1)
     for k, pk in enumerate(t.wounds_each):
         pmf[k] += final[1] * pk
-    return pmf, final[2]
+    return tuple(pmf), final[2]
 
 
 def hit_probability(spec: AttackSpec, rules: Ruleset | str = "wfb8") -> Fraction:
