@@ -118,3 +118,34 @@ def test_monte_carlo_within_5_se_of_exact_on_a_track_with_start_damage():
 
     mc = run_scenario(data, "s.toml", method="mc", config=MonteCarloConfig(n, seed=3))
     assert abs(mc.results["p_destroyed"].value - exact.results["p_destroyed"].value) <= tol
+
+
+ACTIVATIONS = ROOT / "profiles" / "scenarios" / "warmachine_khador_double_charge.toml"
+
+
+def test_activation_form_exact_and_monte_carlo_agree():
+    """Two activations (Juggernaut then Destroyer) against a damaged Ironclad, optimal focus.
+    N = 100 000; the exact programme and the kernel agree within 5 SE (≤ 0.008)."""
+    from mathhammer.engine import MonteCarloConfig
+    from mathhammer.profiles import read_toml
+
+    data = read_toml(ACTIVATIONS)
+    exact = run_scenario(data, str(ACTIVATIONS), method="exact")
+    n = 100_000
+    mc = run_scenario(data, str(ACTIVATIONS), method="mc", config=MonteCarloConfig(n, seed=10))
+    for name, est in exact.results.items():
+        if name.startswith("p_") and "box_model" not in name:
+            tol = 5 * math.sqrt(max(est.value * (1 - est.value), 1e-12) / n)
+            assert abs(mc.results[name].value - est.value) <= tol, name
+    assert exact.command == "run" and "Destroyer: opening [focus 2]" in "\n".join(exact.info["decisions"])
+
+
+def test_attacks_and_activations_are_exclusive():
+    data = scenario()
+    data["activations"] = [{"profile": "khador/juggernaut"}]
+    with pytest.raises(ProfileError, match="either"):
+        run_scenario(data, "s.toml")
+    data = scenario()
+    data["attacks"] = []
+    with pytest.raises(ProfileError, match="either"):
+        run_scenario(data, "s.toml")

@@ -15,6 +15,10 @@
     boost_damage = true
     count = 2                # repeat this line (default 1)
 
+Or, instead of ``[[attacks]]``, ``[[activations]]`` with ``profile``, ``focus``,
+``charge``, ``ranged``, ``aim`` resolved under the top-level ``policy`` /
+``objective`` (as ``wm duel``).
+
 Optional keys: ``target.damaged`` (starting damage, WM-G7), ``target.knocked_down``,
 ``target.camped_focus`` / ``target.arm_bonus`` (WM-D2); per attack ``charge``
 (pre-boosted damage, WM-D3), ``modifier`` (WM-A6 sum), ``knocks_down`` (head-butt,
@@ -89,6 +93,15 @@ class AttackSpec(_Strict):
     label: str = ""
 
 
+class ActivationEntry(_Strict):
+    profile: str = Field(description='attacking profile id, e.g. "khador/juggernaut", or a path')
+    focus: Int | None = Field(None, ge=0, le=12, description="default: 3 for a warjack, FOCUS")
+    charge: bool = False
+    ranged: bool = False
+    aim: bool = False
+    power_attacks: bool = True
+
+
 class WarmachineScenario(_Strict):
     schema_version: Literal[1] = 1
     game: Literal["warmachine"]
@@ -96,7 +109,19 @@ class WarmachineScenario(_Strict):
     title: str = ""
     target: TargetSpec
     attacker: AttackerSpec | None = None
-    attacks: list[AttackSpec] = Field(min_length=1)
+    attacks: list[AttackSpec] = Field(default_factory=list)
+    activations: list[ActivationEntry] = Field(default_factory=list)
+    policy: Literal["fixed", "greedy", "optimal"] = "optimal"
+    objective: Literal["destroy", "damage"] = "destroy"
+    boost_hit: bool = False
+    boost_damage: bool = False
+
+    @model_validator(mode="after")
+    def _one_form(self) -> WarmachineScenario:
+        if bool(self.attacks) == bool(self.activations):
+            raise ValueError("give either [[attacks]] (fixed rolls) or [[activations]] "
+                             "(profiles with focus and a policy), not both or neither")
+        return self
 
 
 def load_scenario(data: dict, source: str) -> WarmachineScenario:
@@ -184,10 +209,29 @@ def run_scenario(data: dict, source: str, *, method: str = "auto",
     """Entry point of ``mathhammer run`` (see :mod:`mathhammer.cli.run`)."""
     scenario = load_scenario(data, source)
     target = build_target(scenario.target, source)
+    if scenario.activations:
+        return _run_activations(scenario, source, target, method, config, check)
     steps = build_steps(scenario, source, target)
     title = scenario.title or scenario.name or f"{len(steps)} attacks against {target.name}"
     report = run_sequence(steps, target, method=method, config=config, check=check,
                           command="run", title=title)
     report.info.setdefault("target", f"DEF {target.defense}, ARM {target.armor}, "
                            f"{target.grid.n_boxes} boxes")
+    return report
+
+
+def _run_activations(scenario: WarmachineScenario, source: str, target: Target, method: str,
+                     config: MonteCarloConfig | None, check: bool) -> Report:
+    """The activation form: profiles with focus, resolved by a focus policy (WM-S1, WM-F5)."""
+    from mathhammer.warmachine.duel import activation_from_profile, duel_chain
+
+    specs = [activation_from_profile(a.profile, a.focus, a.charge, a.power_attacks,
+                                     f"{source}: activations[{i}].focus", a.ranged, a.aim)
+             for i, a in enumerate(scenario.activations)]
+    title = scenario.title or scenario.name or (
+        " then ".join(s.name for s in specs) + f" vs {target.name}, policy {scenario.policy}")
+    report = duel_chain(specs, target, policy=scenario.policy, objective=scenario.objective,
+                        boost_hit=scenario.boost_hit, boost_damage=scenario.boost_damage,
+                        method=method, config=config, check=check, title=title)
+    report.command = "run"
     return report
