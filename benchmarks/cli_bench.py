@@ -44,14 +44,14 @@ def command_available(words: list[str]) -> bool:
     return code == 0
 
 
-def latency(commands: dict[str, list[str]], rounds: int) -> dict[str, float]:
+def latency(commands: dict[str, list[str]], rounds: int, warm_up: bool = True) -> dict[str, float]:
     """Median wall time of each command, warm caches, commands interleaved per round.
 
-    One untimed run first fills numba's cache and the OS page cache. A command
-    that fails raises RuntimeError with its stderr (a benchmark of an error is
-    not a benchmark).
+    One untimed run first (``warm_up``) fills numba's cache and the OS page cache.
+    A command that fails raises RuntimeError with its stderr (a benchmark of an
+    error is not a benchmark).
     """
-    for name, args in commands.items():
+    for name, args in commands.items() if warm_up else ():
         code, _, err = run(args)
         if code != 0:
             raise RuntimeError(f"{name}: exit {code}: {err.strip()[-300:]}")

@@ -213,6 +213,16 @@ def to_markdown(results: Results, machine: dict, versions: str = "", mode: str =
         f"{machine['load_average']} (1/5/15 min) at the start of the run",
         f"- Date: {machine['date']}; git commit `{machine['commit']}`; Python {machine['python']}"
         + (f"; {versions}" if versions else ""),
+    ]
+    try:
+        busy = float(machine["load_average"].split()[0]) > float(machine["cores"])
+    except (ValueError, IndexError, TypeError):
+        busy = False
+    if busy:
+        lines.append("- **Warning: the machine was busy** (1-minute load above the core count):"
+                     " other processes shared the cores, so absolute figures are low; ratios"
+                     " within a section are still like for like.")
+    lines += [
         "- Throughputs and times are medians over interleaved rounds in one process;"
         " CLI figures are fresh subprocesses with warm caches unless the name says otherwise.",
         "",

@@ -78,3 +78,10 @@ def test_round_robin_times_every_variant_in_turn():
                           rounds=3, warmup=1)
     assert calls == ["a", "b"] + ["a", "b"] * 3
     assert set(medians) == {"a", "b"} and all(t >= 0 for t in medians.values())
+
+
+def test_markdown_warns_when_the_machine_was_busy():
+    quiet = to_markdown(_results(), MACHINE)
+    busy = to_markdown(_results(), dict(MACHINE, load_average="5.10 4.00 3.00"))
+    assert "machine was busy" not in quiet
+    assert "machine was busy" in busy
