@@ -48,6 +48,8 @@ SPRAY_NEAR_WIDTH = 0.5  # low confidence, see module doc
 SPRAY_FAR_WIDTH = 2.0  # low confidence
 TOUCH_EPS = 1e-9  # same tolerance as kernels/aoe.py: touching bases count as under
 
+MAX_STAT = 1000  # any stat, DEF, ARM or POW beyond this is a typo, not a model
+
 
 def base_radius(base: str, where: str = "base") -> float:
     """Base radius in inches (WM-D7)."""
@@ -189,6 +191,8 @@ class AoeSetup:
                                  ("--armor", self.armor, 0), ("--power", self.power, 0)):
             if value < low:
                 raise InputError(flag, f"must be at least {low}", value, f"use e.g. {flag} {max(low, 1)}")
+            if value > MAX_STAT:  # huge ints overflow the int64 roll tables
+                raise InputError(flag, f"must be at most {MAX_STAT}", value, f"use e.g. {flag} {max(low, 1)}")
         if not math.isfinite(self.range) or self.range <= 0:
             raise InputError("--range", "must be a distance above 0 inches", self.range,
                              "use e.g. --range 8")

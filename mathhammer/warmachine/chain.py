@@ -24,6 +24,8 @@ from mathhammer.query import answer
 from mathhammer.results import Z95, Distribution, Estimate, Report
 from mathhammer.warmachine import rules
 
+MAX_STAT = 1000  # any stat, DEF, ARM or POW beyond this is a typo, not a model
+
 
 FUSED_MAX_DICE = 7  # 6^7 int16 entries = 560 KB: the fused one-attack table still fits in L2
 
@@ -158,8 +160,12 @@ class AttackSetup:
             if value < low:
                 raise InputError(flag, f"must be at least {low}", value,
                                  f"use e.g. {flag} {max(low, 1)}")
+            if value > MAX_STAT:  # huge ints overflow the int64 roll tables
+                raise InputError(flag, f"must be at most {MAX_STAT}", value,
+                                 f"use e.g. {flag} {max(low, 1)}")
         if self.attacks > 100:
-            raise InputError("--attacks", "at most 100 attacks per chain", self.attacks)
+            raise InputError("--attacks", "at most 100 attacks per chain", self.attacks,
+                             "use e.g. --attacks 3")
         if self.boxes is not None and self.boxes < 1:
             raise InputError("--boxes", "must be at least 1", self.boxes, "use e.g. --boxes 17")
         if self.charge and self.kind != "melee":
