@@ -102,9 +102,9 @@ def check_cast_input(rules: MagicRules, n_dice: int, level: int, cv: int, where:
     if not 1 <= n_dice <= rules.max_casting_dice:
         raise RulesError(where, f"a casting attempt uses 1 to {rules.max_casting_dice} dice "
                          "in this ruleset (MG-4)", n_dice, f"use 1..{rules.max_casting_dice} dice")
-    if cv < 2:
+    if not 2 <= cv <= 1000:  # a huge cv overflowed the int64 outcome table
         raise InputError("--cv" if where == "--dice" else where.replace("dice", "cv"),
-                         "a casting value must be at least 2", cv, "use e.g. --cv 7")
+                         "a casting value must be 2..1000", cv, "use e.g. --cv 7")
     if not 0 <= level <= 10:
         raise InputError("--level", "a wizard level must be 0..10", level, "use e.g. --level 2")
 
