@@ -132,11 +132,10 @@ def _attack_groups(s: int, sides: tuple[Side, Side], rules: Ruleset, notes: list
     save = foe.saves.armour
     if save is not None and foe.weapon.melee_armour_bonus:
         save = max(1, save - foe.weapon.melee_armour_bonus)
-    kb = unit.has("Killing Blow") and rules.killing_blow is not None
-    if unit.has("Killing Blow") and rules.killing_blow is None:
-        notes.append(f"{unit.id}: Killing Blow ignored, ruleset {rules.name} has none")
-
     def profile(name, ws, strength, i, a, weapon, special, kind):
+        kb = "Killing Blow" in special and rules.killing_blow is not None
+        if "Killing Blow" in special and rules.killing_blow is None and kind != 1:
+            notes.append(f"{name}: Killing Blow ignored, ruleset {rules.name} has none")
         asf = "Always Strikes First" in special
         last = weapon.strikes_last or "Always Strikes Last" in special
         out, keys, attacks = [], [], []
