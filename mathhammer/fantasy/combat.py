@@ -401,7 +401,7 @@ def _report(c: Compiled, method: str, counters, hists: dict, n_trials: int | Non
                  "first-round combat score of A minus B",
     }
     if c.notes:
-        info["notes"] = "; ".join(c.notes)
+        info["notes"] = "; ".join(dict.fromkeys(c.notes))
     return Report("fb combat", method, results, dists, n_trials=n_trials, seed=seed, info=info,
                   title=title)
 
