@@ -70,6 +70,8 @@ class MonteCarloConfig:
                 self.precision, "use e.g. --precision 0.001",
             )
         validate_trials(self.max_trials, "max_trials")
+        if self.seed is not None:
+            resolve_seed(self.seed)  # a bad seed fails before any kernel loads
         if self.threads is not None and not 1 <= self.threads <= 256:
             raise InputError("--threads", "must be between 1 and 256", self.threads,
                              "use e.g. --threads 2")
@@ -139,7 +141,9 @@ def _run_chunks(
     total: Tally = {}
     n_done = 0
     n_finished = 0
-    if threads == 1 or len(sizes) == 1:
+    # Several chunks run on the pool even with one thread: the main thread then only
+    # waits, so Ctrl-C is seen at once instead of after the running (nogil) chunk.
+    if len(sizes) == 1:
         try:
             for i, size in enumerate(sizes):
                 _add(total, run_chunk(size, chunk_state(seed, first_chunk + i)))

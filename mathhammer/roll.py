@@ -21,8 +21,13 @@ def _summarise(dist: Distribution, at_least: int | None, at_most: int | None) ->
 
 def roll_exact(expr: DiceExpr, at_least: int | None = None, at_most: int | None = None) -> Report:
     dist = expr.distribution()
-    return Report("roll", "exact", _summarise(dist, at_least, at_most), {"roll": dist},
-                  title=f"roll {expr}")
+    results = {"mean": Estimate.exact(expr.mean)}
+    # from the exact Fractions, rounded once: 21/36 is float(21/36), not a float sum
+    if at_least is not None:
+        results["p_at_least"] = Estimate.exact(float(expr.probability_at_least(at_least)))
+    if at_most is not None:
+        results["p_at_most"] = Estimate.exact(float(expr.probability_at_most(at_most)))
+    return Report("roll", "exact", results, {"roll": dist}, title=f"roll {expr}")
 
 
 def roll_monte_carlo(

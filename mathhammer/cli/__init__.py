@@ -25,11 +25,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {err.one_line()}", file=sys.stderr)
         sys.exit(2)
     except (KeyboardInterrupt, typer.Abort):
-        print("interrupted: stopped at your request", file=sys.stderr)
-        sys.exit(130)
+        _exit_interrupted("stopped at your request")
     except Interrupted as stop:
-        print(f"interrupted: {partial_note(stop.partial)}", file=sys.stderr)
-        sys.exit(130)
+        _exit_interrupted(partial_note(stop.partial))
     except Exception as err:
         # Click's usage errors (Typer may vendor Click, so match by shape, not class)
         if type(err).__name__ == "NoArgsIsHelpError" and getattr(err, "ctx", None) is not None:
@@ -39,7 +37,33 @@ def main(argv: list[str] | None = None) -> None:
             print(f"error: {usage_line(err)}", file=sys.stderr)
             sys.exit(2)
         raise
+    if code == 130:  # Typer turns a Ctrl-C outside the engine into a silent Exit(130)
+        _exit_interrupted("stopped at your request")
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _exit_interrupted(note: str) -> None:
+    """One line on stderr, exit 130, now.
+
+    Worker threads may still be inside a long kernel chunk (or a first-run
+    compile) whose result is discarded anyway; a normal exit would join them, so
+    when any are alive the process leaves with ``os._exit`` after running the
+    atexit hooks (which stop the progress bar) and flushing.
+    """
+    import atexit
+    import os
+    import threading
+
+    print(f"interrupted: {note}", file=sys.stderr)
+    if threading.active_count() > 1 and threading.current_thread() is threading.main_thread():
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+    sys.exit(130)
 
 
 def _silence_stdout() -> None:
