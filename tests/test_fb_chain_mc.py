@@ -171,3 +171,16 @@ def test_kernel_arguments_are_typed():
     assert prepared.hist_size == 20 * 4 + 1
     low, high = prepared.args[1], prepared.args[2]
     assert low.shape == (1296,) and high.shape == (4 * 1296,)
+
+
+def test_register_xoshiro_matches_the_shared_generator():
+    """The kernel's in-register xoshiro256** gives the same words as kernels.dice.next_u64."""
+    from mathhammer.kernels import dice
+
+    state = np.array([11, 22, 33, 44, 0, 0, 0, 0], dtype=np.uint64)
+    words = [state[0], state[1], state[2], state[3]]
+    for _ in range(50):
+        expected = dice.next_u64(state)
+        word, *out = fantasy._xoshiro(*words)
+        words = [np.uint64(int(w) % 2**64) for w in out]  # Python sees int64 bits
+        assert int(word) % 2**64 == int(expected) and list(state[:4]) == words

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mathhammer.kernels.dice import _rotl, next_u64
+from mathhammer.kernels.dice import _rotl
 
 _U1 = np.uint64(1)
 _U5 = np.uint64(5)
@@ -45,19 +45,6 @@ def digit_table() -> np.ndarray:
     """int64 (1296, 4): the four base-6 digits of 0..1295, as faces 1..6."""
     n = np.arange(6**4)
     return np.stack([(n // 6**k) % 6 + 1 for k in range(4)], axis=1).astype(np.int64)
-
-
-@njit(cache=True, nogil=True)
-def block8(state):
-    """An exact uniform integer in [0, 6^8): eight independent d6 digits."""
-    while True:
-        word = next_u64(state)
-        m = (word >> _U32) * _SIX8
-        if (m & _MASK32) >= _SIX8_REJECT:
-            return m >> _U32
-        m = (word & _MASK32) * _SIX8
-        if (m & _MASK32) >= _SIX8_REJECT:
-            return m >> _U32
 
 
 @njit(cache=True, nogil=True)
