@@ -89,3 +89,16 @@ def test_ranged_exact_equals_monte_carlo():
     for name in ("p_destroyed", "p_crippled_M", "p_crippled_H"):
         p = exact.results[name].value
         assert abs(mc.results[name].value - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / n), name
+
+
+def test_shielded_profile_target_and_chain_weapon():
+    from mathhammer.warmachine.duel import target_from_profile
+
+    lancer = target_from_profile("cygnar/lancer")
+    assert lancer.shield_mask != 0  # Shock Shield (WM-D2): +2 ARM until its arm is crippled
+    assert target_from_profile("cygnar/ironclad").shield_mask == 0
+    exact = duel("khador/juggernaut", "cygnar/lancer", charge=True, method="exact")
+    mc = duel("khador/juggernaut", "cygnar/lancer", charge=True,
+              config=MonteCarloConfig(100_000, seed=13))
+    p = exact.results["p_destroyed"].value
+    assert abs(mc.results["p_destroyed"].value - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / 100_000)

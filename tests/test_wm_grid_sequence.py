@@ -119,3 +119,35 @@ def test_exact_engine_beats_the_plain_python_dict_version():
     reference_distribution(target.grid, a.pmf, list(a.knocks_down))
     slow = time.perf_counter() - t0
     assert fast < slow
+
+
+def test_shield_adds_two_armor_until_its_system_is_crippled():
+    """WM-D2 + WM-G4: a Shield on L gives +2 ARM until every L box is marked.
+
+    Exact: the shield lowers P(destroyed); with L already crippled it is as if absent;
+    a Chain Weapon ignores it. Kernel DP = dict DP, and Monte Carlo within 5 SE
+    (N = 200 000, tolerance ≤ 0.0056).
+    """
+    grid = Grid.from_columns(CHARGER)
+    steps = [AttackStep("melee", 7, 17, boost_damage=True)] * 3
+    plain = Target(12, 16, grid)
+    shielded = Target(12, 16, grid, shield_mask=grid.system_masks["L"])
+    p_plain = run_sequence(steps, plain, method="exact").results["p_destroyed"].value
+    p_shield = run_sequence(steps, shielded, method="exact").results["p_destroyed"].value
+    assert p_shield < p_plain - 0.02
+    l_gone = grid.start_bits([3, 4, 0, 0, 0, 0])
+    assert grid.crippled(l_gone, "L")
+    a = run_sequence(steps, Target(12, 16, grid, start_bits=l_gone), method="exact")
+    b = run_sequence(steps, Target(12, 16, grid, start_bits=l_gone, shield_mask=grid.system_masks["L"]),
+                     method="exact")
+    assert a.results["p_destroyed"].value == pytest.approx(b.results["p_destroyed"].value, abs=1e-12)
+    chain = [AttackStep("melee", 7, 17, boost_damage=True, ignores_shield=True)] * 3
+    assert run_sequence(chain, shielded, method="exact").results["p_destroyed"].value == \
+        pytest.approx(p_plain, abs=1e-12)
+    arrays = SequenceArrays.build(steps, shielded)
+    ref = reference_distribution(grid, arrays.pmf, list(arrays.knocks_down),
+                                 shield_mask=grid.system_masks["L"])
+    assert _summary_from_reference(grid, ref)["p_destroyed"] == pytest.approx(p_shield, abs=1e-12)
+    n = 200_000
+    mc = run_sequence(steps, shielded, method="mc", config=MonteCarloConfig(n, seed=41))
+    assert abs(mc.results["p_destroyed"].value - p_shield) <= 5 * math.sqrt(p_shield * (1 - p_shield) / n)

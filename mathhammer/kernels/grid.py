@@ -22,7 +22,7 @@ mispredicts.)
 Kernels take flat numbers and arrays only. Attack steps arrive as outcome tables:
 ``table[step, variant, o]`` with outcome ``o = 0`` a miss and ``o = 1 + d`` a hit
 dealing ``d`` damage (already after ARM), ``variant = movement_crippled +
-2 * knocked_down``; the tables come from the per-roll rules, so no rule is
+2 * knocked_down + 4 * shield_crippled`` (:func:`situation`); the tables come from the per-roll rules, so no rule is
 re-implemented here.
 """
 
@@ -133,6 +133,15 @@ def mark_first_available(bits, system_mask, count):
     return bits
 
 
+@njit(cache=True, inline="always")
+def situation(bits, kd, m_mask, shield_mask):
+    """Table variant 0..7 of the target's state: M crippled (DEF 7, WM-A7) + 2 × knocked
+    down (WM-A4) + 4 × its shield's system crippled (+2 ARM lost, WM-D2/WM-G4)."""
+    mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
+    scrip = 1 if (shield_mask != _U0 and (bits & shield_mask) == shield_mask) else 0
+    return mcrip + 2 * kd + 4 * scrip
+
+
 GUIDE = 64  # guide-table buckets per outcome row
 
 
@@ -161,17 +170,17 @@ def _sample_outcome(cdf_row, guide_row, u):
 
 
 @njit(cache=True, nogil=True)
-def sequence_mc(full, width, start_bits, col_start, m_mask, system_masks, cdf, guide, knocks_down,
+def sequence_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_masks, cdf, guide, knocks_down,
                 fa_masks, kd0, state, n_trials, hist, crippled, destroyed, hits):
     """Monte Carlo of a fixed attack sequence against one grid or track.
 
     Args:
-        full, start_bits, m_mask: uint64 (m_mask 0 when the target has no M).
+        full, start_bits, m_mask, shield_mask: uint64 (0 when the target has no M / shield).
         width: int64 cycle length of :func:`mark_from`.
         col_start: int64[6] first bit of each column (all 0 for a track).
         system_masks: uint64[S] one mask per system letter on the grid.
-        cdf: float64[steps, 4, W] cumulative outcome probabilities per variant, the
-            last entry of a row > 1. guide: int16[steps * 4, GUIDE] (:func:`guide_tables`).
+        cdf: float64[steps, 8, W] cumulative outcome probabilities per variant, the
+            last entry of a row > 1. guide: int16[steps * 8, GUIDE] (:func:`guide_tables`).
         knocks_down: int64[steps] 1 when a hit knocks the target down.
         fa_masks: uint64[steps] a system mask when the step's damage goes to the
             first available boxes of that system (WM-G5), else 0.
@@ -188,9 +197,8 @@ def sequence_mc(full, width, start_bits, col_start, m_mask, system_masks, cdf, g
         bits = start_bits
         kd = kd0
         for s in range(n_steps):
-            mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
-            v = mcrip + 2 * kd
-            o = _sample_outcome(cdf[s, v], guide[4 * s + v], uniform(state))
+            v = situation(bits, kd, m_mask, shield_mask)
+            o = _sample_outcome(cdf[s, v], guide[8 * s + v], uniform(state))
             if o > 0:
                 hits[s] += 1
                 if knocks_down[s] == 1:
@@ -228,8 +236,8 @@ def _merge(keys, probs):
 
 
 @njit(cache=True, nogil=True)
-def sequence_exact(keys, probs, full, width, col_start, m_mask, pmf, knocks_down, fa_masks,
-                   step, p_hits):
+def sequence_exact(keys, probs, full, width, col_start, m_mask, shield_mask, pmf, knocks_down,
+                   fa_masks, step, p_hits):
     """One step of the exact distribution of grid states (a sparse dynamic programme).
 
     States are uint64 marked-box bitmasks plus the knocked-down bit 63. The step
@@ -248,8 +256,7 @@ def sequence_exact(keys, probs, full, width, col_start, m_mask, pmf, knocks_down
             key = keys[i]
             bits = key & ~KD_BIT
             kd = 1 if (key & KD_BIT) != _U0 else 0
-            mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
-            row = pmf[s, mcrip + 2 * kd]
+            row = pmf[s, situation(bits, kd, m_mask, shield_mask)]
             hit_key = key | (KD_BIT if knocks_down[s] == 1 else _U0)
             p_hits[s] += probs[i] * (1.0 - row[0])
             if row[0] > 0.0:
@@ -296,7 +303,7 @@ def summarise_states(keys, probs, full, start_bits, system_masks, n_boxes):
 
 
 @njit(cache=True, nogil=True)
-def policy_mc(full, width, start_bits, col_start, m_mask, system_masks, kd0,
+def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_masks, kd0,
               node_kind, node_option, node_cost, node_next, node_stop, node_reset,
               bh, bd, ch, p_hit, cdf, guide, opt_pre, opt_knock,
               state, n_trials, hist, crippled, destroyed, focus_spent, attacks):
@@ -308,7 +315,8 @@ def policy_mc(full, width, start_bits, col_start, m_mask, system_masks, kd0,
     Tables int64[G, F+1, N+1, 2] indexed by (node, focus on entering it, boxes
     left, knocked down): bh / bd boost decisions, ch the successor picked (-1 stop).
     Options: p_hit float64[O, 2 (boost), 2 (M crippled), 2 (knocked down)];
-    cdf float64[O, 2 (damage boosted), W] over damage dealt, guide int16[2O, GUIDE];
+    cdf float64[O, 2 (shield crippled), 2 (damage boosted), W] over damage dealt,
+    guide int16[4O, GUIDE];
     opt_pre / opt_knock int64[O] pre-boosted damage / knocks down on a hit.
     Outputs: hist int64[N+1] boxes marked, crippled int64[S], destroyed int64[1],
     focus_spent int64[2] (sum, sum of squares), attacks int64[2] (made, hit).
@@ -351,7 +359,9 @@ def policy_mc(full, width, start_bits, col_start, m_mask, system_masks, kd0,
                 if opt_knock[o] == 1:
                     kd = 1
                 row = 1 if opt_pre[o] == 1 else boost_dmg
-                dmg = _sample_outcome(cdf[o, row], guide[2 * o + row], uniform(state))
+                sc = situation(bits, 0, _U0, shield_mask) >> 2
+                dmg = _sample_outcome(cdf[o, sc, row], guide[4 * o + 2 * sc + row],
+                                      uniform(state))
                 if dmg > 0:
                     bits = mark_from(bits, full, col_start[d6(state) - 1], np.int64(dmg), width)
             g = node_next[g]
@@ -381,17 +391,18 @@ def pack_policy_state(bits, f, g_plus_1, kd):
 
 
 @njit(cache=True, nogil=True)
-def policy_exact_round(keys, probs, full, width, col_start, m_mask, node_kind, node_option,
+def policy_exact_round(keys, probs, full, width, col_start, m_mask, shield_mask, node_kind,
+                       node_option,
                        node_cost, node_next, node_stop, node_reset, bh, bd, ch, p_hit, pmf,
                        opt_pre, opt_knock):
     """One round of the exact policy programme on the full grid (see :func:`policy_mc`).
 
     Every unfinished state follows its choice nodes to its next attack node and
     is expanded by hit/miss × damage × column; finished states are kept. ``pmf``
-    is float64[O, 2, W] (damage dealt). Returns (keys, probs, unfinished mass).
+    is float64[O, 2 (shield crippled), 2 (boosted), W] (damage dealt). Returns (keys, probs, unfinished mass).
     """
     n_cap = bh.shape[2] - 1
-    n_out = pmf.shape[2]
+    n_out = pmf.shape[3]
     size = keys.shape[0] * (2 + 6 * n_out)
     new_k = np.empty(size, dtype=np.uint64)
     new_p = np.empty(size, dtype=np.float64)
@@ -439,8 +450,9 @@ def policy_exact_round(keys, probs, full, width, col_start, m_mask, node_kind, n
         f2 = f1 - boost_dmg
         kd2 = 1 if (kd == 1 or opt_knock[o] == 1) else 0
         row = 1 if opt_pre[o] == 1 else boost_dmg
+        sc = situation(bits, 0, _U0, shield_mask) >> 2
         for d in range(n_out):
-            q = pmf[o, row, d]
+            q = pmf[o, sc, row, d]
             if q <= 0.0:
                 continue
             if d == 0:

@@ -45,6 +45,7 @@ class AttackOption:
     crippled: bool = False
     can_boost_hit: bool = True
     can_boost_damage: bool = True
+    ignores_shield: bool = False  # Chain Weapon
 
 
 @dataclass
@@ -88,6 +89,7 @@ class Weapon:
     combo_strike: bool = False
     crippled: bool = False
     rof: int = 1
+    chain_weapon: bool = False  # ignores shield bonuses
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,7 @@ class ActivationSpec:
 def _option(w: Weapon, spec: ActivationSpec, pre: bool = False) -> AttackOption:
     bonus = 2 if (spec.aim and w.kind == "ranged") else 0
     return AttackOption(w.name, w.kind, w.stat + bonus, w.power, pre_boosted=pre,
-                        crippled=w.crippled)
+                        crippled=w.crippled, ignores_shield=w.chain_weapon)
 
 
 def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], charge: bool,

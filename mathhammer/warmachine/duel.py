@@ -47,7 +47,8 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
                          f"use --focus {allowance} or less")
     weapons = tuple(
         Weapon(w.name, w.kind, prof.stats.mat if w.kind == "melee" else prof.stats.rat,
-               int(w.damage_power or 0), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof)
+               int(w.damage_power or 0), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof,
+               chain_weapon=w.has_rule("Chain Weapon"))
         for w in prof.weapons if w.damage_power is not None)
     spells = tuple(Spell(s.name, s.cost, int(s.pow)) for s in prof.spells
                    if s.offensive and s.pow is not None and s.cost <= focus)
@@ -69,7 +70,17 @@ def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
     if grid.destroyed(start):
         raise InputError("--damaged", "marks every box: the target is already destroyed", damaged)
     armor = rules.effective_armor(prof.stats.arm, camped_focus=camped_focus)
-    return Target(prof.stats.defense, armor, grid, start, knocked_down, prof.name)
+    return Target(prof.stats.defense, armor, grid, start, knocked_down, prof.name,
+                  shield_mask_of(prof, grid))
+
+
+def shield_mask_of(prof, grid: Grid) -> int:
+    """Boxes of the system holding a Shield weapon (+2 ARM until crippled, WM-D2/WM-G4)."""
+    mask = 0
+    for w in prof.weapons:
+        if w.has_rule("Shield") and w.location in grid.system_masks:
+            mask |= grid.system_masks[w.location]
+    return mask
 
 
 def _graph_arrays(graph: Graph) -> dict[str, np.ndarray]:
@@ -92,12 +103,13 @@ def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables:
 
     kernel = kernels.load("grid")
     grid = target.grid
-    width = max(len(p) for pair in opts.dmg for p in pair)
-    cdf = np.zeros((len(graph.options), 2, width))
-    for o, pair in enumerate(opts.dmg):
-        for b, pmf in enumerate(pair):
-            cdf[o, b, : len(pmf)] = np.cumsum(pmf)
-            cdf[o, b, len(pmf) - 1:] = 2.0  # the last outcome catches float rounding
+    width = max(len(p) for per in opts.dmg for pair in per for p in pair)
+    cdf = np.zeros((len(graph.options), 2, 2, width))
+    for o, per in enumerate(opts.dmg):
+        for sc, pair in enumerate(per):
+            for b, pmf in enumerate(pair):
+                cdf[o, sc, b, : len(pmf)] = np.cumsum(pmf)
+                cdf[o, sc, b, len(pmf) - 1:] = 2.0  # the last outcome catches float rounding
     guide = kernel.guide_tables(cdf)
     g = _graph_arrays(graph)
     masks = np.asarray(list(grid.system_masks.values()), dtype=np.uint64)
@@ -113,8 +125,8 @@ def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables:
                "focus": np.zeros(2, dtype=np.int64), "attacks": np.zeros(2, dtype=np.int64)}
         kernel.policy_mc(np.uint64(grid.full), np.int64(grid.width), np.uint64(target.start_bits),
                          np.asarray(grid.col_start, dtype=np.int64),
-                         np.uint64(grid.system_masks.get("M", 0)), masks,
-                         np.int64(int(target.knocked_down)), g["node_kind"], g["node_option"],
+                         np.uint64(grid.system_masks.get("M", 0)), np.uint64(target.shield_mask),
+                         masks, np.int64(int(target.knocked_down)), g["node_kind"], g["node_option"],
                          g["node_cost"], g["node_next"], g["node_stop"], g["node_reset"],
                          tables.bh, tables.bd, tables.ch, p_hit, cdf, guide, pre, knock, state,
                          np.int64(n), out["hist"], out["crippled"], out["destroyed"],
@@ -141,11 +153,12 @@ def policy_exact(graph: Graph, target: Target, opts: OptionTables, tables: Polic
     if grid.n_boxes > 36 or graph.max_focus > 15 or len(graph.nodes) > 4000:
         raise ExactTooLarge("--method", "the exact duel engine handles up to 36 boxes and "
                             "15 focus", "exact", "use --method mc")
-    width = max(len(p) for pair in opts.dmg for p in pair)
-    pmf = np.zeros((len(graph.options), 2, width))
-    for o, pair in enumerate(opts.dmg):
-        for b, q in enumerate(pair):
-            pmf[o, b, : len(q)] = q
+    width = max(len(p) for per in opts.dmg for pair in per for p in pair)
+    pmf = np.zeros((len(graph.options), 2, 2, width))
+    for o, per in enumerate(opts.dmg):
+        for sc, pair in enumerate(per):
+            for b, q in enumerate(pair):
+                pmf[o, sc, b, : len(q)] = q
     g = _graph_arrays(graph)
     pre = np.asarray([int(o.pre_boosted) for o in graph.options], dtype=np.int64)
     knock = np.asarray([int(o.knocks_down) for o in graph.options], dtype=np.int64)
@@ -160,7 +173,7 @@ def policy_exact(graph: Graph, target: Target, opts: OptionTables, tables: Polic
         keys, probs, active = kernel.policy_exact_round(
             keys, probs, np.uint64(grid.full), np.int64(grid.width),
             np.asarray(grid.col_start, dtype=np.int64), np.uint64(grid.system_masks.get("M", 0)),
-            g["node_kind"], g["node_option"], g["node_cost"], g["node_next"], g["node_stop"],
+            np.uint64(target.shield_mask), g["node_kind"], g["node_option"], g["node_cost"], g["node_next"], g["node_stop"],
             g["node_reset"], tables.bh, tables.bd, tables.ch, np.ascontiguousarray(opts.p_hit),
             pmf, pre, knock)
         if active <= 0.0:

@@ -50,7 +50,8 @@ def state_distribution(arrays) -> tuple[np.ndarray, np.ndarray, list[float]]:
             raise ExactTooLarge("--method", f"the exact grid programme needs {need:,} states at "
                                 f"attack {step + 1}", "exact", "use --method mc")
         keys, probs = kernel.sequence_exact(keys, probs, arrays.full, arrays.width,
-                                            arrays.col_start, arrays.m_mask, arrays.pmf,
+                                            arrays.col_start, arrays.m_mask, arrays.shield_mask,
+                                            arrays.pmf,
                                             arrays.knocks_down, arrays.fa_masks, np.int64(step),
                                             p_hits)
     return keys, probs, [float(p) for p in p_hits[:n_steps]]
@@ -69,7 +70,8 @@ def summarise(arrays, n_boxes: int, keys: np.ndarray, probs: np.ndarray):
 
 def reference_distribution(grid: Grid, pmf: np.ndarray, knocks_down: list[int],
                            start_bits: int = 0, knocked_down: bool = False,
-                           first_available: list[str] | None = None) -> dict[int, float]:
+                           first_available: list[str] | None = None,
+                           shield_mask: int = 0) -> dict[int, float]:
     """Plain-Python dict DP: {state (bit 63 = knocked down): probability}.
 
     ``pmf[step, variant, outcome]`` as in :mod:`mathhammer.warmachine.sequence`.
@@ -81,7 +83,8 @@ def reference_distribution(grid: Grid, pmf: np.ndarray, knocks_down: list[int],
         for key, p in states.items():
             bits, kd = key & ~KD, bool(key & KD)
             mcrip = m_mask != 0 and bits & m_mask == m_mask
-            row = pmf[s, int(mcrip) + 2 * int(kd)]
+            scrip = shield_mask != 0 and bits & shield_mask == shield_mask
+            row = pmf[s, int(mcrip) + 2 * int(kd) + 4 * int(scrip)]
             hit_kd = KD if (kd or knocks_down[s]) else 0
             nxt[key] += p * row[0]
             nxt[bits | hit_kd] += p * row[1] if len(row) > 1 else 0.0

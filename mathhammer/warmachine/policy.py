@@ -45,16 +45,18 @@ EPS = 1e-12  # spend focus only for a strict improvement
 
 def option_step(opt: AttackOption) -> AttackStep:
     return AttackStep(opt.kind, opt.stat, opt.power, pre_boosted=opt.pre_boosted,
-                      weapon_crippled=opt.crippled, knocks_down=opt.knocks_down, label=opt.name)
+                      weapon_crippled=opt.crippled, knocks_down=opt.knocks_down,
+                      ignores_shield=opt.ignores_shield, label=opt.name)
 
 
 @dataclass
 class OptionTables:
-    """Per option: P(hit)[bh, movement crippled, kd] and damage pmfs [bd] (WM-A*, WM-D*)."""
+    """Per option: P(hit)[bh, movement crippled, kd] and damage pmfs [shield crippled][bd]
+    (WM-A*, WM-D*). The box-count DP uses the intact shield (index 0)."""
 
     p_hit: np.ndarray  # float64[O, 2, 2, 2]
-    dmg: list[list[np.ndarray]]  # [o][bd] pmf over damage dealt
-    mean_dmg: np.ndarray  # float64[O, 2]
+    dmg: list[list[list[np.ndarray]]]  # [o][shield crippled][bd] pmf over damage dealt
+    mean_dmg: np.ndarray  # float64[O, 2]: [o, bd] with the shield intact
 
     @classmethod
     def build(cls, graph: Graph, target: Target) -> OptionTables:
@@ -68,9 +70,10 @@ class OptionTables:
                     for kd in (0, 1):
                         p_hit[o, bh, mcrip, kd] = hit_probability(step, target, mcrip + 2 * kd,
                                                                   bool(bh))
-            pmfs = [damage_pmf(step, target, bool(bd)) for bd in (0, 1)]
+            pmfs = [[damage_pmf(step, target, bool(bd), bool(sc)) for bd in (0, 1)]
+                    for sc in (0, 1)]
             dmg.append(pmfs)
-            mean[o] = [float(p @ np.arange(len(p))) for p in pmfs]
+            mean[o] = [float(p @ np.arange(len(p))) for p in pmfs[0]]
         return cls(p_hit, dmg, mean)
 
 
@@ -156,8 +159,8 @@ class _Solver:
                     if bd and (f1 - bh < 1 or opt.pre_boosted or not opt.can_boost_damage):
                         continue
                     nxt = self._goto(node.next, f1 - bh - bd)
-                    val = self._after_damage(self.o.dmg[node.option][bd or int(opt.pre_boosted)],
-                                             nxt, kd_hit)
+                    val = self._after_damage(
+                        self.o.dmg[node.option][0][bd or int(opt.pre_boosted)], nxt, kd_hit)
                     if hit_best is None:
                         hit_best, hit_bd = val, np.zeros(len(val), dtype=np.int64)
                     else:

@@ -20,7 +20,7 @@ Or, instead of ``[[attacks]]``, ``[[activations]]`` with ``profile``, ``focus``,
 ``objective`` (as ``wm duel``).
 
 Optional keys: ``target.damaged`` (starting damage, WM-G7), ``target.knocked_down``,
-``target.camped_focus`` / ``target.arm_bonus`` (WM-D2); per attack ``charge``
+``target.camped_focus`` / ``target.arm_bonus`` / ``target.shield`` (WM-D2); per attack ``charge``
 (pre-boosted damage, WM-D3), ``modifier`` (WM-A6 sum), ``knocks_down`` (head-butt,
 slam), ``first_available`` (WM-G5), ``location`` + ``crippled`` or an
 ``[attacker]`` grid with starting damage (a crippled weapon system rolls one die
@@ -58,6 +58,8 @@ class TargetSpec(_Strict):
     knocked_down: bool = False
     camped_focus: Int = Field(0, ge=0, le=10, description="Mk II warcaster: +1 ARM each (WM-D2)")
     arm_bonus: Int = Field(0, ge=-10, le=10, description="spells and feats (WM-D2)")
+    shield: Literal["", "L", "R", "H"] = Field(
+        "", description="system holding a Shield: +2 ARM until it is crippled (WM-D2, WM-G4)")
     name: str = ""
 
     @model_validator(mode="after")
@@ -90,6 +92,7 @@ class AttackSpec(_Strict):
     first_available: Literal["", "L", "R", "H", "A", "C", "M"] = ""
     location: Literal["L", "R", "H", "-"] = "-"
     crippled: bool = Field(False, description="the weapon's system is crippled (WM-G4)")
+    chain_weapon: bool = Field(False, description="ignores the target's shield bonus")
     label: str = ""
 
 
@@ -134,6 +137,7 @@ def load_scenario(data: dict, source: str) -> WarmachineScenario:
 def build_target(spec: TargetSpec, source: str) -> Target:
     """Target from a scenario table (profile, grid or track; WM-G7 starting damage)."""
     name = spec.name
+    shield_mask = 0
     if spec.profile is not None:
         from mathhammer.warmachine.models import load_warmachine
 
@@ -143,6 +147,10 @@ def build_target(spec: TargetSpec, source: str) -> Target:
         defense = spec.def_ if spec.def_ is not None else prof.stats.defense
         armor = spec.arm if spec.arm is not None else prof.stats.arm
         name = name or prof.name
+        if not spec.shield:
+            from mathhammer.warmachine.duel import shield_mask_of
+
+            shield_mask = shield_mask_of(prof, grid)
     elif spec.grid is not None:
         grid = Grid.from_columns(spec.grid, f"{source}: target.grid")
         defense, armor = spec.def_, spec.arm
@@ -153,8 +161,15 @@ def build_target(spec: TargetSpec, source: str) -> Target:
     if grid.destroyed(start):
         raise InputError(f"{source}: target.damaged", "marks every box: the target is already "
                          "destroyed", spec.damaged, "leave at least one box unmarked")
+    if spec.shield:
+        if spec.shield not in grid.system_masks:
+            raise InputError(f"{source}: target.shield", "names a system the target's grid does "
+                             "not have", spec.shield,
+                             f"use one of {', '.join(grid.systems) or '(none: a track)'}")
+        shield_mask = grid.system_masks[spec.shield]
     armor = rules.effective_armor(armor, camped_focus=spec.camped_focus, spell_bonus=spec.arm_bonus)
-    return Target(int(defense), int(armor), grid, start, spec.knocked_down, name or "target")
+    return Target(int(defense), int(armor), grid, start, spec.knocked_down, name or "target",
+                  shield_mask)
 
 
 def _attacker_crippled(spec: AttackerSpec | None, source: str) -> set[str]:
@@ -196,7 +211,8 @@ def build_steps(scenario: WarmachineScenario, source: str, target: Target) -> li
         weapon_crippled = a.crippled or a.location in crippled
         step = AttackStep(a.kind, a.stat, a.power, a.boost_hit, a.boost_damage, a.charge,
                           a.modifier, weapon_crippled, a.knocks_down,
-                          first_available=a.first_available, label=a.label or f"attack {i + 1}")
+                          first_available=a.first_available, ignores_shield=a.chain_weapon,
+                          label=a.label or f"attack {i + 1}")
         for _ in range(a.count):
             # a charge attack is only the first attack after the charge (WM-D3)
             steps.append(step)

@@ -38,6 +38,14 @@ class Target:
     start_bits: int = 0
     knocked_down: bool = False
     name: str = "target"
+    shield_mask: int = 0  # boxes of the system holding a Shield: +2 ARM until crippled
+
+    def armor_against(self, ignores_shield: bool, shield_crippled: bool) -> int:
+        """ARM with the shield's +2 while its system stands (WM-D2, WM-G4); not vs Chain Weapon."""
+        from mathhammer.warmachine import rules
+
+        return rules.effective_armor(self.armor, shield=bool(self.shield_mask),
+                                     shield_crippled=shield_crippled or ignores_shield)
 
 
 @dataclass(frozen=True)
@@ -60,17 +68,21 @@ class AttackStep:
     knocks_down: bool = False
     auto_hit: bool = False
     first_available: str = ""
+    ignores_shield: bool = False
     label: str = ""
 
 
-def variant_situation(variant: int) -> tuple[bool, bool]:
-    """(movement crippled, knocked down) of table variant 0..3."""
-    return bool(variant & 1), bool(variant & 2)
+N_VARIANTS = 8  # movement crippled × knocked down × shield system crippled
+
+
+def variant_situation(variant: int) -> tuple[bool, bool, bool]:
+    """(movement crippled, knocked down, shield crippled) of table variant 0..7."""
+    return bool(variant & 1), bool(variant & 2), bool(variant & 4)
 
 
 def hit_probability(step: AttackStep, target: Target, variant: int, boost_hit: bool) -> float:
     """P(hit) of ``step`` in a target situation (WM-A1..A7), from the shared rules."""
-    mcrip, kd = variant_situation(variant)
+    mcrip, kd, _ = variant_situation(variant)
     defense = rules.effective_defense(target.defense, step.kind, movement_crippled=mcrip,
                                       knocked_down=kd)
     auto = step.auto_hit or rules.is_automatic_hit(step.kind, knocked_down=kd)
@@ -78,24 +90,26 @@ def hit_probability(step: AttackStep, target: Target, variant: int, boost_hit: b
     return rules.hit_probability(k, step.stat + step.modifier, defense, auto)
 
 
-def damage_pmf(step: AttackStep, target: Target, boost_damage: bool) -> np.ndarray:
-    """P(damage dealt = d) of one damage roll (WM-D1, WM-D3)."""
+def damage_pmf(step: AttackStep, target: Target, boost_damage: bool,
+               shield_crippled: bool = False) -> np.ndarray:
+    """P(damage dealt = d) of one damage roll (WM-D1, WM-D3) against the current ARM."""
     k = rules.damage_dice_count(boost_damage, step.pre_boosted, step.weapon_crippled)
-    return rules.damage_pmf(k, step.power, target.armor)
+    armor = target.armor_against(step.ignores_shield, shield_crippled)
+    return rules.damage_pmf(k, step.power, armor)
 
 
 def outcome_tables(steps: list[AttackStep], target: Target) -> np.ndarray:
-    """float64[steps, 4, W]: P(outcome) per step and situation variant."""
+    """float64[steps, 8, W]: P(outcome) per step and situation variant."""
     rows = []
     for step in steps:
-        dmg = damage_pmf(step, target, step.boost_damage)
+        dmg = [damage_pmf(step, target, step.boost_damage, sc) for sc in (False, True)]
         per_variant = []
-        for v in range(4):
+        for v in range(N_VARIANTS):
             p = hit_probability(step, target, v, step.boost_hit)
-            per_variant.append(np.concatenate([[1.0 - p], p * dmg]))
+            per_variant.append(np.concatenate([[1.0 - p], p * dmg[v >> 2]]))
         rows.append(per_variant)
     width = max(len(r) for per in rows for r in per) if rows else 1
-    table = np.zeros((len(steps), 4, width))
+    table = np.zeros((len(steps), N_VARIANTS, width))
     for s, per in enumerate(rows):
         for v, r in enumerate(per):
             table[s, v, : len(r)] = r
@@ -111,6 +125,7 @@ class SequenceArrays:
     start_bits: np.uint64
     col_start: np.ndarray
     m_mask: np.uint64
+    shield_mask: np.uint64
     system_masks: np.ndarray
     pmf: np.ndarray
     knocks_down: np.ndarray
@@ -124,7 +139,7 @@ class SequenceArrays:
         return cls(
             np.uint64(grid.full), np.int64(grid.width), np.uint64(target.start_bits),
             np.asarray(grid.col_start, dtype=np.int64),
-            np.uint64(grid.system_masks.get("M", 0)),
+            np.uint64(grid.system_masks.get("M", 0)), np.uint64(target.shield_mask),
             np.asarray(list(grid.system_masks.values()) or [0], dtype=np.uint64)[: len(grid.systems)],
             np.ascontiguousarray(outcome_tables(steps, target), dtype=np.float64),
             np.asarray([int(s.knocks_down) for s in steps], dtype=np.int64),
@@ -175,7 +190,7 @@ def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteC
         crippled = np.zeros(max(n_sys, 1), dtype=np.int64)
         destroyed = np.zeros(1, dtype=np.int64)
         hits = np.zeros(max(len(steps), 1), dtype=np.int64)
-        kernel.sequence_mc(a.full, a.width, a.start_bits, a.col_start, a.m_mask,
+        kernel.sequence_mc(a.full, a.width, a.start_bits, a.col_start, a.m_mask, a.shield_mask,
                            a.system_masks if n_sys else np.zeros(0, dtype=np.uint64),
                            cdf, guide, a.knocks_down, a.fa_masks, a.kd0, state, np.int64(n), hist, crippled,
                            destroyed, hits)
