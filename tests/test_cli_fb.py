@@ -142,3 +142,15 @@ def test_house_rules_file_on_the_command_line(tmp_path):
     out = run_json("fb", "test", "--ld", "1", "--ruleset", str(path))
     assert out["results"]["p_pass"]["value"] == pytest.approx(1 / 36)
     assert json.dumps(out)
+
+
+def test_save_one_plus_is_allowed(capsys):
+    """--save 1 vs S4: 1 + 1 = 2+, fails only on a 1; auto 3+ hit, 2+ wound (S4 v T2)."""
+    from mathhammer.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["fb", "attack", "--attacks", "6", "--ws", "4", "--target-ws", "3", "--strength", "4",
+              "--toughness", "2", "--save", "1", "--format", "json"])
+    assert stop.value.code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["results"]["mean_wounds"]["value"] == pytest.approx(6 * 2 / 3 * 5 / 6 * 1 / 6)
