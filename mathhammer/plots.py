@@ -214,3 +214,40 @@ def save_sweep_plot(result, path: Path) -> None:
     fig.suptitle(f"P(kill) = {report.info.get('p_kill', 'P(kill)')}; {how}", fontsize=9, y=0.995)
     fig.tight_layout()
     save_figure(fig, Path(path))
+
+
+def plot_table_heatmap(table, ax=None, title: str = "", percent: bool = True,
+                       colour_label: str = "probability", xlabel: str = "", ylabel: str = "",
+                       se=None):
+    """Heatmap of any rows × columns DataFrame (notebooks): values annotated in each cell,
+    ``± se`` under them when a same-shaped ``se`` frame is given (Monte Carlo)."""
+    plt = _pyplot()
+    from matplotlib.ticker import PercentFormatter
+
+    values = table.to_numpy(dtype=float) * (100.0 if percent else 1.0)
+    n_rows, n_cols = values.shape
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.5 * n_cols + 3.0, 0.6 * n_rows + 2.0), dpi=110)
+    vmax = 100.0 if percent else max(float(np.nanmax(values)) if values.size else 1.0, 1e-9)
+    image = ax.imshow(values, cmap="YlOrRd", vmin=0.0, vmax=vmax, aspect="auto")
+    bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+    if percent:
+        bar.ax.yaxis.set_major_formatter(PercentFormatter())
+    bar.set_label(colour_label)
+    for r in range(n_rows):
+        for c in range(n_cols):
+            v = values[r, c]
+            if np.isnan(v):
+                continue
+            text = f"{v:.0f}%" if percent else f"{v:.2f}"
+            if se is not None and float(se.iat[r, c]) > 0:
+                s = float(se.iat[r, c]) * (100.0 if percent else 1.0)
+                text += f"\n±{s:.1f}" if percent else f"\n±{s:.2f}"
+            ax.text(c, r, text, ha="center", va="center", fontsize=8,
+                    color="white" if v > 0.6 * vmax else "#222222")
+    ax.set_xticks(range(n_cols), [_short(str(t), 16) for t in table.columns], rotation=30, ha="right")
+    ax.set_yticks(range(n_rows), [_short(str(a), 22) for a in table.index])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=11)
+    return ax
