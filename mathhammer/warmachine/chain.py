@@ -154,6 +154,9 @@ class AttackSetup:
 
     def validate(self) -> AttackSetup:
         rules.check_kind(self.kind)
+        if self.attacks > 100:
+            raise InputError("--attacks", "at most 100 attacks per chain", self.attacks,
+                             "use e.g. --attacks 3")
         for flag, value, low in (("--stat", self.stat, 0), ("--defense", self.defense, 1),
                                  ("--power", self.power, 0), ("--armor", self.armor, 0),
                                  ("--attacks", self.attacks, 1), ("--camped-focus", self.camped_focus, 0)):
@@ -163,9 +166,6 @@ class AttackSetup:
             if value > MAX_STAT:  # huge ints overflow the int64 roll tables
                 raise InputError(flag, f"must be at most {MAX_STAT}", value,
                                  f"use e.g. {flag} {max(low, 1)}")
-        if self.attacks > 100:
-            raise InputError("--attacks", "at most 100 attacks per chain", self.attacks,
-                             "use e.g. --attacks 3")
         if self.boxes is not None and self.boxes < 1:
             raise InputError("--boxes", "must be at least 1", self.boxes, "use e.g. --boxes 17")
         if self.charge and self.kind != "melee":
