@@ -1,0 +1,180 @@
+"""Bad inputs tried by hand, one per line, with the exact one-line message (issue 8).
+
+Every command group is covered: roll, run, wm, fb, magic, profiles, compare,
+sweep. Each message must name where (flag, argument or file and key), what is
+wrong, the value given (when there is one) and the fix; the whole stderr is
+compared, so a second line or a traceback fails. The CLI runs in-process from
+the repository root (relative paths in messages are as typed).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_reliability_harness import ROOT, assert_clean, chdir_scratch, run_inprocess
+
+TRIALS = ["--n-trials", "1000", "-q"]
+WM = ["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "16", "-q"]
+AOE = ["wm", "aoe", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "16", "-q"]
+FB = ["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength", "4",
+      "--toughness", "4", "-q"]
+FIX_DICE = 'fix: write e.g. "2D6+3", "D3", "3D6kh2", "D6*4"'
+DUEL = ["wm", "duel", "khador/juggernaut", "cygnar/charger", "-q"]
+SWEEP = ["sweep", "khador/juggernaut", "cygnar/charger", "-q"]
+
+CASES: list[tuple[list[str], str]] = [
+    # ---- roll and the shared Monte Carlo / output flags
+    (["roll", "2D6+"], "dice expression '2D6+', column 5: expected a number, a die like 'D6' or "
+     f"'(', found 'end of text'; {FIX_DICE}"),
+    (["roll", "☃"], f"dice expression '☃', column 1: expected a number, a die like 'D6' or '(', "
+     f"found '☃'; {FIX_DICE}"),
+    (["roll", "201D6"], f"dice expression '201D6', column 1: dice count must be 1..200; {FIX_DICE}"),
+    (["roll", "D1001"], f"dice expression 'D1001', column 2: a die needs 2..1000 sides; {FIX_DICE}"),
+    (["roll", "3D6kh5"], "dice expression '3D6kh5', column 6: keep must be 1..3 (the dice "
+     f"rolled); {FIX_DICE}"),
+    (["roll", "2D6", "--method", "mc", "--n-trials", "0"],
+     "--n-trials: must be at least 1 (got 0); fix: use e.g. --n-trials 1000000"),
+    (["roll", "2D6", "--method", "mc", "--n-trials", str(10**30)],
+     f"--n-trials: is above the limit of 1e+11 trials (got {10**30}); fix: use fewer trials "
+     "or --precision to stop at a target error"),
+    (["roll", "2D6", "--method", "mc", "--n-trials", "100", "--seed", "-1"],
+     "--seed: must be between 0 and 2**63-1 (got -1); fix: use e.g. --seed 1"),
+    (["roll", "2D6", "--method", "mc", "--precision", "nan"],
+     "--precision: must be a half-width strictly between 0 and 0.5 (got nan); fix: use e.g. "
+     "--precision 0.001"),
+    (["roll", "2D6", "--method", "mc", "--n-trials", "100", "--threads", "999"],
+     "--threads: must be between 1 and 256 (got 999); fix: use e.g. --threads 2"),
+    (["roll", "2D6", "--format", "xml"],
+     "--format: must be table, json or csv (got xml); fix: use --format json"),
+    (["roll", "2D6", "--method", "foo"],
+     "--method: must be exact, mc or auto (got foo); fix: use --method mc"),
+    (["roll", "2D6", "--plot", "out.gif"],
+     "--plot: must name a .png, .svg or .pdf file (got out.gif); fix: use --plot chart.png"),
+    (["roll", "2D6", "--bogus"],
+     "mathhammer roll: No such option: --bogus; fix: see `mathhammer roll --help`"),
+    # ---- run (scenario files)
+    (["run", "tests/data/bad/syntax.toml"],
+     "tests/data/bad/syntax.toml: is not valid TOML: Invalid initial character for a key part "
+     "(at line 2, column 3); fix: fix the syntax at that line (see toml.io)"),
+    (["run", "tests/data/bad/truncated.toml"],
+     "tests/data/bad/truncated.toml: is not valid TOML: Unterminated string (at end of "
+     "document); fix: fix the syntax at that line (see toml.io)"),
+    (["run", "tests/data/bad/binary.toml"],
+     "tests/data/bad/binary.toml: cannot be read (UnicodeDecodeError) (got "
+     "tests/data/bad/binary.toml); fix: give a UTF-8 TOML file"),
+    (["run", "nonexistent.toml"],
+     "nonexistent.toml: file not found (got nonexistent.toml); fix: check the path"),
+    (["run", "tests/data/bad/unicode_game.toml"],
+     "tests/data/bad/unicode_game.toml: game: must name the engine (got ☃); fix: add game = "
+     '"warmachine", "fantasy" or "magic"'),
+    # ---- wm
+    ([*WM[:5], "0", *WM[6:]], "--defense: must be at least 1 (got 0); fix: use e.g. --defense 1"),
+    ([*WM, "--kind", "psychic"],
+     "--kind: must be melee, ranged or magic (got psychic); fix: use --kind ranged"),
+    ([*WM, "--kind", "ranged", "--charge"],
+     "--charge: a charge attack is a melee attack (WM-D3) (got ranged); fix: use --kind melee"),
+    ([*WM, "--attacks", "1000000000"],
+     "--attacks: at most 100 attacks per chain (got 1000000000); fix: use e.g. --attacks 3"),
+    ([*WM[:2], "--stat", str(2**63), *WM[4:]],
+     f"--stat: must be at most 1000 (got {2**63}); fix: use e.g. --stat 1"),
+    ([*AOE, "--range", "0"],
+     "--range: must be a distance above 0 inches (got 0.0); fix: use e.g. --range 8"),
+    ([*AOE, "--range", "8", "--aoe", "7"],
+     "--aoe: AOE templates are 3, 4 or 5 inches (got 7.0); fix: use --aoe 3"),
+    (["wm", "duel", "khador/jugernaut", "cygnar/charger", "-q"],
+     "warmachine profile 'khador/jugernaut': no such profile; fix: did you mean "
+     "khador/juggernaut, khador/sorscha, khador/destroyer?"),
+    ([*DUEL, "--focus", "9"],
+     "--focus: a warjack can be allocated at most 3 focus (WM-F1); Juggernaut is a warjack "
+     "(got 9); fix: use --focus 3 or less"),
+    ([*DUEL, "--policy", "psychic"],
+     "--policy: must be fixed, greedy or optimal (got psychic); fix: use --policy optimal"),
+    # ---- fb
+    ([*FB[:3], "0", *FB[4:]], "--attacks: must be 1..1000 (got 0); fix: use e.g. --attacks 20"),
+    ([*FB[:5], "11", *FB[6:]], "--ws: is not a possible characteristic in wfb8 (allowed 1..10) "
+     "(got 11); fix: use a value from 1 to 10"),
+    ([*FB, "--ruleset", "wfb9"], "--ruleset: unknown ruleset (got wfb9); fix: use one of basic, "
+     "wfb8, t9a1 or the path of a ruleset .toml file"),
+    ([*FB, "--target-wounds", str(2**63)],
+     f"--target-wounds: must be 1..100 (got {2**63}); fix: use e.g. 3"),
+    (["fb", "shoot", "--shots", "5", "--bs", "4", "--strength", "4", "--toughness", "4",
+      "--cover", "heavy2", "-q"], "--cover: must be soft or hard (got heavy2); fix: use --cover soft"),
+    (["fb", "break-test", "--ld", "11", "--lost-by", "2", "-q"],
+     "--ld: must be a whole number from 0 to 10 (got 11); fix: use the unit's Ld, e.g. --ld 8"),
+    (["fb", "test", "--value", "7", "--ld", "4", "-q"],
+     "--value / --ld / --magic-resistance: give exactly one of them; fix: e.g. --value 4 "
+     "(D6 test) or --ld 8 (2D6 test)"),
+    (["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyzz", "-q"],
+     "fantasy profile 'wfb8/orc_boyzz': no such profile; fix: did you mean wfb8/orc_boyz, "
+     "wfb8/orc_giant, wfb8/empire_halberdiers?"),
+    (["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "0", "-q"],
+     "--rounds: must be 1..100 (got 0); fix: use e.g. --rounds 3"),
+    (["fb", "artillery", "catapult", "wfb8/skeleton_warriors", "-q"],
+     "WEAPON: unknown artillery piece (got catapult); fix: use one of stone-thrower, cannon, "
+     "bolt-thrower"),
+    # ---- magic
+    (["magic", "flow", "--channelers", "-1", "-q"],
+     "--channelers: must be 0 or more (got -1); fix: use e.g. --channelers 2"),
+    (["magic", "cast", "--dice", "9", "--cv", "9", "-q"],
+     "--dice: a casting attempt uses 1 to 5 dice in this ruleset (MG-4) (got 9); fix: use "
+     "1..5 dice"),
+    (["magic", "cast", "--dice", "3", "--cv", str(2**63), "-q"],
+     f"--cv: a casting value must be 2..1000 (got {2**63}); fix: use e.g. --cv 7"),
+    (["magic", "dispel", "--dice", "0", "--against", "9", "-q"],
+     "--dice: a dispel attempt uses 1 to 12 dice in this ruleset (MG-3, MG-6) (got 0); fix: "
+     "use 1..12 dice"),
+    (["magic", "phase", "tests/data/bad/empty.toml", "-q"],
+     "tests/data/bad/empty.toml: spells: the spell list is empty or missing; fix: add "
+     '[[spells]] entries: name = "...", cv = 7, wizard = "..."'),
+    # ---- profiles
+    (["profiles", "show", "khador/jugernaut"],
+     "profile 'khador/jugernaut': no such profile; fix: did you mean khador/juggernaut, "
+     "khador/sorscha, khador/destroyer?"),
+    (["profiles", "list", "--game", "chess"],
+     "--game: must be one of warmachine, fantasy (got chess); fix: use --game warmachine"),
+    # ---- compare and sweep
+    (["compare", "profiles/lists/cygnar_battlebox.toml", "profiles/lists/wfb8_empire.toml", "-q"],
+     "lists: Cygnar battle box is warmachine but Empire state troops is fantasy; fix: compare "
+     "two lists of the same game"),
+    ([*SWEEP, "--vary", "speed=1..3"],
+     "--vary: 'speed' is not a warmachine stat this sweep can vary (got speed); fix: use one "
+     "of def, arm, mat, rat, str, focus, attacks"),
+    ([*SWEEP, "--vary", "focus=3..1"],
+     "--vary: needs whole numbers LO..HI with LO <= HI, or a comma list (got 3..1); fix: use "
+     "e.g. --vary def=10..18 or --vary attacker.mat=5,6,7"),
+]
+
+
+@pytest.mark.parametrize("argv, message", CASES, ids=[" ".join(a)[:60] for a, _ in CASES])
+def test_bad_input_message(argv, message):
+    with chdir_scratch(ROOT):
+        code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err)
+    assert code == 2
+    assert err == f"error: {message}\n"
+    assert out == ""
+
+
+def test_at_least_thirty_cases_over_every_group():
+    groups = {argv[0] for argv, _ in CASES}
+    assert len(CASES) >= 30
+    assert {"roll", "run", "wm", "fb", "magic", "profiles", "compare", "sweep"} <= groups
+
+
+VALIDATE_CASES = [
+    (["tests/data/bad/empty.toml"],
+     "invalid tests/data/bad/empty.toml: game: must name the game the file is for; fix: add "
+     'game = "warmachine" or game = "fantasy"\n1 of 1 file(s) invalid\n'),
+    (["/nonexistent"],
+     "invalid /nonexistent: (file): file not found (got '/nonexistent'); fix: check the path\n"
+     "1 of 1 file(s) invalid\n"),
+]
+
+
+@pytest.mark.parametrize("paths, expected", VALIDATE_CASES)
+def test_profiles_validate_reports_each_bad_file(paths, expected):
+    """`profiles validate` lists one line per error, then a count (PR-3)."""
+    with chdir_scratch(ROOT):
+        code, out, err = run_inprocess(["profiles", "validate", *paths])
+    assert code == 2
+    assert err == expected

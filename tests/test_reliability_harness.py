@@ -1,0 +1,258 @@
+"""Shared harness of the reliability suites (issue 8) and its own sanity tests.
+
+``run_inprocess(argv)`` calls :func:`mathhammer.cli.main` in this process and
+returns ``(exit code, stdout, stderr)``; the Click tree that Typer builds from
+the app is memoised (building it costs ~0.4 s a call on this machine, running a
+small query costs less). A call that runs past ``timeout`` seconds is stopped
+by a SIGALRM and reported as ``"slow"``: a fuzzed input that makes a command
+work without bound is a finding, not a hang of the suite.
+
+``assert_clean`` is the contract every command obeys (DESIGN rule 7): exit 0,
+or exit 2 with exactly one stderr line ``error: <where>: <what> ...; fix: ...``;
+never a traceback; no NaN printed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BAD = ROOT / "tests" / "data" / "bad"
+
+# A valid invocation of every command (positionals and required options), small
+# and fast; the fuzzers replace or add one or more options on top of it.
+# Paths are absolute because the fuzzers run with a scratch folder as cwd.
+P = ROOT / "profiles"
+BASE_ARGS: dict[str, list[str]] = {
+    "roll": ["2D6"],
+    "run": [str(P / "scenarios/warmachine_two_jacks_vs_charger.toml")],
+    "compare": [str(P / "lists/cygnar_battlebox.toml"), str(P / "lists/khador_battlebox.toml")],
+    "sweep": ["khador/juggernaut", "cygnar/charger", "--vary", "focus=0..3"],
+    "wm attack": ["--stat", "6", "--defense", "13", "--power", "12", "--armor", "16"],
+    "wm aoe": ["--stat", "6", "--defense", "13", "--power", "12", "--armor", "16", "--range", "8"],
+    "wm duel": ["khador/juggernaut", "cygnar/charger"],
+    "fb attack": ["--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength", "4",
+                  "--toughness", "4"],
+    "fb shoot": ["--shots", "5", "--bs", "4", "--strength", "4", "--toughness", "4"],
+    "fb break-test": ["--ld", "8", "--lost-by", "2"],
+    "fb pursuit": [],
+    "fb test": ["--value", "7"],
+    "fb combat": ["wfb8/empire_halberdiers", "wfb8/orc_boyz"],
+    "fb artillery": ["stone-thrower", "wfb8/skeleton_warriors"],
+    "magic flow": [],
+    "magic cast": ["--dice", "3", "--cv", "9"],
+    "magic dispel": ["--dice", "3", "--against", "9"],
+    "magic phase": [str(P / "scenarios/magic_wfb8_two_wizards.toml")],
+    "magic optimise": [str(P / "scenarios/magic_wfb8_two_wizards.toml"), "--power", "6",
+                       "--dispel", "4"],
+    "profiles list": [],
+    "profiles show": ["khador/juggernaut"],
+    "profiles validate": [str(P / "warmachine/khador")],
+    "profiles schema": [],
+}
+# commands that do not take flags worth fuzzing (long demo runs)
+SKIP_COMMANDS = {"demo", "warmup"}
+# commands whose report legitimately has one stderr line per bad file
+MULTI_LINE_ERRORS = {"profiles validate"}
+SMALL_TRIALS = "2000"
+
+
+class Slow(Exception):
+    """Raised by the alarm inside a call that ran past its time budget."""
+
+
+_COMMAND_CACHE: dict[int, object] = {}
+
+
+def click_tree():
+    """The Click command tree of the Typer app (memoised)."""
+    import typer
+
+    from mathhammer.cli.app import app
+
+    key = id(app)
+    if key not in _COMMAND_CACHE:
+        build = _real_get_command or typer.main.get_command
+        _COMMAND_CACHE[key] = build(app)
+    return _COMMAND_CACHE[key]
+
+
+def commands() -> dict[str, object]:
+    """``{"wm attack": click command, ...}`` for every leaf command, discovered."""
+    found: dict[str, object] = {}
+
+    def walk(cmd, path: list[str]) -> None:
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, path + [name])
+        elif path:
+            found[" ".join(path)] = cmd
+
+    walk(click_tree(), [])
+    return found
+
+
+def option_specs(cmd) -> list[dict]:
+    """Every option of a command: names, Python annotation, flag / multiple."""
+    specs = []
+    for param in cmd.params:
+        if param.param_type_name != "option" or param.name in ("help",):
+            continue
+        descriptor = getattr(param, "type_descriptor", None)
+        specs.append({
+            "name": param.opts[0],
+            "annotation": getattr(descriptor, "annotation", str),
+            "is_flag": bool(getattr(param, "is_flag", False)),
+            "multiple": bool(param.multiple),
+            "required": bool(param.required),
+        })
+    return specs
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    def on_alarm(signum, frame):
+        raise Slow(f"over {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+_real_get_command = None
+
+
+def _patch_get_command() -> None:
+    """Make Typer reuse the memoised Click tree (same object Typer would build)."""
+    global _real_get_command
+    import typer.main
+
+    if _real_get_command is not None:
+        return
+    _real_get_command = typer.main.get_command
+
+    def cached(typer_instance):
+        from mathhammer.cli.app import app
+
+        if typer_instance is app:
+            return click_tree()
+        return _real_get_command(typer_instance)
+
+    typer.main.get_command = cached
+
+
+def run_inprocess(argv: list[str], timeout: float = 30.0) -> tuple[object, str, str]:
+    """``mathhammer ARGV`` in this process: (exit code | "slow", stdout, stderr)."""
+    from mathhammer.cli import main
+
+    _patch_get_command()
+    out, err = io.StringIO(), io.StringIO()
+    code: object = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            with _alarm(timeout):
+                main(list(argv))
+        except SystemExit as stop:
+            code = stop.code if stop.code is not None else 0
+        except Slow:
+            code = "slow"
+        except BaseException:  # a traceback: record it for the assertion message
+            import traceback
+
+            traceback.print_exc(file=err)
+            code = "traceback"
+    return code, out.getvalue(), err.getvalue()
+
+
+NAN = re.compile(r"(?<![\w.])-?nan(?![\w])", re.IGNORECASE)
+
+
+def assert_clean(argv: list[str], code, out: str, err: str, command: str = "") -> None:
+    """The contract of every invocation (DESIGN rule 7, issue 8 part 1)."""
+    shown = " ".join(argv)
+    assert code != "slow", f"unbounded work: `mathhammer {shown}` ran past its time budget"
+    assert "Traceback" not in err and code != "traceback", f"`mathhammer {shown}`:\n{err}"
+    assert code in (0, 2), f"`mathhammer {shown}` exit {code}; stderr: {err}"
+    if code == 2:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert lines, f"`mathhammer {shown}` exit 2 with no message"
+        if command in MULTI_LINE_ERRORS and lines[0].startswith("invalid "):
+            assert all(line.startswith("invalid ") for line in lines[:-1]), err
+            return
+        lines = [line for line in lines if not line.startswith("compiling kernels")]
+        assert len(lines) == 1, f"`mathhammer {shown}`: {len(lines)} stderr lines:\n{err}"
+        line = lines[0]
+        assert line.startswith("error: "), line
+        assert ": " in line[len("error: "):], f"no where: {line}"
+        assert "fix: " in line, f"no fix: {line}"
+    else:
+        assert not NAN.search(out), f"`mathhammer {shown}` printed NaN:\n{out}"
+
+
+def chdir_scratch(path: Path):
+    """cwd = a scratch folder, so fuzzed relative paths never land in the repo."""
+    return contextlib.chdir(path)
+
+
+# --------------------------------------------------------------------------- sanity
+
+
+def test_every_command_has_a_base_invocation_or_is_skipped():
+    """New commands are still fuzzed without one (with no positionals), but say so."""
+    missing = sorted(set(commands()) - set(BASE_ARGS) - SKIP_COMMANDS)
+    if missing:
+        pytest.skip(f"no base invocation for {missing}: fuzzed with flags only")
+
+
+def test_base_invocations_run_clean(tmp_path):
+    """Each base invocation (small N) exits 0: the fuzzers start from valid input."""
+    found = commands()
+    with chdir_scratch(tmp_path):
+        for name, args in BASE_ARGS.items():
+            if name not in found:
+                continue  # the command has not landed yet
+            argv = name.split() + args + _small(found[name])
+            code, out, err = run_inprocess(argv)
+            assert_clean(argv, code, out, err, name)
+            assert code == 0, f"`mathhammer {' '.join(argv)}`: {err}"
+
+
+def _small(cmd) -> list[str]:
+    names = {spec["name"] for spec in option_specs(cmd)}
+    extra = []
+    if "--n-trials" in names:
+        extra += ["--n-trials", SMALL_TRIALS]
+    if "--quiet" in names:
+        extra += ["--quiet"]
+    return extra
+
+
+small_args = _small
+
+
+def test_harness_reports_a_traceback_as_a_failure(monkeypatch):
+    """The harness must be able to fail: a command that raises is 'traceback'."""
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr("mathhammer.roll.parse_dice", broken)
+    code, out, err = run_inprocess(["roll", "2D6"])
+    assert code == "traceback" and "ZeroDivisionError" in err
+
+
+if os.environ.get("MATHHAMMER_FUZZ_DEBUG"):  # pragma: no cover - manual aid
+    print(sorted(commands()), file=sys.stderr)
