@@ -113,3 +113,11 @@ WARMUP_ARGV.append(["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws"
 WARMUP_ARGV.append(["magic", "cast", "--dice", "2", "--cv", "7", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["magic", "dispel", "--dice", "2", "--against", "7", "--method", "mc", "--n-trials", "1000",
                     "--seed", "0"])
+
+# analysis: army-list matrices and breakpoint sweeps (issue 6)
+DEMO_STEPS.append(("Analysis: two Mk II battle boxes, every attacker x target cell, per 100 points",
+                   ["compare", "khador_battlebox", "cygnar_battlebox", "--one-way",
+                    "--n-trials", "20000", "--seed", "1"]))
+DEMO_STEPS.append(("Analysis: where does a charging Juggernaut stop killing an Ironclad? DEF 10..18",
+                   ["sweep", "khador/juggernaut", "cygnar/ironclad", "--vary", "def=10..18",
+                    "--focus", "3", "--charge", "--n-trials", "20000", "--seed", "1"]))
