@@ -113,8 +113,21 @@ def check_writable(path: Path, flag: str) -> None:
         raise OutputError(flag, "names a directory, not a file", str(path), "give a file name")
     if not parent.is_dir():
         raise OutputError(flag, "folder does not exist", str(parent), "create it or pick another path")
-    if not os.access(parent, os.W_OK):
+    if not os.access(parent, os.W_OK) or not _can_create_in(parent):
         raise OutputError(flag, "folder is not writable", str(parent), "pick a writable path")
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Create and remove a probe file: os.access says yes to root even on /proc."""
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".mathhammer-probe-", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    Path(probe).unlink(missing_ok=True)
+    return True
 
 
 def write_atomically(path: Path, data: bytes | str, flag: str = "--output") -> None:
