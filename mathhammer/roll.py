@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import types
+
 import numpy as np
 
 from mathhammer.dice import DiceExpr, parse_dice
@@ -96,3 +99,18 @@ def roll(
         config=config,
         check=check,
     )
+
+
+class _CallableModule(types.ModuleType):
+    """``mathhammer.roll`` names both this module and the function above.
+
+    Importing the submodule (the CLI and every test do) binds the package
+    attribute ``mathhammer.roll`` to the module, shadowing the lazily exported
+    function; making the module callable keeps ``mh.roll("2D6+3")`` working either way.
+    """
+
+    def __call__(self, *args, **kwargs) -> Report:
+        return roll(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
