@@ -22,8 +22,8 @@ mispredicts.)
 Kernels take flat numbers and arrays only. Attack steps arrive as outcome tables:
 ``table[step, variant, o]`` with outcome ``o = 0`` a miss and ``o = 1 + d`` a hit
 dealing ``d`` damage (already after ARM), ``variant = movement_crippled +
-2 * knocked_down + 4 * shield_crippled`` (:func:`situation`); the tables come from the per-roll rules, so no rule is
-re-implemented here.
+2 * knocked_down + 4 * shield_crippled`` (:func:`situation`); the tables come from the
+per-roll rules, so no rule is re-implemented here.
 """
 
 from __future__ import annotations
@@ -170,8 +170,8 @@ def _sample_outcome(cdf_row, guide_row, u):
 
 
 @njit(cache=True, nogil=True)
-def sequence_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_masks, cdf, guide, knocks_down,
-                fa_masks, kd0, state, n_trials, hist, crippled, destroyed, hits):
+def sequence_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_masks, cdf,
+                guide, knocks_down, fa_masks, kd0, state, n_trials, hist, crippled, destroyed, hits):
     """Monte Carlo of a fixed attack sequence against one grid or track.
 
     Args:
@@ -247,7 +247,7 @@ def sequence_exact(keys, probs, full, width, col_start, m_mask, shield_mask, pmf
     Returns the new (uint64 states, float64 probs).
     """
     n_out = pmf.shape[2]
-    for s in range(step, step + 1):
+    for s in range(step, step + 1):  # one step per call: the caller checks sizes in between
         size = keys.shape[0] * (2 + 6 * n_out)
         new_k = np.empty(size, dtype=np.uint64)
         new_p = np.empty(size, dtype=np.float64)
@@ -271,13 +271,15 @@ def sequence_exact(keys, probs, full, width, col_start, m_mask, shield_mask, pmf
                 if row[o] <= 0.0:
                     continue
                 if fa_masks[s] != _U0:
-                    new_k[m] = mark_first_available(bits, fa_masks[s], np.int64(o - 1)) | (hit_key & KD_BIT)
+                    marked = mark_first_available(bits, fa_masks[s], np.int64(o - 1))
+                    new_k[m] = marked | (hit_key & KD_BIT)
                     new_p[m] = probs[i] * row[o]
                     m += 1
                     continue
                 p = probs[i] * row[o] / 6.0
                 for c in range(6):
-                    new_k[m] = mark_from(bits, full, col_start[c], np.int64(o - 1), width) | (hit_key & KD_BIT)
+                    marked = mark_from(bits, full, col_start[c], np.int64(o - 1), width)
+                    new_k[m] = marked | (hit_key & KD_BIT)
                     new_p[m] = p
                     m += 1
         keys, probs = _merge(new_k[:m], new_p[:m])
@@ -399,7 +401,8 @@ def policy_exact_round(keys, probs, full, width, col_start, m_mask, shield_mask,
 
     Every unfinished state follows its choice nodes to its next attack node and
     is expanded by hit/miss × damage × column; finished states are kept. ``pmf``
-    is float64[O, 2 (shield crippled), 2 (boosted), W] (damage dealt). Returns (keys, probs, unfinished mass).
+    is float64[O, 2 (shield crippled), 2 (boosted), W] (damage dealt).
+    Returns (keys, probs, unfinished mass).
     """
     n_cap = bh.shape[2] - 1
     n_out = pmf.shape[3]

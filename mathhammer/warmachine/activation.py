@@ -216,7 +216,8 @@ def build_graph(specs: list[ActivationSpec]) -> Graph:
         buy = _buy_nodes(graph, spec, melee, a)
         for charge in ([False, True] if spec.charge else [False]):
             if melee:
-                graph.nodes[root].successors.append(_initial_chain(graph, spec, melee, charge, buy, a))
+                first = _initial_chain(graph, spec, melee, charge, buy, a)
+                graph.nodes[root].successors.append(first)
             for w in melee:
                 if w.combo_strike and not w.crippled:
                     opt = graph.add_option(AttackOption(

@@ -126,8 +126,9 @@ def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables:
         kernel.policy_mc(np.uint64(grid.full), np.int64(grid.width), np.uint64(target.start_bits),
                          np.asarray(grid.col_start, dtype=np.int64),
                          np.uint64(grid.system_masks.get("M", 0)), np.uint64(target.shield_mask),
-                         masks, np.int64(int(target.knocked_down)), g["node_kind"], g["node_option"],
-                         g["node_cost"], g["node_next"], g["node_stop"], g["node_reset"],
+                         masks, np.int64(int(target.knocked_down)), g["node_kind"],
+                         g["node_option"], g["node_cost"], g["node_next"], g["node_stop"],
+                         g["node_reset"],
                          tables.bh, tables.bd, tables.ch, p_hit, cdf, guide, pre, knock, state,
                          np.int64(n), out["hist"], out["crippled"], out["destroyed"],
                          out["focus"], out["attacks"])
@@ -173,7 +174,8 @@ def policy_exact(graph: Graph, target: Target, opts: OptionTables, tables: Polic
         keys, probs, active = kernel.policy_exact_round(
             keys, probs, np.uint64(grid.full), np.int64(grid.width),
             np.asarray(grid.col_start, dtype=np.int64), np.uint64(grid.system_masks.get("M", 0)),
-            np.uint64(target.shield_mask), g["node_kind"], g["node_option"], g["node_cost"], g["node_next"], g["node_stop"],
+            np.uint64(target.shield_mask), g["node_kind"], g["node_option"], g["node_cost"],
+            g["node_next"], g["node_stop"],
             g["node_reset"], tables.bh, tables.bd, tables.ch, np.ascontiguousarray(opts.p_hit),
             pmf, pre, knock)
         if active <= 0.0:
@@ -271,7 +273,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
         specs.append(activation_from_profile(ref, f_val, charge, power_attacks, f"--then[{i}]",
                                              ranged=ranged, aim=aim))
     tgt = target_from_profile(target, damaged, knocked_down, camped_focus)
-    names = " then ".join(f"{s.name} ({s.focus} focus{', charge' if s.charge else ''})" for s in specs)
+    names = " then ".join(f"{s.name} ({s.focus} focus{', charge' if s.charge else ''})"
+                          for s in specs)
     return duel_chain(specs, tgt, policy=policy, objective=objective, boost_hit=boost_hit,
                       boost_damage=boost_damage, method=method, config=config, check=check,
                       title=f"{names} vs {tgt.name}, policy {policy}")

@@ -156,7 +156,8 @@ class Grid:
         column still holding an unmarked one, its top-most such box."""
         for _ in range(count):
             for col in range(1, N_COLUMNS + 1):
-                free = [bit for bit, letter in self._cells(col) if letter == system and not bits & bit]
+                free = [bit for bit, letter in self._cells(col)
+                        if letter == system and not bits & bit]
                 if free:
                     bits |= free[0]
                     break
@@ -172,11 +173,13 @@ class Grid:
         if damaged is None:
             return 0
         if self.is_track:
-            if isinstance(damaged, bool) or not isinstance(damaged, int) or not 0 <= damaged <= self.n_boxes:
+            if (isinstance(damaged, bool) or not isinstance(damaged, int)
+                    or not 0 <= damaged <= self.n_boxes):
                 raise InputError(where, f"must be 0..{self.n_boxes} marked boxes", damaged,
                                  "use e.g. damaged = 5")
             return (1 << damaged) - 1
-        if isinstance(damaged, (str, bytes)) or not isinstance(damaged, Sequence) or len(damaged) != N_COLUMNS:
+        if (isinstance(damaged, (str, bytes)) or not isinstance(damaged, Sequence)
+                or len(damaged) != N_COLUMNS):
             raise InputError(where, "must list six counts of marked boxes, one per column",
                              damaged, "use e.g. damaged = [0, 2, 0, 0, 1, 0]")
         bits = 0

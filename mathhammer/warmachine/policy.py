@@ -235,7 +235,8 @@ class GreedyRule(_Rule):
 
     def boost_hit(self, s: _Solver, g: int, f: int, kd: int) -> bool:
         o = s.g.nodes[g].option
-        gain = (s.o.p_hit[o, 1, 0, kd] - s.o.p_hit[o, 0, 0, kd]) * s.o.mean_dmg[o, int(s.g.options[o].pre_boosted)]
+        mean = s.o.mean_dmg[o, int(s.g.options[o].pre_boosted)]
+        gain = (s.o.p_hit[o, 1, 0, kd] - s.o.p_hit[o, 0, 0, kd]) * mean
         return f >= 1 and gain > self._buy_value(s, g, kd) + EPS
 
     def boost_damage(self, s: _Solver, g: int, f: int, kd: int) -> bool:
@@ -249,7 +250,8 @@ def solve(graph: Graph, target: Target, policy: str = "optimal", objective: str 
           tables: OptionTables | None = None) -> PolicyTables:
     """Decision tables of ``policy`` and its exact value in the box-count model (WM-F5)."""
     if policy not in POLICIES:
-        raise InputError("--policy", "must be fixed, greedy or optimal", policy, "use --policy optimal")
+        raise InputError("--policy", "must be fixed, greedy or optimal", policy,
+                         "use --policy optimal")
     if objective not in OBJECTIVES:
         raise InputError("--objective", "must be destroy or damage", objective,
                          "use --objective destroy")

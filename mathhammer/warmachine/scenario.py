@@ -6,7 +6,8 @@
     [target]
     def = 12
     arm = 18
-    grid = ["--L", "--LLM", "---MM", "---CC", "--RRC", "--R"]  # or boxes = 17; or profile = "cygnar/ironclad"
+    grid = ["--L", "--LLM", "---MM", "---CC", "--RRC", "--R"]  # or boxes = 17
+                             # or profile = "cygnar/ironclad"
     [[attacks]]              # resolved in order against the target's current state
     kind = "melee"           # melee | ranged | magic
     stat = 7                 # MAT / RAT / FOCUS

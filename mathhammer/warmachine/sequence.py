@@ -140,7 +140,7 @@ class SequenceArrays:
             np.uint64(grid.full), np.int64(grid.width), np.uint64(target.start_bits),
             np.asarray(grid.col_start, dtype=np.int64),
             np.uint64(grid.system_masks.get("M", 0)), np.uint64(target.shield_mask),
-            np.asarray(list(grid.system_masks.values()) or [0], dtype=np.uint64)[: len(grid.systems)],
+            np.asarray(list(grid.system_masks.values()), dtype=np.uint64),
             np.ascontiguousarray(outcome_tables(steps, target), dtype=np.float64),
             np.asarray([int(s.knocks_down) for s in steps], dtype=np.int64),
             np.asarray([grid.system_masks.get(s.first_available, 0) if s.first_available else 0
@@ -192,7 +192,8 @@ def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteC
         hits = np.zeros(max(len(steps), 1), dtype=np.int64)
         kernel.sequence_mc(a.full, a.width, a.start_bits, a.col_start, a.m_mask, a.shield_mask,
                            a.system_masks if n_sys else np.zeros(0, dtype=np.uint64),
-                           cdf, guide, a.knocks_down, a.fa_masks, a.kd0, state, np.int64(n), hist, crippled,
+                           cdf, guide, a.knocks_down, a.fa_masks, a.kd0, state, np.int64(n),
+                           hist, crippled,
                            destroyed, hits)
         return {"hist": hist, "crippled": crippled, "destroyed": destroyed, "hits": hits}
 
