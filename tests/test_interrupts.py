@@ -1,0 +1,125 @@
+"""Ctrl-C and output files, with real processes (issue 8 part 4).
+
+A SIGINT during a long Monte Carlo run must stop the process within a couple of
+seconds with exit 130 and a one-line ``interrupted: ...`` note, and leave no
+``--output`` file and no temporary file behind. An unwritable ``--output`` /
+``--plot`` fails before any work (a run of 10^11 trials would take hours, so a
+prompt exit 2 proves the check came first) with one line.
+
+Timing bounds are generous (the test machine has 2 cores shared by several
+jobs): the stop must come within 3 s of the signal.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_reliability_harness import ROOT
+
+LONG = ["--method", "mc", "--n-trials", str(10**11), "--seed", "1", "--quiet"]
+LONG_COMMANDS = {
+    "roll": ["roll", "6D6"],
+    "wm attack": ["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12",
+                  "--armor", "16"],
+    "fb attack": ["fb", "attack", "--attacks", "20", "--ws", "4", "--target-ws", "4",
+                  "--strength", "4", "--toughness", "4"],
+}
+STOP_WITHIN = 3.0
+
+
+def _start(argv: list[str], cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "mathhammer", *argv], cwd=cwd, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def _interrupt_after(proc: subprocess.Popen, delay: float) -> tuple[int, str, str, float]:
+    """Let the run get going (import, cache load), SIGINT it, time the stop."""
+    time.sleep(delay)
+    assert proc.poll() is None, f"finished before the signal: {proc.communicate()}"
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"still running 30 s after SIGINT; stderr: {err}")
+    return proc.returncode, out, err, time.monotonic() - sent
+
+
+def _assert_interrupted(code: int, err: str, elapsed: float) -> None:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 130, err
+    assert elapsed < STOP_WITHIN, f"took {elapsed:.2f} s to stop"
+    assert "Traceback" not in err, err
+    assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
+
+
+@pytest.mark.parametrize("name", sorted(LONG_COMMANDS))
+def test_ctrl_c_stops_a_long_run(name, tmp_path):
+    proc = _start(LONG_COMMANDS[name] + LONG, ROOT)
+    code, out, err, elapsed = _interrupt_after(proc, 4.0)
+    _assert_interrupted(code, err, elapsed)
+    assert out == ""  # partial results are never printed as if final
+
+
+def test_interrupted_run_leaves_no_output_file(tmp_path):
+    target = tmp_path / "result.json"
+    proc = _start(LONG_COMMANDS["roll"] + LONG + ["--format", "json", "--output", str(target)],
+                  ROOT)
+    code, out, err, elapsed = _interrupt_after(proc, 4.0)
+    _assert_interrupted(code, err, elapsed)
+    assert list(tmp_path.iterdir()) == []  # no file, no temporary file
+
+
+def test_completed_run_writes_output_atomically(tmp_path):
+    """A finished run leaves exactly the file (the temp file was renamed over it)."""
+    target = tmp_path / "result.json"
+    target.write_text("old contents")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mathhammer", "roll", "2D6", "--format", "json", "--output",
+         str(target)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result.json"]
+    assert target.read_text().lstrip().startswith("{")
+
+
+@pytest.mark.parametrize("flag, name", [("--output", "out.json"), ("--plot", "plot.png")])
+def test_unwritable_path_fails_before_any_work(flag, name, tmp_path):
+    """/proc refuses new files even to root; a read-only folder covers other users."""
+    folders = [Path("/proc")]
+    if os.geteuid() != 0:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        folders.append(ro)
+    for folder in folders:
+        start = time.monotonic()
+        proc = subprocess.run(
+            [sys.executable, "-m", "mathhammer", *LONG_COMMANDS["roll"], *LONG, flag,
+             str(folder / name)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        elapsed = time.monotonic() - start
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr == (f"error: {flag}: folder is not writable (got {folder}); "
+                               "fix: pick a writable path\n")
+        assert elapsed < 20, f"{elapsed:.1f} s: the check did not come before the run"
+        assert not (folder / name).exists()
+
+
+def test_missing_folder_fails_before_any_work(tmp_path):
+    missing = tmp_path / "no" / "such"
+    proc = subprocess.run(
+        [sys.executable, "-m", "mathhammer", *LONG_COMMANDS["roll"], *LONG, "--output",
+         str(missing / "out.txt")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr == (f"error: --output: folder does not exist (got {missing}); "
+                           "fix: create it or pick another path\n")
