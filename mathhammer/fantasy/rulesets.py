@@ -252,6 +252,14 @@ def _load_path(path: str, mtime_ns: int) -> Ruleset:
     return _validate(read_toml(path), path)
 
 
+def _is_file(path: Path) -> bool:
+    """``Path.is_file`` that says no (instead of raising) for a 300-character name."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def load_ruleset(name_or_path: str | Path | Ruleset = "wfb8", where: str = "--ruleset") -> Ruleset:
     """A bundled ruleset by name (``basic``, ``wfb8``, ``t9a1``) or a user TOML file.
 
@@ -266,10 +274,10 @@ def load_ruleset(name_or_path: str | Path | Ruleset = "wfb8", where: str = "--ru
         path = RULESETS_DIR / f"{text}.toml"
     else:
         path = Path(text).expanduser()
-        if not (path.suffix == ".toml" or path.is_file()):
+        if not (path.suffix == ".toml" or _is_file(path)):
             raise ProfileError(where, "unknown ruleset", text,
                                f"use one of {', '.join(BUNDLED)} or the path of a ruleset .toml file")
-        if not path.is_file():
+        if not _is_file(path):
             raise ProfileError(where, "ruleset file not found", text,
                                f"check the path, or use one of {', '.join(BUNDLED)}")
     resolved = path.resolve()
