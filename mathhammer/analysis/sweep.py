@@ -173,7 +173,8 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     game_a, att = load_any(attacker, game)
     game_t, tgt = load_any(target, game)
     if game_a != game_t:
-        raise InputError("target", f"is a {game_t} profile but the attacker is {game_a}", tgt.id)
+        raise InputError("target", f"is a {game_t} profile but the attacker is {game_a}", tgt.id,
+                         f"give a {game_a} target profile")
     game = game_a
     v = vary if isinstance(vary, Vary) else parse_vary(vary, game)
     if method not in ("auto", "exact", "mc"):
