@@ -178,7 +178,8 @@ class AttackSetup:
             raise RulesError("--free-strike", "a free strike is one attack, not a charge", self.attacks,
                              "use --attacks 1 without --charge")
         if self.stealth_range is not None and self.stealth_range < 0:
-            raise InputError("--stealth-range", "must be 0 or more inches", self.stealth_range)
+            raise InputError("--stealth-range", "must be 0 or more inches", self.stealth_range,
+                             "use e.g. --stealth-range 6")
         for flag, value in (("--extra-hit-die", self.extra_hit_dice),
                             ("--extra-damage-die", self.extra_damage_dice)):
             if not 0 <= value <= 3:
