@@ -1,0 +1,461 @@
+"""Write the analysis notebooks and execute them with the current code (outputs committed).
+
+    .venv/bin/python notebooks/build_notebooks.py            # full trial counts
+    MATHHAMMER_NOTEBOOK_TRIALS=2000 ... build_notebooks.py    # quick
+
+Every number in a notebook is computed by the library when it runs; the prose only
+says what to look for. ``tests/test_notebooks.py`` re-executes the committed
+notebooks with small trial counts.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+
+SETUP = """\
+import os
+
+import numpy as np
+import pandas as pd
+import matplotlib.pyplot as plt
+from matplotlib.ticker import PercentFormatter
+
+from mathhammer.engine import MonteCarloConfig
+
+%matplotlib inline
+# the tests set a small count; the committed outputs use the default
+N_TRIALS = int(os.environ.get("MATHHAMMER_NOTEBOOK_TRIALS", "200000"))
+SEED = 2026
+config = MonteCarloConfig(n_trials=N_TRIALS, seed=SEED, threads=1)
+print(f"Monte Carlo: {N_TRIALS:,} trials per query, seed {SEED}")"""
+
+
+def notebook(cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.cells = [new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in cells]
+    return nb
+
+
+FOCUS = [
+    ("md", """\
+# How should a warjack spend its focus? Optimal play against habits
+
+A Mk II warjack gets up to three focus from its warcaster (WM-F1). Each point can
+buy another attack, boost an attack roll or boost a damage roll, and a charge costs
+one (WM-F2). Players fall into habits: *always buy attacks*, *always boost to hit*,
+*always boost damage*, or a rule of thumb that spends each point where it adds the
+most expected damage right now (`greedy`). The `optimal` policy (WM-F5) is solved
+exactly by dynamic programming to maximise P(destroy) and then played on the full
+damage grid by Monte Carlo.
+
+**Question:** how much kill probability do the habits leave on the table?"""),
+    ("code", SETUP),
+    ("code", """\
+from mathhammer.warmachine.duel import duel
+from mathhammer.warmachine.models import load_warmachine
+
+PAIRS = [("khador/juggernaut", "cygnar/ironclad"), ("cygnar/ironclad", "khador/juggernaut"),
+         ("protectorate/crusader", "cryx/slayer"), ("khador/juggernaut", "cygnar/stryker")]
+HABITS = {
+    "buy attacks": dict(policy="fixed"),
+    "boost every attack roll": dict(policy="fixed", boost_hit=True),
+    "boost every damage roll": dict(policy="fixed", boost_damage=True),
+    "rule of thumb (greedy)": dict(policy="greedy"),
+    "optimal": dict(policy="optimal"),
+}
+rows = []
+for attacker, target in PAIRS:
+    matchup = f"{load_warmachine(attacker).name} →\\n{load_warmachine(target).name}"
+    for habit, kw in HABITS.items():
+        r = duel(attacker, target, focus=3, charge=True, method="mc", config=config, **kw)
+        rows.append({"matchup": matchup, "habit": habit,
+                     "p_kill": r.results["p_destroyed"].value, "se": r.results["p_destroyed"].se,
+                     "mean_damage": r.results["mean_damage"].value})
+frame = pd.DataFrame(rows)
+frame.pivot(index="matchup", columns="habit", values="p_kill").loc[:, list(HABITS)].style.format("{:.1%}")"""),
+    ("md", """\
+Each group of bars is one charge with 3 focus against a fresh target; the whiskers are
+95% intervals of the Monte Carlo estimate."""),
+    ("code", """\
+fig, ax = plt.subplots(figsize=(10, 4.8), dpi=110)
+matchups = list(dict.fromkeys(frame["matchup"]))
+width = 0.16
+for i, habit in enumerate(HABITS):
+    sub = frame[frame["habit"] == habit].set_index("matchup").loc[matchups]
+    x = np.arange(len(matchups)) + (i - 2) * width
+    ax.bar(x, sub["p_kill"] * 100, width, yerr=1.96 * sub["se"] * 100, capsize=2, label=habit)
+ax.set_xticks(np.arange(len(matchups)), matchups, fontsize=9)
+ax.yaxis.set_major_formatter(PercentFormatter())
+ax.set_ylabel("P(destroyed) in one activation")
+ax.set_title("One charging warjack, 3 focus: P(kill) by focus habit")
+ax.legend(frameon=False, ncol=3, loc="upper right")
+ax.set_ylim(0, 105)
+ax.grid(axis="y", alpha=0.3)
+plt.show()"""),
+    ("code", """\
+for matchup in matchups:
+    sub = frame[frame["matchup"] == matchup].set_index("habit")["p_kill"]
+    habits = sub.drop("optimal")
+    best = habits.idxmax()
+    print(f"{matchup.replace(chr(10), ' ')}: optimal {sub['optimal']:.1%}; best habit '{best}' {habits.max():.1%} "
+          f"(gap {100 * (sub['optimal'] - habits.max()):+.1f} pp); worst '{habits.idxmin()}' {habits.min():.1%}")"""),
+    ("md", """\
+## Does the answer change with the target's DEF?
+
+The same charge (Juggernaut, 3 focus) against an Ironclad whose DEF is varied: the
+policies are compared with the breakpoint sweep of `mathhammer.analysis`."""),
+    ("code", """\
+from mathhammer.analysis import sweep
+
+fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+for policy in ("fixed", "greedy", "optimal"):
+    s = sweep("khador/juggernaut", "cygnar/ironclad", "def=10..16",
+              attacker_options={"focus": 3, "charge": True}, policy=policy, method="mc",
+              n_trials=N_TRIALS, seed=SEED)
+    line = s.series("plain")
+    ax.errorbar(line.index, line["p_kill"] * 100, yerr=1.96 * line["p_kill_se"] * 100, marker="o",
+                capsize=2, label={"fixed": "buy attacks", "greedy": "rule of thumb"}.get(policy, policy))
+ax.yaxis.set_major_formatter(PercentFormatter())
+ax.set_xlabel("Ironclad DEF")
+ax.set_ylabel("P(destroyed)")
+ax.set_title("Juggernaut charge with 3 focus against a varied DEF")
+ax.legend(frameon=False)
+ax.grid(alpha=0.3)
+plt.show()"""),
+    ("md", """\
+**Reading it:** the printed gaps are the price of each habit for these match-ups.
+Boosting every roll spends the focus that would otherwise buy attacks, so against a
+high-ARM heavy with many boxes it falls far behind; against a high-DEF warcaster with
+a short damage track the picture changes, because missing is the main risk there.
+No single habit is best everywhere, which is what the optimal policy exploits."""),
+]
+
+CRIPPLE = [
+    ("md", """\
+# Crippling odds for each starter warjack
+
+A Mk II warjack rarely dies to one charge, but losing its arm, cortex or movement
+(WM-G4) decides the next turn. Damage goes into the column rolled on a d6 and flows
+to the next column when one fills (WM-G2), so each chassis has its own weak spots.
+
+**Question:** after one charge by a heavy warjack with 3 focus (optimal policy for
+the kill), how likely is each system of each bundled warjack to be crippled?"""),
+    ("code", SETUP),
+    ("code", """\
+from mathhammer.profiles import bundled_ids
+from mathhammer.warmachine.duel import duel
+from mathhammer.warmachine.grid import SYSTEM_NAMES
+from mathhammer.warmachine.models import load_warmachine
+
+jacks = [p for p in (load_warmachine(i) for i in bundled_ids("warmachine")) if p.is_warjack]
+ATTACKERS = {"Juggernaut charge": "khador/juggernaut", "Ironclad charge": "cygnar/ironclad"}
+SYSTEMS = list("LRHACM")
+tables, errors, kills = {}, {}, {}
+for label, attacker in ATTACKERS.items():
+    rows, ses, dead = {}, {}, {}
+    for jack in jacks:
+        r = duel(attacker, jack.id, focus=3, charge=True, method="mc", config=config)
+        name = f"{jack.name} ({jack.faction})"
+        rows[name] = {SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].value if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
+        ses[name] = {SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].se if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
+        dead[name] = r.results["p_destroyed"].value
+    tables[label] = pd.DataFrame(rows).T
+    errors[label] = pd.DataFrame(ses).T
+    kills[label] = pd.Series(dead)
+tables["Juggernaut charge"].style.format("{:.1%}", na_rep="—")"""),
+    ("md", """\
+Blank cells are systems the chassis does not have (most warjacks have no arc node).
+Under Monte Carlo each cell carries its ± standard error."""),
+    ("code", """\
+from mathhammer.plots import plot_table_heatmap
+
+fig, axes = plt.subplots(1, 2, figsize=(16, 0.45 * len(jacks) + 2.5), dpi=100)
+for ax, (label, table) in zip(axes, tables.items()):
+    plot_table_heatmap(table, ax=ax, title=f"P(system crippled) after one {label} (3 focus)",
+                       colour_label="P(crippled)", xlabel="system", ylabel="target warjack",
+                       se=errors[label] if N_TRIALS < 10**7 else None)
+plt.tight_layout()
+plt.show()"""),
+    ("code", """\
+for label, table in tables.items():
+    cortex = table["cortex"].dropna()
+    moves = table["movement"].dropna()
+    print(f"{label}: cortex most exposed on {cortex.idxmax()} ({cortex.max():.1%}), least on "
+          f"{cortex.idxmin()} ({cortex.min():.1%}); movement most exposed on {moves.idxmax()} "
+          f"({moves.max():.1%}); P(destroyed) ranges {kills[label].min():.1%}..{kills[label].max():.1%}")"""),
+    ("md", """\
+**Reading it:** compare rows, not single cells: the printed extremes above show how
+much the chassis matters against the same charge. Warjacks that share a grid and ARM
+share their odds exactly (the same numbers in two rows are a check, not a copy).
+The policy here aims at the kill, not at a given system, so a player hunting a
+cortex would do a little better than these numbers."""),
+]
+
+FANTASY = [
+    ("md", """\
+# Unit match-ups and break odds (Warhammer Fantasy 8th edition)
+
+A close combat is decided by the combat result and the loser's break test (FB-C4,
+FB-C5): a unit can win on wounds and still not break a steadfast or stubborn enemy.
+
+**Question:** for six infantry blocks in their default formations, who wins a charge,
+and how often does the enemy break in the first round?"""),
+    ("code", SETUP),
+    ("code", """\
+from mathhammer.fantasy.combat import combat
+from mathhammer.fantasy.models import load_unit
+
+UNITS = ["wfb8/empire_halberdiers", "wfb8/orc_boyz", "wfb8/skeleton_warriors",
+         "wfb8/dwarf_warriors", "wfb8/high_elf_spearmen", "wfb8/chaos_warriors"]
+names = {u: load_unit(u).name for u in UNITS}
+first, first_se, decided, decided_se = {}, {}, {}, {}
+for a in UNITS:
+    first[names[a]], first_se[names[a]], decided[names[a]], decided_se[names[a]] = {}, {}, {}, {}
+    for b in UNITS:
+        if a == b:
+            continue
+        one = combat(a, b, rounds=1, charger="a", method="auto", config=config)
+        full = combat(a, b, charger="a", method="mc", config=config)
+        first[names[a]][names[b]] = one.results["p_enemy_breaks"].value
+        first_se[names[a]][names[b]] = one.results["p_enemy_breaks"].se
+        decided[names[a]][names[b]] = full.results["p_win"].value
+        decided_se[names[a]][names[b]] = full.results["p_win"].se
+first, decided = pd.DataFrame(first).T, pd.DataFrame(decided).T
+first_se, decided_se = pd.DataFrame(first_se).T, pd.DataFrame(decided_se).T
+order = list(names.values())
+first, decided = first.loc[order, order], decided.loc[order, order]
+first_se, decided_se = first_se.loc[order, order], decided_se.loc[order, order]
+decided.style.format("{:.1%}", na_rep="—")"""),
+    ("code", """\
+from mathhammer.plots import plot_table_heatmap
+
+fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), dpi=100)
+plot_table_heatmap(first, ax=axes[0], title="P(enemy breaks in round 1), row charges",
+                   colour_label="P(break)", xlabel="charged unit", ylabel="charging unit", se=first_se)
+plot_table_heatmap(decided, ax=axes[1], title="P(charger wins the combat), until decided",
+                   colour_label="P(win)", xlabel="charged unit", ylabel="charging unit", se=decided_se)
+plt.tight_layout()
+plt.show()"""),
+    ("code", """\
+points = {names[u]: load_unit(u).unit_points() for u in UNITS}
+summary = pd.DataFrame({"points": pd.Series(points),
+                        "mean P(win) as charger": decided.mean(axis=1),
+                        "mean P(not beaten) when charged": 1 - decided.mean(axis=0)})
+summary["P(win) per 100 points"] = summary["mean P(win) as charger"] * 100 / summary["points"]
+print("'not beaten' = the charger did not win: the defender won, drew or held to the round cap.")
+summary.sort_values("mean P(win) as charger", ascending=False).style.format(
+    {"points": "{:.0f}", "mean P(win) as charger": "{:.1%}", "mean P(not beaten) when charged": "{:.1%}",
+     "P(win) per 100 points": "{:.2f}"})"""),
+    ("code", """\
+best = decided.stack().idxmax()
+worst = decided.stack().idxmin()
+print(f"Most lopsided charge: {best[0]} into {best[1]} ({decided.loc[best]:.1%}); "
+      f"least promising: {worst[0]} into {worst[1]} ({decided.loc[worst]:.1%}).")
+print(f"First-round breaks are rarer than final wins: mean {np.nanmean(first.to_numpy()):.1%} "
+      f"vs {np.nanmean(decided.to_numpy()):.1%}.")"""),
+    ("md", """\
+**Reading it:** the gap between the two heatmaps is the grind: ranks, steadfastness
+and stubbornness keep units in combat after a lost first round, so the first-round
+break odds understate what a charge finally achieves. The table ranks the blocks raw
+and per 100 points; the two rankings need not agree."""),
+]
+
+MAGIC = [
+    ("md", """\
+# Magic phase dice budgeting (The 9th Age 1.x)
+
+Power dice are few and dispel dice answer each spell (MG-1..MG-9). Spending more
+dice raises the chance of casting but also of a miscast, and leaves fewer dice for
+the next spell.
+
+**Question:** how many dice should each spell get, and how much does planning the
+dice spell by spell (the `optimal` dice rule) gain over fixed habits?"""),
+    ("code", SETUP),
+    ("md", "## One spell: P(cast) against the number of dice (exact)"),
+    ("code", """\
+from mathhammer.magic.rules import magic_rules
+from mathhammer.magic.single import cast
+
+max_dice = magic_rules("t9a1").max_casting_dice  # MG-4
+fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+for cv in (5, 7, 9, 11):
+    dice = range(1, max_dice + 1)
+    p = [cast(n, level=4, cv=cv).results["p_cast"].value for n in dice]
+    ax.plot(list(dice), np.array(p) * 100, marker="o", label=f"P(cast), casting value {cv}")
+miscast = [cast(n, level=4, cv=7).results["p_miscast"].value for n in dice]
+ax.plot(list(dice), np.array(miscast) * 100, linestyle=":", color="#555555", marker="x",
+        label="P(miscast) (the same for every casting value)")
+ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
+ax.yaxis.set_major_formatter(PercentFormatter())
+ax.set_xlabel("power dice used")
+ax.set_ylabel("probability")
+ax.set_title("Level 4 wizard, one spell: casting and miscast odds (exact)")
+ax.legend(frameon=False)
+ax.grid(alpha=0.3)
+plt.show()"""),
+    ("md", """\
+## A whole phase: four spells, two wizards, a level 2 dispeller
+
+The bundled scenario `profiles/scenarios/magic_t9a1_four_spells.toml`, played with
+different dice rules for the caster: the file's fixed dice per spell, *fewest dice
+reaching a target chance*, and `optimal` (dice chosen as each spell is cast, by
+dynamic programming over the remaining pools)."""),
+    ("code", """\
+from mathhammer.magic.models import load_scenario
+from mathhammer.magic.scenario import run_phase
+from mathhammer.profiles import profiles_root, read_toml
+
+path = profiles_root() / "scenarios" / "magic_t9a1_four_spells.toml"
+scenario = load_scenario(read_toml(path), str(path))
+spell_names = [s.name for s in scenario.spells]
+RULES = {"fixed (file dice)": dict(dice_rule="fixed"),
+         "target 50%": dict(dice_rule="target", target=0.5),
+         "target 75%": dict(dice_rule="target", target=0.75),
+         "target 90%": dict(dice_rule="target", target=0.9),
+         "optimal": dict(dice_rule="optimal")}
+rows = []
+for label, change in RULES.items():
+    s = scenario.model_copy(update={"caster": scenario.caster.model_copy(update=change)})
+    r = run_phase(s, method="mc", config=config)
+    row = {"dice rule": label, "expected weight": r.results["expected_weight"].value,
+           "expected weight se": r.results["expected_weight"].se,
+           "P(miscast)": r.results["p_miscast"].value}
+    row.update({name: r.results[f"p_goes_off_{i + 1}"].value for i, name in enumerate(spell_names)})
+    rows.append(row)
+phase = pd.DataFrame(rows).set_index("dice rule")
+phase.style.format("{:.3f}")"""),
+    ("code", """\
+fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.5), dpi=110)
+x = np.arange(len(spell_names))
+width = 0.16
+for i, label in enumerate(RULES):
+    left.bar(x + (i - 2) * width, phase.loc[label, spell_names] * 100, width, label=label)
+left.set_xticks(x, spell_names, rotation=15)
+left.yaxis.set_major_formatter(PercentFormatter())
+left.set_ylabel("P(spell goes off)")
+left.set_title("Each spell, by the caster's dice rule")
+left.legend(frameon=False, fontsize=8)
+left.grid(axis="y", alpha=0.3)
+right.barh(list(RULES), phase["expected weight"], xerr=1.96 * phase["expected weight se"], capsize=3,
+           color="#4C72B0")
+right.set_xlabel("expected weight of spells through (priority weights)")
+right.set_title("Whole phase value (±95%)")
+right.grid(axis="x", alpha=0.3)
+plt.tight_layout()
+plt.show()"""),
+    ("md", "## Fixed pools: the best split against deciding as you go (exact)"),
+    ("code", """\
+from mathhammer.magic.optimise import optimise
+
+pools = []
+for power in range(5, 13):
+    r = optimise(scenario, power=power, dispel=5)
+    pools.append({"power dice": power, "best fixed split": r.results["expected_weight_best_split"].value,
+                  "decide spell by spell": r.results["expected_weight_adaptive"].value})
+pools = pd.DataFrame(pools).set_index("power dice")
+ax = pools.plot(marker="o", figsize=(8, 4.2))
+ax.set_ylabel("expected weight through")
+ax.set_title("9th Age phase against 5 dispel dice: value of the power pool (exact)")
+ax.grid(alpha=0.3)
+plt.show()
+gain = (pools["decide spell by spell"] - pools["best fixed split"])
+print(f"Deciding dice spell by spell adds {gain.min():.3f}..{gain.max():.3f} expected weight "
+      f"over the best fixed split (largest at {gain.idxmax()} power dice).")"""),
+    ("md", """\
+**Reading it:** the first chart shows each extra die buying less casting chance
+while the miscast chance keeps growing; the phase chart shows what that means when
+four spells share one pool and a dispeller answers them, and the last chart prices
+the flexibility of choosing the dice as the phase unfolds (printed above)."""),
+]
+
+LISTS = [
+    ("md", """\
+# Comparing two army lists
+
+`mathhammer.analysis.compare` pits every unit of one list against every unit of the
+other and back. Each cell is one activation (Warmachine: optimal focus policy) or one
+close combat (Fantasy), with P(kill), expected damage and both per 100 points.
+
+**Question:** which units of the two Mk II battle boxes do the work, and which are
+the best value for their points? And the same for two Fantasy lists."""),
+    ("code", SETUP),
+    ("code", """\
+from mathhammer.analysis import compare
+from mathhammer.plots import plot_matrix
+
+wm = compare("khador_battlebox", "cygnar_battlebox", method="mc", n_trials=N_TRIALS, seed=SEED)
+print(wm.list_a.summary())
+print(wm.list_b.summary())
+wm.matrix("p_kill", "A→B").style.format("{:.1%}")"""),
+    ("code", """\
+fig, axes = plt.subplots(2, 1, figsize=(10, 9), dpi=100)
+for ax, direction in zip(axes, wm.directions):
+    plot_matrix(wm, "p_kill", direction, ax=ax)
+plt.tight_layout()
+plt.show()"""),
+    ("md", """\
+Mk II warcasters cost no points (they bring warjack points), so their per-100 cells
+are empty. Per 100 points is "expected kills per 100 points of attacker", a way to
+rank units of different cost."""),
+    ("code", """\
+value = (wm.frame.dropna(subset=["p_kill_per_100"])
+         .groupby(["direction", "attacker"])[["p_kill", "p_kill_per_100", "mean_damage_per_100"]].mean()
+         .sort_values("p_kill_per_100", ascending=False))
+ax = value["p_kill_per_100"].plot.barh(figsize=(8, 3.5), color="#DD8452")
+ax.set_xlabel("mean expected kills per 100 points (over the enemy's units)")
+ax.set_ylabel("")
+ax.set_title("Points efficiency of each warjack (one activation)")
+ax.invert_yaxis()
+plt.show()
+top = value.index[0]
+print(f"Best value: {top[1]} ({top[0]}), {value.iloc[0]['p_kill_per_100']:.2f} kills per 100 points "
+      f"on average; mean raw P(kill) {value.iloc[0]['p_kill']:.1%}.")"""),
+    ("md", "## Fantasy: Empire state troops against orcs, skeletons and dwarfs"),
+    ("code", """\
+fb = compare("wfb8_empire", "wfb8_greenskins_and_undead", method="mc", n_trials=N_TRIALS, seed=SEED)
+fig, axes = plt.subplots(2, 1, figsize=(9, 8), dpi=100)
+for ax, direction in zip(axes, fb.directions):
+    plot_matrix(fb, "p_kill", direction, ax=ax)
+plt.tight_layout()
+plt.show()
+per_unit = fb.frame.groupby(["direction", "attacker"])[["p_kill", "p_kill_per_100"]].mean()
+per_unit.style.format({"p_kill": "{:.1%}", "p_kill_per_100": "{:.3f}"})"""),
+    ("md", """\
+**Reading it:** the matrices say which match-ups to seek and to avoid; the per-100
+view says which purchases pay (printed above for the warjacks). Cells are single activations or single combats from a
+fresh start — a list's real strength also depends on shooting, magic and manoeuvre,
+which these matrices do not model."""),
+]
+
+NOTEBOOKS = {
+    "01_warmachine_focus_policies.ipynb": FOCUS,
+    "02_warmachine_crippling_odds.ipynb": CRIPPLE,
+    "03_fantasy_matchups_and_break_odds.ipynb": FANTASY,
+    "04_magic_dice_budgeting.ipynb": MAGIC,
+    "05_comparing_two_army_lists.ipynb": LISTS,
+}
+
+
+def main(names: list[str]) -> None:
+    from nbclient import NotebookClient
+
+    for name, cells in NOTEBOOKS.items():
+        if names and name not in names:
+            continue
+        nb = notebook(cells)
+        NotebookClient(nb, timeout=1200, kernel_name="python3",
+                       resources={"metadata": {"path": str(HERE)}}).execute()
+        nbformat.write(nb, HERE / name)
+        print("wrote", name)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
