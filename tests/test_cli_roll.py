@@ -12,6 +12,7 @@ import io
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -142,6 +143,15 @@ def test_table_format_monte_carlo_footer():
     footer = proc.stdout.strip().splitlines()[-1]
     assert "n_trials 100,000" in footer and "seed 9" in footer and "±" in footer
     assert "± se" in proc.stdout
+
+
+def test_long_tables_fold_the_far_tails():
+    proc = run_main("roll", "200D6")
+    assert proc.returncode == 0
+    assert "outcomes in the far tails not shown; --format csv lists all" in proc.stdout
+    rows = [line for line in proc.stdout.splitlines() if re.match(r"\s+\d+\s+\d", line)]
+    assert 60 < len(rows) < 1001  # the bulk, not all 1001 outcomes
+    assert "mean 700.0000" in proc.stdout  # exact mean, no 699.9999...
 
 
 def test_csv_format_matches_json():

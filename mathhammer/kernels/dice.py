@@ -3,7 +3,9 @@
 A stream's state is a ``uint64[8]`` array (see :data:`STATE_SIZE`):
 ``[s0, s1, s2, s3, digit_buffer, digits_left, spare, spare]``. Words 0..3 are the
 xoshiro256** state (seeded by :mod:`mathhammer.rng`, never all zero); words 4..5
-buffer base-6 digits so that one 64-bit draw yields 16 exact d6.
+buffer base-6 digits so that one 64-bit draw yields 8 exact d6 (an accepted
+32-bit half, the other half being only the fallback when the first is rejected;
+the stream is fixed so every seeded result stays reproducible).
 
 Every draw here is exact: bounded integers use Lemire's multiply-shift with
 rejection, d6 use base-6 digit extraction from a rejection-tested block of 6^8.
