@@ -184,3 +184,19 @@ def test_select_bit_every_rank():
         positions = [b for b in range(64) if x >> b & 1]
         for rank, pos in enumerate(positions, start=1):
             assert k.select_bit(np.uint64(x), rank) == pos
+
+
+def test_column_roll_from_low_bits_is_an_exact_d6():
+    """Every low-11-bit pattern below 2046 maps to a column, 341 patterns each (exact);
+    the two patterns above fall back to a fresh d6."""
+    from mathhammer import kernels
+
+    k = kernels.load("grid")
+    state = np.array([1, 2, 3, 4, 0, 0, 0, 0], dtype=np.uint64)
+    counts = np.zeros(6, dtype=np.int64)
+    high = np.uint64(0xABCDE) << np.uint64(11)  # the high bits do not matter
+    for low in range(2046):
+        counts[k.column_from_low_bits(high | np.uint64(low), state)] += 1
+    assert counts.tolist() == [341] * 6
+    for low in (2046, 2047):
+        assert 0 <= k.column_from_low_bits(np.uint64(low), state) <= 5

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mathhammer.kernels.dice import d6, uniform
+from mathhammer.kernels.dice import d6, next_u64, uniform
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
@@ -142,6 +142,31 @@ def situation(bits, kd, m_mask, shield_mask):
     return mcrip + 2 * kd + 4 * scrip
 
 
+_U11 = np.uint64(11)
+_LOW11 = np.uint64(2047)
+_LOW_LIMIT = np.uint64(2046)  # 6 × 341: below it the low 11 bits give an exact d6
+_SIX = np.uint64(6)
+_TWO_POW_M53 = 1.0 / 9007199254740992.0
+
+
+@njit(cache=True, inline="always")
+def unit_from_high_bits(word):
+    """A float64 in [0, 1) from the top 53 bits of a random word."""
+    return float(word >> _U11) * _TWO_POW_M53
+
+
+@njit(cache=True, inline="always")
+def column_from_low_bits(word, state):
+    """The column roll (0..5) from the 11 low bits of the same word, which the 53-bit
+    uniform does not use: exact by rejection (6 × 341 = 2046 of 2048 patterns), with a
+    fresh d6 in the 2 / 2048 rejected cases. Disjoint bits of one xoshiro word are
+    independent, so one word per attack serves both the outcome and the column."""
+    low = word & _LOW11
+    if low < _LOW_LIMIT:
+        return np.int64(low % _SIX)
+    return d6(state) - 1
+
+
 GUIDE = 64  # guide-table buckets per outcome row
 
 
@@ -198,7 +223,8 @@ def sequence_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_
         kd = kd0
         for s in range(n_steps):
             v = situation(bits, kd, m_mask, shield_mask)
-            o = _sample_outcome(cdf[s, v], guide[8 * s + v], uniform(state))
+            word = next_u64(state)
+            o = _sample_outcome(cdf[s, v], guide[8 * s + v], unit_from_high_bits(word))
             if o > 0:
                 hits[s] += 1
                 if knocks_down[s] == 1:
@@ -207,8 +233,8 @@ def sequence_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_
                     if fa_masks[s] != _U0:
                         bits = mark_first_available(bits, fa_masks[s], np.int64(o - 1))
                     else:
-                        bits = mark_from(bits, full, col_start[d6(state) - 1], np.int64(o - 1),
-                                         width)
+                        column = column_from_low_bits(word, state)
+                        bits = mark_from(bits, full, col_start[column], np.int64(o - 1), width)
         hist[popcount(bits & full) - start_marked] += 1
         if (bits & full) == full:
             destroyed[0] += 1
@@ -362,10 +388,12 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
                     kd = 1
                 row = 1 if opt_pre[o] == 1 else boost_dmg
                 sc = situation(bits, 0, _U0, shield_mask) >> 2
+                word = next_u64(state)
                 dmg = _sample_outcome(cdf[o, sc, row], guide[4 * o + 2 * sc + row],
-                                      uniform(state))
+                                      unit_from_high_bits(word))
                 if dmg > 0:
-                    bits = mark_from(bits, full, col_start[d6(state) - 1], np.int64(dmg), width)
+                    column = column_from_low_bits(word, state)
+                    bits = mark_from(bits, full, col_start[column], np.int64(dmg), width)
             g = node_next[g]
         hist[popcount(bits & full) - start_marked] += 1
         if (bits & full) == full:
