@@ -461,7 +461,8 @@ def validate_command(
                 print(f"ok {r['path']} ({r['game']} {r['id']})")
             else:
                 for e in r["errors"]:
-                    print(f"invalid {r['path']}: {e['key']}: {e['message']}", file=sys.stderr)
+                    line = f"invalid {r['path']}: {e['key']}: {e['message']}"
+                    print(" ".join(line.split()), file=sys.stderr)  # a key "\r" stays on its line
         bad = sum(not r["ok"] for r in results)
         if bad:
             print(f"{bad} of {len(results)} file(s) invalid", file=sys.stderr)
