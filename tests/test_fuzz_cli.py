@@ -1,0 +1,205 @@
+"""Fuzz every command's flags and positionals (issue 8 part 1).
+
+The command tree is discovered from the Typer app, so a command that lands later
+is fuzzed too (with no positionals if ``BASE_ARGS`` has no entry for it). Each
+example starts from a valid small invocation and replaces 1-3 options or
+positionals with random values of the right and wrong types: huge and negative
+numbers, NaN, unicode, empty strings, paths to bad files. Every run must obey
+``assert_clean``: exit 0, or exit 2 with one stderr line naming where and the
+fix; never a traceback, never NaN printed, never unbounded work.
+
+Default run: a handful of examples per command (whole file ~20-40 s warm);
+``-m slow`` runs many more.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import typing
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.test_reliability_harness import (
+    BAD, BASE_ARGS, SKIP_COMMANDS, SMALL_TRIALS, assert_clean, chdir_scratch, commands,
+    option_specs, run_inprocess,
+)
+
+COMMANDS = {name: cmd for name, cmd in commands().items() if name not in SKIP_COMMANDS}
+
+JUNK = ["", " ", "abc", "☃", "Ꮚ١٢", "1e6", "0x10", "--", "-", "nan", "inf", "-inf",
+        "12abc", "ünïcödé", "x" * 300, "1,000", "\t", "None", "true", "[]", "{}"]
+HUGE_INTS = [10**6, 10**9, 2**31, 2**63, 2**64 + 1, 10**30, -1, -(10**9), -(2**63) - 1]
+BAD_PATHS = ["", "does-not-exist.toml", ".", "/dev/null", "ünï/☃.toml", "x" * 300]
+
+junk = st.sampled_from(JUNK)
+small_int = st.integers(-5, 40)
+text = st.text(max_size=16)
+
+
+def _bad_files() -> list[str]:
+    return [str(p) for p in sorted(BAD.glob("*"))] if BAD.is_dir() else []
+
+
+def _unwrap(annotation):
+    """Optional[int] -> int, list[Path] -> Path (multiple options)."""
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        inner = [a for a in args if a is not type(None)]
+        return _unwrap(inner[0]) if inner else str
+    if typing.get_origin(annotation) in (list, tuple) and args:
+        return _unwrap(args[0])
+    return annotation
+
+
+def value_strategy(name: str, annotation) -> st.SearchStrategy[str]:
+    """Random values for one option, right type or wrong, as command-line text."""
+    kind = _unwrap(annotation)
+    if name == "--n-trials":  # valid values stay small: the suite must stay fast
+        return st.one_of(st.integers(-3, 3000).map(str),
+                         st.sampled_from(["0", "-1", str(10**11 + 1), str(10**30)]), junk)
+    if name == "--precision":  # valid half-widths stay coarse for the same reason
+        return st.one_of(st.floats(0.05, 0.49).map(repr),
+                         st.sampled_from(["0", "-0.1", "0.5", "1", "nan", "inf", "1e-300"]), junk)
+    if name == "--threads":
+        return st.one_of(st.integers(-2, 3).map(str), st.sampled_from(["0", "257", "99999"]), junk)
+    if name in ("--output", "-o"):
+        return st.sampled_from(["out.txt", "ünï.json", "missing/out.txt", ".", "ro/out.txt",
+                                "/proc/out.txt", ""])
+    if name == "--plot":
+        return st.sampled_from(["plot.png", "plot.txt", "missing/p.png", ".", "ro/p.png",
+                                "/proc/p.png", "p.svg", ""])
+    if name == "--format":
+        return st.one_of(st.sampled_from(["table", "json", "csv"]), junk)
+    if name == "--method":
+        return st.one_of(st.sampled_from(["auto", "exact", "mc"]), junk)
+    if kind is bool:
+        return st.sampled_from(["true", "false", "1", "maybe", ""])
+    if kind is int:
+        return st.one_of(small_int.map(str), st.sampled_from(HUGE_INTS).map(str), junk)
+    if kind is float:
+        return st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                         small_int.map(str), st.sampled_from(["1e308", "-1e308", "5e-324"]), junk)
+    if isinstance(kind, type) and issubclass(kind, Path):
+        return st.sampled_from(BAD_PATHS + _bad_files())
+    return st.one_of(text, junk, st.sampled_from(["D6", "2D6+1", "none", "all", "wfb8", "t9a1",
+                                                  "khador/juggernaut", "focus=0..3", "a", "b"]))
+
+
+def argument_strategy(annotation) -> st.SearchStrategy[str]:
+    kind = _unwrap(annotation)
+    if isinstance(kind, type) and issubclass(kind, Path):
+        return st.sampled_from(BAD_PATHS + _bad_files())
+    return st.one_of(text, junk, st.sampled_from(
+        ["khador/juggernaut", "wfb8/orc_boyz", "cygnar", "no/such", "../../etc/passwd",
+         "2D6", "stone-thrower", "bolt-thrower", "D0", "(((", "200D1000"]))
+
+
+def _split(tokens: list[str], flags: set[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """Base argv -> positionals and {option: [tokens]} (flags keep no value)."""
+    positionals, options, i = [], {}, 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.startswith("--"):
+            if tok in flags:
+                options[tok] = [tok]
+                i += 1
+            else:
+                options[tok] = [tok, tokens[i + 1]]
+                i += 2
+        else:
+            positionals.append(tok)
+            i += 1
+    return positionals, options
+
+
+def build_argv(name: str, cmd, draw) -> list[str]:
+    specs = option_specs(cmd)
+    flags = {s["name"] for s in specs if s["is_flag"]}
+    positionals, options = _split(list(BASE_ARGS.get(name, [])), flags)
+    arguments = [p for p in cmd.params if p.param_type_name == "argument"]
+    # fuzz a positional now and then
+    if arguments and draw(st.booleans()):
+        i = draw(st.integers(0, len(arguments) - 1))
+        annotation = getattr(getattr(arguments[i], "type_descriptor", None), "annotation", str)
+        value = draw(argument_strategy(annotation))
+        while len(positionals) <= i:
+            positionals.append("x")
+        positionals[i] = value
+    chosen = draw(st.lists(st.sampled_from(specs), min_size=1, max_size=3,
+                           unique_by=lambda s: s["name"])) if specs else []
+    for spec in chosen:
+        opt = spec["name"]
+        if spec["is_flag"]:
+            if opt in options and draw(st.booleans()):
+                del options[opt]
+            else:
+                options[opt] = [opt]
+            continue
+        strategy = value_strategy(opt, spec["annotation"])
+        values = draw(st.lists(strategy, min_size=1, max_size=2)) if spec["multiple"] else [draw(strategy)]
+        options[opt] = [tok for v in values for tok in (opt, v)]
+    names = {s["name"] for s in specs}
+    if "--n-trials" in names and "--n-trials" not in options:
+        options["--n-trials"] = ["--n-trials", SMALL_TRIALS]
+    if "--quiet" in names and "--quiet" not in options:
+        options["--quiet"] = ["--quiet"]
+    argv = name.split() + [tok for toks in options.values() for tok in toks]
+    # "--" keeps a fuzzed positional that starts with "-" a positional
+    return argv + (["--", *positionals] if positionals else [])
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fuzz-cwd")
+    ro = path / "ro"
+    ro.mkdir()
+    ro.chmod(stat.S_IRUSR | stat.S_IXUSR)  # read-only (root ignores it; /proc covers root)
+    yield path
+    ro.chmod(stat.S_IRWXU)
+
+
+def _fuzz(name: str, scratch: Path, data) -> None:
+    argv = build_argv(name, COMMANDS[name], data.draw)
+    with chdir_scratch(scratch):
+        code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err, name)
+
+
+FAST = settings(max_examples=int(os.environ.get("MATHHAMMER_FUZZ_EXAMPLES", "6")), deadline=None,
+                suppress_health_check=list(HealthCheck), derandomize=False, database=None)
+SLOW = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck),
+                database=None)
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+@FAST
+@given(data=st.data())
+def test_fuzz_flags(name, scratch, data):
+    _fuzz(name, scratch, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+@SLOW
+@given(data=st.data())
+def test_fuzz_flags_long(name, scratch, data):
+    _fuzz(name, scratch, data)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(argv=st.lists(st.one_of(text, junk, st.sampled_from(
+    ["roll", "wm", "fb", "magic", "profiles", "run", "attack", "--help", "-h", "--version",
+     "--n-trials", "--seed", "2D6", "--format", "json"])), max_size=5))
+def test_fuzz_random_argv(argv, tmp_path_factory):
+    """Arbitrary token lists at the top level: help, usage errors or a small run."""
+    if "--n-trials" not in argv:
+        argv = argv + []
+    scratch = tmp_path_factory.mktemp("argv")
+    with chdir_scratch(scratch):
+        code, out, err = run_inprocess(argv, timeout=60)
+    # a top-level run of `roll X` uses the default 10^6 trials: allowed, but must be clean
+    assert_clean(argv, code, out, err, " ".join(argv[:2]))
