@@ -264,6 +264,12 @@ def simulate(
                 )
             # estimate the trials still needed from the worst half-width (∝ 1/√n)
             need = n * (worst / eps) ** 2
+            if need > 2 * config.max_trials:  # hopeless: say so now, not after 10^10 trials
+                raise TrialLimitError(
+                    "--precision", f"would need about {need:.1e} trials, above the limit of "
+                    f"{config.max_trials:.0e} (half-width {worst:.2g} after {n:,})", eps,
+                    "ask for a larger precision value",
+                )
             grow = math.ceil(need / ADAPTIVE_CHUNK) - n_chunks
             batch = int(min(max(grow, ADAPTIVE_MIN_BATCH), n_chunks * 4))
             batch = min(batch, max(1, (config.max_trials - n) // ADAPTIVE_CHUNK))

@@ -149,6 +149,16 @@ def test_adaptive_stops_at_max_trials():
                                                          max_trials=4 * ADAPTIVE_CHUNK))
 
 
+def test_hopeless_precision_fails_fast():
+    """1e-6 needs ~5e11 trials at p = 1/6: refused after the first batch."""
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(TrialLimitError, match="would need about"):
+        roll("2D6", method="mc", config=MonteCarloConfig(seed=1, precision=1e-6, n_trials=1))
+    assert time.monotonic() - start < 30
+
+
 def test_adaptive_needs_probabilities():
     with pytest.raises(InputError, match="--precision"):
         simulate(Recorder(), MonteCarloConfig(precision=0.01))
