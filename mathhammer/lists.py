@@ -241,7 +241,7 @@ def _warmachine_entry(key: str, entry: UnitEntry, profile, label: str) -> ListUn
         raise RulesError(f"{key}.charge", "a charge attack is a melee attack (WM-D3)", mode,
                          'use mode = "melee"')
     return ListUnit(label, profile, entry.count, profile.points,
-                    {"focus": focus, "mode": mode, "charge": entry.charge})
+                    {"focus": focus, "mode": mode, "charge": entry.charge, "ref": entry.profile})
 
 
 def _warmachine_points(units: list[ListUnit], where: str) -> int:

@@ -181,7 +181,8 @@ def _duel(cell: Cell, attacker, target, config):
 
     opts = cell.attacker_options
     focus = int(opts.get("focus") or 0)
-    spec = activation_from_profile(cell.attacker.id, focus, bool(opts.get("charge")))
+    # the duel loads by reference: the list's or sweep's own ref (a bundled id or a file path)
+    spec = activation_from_profile(opts.get("ref") or cell.attacker.id, focus, bool(opts.get("charge")))
     spec = _adjust_activation(spec, cell.attacker, attacker)
     boost_hit, boost_damage = bool(opts.get("boost_hit")), bool(opts.get("boost_damage"))
     policy = "fixed" if (boost_hit or boost_damage) else cell.policy

@@ -144,6 +144,12 @@ class Sweep:
     def series(self, name: str = "plain"):
         return self.frame[self.frame["series"] == name].set_index("value")
 
+    def _repr_html_(self) -> str:
+        table = self.frame.pivot(index="value", columns="series", values="p_kill")
+        notes = "<br>".join(self.report.info["breakpoints"])
+        return (f"<h4>{self.report.title}</h4>"
+                + table.to_html(float_format=lambda x: f"{x:.1%}") + f"<p>{notes}</p>")
+
 
 def _option_value(stat: str, value: int):
     return None if stat == "save" and value == 7 else value
@@ -203,6 +209,8 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     seed = resolve_seed(seed)
     base_a, base_t = dict(attacker_options or {}), dict(target_options or {})
     if game == "warmachine":
+        if isinstance(attacker, str):
+            base_a["ref"] = attacker  # a user file path reaches the duel engine as given
         base_a.setdefault("mode", "melee" if any(w.kind == "melee" and w.damage_power is not None
                                                  for w in att.weapons) else "ranged")
     cells = []
