@@ -1,0 +1,86 @@
+"""The tool in awkward environments (issue 8 part 5), with real processes.
+
+* numba's cache folder not writable: the kernels fall back to a temporary cache
+  with one note on stderr, and the answer is the usual one.
+* ``NUMBA_DISABLE_JIT=1`` (pure Python kernels, slow): the same seed gives the
+  same JSON as the jitted run, for ``roll`` and one kernel of each engine
+  (Warmachine attack chain, fantasy attack chain, magic cast). N is small
+  (3000 trials) because the Python kernels run ~1000x slower.
+* the same seed gives identical output on repeated runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.test_reliability_harness import ROOT, run_inprocess
+
+N = ["--method", "mc", "--n-trials", "3000", "--seed", "11", "--format", "json", "--quiet"]
+QUERIES = {
+    "roll": ["roll", "3D6"],
+    "wm attack": ["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor",
+                  "16", "--attacks", "2"],
+    "fb attack": ["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4",
+                  "--strength", "4", "--toughness", "4"],
+    "magic cast": ["magic", "cast", "--dice", "3", "--cv", "9"],
+}
+
+
+def _run(argv: list[str], env: dict | None = None, timeout: float = 300):
+    full = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "mathhammer", *argv], cwd=ROOT, env=full,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _report(proc) -> dict:
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    data.pop("info", None)  # timings and engine notes may differ; the numbers may not
+    return data
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_disable_jit_gives_the_same_answer(name):
+    jitted = _report(_run(QUERIES[name] + N))
+    python = _run(QUERIES[name] + N, env={"NUMBA_DISABLE_JIT": "1"})
+    assert "Traceback" not in python.stderr
+    assert _report(python) == jitted
+
+
+@pytest.mark.parametrize("env_var, folder", [
+    ("XDG_CACHE_HOME", "/proc/mathhammer-cache"),
+    pytest.param("HOME", "/proc", marks=pytest.mark.slow),  # same path as XDG, recompiles
+])
+def test_unwritable_numba_cache_falls_back_with_a_note(env_var, folder, tmp_path):
+    """/proc refuses new folders even to root; the note names the fallback."""
+    env = {env_var: folder}
+    env.pop("NUMBA_CACHE_DIR", None)
+    base = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    if env_var == "HOME":
+        base.pop("XDG_CACHE_HOME", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mathhammer", *QUERIES["roll"], *N[:-1]], cwd=ROOT,
+        env={**base, **env}, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stderr.splitlines() if "numba cache" in line]
+    assert len(notes) == 1 and notes[0].startswith("note: numba cache ") \
+        and "is not writable; using " in notes[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    expected = _report(_run(QUERIES["roll"] + N))
+    assert _report(proc) == expected
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_same_seed_same_output(name):
+    """In-process (fast): three runs with one seed, 1 and 2 threads, print the same."""
+    argv = QUERIES[name] + N
+    first = run_inprocess(argv)
+    assert first[0] == 0, first[2]
+    assert run_inprocess(argv) == first
+    assert run_inprocess(argv + ["--threads", "1"]) == first
+    assert run_inprocess(argv + ["--threads", "2"]) == first
