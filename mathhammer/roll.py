@@ -93,8 +93,10 @@ def roll(
     return answer(
         "roll",
         method=method,
-        # expressions too large to enumerate (e.g. 30D1000) are left to Monte Carlo
-        exact=(lambda: roll_exact(expr, at_least, at_most)) if expr.exact_feasible else None,
+        # auto leaves expressions too large to enumerate (e.g. 30D1000) to Monte Carlo;
+        # asking for exact (or --check) on them raises the DiceExpressionError saying why
+        exact=None if method == "auto" and not check and not expr.exact_feasible
+        else (lambda: roll_exact(expr, at_least, at_most)),
         monte_carlo=lambda cfg: roll_monte_carlo(expr, cfg, at_least, at_most),
         config=config,
         check=check,
