@@ -252,3 +252,28 @@ def test_cli_empty_targets_one_line_error():
     proc = run_cli("compare", "khador_battlebox", "cygnar_battlebox", "--targets", ",")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "target set is empty" in proc.stderr
+
+
+def test_user_profile_file_and_swept_stat_agree(tmp_path):
+    """A Juggernaut file with MAT 7 (no other change) played at DEF 13 equals the bundled
+    Juggernaut swept to MAT 7: the duel sees the file's own path, and a swept MAT reaches it."""
+    from mathhammer.profiles import profiles_root
+
+    text = (profiles_root() / "warmachine" / "khador" / "juggernaut.toml").read_text(encoding="utf-8")
+    path = tmp_path / "my_jug.toml"
+    path.write_text(text.replace("mat = 6 ", "mat = 7 "), encoding="utf-8")
+    kw = dict(attacker_options={"focus": 3, "charge": True}, method="exact")
+    from_file = sweep(str(path), IRONCLAD, "def=13,14", **kw).series("plain")["p_kill"]
+    swept = sweep(JUG, IRONCLAD, "mat=6,7", target_options={"def": 13}, **kw).series("plain")["p_kill"]
+    assert load_warmachine(str(path)).stats.mat == 7
+    assert from_file.loc[13] == pytest.approx(swept.loc[7], abs=1e-12)
+    assert swept.loc[7] > swept.loc[6]
+
+
+def test_cli_sweep_bad_inputs_are_one_line():
+    for args, message in ((["--vary", "def=18..10"], "LO <= HI"),
+                          (["--vary", "def=10..12", "--focus", "5"], "at most 3 focus"),
+                          (["--vary", "def=10..12", "--also", "lucky"], "not a warmachine option")):
+        proc = run_cli("sweep", JUG, IRONCLAD, *args)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+        assert message in proc.stderr

@@ -48,3 +48,24 @@ def test_sweep_on_dask_by_address_equals_local(client):
 def test_bad_scheduler_address_is_one_clear_error():
     with pytest.raises(InputError, match="Dask scheduler address"):
         sweep("khador/juggernaut", "cygnar/ironclad", "def=11..12", scheduler="nowhere")
+
+
+def test_cli_scheduler_address_gives_the_local_answer():
+    """`mathhammer sweep --scheduler tcp://...` (a separate process) against the same sweep on
+    the local pool: identical JSON results for the same seed."""
+    import json
+
+    from tests.conftest import run_cli
+
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                       protocol="tcp", dashboard_address=None)
+    try:
+        args = ["sweep", "khador/juggernaut", "cygnar/ironclad", "--vary", "def=12..13",
+                "--focus", "2", "--method", "mc", "--n-trials", "3000", "--seed", "4",
+                "--format", "json"]
+        remote = run_cli(*args, "--scheduler", cluster.scheduler_address)
+        local = run_cli(*args)
+    finally:
+        cluster.close()
+    assert remote.returncode == 0 and local.returncode == 0, remote.stderr + local.stderr
+    assert json.loads(remote.stdout)["results"] == json.loads(local.stdout)["results"]
