@@ -153,7 +153,8 @@ def save_comparison_plot(comparison, path: Path) -> None:
         plot_matrix(comparison, "p_kill", d, ax=ax)
     report = comparison.report
     how = ("exact" if report.method == "exact" else
-           f"{report.method}; Monte Carlo cells n = {report.n_trials:,} each")
+           f"{'some cells exact, ' if report.method == 'mixed' else ''}"
+           f"Monte Carlo cells n = {report.n_trials:,} each")
     fig.suptitle(f"{comparison.list_a.name} vs {comparison.list_b.name} ({how})\n"
                  "each cell: P(kill), expected damage, expected kills per 100 points of attacker",
                  fontsize=10)
@@ -210,7 +211,9 @@ def save_sweep_plot(result, path: Path) -> None:
     bottom.set_title("expected damage" if result.vary else "", fontsize=10)
     top.set_xlabel("")
     report = result.report
-    how = "exact" if report.method == "exact" else f"{report.method}, Monte Carlo n = {report.n_trials:,} per point, bands ±95%"
+    how = ("exact" if report.method == "exact" else
+           f"Monte Carlo{' and exact' if report.method == 'mixed' else ''}, "
+           f"n = {report.n_trials:,} per point, bands ±95%")
     fig.suptitle(f"P(kill) = {report.info.get('p_kill', 'P(kill)')}; {how}", fontsize=9, y=0.995)
     fig.tight_layout()
     save_figure(fig, Path(path))
