@@ -40,6 +40,8 @@ MAX_DICE = 6  # 6^6 = 46 656 rolls: enumeration and lookup tables stay small
 STEALTH_RANGE = 5.0  # inches (WM-A8)
 
 
+MAX_BONUS = 1000  # bonuses and camped focus beyond this are typos, not models
+
 def check_kind(kind: str, where: str = "--kind") -> str:
     if kind not in KINDS:
         raise InputError(where, "must be melee, ranged or magic", kind, "use --kind ranged")
@@ -177,6 +179,9 @@ def effective_defense(
     7
     """
     check_kind(kind)
+    if abs(spell_bonus) > MAX_BONUS:  # 2**63 overflowed the int64 roll table
+        raise InputError("--def-bonus", f"must be between -{MAX_BONUS} and {MAX_BONUS}",
+                         spell_bonus, "use e.g. --def-bonus 2")
     defense = 7 if movement_crippled else int(base_def)
     if kind != "melee":
         if knocked_down or stationary:
@@ -219,6 +224,10 @@ def effective_armor(
     """
     if camped_focus < 0:
         raise InputError("--camped-focus", "must be 0 or more", camped_focus, "use --camped-focus 2")
+    for flag, value in (("--camped-focus", camped_focus), ("--arm-bonus", spell_bonus)):
+        if abs(value) > MAX_BONUS:  # 2**63 overflowed the int64 damage table
+            raise InputError(flag, f"must be between -{MAX_BONUS} and {MAX_BONUS}", value,
+                             f"use e.g. {flag} 2")
     shield_counts = shield and not shield_crippled and not back_strike
     return int(base_arm) + 2 * int(shield_counts) + int(camped_focus) + int(spell_bonus) + int(feat_bonus)
 
