@@ -263,7 +263,7 @@ def simulate(
                     f"(half-width {worst:.2g})", eps, "ask for a larger precision value",
                 )
             # estimate the trials still needed from the worst half-width (∝ 1/√n)
-            need = n * (worst / eps) ** 2
+            need = n * min(worst / eps, 1e100) ** 2  # --precision 1e-300 overflowed a float
             if need > 2 * config.max_trials:  # hopeless: say so now, not after 10^10 trials
                 raise TrialLimitError(
                     "--precision", f"would need about {need:.1e} trials, above the limit of "
