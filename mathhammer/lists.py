@@ -134,13 +134,21 @@ def bundled_lists() -> list[str]:
     return sorted(p.stem for p in root.glob("*.toml")) if root.is_dir() else []
 
 
+def _is_file(path: Path) -> bool:
+    """``Path.is_file`` that says no (instead of raising) for a 300-character name."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def find_list(ref: str | Path) -> Path:
     """A list file path, or the name of a bundled list under ``profiles/lists/``."""
     path = Path(ref)
-    if path.is_file():
+    if _is_file(path):
         return path
     bundled = profiles_root() / "lists" / f"{path.stem}.toml"
-    if path.suffix in ("", ".toml") and bundled.is_file() and path.parent == Path("."):
+    if path.suffix in ("", ".toml") and _is_file(bundled) and path.parent == Path("."):
         return bundled
     hint = f"bundled lists: {', '.join(bundled_lists())}" if bundled_lists() else "check the path"
     raise ProfileError(f"list {str(ref)!r}", "file not found", None, hint)

@@ -95,6 +95,14 @@ def bundled_ids(game: str) -> list[str]:
     return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.toml"))
 
 
+def _is_file(path: Path) -> bool:
+    """``Path.is_file`` that says no (instead of raising) for a 300-character name."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def find_profile(game: str, ref: str) -> Path:
     """Resolve a profile id (``khador/juggernaut``) or a file path to a file.
 
@@ -102,12 +110,12 @@ def find_profile(game: str, ref: str) -> Path:
         UnknownProfileError: naming the closest bundled ids.
     """
     as_path = Path(ref)
-    if ref.endswith(".toml") or as_path.is_file():
-        if as_path.is_file():
+    if ref.endswith(".toml") or _is_file(as_path):
+        if _is_file(as_path):
             return as_path
         raise UnknownProfileError(f"profile {ref!r}", "file not found", ref, "check the path")
     candidate = profiles_root() / game / f"{ref}.toml"
-    if candidate.is_file():
+    if _is_file(candidate):
         return candidate
     ids = bundled_ids(game)
     short = {i.split("/")[-1]: i for i in ids}

@@ -143,6 +143,21 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
 # --------------------------------------------------------------------------- show
 
 
+def _is_file(path: Path) -> bool:
+    """``Path.is_file`` that says no (instead of raising) for a 300-character name."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
 def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
     """(game, validated profile) for an id or path; unknown ids suggest close ones."""
     import difflib
@@ -151,8 +166,8 @@ def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
     from mathhammer.profiles import bundled_ids, find_profile, read_toml, validate_data
 
     as_path = Path(ref)
-    if ref.endswith(".toml") or as_path.is_file():
-        if not as_path.is_file():
+    if ref.endswith(".toml") or _is_file(as_path):
+        if not _is_file(as_path):
             raise UnknownProfileError(f"profile {ref!r}", "file not found", None, "check the path")
         data = read_toml(as_path)
         return _game_of(data, ref), validate_data(_game_of(data, ref), data, ref)
@@ -404,7 +419,7 @@ def show_command(
 def _expand(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
-        files += sorted(path.rglob("*.toml")) if path.is_dir() else [path]
+        files += sorted(path.rglob("*.toml")) if _is_dir(path) else [path]
     return files
 
 
