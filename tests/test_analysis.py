@@ -277,3 +277,18 @@ def test_cli_sweep_bad_inputs_are_one_line():
         proc = run_cli("sweep", JUG, IRONCLAD, *args)
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
         assert message in proc.stderr
+
+
+def test_efficiency_pareto_front_by_hand():
+    """Hand frame: A (5 pts, 0.5), B (10 pts, 0.4: dominated by A), C (10 pts, 0.6)."""
+    import pandas as pd
+
+    from mathhammer.analysis.compare import Comparison
+
+    frame = pd.DataFrame({"direction": ["A→B"] * 3, "attacker": ["A", "B", "C"],
+                          "target": ["t"] * 3, "attacker_points": [5, 10, 10],
+                          "p_kill": [0.5, 0.4, 0.6], "mean_damage": [1.0, 2.0, 3.0],
+                          "p_kill_per_100": [10.0, 4.0, 6.0]})
+    table = Comparison(frame, None, None, None).efficiency()
+    assert table["pareto"].to_dict() == {"A": True, "B": False, "C": True}
+    assert table.loc["C", "points"] == 10

@@ -44,6 +44,21 @@ class Comparison:
         table = sub.pivot(index="attacker", columns="target", values=metric)
         return table.loc[list(dict.fromkeys(sub["attacker"])), list(dict.fromkeys(sub["target"]))]
 
+    def efficiency(self, direction: str = "A→B"):
+        """Per attacker: points, mean P(kill) and mean damage over the targets, and whether
+        it is on the **Pareto front** (no other attacker is at most as expensive and at least
+        as deadly, strictly better in one). 0-point models are left out."""
+        sub = self.frame[(self.frame["direction"] == direction) & (self.frame["attacker_points"] > 0)]
+        table = sub.groupby("attacker", sort=False).agg(
+            points=("attacker_points", "first"), mean_p_kill=("p_kill", "mean"),
+            mean_damage=("mean_damage", "mean"), kills_per_100=("p_kill_per_100", "mean"))
+        pts, kill = table["points"].to_numpy(), table["mean_p_kill"].to_numpy()
+        table["pareto"] = [
+            not any(pts[j] <= pts[i] and kill[j] >= kill[i] and (pts[j] < pts[i] or kill[j] > kill[i])
+                    for j in range(len(pts)) if j != i)
+            for i in range(len(pts))]
+        return table
+
     @property
     def directions(self) -> list[str]:
         return list(dict.fromkeys(self.frame["direction"]))
