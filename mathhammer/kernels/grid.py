@@ -115,7 +115,8 @@ def mark_from(bits, full, start, dmg, width):
         return bits | full
     top = select_bit(free, dmg)
     taken = free & ((_U1 << np.uint64(top + 1)) - _U1)
-    return bits | _rotate_right(taken, (width - start) % width, width, wmask)
+    back = width - start if start > 0 else 0  # not "% width": a variable modulo is a slow division
+    return bits | _rotate_right(taken, back, width, wmask)
 
 
 @njit(cache=True, nogil=True)
@@ -218,6 +219,7 @@ def sequence_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_
     n_steps = cdf.shape[0]
     n_sys = system_masks.shape[0]
     start_marked = popcount(start_bits & full)
+    codes = np.zeros(128, dtype=np.int64)
     for _ in range(n_trials):
         bits = start_bits
         kd = kd0
@@ -236,11 +238,33 @@ def sequence_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_
                         column = column_from_low_bits(word, state)
                         bits = mark_from(bits, full, col_start[column], np.int64(o - 1), width)
         hist[popcount(bits & full) - start_marked] += 1
-        if (bits & full) == full:
-            destroyed[0] += 1
+        codes[outcome_code(bits, full, system_masks)] += 1
+    spread_codes(codes, n_sys, crippled, destroyed)
+
+
+@njit(cache=True, inline="always")
+def outcome_code(bits, full, system_masks):
+    """Bit 0: destroyed; bit j+1: system j crippled (≤ 6 systems, so code < 128).
+
+    Kernels count codes in one local table and spread them into the ``destroyed`` and
+    ``crippled`` outputs at the end: one memory update per trial instead of one per
+    system (≈ 20 % of a 3-attack trial).
+    """
+    code = 1 if (bits & full) == full else 0
+    for j in range(system_masks.shape[0]):
+        code |= (1 if (bits & system_masks[j]) == system_masks[j] else 0) << (j + 1)
+    return code
+
+
+@njit(cache=True, nogil=True)
+def spread_codes(codes, n_sys, crippled, destroyed):
+    """Add a code table (see :func:`outcome_code`) to the crippled / destroyed counters."""
+    for c in range(codes.shape[0]):
+        if c & 1:
+            destroyed[0] += codes[c]
         for j in range(n_sys):
-            if (bits & system_masks[j]) == system_masks[j]:
-                crippled[j] += 1
+            if c >> (j + 1) & 1:
+                crippled[j] += codes[c]
 
 
 @njit(cache=True, nogil=True)
@@ -355,6 +379,7 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
     n_sys = system_masks.shape[0]
     n_cap = bh.shape[2] - 1
     start_marked = popcount(start_bits & full)
+    codes = np.zeros(128, dtype=np.int64)
     for _ in range(n_trials):
         bits = start_bits
         kd = kd0
@@ -396,13 +421,10 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
                     bits = mark_from(bits, full, col_start[column], np.int64(dmg), width)
             g = node_next[g]
         hist[popcount(bits & full) - start_marked] += 1
-        if (bits & full) == full:
-            destroyed[0] += 1
-        for j in range(n_sys):
-            if (bits & system_masks[j]) == system_masks[j]:
-                crippled[j] += 1
+        codes[outcome_code(bits, full, system_masks)] += 1
         focus_spent[0] += spent
         focus_spent[1] += spent * spent
+    spread_codes(codes, n_sys, crippled, destroyed)
 
 
 _F_SHIFT = np.uint64(36)
