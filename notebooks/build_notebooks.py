@@ -429,6 +429,32 @@ plt.show()
 per_unit = fb.frame.groupby(["direction", "attacker"])[["p_kill", "p_kill_per_100"]].mean()
 per_unit.style.format({"p_kill": "{:.1%}", "p_kill_per_100": "{:.3f}"})"""),
     ("md", """\
+## Points against punch: the Pareto front
+
+For each unit, its points against its mean P(kill) over the enemy's units. A unit is
+on the **Pareto front** when no other unit of its list is at most as expensive and at
+least as deadly (`Comparison.efficiency`)."""),
+    ("code", """\
+fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+for comparison, game in ((wm, "Warmachine"), (fb, "Fantasy")):
+    for direction in comparison.directions:
+        eff = comparison.efficiency(direction)
+        side = comparison.list_a.name if direction == "A→B" else comparison.list_b.name
+        ax.scatter(eff["points"], eff["mean_p_kill"] * 100, s=60,
+                   marker="o" if game == "Fantasy" else "s", label=f"{side}",
+                   edgecolors=["black" if p else "none" for p in eff["pareto"]], linewidths=1.5)
+        for i, (name, row) in enumerate(eff.iterrows()):
+            ax.annotate(name + (" ★" if row["pareto"] else ""), (row["points"], row["mean_p_kill"] * 100),
+                        xytext=(6, 5 if i % 2 == 0 else -12), textcoords="offset points", fontsize=8)
+ax.set_xscale("log")
+ax.yaxis.set_major_formatter(PercentFormatter())
+ax.set_xlabel("points of the unit (log scale)")
+ax.set_ylabel("mean P(kill) over the enemy's units")
+ax.set_title("Points against punch (★ and a black edge: on its list's Pareto front)")
+ax.legend(frameon=False, fontsize=8)
+ax.grid(alpha=0.3)
+plt.show()"""),
+    ("md", """\
 **Reading it:** the matrices say which match-ups to seek and to avoid; the per-100
 view says which purchases pay (printed above for the warjacks). Cells are single activations or single combats from a
 fresh start — a list's real strength also depends on shooting, magic and manoeuvre,
