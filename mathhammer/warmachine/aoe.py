@@ -113,16 +113,17 @@ def parse_model(text: str, where: str = "--model") -> TemplateModel:
 def check_model(model: TemplateModel, where: str) -> TemplateModel:
     if not _NAME.match(model.name) or model.name == "target":
         raise InputError(where, "model names start with a letter, use letters, digits, _ or -, "
-                         "and are not 'target'", model.name)
+                         "and are not 'target'", model.name, "use a name like jack1")
     base_radius(model.base, where)
     for key in ("defense", "boxes"):
         value = getattr(model, key)
         if value is not None and value < 1:
-            raise InputError(where, f"{key} must be at least 1", value)
+            raise InputError(where, f"{key} must be at least 1", value, f"give {key} 1 or more")
     if model.armor is not None and model.armor < 0:
-        raise InputError(where, "armor must be 0 or more", model.armor)
+        raise InputError(where, "armor must be 0 or more", model.armor, "give arm 0 or more")
     if not (math.isfinite(model.x) and math.isfinite(model.y)):
-        raise InputError(where, "coordinates must be finite", (model.x, model.y))
+        raise InputError(where, "coordinates must be finite", (model.x, model.y),
+                         "give x and y in inches, e.g. x = 2, y = 0")
     return model
 
 
@@ -141,13 +142,14 @@ def load_models(path: str) -> list[TemplateModel]:
         unknown = set(row) - {"name", "x", "y", "base", "def", "arm", "boxes"}
         if unknown or not {"name", "x", "y"} <= set(row):
             raise InputError(where, "keys are name, x, y (required), base, def, arm, boxes",
-                             sorted(row))
+                             sorted(row), "give at least name, x and y")
         try:
             model = TemplateModel(str(row["name"]), float(row["x"]), float(row["y"]),
                                   str(row.get("base", "small")), row.get("def"), row.get("arm"),
                                   row.get("boxes"))
         except (TypeError, ValueError):
-            raise InputError(where, "x and y must be numbers", row) from None
+            raise InputError(where, "x and y must be numbers", row,
+                             "give x and y in inches, e.g. x = 2, y = 0") from None
         out.append(check_model(model, where))
     return out
 
@@ -200,15 +202,17 @@ class AoeSetup:
             raise InputError("--rng", "must be above 0 inches", self.rng, "use e.g. --rng 10")
         if self.spray is not None:
             if self.spray not in SPRAY_SIZES:
-                raise InputError("--spray", "spray templates are 8 or 10 inches", self.spray)
+                raise InputError("--spray", "spray templates are 8 or 10 inches", self.spray,
+                                 "use --spray 8")
         elif self.aoe not in AOE_SIZES:
             raise InputError("--aoe", "AOE templates are 3, 4 or 5 inches", self.aoe, "use --aoe 3")
         if self.target_boxes is not None and self.target_boxes < 1:
-            raise InputError("--boxes", "must be at least 1", self.target_boxes)
+            raise InputError("--boxes", "must be at least 1", self.target_boxes, "use e.g. --boxes 5")
         base_radius(self.target_base, "--target-base")
         names = [m.name for m in self.models]
         if len(set(names)) != len(names):
-            raise InputError("--model", "model names must be unique", names)
+            raise InputError("--model", "model names must be unique", names,
+                             "give each model its own name")
         return self
 
 
