@@ -183,7 +183,7 @@ class AttackSetup:
         for flag, value in (("--extra-hit-die", self.extra_hit_dice),
                             ("--extra-damage-die", self.extra_damage_dice)):
             if not 0 <= value <= 3:
-                raise InputError(flag, "must be between 0 and 3", value)
+                raise InputError(flag, "must be between 0 and 3", value, f"use e.g. {flag} 1")
         return self
 
 
