@@ -105,7 +105,7 @@ def _check_value(game: str, profile, side: str, stat: str, value: int) -> None:
             raise RulesError("--vary", "a warjack is allocated at most 3 focus (WM-F1)", value,
                              "use --vary focus=0..3")
         if value < 0:
-            raise InputError("--vary", "focus must be 0 or more", value)
+            raise InputError("--vary", "focus must be 0 or more", value, "use --vary focus=0..3")
         return
     if stat in ("attacks",) and game == "warmachine":
         if not 1 <= value <= 30:
@@ -113,7 +113,8 @@ def _check_value(game: str, profile, side: str, stat: str, value: int) -> None:
         return
     if game == "warmachine" and stat in ("def", "arm") and side == "target":
         if not 1 <= value <= 30:
-            raise InputError("--vary", f"{stat.upper()} must be 1..30", value)
+            raise InputError("--vary", f"{stat.upper()} must be 1..30", value,
+                             f"use e.g. --vary {stat}=10..18")
         return
     from mathhammer.analysis.cells import STAT_FIELDS
 
