@@ -170,3 +170,17 @@ def test_policy_on_the_full_grid_exact_equals_monte_carlo(policy):
     # the full grid differs from the box-count plan: crippled M helps the attacker
     assert exact.results["p_destroyed"].value != pytest.approx(
         exact.results["p_destroyed_box_model"].value, abs=1e-3)
+
+
+def test_larger_base_bars_head_butt_and_slams_at_minus_two():
+    from mathhammer.warmachine.duel import activation_from_profile
+
+    small_vs_large = build_graph([activation_from_profile("cryx/deathripper", 3, True,
+                                                          target_base="large")])
+    labels = [n.label for n in small_vs_large.nodes]
+    assert "head-butt" not in labels and "slam" in labels
+    slam = next(o for o in small_vs_large.options if o.name == "slam")
+    assert slam.stat == 6 - 2  # Deathripper MAT 6, slam against a larger base −2 (WM-A6)
+    same = build_graph([activation_from_profile("khador/juggernaut", 3, True, target_base="large")])
+    assert "head-butt" in [n.label for n in same.nodes]
+    assert next(o for o in same.options if o.name == "slam").stat == 6

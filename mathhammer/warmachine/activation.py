@@ -15,11 +15,12 @@ warcaster its FOCUS). Damage, crippling and knock-down carry over (WM-S1).
 
 Openers of a warjack activation (WM-F3): one initial attack with each melee
 weapon, or one power attack — head-butt (knocks down, WM-A4 makes later melee
-attacks hit automatically), Combo Strike (``*Attack``: POW = STR + 2 × POW of the
-weapon, one attack) — and, when a charge is allowed, the charge versions
-(1 focus for a warjack, WM-F2; the first attack's damage pre-boosted, WM-D3) and
-slam (1 focus, knocks down; the slammed model is moved d6" away, so this engine
-ends the activation after a slam — decision). A crippled weapon system rolls one
+attacks hit automatically; not against a larger base), Combo Strike (``*Attack``:
+POW = STR + 2 × POW of the weapon, one attack) — and, when a charge is allowed, the
+charge versions (1 focus for a warjack, WM-F2; the first attack's damage
+pre-boosted, WM-D3) and slam (1 focus, knocks down, −2 against a larger base; the
+slammed model is moved d6" away, so this engine ends the activation after a slam —
+decision). A crippled weapon system rolls one
 die fewer (WM-G4) and makes no special attack with that weapon.
 """
 
@@ -115,6 +116,7 @@ class ActivationSpec:
     movement_crippled: bool = False
     ranged: bool = False  # shoot instead of fighting in melee (WM-F3: never both)
     aim: bool = False  # +2 to ranged attack rolls (WM-A6)
+    target_larger_base: bool = False  # no head-butt; slam at -2 (WM-A6, WM-D7)
 
     def check(self, where: str = "--focus") -> None:
         if self.focus < 0:
@@ -229,13 +231,16 @@ def build_graph(specs: list[ActivationSpec]) -> Graph:
                         activation=a)))
         if spec.is_warjack and spec.power_attacks and melee and not spec.ranged:
             mat = melee[0].stat
-            opt = graph.add_option(AttackOption("head-butt", "melee", mat, spec.strength,
-                                                knocks_down=True))
-            graph.nodes[root].successors.append(graph.add(Node(
-                "attack", "head-butt", opt, 1, buy, activation=a)))
-            if spec.charge:
-                opt = graph.add_option(AttackOption("slam", "melee", mat, spec.strength,
+            if not spec.target_larger_base:  # no head-butt against a larger base (P5)
+                opt = graph.add_option(AttackOption("head-butt", "melee", mat, spec.strength,
                                                     knocks_down=True))
+                graph.nodes[root].successors.append(graph.add(Node(
+                    "attack", "head-butt", opt, 1, buy, activation=a)))
+            if spec.charge:
+                # slam against a larger base: -2 to the attack roll (WM-A6)
+                opt = graph.add_option(AttackOption(
+                    "slam", "melee", mat - 2 * int(spec.target_larger_base), spec.strength,
+                    knocks_down=True))
                 graph.nodes[root].successors.append(graph.add(Node(
                     "attack", "slam", opt, 1, -2, activation=a)))  # -2: patched to stop below
         if not graph.nodes[root].successors:  # a caster without melee weapons: straight to spells

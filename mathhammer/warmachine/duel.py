@@ -26,13 +26,19 @@ from mathhammer.warmachine.policy import OptionTables, PolicyTables, describe, s
 from mathhammer.warmachine.sequence import Target
 
 
+BASE_MM = {"small": 30, "medium": 40, "large": 50}  # WM-D7
+
+
 def activation_from_profile(ref: str, focus: int | None = None, charge: bool = False,
                             power_attacks: bool = True, where: str = "--focus",
-                            ranged: bool = False, aim: bool = False) -> ActivationSpec:
-    """What the model ``ref`` (id or path) can do in one activation (WM-F1..F4)."""
+                            ranged: bool = False, aim: bool = False,
+                            target_base: str | None = None) -> ActivationSpec:
+    """What the model ``ref`` (id or path) can do in one activation (WM-F1..F4);
+    ``target_base`` (small/medium/large) bars head-butts and gives slams −2 when larger."""
     from mathhammer.warmachine.models import load_warmachine
 
     prof = load_warmachine(ref)
+    larger = target_base is not None and BASE_MM[target_base] > BASE_MM[prof.base]
     jack = prof.is_warjack
     allowance = MAX_WARJACK_FOCUS if jack else int(prof.stats.focus or 0)
     if focus is None:
@@ -54,7 +60,7 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
                    if s.offensive and s.pow is not None and s.cost <= focus)
     return ActivationSpec(prof.name, focus, weapons, prof.stats.strength, jack, charge,
                           power_attacks and jack, spells, int(prof.stats.focus or 0),
-                          ranged=ranged, aim=aim)
+                          ranged=ranged, aim=aim, target_larger_base=larger)
 
 
 def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
@@ -261,8 +267,11 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
     ``then`` lists follow-up activations as ``"id"`` or ``"id:focus"`` (WM-S1);
     they charge (or shoot, ``ranged``) like the first.
     """
+    from mathhammer.warmachine.models import load_warmachine
+
+    base = load_warmachine(target).base
     specs = [activation_from_profile(attacker, focus, charge, power_attacks, ranged=ranged,
-                                     aim=aim)]
+                                     aim=aim, target_base=base)]
     for i, item in enumerate(then or []):
         ref, _, f = item.partition(":")
         try:
@@ -271,7 +280,7 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
             raise InputError(f"--then[{i}]", "focus after ':' must be a whole number", item,
                              "use e.g. --then khador/juggernaut:2") from None
         specs.append(activation_from_profile(ref, f_val, charge, power_attacks, f"--then[{i}]",
-                                             ranged=ranged, aim=aim))
+                                             ranged=ranged, aim=aim, target_base=base))
     tgt = target_from_profile(target, damaged, knocked_down, camped_focus)
     names = " then ".join(f"{s.name} ({s.focus} focus{', charge' if s.charge else ''})"
                           for s in specs)

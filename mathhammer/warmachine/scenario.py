@@ -242,8 +242,13 @@ def _run_activations(scenario: WarmachineScenario, source: str, target: Target, 
     """The activation form: profiles with focus, resolved by a focus policy (WM-S1, WM-F5)."""
     from mathhammer.warmachine.duel import activation_from_profile, duel_chain
 
+    base = None
+    if scenario.target.profile is not None:
+        from mathhammer.warmachine.models import load_warmachine
+
+        base = load_warmachine(scenario.target.profile).base
     specs = [activation_from_profile(a.profile, a.focus, a.charge, a.power_attacks,
-                                     f"{source}: activations[{i}].focus", a.ranged, a.aim)
+                                     f"{source}: activations[{i}].focus", a.ranged, a.aim, base)
              for i, a in enumerate(scenario.activations)]
     title = scenario.title or scenario.name or (
         " then ".join(s.name for s in specs) + f" vs {target.name}, policy {scenario.policy}")
