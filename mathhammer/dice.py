@@ -35,6 +35,8 @@ EXAMPLE = 'e.g. "2D6+3", "D3", "3D6kh2", "D6*4"'
 MAX_DICE = 200  # per term; keeps exact enumeration and kernels bounded
 MAX_SIDES = 1000
 MAX_CONSTANT = 10**6
+MAX_TEXT = 300  # characters; with MAX_DEPTH it keeps every tree walk far from
+MAX_DEPTH = 32  # Python's recursion limit (a long text or deep nesting is a typo)
 MAX_SUPPORT = 200_000  # outcomes between min and max
 MAX_VALUE = 2**53  # |value| of every sub-expression: exact in float64, safe in int64
 #: Python-level big-integer operations the exact engine may spend (measured ~150 ns
@@ -428,6 +430,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.depth = 0
 
     def fail(self, what: str, pos: int | None = None) -> DiceExpressionError:
         col = (self.pos if pos is None else pos) + 1
@@ -483,8 +486,12 @@ class _Parser:
     def factor(self) -> DiceExpr:
         ch = self.peek()
         if ch == "(":
+            if self.depth >= MAX_DEPTH:
+                raise self.fail(f"parentheses nest deeper than {MAX_DEPTH}")
             self.pos += 1
+            self.depth += 1
             node = self.expr()
+            self.depth -= 1
             if self.peek() != ")":
                 raise self.fail("expected ')'")
             self.pos += 1
@@ -530,6 +537,9 @@ def parse_dice(text: str) -> DiceExpr:
     """
     if not isinstance(text, str):
         raise DiceExpressionError("dice expression", "must be text", text, f"write {EXAMPLE}")
+    if len(text) > MAX_TEXT:
+        raise DiceExpressionError("dice expression", f"is longer than {MAX_TEXT} characters",
+                                  text, "use fewer terms, e.g. 30D6 instead of D6+D6+...")
     node = _Parser(text).parse()
     _check_magnitudes(node, text)
     span = node.max - node.min + 1

@@ -185,3 +185,46 @@ def test_roll_off_by_hand():
     assert roll_off() == Fraction(1, 2)
     assert roll_off(1, 0) == Fraction(21, 31)  # 21 pairs a ≥ b win, 5 pairs a+1 = b tie
     assert roll_off(6, 0) == 1 and roll_off(0, 6) == 0
+
+
+# ---------------------------------------------------------------------------------
+# Fuzz: any text either parses or is one DiceExpressionError; never another error
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from mathhammer.dice import MAX_DEPTH, MAX_TEXT  # noqa: E402
+
+dice_alphabet = st.text(alphabet="0123456789dDkKhHlLxX+-*() \t٣²é\x00", max_size=40)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dice_alphabet | st.text(max_size=20))
+def test_any_text_parses_or_raises_one_clear_error(text):
+    try:
+        expr = parse_dice(text)
+    except DiceExpressionError as err:
+        assert "\n" not in err.one_line()
+        return
+    assert expr.min <= expr.max
+    if expr.exact_feasible:
+        assert sum(expr.pmf().values()) == 1
+
+
+@pytest.mark.parametrize("text", ["(" * (MAX_DEPTH + 1) + "1" + ")" * (MAX_DEPTH + 1),
+                                  "(" * 500 + "1" + ")" * 500,
+                                  "+".join(["1"] * 1000)])
+def test_deep_or_long_text_is_refused_not_a_recursion_error(text):
+    with pytest.raises(DiceExpressionError):
+        parse_dice(text)
+
+
+def test_limits_still_allow_reasonable_text():
+    nested = "(" * MAX_DEPTH + "D6" + ")" * MAX_DEPTH
+    assert parse_dice(nested).pmf() == parse_dice("D6").pmf()
+    chain = "+".join(["D3"] * 99)  # 296 characters: near MAX_TEXT, a deep left chain
+    assert len(chain) <= MAX_TEXT
+    expr = parse_dice(chain)
+    assert expr.min == 99 and expr.sampler().kind == "program"
+    assert expr.pmf() == parse_dice("99D3").pmf()
