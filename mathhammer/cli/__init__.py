@@ -82,7 +82,22 @@ def usage_line(err) -> str:
     ctx = getattr(err, "ctx", None)
     command = ctx.command_path if ctx is not None else "mathhammer"
     message = " ".join(err.format_message().split())
+    got = _bad_value(err)
+    if got is not None and "(got " not in message:  # Typer's pydantic messages omit the value
+        shown = got if got.strip() else repr(got)
+        message += f" (got {shown[:77] + '...' if len(shown) > 80 else shown})"
     return f"{command}: {message}; fix: see `{command} --help`"
+
+
+def _bad_value(err) -> str | None:
+    """The text the user typed for a bad option value, from the pydantic cause if any."""
+    cause = getattr(err, "__cause__", None)
+    try:
+        items = cause.errors() if cause is not None and hasattr(cause, "errors") else []
+    except Exception:  # not a pydantic error after all
+        return None
+    value = items[0].get("input") if items else None
+    return " ".join(str(value).split()) if isinstance(value, (str, int, float)) else None
 
 
 def partial_note(partial) -> str:
