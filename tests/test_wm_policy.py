@@ -184,3 +184,24 @@ def test_larger_base_bars_head_butt_and_slams_at_minus_two():
     same = build_graph([activation_from_profile("khador/juggernaut", 3, True, target_base="large")])
     assert "head-butt" in [n.label for n in same.nodes]
     assert next(o for o in same.options if o.name == "slam").stat == 6
+
+
+def test_sustained_attack_makes_later_attacks_automatic_hits():
+    """Deathripper's Mandible (Sustained Attack, WM-A4): after a hit, bought attacks with it
+    hit automatically. The optimal value rises against the same weapon without the rule,
+    and the exact programme on the full grid agrees with the kernel (N = 200 000, 5 SE)."""
+    bite = Weapon("Mandible", "melee", 6, 13, 6, sustained=True)
+    plain = Weapon("Mandible", "melee", 6, 13, 6)
+    target = Target(14, 14, Grid.from_columns(CHARGER))
+    spec = ActivationSpec("ripper", 3, (bite,), 7, True, True, False)
+    with_rule = solve(build_graph([spec]), target, "optimal").value
+    without = solve(build_graph([ActivationSpec("ripper", 3, (plain,), 7, True, True, False)]),
+                    target, "optimal").value
+    assert with_rule > without + 1e-3
+    n = 200_000
+    exact = duel_chain([spec], target, method="exact")
+    mc = duel_chain([spec], target, method="mc", config=MonteCarloConfig(n, seed=17))
+    for name in ("p_destroyed", "p_crippled_M", "p_crippled_L"):
+        p = exact.results[name].value
+        assert abs(mc.results[name].value - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / n), name
+    assert any("(auto-hit)" in line for line in exact.info["decisions"])

@@ -356,13 +356,14 @@ def summarise_states(keys, probs, full, start_bits, system_masks, n_boxes):
 
 @njit(cache=True, nogil=True)
 def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_masks, kd0,
-              node_kind, node_option, node_cost, node_next, node_stop, node_reset,
+              node_kind, node_option, node_cost, node_next, node_next_hit, node_stop, node_reset,
               bh, bd, ch, p_hit, cdf, guide, opt_pre, opt_knock,
               state, n_trials, hist, crippled, destroyed, focus_spent, attacks):
     """Monte Carlo of activations driven by decision tables, on the full grid (WM-F5).
 
     Graph (int64[G]): node_kind 0 = attack, 1 = choice; node_option, node_cost,
-    node_next (attack successor, -1 = end), node_stop (choice "stop" successor),
+    node_next (attack successor after a miss, -1 = end), node_next_hit (after a hit:
+    differs for Sustained Attack), node_stop (choice "stop" successor),
     node_reset (focus set on entering, -1 = keep).
     Tables int64[G, F+1, N+1, 2] indexed by (node, focus on entering it, boxes
     left, knocked down): bh / bd boost decisions, ch the successor picked (-1 stop).
@@ -404,8 +405,10 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
             spent += node_cost[g] + boost_hit
             mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
             attacks[0] += 1
+            nxt = node_next[g]
             if uniform(state) < p_hit[o, boost_hit, mcrip, kd]:
                 attacks[1] += 1
+                nxt = node_next_hit[g]
                 boost_dmg = bd[g, fe, n, kd]
                 f -= boost_dmg
                 spent += boost_dmg
@@ -419,7 +422,7 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
                 if dmg > 0:
                     column = column_from_low_bits(word, state)
                     bits = mark_from(bits, full, col_start[column], np.int64(dmg), width)
-            g = node_next[g]
+            g = nxt
         hist[popcount(bits & full) - start_marked] += 1
         codes[outcome_code(bits, full, system_masks)] += 1
         focus_spent[0] += spent
@@ -445,7 +448,8 @@ def pack_policy_state(bits, f, g_plus_1, kd):
 @njit(cache=True, nogil=True)
 def policy_exact_round(keys, probs, full, width, col_start, m_mask, shield_mask, node_kind,
                        node_option,
-                       node_cost, node_next, node_stop, node_reset, bh, bd, ch, p_hit, pmf,
+                       node_cost, node_next, node_next_hit, node_stop, node_reset, bh, bd, ch,
+                       p_hit, pmf,
                        opt_pre, opt_knock):
     """One round of the exact policy programme on the full grid (see :func:`policy_mc`).
 
@@ -501,6 +505,7 @@ def policy_exact_round(keys, probs, full, width, col_start, m_mask, shield_mask,
             continue
         boost_dmg = bd[g, f, n, kd]
         f2 = f1 - boost_dmg
+        nxt = node_next_hit[g] + 1
         kd2 = 1 if (kd == 1 or opt_knock[o] == 1) else 0
         row = 1 if opt_pre[o] == 1 else boost_dmg
         sc = situation(bits, 0, _U0, shield_mask) >> 2

@@ -26,11 +26,12 @@ die fewer (WM-G4) and makes no special attack with that weapon.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mathhammer.errors import RulesError
 
 MAX_WARJACK_FOCUS = 3  # WM-F1
+SAME = -3  # Node.next_hit: go to ``next`` after a hit too
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class AttackOption:
     can_boost_hit: bool = True
     can_boost_damage: bool = True
     ignores_shield: bool = False  # Chain Weapon
+    auto_hit: bool = False  # Sustained Attack after a hit with the weapon (WM-A4)
 
 
 @dataclass
@@ -56,10 +58,15 @@ class Node:
     option: int = -1
     cost: int = 0
     next: int = -1
+    next_hit: int = SAME  # successor after a hit when it differs (Sustained Attack)
     successors: list[int] = field(default_factory=list)
     stop: int = -1
     reset_focus: int = -1
     activation: int = 0
+
+    @property
+    def after_hit(self) -> int:
+        return self.next if self.next_hit == SAME else self.next_hit
 
 
 @dataclass
@@ -91,6 +98,7 @@ class Weapon:
     crippled: bool = False
     rof: int = 1
     chain_weapon: bool = False  # ignores shield bonuses
+    sustained: bool = False  # Sustained Attack: after a hit, later attacks with it hit
 
 
 @dataclass(frozen=True)
@@ -148,11 +156,14 @@ def _option(w: Weapon, spec: ActivationSpec, pre: bool = False) -> AttackOption:
 
 
 def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], charge: bool,
-                   buy: int, a: int) -> int:
-    """Initial attacks with each weapon, heaviest first (so a charge uses it)."""
+                   buy: int, buy_sustained: int, a: int) -> int:
+    """Initial attacks with each weapon, heaviest first (so a charge uses it), a
+    Sustained Attack weapon last (a hit with it makes the bought attacks with it
+    automatic hits)."""
+    order = melee[:1] + sorted(melee[1:], key=lambda w: w.sustained)
     first = -1
     prev = -1
-    for i, w in enumerate(melee):
+    for i, w in enumerate(order):
         pre = charge and i == 0
         opt = graph.add_option(_option(w, spec, pre))
         cost = 1 if (pre and spec.is_warjack) else 0
@@ -160,47 +171,60 @@ def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], char
         node = graph.add(Node("attack", label, opt, cost, next=buy, activation=a))
         if prev >= 0:
             graph.nodes[prev].next = node
+            graph.nodes[prev].next_hit = SAME
         else:
             first = node
+        if w.sustained and buy_sustained >= 0:
+            graph.nodes[node].next_hit = buy_sustained
         prev = node
     return first
 
 
-def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon], a: int) -> int:
+def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
+               a: int) -> tuple[int, int]:
     """Buy phase (WM-F2, WM-F4): bought attacks (1 focus) and spells (COST).
 
     Melee weapons buy without limit; a ranged weapon makes at most ROF attacks in
     all, so the buy node is unrolled over the shots each ranged weapon has left.
-    Returns the buy node reached after the initial attacks.
+    After a hit with a Sustained Attack weapon its later attacks hit automatically
+    (WM-A4): a second family of buy nodes. Returns (buy node after the initial
+    attacks, its Sustained Attack twin or -1).
     """
     ranged = [w for w in weapons if w.kind == "ranged"]
-    nodes: dict[tuple[int, ...], int] = {}
+    has_sustained = any(w.sustained and w.kind == "melee" for w in weapons)
+    nodes: dict[tuple[tuple[int, ...], bool], int] = {}
 
-    def node_for(left: tuple[int, ...]) -> int:
-        if left in nodes:
-            return nodes[left]
+    def node_for(left: tuple[int, ...], sustained: bool) -> int:
+        if (left, sustained) in nodes:
+            return nodes[(left, sustained)]
         shots = ", ".join(f"{w.name} {n} left" for w, n in zip(ranged, left))
-        g = graph.add(Node("choice", f"{spec.name}: buy" + (f" ({shots})" if ranged else ""),
-                           activation=a))
-        nodes[left] = g
+        tag = f" ({shots})" if ranged else (" (sustained)" if sustained else "")
+        g = graph.add(Node("choice", f"{spec.name}: buy{tag}", activation=a))
+        nodes[(left, sustained)] = g
         for w in weapons:
             if w.kind == "ranged":
                 i = ranged.index(w)
                 if left[i] == 0:
                     continue
-                nxt = node_for(left[:i] + (left[i] - 1,) + left[i + 1:])
+                nxt = node_for(left[:i] + (left[i] - 1,) + left[i + 1:], sustained)
             else:
                 nxt = g
-            opt = graph.add_option(_option(w, spec))
-            graph.nodes[g].successors.append(graph.add(Node(
-                "attack", f"buy {w.name}", opt, 1, nxt, activation=a)))
+            auto = sustained and w.sustained
+            opt = graph.add_option(replace(_option(w, spec), auto_hit=auto))
+            node = graph.add(Node("attack", f"buy {w.name}" + (" (auto-hit)" if auto else ""),
+                                  opt, 1, nxt, activation=a))
+            if w.sustained and w.kind == "melee" and not sustained:
+                graph.nodes[node].next_hit = node_for(left, True)
+            graph.nodes[g].successors.append(node)
         for sp in spec.spells:
             opt = graph.add_option(AttackOption(sp.name, "magic", spec.magic_stat, sp.power))
             graph.nodes[g].successors.append(graph.add(Node(
                 "attack", f"cast {sp.name}", opt, sp.cost, g, activation=a)))
         return g
 
-    return node_for(tuple(max(0, w.rof - 1) for w in ranged))
+    start = tuple(max(0, w.rof - 1) for w in ranged)
+    buy = node_for(start, False)
+    return buy, (node_for(start, True) if has_sustained else -1)
 
 
 def build_graph(specs: list[ActivationSpec]) -> Graph:
@@ -215,10 +239,10 @@ def build_graph(specs: list[ActivationSpec]) -> Graph:
         kind = "ranged" if spec.ranged else "melee"
         melee = sorted([w for w in spec.weapons if w.kind == kind],
                        key=lambda w: (w.crippled, -w.power))
-        buy = _buy_nodes(graph, spec, melee, a)
+        buy, buy_sustained = _buy_nodes(graph, spec, melee, a)
         for charge in ([False, True] if spec.charge else [False]):
             if melee:
-                first = _initial_chain(graph, spec, melee, charge, buy, a)
+                first = _initial_chain(graph, spec, melee, charge, buy, buy_sustained, a)
                 graph.nodes[root].successors.append(first)
             for w in melee:
                 if w.combo_strike and not w.crippled:

@@ -19,7 +19,7 @@ from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError, RulesError
 from mathhammer.results import Distribution, Estimate, Report
 from mathhammer.warmachine.activation import (
-    MAX_WARJACK_FOCUS, ActivationSpec, Graph, Spell, Weapon, build_graph,
+    MAX_WARJACK_FOCUS, SAME, ActivationSpec, Graph, Spell, Weapon, build_graph,
 )
 from mathhammer.warmachine.grid import Grid
 from mathhammer.warmachine.policy import OptionTables, PolicyTables, describe, solve
@@ -54,7 +54,7 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
     weapons = tuple(
         Weapon(w.name, w.kind, prof.stats.mat if w.kind == "melee" else prof.stats.rat,
                int(w.damage_power or 0), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof,
-               chain_weapon=w.has_rule("Chain Weapon"))
+               chain_weapon=w.has_rule("Chain Weapon"), sustained=w.has_rule("Sustained Attack"))
         for w in prof.weapons if w.damage_power is not None)
     spells = tuple(Spell(s.name, s.cost, int(s.pow)) for s in prof.spells
                    if s.offensive and s.pow is not None and s.cost <= focus)
@@ -97,6 +97,7 @@ def _graph_arrays(graph: Graph) -> dict[str, np.ndarray]:
         "node_option": as_int([n.option for n in nodes]),
         "node_cost": as_int([n.cost for n in nodes]),
         "node_next": as_int([n.next for n in nodes]),
+        "node_next_hit": as_int([n.next if n.next_hit == SAME else n.next_hit for n in nodes]),
         "node_stop": as_int([n.stop for n in nodes]),
         "node_reset": as_int([n.reset_focus for n in nodes]),
     }
@@ -133,7 +134,8 @@ def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables:
                          np.asarray(grid.col_start, dtype=np.int64),
                          np.uint64(grid.system_masks.get("M", 0)), np.uint64(target.shield_mask),
                          masks, np.int64(int(target.knocked_down)), g["node_kind"],
-                         g["node_option"], g["node_cost"], g["node_next"], g["node_stop"],
+                         g["node_option"], g["node_cost"], g["node_next"], g["node_next_hit"],
+                         g["node_stop"],
                          g["node_reset"],
                          tables.bh, tables.bd, tables.ch, p_hit, cdf, guide, pre, knock, state,
                          np.int64(n), out["hist"], out["crippled"], out["destroyed"],
@@ -181,7 +183,7 @@ def policy_exact(graph: Graph, target: Target, opts: OptionTables, tables: Polic
             keys, probs, np.uint64(grid.full), np.int64(grid.width),
             np.asarray(grid.col_start, dtype=np.int64), np.uint64(grid.system_masks.get("M", 0)),
             np.uint64(target.shield_mask), g["node_kind"], g["node_option"], g["node_cost"],
-            g["node_next"], g["node_stop"],
+            g["node_next"], g["node_next_hit"], g["node_stop"],
             g["node_reset"], tables.bh, tables.bd, tables.ch, np.ascontiguousarray(opts.p_hit),
             pmf, pre, knock)
         if active <= 0.0:

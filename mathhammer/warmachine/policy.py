@@ -46,7 +46,7 @@ EPS = 1e-12  # spend focus only for a strict improvement
 def option_step(opt: AttackOption) -> AttackStep:
     return AttackStep(opt.kind, opt.stat, opt.power, pre_boosted=opt.pre_boosted,
                       weapon_crippled=opt.crippled, knocks_down=opt.knocks_down,
-                      ignores_shield=opt.ignores_shield, label=opt.name)
+                      auto_hit=opt.auto_hit, ignores_shield=opt.ignores_shield, label=opt.name)
 
 
 @dataclass
@@ -158,7 +158,7 @@ class _Solver:
                 for bd in (0, 1):
                     if bd and (f1 - bh < 1 or opt.pre_boosted or not opt.can_boost_damage):
                         continue
-                    nxt = self._goto(node.next, f1 - bh - bd)
+                    nxt = self._goto(node.after_hit, f1 - bh - bd)
                     val = self._after_damage(
                         self.o.dmg[node.option][0][bd or int(opt.pre_boosted)], nxt, kd_hit)
                     if hit_best is None:
@@ -288,7 +288,7 @@ def reachable(graph: Graph, tables: PolicyTables, kd0: int = 0) -> set[tuple[int
         for b, d in pairs:
             f1 = f - node.cost - b
             todo.append(enter(node.next, f1, kd))
-            todo.append(enter(node.next, f1 - d, kd | knock))
+            todo.append(enter(node.after_hit, f1 - d, kd | knock))
     return seen
 
 
