@@ -246,8 +246,8 @@ def _warmachine_entry(key: str, entry: UnitEntry, profile, label: str) -> ListUn
         raise ProfileError(f"{key}.mode", f"{profile.name} has no {mode} weapon with a damage roll",
                            mode, f"use mode = {sorted(kinds)[0]!r}" if kinds else "pick another unit")
     if entry.charge and mode != "melee":
-        raise RulesError(f"{key}.charge", "a charge attack is a melee attack (WM-D3)", mode,
-                         'use mode = "melee"')
+        raise RulesError(f"{key}.charge", "a charge ends in melee: no ranged attacks after it (WM-F3)",
+                         mode, 'use mode = "melee" or drop charge')
     return ListUnit(label, profile, entry.count, profile.points,
                     {"focus": focus, "mode": mode, "charge": entry.charge, "ref": entry.profile})
 

@@ -40,13 +40,17 @@ def test_fixed_sequence_cell_matches_the_convolution_engine_on_a_damage_track():
                                                   abs=1e-9)
 
 
-def test_ranged_habit_buys_attacks_up_to_rof():
-    """Charger, ranged, 3 focus: Dual Cannon ROF 2, so one bought shot only (WM-F2)."""
-    from mathhammer.analysis.cells import warmachine_steps
+def test_ranged_cell_is_the_duel_engine_shooting():
+    """Wiring: a ranged list entry (Charger, Dual Cannon ROF 2, 1 focus) is the duel's
+    ranged activation; exact against exact."""
+    from mathhammer.warmachine.duel import duel
 
-    steps, text = warmachine_steps(load_warmachine("cygnar/charger"), {"mode": "ranged", "focus": 3})
-    assert [s.label for s in steps] == ["Dual Cannon", "Dual Cannon"]
-    assert "1 bought" in text
+    direct = duel("cygnar/charger", JUG, focus=1, ranged=True, method="exact")
+    cell = Cell("warmachine", load_warmachine("cygnar/charger"), load_warmachine(JUG),
+                {"focus": 1, "mode": "ranged"}, method="exact")
+    res = evaluate(cell)
+    assert res.mean_damage.value == pytest.approx(direct.results["mean_damage"].value, abs=1e-12)
+    assert res.mean_damage.value > 0 and "ranged" in res.note
 
 
 def test_melee_cell_is_the_duel_engine():

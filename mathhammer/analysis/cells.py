@@ -6,18 +6,16 @@ turns it into a :class:`CellResult` with ``p_kill`` and ``mean_damage``. No rule
 written here: the numbers come from the engines.
 
 Warmachine (``game = "warmachine"``): the attacker makes one activation against a
-fresh target. A melee activation is played by :func:`mathhammer.warmachine.duel.duel_chain`
-under a focus policy (WM-F5: ``optimal`` by default, ``greedy`` or ``fixed``; the
-``boost_hit`` / ``boost_damage`` options are the fixed policy boosting every roll),
-with the model's focus and, when ``charge`` is set, the option to charge; offensive
-spells the focus can pay for are part of a warcaster's activation. A ranged
-activation (``mode = "ranged"``; the duel engine plays melee only) and ``attacks =
-N`` are fixed sequences for :func:`mathhammer.warmachine.sequence.run_sequence`:
-one initial attack with each ranged weapon, then one bought attack per focus point
-up to each weapon's ROF (WM-F2, WM-F3); ``attacks = N`` is N attacks with the
-strongest weapon and no focus. Both engines play the full grid (a crippled M
-lowers DEF mid-activation, WM-G4). ``p_kill`` is P(destroyed), ``mean_damage`` the
-expected boxes marked.
+fresh target, played by :func:`mathhammer.warmachine.duel.duel_chain` under a focus
+policy (WM-F5: ``optimal`` by default, ``greedy`` or ``fixed``; the ``boost_hit`` /
+``boost_damage`` options are the fixed policy boosting every roll) with the model's
+focus: melee (with the option to charge when ``charge`` is set, and the offensive
+spells the focus can pay for) or ranged (``mode = "ranged"``, WM-F3). The target is
+the duel's (grid or track, shield boxes, base size for head-butts and slams) with any
+swept DEF / ARM. ``attacks = N`` is instead a fixed sequence of N attacks with the
+strongest weapon and no focus (:func:`mathhammer.warmachine.sequence.run_sequence`).
+Both engines play the full grid (a crippled M lowers DEF mid-activation, WM-G4).
+``p_kill`` is P(destroyed), ``mean_damage`` the expected boxes marked.
 
 Fantasy (``game = "fantasy"``): a close combat of the attacker unit against the
 target unit by :func:`mathhammer.fantasy.combat.combat` (attacker charges when its
@@ -100,70 +98,42 @@ def _strongest(weapons):
 
 
 def warmachine_steps(profile, options: dict[str, Any]) -> tuple[list, str]:
-    """The attack steps of one activation under the fixed habit, and a one-line summary."""
+    """``attacks = N``: N attacks with the strongest weapon of the mode, no focus spent."""
+    from mathhammer.errors import InputError
     from mathhammer.warmachine.sequence import AttackStep
 
     mode = options.get("mode") or "melee"
     weapons = [w for w in profile.weapons if w.kind == mode and w.damage_power is not None]
     if not weapons:
-        from mathhammer.errors import InputError
-
         raise InputError(f"{profile.id}", f"has no {mode} weapon with a damage roll", mode,
                          "use the other mode")
     stat = profile.stats.mat if mode == "melee" else profile.stats.rat
-    boost_hit, boost_damage = bool(options.get("boost_hit")), bool(options.get("boost_damage"))
-
-    def step(w, **kw):
-        return AttackStep(kind=mode, stat=stat, power=w.damage_power, boost_hit=boost_hit,
-                          boost_damage=boost_damage, label=w.name, **kw)
-
     best = _strongest(weapons)
-    if options.get("attacks") is not None:
-        n = int(options["attacks"])
-        return [step(best) for _ in range(n)], f"{n} x {best.name}"
-    focus = int(options.get("focus") or 0)
-    charge = bool(options.get("charge")) and mode == "melee"
-    steps = [step(w) for w in weapons]
-    if charge:
-        steps[weapons.index(best)] = step(best, pre_boosted=True)  # WM-D3
-        steps.insert(0, steps.pop(weapons.index(best)))            # the charge target is hit first
-        if profile.kind == "warjack":
-            if focus < 1:
-                from mathhammer.errors import RulesError
-
-                raise RulesError(f"{profile.id}: charge", "a warjack spends 1 focus to charge (WM-F2)",
-                                 focus, "give it 1 focus or more (--focus 1)")
-            focus -= 1  # WM-F2: a warjack's charge costs 1 focus
-    bought = 0
-    for _ in range(max(focus, 0)):
-        if mode == "ranged":  # WM-F2: total attacks with a weapon <= ROF
-            room = [w for w in weapons if sum(s.label == w.name for s in steps) < w.rof]
-            if not room:
-                break
-            steps.append(step(_strongest(room)))
-        else:
-            steps.append(step(best))
-        bought += 1
-    text = (("charge, " if charge else "") + ", ".join(w.name for w in weapons)
-            + (f" + {bought} bought" if bought else ""))
-    return steps, text
+    n = int(options["attacks"])
+    step = AttackStep(kind=mode, stat=stat, power=best.damage_power,
+                      boost_hit=bool(options.get("boost_hit")),
+                      boost_damage=bool(options.get("boost_damage")), label=best.name)
+    return [step] * n, f"{n} x {best.name}"
 
 
 def warmachine_target(profile, options: dict[str, Any]):
-    from mathhammer.warmachine.grid import Grid
-    from mathhammer.warmachine.sequence import Target
+    """The duel engine's target (grid or track, shield boxes) with swept DEF / ARM."""
+    from dataclasses import replace as dc_replace
 
-    grid = Grid.from_columns(profile.grid) if profile.grid else Grid.track(profile.boxes)
-    return Target(defense=int(options.get("def", profile.stats.def_)),
-                  armor=int(options.get("arm", profile.stats.arm)), grid=grid, name=profile.name)
+    from mathhammer.warmachine.duel import target_from_profile
+
+    target = target_from_profile(options.get("ref") or profile.id)
+    changes = {k: int(options[key]) for k, key in (("defense", "def"), ("armor", "arm"))
+               if options.get(key) is not None}
+    return dc_replace(target, **changes) if changes else target
 
 
 def _warmachine(cell: Cell, config) -> CellResult:
-    """Melee: the duel engine with a focus policy; ranged or ``attacks = N``: a fixed sequence."""
+    """An activation under a focus policy by the duel engine; ``attacks = N``: a fixed sequence."""
     opts = cell.attacker_options
     attacker = _with_stats(cell.attacker, opts)
     target = warmachine_target(cell.target, cell.target_options)
-    if opts.get("attacks") is not None or (opts.get("mode") or "melee") == "ranged":
+    if opts.get("attacks") is not None:
         from mathhammer.warmachine.sequence import run_sequence
 
         steps, text = warmachine_steps(attacker, opts)
@@ -176,13 +146,16 @@ def _warmachine(cell: Cell, config) -> CellResult:
 
 
 def _duel(cell: Cell, attacker, target, config):
-    """One melee activation under a focus policy (WM-F5) by :mod:`mathhammer.warmachine.duel`."""
+    """One activation under a focus policy (WM-F5) by :mod:`mathhammer.warmachine.duel`."""
     from mathhammer.warmachine.duel import activation_from_profile, duel_chain
 
     opts = cell.attacker_options
     focus = int(opts.get("focus") or 0)
+    ranged = opts.get("mode") == "ranged"
     # the duel loads by reference: the list's or sweep's own ref (a bundled id or a file path)
-    spec = activation_from_profile(opts.get("ref") or cell.attacker.id, focus, bool(opts.get("charge")))
+    spec = activation_from_profile(opts.get("ref") or cell.attacker.id, focus,
+                                   bool(opts.get("charge")) and not ranged, ranged=ranged,
+                                   target_base=cell.target.base)
     spec = _adjust_activation(spec, cell.attacker, attacker)
     boost_hit, boost_damage = bool(opts.get("boost_hit")), bool(opts.get("boost_damage"))
     policy = "fixed" if (boost_hit or boost_damage) else cell.policy
@@ -190,21 +163,23 @@ def _duel(cell: Cell, attacker, target, config):
                         boost_damage=boost_damage, method=cell.method, config=config)
     boosts = " + ".join(b for b, on in (("boost every attack roll", boost_hit),
                                        ("boost every damage roll", boost_damage)) if on)
-    text = (f"{policy} focus policy, {focus} focus" + (", may charge" if opts.get("charge") else "")
+    text = (f"{policy} focus policy, {focus} focus" + (", ranged" if ranged else "")
+            + (", may charge" if opts.get("charge") and not ranged else "")
             + (f", {boosts}" if boosts else ""))
     return report, text
 
 
 def _adjust_activation(spec, original, changed):
-    """Carry swept MAT / STR of ``changed`` into the duel's activation of ``original``."""
+    """Carry swept MAT / RAT / STR of ``changed`` into the duel's activation of ``original``."""
     from dataclasses import replace as dc_replace
 
     d_mat = changed.stats.mat - original.stats.mat
+    d_rat = changed.stats.rat - original.stats.rat
     d_str = changed.stats.str_ - original.stats.str_
-    if not (d_mat or d_str):
+    if not (d_mat or d_rat or d_str):
         return spec
     weapons = tuple(dc_replace(w, stat=w.stat + d_mat, power=w.power + d_str) if w.kind == "melee"
-                    else w for w in spec.weapons)
+                    else dc_replace(w, stat=w.stat + d_rat) for w in spec.weapons)
     return dc_replace(spec, weapons=weapons, strength=spec.strength + d_str)
 
 

@@ -212,6 +212,8 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     if game == "warmachine":
         if isinstance(attacker, str):
             base_a["ref"] = attacker  # a user file path reaches the duel engine as given
+        if isinstance(target, str):
+            base_t["ref"] = target
         base_a.setdefault("mode", "melee" if any(w.kind == "melee" and w.damage_power is not None
                                                  for w in att.weapons) else "ranged")
     cells = []
