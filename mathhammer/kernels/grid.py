@@ -197,7 +197,8 @@ def _sample_outcome(cdf_row, guide_row, u):
 
 @njit(cache=True, nogil=True)
 def sequence_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_masks, cdf,
-                guide, knocks_down, fa_masks, kd0, state, n_trials, hist, crippled, destroyed, hits):
+                guide, knocks_down, fa_masks, kd0, state, n_trials, hist, crippled, destroyed,
+                hits):
     """Monte Carlo of a fixed attack sequence against one grid or track.
 
     Args:
@@ -519,8 +520,8 @@ def policy_exact_round(keys, probs, full, width, col_start, m_mask, shield_mask,
                 m += 1
                 continue
             for c in range(6):
-                new_k[m] = pack_policy_state(mark_from(bits, full, col_start[c], np.int64(d), width),
-                                             f2, nxt, kd2)
+                marked = mark_from(bits, full, col_start[c], np.int64(d), width)
+                new_k[m] = pack_policy_state(marked, f2, nxt, kd2)
                 new_p[m] = p0 * ph * q / 6.0
                 m += 1
     out_k, out_p = _merge(new_k[:m], new_p[:m])

@@ -54,7 +54,8 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
     weapons = tuple(
         Weapon(w.name, w.kind, prof.stats.mat if w.kind == "melee" else prof.stats.rat,
                int(w.damage_power or 0), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof,
-               chain_weapon=w.has_rule("Chain Weapon"), sustained=w.has_rule("Sustained Attack"))
+               chain_weapon=w.has_rule("Chain Weapon"),
+               sustained=w.has_rule("Sustained Attack"))
         for w in prof.weapons if w.damage_power is not None)
     spells = tuple(Spell(s.name, s.cost, int(s.pow)) for s in prof.spells
                    if s.offensive and s.pow is not None and s.cost <= focus)
