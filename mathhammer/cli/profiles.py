@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mathhammer.errors import InputError, ProfileError
+from mathhammer.errors import InputError, MathhammerError, ProfileError
 
 app = typer.Typer(
     no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema."
@@ -423,6 +423,43 @@ def _expand(paths: list[Path]) -> list[Path]:
     return files
 
 
+def _validate_list_or_scenario(data: dict, source: str) -> str | None:
+    """Validate an army list or a scenario file; None when ``data`` is neither.
+
+    Told apart by their keys: a list has ``units``; a scenario is ``game = "magic"``,
+    a fantasy ``kind = "combat" | "artillery"``, or a Warmachine file with
+    ``attacks``/``activations`` and no profile ``id``.
+    """
+    game, label = data.get("game"), data.get("name") or data.get("title") or ""
+    if "id" in data:
+        return None
+    if "units" in data:
+        from mathhammer.lists import load_list
+
+        return f"list {load_list(data, source).name!r}"
+    if game == "magic":
+        from mathhammer.magic.models import load_scenario
+
+        load_scenario(data, source)
+    elif game == "fantasy" and data.get("kind") in ("combat", "artillery"):
+        from pydantic import ValidationError
+
+        from mathhammer.fantasy.scenario import Scenario
+        from mathhammer.profiles import pydantic_errors
+
+        try:
+            Scenario.model_validate(data)
+        except ValidationError as err:
+            raise pydantic_errors(err, source) from None
+    elif game == "warmachine" and ("attacks" in data or "activations" in data):
+        from mathhammer.warmachine.scenario import load_scenario as load_wm
+
+        load_wm(data, source)
+    else:
+        return None
+    return f"scenario {label!r}" if label else "scenario"
+
+
 def validate_file(path: Path) -> dict:
     """``{"path", "ok", "game", "id", "errors": [{"key", "message"}]}`` for one file."""
     from mathhammer.profiles import read_toml, validate_data
@@ -430,9 +467,13 @@ def validate_file(path: Path) -> dict:
     result: dict = {"path": str(path), "ok": False, "game": None, "id": None, "errors": []}
     try:
         data = read_toml(path)
+        other = _validate_list_or_scenario(data, str(path))
+        if other is not None:  # bundled lists and scenarios live under profiles/ too
+            result.update(ok=True, game=data.get("game"), id=other)
+            return result
         result["game"] = _game_of(data, str(path))
         profile = validate_data(result["game"], data, str(path))
-    except ProfileError as err:
+    except MathhammerError as err:
         problems = getattr(err, "problems", None)
         if problems:
             result["errors"] = [{"key": key, "message": text} for key, text in problems]
