@@ -104,7 +104,9 @@ def test_steadfast_stubborn_unbreakable_unstable_daemonic():
                     special_rules=["Unstable"])
     r = exact(a, unstable, ruleset="t9a1")
     assert r.distributions["models_left_b"].pmf == {6: 1.0}  # loses by 4: 4 wounds, no test
-    r = exact(a, unstable)  # wfb8 file: unstable = "none": a break test on Ld 7 - 4
+    r = exact(a, unstable)  # wfb8: Undead are Unstable too (decision in wfb8.toml)
+    assert r.distributions["models_left_b"].pmf == {6: 1.0}
+    r = exact(a, unstable, ruleset="basic")  # basic: unstable = "none": a break test on Ld 7 - 4
     assert r.results["p_enemy_breaks"].value == pytest.approx(33 / 36)
     assert "Unstable not used" in r.info["notes"]
     daemons = unit(stats={"t": 10, "s": 1, "ld": 8}, formation={"models": 10, "rank_width": 10},
