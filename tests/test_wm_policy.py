@@ -205,3 +205,27 @@ def test_sustained_attack_makes_later_attacks_automatic_hits():
         p = exact.results[name].value
         assert abs(mc.results[name].value - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / n), name
     assert any("(auto-hit)" in line for line in exact.info["decisions"])
+
+
+def test_critical_knockdown_on_a_track_and_on_the_full_grid():
+    """Critical Knockdown / Freeze: a critical hit (WM-A5) knocks the target down, so later
+    melee attacks hit automatically (WM-A4). The rule raises the optimal value; on a
+    track the kernel reproduces the DP value, and on a grid the exact programme agrees
+    with the kernel (N = 200 000, 5 SE from the exact p)."""
+    axe = Weapon("Axe", "melee", 5, 17, 6, crit_knockdown=True)
+    plain = Weapon("Axe", "melee", 5, 17, 6)
+    track = Target(15, 15, Grid.track(20))
+    spec = ActivationSpec("jack", 3, (axe,), 11, True, True, False)
+    value = solve(build_graph([spec]), track, "optimal").value
+    base = solve(build_graph([ActivationSpec("jack", 3, (plain,), 11, True, True, False)]),
+                 track, "optimal").value
+    assert value > base + 1e-3
+    n = 200_000
+    mc = duel_chain([spec], track, config=MonteCarloConfig(n, seed=23))
+    assert abs(mc.results["p_destroyed"].value - value) <= 5 * math.sqrt(value * (1 - value) / n)
+    grid = Target(15, 15, Grid.from_columns(CHARGER))
+    exact = duel_chain([spec], grid, method="exact")
+    mc = duel_chain([spec], grid, config=MonteCarloConfig(n, seed=29))
+    for name in ("p_destroyed", "p_crippled_M", "p_crippled_C"):
+        p = exact.results[name].value
+        assert abs(mc.results[name].value - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / n), name

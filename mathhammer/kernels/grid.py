@@ -358,7 +358,7 @@ def summarise_states(keys, probs, full, start_bits, system_masks, n_boxes):
 @njit(cache=True, nogil=True)
 def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_masks, kd0,
               node_kind, node_option, node_cost, node_next, node_next_hit, node_stop, node_reset,
-              bh, bd, ch, p_hit, cdf, guide, opt_pre, opt_knock,
+              bh, bd, ch, p_hit, p_crit, cdf, guide, opt_pre, opt_knock,
               state, n_trials, hist, crippled, destroyed, focus_spent, attacks):
     """Monte Carlo of activations driven by decision tables, on the full grid (WM-F5).
 
@@ -367,11 +367,14 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
     differs for Sustained Attack), node_stop (choice "stop" successor),
     node_reset (focus set on entering, -1 = keep).
     Tables int64[G, F+1, N+1, 2] indexed by (node, focus on entering it, boxes
-    left, knocked down): bh / bd boost decisions, ch the successor picked (-1 stop).
+    left, knocked down): bh boost-hit and ch the successor picked (-1 stop); bd
+    (boost damage) has one more axis: the hit was critical.
     Options: p_hit float64[O, 2 (boost), 2 (M crippled), 2 (knocked down)];
     cdf float64[O, 2 (shield crippled), 2 (damage boosted), W] over damage dealt,
     guide int16[4O, GUIDE];
-    opt_pre / opt_knock int64[O] pre-boosted damage / knocks down on a hit.
+    p_crit float64[O, 2, 2, 2] P(critical hit) (WM-A5, ≤ p_hit); opt_pre int64[O]
+    pre-boosted damage; opt_knock int64[O]: bit 0 a hit knocks down, bit 1 a critical
+    hit does (Critical Knockdown / Freeze).
     Outputs: hist int64[N+1] boxes marked, crippled int64[S], destroyed int64[1],
     focus_spent int64[2] (sum, sum of squares), attacks int64[2] (made, hit).
 
@@ -407,13 +410,15 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
             mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
             attacks[0] += 1
             nxt = node_next[g]
-            if uniform(state) < p_hit[o, boost_hit, mcrip, kd]:
+            u = uniform(state)
+            if u < p_hit[o, boost_hit, mcrip, kd]:
                 attacks[1] += 1
                 nxt = node_next_hit[g]
-                boost_dmg = bd[g, fe, n, kd]
+                crit = 1 if (opt_knock[o] & 2) != 0 and u < p_crit[o, boost_hit, mcrip, kd] else 0
+                boost_dmg = bd[g, fe, n, kd, crit]
                 f -= boost_dmg
                 spent += boost_dmg
-                if opt_knock[o] == 1:
+                if (opt_knock[o] & 1) != 0 or crit == 1:
                     kd = 1
                 row = 1 if opt_pre[o] == 1 else boost_dmg
                 sc = situation(bits, 0, _U0, shield_mask) >> 2
@@ -448,27 +453,24 @@ def pack_policy_state(bits, f, g_plus_1, kd):
 
 @njit(cache=True, nogil=True)
 def policy_exact_round(keys, probs, full, width, col_start, m_mask, shield_mask, node_kind,
-                       node_option,
-                       node_cost, node_next, node_next_hit, node_stop, node_reset, bh, bd, ch,
-                       p_hit, pmf,
-                       opt_pre, opt_knock):
+                       node_option, node_cost, node_next, node_next_hit, node_stop, node_reset,
+                       bh, bd, ch, p_hit, p_crit, pmf, opt_pre, opt_knock, max_states):
     """One round of the exact policy programme on the full grid (see :func:`policy_mc`).
 
     Every unfinished state follows its choice nodes to its next attack node and
-    is expanded by hit/miss × damage × column; finished states are kept. ``pmf``
-    is float64[O, 2 (shield crippled), 2 (boosted), W] (damage dealt).
-    Returns (keys, probs, unfinished mass).
+    is expanded by hit (critical or not) / miss × damage × column; finished states
+    are kept. ``pmf`` is float64[O, 2 (shield crippled), 2 (boosted), W] (damage
+    dealt). A first pass counts the expansion exactly; above ``max_states`` the
+    round stops and returns unfinished mass -1. Returns (keys, probs, unfinished mass).
     """
     n_cap = bh.shape[2] - 1
     n_out = pmf.shape[3]
-    size = keys.shape[0] * (2 + 6 * n_out)
-    new_k = np.empty(size, dtype=np.uint64)
-    new_p = np.empty(size, dtype=np.float64)
-    m = 0
-    active = 0.0
-    for i in range(keys.shape[0]):
+    n_keys = keys.shape[0]
+    adv_bits = np.empty(n_keys, dtype=np.uint64)
+    adv = np.empty((n_keys, 4), dtype=np.int64)  # focus, node, knocked down, boxes left
+    size = 0
+    for i in range(n_keys):
         key = keys[i]
-        p0 = probs[i]
         bits = key & _BITS36
         f = np.int64((key >> _F_SHIFT) & _F_MASK)
         g = np.int64((key >> _G_SHIFT) & _G_MASK) - 1
@@ -486,6 +488,30 @@ def policy_exact_round(keys, probs, full, width, col_start, m_mask, shield_mask,
                 break
             c = ch[g, f, n, kd]
             g = node_stop[g] if c < 0 else c
+        adv_bits[i] = bits
+        adv[i, 0] = f
+        adv[i, 1] = g
+        adv[i, 2] = kd
+        adv[i, 3] = n
+        if g < 0:
+            size += 1
+        else:
+            o = node_option[g]
+            crits = 2 if (opt_knock[o] & 2) != 0 else 1
+            size += 1 + crits * (1 + 6 * n_out)
+    if size > max_states:
+        return keys[:0].copy(), probs[:0].copy(), -1.0
+    new_k = np.empty(size, dtype=np.uint64)
+    new_p = np.empty(size, dtype=np.float64)
+    m = 0
+    active = 0.0
+    for i in range(n_keys):
+        p0 = probs[i]
+        bits = adv_bits[i]
+        f = adv[i, 0]
+        g = adv[i, 1]
+        kd = adv[i, 2]
+        n = adv[i, 3]
         if g < 0:
             new_k[m] = pack_policy_state(bits, 0, 0, kd)
             new_p[m] = p0
@@ -495,34 +521,38 @@ def policy_exact_round(keys, probs, full, width, col_start, m_mask, shield_mask,
         o = node_option[g]
         boost_hit = bh[g, f, n, kd]
         f1 = f - node_cost[g] - boost_hit
-        nxt = node_next[g] + 1
         mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
         ph = p_hit[o, boost_hit, mcrip, kd]
         if ph < 1.0:
-            new_k[m] = pack_policy_state(bits, f1, nxt, kd)
+            new_k[m] = pack_policy_state(bits, f1, node_next[g] + 1, kd)
             new_p[m] = p0 * (1.0 - ph)
             m += 1
         if ph <= 0.0:
             continue
-        boost_dmg = bd[g, f, n, kd]
-        f2 = f1 - boost_dmg
         nxt = node_next_hit[g] + 1
-        kd2 = 1 if (kd == 1 or opt_knock[o] == 1) else 0
-        row = 1 if opt_pre[o] == 1 else boost_dmg
         sc = situation(bits, 0, _U0, shield_mask) >> 2
-        for d in range(n_out):
-            q = pmf[o, sc, row, d]
-            if q <= 0.0:
+        pc = p_crit[o, boost_hit, mcrip, kd] if (opt_knock[o] & 2) != 0 else 0.0
+        for crit in range(2):
+            p_branch = pc if crit == 1 else ph - pc
+            if p_branch <= 0.0:
                 continue
-            if d == 0:
-                new_k[m] = pack_policy_state(bits, f2, nxt, kd2)
-                new_p[m] = p0 * ph * q
-                m += 1
-                continue
-            for c in range(6):
-                marked = mark_from(bits, full, col_start[c], np.int64(d), width)
-                new_k[m] = pack_policy_state(marked, f2, nxt, kd2)
-                new_p[m] = p0 * ph * q / 6.0
-                m += 1
+            boost_dmg = bd[g, f, n, kd, crit]
+            f2 = f1 - boost_dmg
+            kd2 = 1 if (kd == 1 or (opt_knock[o] & 1) != 0 or crit == 1) else 0
+            row = 1 if opt_pre[o] == 1 else boost_dmg
+            for d in range(n_out):
+                q = pmf[o, sc, row, d]
+                if q <= 0.0:
+                    continue
+                if d == 0:
+                    new_k[m] = pack_policy_state(bits, f2, nxt, kd2)
+                    new_p[m] = p0 * p_branch * q
+                    m += 1
+                    continue
+                for c in range(6):
+                    marked = mark_from(bits, full, col_start[c], np.int64(d), width)
+                    new_k[m] = pack_policy_state(marked, f2, nxt, kd2)
+                    new_p[m] = p0 * p_branch * q / 6.0
+                    m += 1
     out_k, out_p = _merge(new_k[:m], new_p[:m])
     return out_k, out_p, active

@@ -49,6 +49,7 @@ class AttackOption:
     can_boost_damage: bool = True
     ignores_shield: bool = False  # Chain Weapon
     auto_hit: bool = False  # Sustained Attack after a hit with the weapon (WM-A4)
+    crit_knocks_down: bool = False  # Critical Knockdown / Critical Freeze (stationary)
 
 
 @dataclass
@@ -99,6 +100,7 @@ class Weapon:
     rof: int = 1
     chain_weapon: bool = False  # ignores shield bonuses
     sustained: bool = False  # Sustained Attack: after a hit, later attacks with it hit
+    crit_knockdown: bool = False  # a critical hit knocks down / freezes (WM-A4 afterwards)
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,8 @@ class ActivationSpec:
 def _option(w: Weapon, spec: ActivationSpec, pre: bool = False) -> AttackOption:
     bonus = 2 if (spec.aim and w.kind == "ranged") else 0
     return AttackOption(w.name, w.kind, w.stat + bonus, w.power, pre_boosted=pre,
-                        crippled=w.crippled, ignores_shield=w.chain_weapon)
+                        crippled=w.crippled, ignores_shield=w.chain_weapon,
+                        crit_knocks_down=w.crit_knockdown)
 
 
 def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], charge: bool,

@@ -55,7 +55,8 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
         Weapon(w.name, w.kind, prof.stats.mat if w.kind == "melee" else prof.stats.rat,
                int(w.damage_power or 0), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof,
                chain_weapon=w.has_rule("Chain Weapon"),
-               sustained=w.has_rule("Sustained Attack"))
+               sustained=w.has_rule("Sustained Attack"),
+               crit_knockdown=w.has_rule("Critical Knockdown") or w.has_rule("Critical Freeze"))
         for w in prof.weapons if w.damage_power is not None)
     spells = tuple(Spell(s.name, s.cost, int(s.pow)) for s in prof.spells
                    if s.offensive and s.pow is not None and s.cost <= focus)
@@ -122,8 +123,10 @@ def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables:
     g = _graph_arrays(graph)
     masks = np.asarray(list(grid.system_masks.values()), dtype=np.uint64)
     pre = np.asarray([int(o.pre_boosted) for o in graph.options], dtype=np.int64)
-    knock = np.asarray([int(o.knocks_down) for o in graph.options], dtype=np.int64)
+    knock = np.asarray([int(o.knocks_down) + 2 * int(o.crit_knocks_down)
+                        for o in graph.options], dtype=np.int64)
     p_hit = np.ascontiguousarray(opts.p_hit)
+    p_crit = np.ascontiguousarray(opts.p_crit)
     n_sys = len(masks)
 
     def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
@@ -138,7 +141,8 @@ def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables:
                          g["node_option"], g["node_cost"], g["node_next"], g["node_next_hit"],
                          g["node_stop"],
                          g["node_reset"],
-                         tables.bh, tables.bd, tables.ch, p_hit, cdf, guide, pre, knock, state,
+                         tables.bh, tables.bd, tables.ch, p_hit, p_crit, cdf, guide, pre, knock,
+                         state,
                          np.int64(n), out["hist"], out["crippled"], out["destroyed"],
                          out["focus"], out["attacks"])
         return out
@@ -171,22 +175,23 @@ def policy_exact(graph: Graph, target: Target, opts: OptionTables, tables: Polic
                 pmf[o, sc, b, : len(q)] = q
     g = _graph_arrays(graph)
     pre = np.asarray([int(o.pre_boosted) for o in graph.options], dtype=np.int64)
-    knock = np.asarray([int(o.knocks_down) for o in graph.options], dtype=np.int64)
+    knock = np.asarray([int(o.knocks_down) + 2 * int(o.crit_knocks_down)
+                        for o in graph.options], dtype=np.int64)
     keys = np.array([int(kernel.pack_policy_state(np.uint64(target.start_bits), 0, 1,
                                                   int(target.knocked_down)))], dtype=np.uint64)
     probs = np.ones(1)
     for _ in range(10_000):
-        need = keys.shape[0] * (2 + 6 * width)
-        if need > MAX_CANDIDATES:
-            raise ExactTooLarge("--method", f"the exact duel programme needs {need:,} states",
-                                "exact", "use --method mc")
         keys, probs, active = kernel.policy_exact_round(
             keys, probs, np.uint64(grid.full), np.int64(grid.width),
             np.asarray(grid.col_start, dtype=np.int64), np.uint64(grid.system_masks.get("M", 0)),
             np.uint64(target.shield_mask), g["node_kind"], g["node_option"], g["node_cost"],
-            g["node_next"], g["node_next_hit"], g["node_stop"],
-            g["node_reset"], tables.bh, tables.bd, tables.ch, np.ascontiguousarray(opts.p_hit),
-            pmf, pre, knock)
+            g["node_next"], g["node_next_hit"], g["node_stop"], g["node_reset"], tables.bh,
+            tables.bd, tables.ch, np.ascontiguousarray(opts.p_hit),
+            np.ascontiguousarray(opts.p_crit), pmf, pre, knock, np.int64(MAX_CANDIDATES))
+        if active < 0:
+            raise ExactTooLarge("--method", f"the exact duel programme needs more than "
+                                f"{MAX_CANDIDATES:,} states in one round", "exact",
+                                "use --method mc")
         if active <= 0.0:
             return keys, probs
     raise ExactTooLarge("--method", "the exact duel programme did not finish", "exact",

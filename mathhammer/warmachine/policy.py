@@ -36,7 +36,9 @@ import numpy as np
 
 from mathhammer.errors import InputError
 from mathhammer.warmachine.activation import AttackOption, Graph
-from mathhammer.warmachine.sequence import AttackStep, Target, damage_pmf, hit_probability
+from mathhammer.warmachine.sequence import (
+    AttackStep, Target, crit_probability, damage_pmf, hit_probability,
+)
 
 POLICIES = ("fixed", "greedy", "optimal")
 OBJECTIVES = ("destroy", "damage")
@@ -55,6 +57,7 @@ class OptionTables:
     (WM-A*, WM-D*). The box-count DP uses the intact shield (index 0)."""
 
     p_hit: np.ndarray  # float64[O, 2, 2, 2]
+    p_crit: np.ndarray  # float64[O, 2, 2, 2]: P(critical hit), WM-A5
     dmg: list[list[list[np.ndarray]]]  # [o][shield crippled][bd] pmf over damage dealt
     mean_dmg: np.ndarray  # float64[O, 2]: [o, bd] with the shield intact
 
@@ -62,6 +65,7 @@ class OptionTables:
     def build(cls, graph: Graph, target: Target) -> OptionTables:
         n_opt = len(graph.options)
         p_hit = np.zeros((n_opt, 2, 2, 2))
+        p_crit = np.zeros((n_opt, 2, 2, 2))
         dmg, mean = [], np.zeros((n_opt, 2))
         for o, opt in enumerate(graph.options):
             step = option_step(opt)
@@ -70,11 +74,13 @@ class OptionTables:
                     for kd in (0, 1):
                         p_hit[o, bh, mcrip, kd] = hit_probability(step, target, mcrip + 2 * kd,
                                                                   bool(bh))
+                        p_crit[o, bh, mcrip, kd] = min(p_hit[o, bh, mcrip, kd], crit_probability(
+                            step, target, mcrip + 2 * kd, bool(bh)))
             pmfs = [[damage_pmf(step, target, bool(bd), bool(sc)) for bd in (0, 1)]
                     for sc in (0, 1)]
             dmg.append(pmfs)
             mean[o] = [float(p @ np.arange(len(p))) for p in pmfs[0]]
-        return cls(p_hit, dmg, mean)
+        return cls(p_hit, p_crit, dmg, mean)
 
 
 @dataclass
@@ -82,7 +88,7 @@ class PolicyTables:
     name: str
     objective: str
     bh: np.ndarray  # int64[G, F+1, N+1, 2]
-    bd: np.ndarray
+    bd: np.ndarray  # int64[G, F+1, N+1, 2, 2 (critical hit)]
     ch: np.ndarray
     value: float  # exact value in the box-count model from the start state
 
@@ -96,7 +102,7 @@ class _Solver:
         self.n_max = target.grid.boxes_left(target.start_bits)
         shape = (len(graph.nodes), graph.max_focus + 1, self.n_max + 1, 2)
         self.bh = np.zeros(shape, dtype=np.int64)
-        self.bd = np.zeros(shape, dtype=np.int64)
+        self.bd = np.zeros(shape + (2,), dtype=np.int64)  # last axis: the hit was critical
         self.ch = np.full(shape, -1, dtype=np.int64)
         n = np.arange(self.n_max + 1)
         self.end = np.stack([(n == 0).astype(float)] * 2, axis=1) if objective == "destroy" \
@@ -153,35 +159,49 @@ class _Solver:
                 if bh and (f1 < 1 or not opt.can_boost_hit):
                     continue
                 p = self.o.p_hit[node.option, bh, 0, kd]
+                # a critical hit of a Critical Knockdown / Freeze weapon knocks down too
+                pc = self.o.p_crit[node.option, bh, 0, kd] if opt.crit_knocks_down else 0.0
                 miss = self._goto(node.next, f1 - bh)[:, kd]
-                hit_best, hit_bd = None, None
-                for bd in (0, 1):
-                    if bd and (f1 - bh < 1 or opt.pre_boosted or not opt.can_boost_damage):
-                        continue
-                    nxt = self._goto(node.after_hit, f1 - bh - bd)
-                    val = self._after_damage(
-                        self.o.dmg[node.option][0][bd or int(opt.pre_boosted)], nxt, kd_hit)
-                    if hit_best is None:
-                        hit_best, hit_bd = val, np.zeros(len(val), dtype=np.int64)
-                    else:
-                        take = (val > hit_best + EPS) if self.rule is None else \
-                            np.full(len(val), self.rule.boost_damage(self, g, f1 - bh, kd))
-                        hit_best = np.where(take, val, hit_best)
-                        hit_bd = np.where(take, 1, hit_bd)
-                total = (1 - p) * miss + p * hit_best
+                plain, plain_bd = self._hit_value(g, node, opt, f1 - bh, kd, kd_hit)
+                total = (1 - p) * miss + (p - pc) * plain
+                crit_bd = plain_bd
+                if pc > 0:
+                    crit, crit_bd = self._hit_value(g, node, opt, f1 - bh, kd, 1)
+                    total = total + pc * crit
                 if best is None:
-                    best, best_bd, best_bh = total, hit_bd, np.zeros(len(total), dtype=np.int64)
+                    best, best_bh = total, np.zeros(len(total), dtype=np.int64)
+                    best_bd = [plain_bd, crit_bd]
                 else:
                     take = (total > best + EPS) if self.rule is None else \
                         np.full(len(total), self.rule.boost_hit(self, g, f1, kd))
                     best = np.where(take, total, best)
-                    best_bd = np.where(take, hit_bd, best_bd)
+                    best_bd = [np.where(take, plain_bd, best_bd[0]),
+                               np.where(take, crit_bd, best_bd[1])]
                     best_bh = np.where(take, 1, best_bh)
             out[:, kd] = best
             self.bh[g, f, :, kd] = best_bh
-            self.bd[g, f, :, kd] = best_bd
+            self.bd[g, f, :, kd, 0] = best_bd[0]
+            self.bd[g, f, :, kd, 1] = best_bd[1]
         out[0] = done
         return out
+
+    def _hit_value(self, g: int, node, opt: AttackOption, f: int, kd: int, kd_after: int):
+        """Best (value, boost-damage decision) after a hit with ``f`` focus left."""
+        hit_best, hit_bd = None, None
+        for bd in (0, 1):
+            if bd and (f < 1 or opt.pre_boosted or not opt.can_boost_damage):
+                continue
+            nxt = self._goto(node.after_hit, f - bd)
+            val = self._after_damage(self.o.dmg[node.option][0][bd or int(opt.pre_boosted)],
+                                     nxt, kd_after)
+            if hit_best is None:
+                hit_best, hit_bd = val, np.zeros(len(val), dtype=np.int64)
+            else:
+                take = (val > hit_best + EPS) if self.rule is None else \
+                    np.full(len(val), self.rule.boost_damage(self, g, f, kd))
+                hit_best = np.where(take, val, hit_best)
+                hit_bd = np.where(take, 1, hit_bd)
+        return hit_best, hit_bd
 
 
 class _Rule:
@@ -283,12 +303,15 @@ def reachable(graph: Graph, tables: PolicyTables, kd0: int = 0) -> set[tuple[int
             for c in set(tables.ch[g, f, 1:, kd].tolist()):
                 todo.append(enter(c, f, kd) if c >= 0 else enter(node.stop, f, kd))
             continue
-        knock = int(graph.options[node.option].knocks_down)
-        pairs = set(zip(tables.bh[g, f, 1:, kd].tolist(), tables.bd[g, f, 1:, kd].tolist()))
-        for b, d in pairs:
-            f1 = f - node.cost - b
-            todo.append(enter(node.next, f1, kd))
-            todo.append(enter(node.after_hit, f1 - d, kd | knock))
+        opt = graph.options[node.option]
+        knock = int(opt.knocks_down)
+        for crit in ((0, 1) if opt.crit_knocks_down else (0,)):
+            pairs = set(zip(tables.bh[g, f, 1:, kd].tolist(),
+                            tables.bd[g, f, 1:, kd, crit].tolist()))
+            for b, d in pairs:
+                f1 = f - node.cost - b
+                todo.append(enter(node.next, f1, kd))
+                todo.append(enter(node.after_hit, f1 - d, kd | knock | crit))
     return seen
 
 
@@ -302,7 +325,7 @@ def describe(graph: Graph, tables: PolicyTables, n_max: int, kd: int = 0) -> lis
             row = [graph.nodes[c].label if c >= 0 else "stop" for c in tables.ch[g, f, 1:, k]]
         else:
             row = [_boosts(int(h), int(d)) for h, d in zip(tables.bh[g, f, 1:, k],
-                                                           tables.bd[g, f, 1:, k])]
+                                                           tables.bd[g, f, 1:, k, 0])]
         tag = ", target knocked down" if k else ""
         lines.append(f"{node.label} [focus {f}{tag}]: " + _ranges(row))
     return lines

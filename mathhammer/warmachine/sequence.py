@@ -90,6 +90,16 @@ def hit_probability(step: AttackStep, target: Target, variant: int, boost_hit: b
     return rules.hit_probability(k, step.stat + step.modifier, defense, auto)
 
 
+def crit_probability(step: AttackStep, target: Target, variant: int, boost_hit: bool) -> float:
+    """P(critical hit) of ``step`` in a target situation (WM-A5), from the shared rules."""
+    mcrip, kd, _ = variant_situation(variant)
+    defense = rules.effective_defense(target.defense, step.kind, movement_crippled=mcrip,
+                                      knocked_down=kd)
+    auto = step.auto_hit or rules.is_automatic_hit(step.kind, knocked_down=kd)
+    k = rules.dice_count(boost_hit, step.weapon_crippled)
+    return rules.p_critical(k, step.stat + step.modifier, defense, auto)
+
+
 def damage_pmf(step: AttackStep, target: Target, boost_damage: bool,
                shield_crippled: bool = False) -> np.ndarray:
     """P(damage dealt = d) of one damage roll (WM-D1, WM-D3) against the current ARM."""
