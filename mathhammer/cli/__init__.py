@@ -11,10 +11,17 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
-    import typer
+    # argv None: the real command line, where Ctrl-C ends the process with os._exit(130);
+    # a KeyboardInterrupt once raised inside a library's exec() makes a normal exit
+    # die by SIGINT (exit -2) even after it was handled. In-process callers pass argv.
+    hard = argv is None
+    try:
+        import typer
 
-    from mathhammer.cli.app import app
-    from mathhammer.errors import Interrupted, MathhammerError
+        from mathhammer.cli.app import app
+        from mathhammer.errors import Interrupted, MathhammerError
+    except KeyboardInterrupt:  # Ctrl-C while the CLI is still loading: no traceback
+        _exit_interrupted("stopped at your request", hard)
 
     try:
         code = app(args=argv, prog_name="mathhammer", standalone_mode=False)
@@ -25,9 +32,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {err.one_line()}", file=sys.stderr)
         sys.exit(2)
     except (KeyboardInterrupt, typer.Abort):
-        _exit_interrupted("stopped at your request")
+        _exit_interrupted("stopped at your request", hard)
     except Interrupted as stop:
-        _exit_interrupted(partial_note(stop.partial))
+        _exit_interrupted(partial_note(stop.partial), hard)
     except Exception as err:
         # Click's usage errors (Typer may vendor Click, so match by shape, not class)
         if type(err).__name__ == "NoArgsIsHelpError" and getattr(err, "ctx", None) is not None:
@@ -38,11 +45,11 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(2)
         raise
     if code == 130:  # Typer turns a Ctrl-C outside the engine into a silent Exit(130)
-        _exit_interrupted("stopped at your request")
+        _exit_interrupted("stopped at your request", hard)
     sys.exit(code if isinstance(code, int) else 0)
 
 
-def _exit_interrupted(note: str) -> None:
+def _exit_interrupted(note: str, hard: bool = False) -> None:
     """One line on stderr, exit 130, now.
 
     Worker threads may still be inside a long kernel chunk (or a first-run
@@ -55,7 +62,8 @@ def _exit_interrupted(note: str) -> None:
     import threading
 
     print(f"interrupted: {note}", file=sys.stderr)
-    if threading.active_count() > 1 and threading.current_thread() is threading.main_thread():
+    alive = threading.active_count() > 1
+    if (hard or alive) and threading.current_thread() is threading.main_thread():
         atexit._run_exitfuncs()
         for stream in (sys.stdout, sys.stderr):
             try:
