@@ -67,7 +67,7 @@ def _assert_interrupted(code: int, err: str, elapsed: float) -> None:
 @pytest.mark.parametrize("name", sorted(LONG_COMMANDS))
 def test_ctrl_c_stops_a_long_run(name, tmp_path):
     proc = _start(LONG_COMMANDS[name] + LONG, ROOT)
-    code, out, err, elapsed = _interrupt_after(proc, 4.0)
+    code, out, err, elapsed = _interrupt_after(proc, 3.0)
     _assert_interrupted(code, err, elapsed)
     assert out == ""  # partial results are never printed as if final
 
@@ -76,7 +76,7 @@ def test_interrupted_run_leaves_no_output_file(tmp_path):
     target = tmp_path / "result.json"
     proc = _start(LONG_COMMANDS["roll"] + LONG + ["--format", "json", "--output", str(target)],
                   ROOT)
-    code, out, err, elapsed = _interrupt_after(proc, 4.0)
+    code, out, err, elapsed = _interrupt_after(proc, 3.0)
     _assert_interrupted(code, err, elapsed)
     assert list(tmp_path.iterdir()) == []  # no file, no temporary file
 
@@ -123,3 +123,22 @@ def test_missing_folder_fails_before_any_work(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr == (f"error: --output: folder does not exist (got {missing}); "
                            "fix: create it or pick another path\n")
+
+
+def test_ctrl_c_while_loading_is_clean():
+    """SIGINT about 1 s in (imports, kernel cache load): exit 130, one line, no traceback.
+
+    Before the fix a Ctrl-C inside a library import could end the process by
+    SIGINT (exit -2) after the note was printed.
+    """
+    proc = _start(LONG_COMMANDS["wm attack"] + LONG, ROOT)
+    code, out, err, elapsed = _interrupt_after(proc, 1.0)
+    _assert_interrupted(code, err, elapsed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.4, 0.6, 0.8, 1.2, 1.6, 2.5])
+def test_ctrl_c_at_any_moment_is_clean(delay):
+    proc = _start(LONG_COMMANDS["roll"] + LONG, ROOT)
+    code, out, err, elapsed = _interrupt_after(proc, delay)
+    _assert_interrupted(code, err, elapsed)
