@@ -131,22 +131,32 @@ def dumps_json(results: Results, machine: dict | None = None) -> str:
 
 
 def round_robin(
-    variants: dict[str, Callable[[], object]], rounds: int, warmup: int = 1
+    variants: dict[str, Callable[[], object]], rounds: int, warmup: int = 1,
+    cpu: dict | None = None, cpu_clock: Callable[[], float] = time.thread_time,
 ) -> dict[str, float]:
     """Median wall time (s) of each variant, timed in turn for ``rounds`` rounds.
 
     Interleaving the variants puts every one of them through the same periods of
     load from other processes on a shared machine, so their ratios stay fair.
+    When ``cpu`` is a dict it receives each variant's median CPU time of the
+    calling thread (``cpu_clock``, default ``time.thread_time``): what a
+    single-threaded variant costs when other processes take turns on its core.
+    Pass ``time.process_time`` for variants that run their own threads.
     """
     for fn in variants.values():
         for _ in range(warmup):
             fn()
     times: dict[str, list[float]] = {name: [] for name in variants}
+    cpu_times: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(rounds):
         for name, fn in variants.items():
+            start_cpu = cpu_clock()
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
+            cpu_times[name].append(cpu_clock() - start_cpu)
+    if cpu is not None:
+        cpu.update({name: statistics.median(ts) for name, ts in cpu_times.items()})
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

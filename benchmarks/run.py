@@ -93,13 +93,18 @@ def bench_kernels(results: Results, s: Settings) -> None:
         if pair.baseline is not None:
             variants[(name, "baseline")] = lambda pair=pair, n=n: pair.baseline(n)
     log(f"kernels: {len(prepared)} cases, {s.rounds} rounds")
-    medians = round_robin(variants, s.rounds)
+    cpu: dict = {}
+    medians = round_robin(variants, s.rounds, cpu=cpu)
     for name, (pair, n) in prepared.items():
         base = medians.get((name, "baseline"))
+        kernel_cpu = cpu[(name, "kernel")]
+        base_cpu = cpu.get((name, "baseline"))
         results.add(Case(
             name, "trials/s", n / medians[(name, "kernel")],
             pair.baseline_name if base else None, n / base if base else None,
             KERNEL_TARGETS.get(name),
+            note=f"{n / kernel_cpu / 1e6:.3g} M per CPU-second"
+            + (f"; baseline {n / base_cpu / 1e6:.3g} M" if base_cpu else ""),
         ))
 
 
@@ -122,10 +127,13 @@ def bench_engine(results: Results, s: Settings) -> None:
             continue
         n = int(s.engine_trials * share)
         log(f"engine: {name}, {n:.0e} trials, 1 vs 2 threads")
-        med = round_robin({1: lambda: query(n, 1), 2: lambda: query(n, 2)}, s.rounds)
+        cpu: dict = {}
+        med = round_robin({1: lambda: query(n, 1), 2: lambda: query(n, 2)}, s.rounds, cpu=cpu,
+                          cpu_clock=time.process_time)
         results.add(Case(f"{name} (library, 2 threads)", "trials/s", n / med[2],
                          "same query, 1 thread", n / med[1], ENGINE_TARGETS.get(name),
-                         note=f"{n:.0e} trials"))
+                         note=f"{n:.0e} trials; {n / cpu[2] / 1e6:.3g} M per CPU-second "
+                         f"over both threads, 1 thread {n / cpu[1] / 1e6:.3g} M"))
 
 
 def bench_bare_threads(results: Results, s: Settings) -> None:
@@ -157,9 +165,13 @@ def bench_bare_threads(results: Results, s: Settings) -> None:
         for w in workers:
             w.join()
 
-    med = round_robin({"serial": serial, "parallel": parallel}, s.rounds)
+    cpu: dict = {}
+    med = round_robin({"serial": serial, "parallel": parallel}, s.rounds, cpu=cpu,
+                      cpu_clock=time.process_time)
     results.add(Case(name, "trials/s", 2 * n / med["parallel"], "same work, 1 thread",
-                     2 * n / med["serial"]))
+                     2 * n / med["serial"],
+                     note=f"the two threads got {cpu['parallel'] / med['parallel']:.2f} "
+                     "CPU-seconds per wall second (2.00 = both cores free)"))
 
 
 # ---------------------------------------------------------------- 3. exact vs icepool
@@ -402,7 +414,8 @@ def main(argv: list[str] | None = None) -> int:
             ok = c.passed()
             status = "" if ok is None else ("  pass" if ok else "  MISS")
             base = f"  (baseline {human(c.baseline_value, c.unit)})" if c.baseline_value else ""
-            print(f"{c.name}: {human(c.value, c.unit)}{base}{status}")
+            note = f"  [{c.note}]" if c.note else ""
+            print(f"{c.name}: {human(c.value, c.unit)}{base}{status}{note}")
         for name, reason in results.skipped:
             print(f"{name}: {reason}")
     return 0
