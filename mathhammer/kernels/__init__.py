@@ -54,6 +54,14 @@ def _choose_cache_dir() -> None:
 
 _choose_cache_dir()
 
+if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+    # pure-Python kernels: xoshiro's uint64 products wrap on purpose (as in the jitted
+    # code); numpy would print an overflow RuntimeWarning for each one
+    import warnings
+
+    warnings.filterwarnings("ignore", message="overflow encountered", category=RuntimeWarning,
+                            module=r"mathhammer\.kernels")
+
 
 def cache_is_warm(module: str) -> bool:
     """True when numba's cache already holds compiled code of ``kernels/<module>.py``."""
