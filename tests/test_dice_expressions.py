@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mathhammer.dice import Constant, Dice, DiceExpr, parse_dice
-from mathhammer.errors import DiceExpressionError
 
 # ---------------------------------------------------------------------------------
 # An independent model of an expression: a tree of tuples, its text, its dice.
