@@ -52,6 +52,17 @@ CASES: list[tuple[list[str], str]] = [
      "--plot: must name a .png, .svg or .pdf file (got out.gif); fix: use --plot chart.png"),
     (["roll", "2D6", "--bogus"],
      "mathhammer roll: No such option: --bogus; fix: see `mathhammer roll --help`"),
+    (["roll", "2D6", "--n-trials", "abc"],
+     "mathhammer roll: Invalid value for '--n-trials': Input should be a valid integer, unable "
+     "to parse string as an integer (got abc); fix: see `mathhammer roll --help`"),
+    (["roll", "2D6", "--n-trials", ""],
+     "mathhammer roll: Invalid value for '--n-trials': Input should be a valid integer, unable "
+     "to parse string as an integer (got ''); fix: see `mathhammer roll --help`"),
+    (["roll", "2D6", "--precision", "x"],
+     "mathhammer roll: Invalid value for '--precision': Input should be a valid number, unable "
+     "to parse string as a number (got x); fix: see `mathhammer roll --help`"),
+    (["roll", "2D6", "--output", "/proc/out.txt"],
+     "--output: folder is not writable (got /proc); fix: pick a writable path"),
     # ---- run (scenario files)
     (["run", "tests/data/bad/syntax.toml"],
      "tests/data/bad/syntax.toml: is not valid TOML: Invalid initial character for a key part "
@@ -75,6 +86,16 @@ CASES: list[tuple[list[str], str]] = [
      "--charge: a charge attack is a melee attack (WM-D3) (got ranged); fix: use --kind melee"),
     ([*WM, "--attacks", "1000000000"],
      "--attacks: at most 100 attacks per chain (got 1000000000); fix: use e.g. --attacks 3"),
+    (["wm", "attack", "--stat", "☃", "--defense", "13", "--power", "12", "--armor", "16"],
+     "mathhammer wm attack: Invalid value for '--stat': Input should be a valid integer, unable "
+     "to parse string as an integer (got ☃); fix: see `mathhammer wm attack --help`"),
+    ([*WM, "--arm-bonus", str(2**63)],
+     f"--arm-bonus: must be between -1000 and 1000 (got {2**63}); fix: use e.g. --arm-bonus 2"),
+    ([*WM, "--stealth-range", "-1"],
+     "--stealth-range: must be 0 or more inches (got -1.0); fix: use e.g. --stealth-range 6"),
+    ([*DUEL, "--camped-focus", str(2**63)],
+     f"--camped-focus: must be between -1000 and 1000 (got {2**63}); fix: use e.g. "
+     "--camped-focus 2"),
     ([*WM[:2], "--stat", str(2**63), *WM[4:]],
      f"--stat: must be at most 1000 (got {2**63}); fix: use e.g. --stat 1"),
     ([*AOE, "--range", "0"],
@@ -93,6 +114,8 @@ CASES: list[tuple[list[str], str]] = [
     ([*FB[:3], "0", *FB[4:]], "--attacks: must be 1..1000 (got 0); fix: use e.g. --attacks 20"),
     ([*FB[:5], "11", *FB[6:]], "--ws: is not a possible characteristic in wfb8 (allowed 1..10) "
      "(got 11); fix: use a value from 1 to 10"),
+    ([*FB, "--ruleset", "x" * 300], "--ruleset: unknown ruleset (got " + "x" * 77 + "...); "
+     "fix: use one of basic, wfb8, t9a1 or the path of a ruleset .toml file"),
     ([*FB, "--ruleset", "wfb9"], "--ruleset: unknown ruleset (got wfb9); fix: use one of basic, "
      "wfb8, t9a1 or the path of a ruleset .toml file"),
     ([*FB, "--target-wounds", str(2**63)],
@@ -130,12 +153,17 @@ CASES: list[tuple[list[str], str]] = [
     (["profiles", "show", "khador/jugernaut"],
      "profile 'khador/jugernaut': no such profile; fix: did you mean khador/juggernaut, "
      "khador/sorscha, khador/destroyer?"),
+    (["profiles", "show", "x" * 300],
+     "profile '" + "x" * 300 + "': no such profile; fix: see `mathhammer profiles list`"),
     (["profiles", "list", "--game", "chess"],
      "--game: must be one of warmachine, fantasy (got chess); fix: use --game warmachine"),
     # ---- compare and sweep
     (["compare", "profiles/lists/cygnar_battlebox.toml", "profiles/lists/wfb8_empire.toml", "-q"],
      "lists: Cygnar battle box is warmachine but Empire state troops is fantasy; fix: compare "
      "two lists of the same game"),
+    (["sweep", "khador/juggernaut", "wfb8/orc_boyz", "--vary", "focus=0..2", "-q"],
+     "target: is a fantasy profile but the attacker is warmachine (got wfb8/orc_boyz); fix: "
+     "give a warmachine target profile"),
     ([*SWEEP, "--vary", "speed=1..3"],
      "--vary: 'speed' is not a warmachine stat this sweep can vary (got speed); fix: use one "
      "of def, arm, mat, rat, str, focus, attacks"),
