@@ -168,3 +168,26 @@ def test_memory_does_not_grow_with_n_trials():
     small = _peak_rss_kb(10**5)
     large = _peak_rss_kb(3 * 10**7)
     assert large - small < 40_000, f"peak RSS {small} kB -> {large} kB"
+
+
+EXACT_ONLY = {
+    "break-test certain break": ["fb", "break-test", "--ld", "2", "--lost-by", "20"],
+    "break-test unbreakable": ["fb", "break-test", "--ld", "10", "--lost-by", "0",
+                               "--unbreakable"],
+    "test value 0": ["fb", "test", "--value", "0"],
+    "test value 10": ["fb", "test", "--value", "10"],
+    "test Ld 2": ["fb", "test", "--ld", "2"],
+    "pursuit": ["fb", "pursuit", "--flee", "2D6", "--pursue", "3D6"],
+    "flow no channelers": ["magic", "flow", "--channelers", "0"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXACT_ONLY))
+def test_exact_only_edges_print_no_nan_or_negative_probability(case):
+    argv = EXACT_ONLY[case] + ["-q"]
+    code, out, err = run_inprocess(argv + ["--format", "json"])
+    assert_clean(argv, code, out, err, " ".join(argv[:2]))
+    assert code == 0, err
+    check_report(_load(out))
+    code, table, err = run_inprocess(argv)
+    assert code == 0 and not NEGATIVE_PERCENT.search(table) and "nan" not in table.lower()
