@@ -206,3 +206,15 @@ def test_profiles_validate_reports_each_bad_file(paths, expected):
         code, out, err = run_inprocess(["profiles", "validate", *paths])
     assert code == 2
     assert err == expected
+
+
+@pytest.mark.parametrize("index", [0, 5, 14, 30])
+def test_real_process_exit_code_and_message(index):
+    """A few cases through a real process: exit status 2 and the same single line."""
+    from tests.conftest import run_cli
+
+    argv, message = CASES[index]
+    proc = run_cli(*argv, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr == f"error: {message}\n"
+    assert proc.stdout == ""
