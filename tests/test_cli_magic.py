@@ -60,7 +60,7 @@ def test_help_documents_the_policies():
 @pytest.mark.parametrize("args,match", [
     (["magic", "cast", "--dice", "6", "--level", "1", "--cv", "7"], "1 to 5 dice"),
     (["magic", "cast", "--dice", "7", "--level", "1", "--cv", "7", "--ruleset", "wfb8"], "1 to 6 dice"),
-    (["magic", "cast", "--dice", "2", "--level", "1", "--cv", "1"], "at least 2"),
+    (["magic", "cast", "--dice", "2", "--level", "1", "--cv", "1"], "must be 2..1000"),
     (["magic", "dispel", "--dice", "13", "--against", "7"], "dispel"),
     (["magic", "flow", "--ruleset", "nonsense"], "ruleset"),
 ])

@@ -176,7 +176,7 @@ def test_bad_input_is_one_clear_error():
     with pytest.raises(RulesError, match="1 to 5 dice"):
         check_cast_input(T9A, 6, 1, 7)
     check_cast_input(WFB, 6, 1, 7)
-    with pytest.raises(InputError, match="at least 2"):
+    with pytest.raises(InputError, match=r"must be 2\.\.1000"):
         check_cast_input(WFB, 2, 1, 1)
     with pytest.raises(RulesError):
         check_dispel_input(T9A, 13, 0)
