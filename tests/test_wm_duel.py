@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.warmachine.duel import duel
 from tests.conftest import run_cli, run_json
@@ -102,3 +104,25 @@ def test_shielded_profile_target_and_chain_weapon():
               config=MonteCarloConfig(100_000, seed=13))
     p = exact.results["p_destroyed"].value
     assert abs(mc.results["p_destroyed"].value - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / 100_000)
+
+
+def test_attacker_starting_damage_cripples_its_systems():
+    """WM-G4 on the attacker (WM-G7 starting damage): crippled R → the Ice Axe rolls one
+    die fewer and the policy opens with the fist; crippled C → no focus; crippled M →
+    no charge."""
+    from mathhammer.errors import RulesError
+    from mathhammer.warmachine.duel import activation_from_profile
+
+    spec = activation_from_profile("khador/juggernaut", damaged=[0, 0, 0, 0, 5, 5])
+    axe = next(w for w in spec.weapons if w.name == "Ice Axe")
+    assert axe.crippled and not next(w for w in spec.weapons if w.name == "Open Fist").crippled
+    assert activation_from_profile("khador/juggernaut", damaged=[0, 0, 0, 6, 6, 0]).focus == 0
+    with pytest.raises(RulesError, match="cortex"):
+        activation_from_profile("khador/juggernaut", 2, damaged=[0, 0, 0, 6, 6, 0])
+    with pytest.raises(RulesError, match="--charge"):
+        duel("khador/juggernaut", "cygnar/ironclad", charge=True, attacker_damaged=[0, 6, 6, 0, 0, 0],
+             config=MonteCarloConfig(1000, seed=1))
+    hurt = duel("khador/juggernaut", "cygnar/ironclad", attacker_damaged=[0, 0, 0, 0, 5, 5],
+                method="exact")
+    whole = duel("khador/juggernaut", "cygnar/ironclad", method="exact")
+    assert hurt.results["p_destroyed"].value < whole.results["p_destroyed"].value / 5

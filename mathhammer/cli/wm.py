@@ -158,7 +158,7 @@ app.command("aoe")(aoe_command)
 
 
 # ---------------------------------------------------------------------------- duel (appended by WM-grid)
-def _parse_damaged(text: Optional[str]):
+def _parse_damaged(text: Optional[str], flag: str = "--damaged"):
     """--damaged "0,2,0,0,1,0" (marked boxes per grid column) or "5" (a track)."""
     from mathhammer.errors import InputError
 
@@ -167,7 +167,7 @@ def _parse_damaged(text: Optional[str]):
     try:
         values = [int(part) for part in text.split(",")]
     except ValueError:
-        raise InputError("--damaged", "must be whole numbers separated by commas", text,
+        raise InputError(flag, "must be whole numbers separated by commas", text,
                          'use --damaged "0,2,0,0,1,0" (grid) or --damaged 5 (track)') from None
     return values[0] if len(values) == 1 else values
 
@@ -188,6 +188,7 @@ def duel_command(
     camped_focus: Annotated[int, typer.Option("--camped-focus", help="Target warcaster's unspent focus: +1 ARM each (WM-D2).")] = 0,
     ranged: Annotated[bool, Flag("--ranged", "Shoot instead of fighting in melee: each ranged weapon once, bought shots up to ROF (WM-F2, WM-F3).")] = False,
     aim: Annotated[bool, Flag("--aim", "With --ranged: aiming, +2 to every ranged attack roll (WM-A6).")] = False,
+    attacker_damaged: Annotated[Optional[str], typer.Option("--attacker-damaged", help='Attacker starting damage per column, "0,0,0,0,4,3": crippled weapons lose a die, crippled C leaves no focus, crippled M no charge (WM-G4).')] = None,
     method: Method = "auto",
     n_trials: NTrials = None,
     seed: Seed = None,
@@ -214,6 +215,7 @@ def duel_command(
                   objective=objective, boost_hit=boost_hit, boost_damage=boost_damage,
                   power_attacks=not no_power_attacks, then=then, damaged=_parse_damaged(damaged),
                   knocked_down=knocked_down, camped_focus=camped_focus, ranged=ranged, aim=aim,
+                  attacker_damaged=_parse_damaged(attacker_damaged, "--attacker-damaged"),
                   method=opts.method,
                   config=opts.config(), check=opts.check)
     emit(report, opts)

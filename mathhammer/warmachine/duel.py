@@ -32,15 +32,35 @@ BASE_MM = {"small": 30, "medium": 40, "large": 50}  # WM-D7
 def activation_from_profile(ref: str, focus: int | None = None, charge: bool = False,
                             power_attacks: bool = True, where: str = "--focus",
                             ranged: bool = False, aim: bool = False,
-                            target_base: str | None = None) -> ActivationSpec:
+                            target_base: str | None = None, damaged=None,
+                            damaged_where: str = "--attacker-damaged") -> ActivationSpec:
     """What the model ``ref`` (id or path) can do in one activation (WM-F1..F4);
-    ``target_base`` (small/medium/large) bars head-butts and gives slams −2 when larger."""
+    ``target_base`` (small/medium/large) bars head-butts and gives slams −2 when larger.
+
+    ``damaged`` is the attacker's own starting damage (WM-G7): a crippled weapon
+    system rolls one die fewer and makes no special attack with it, a crippled
+    cortex leaves no focus, crippled movement forbids charge and slam (WM-G4).
+    """
     from mathhammer.warmachine.models import load_warmachine
 
     prof = load_warmachine(ref)
     larger = target_base is not None and BASE_MM[target_base] > BASE_MM[prof.base]
     jack = prof.is_warjack
+    crippled: set[str] = set()
+    if damaged is not None:
+        if not prof.grid:
+            raise InputError(damaged_where, f"{prof.name} has a damage track, not a grid: its "
+                             "starting damage does not cripple anything", damaged,
+                             "drop it for a warcaster or solo")
+        grid = Grid.from_columns(prof.grid_columns, f"{ref}: grid")
+        bits = grid.start_bits(damaged, damaged_where)
+        crippled = {s for s in grid.systems if grid.crippled(bits, s)}
     allowance = MAX_WARJACK_FOCUS if jack else int(prof.stats.focus or 0)
+    if "C" in crippled:
+        if focus:
+            raise RulesError(where, f"{prof.name}'s cortex is crippled: it cannot be allocated "
+                             "or spend focus (WM-G4)", focus, "use --focus 0")
+        allowance = 0
     if focus is None:
         focus = allowance
     if isinstance(focus, bool) or not isinstance(focus, int) or focus < 0:
@@ -56,13 +76,15 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
                int(w.damage_power or 0), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof,
                chain_weapon=w.has_rule("Chain Weapon"),
                sustained=w.has_rule("Sustained Attack"),
-               crit_knockdown=w.has_rule("Critical Knockdown") or w.has_rule("Critical Freeze"))
+               crit_knockdown=w.has_rule("Critical Knockdown") or w.has_rule("Critical Freeze"),
+               crippled=w.location in crippled)
         for w in prof.weapons if w.damage_power is not None)
     spells = tuple(Spell(s.name, s.cost, int(s.pow)) for s in prof.spells
                    if s.offensive and s.pow is not None and s.cost <= focus)
     return ActivationSpec(prof.name, focus, weapons, prof.stats.strength, jack, charge,
                           power_attacks and jack, spells, int(prof.stats.focus or 0),
-                          ranged=ranged, aim=aim, target_larger_base=larger)
+                          movement_crippled="M" in crippled, ranged=ranged, aim=aim,
+                          target_larger_base=larger)
 
 
 def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
@@ -268,7 +290,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
          policy: str = "optimal", objective: str = "destroy", boost_hit: bool = False,
          boost_damage: bool = False, power_attacks: bool = True,
          then: list[str] | None = None, damaged=None, knocked_down: bool = False,
-         camped_focus: int = 0, ranged: bool = False, aim: bool = False, method: str = "auto",
+         camped_focus: int = 0, ranged: bool = False, aim: bool = False,
+         attacker_damaged=None, method: str = "auto",
          config: MonteCarloConfig | None = None, check: bool = False) -> Report:
     """``mathhammer wm duel ATTACKER TARGET``: P(destroyed), P(crippled X), damage (WM-S2).
 
@@ -279,7 +302,7 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
 
     base = load_warmachine(target).base
     specs = [activation_from_profile(attacker, focus, charge, power_attacks, ranged=ranged,
-                                     aim=aim, target_base=base)]
+                                     aim=aim, target_base=base, damaged=attacker_damaged)]
     for i, item in enumerate(then or []):
         ref, _, f = item.partition(":")
         try:

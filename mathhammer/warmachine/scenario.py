@@ -104,6 +104,7 @@ class ActivationEntry(_Strict):
     ranged: bool = False
     aim: bool = False
     power_attacks: bool = True
+    damaged: list[Int] | None = Field(None, description="the attacker's own starting damage")
 
 
 class WarmachineScenario(_Strict):
@@ -248,7 +249,8 @@ def _run_activations(scenario: WarmachineScenario, source: str, target: Target, 
 
         base = load_warmachine(scenario.target.profile).base
     specs = [activation_from_profile(a.profile, a.focus, a.charge, a.power_attacks,
-                                     f"{source}: activations[{i}].focus", a.ranged, a.aim, base)
+                                     f"{source}: activations[{i}].focus", a.ranged, a.aim, base,
+                                     a.damaged, f"{source}: activations[{i}].damaged")
              for i, a in enumerate(scenario.activations)]
     title = scenario.title or scenario.name or (
         " then ".join(s.name for s in specs) + f" vs {target.name}, policy {scenario.policy}")
