@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 
 from mathhammer.engine import MonteCarloConfig
+from mathhammer.errors import InputError
 from mathhammer.magic.rolls import (
     cast_odds, check_cast_input, check_dispel_input, dispel_probability, flow_pools, marginals,
     miscast_rows,
@@ -146,6 +147,9 @@ def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method:
     """One dispel attempt against a casting total (MG-6, MG-5 on dispel rolls)."""
     rules = magic_rules(ruleset)
     check_dispel_input(rules, n_dice, level)
+    if not -1000 <= against <= 1000:  # 2**63 overflowed the kernel's int64 argument
+        raise InputError("--against", "a casting total must be between -1000 and 1000", against,
+                         "use e.g. --against 9")
     title = f"dispel {n_dice} dice, level {level}, against {against} ({ruleset})"
 
     def exact() -> Report:
