@@ -189,6 +189,11 @@ def assert_clean(argv: list[str], code, out: str, err: str, command: str = "") -
     assert code in (0, 2), f"`mathhammer {shown}` exit {code}; stderr: {err}"
     if code == 2:
         lines = [line for line in err.splitlines() if line.strip()]
+        if command in MULTI_LINE_ERRORS and not lines and "--format" in argv:
+            import json  # `profiles validate --format json`: the errors are the JSON data
+
+            assert any(not f["ok"] and f["errors"] for f in json.loads(out)["files"]), out
+            return
         assert lines, f"`mathhammer {shown}` exit 2 with no message"
         if command in MULTI_LINE_ERRORS and lines[0].startswith("invalid "):
             assert all(line.startswith("invalid ") for line in lines[:-1]), err
