@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import tomllib
 from pathlib import Path
 
@@ -196,7 +197,7 @@ def _fuzz(kind, data, tmp_path_factory):
     _run(kind, text, tmp_path_factory.mktemp("toml"))
 
 
-FAST = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck),
+FAST = settings(max_examples=int(os.environ.get("MATHHAMMER_FUZZ_EXAMPLES", "8")), deadline=None, suppress_health_check=list(HealthCheck),
                 database=None)
 SLOW = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck),
                 database=None)
