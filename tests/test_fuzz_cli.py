@@ -196,8 +196,6 @@ def test_fuzz_flags_long(name, scratch, data):
      "--n-trials", "--seed", "2D6", "--format", "json"])), max_size=5))
 def test_fuzz_random_argv(argv, tmp_path_factory):
     """Arbitrary token lists at the top level: help, usage errors or a small run."""
-    if "--n-trials" not in argv:
-        argv = argv + []
     scratch = tmp_path_factory.mktemp("argv")
     with chdir_scratch(scratch):
         code, out, err = run_inprocess(argv, timeout=60)
