@@ -229,3 +229,23 @@ def test_critical_knockdown_on_a_track_and_on_the_full_grid():
     for name in ("p_destroyed", "p_crippled_M", "p_crippled_C"):
         p = exact.results[name].value
         assert abs(mc.results[name].value - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / n), name
+
+
+def test_buy_cap_limits_bought_attacks_and_fixed_keeps_focus_for_them():
+    """--buy N: at most N bought attacks; the fixed policy boosts only with focus beyond them."""
+    target = Target(13, 17, Grid.track(25))
+    capped = ActivationSpec("jack", 3, (Weapon("Axe", "melee", 6, 18, 7),
+                                         Weapon("Fist", "melee", 6, 14, 3)), 11, True,
+                            max_bought=1)
+    free = ActivationSpec("jack", 3, capped.weapons, 11, True)
+    g_cap = build_graph([capped])
+    fixed = solve(g_cap, target, "fixed", boost_damage=True)
+    axe = next(i for i, n in enumerate(g_cap.nodes) if n.label == "Axe")
+    assert fixed.bd[axe, 3, 25, 0, 0] == 1 and g_cap.nodes[axe].reserve == 1
+    fist = g_cap.nodes[axe].next
+    assert fixed.bd[fist, 1, 25, 0, 0] == 0  # the last focus is kept for the bought attack
+    report = duel_chain([capped], target, policy="fixed", boost_damage=True,
+                        config=MonteCarloConfig(20_000, seed=3))
+    assert report.info["attacks made per trial"] <= 3.0
+    assert solve(g_cap, target, "optimal").value <= solve(build_graph([free]), target,
+                                                          "optimal").value + 1e-12

@@ -181,6 +181,7 @@ def duel_command(
     objective: Annotated[str, typer.Option("--objective", help="optimal policy maximises P(destroy) or expected damage: destroy | damage.")] = "destroy",
     boost_hit: Annotated[bool, Flag("--boost-hit", "fixed policy: boost every attack roll while focus lasts.")] = False,
     boost_damage: Annotated[bool, Flag("--boost-damage", "fixed policy: boost every damage roll while focus lasts.")] = False,
+    buy: Annotated[Optional[int], typer.Option("--buy", help="At most N bought attacks or casts; the fixed policy keeps focus for them before boosting.")] = None,
     no_power_attacks: Annotated[bool, Flag("--no-power-attacks", "Do not consider head-butt and slam.")] = False,
     then: Annotated[Optional[list[str]], typer.Option("--then", help='A follow-up activation against the same target: "ID" or "ID:FOCUS". Repeatable (WM-S1).')] = None,
     damaged: Annotated[Optional[str], typer.Option("--damaged", help='Target starting damage: "0,2,0,0,1,0" marked boxes per column, or N for a track (WM-G7).')] = None,
@@ -215,7 +216,7 @@ def duel_command(
                   objective=objective, boost_hit=boost_hit, boost_damage=boost_damage,
                   power_attacks=not no_power_attacks, then=then, damaged=_parse_damaged(damaged),
                   knocked_down=knocked_down, camped_focus=camped_focus, ranged=ranged, aim=aim,
-                  attacker_damaged=_parse_damaged(attacker_damaged, "--attacker-damaged"),
+                  attacker_damaged=_parse_damaged(attacker_damaged, "--attacker-damaged"), buy=buy,
                   method=opts.method,
                   config=opts.config(), check=opts.check)
     emit(report, opts)

@@ -64,6 +64,7 @@ class Node:
     stop: int = -1
     reset_focus: int = -1
     activation: int = 0
+    reserve: int = 0  # bought attacks still planned after this attack (``--buy N``)
 
     @property
     def after_hit(self) -> int:
@@ -127,6 +128,7 @@ class ActivationSpec:
     ranged: bool = False  # shoot instead of fighting in melee (WM-F3: never both)
     aim: bool = False  # +2 to ranged attack rolls (WM-A6)
     target_larger_base: bool = False  # no head-butt; slam at -2 (WM-A6, WM-D7)
+    max_bought: int | None = None  # at most this many bought attacks/casts (``--buy N``)
 
     def check(self, where: str = "--focus") -> None:
         if self.focus < 0:
@@ -143,6 +145,8 @@ class ActivationSpec:
         if self.ranged and self.charge:
             raise RulesError("--charge", "a charge ends in melee: no ranged attacks after it "
                              "(WM-F3)", True, "drop --charge or --ranged")
+        if self.max_bought is not None and self.max_bought < 0:
+            raise RulesError("--buy", "must be 0 or more", self.max_bought, "use --buy 2")
         if self.aim and not self.ranged:
             raise RulesError("--aim", "aiming helps ranged attacks only (WM-A6)", True,
                              "add --ranged or drop --aim")
@@ -171,7 +175,8 @@ def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], char
         opt = graph.add_option(_option(w, spec, pre))
         cost = 1 if (pre and spec.is_warjack) else 0
         label = f"{'charge, ' if pre else ''}{w.name}"
-        node = graph.add(Node("attack", label, opt, cost, next=buy, activation=a))
+        node = graph.add(Node("attack", label, opt, cost, next=buy, activation=a,
+                              reserve=spec.max_bought or 0))
         if prev >= 0:
             graph.nodes[prev].next = node
             graph.nodes[prev].next_hit = SAME
@@ -195,39 +200,48 @@ def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
     """
     ranged = [w for w in weapons if w.kind == "ranged"]
     has_sustained = any(w.sustained and w.kind == "melee" for w in weapons)
-    nodes: dict[tuple[tuple[int, ...], bool], int] = {}
+    cap = spec.max_bought
+    nodes: dict[tuple[tuple[int, ...], bool, int], int] = {}
 
-    def node_for(left: tuple[int, ...], sustained: bool) -> int:
-        if (left, sustained) in nodes:
-            return nodes[(left, sustained)]
+    def node_for(left: tuple[int, ...], sustained: bool, bought: int) -> int:
+        key = (left, sustained, bought)
+        if key in nodes:
+            return nodes[key]
         shots = ", ".join(f"{w.name} {n} left" for w, n in zip(ranged, left))
         tag = f" ({shots})" if ranged else (" (sustained)" if sustained else "")
+        if cap is not None:
+            tag += f" [{bought}/{cap} bought]"
         g = graph.add(Node("choice", f"{spec.name}: buy{tag}", activation=a))
-        nodes[(left, sustained)] = g
+        nodes[key] = g
+        if cap is not None and bought >= cap:
+            return g
+        more = bought + 1 if cap is not None else 0
+        reserve = cap - bought - 1 if cap is not None else 0
         for w in weapons:
             if w.kind == "ranged":
                 i = ranged.index(w)
                 if left[i] == 0:
                     continue
-                nxt = node_for(left[:i] + (left[i] - 1,) + left[i + 1:], sustained)
+                nxt = node_for(left[:i] + (left[i] - 1,) + left[i + 1:], sustained, more)
             else:
-                nxt = g
+                nxt = node_for(left, sustained, more)
             auto = sustained and w.sustained
             opt = graph.add_option(replace(_option(w, spec), auto_hit=auto))
             node = graph.add(Node("attack", f"buy {w.name}" + (" (auto-hit)" if auto else ""),
-                                  opt, 1, nxt, activation=a))
+                                  opt, 1, nxt, activation=a, reserve=reserve))
             if w.sustained and w.kind == "melee" and not sustained:
-                graph.nodes[node].next_hit = node_for(left, True)
+                graph.nodes[node].next_hit = node_for(left, True, more)
             graph.nodes[g].successors.append(node)
         for sp in spec.spells:
             opt = graph.add_option(AttackOption(sp.name, "magic", spec.magic_stat, sp.power))
             graph.nodes[g].successors.append(graph.add(Node(
-                "attack", f"cast {sp.name}", opt, sp.cost, g, activation=a)))
+                "attack", f"cast {sp.name}", opt, sp.cost, node_for(left, sustained, more),
+                activation=a, reserve=reserve)))
         return g
 
     start = tuple(max(0, w.rof - 1) for w in ranged)
-    buy = node_for(start, False)
-    return buy, (node_for(start, True) if has_sustained else -1)
+    buy = node_for(start, False, 0)
+    return buy, (node_for(start, True, 0) if has_sustained else -1)
 
 
 def build_graph(specs: list[ActivationSpec]) -> Graph:
@@ -255,14 +269,15 @@ def build_graph(specs: list[ActivationSpec]) -> Graph:
                     cost = 1 if (charge and spec.is_warjack) else 0
                     graph.nodes[root].successors.append(graph.add(Node(
                         "attack", f"{'charge, ' if charge else ''}Combo Strike", opt, cost, buy,
-                        activation=a)))
+                        activation=a, reserve=spec.max_bought or 0)))
         if spec.is_warjack and spec.power_attacks and melee and not spec.ranged:
             mat = melee[0].stat
             if not spec.target_larger_base:  # no head-butt against a larger base (P5)
                 opt = graph.add_option(AttackOption("head-butt", "melee", mat, spec.strength,
                                                     knocks_down=True))
                 graph.nodes[root].successors.append(graph.add(Node(
-                    "attack", "head-butt", opt, 1, buy, activation=a)))
+                    "attack", "head-butt", opt, 1, buy, activation=a,
+                    reserve=spec.max_bought or 0)))
             if spec.charge:
                 # slam against a larger base: -2 to the attack roll (WM-A6)
                 opt = graph.add_option(AttackOption(

@@ -33,7 +33,8 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
                             power_attacks: bool = True, where: str = "--focus",
                             ranged: bool = False, aim: bool = False,
                             target_base: str | None = None, damaged=None,
-                            damaged_where: str = "--attacker-damaged") -> ActivationSpec:
+                            damaged_where: str = "--attacker-damaged",
+                            max_bought: int | None = None) -> ActivationSpec:
     """What the model ``ref`` (id or path) can do in one activation (WM-F1..F4);
     ``target_base`` (small/medium/large) bars head-butts and gives slams −2 when larger.
 
@@ -84,7 +85,7 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
     return ActivationSpec(prof.name, focus, weapons, prof.stats.strength, jack, charge,
                           power_attacks and jack, spells, int(prof.stats.focus or 0),
                           movement_crippled="M" in crippled, ranged=ranged, aim=aim,
-                          target_larger_base=larger)
+                          target_larger_base=larger, max_bought=max_bought)
 
 
 def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
@@ -291,7 +292,7 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
          boost_damage: bool = False, power_attacks: bool = True,
          then: list[str] | None = None, damaged=None, knocked_down: bool = False,
          camped_focus: int = 0, ranged: bool = False, aim: bool = False,
-         attacker_damaged=None, method: str = "auto",
+         attacker_damaged=None, buy: int | None = None, method: str = "auto",
          config: MonteCarloConfig | None = None, check: bool = False) -> Report:
     """``mathhammer wm duel ATTACKER TARGET``: P(destroyed), P(crippled X), damage (WM-S2).
 
@@ -302,7 +303,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
 
     base = load_warmachine(target).base
     specs = [activation_from_profile(attacker, focus, charge, power_attacks, ranged=ranged,
-                                     aim=aim, target_base=base, damaged=attacker_damaged)]
+                                     aim=aim, target_base=base, damaged=attacker_damaged,
+                                     max_bought=buy)]
     for i, item in enumerate(then or []):
         ref, _, f = item.partition(":")
         try:

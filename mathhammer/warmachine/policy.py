@@ -14,8 +14,9 @@ Every policy is a table of decisions over that state:
 
 * **fixed**: charge when allowed; initial attacks with every melee weapon; boost
   every attack roll (``boost_hit``) and/or every damage roll (``boost_damage``)
-  while focus lasts; spend what is left on bought attacks with the weapon (or
-  spell) of the highest expected damage per focus.
+  while focus lasts — keeping the focus for ``max_bought`` bought attacks when the
+  activation sets it (``--buy N``); spend what is left on bought attacks with the
+  weapon (or spell) of the highest expected damage per focus.
 * **greedy** (rule of thumb): charge when allowed; initial attacks; each focus
   goes where it adds the most expected damage *now*: boost a roll only when the
   boost's expected gain beats the expected damage of one more bought attack
@@ -240,11 +241,14 @@ class _Rule:
 
 
 class FixedRule(_Rule):
+    """Boosts as listed while focus lasts, keeping the focus for the bought attacks
+    still planned (``--buy N``: ``Node.reserve``)."""
+
     def boost_hit(self, s: _Solver, g: int, f: int, kd: int) -> bool:
-        return self.flag_hit and f >= 1
+        return self.flag_hit and f >= 1 + s.g.nodes[g].reserve
 
     def boost_damage(self, s: _Solver, g: int, f: int, kd: int) -> bool:
-        return self.flag_damage and f >= 1
+        return self.flag_damage and f >= 1 + s.g.nodes[g].reserve
 
 
 class GreedyRule(_Rule):
