@@ -105,6 +105,7 @@ class ActivationEntry(_Strict):
     aim: bool = False
     power_attacks: bool = True
     damaged: list[Int] | None = Field(None, description="the attacker's own starting damage")
+    buy: Int | None = Field(None, ge=0, le=20, description="at most this many bought attacks")
 
 
 class WarmachineScenario(_Strict):
@@ -250,7 +251,7 @@ def _run_activations(scenario: WarmachineScenario, source: str, target: Target, 
         base = load_warmachine(scenario.target.profile).base
     specs = [activation_from_profile(a.profile, a.focus, a.charge, a.power_attacks,
                                      f"{source}: activations[{i}].focus", a.ranged, a.aim, base,
-                                     a.damaged, f"{source}: activations[{i}].damaged")
+                                     a.damaged, f"{source}: activations[{i}].damaged", a.buy)
              for i, a in enumerate(scenario.activations)]
     title = scenario.title or scenario.name or (
         " then ".join(s.name for s in specs) + f" vs {target.name}, policy {scenario.policy}")
