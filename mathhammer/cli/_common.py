@@ -31,7 +31,7 @@ Precision = Annotated[
     Optional[float],
     typer.Option(
         "--precision",
-        help="Adaptive Monte Carlo: run until every reported probability's 95%% half-width "
+        help="Adaptive Monte Carlo: run until every reported probability's 95% half-width "
         "is at most this (e.g. 0.001).",
     ),
 ]
@@ -67,6 +67,8 @@ class CommonOptions:
     quiet: bool = False
 
     def validate(self) -> CommonOptions:
+        if self.precision is not None and self.method == "auto":
+            self.method = "mc"  # asking for a precision only makes sense for Monte Carlo
         if self.format not in FORMATS:
             raise InputError("--format", "must be table, json or csv", self.format,
                              "use --format json")
@@ -100,6 +102,57 @@ class CommonOptions:
         kernels.compile_notice = None if self.quiet else (
             lambda msg: print(msg, file=sys.stderr, flush=True)
         )
+
+
+#: (parameter name, annotation, default) of every shared query option, in --help order
+COMMON_PARAMETERS: tuple[tuple[str, object, object], ...] = (
+    ("method", Method, "auto"),
+    ("n_trials", NTrials, None),
+    ("seed", Seed, None),
+    ("precision", Precision, None),
+    ("threads", Threads, None),
+    ("format", Format, "table"),
+    ("plot", PlotPath, None),
+    ("output", OutputPath, None),
+    ("check", Check, False),
+    ("quiet", Quiet, False),
+)
+
+
+def query_command(func=None, *, only: tuple[str, ...] | None = None):
+    """Give a Typer command the shared query options without repeating them.
+
+    The decorated function declares its own parameters plus ``opts:
+    CommonOptions = None``; the wrapper adds ``--method … --quiet`` (or just the
+    names in ``only``) to the signature Typer reads and passes the validated
+    :class:`CommonOptions` in as ``opts``.
+    """
+    if func is None:
+        return lambda f: query_command(f, only=only)
+    import functools
+    import inspect
+
+    own = inspect.signature(func, eval_str=True)
+    chosen = [c for c in COMMON_PARAMETERS if only is None or c[0] in only]
+    names = [name for name, _, _ in chosen]
+    keyword_only = [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+        for p in own.parameters.values() if p.name != "opts"
+    ]
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann)
+        for name, ann, default in chosen
+    ]
+
+    @functools.wraps(func)
+    def command(*args, **kwargs):
+        opts = common_options(**{name: kwargs.pop(name) for name in names})
+        return func(*args, opts=opts, **kwargs)
+
+    command.__signature__ = own.replace(parameters=keyword_only + shared)
+    command.__annotations__ = {p.name: p.annotation for p in keyword_only + shared}
+    del command.__wrapped__  # Typer must read the new signature, not the original
+    return command
 
 
 def common_options(**kwargs) -> CommonOptions:

@@ -15,9 +15,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathhammer.cli._common import (
-    Format, Method, OutputPath, PlotPath, Quiet, Seed, common_options, write_atomically,
-)
+from mathhammer.cli._common import CommonOptions, query_command, write_atomically
 
 NTrialsCell = Annotated[
     Optional[int],
@@ -97,6 +95,7 @@ def compare_table(comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
+@query_command(only=("method", "seed", "format", "plot", "output", "quiet"))
 def compare_command(
     list_a: Annotated[str, typer.Argument(help="Army list TOML file, or a bundled list name.")],
     list_b: Annotated[str, typer.Argument(help="The opposing army list.")],
@@ -105,26 +104,19 @@ def compare_command(
     one_way: Annotated[bool, typer.Option("--one-way", help="Only A attacking B.")] = False,
     rounds: Rounds = None,
     policy: Policy = "optimal",
-    method: Method = "auto",
+    opts: CommonOptions = None,  # filled in by @query_command
     n_trials: NTrialsCell = None,
-    seed: Seed = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    quiet: Quiet = False,
 ) -> None:
     """Every attacker x target cell of two army lists: P(kill), expected damage, per 100 points."""
     from mathhammer.analysis import compare
     from mathhammer.plots import save_comparison_plot
 
-    opts = common_options(method=method, seed=seed, format=format, plot=plot, output=output,
-                          quiet=quiet)
     opts.config()  # installs the first-compile notice on stderr
     chosen = None if targets is None else targets.split(",")
     result = compare(list_a, list_b, targets=chosen, method=opts.method, n_trials=n_trials,
-                     seed=seed, rounds=rounds, policy=policy, both_ways=not one_way, scheduler=scheduler,
+                     seed=opts.seed, rounds=rounds, policy=policy, both_ways=not one_way, scheduler=scheduler,
                      workers=workers)
     _emit(result.report, compare_table(result), opts,
           lambda path: save_comparison_plot(result, Path(path)))
@@ -171,6 +163,7 @@ def sweep_table(result) -> str:
     return "\n".join(lines) + "\n"
 
 
+@query_command(only=("method", "seed", "format", "plot", "output", "quiet"))
 def sweep_command(
     attacker: Annotated[str, typer.Argument(help="Attacker profile id or file (khador/juggernaut).")],
     target: Annotated[str, typer.Argument(help="Target profile id or file (cygnar/ironclad).")],
@@ -188,23 +181,16 @@ def sweep_command(
     game: Annotated[Optional[str], typer.Option("--game", help="warmachine or fantasy (found from the profiles when omitted).")] = None,
     rounds: Rounds = None,
     policy: Policy = "optimal",
-    method: Method = "auto",
+    opts: CommonOptions = None,  # filled in by @query_command
     n_trials: NTrialsCell = None,
-    seed: Seed = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    quiet: Quiet = False,
 ) -> None:
     """Vary one stat of the attacker or the target and show where P(kill) jumps (breakpoints)."""
     from mathhammer.analysis import sweep
     from mathhammer.errors import InputError
     from mathhammer.plots import save_sweep_plot
 
-    opts = common_options(method=method, seed=seed, format=format, plot=plot, output=output,
-                          quiet=quiet)
     opts.config()
     if game not in (None, "warmachine", "fantasy"):
         raise InputError("--game", "must be warmachine or fantasy", game, "use --game warmachine")
@@ -215,6 +201,6 @@ def sweep_command(
         options["charge"] = True
     extra = tuple(a.strip() for a in also.split(",") if a.strip()) if also else ()
     result = sweep(attacker, target, vary, game=game, attacker_options=options, also=extra,
-                   ruleset=ruleset, method=opts.method, n_trials=n_trials, seed=seed,
+                   ruleset=ruleset, method=opts.method, n_trials=n_trials, seed=opts.seed,
                    rounds=rounds, policy=policy, threshold=threshold, scheduler=scheduler, workers=workers)
     _emit(result.report, sweep_table(result), opts, lambda path: save_sweep_plot(result, Path(path)))

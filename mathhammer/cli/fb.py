@@ -17,10 +17,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathhammer.cli._common import (
-    Check, Format, Method, NTrials, OutputPath, PlotPath, Precision, Quiet, Seed, Threads,
-    common_options, emit,
-)
+from mathhammer.cli._common import CommonOptions, emit, query_command
 
 app = typer.Typer(no_args_is_help=True, help="Warhammer Fantasy / Ninth Age: attack chains, shooting, combats, tests, artillery.")
 
@@ -109,14 +106,8 @@ def _attacks(text: str, flag: str) -> int | str:
     return _dice(text, flag)
 
 
-def _opts(**kwargs):
-    opts = common_options(**kwargs)
-    if opts.precision is not None and opts.method == "auto":
-        opts.method = "mc"  # asking for a precision only makes sense for Monte Carlo
-    return opts
-
-
 @app.command("attack")
+@query_command
 def attack_command(
     attacks: Annotated[str, typer.Option("--attacks", help="Number of attacks (or dice text, e.g. 2D6).")],
     ws: Annotated[int, typer.Option("--ws", help="Attacker's Weapon Skill (1..10).")],
@@ -144,24 +135,13 @@ def attack_command(
     flaming: Annotated[bool, Flag("--flaming", "Flaming attacks: no regeneration.")] = False,
     at_least: Annotated[Optional[int], typer.Option("--at-least", help="Also report P(wounds >= K).")] = None,
     ruleset: RulesetOpt = "wfb8",
-    method: Method = "auto",
-    n_trials: NTrials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    threads: Threads = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    check: Check = False,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Unsaved wounds of N close-combat attacks: hit, wound, armour, ward (FB-H1..FB-V4)."""
     from mathhammer.fantasy.chain import AttackSpec
     from mathhammer.fantasy.chain_query import chain_report
     from mathhammer.fantasy.rulesets import load_ruleset
 
-    opts = _opts(method=method, n_trials=n_trials, seed=seed, precision=precision, threads=threads,
-                 format=format, plot=plot, output=output, check=check, quiet=quiet)
     rules = load_ruleset(ruleset)
     _characteristics(rules, ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
                      initiative=initiative, target_initiative=target_initiative)
@@ -184,6 +164,7 @@ def attack_command(
 
 
 @app.command("shoot")
+@query_command
 def shoot_command(
     shots: Annotated[str, typer.Option("--shots", help="Number of shots (or dice text, e.g. 2D6).")],
     bs: Annotated[int, typer.Option("--bs", help="Shooter's Ballistic Skill (1..10).")],
@@ -212,24 +193,13 @@ def shoot_command(
     flaming: Annotated[bool, Flag("--flaming", "Flaming attacks: no regeneration.")] = False,
     at_least: Annotated[Optional[int], typer.Option("--at-least", help="Also report P(wounds >= K).")] = None,
     ruleset: RulesetOpt = "wfb8",
-    method: Method = "auto",
-    n_trials: NTrials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    threads: Threads = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    check: Check = False,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Unsaved wounds of N shots, with 7+/8+/9+ to hit and every modifier (FB-H2..FB-V4)."""
     from mathhammer.fantasy.chain import AttackSpec
     from mathhammer.fantasy.chain_query import shoot_report, shooting_modifier
     from mathhammer.fantasy.rulesets import load_ruleset
 
-    opts = _opts(method=method, n_trials=n_trials, seed=seed, precision=precision, threads=threads,
-                 format=format, plot=plot, output=output, check=check, quiet=quiet)
     rules = load_ruleset(ruleset)
     _characteristics(rules, bs=bs, strength=strength, toughness=toughness)
     total = shooting_modifier(rules, modifier, long_range, moving, cover, multiple_shots,
@@ -251,6 +221,7 @@ def shoot_command(
 
 
 @app.command("break-test")
+@query_command(only=("format", "output", "quiet"))
 def break_test_command(
     ld: Annotated[int, typer.Option("--ld", help="The losing unit's Leadership.")],
     lost_by: Annotated[int, typer.Option("--lost-by", help="Combat result difference.")],
@@ -259,35 +230,31 @@ def break_test_command(
     unbreakable: Annotated[bool, Flag("--unbreakable", "Unbreakable: passes.")] = False,
     reroll: Annotated[bool, Flag("--reroll", "Re-roll a failed test (e.g. battle standard).")] = False,
     ruleset: RulesetOpt = "wfb8",
-    format: Format = "table",
-    output: OutputPath = None,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(passing a break test): 2D6 <= Ld - difference (FB-C5, FB-T2)."""
     from mathhammer.fantasy.tests import break_test_report
 
-    opts = common_options(format=format, output=output, quiet=quiet, plot=None)
     emit(break_test_report(ld, lost_by, ruleset, steadfast, stubborn, unbreakable, reroll), opts)
 
 
 @app.command("pursuit")
+@query_command(only=("format", "output", "quiet"))
 def pursuit_command(
     flee: Annotated[str, typer.Option("--flee", help="Flee roll: 2D6, or 3D6kh2 for Swiftstride.")] = "2D6",
     pursue: Annotated[str, typer.Option("--pursue", help="Pursuit roll: 2D6, or 3D6kh2 for Swiftstride.")] = "2D6",
-    format: Format = "table",
-    output: OutputPath = None,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(the fleeing unit is caught): pursuit >= flee (FB-C6)."""
     from mathhammer.fantasy.tests import pursuit_report
 
     _dice(flee, "--flee")
     _dice(pursue, "--pursue")
-    opts = common_options(format=format, output=output, quiet=quiet, plot=None)
     emit(pursuit_report(flee, pursue), opts)
 
 
 @app.command("test")
+@query_command(only=("format", "output", "quiet"))
 def test_command(
     value: Annotated[Optional[int], typer.Option("--value", help="D6 characteristic test against this value (FB-T1).")] = None,
     ld: Annotated[Optional[int], typer.Option("--ld", help="2D6 Leadership test against this value (FB-T2).")] = None,
@@ -295,13 +262,10 @@ def test_command(
     ward: Ward = None,
     reroll: Annotated[bool, Flag("--reroll", "Re-roll a failed test.")] = False,
     ruleset: RulesetOpt = "wfb8",
-    format: Format = "table",
-    output: OutputPath = None,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(passing) a characteristic test (D6), a Leadership test (2D6) or magic resistance."""
     from mathhammer.fantasy.tests import fantasy_test_report
 
-    opts = common_options(format=format, output=output, quiet=quiet, plot=None)
     report = fantasy_test_report(value, ld, reroll, magic_resistance, _save(ward, "--ward"), ruleset)
     emit(report, opts)

@@ -6,10 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathhammer.cli._common import (
-    Check, Format, Method, NTrials, OutputPath, PlotPath, Precision, Quiet, Seed, Threads,
-    common_options, emit,
-)
+from mathhammer.cli._common import CommonOptions, emit, query_command
 from mathhammer.cli.fb import app
 
 COMBAT_TRIALS = 200_000  # default Monte Carlo size of a combat: ± 0.1 % on every probability
@@ -21,6 +18,7 @@ def _default_trials(opts, n_trials: int | None, default: int):
     return opts
 
 
+@query_command
 def combat_command(
     unit_a: Annotated[str, typer.Argument(help="Unit A: profile id (wfb8/empire_halberdiers) or a unit TOML file.")],
     unit_b: Annotated[str, typer.Argument(help="Unit B: profile id or unit TOML file.")],
@@ -35,16 +33,7 @@ def combat_command(
     rear: Annotated[Optional[str], typer.Option("--rear", help="a or b: that unit fights in the enemy's rear (+2).")] = None,
     bonus_a: Annotated[int, typer.Option("--bonus-a", help="Extra combat result for A (high ground, overkill...).")] = 0,
     bonus_b: Annotated[int, typer.Option("--bonus-b", help="Extra combat result for B.")] = 0,
-    method: Method = "auto",
-    n_trials: NTrials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    threads: Threads = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    check: Check = False,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Close combat of two units, round after round (FB-C1..C7): win/draw/lose, breaks, pursuit.
 
@@ -53,10 +42,7 @@ def combat_command(
     """
     from mathhammer.fantasy.scenario import combat_from_options
 
-    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
-                          threads=threads, format=format, plot=plot, output=output, check=check,
-                          quiet=quiet)
-    _default_trials(opts, n_trials, COMBAT_TRIALS)
+    _default_trials(opts, opts.n_trials, COMBAT_TRIALS)
     report = combat_from_options(
         unit_a, unit_b, rounds=rounds, charger=charger, ruleset=ruleset,
         models=(models_a, models_b), widths=(width_a, width_b), flank=flank, rear=rear,
@@ -70,6 +56,7 @@ app.command("combat")(combat_command)
 ARTILLERY_TRIALS = 200_000
 
 
+@query_command
 def artillery_command(
     weapon: Annotated[str, typer.Argument(help="stone-thrower, cannon or bolt-thrower.")],
     target: Annotated[str, typer.Argument(help="Target unit: profile id or unit TOML file (T, W, saves, base, formation).")],
@@ -87,24 +74,12 @@ def artillery_command(
     aim_rank: Annotated[Optional[float], typer.Option("--aim-rank", help="Rank aimed at, 1 = front (template only; default: the middle).")] = None,
     facing: Annotated[str, typer.Option("--facing", help="Cannon / bolt thrower: front (along a file) or flank (along a rank, --aim-rank picks it).")] = "front",
     short: Annotated[float, typer.Option("--short", help="Cannon (template rulesets): inches short of the unit's front the shot is aimed (default 4).")] = 4.0,
-    method: Method = "auto",
-    n_trials: NTrials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    threads: Threads = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    check: Check = False,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """One artillery shot at a unit formation (FB-R1..R5): models hit, wounds, models slain, misfires."""
     from mathhammer.fantasy.artillery import Shot, artillery
 
-    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
-                          threads=threads, format=format, plot=plot, output=output, check=check,
-                          quiet=quiet)
-    _default_trials(opts, n_trials, ARTILLERY_TRIALS)
+    _default_trials(opts, opts.n_trials, ARTILLERY_TRIALS)
     shot = Shot(weapon, template=template, strength=strength, big_strength=big_strength,
                 multiple_wounds=multiple_wounds, armour_piercing=ap, bs=bs, modifier=modifier,
                 aim_file=aim_file, aim_rank=aim_rank, short=short, facing=facing)

@@ -7,28 +7,22 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathhammer.cli._common import (
-    Check, Format, Method, NTrials, OutputPath, PlotPath, Precision, Quiet, Seed, Threads,
-    common_options, emit,
-)
+from mathhammer.cli._common import CommonOptions, emit, query_command
 
 app = typer.Typer(no_args_is_help=True, help="Magic phase: flow, casting, dispelling, whole phases.")
 
 Ruleset = Annotated[str, typer.Option("--ruleset", help="t9a1 (seed 004, default), wfb8, or a ruleset .toml path.")]
 
 
-def _opts(format: str, output: Path | None, quiet: bool, plot: Path | None = None):
-    return common_options(format=format, output=output, quiet=quiet, plot=plot)
-
-
 @app.command("flow")
+@query_command(only=("format"))
 def flow_command(
     ruleset: Ruleset = "t9a1",
     channelers: Annotated[int, typer.Option("--channelers", help="Active player's models with Channel (every wizard).")] = 0,
     reactive_channelers: Annotated[int, typer.Option("--reactive-channelers", help="Reactive player's models with Channel.")] = 0,
     extra_power: Annotated[int, typer.Option("--extra-power", help="Power dice from other sources (count against the t9a1 +2 limit).")] = 0,
     extra_dispel: Annotated[int, typer.Option("--extra-dispel", help="Dispel dice from other sources.")] = 0,
-    format: Format = "table", plot: PlotPath = None, output: OutputPath = None, quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Power and dispel dice after the flow roll, channel and caps (MG-1..MG-3), exact.
 
@@ -38,11 +32,11 @@ def flow_command(
     """
     from mathhammer.magic.single import flow
 
-    opts = _opts(format, output, quiet, plot)
     emit(flow(ruleset, channelers, reactive_channelers, extra_power, extra_dispel), opts)
 
 
 @app.command("cast")
+@query_command(only=("method", "threads", "format"))
 def cast_command(
     dice: Annotated[int, typer.Option("--dice", help="Power dice used (t9a1 1-5, wfb8 1-6).")],
     cv: Annotated[int, typer.Option("--cv", help="Casting value (bound spells: the power level), at least 2.")],
@@ -50,9 +44,7 @@ def cast_command(
     ruleset: Ruleset = "t9a1",
     modifier: Annotated[int, typer.Option("--modifier", help="Other casting modifiers.")] = 0,
     bound: Annotated[bool, typer.Option("--bound", help="Bound spell: no level, no overwhelming bonus, never miscasts (MG-7).")] = False,
-    method: Method = "auto", n_trials: NTrials = None, seed: Seed = None, precision: Precision = None,
-    threads: Threads = None, check: Check = False,
-    format: Format = "table", plot: PlotPath = None, output: OutputPath = None, quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """One casting attempt (exact by default; --method mc / --check): p_cast, p_irresistible, p_miscast, casting_total (MG-4, MG-5, MG-10).
 
@@ -62,9 +54,6 @@ def cast_command(
     """
     from mathhammer.magic.single import cast
 
-    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
-                          threads=threads, format=format, plot=plot, output=output, check=check,
-                          quiet=quiet)
     if opts.precision is not None and opts.method == "auto":
         opts.method = "mc"
     emit(cast(dice, level, cv, ruleset, modifier, bound, method=opts.method, config=opts.config(),
@@ -72,20 +61,17 @@ def cast_command(
 
 
 @app.command("dispel")
+@query_command(only=("method", "threads", "format"))
 def dispel_command(
     dice: Annotated[int, typer.Option("--dice", help="Dispel dice used.")],
     against: Annotated[int, typer.Option("--against", help="The casting total to equal or beat.")],
     level: Annotated[int, typer.Option("--level", help="Level of the dispelling wizard (0 = the army).")] = 0,
     ruleset: Ruleset = "t9a1",
-    method: Method = "auto", n_trials: NTrials = None, seed: Seed = None, precision: Precision = None,
-    threads: Threads = None, check: Check = False,
-    format: Format = "table", output: OutputPath = None, quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """One dispel attempt: p_dispel (MG-6; t9a1 overwhelming power on dispels, MG-5). Exact by default."""
     from mathhammer.magic.single import dispel
 
-    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
-                          threads=threads, format=format, output=output, check=check, quiet=quiet)
     if opts.precision is not None and opts.method == "auto":
         opts.method = "mc"
     emit(dispel(dice, level, against, ruleset, method=opts.method, config=opts.config(),
@@ -112,25 +98,14 @@ fewest dice whose chance reaches `confidence` (default 0.85), else all it may us
 
 
 @app.command("phase", help=PHASE_HELP)
+@query_command
 def phase_command(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (see README, profiles/scenarios/magic_*.toml).")],
-    method: Method = "auto",
-    n_trials: NTrials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    threads: Threads = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    check: Check = False,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     from mathhammer.magic.scenario import run_scenario
     from mathhammer.profiles import read_toml
 
-    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
-                          threads=threads, format=format, plot=plot, output=output, check=check,
-                          quiet=quiet)
     data = read_toml(scenario)
     report = run_scenario(data, str(scenario), method=opts.method, config=opts.config(),
                           check=opts.check)
@@ -138,11 +113,12 @@ def phase_command(
 
 
 @app.command("optimise")
+@query_command(only=("format"))
 def optimise_command(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (as for magic phase).")],
     power: Annotated[Optional[int], typer.Option("--power", help="Power dice to split (default: the scenario's power_dice).")] = None,
     dispel: Annotated[Optional[int], typer.Option("--dispel", help="Dispel dice of the opponent (default: the scenario's dispel_dice).")] = None,
-    format: Format = "table", output: OutputPath = None, quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Dice-budget optimiser (MG-9), exact: the split of the power dice over the spells that
     maximises the expected total weight of spells that go off against the scenario's
@@ -153,6 +129,5 @@ def optimise_command(
     from mathhammer.magic.optimise import optimise
     from mathhammer.profiles import read_toml
 
-    opts = _opts(format, output, quiet)
     model = load_scenario(read_toml(scenario), str(scenario))
     emit(optimise(model, power, dispel), opts)
