@@ -388,3 +388,38 @@ def test_a_billion_trials_keep_memory_flat():
     assert out["n_trials"] == 10**9
     p7 = out["distributions"]["roll"]["pmf"]["7"]
     assert abs(p7 - 1 / 6) < 5 * math.sqrt((1 / 6) * (5 / 6) / 1e9)
+
+
+# ---------------------------------------------------------------------------------
+# progress bar: on stderr when it is a terminal, never with --quiet or in a pipe
+
+
+def _stderr_through_a_terminal(*args: str) -> tuple[int, str, str]:
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "mathhammer", *args], stdout=subprocess.PIPE,
+                            stderr=follower, cwd=ROOT, env={**os.environ, "COLUMNS": "100"})
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not data:
+            break
+        chunks.append(data)
+    out = proc.stdout.read().decode()
+    proc.wait(timeout=120)
+    os.close(leader)
+    return proc.returncode, out, b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_bar_only_on_a_terminal(quiet):
+    args = ["roll", "2D6", "--method", "mc", "--n-trials", "20000000", "--seed", "1",
+            "--format", "json"] + (["--quiet"] if quiet else [])
+    code, out, err = _stderr_through_a_terminal(*args)
+    assert code == 0 and json.loads(out)["n_trials"] == 20_000_000  # stdout stays pure JSON
+    assert ("simulating" in err) != quiet, err
