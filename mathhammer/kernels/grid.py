@@ -359,7 +359,7 @@ def summarise_states(keys, probs, full, start_bits, system_masks, n_boxes):
 def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_masks, kd0,
               node_kind, node_option, node_cost, node_next, node_next_hit, node_stop, node_reset,
               bh, bd, ch, p_hit, p_crit, cdf, guide, opt_pre, opt_knock,
-              state, n_trials, hist, crippled, destroyed, focus_spent, attacks):
+              state, n_trials, hist, crippled, destroyed, focus_spent, attacks, slots):
     """Monte Carlo of activations driven by decision tables, on the full grid (WM-F5).
 
     Graph (int64[G]): node_kind 0 = attack, 1 = choice; node_option, node_cost,
@@ -376,7 +376,9 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
     pre-boosted damage; opt_knock int64[O]: bit 0 a hit knocks down, bit 1 a critical
     hit does (Critical Knockdown / Freeze).
     Outputs: hist int64[N+1] boxes marked, crippled int64[S], destroyed int64[1],
-    focus_spent int64[2] (sum, sum of squares), attacks int64[2] (made, hit).
+    focus_spent int64[2] (sum, sum of squares), attacks int64[2] (made, hit),
+    slots int64[K, 2]: the i-th attack of a trial (made, hit), the last row catching
+    every attack beyond K − 1.
 
     The tables come from the box-count model; here crippled M makes DEF 7 for the
     next attack (WM-G4) whatever the tables planned.
@@ -391,6 +393,8 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
         f = 0
         g = 0
         spent = 0
+        made = 0
+        n_slots = slots.shape[0]
         while g >= 0:
             if node_reset[g] >= 0:
                 f = node_reset[g]
@@ -409,10 +413,14 @@ def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_ma
             spent += node_cost[g] + boost_hit
             mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
             attacks[0] += 1
+            slot = made if made < n_slots else n_slots - 1
+            slots[slot, 0] += 1
+            made += 1
             nxt = node_next[g]
             u = uniform(state)
             if u < p_hit[o, boost_hit, mcrip, kd]:
                 attacks[1] += 1
+                slots[slot, 1] += 1
                 nxt = node_next_hit[g]
                 crit = 1 if (opt_knock[o] & 2) != 0 and u < p_crit[o, boost_hit, mcrip, kd] else 0
                 boost_dmg = bd[g, fe, n, kd, crit]

@@ -27,6 +27,7 @@ from mathhammer.warmachine.sequence import Target
 
 
 BASE_MM = {"small": 30, "medium": 40, "large": 50}  # WM-D7
+MAX_HIT_SLOTS = 9  # p_hit_1..p_hit_8 per attack of a trial; the 9th row pools the rest
 
 
 def activation_from_profile(ref: str, focus: int | None = None, charge: bool = False,
@@ -156,7 +157,8 @@ def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables:
         out = {"hist": np.zeros(grid.n_boxes + 1, dtype=np.int64),
                "crippled": np.zeros(max(n_sys, 1), dtype=np.int64),
                "destroyed": np.zeros(1, dtype=np.int64),
-               "focus": np.zeros(2, dtype=np.int64), "attacks": np.zeros(2, dtype=np.int64)}
+               "focus": np.zeros(2, dtype=np.int64), "attacks": np.zeros(2, dtype=np.int64),
+               "slots": np.zeros((MAX_HIT_SLOTS, 2), dtype=np.int64)}
         kernel.policy_mc(np.uint64(grid.full), np.int64(grid.width), np.uint64(target.start_bits),
                          np.asarray(grid.col_start, dtype=np.int64),
                          np.uint64(grid.system_masks.get("M", 0)), np.uint64(target.shield_mask),
@@ -167,7 +169,7 @@ def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables:
                          tables.bh, tables.bd, tables.ch, p_hit, p_crit, cdf, guide, pre, knock,
                          state,
                          np.int64(n), out["hist"], out["crippled"], out["destroyed"],
-                         out["focus"], out["attacks"])
+                         out["focus"], out["attacks"], out["slots"])
         return out
 
     def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
@@ -281,6 +283,9 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
                               [Estimate.proportion(int(c), n) for c in t["crippled"]],
                               extra, info, title, n, run.seed)
         report.info["attacks made per trial"] = round(float(t["attacks"][0]) / n, 4)
+        for i, (made, hits) in enumerate(t["slots"][: MAX_HIT_SLOTS - 1], start=1):
+            if made > 0:  # WM-S2: P(hit) of the i-th attack, given that it is made
+                report.results[f"p_hit_{i}"] = Estimate.proportion(int(hits), int(made))
         return report
 
     return answer("wm duel", method="mc" if method == "auto" else method, exact=exact,
