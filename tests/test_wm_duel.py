@@ -126,3 +126,13 @@ def test_attacker_starting_damage_cripples_its_systems():
                 method="exact")
     whole = duel("khador/juggernaut", "cygnar/ironclad", method="exact")
     assert hurt.results["p_destroyed"].value < whole.results["p_destroyed"].value / 5
+
+
+def test_p_hit_of_the_first_attack_matches_the_rules():
+    """Fixed policy without boosts: the first attack is the Ice Axe, MAT 6 vs DEF 12, so
+    P(hit) = P(2d6 ≥ 6) = 26/36 (WM-A1). N = 100 000: 5 SE ≈ 0.007."""
+    n = 100_000
+    r = duel("khador/juggernaut", "cygnar/ironclad", policy="fixed",
+             config=MonteCarloConfig(n, seed=19))
+    p = 26 / 36
+    assert abs(r.results["p_hit_1"].value - p) <= 5 * math.sqrt(p * (1 - p) / n)
