@@ -11,26 +11,15 @@ from typing import Annotated
 
 import typer
 
-from mathhammer.cli._common import (
-    Check, Format, Method, NTrials, OutputPath, PlotPath, Precision, Quiet, Seed, Threads,
-    common_options, emit,
-)
+from mathhammer.cli._common import CommonOptions, emit, query_command
 
 SCENARIO_GAMES = {"warmachine": "warmachine", "fantasy": "fantasy", "magic": "magic"}
 
 
+@query_command
 def run_command(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (see README).")],
-    method: Method = "auto",
-    n_trials: NTrials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    threads: Threads = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    check: Check = False,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Run a scenario file (game = "warmachine" | "fantasy" | "magic")."""
     import importlib
@@ -38,9 +27,6 @@ def run_command(
     from mathhammer.errors import ProfileError
     from mathhammer.profiles import read_toml
 
-    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
-                          threads=threads, format=format, plot=plot, output=output, check=check,
-                          quiet=quiet)
     data = read_toml(scenario)
     game = data.get("game")
     if game not in SCENARIO_GAMES:
