@@ -261,3 +261,19 @@ def test_harness_reports_a_traceback_as_a_failure(monkeypatch):
 
 if os.environ.get("MATHHAMMER_FUZZ_DEBUG"):  # pragma: no cover - manual aid
     print(sorted(commands()), file=sys.stderr)
+
+
+def test_monte_carlo_commands_keep_their_run_controls():
+    """A command with --method (Monte Carlo possible) also has --n-trials, --seed, --quiet.
+
+    Guards against a refactor silently dropping the run controls (it happened to
+    `magic cast` / `magic dispel` once: a bounded, repeatable run needs them).
+    """
+    missing = {}
+    for name, cmd in commands().items():
+        opts = {spec["name"] for spec in option_specs(cmd)}
+        if "--method" in opts:
+            lacking = {"--n-trials", "--seed", "--quiet"} - opts
+            if lacking:
+                missing[name] = sorted(lacking)
+    assert not missing, missing
