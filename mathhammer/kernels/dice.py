@@ -51,13 +51,13 @@ def _rotl(x, k):
     return (x << k) | (x >> (_U64 - k))
 
 
-@njit(cache=True, nogil=True)
-def next_u64(state):
-    """Next 64-bit output of xoshiro256** (Blackman & Vigna); advances ``state``."""
-    s0 = state[0]
-    s1 = state[1]
-    s2 = state[2]
-    s3 = state[3]
+@njit(cache=True, nogil=True, inline="always")
+def xoshiro_step(s0, s1, s2, s3):
+    """One xoshiro256** output and the advanced state, on four local words.
+
+    Hot kernels keep the state in locals (registers) with this and store it back
+    once per chunk; :func:`next_u64` is the same step on the state array.
+    """
     result = _rotl(s1 * _U5, _U7) * _U9
     t = s1 << _U17
     s2 ^= s0
@@ -66,6 +66,28 @@ def next_u64(state):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, _U45)
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def below_local(bound, threshold, s0, s1, s2, s3):
+    """Exact uniform integer in [0, bound), bound ≤ 2^32 (Lemire), on local state words.
+
+    ``threshold`` = 2^32 mod bound (as uint64), computed once outside the hot loop.
+    Returns (value, s0, s1, s2, s3).
+    """
+    b = np.uint64(bound)
+    while True:
+        word, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+        m = (word >> _U32) * b
+        if (m & _MASK32) >= threshold:
+            return np.int64(m >> _U32), s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True)
+def next_u64(state):
+    """Next 64-bit output of xoshiro256** (Blackman & Vigna); advances ``state``."""
+    result, s0, s1, s2, s3 = xoshiro_step(state[0], state[1], state[2], state[3])
     state[0] = s0
     state[1] = s1
     state[2] = s2

@@ -25,14 +25,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mathhammer.kernels.dice import _rotl
+from mathhammer.kernels.dice import below_local as _below_local
+from mathhammer.kernels.dice import xoshiro_step as _xoshiro
 
 _U1 = np.uint64(1)
-_U5 = np.uint64(5)
-_U7 = np.uint64(7)
-_U9 = np.uint64(9)
-_U17 = np.uint64(17)
-_U45 = np.uint64(45)
 _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 _SIX8 = np.uint64(6**8)
@@ -110,34 +106,6 @@ def build_block_tables(hopeless, hit_rr, hit_out, wound_rr, wound_out, armour_rr
                                                    digits[d, 3], armour_rr, armour_out, ward_rr,
                                                    ward_out)
     return low, high
-
-
-@njit(cache=True, inline="always")
-def _xoshiro(s0, s1, s2, s3):
-    """xoshiro256** on four local words (same output as ``kernels.dice.next_u64``)."""
-    result = _rotl(s1 * _U5, _U7) * _U9
-    t = s1 << _U17
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, _U45)
-    return result, s0, s1, s2, s3
-
-
-@njit(cache=True, inline="always")
-def _below_local(bound, threshold, s0, s1, s2, s3):
-    """Exact uniform integer in [0, bound), bound ≤ 2^32 (Lemire), on local state words.
-
-    ``threshold`` = 2^32 mod bound, computed once outside the loop (no division here).
-    """
-    b = np.uint64(bound)
-    while True:
-        word, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
-        m = (word >> _U32) * b
-        if (m & _MASK32) >= threshold:
-            return np.int64(m >> _U32), s0, s1, s2, s3
 
 
 @njit(cache=True, nogil=True)

@@ -25,29 +25,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_U5 = np.uint64(5)
-_U7 = np.uint64(7)
-_U9 = np.uint64(9)
-_U17 = np.uint64(17)
-_U45 = np.uint64(45)
-_U19 = np.uint64(19)
+from mathhammer.kernels.dice import xoshiro_step as _step
+
 _U32 = np.uint64(32)
-_U57 = np.uint64(57)
 _MASK32 = np.uint64(0xFFFFFFFF)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _step(s0, s1, s2, s3):
-    """One xoshiro256** output and the advanced state (locals stay in registers)."""
-    result = ((s1 * _U5) << _U7 | (s1 * _U5) >> _U57) * _U9
-    t = s1 << _U17
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = (s3 << _U45) | (s3 >> _U19)
-    return result, s0, s1, s2, s3
 
 
 @njit(cache=True, nogil=True)
