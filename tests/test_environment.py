@@ -37,20 +37,50 @@ def _run(argv: list[str], env: dict | None = None, timeout: float = 300):
                           capture_output=True, text=True, timeout=timeout)
 
 
-def _report(proc) -> dict:
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+def _load_report(text: str) -> dict:
+    data = json.loads(text)
     data.pop("info", None)  # timings and engine notes may differ; the numbers may not
     return data
 
 
-@pytest.mark.parametrize("name", sorted(QUERIES))
-def test_disable_jit_gives_the_same_answer(name):
-    jitted = _report(_run(QUERIES[name] + N))
-    python = _run(QUERIES[name] + N, env={"NUMBA_DISABLE_JIT": "1"})
-    assert "Traceback" not in python.stderr
-    assert "RuntimeWarning" not in python.stderr, python.stderr  # wrapping uint64 is intended
-    assert _report(python) == jitted
+def _report(proc) -> dict:
+    assert proc.returncode == 0, proc.stderr
+    return _load_report(proc.stdout)
+
+
+_PURE_PYTHON_RUNNER = """
+import contextlib, io, json, sys
+from mathhammer.cli import main
+outputs = []
+for argv in json.loads(sys.argv[1]):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            main(argv)
+        except SystemExit as stop:
+            assert stop.code in (0, None), stop.code
+    outputs.append(out.getvalue())
+print(json.dumps(outputs))
+"""
+
+
+def test_disable_jit_gives_the_same_answer():
+    """One NUMBA_DISABLE_JIT=1 process runs every query; this (jitted) process the same."""
+    names = sorted(QUERIES)
+    argvs = [QUERIES[name] + N for name in names]
+    proc = subprocess.run(
+        [sys.executable, "-c", _PURE_PYTHON_RUNNER, json.dumps(argvs)], cwd=ROOT,
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"}, capture_output=True, text=True,
+        timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "RuntimeWarning" not in proc.stderr, proc.stderr  # wrapping uint64 is intended
+    python_outputs = json.loads(proc.stdout)
+    for name, argv, python_out in zip(names, argvs, python_outputs):
+        code, jitted_out, err = run_inprocess(argv)
+        assert code == 0, err
+        jitted, python = _load_report(jitted_out), _load_report(python_out)
+        assert python == jitted, name
 
 
 @pytest.mark.parametrize("env_var, folder", [
@@ -72,8 +102,9 @@ def test_unwritable_numba_cache_falls_back_with_a_note(env_var, folder, tmp_path
     assert len(notes) == 1 and notes[0].startswith("note: numba cache ") \
         and "is not writable; using " in notes[0], proc.stderr
     assert "Traceback" not in proc.stderr
-    expected = _report(_run(QUERIES["roll"] + N))
-    assert _report(proc) == expected
+    code, expected, err = run_inprocess(QUERIES["roll"] + N)
+    assert code == 0, err
+    assert _report(proc) == _load_report(expected)
 
 
 @pytest.mark.parametrize("name", sorted(QUERIES))
