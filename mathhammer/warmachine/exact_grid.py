@@ -25,17 +25,19 @@ KD = 1 << 63
 
 
 MAX_CANDIDATES = 12_000_000  # states × outcomes × columns in one step (~200 MB of work arrays)
+AUTO_CANDIDATES = 1_500_000  # above this ``auto`` prefers Monte Carlo (exact would take seconds)
 
 
 class ExactTooLarge(InputError):
     """The exact grid programme would need too much memory; Monte Carlo answers instead."""
 
 
-def state_distribution(arrays) -> tuple[np.ndarray, np.ndarray, list[float]]:
+def state_distribution(arrays, max_candidates: int = MAX_CANDIDATES
+                       ) -> tuple[np.ndarray, np.ndarray, list[float]]:
     """(uint64 states, probabilities, P(hit) per step) for a ``SequenceArrays``.
 
     Raises:
-        ExactTooLarge: when one step would expand more than MAX_CANDIDATES states.
+        ExactTooLarge: when one step would expand more than ``max_candidates`` states.
     """
     from mathhammer import kernels
 
@@ -46,9 +48,10 @@ def state_distribution(arrays) -> tuple[np.ndarray, np.ndarray, list[float]]:
     probs = np.ones(1, dtype=np.float64)
     for step in range(n_steps):
         need = keys.shape[0] * (2 + 6 * n_out)
-        if need > MAX_CANDIDATES:
-            raise ExactTooLarge("--method", f"the exact grid programme needs {need:,} states at "
-                                f"attack {step + 1}", "exact", "use --method mc")
+        if need > max_candidates:
+            raise ExactTooLarge("--method", f"the exact grid programme would expand {need:,} "
+                                f"states at attack {step + 1} (limit {max_candidates:,})",
+                                "exact", "use --method mc")
         keys, probs = kernel.sequence_exact(keys, probs, arrays.full, arrays.width,
                                             arrays.col_start, arrays.m_mask, arrays.shield_mask,
                                             arrays.pmf,

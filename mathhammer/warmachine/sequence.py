@@ -170,12 +170,14 @@ def _results(target: Target, dist: Distribution, crippled: list[Estimate],
     return results, {"damage": dist}
 
 
-def sequence_exact(steps: list[AttackStep], target: Target, title: str = "") -> Report:
+def sequence_exact(steps: list[AttackStep], target: Target, title: str = "",
+                   max_candidates: int | None = None) -> Report:
     """Exact answer by the sparse DP over grid states (:mod:`exact_grid`)."""
     from mathhammer.warmachine.exact_grid import state_distribution, summarise
 
     arrays = SequenceArrays.build(steps, target)
-    keys, probs, p_hits = state_distribution(arrays)
+    keys, probs, p_hits = (state_distribution(arrays) if max_candidates is None
+                           else state_distribution(arrays, max_candidates))
     dmg, crip, dest = summarise(arrays, target.grid.n_boxes, keys, probs)
     results, dists = _results(target, Distribution.exact(dmg),
                               [Estimate.exact(float(c)) for c in crip], Estimate.exact(dest),
@@ -228,11 +230,11 @@ def run_sequence(steps: list[AttackStep], target: Target, *, method: str = "auto
     ``auto`` answers exactly unless the exact programme is too large (many attacks
     on a big grid), then by Monte Carlo with a note in ``info``.
     """
-    from mathhammer.warmachine.exact_grid import ExactTooLarge
+    from mathhammer.warmachine.exact_grid import AUTO_CANDIDATES, ExactTooLarge
 
     if method == "auto" and not check:
         try:
-            report = sequence_exact(steps, target, title)
+            report = sequence_exact(steps, target, title, AUTO_CANDIDATES)
         except ExactTooLarge as err:
             report = sequence_monte_carlo(steps, target, config or MonteCarloConfig(), title)
             report.info["note"] = f"Monte Carlo: {err.what}"
