@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -30,12 +31,26 @@ def mathhammer_argv() -> list[str]:
     return [sys.executable, "-m", "mathhammer"]
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+#: CPU seconds (user + system, all threads) of the last :func:`run`'s process: on a
+#: shared machine this is what the command costs, whatever the wait for a core added
+last_cpu = 0.0
+
+
 def run(args: list[str], env: dict | None = None, timeout: float = 600) -> tuple[int, float, str]:
     """(exit code, wall seconds, stderr) of ``mathhammer ARGS`` in a fresh process."""
+    global last_cpu
+    cpu0 = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(mathhammer_argv() + args, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, env=env, timeout=timeout)
-    return proc.returncode, time.perf_counter() - start, proc.stderr
+    wall = time.perf_counter() - start
+    last_cpu = _children_cpu() - cpu0
+    return proc.returncode, wall, proc.stderr
 
 
 def command_available(words: list[str]) -> bool:
@@ -44,7 +59,8 @@ def command_available(words: list[str]) -> bool:
     return code == 0
 
 
-def latency(commands: dict[str, list[str]], rounds: int, warm_up: bool = True) -> dict[str, float]:
+def latency(commands: dict[str, list[str]], rounds: int, warm_up: bool = True,
+            cpu: dict | None = None) -> dict[str, float]:
     """Median wall time of each command, warm caches, commands interleaved per round.
 
     One untimed run first (``warm_up``) fills numba's cache and the OS page cache.
@@ -56,22 +72,30 @@ def latency(commands: dict[str, list[str]], rounds: int, warm_up: bool = True) -
         if code != 0:
             raise RuntimeError(f"{name}: exit {code}: {err.strip()[-300:]}")
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(rounds):
         for name, args in commands.items():
             times[name].append(run(args)[1])
+            cpus[name].append(last_cpu)
+    if cpu is not None:
+        cpu.update({name: statistics.median(ts) for name, ts in cpus.items() if ts})
     return {name: statistics.median(ts) for name, ts in times.items() if ts}
 
 
-def first_run(args: list[str]) -> tuple[float, float]:
-    """(wall with an empty numba cache, wall with that cache now warm) of one command."""
+def first_run(args: list[str]) -> tuple[float, float, float, float]:
+    """Wall and CPU seconds of one command with an empty numba cache, then warm.
+
+    Returns (cold wall, warm wall, cold CPU, warm CPU).
+    """
     cache = tempfile.mkdtemp(prefix="mathhammer-bench-numba-")
     try:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         code, cold, err = run(args, env=env)
+        cold_cpu = last_cpu
         if code != 0:
             raise RuntimeError(f"exit {code}: {err.strip()[-300:]}")
         _, warm, _ = run(args, env=env)
-        return cold, warm
+        return cold, warm, cold_cpu, last_cpu
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 

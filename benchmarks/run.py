@@ -264,9 +264,11 @@ def bench_cli(results: Results, s: Settings) -> None:
             ok[name] = argv
         except RuntimeError as err:
             results.skip(name, f"command failed: {err}")
-    measured = cli_bench.latency(ok, s.cli_rounds, warm_up=False)  # warmed just above
+    cpu: dict = {}
+    measured = cli_bench.latency(ok, s.cli_rounds, warm_up=False, cpu=cpu)  # warmed above
     for name, wall in measured.items():
-        results.add(Case(name, "s", wall, None, None, targets[name]))
+        results.add(Case(name, "s", wall, None, None, targets[name],
+                         note=f"CPU {cpu[name]:.2f} s"))
     profiled = PROFILED_QUICK if s.quick else set(measured)
     for name, wall in measured.items():  # where the time of the slower commands goes
         if wall > 0.4 and name != "CLI: mathhammer --help" and name in profiled:
@@ -297,24 +299,30 @@ def bench_cli(results: Results, s: Settings) -> None:
 
 def bench_compile(results: Results, s: Settings) -> None:
     log("compile: mathhammer demo with an empty numba cache")
+    def cpu_note(cold_cpu: float, warm_cpu: float) -> str:
+        return (f"CPU {cold_cpu:.1f} s cold, {warm_cpu:.1f} s warm: compile ≈ "
+                f"{cold_cpu - warm_cpu:.1f} CPU-s")
+
     try:
-        cold, warm = cli_bench.first_run(["demo"])
+        cold, warm, cold_cpu, warm_cpu = cli_bench.first_run(["demo"])
     except RuntimeError as err:  # an engine mid-change can break the demo
         results.skip("first-run compile of the demo", f"`mathhammer demo` failed: {err}")
         log("compile: the demo failed; measuring mathhammer warmup instead")
-        cold, warm = cli_bench.first_run(["warmup"])
+        cold, warm, cold_cpu, warm_cpu = cli_bench.first_run(["warmup"])
         results.add(Case("first-run compile of every kernel (warmup cold − warm)", "s",
-                         max(cold - warm, 0.0), None, None, Target(at_most=20.0)))
+                         max(cold - warm, 0.0), None, None, Target(at_most=20.0),
+                         note=cpu_note(cold_cpu, warm_cpu)))
         return
     results.add(Case("first-run compile of the demo (cold − warm demo wall)", "s",
-                     max(cold - warm, 0.0), None, None, Target(at_most=20.0)))
+                     max(cold - warm, 0.0), None, None, Target(at_most=20.0),
+                     note=cpu_note(cold_cpu, warm_cpu)))
     results.add(Case("mathhammer demo, empty numba cache", "s", cold,
                      "same, warm cache", warm))
     if not s.quick:
         log("compile: mathhammer warmup with an empty numba cache")
-        cold, warm = cli_bench.first_run(["warmup"])
+        cold, warm, cold_cpu, warm_cpu = cli_bench.first_run(["warmup"])
         results.add(Case("mathhammer warmup, empty numba cache (every kernel)", "s", cold,
-                         "same, warm cache", warm))
+                         "same, warm cache", warm, note=cpu_note(cold_cpu, warm_cpu)))
 
 
 # ---------------------------------------------------------------- 6. memory
