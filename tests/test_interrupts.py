@@ -142,3 +142,21 @@ def test_ctrl_c_at_any_moment_is_clean(delay):
     proc = _start(LONG_COMMANDS["roll"] + LONG, ROOT)
     code, out, err, elapsed = _interrupt_after(proc, delay)
     _assert_interrupted(code, err, elapsed)
+
+
+def test_interrupted_run_with_plot_leaves_nothing(tmp_path):
+    proc = _start(LONG_COMMANDS["roll"] + LONG + ["--plot", str(tmp_path / "p.png"), "--output",
+                                                  str(tmp_path / "o.json")], ROOT)
+    code, out, err, elapsed = _interrupt_after(proc, 3.0)
+    _assert_interrupted(code, err, elapsed)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_completed_plot_and_output_leave_no_temp_file(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "mathhammer", "roll", "2D6", "--format", "json", "--plot",
+         str(tmp_path / "p.png"), "--output", str(tmp_path / "o.json")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json", "p.png"]
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
