@@ -83,3 +83,12 @@ def test_lists_and_scenarios_are_checked_not_skipped(tmp_path):
     assert lines[-1] == "2 of 2 file(s) invalid"
     assert any(line.startswith(f"invalid {lst}: ") and "ironclod" in line for line in lines)
     assert any(line.startswith(f"invalid {scen}: ") and "cv" in line for line in lines)
+
+
+def test_damage_boxes_must_be_positive(tmp_path):
+    bad = _edit(ROOT / "profiles/warmachine/khador/sorscha.toml", tmp_path / "sor.toml",
+                ("boxes = 17", "boxes = 0"))
+    code, out, err = run_inprocess(["profiles", "validate", str(bad)])
+    assert code == 2
+    assert err == (f"invalid {bad}: boxes: Input should be greater than or equal to 1 (got 0)\n"
+                   "1 of 1 file(s) invalid\n")
