@@ -10,16 +10,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathhammer.cli._common import (
-    Check, Format, Method, NTrials, OutputPath, PlotPath, Precision, Quiet, Seed, Threads,
-    common_options, emit,
-)
+from mathhammer.cli._common import CommonOptions, emit, query_command
 
 app = typer.Typer(no_args_is_help=True, help="Warmachine Mk II: attacks, duels with the warjack grid and focus policies, AOE.")
 
 Flag = lambda name, text: typer.Option(name, help=text)  # noqa: E731
 
 
+@query_command
 def attack_command(
     stat: Annotated[int, typer.Option("--stat", help="MAT (melee), RAT (ranged) or FOCUS (magic).")],
     defense: Annotated[int, typer.Option("--defense", help="Target's base DEF (at least 1).")],
@@ -53,23 +51,11 @@ def attack_command(
     extra_damage_die: Annotated[int, typer.Option("--extra-damage-die", help="Extra damage dice from effects.")] = 0,
     weapon_master: Annotated[bool, Flag("--weapon-master", "Weapon Master: +1 damage die (WM-D1).")] = False,
     boxes: Annotated[Optional[int], typer.Option("--boxes", help="Damage boxes left: also report P(destroyed).")] = None,
-    method: Method = "auto",
-    n_trials: NTrials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    threads: Threads = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    check: Check = False,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(hit), damage distribution and P(destroyed) of n attacks (WM-A1..A8, WM-D1..D3)."""
     from mathhammer.warmachine.chain import attack
 
-    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
-                          threads=threads, format=format, plot=plot, output=output, check=check,
-                          quiet=quiet)
     if opts.precision is not None and opts.method == "auto":
         opts.method = "mc"
     report = attack(
@@ -90,6 +76,7 @@ app.command("attack")(attack_command)
 
 
 # ---------------------------------------------------------------------------- aoe (below)
+@query_command
 def aoe_command(
     stat: Annotated[int, typer.Option("--stat", help="RAT (ranged) or FOCUS (magic).")],
     defense: Annotated[int, typer.Option("--defense", help="Target's base DEF (other models default to it).")],
@@ -117,24 +104,12 @@ def aoe_command(
     boxes: Annotated[Optional[int], typer.Option("--boxes", help="Damage boxes of the target (and default for other models): report P(destroyed).")] = None,
     model: Annotated[Optional[list[str]], typer.Option("--model", help='Another model: "NAME,X,Y[,BASE][,def=N][,arm=N][,boxes=N]" in inches from the target, +X away from the attacker. Repeatable.')] = None,
     models_file: Annotated[Optional[Path], typer.Option("--models", help="TOML file with [[models]] name, x, y, base, def, arm, boxes.")] = None,
-    method: Method = "auto",
-    n_trials: NTrials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    threads: Threads = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    check: Check = False,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """One AOE or spray attack: P(target hit), models hit, damage per model (WM-D4..D7)."""
     from mathhammer.errors import InputError
     from mathhammer.warmachine.aoe import AoeSetup, aoe, load_models, parse_model
 
-    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
-                          threads=threads, format=format, plot=plot, output=output, check=check,
-                          quiet=quiet)
     if opts.precision is not None and opts.method == "auto":
         opts.method = "mc"
     if spray is not None and aoe_size is not None:
@@ -172,6 +147,7 @@ def _parse_damaged(text: Optional[str], flag: str = "--damaged"):
     return values[0] if len(values) == 1 else values
 
 
+@query_command
 def duel_command(
     attacker: Annotated[str, typer.Argument(help="Attacking profile id (khador/juggernaut) or TOML path.")],
     target: Annotated[str, typer.Argument(help="Target profile id (cygnar/ironclad) or TOML path.")],
@@ -190,16 +166,7 @@ def duel_command(
     ranged: Annotated[bool, Flag("--ranged", "Shoot instead of fighting in melee: each ranged weapon once, bought shots up to ROF (WM-F2, WM-F3).")] = False,
     aim: Annotated[bool, Flag("--aim", "With --ranged: aiming, +2 to every ranged attack roll (WM-A6).")] = False,
     attacker_damaged: Annotated[Optional[str], typer.Option("--attacker-damaged", help='Attacker starting damage per column, "0,0,0,0,4,3": crippled weapons lose a die, crippled C leaves no focus, crippled M no charge (WM-G4).')] = None,
-    method: Method = "auto",
-    n_trials: NTrials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    threads: Threads = None,
-    format: Format = "table",
-    plot: PlotPath = None,
-    output: OutputPath = None,
-    check: Check = False,
-    quiet: Quiet = False,
+    opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Attacker's activation(s) vs a target on its full damage grid, under a focus policy.
 
@@ -209,9 +176,6 @@ def duel_command(
     """
     from mathhammer.warmachine.duel import duel
 
-    opts = common_options(method=method, n_trials=n_trials, seed=seed, precision=precision,
-                          threads=threads, format=format, plot=plot, output=output, check=check,
-                          quiet=quiet)
     report = duel(attacker, target, focus=focus, charge=charge, policy=policy,
                   objective=objective, boost_hit=boost_hit, boost_damage=boost_damage,
                   power_attacks=not no_power_attacks, then=then, damaged=_parse_damaged(damaged),
