@@ -29,7 +29,7 @@ def run_command(
 
     data = read_toml(scenario)
     game = data.get("game")
-    if game not in SCENARIO_GAMES:
+    if not isinstance(game, str) or game not in SCENARIO_GAMES:  # game = [] is unhashable
         raise ProfileError(f"{scenario}: game", "must name the engine", game,
                            'add game = "warmachine", "fantasy" or "magic"')
     module = importlib.import_module(f"mathhammer.{SCENARIO_GAMES[game]}.scenario")
