@@ -18,20 +18,11 @@ import numpy as np
 from numba import njit
 
 from mathhammer.kernels.dice import below, d6, uniform
+from mathhammer.kernels.dice import sample_cdf as _sample
 
 C_MISFIRE, C_DESTROYED, C_DISABLED, C_NO_SHOT, C_DIRECT, C_ANY_HIT, C_BIG_HIT = 0, 1, 2, 3, 4, 5, 6
 N_COUNTERS = 7
 ARTILLERY_DISTANCE = (2, 4, 6, 8, 10)  # DICE-3: face index 5 is MISFIRE
-
-
-@njit(cache=True, nogil=True)
-def _sample(cdf_row, state):
-    u = uniform(state)
-    k = 0
-    last = cdf_row.shape[0] - 1
-    while k < last and u >= cdf_row[k]:
-        k += 1
-    return k
 
 
 @njit(cache=True, nogil=True)

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from mathhammer.kernels.dice import d6, uniform
+from mathhammer.kernels.dice import sample_cdf as _sample
 
 # per-side integer slots
 S_MODELS, S_W, S_WIDTH, S_CONTACT, S_SUPPORT_RANKS, S_LD = 0, 1, 2, 3, 4, 5
@@ -106,16 +107,6 @@ def combat_score(dealt, models_left, width, rank_min, max_rank_bonus, standard, 
     if rank_bonus > max_rank_bonus:
         rank_bonus = max_rank_bonus
     return dealt + rank_bonus + (1 if standard == 1 else 0) + static_bonus
-
-
-@njit(cache=True, nogil=True)
-def _sample(cdf_row, state):
-    u = uniform(state)
-    k = 0
-    last = cdf_row.shape[0] - 1
-    while k < last and u >= cdf_row[k]:
-        k += 1
-    return k
 
 
 @njit(cache=True, nogil=True)

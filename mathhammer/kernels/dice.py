@@ -136,6 +136,21 @@ def _refill_digits(state):
 
 
 @njit(cache=True, nogil=True)
+def sample_cdf(cdf, state):
+    """Index k of a categorical draw: the first k with u < cdf[k] (u uniform in [0, 1)).
+
+    ``cdf`` is a float64 cumulative distribution whose last entry is 1; the last index
+    also absorbs float rounding at the top.
+    """
+    u = uniform(state)
+    k = 0
+    last = cdf.shape[0] - 1
+    while k < last and u >= cdf[k]:
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
 def d6(state):
     """One exact d6 in 1..6 (int64), 8 dice per accepted 32-bit block."""
     if state[5] == _ZERO:
