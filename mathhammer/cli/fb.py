@@ -27,6 +27,16 @@ Save = Annotated[Optional[str], typer.Option("--save", help="Armour save: 5 mean
 Ward = Annotated[Optional[str], typer.Option("--ward", help="Ward save, never modified (e.g. 5 for 5+).")]
 Regen = Annotated[Optional[str], typer.Option("--regeneration", help="Regeneration save, taken instead of the ward if better; lost to --flaming.")]
 Reroll = Optional[str]
+Ap = Annotated[int, typer.Option("--ap", help="Armour piercing: extra save modifier.")]
+RerollHits = Annotated[Reroll, typer.Option("--reroll-hits", help="Re-roll to hit: failed, ones or successes.")]
+RerollWounds = Annotated[Reroll, typer.Option("--reroll-wounds", help="Re-roll to wound: failed, ones or successes.")]
+RerollArmour = Annotated[Reroll, typer.Option("--reroll-armour", help="Re-roll armour saves: failed, ones or successes.")]
+RerollWard = Annotated[Reroll, typer.Option("--reroll-ward", help="Re-roll ward saves: failed, ones or successes (Divine Attacks).")]
+MultipleWounds = Annotated[Optional[str], typer.Option("--multiple-wounds", help="Multiple Wounds per unsaved wound: 2, D3, D6 ... (capped at --target-wounds).")]
+TargetWounds = Annotated[int, typer.Option("--target-wounds", help="Target's Wounds characteristic W.")]
+TargetModels = Annotated[Optional[int], typer.Option("--target-models", help="Models in the target unit (caps the wounds).")]
+Flaming = Annotated[bool, Flag("--flaming", "Flaming attacks: no regeneration.")]
+AtLeast = Annotated[Optional[int], typer.Option("--at-least", help="Also report P(wounds >= K).")]
 
 #: library argument names → the flags a user typed (errors name the flag)
 FLAG_NAMES = {
@@ -117,23 +127,23 @@ def attack_command(
     save: Save = None,
     ward: Ward = None,
     regeneration: Regen = None,
-    ap: Annotated[int, typer.Option("--ap", help="Armour piercing: extra save modifier.")] = 0,
-    reroll_hits: Annotated[Reroll, typer.Option("--reroll-hits", help="failed, ones or successes.")] = None,
-    reroll_wounds: Annotated[Reroll, typer.Option("--reroll-wounds", help="failed, ones or successes.")] = None,
-    reroll_armour: Annotated[Reroll, typer.Option("--reroll-armour", help="Re-roll armour saves: failed, ones or successes.")] = None,
-    reroll_ward: Annotated[Reroll, typer.Option("--reroll-ward", help="Re-roll ward saves: failed, ones or successes (Divine Attacks).")] = None,
+    ap: Ap = 0,
+    reroll_hits: RerollHits = None,
+    reroll_wounds: RerollWounds = None,
+    reroll_armour: RerollArmour = None,
+    reroll_ward: RerollWard = None,
     poison: Annotated[bool, Flag("--poison", "Poisoned attacks: a natural 6 to hit wounds automatically.")] = False,
     killing_blow: Annotated[bool, Flag("--killing-blow", "wfb8 Killing Blow (slay) / t9a1 Lethal Strike on a natural 6 to wound.")] = False,
     no_kb_troop: Annotated[bool, Flag("--kb-immune", "Target is not infantry, cavalry or war beast: wfb8 Killing Blow has no effect.")] = False,
-    multiple_wounds: Annotated[Optional[str], typer.Option("--multiple-wounds", help="Multiple Wounds per unsaved wound: 2, D3, D6 ... (capped at --target-wounds).")] = None,
-    target_wounds: Annotated[int, typer.Option("--target-wounds", help="Target's Wounds characteristic W.")] = 1,
-    target_models: Annotated[Optional[int], typer.Option("--target-models", help="Models in the target unit (caps the wounds).")] = None,
+    multiple_wounds: MultipleWounds = None,
+    target_wounds: TargetWounds = 1,
+    target_models: TargetModels = None,
     hatred: Annotated[bool, Flag("--hatred", "Hatred: re-roll failed hits (first round).")] = False,
     always_strikes_first: Annotated[bool, Flag("--always-strikes-first", "wfb8: re-roll misses when Initiative >= the enemy's (assumed if --initiative is not given); no re-roll in basic / t9a1.")] = False,
     initiative: Annotated[Optional[int], typer.Option("--initiative", help="Attacker's Initiative (for Always Strikes First).")] = None,
     target_initiative: Annotated[Optional[int], typer.Option("--target-initiative", help="Defender's Initiative.")] = None,
-    flaming: Annotated[bool, Flag("--flaming", "Flaming attacks: no regeneration.")] = False,
-    at_least: Annotated[Optional[int], typer.Option("--at-least", help="Also report P(wounds >= K).")] = None,
+    flaming: Flaming = False,
+    at_least: AtLeast = None,
     ruleset: RulesetOpt = "wfb8",
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
@@ -180,18 +190,18 @@ def shoot_command(
     save: Save = None,
     ward: Ward = None,
     regeneration: Regen = None,
-    ap: Annotated[int, typer.Option("--ap", help="Armour piercing: extra save modifier.")] = 0,
-    reroll_hits: Annotated[Reroll, typer.Option("--reroll-hits", help="failed, ones or successes.")] = None,
-    reroll_wounds: Annotated[Reroll, typer.Option("--reroll-wounds", help="failed, ones or successes.")] = None,
-    reroll_armour: Annotated[Reroll, typer.Option("--reroll-armour", help="failed, ones or successes.")] = None,
-    reroll_ward: Annotated[Reroll, typer.Option("--reroll-ward", help="failed, ones or successes.")] = None,
+    ap: Ap = 0,
+    reroll_hits: RerollHits = None,
+    reroll_wounds: RerollWounds = None,
+    reroll_armour: RerollArmour = None,
+    reroll_ward: RerollWard = None,
     poison: Annotated[bool, Flag("--poison", "Poisoned: a natural 6 to hit wounds (not on 7+ shots).")] = False,
     killing_blow: Annotated[bool, Flag("--killing-blow", "t9a1 Lethal Strike (wfb8 Killing Blow has no effect when shooting).")] = False,
-    multiple_wounds: Annotated[Optional[str], typer.Option("--multiple-wounds", help="Multiple Wounds: 2, D3, D6 ...")] = None,
-    target_wounds: Annotated[int, typer.Option("--target-wounds", help="Target's Wounds characteristic W.")] = 1,
-    target_models: Annotated[Optional[int], typer.Option("--target-models", help="Models in the target unit.")] = None,
-    flaming: Annotated[bool, Flag("--flaming", "Flaming attacks: no regeneration.")] = False,
-    at_least: Annotated[Optional[int], typer.Option("--at-least", help="Also report P(wounds >= K).")] = None,
+    multiple_wounds: MultipleWounds = None,
+    target_wounds: TargetWounds = 1,
+    target_models: TargetModels = None,
+    flaming: Flaming = False,
+    at_least: AtLeast = None,
     ruleset: RulesetOpt = "wfb8",
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
