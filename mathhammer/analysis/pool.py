@@ -24,6 +24,8 @@ from mathhammer.errors import InputError
 def run_cells(cells: Sequence[Cell], *, scheduler: Any = None, workers: int | None = None,
               progress: Callable[[int, int], None] | None = None) -> list[CellResult]:
     """Evaluate ``cells``; results come back in the order of ``cells``."""
+    if workers is not None and not 1 <= workers <= 256:  # -3 was taken as "every core"
+        raise InputError("--workers", "must be between 1 and 256", workers, "use e.g. --workers 2")
     if not cells:
         return []
     if scheduler is None or scheduler == "local":
