@@ -59,7 +59,8 @@ def model_class(game: str) -> Any:
 
 def natural_key(path: str) -> tuple:
     """Sort key for key paths: ``weapons.2`` before ``weapons.10``."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in path.split("."))
+    # isdecimal, not isdigit: "¹" is a digit that int() rejects (a fuzzed key crashed here)
+    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in path.split("."))
 
 
 def profiles_root() -> Path:
