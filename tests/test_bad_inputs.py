@@ -78,6 +78,9 @@ CASES: list[tuple[list[str], str]] = [
     (["run", "tests/data/bad/unicode_game.toml"],
      "tests/data/bad/unicode_game.toml: game: must name the engine (got ☃); fix: add game = "
      '"warmachine", "fantasy" or "magic"'),
+    (["run", "tests/data/bad/game_list.toml"],
+     "tests/data/bad/game_list.toml: game: must name the engine (got []); fix: add game = "
+     '"warmachine", "fantasy" or "magic"'),
     # ---- wm
     ([*WM[:5], "0", *WM[6:]], "--defense: must be at least 1 (got 0); fix: use e.g. --defense 1"),
     ([*WM, "--kind", "psychic"],
@@ -164,6 +167,11 @@ CASES: list[tuple[list[str], str]] = [
     (["sweep", "khador/juggernaut", "wfb8/orc_boyz", "--vary", "focus=0..2", "-q"],
      "target: is a fantasy profile but the attacker is warmachine (got wfb8/orc_boyz); fix: "
      "give a warmachine target profile"),
+    ([*SWEEP, "--vary", "focus=0..3", "--workers", "-3"],
+     "--workers: must be between 1 and 256 (got -3); fix: use e.g. --workers 2"),
+    (["compare", "tests/data/bad/list_superscript_key.toml", "profiles/lists/wfb8_empire.toml",
+      "-q"], "tests/data/bad/list_superscript_key.toml: ¹: Extra inputs are not permitted (got 0); "
+     "fix: see `mathhammer profiles schema` for allowed keys"),
     ([*SWEEP, "--vary", "speed=1..3"],
      "--vary: 'speed' is not a warmachine stat this sweep can vary (got speed); fix: use one "
      "of def, arm, mat, rat, str, focus, attacks"),
