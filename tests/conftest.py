@@ -1,11 +1,21 @@
-"""Shared test helpers: run the CLI in-process or as a subprocess."""
+"""Shared test helpers: run the CLI in-process or as a subprocess.
+
+``run_cli`` starts a real ``python -m mathhammer`` process (about a second each: Python,
+numpy and numba start-up). Use it only for what needs a process: exit codes of the real
+entry point, ``--help`` import cost, Ctrl-C, environment variables. Everything that checks
+output, JSON or messages uses ``cli_inprocess`` (same ``main``, same argv handling, stdout
+and stderr captured, stderr not a terminal so no progress bar) or ``run_json``.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
@@ -22,8 +32,41 @@ def run_cli(*args: str, input: str | None = None, timeout: float = 300, env: dic
     )
 
 
+def cli_inprocess(*args: str) -> subprocess.CompletedProcess:
+    """``mathhammer ARGS`` in this process, as ``run_cli`` would see it from outside.
+
+    Returns a CompletedProcess (returncode, stdout, stderr). Runs in ROOT like
+    ``run_cli``; an uncaught exception becomes exit 1 with its traceback on stderr, as
+    Python's own top level would print it.
+    """
+    from mathhammer import kernels
+    from mathhammer.cli import main
+
+    out, err = io.StringIO(), io.StringIO()  # StringIO.isatty() is False: no progress bar
+    code = 0
+    notice = kernels.compile_notice
+    with contextlib.chdir(ROOT), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(list(args))
+        except SystemExit as stop:
+            if stop.code is None:
+                code = 0
+            elif isinstance(stop.code, int):
+                code = stop.code
+            else:  # sys.exit("message"): printed to stderr, exit 1
+                print(stop.code, file=sys.stderr)
+                code = 1
+        except Exception:
+            traceback.print_exc()
+            code = 1
+        finally:
+            kernels.compile_notice = notice  # the CLI installs its own printer
+    return subprocess.CompletedProcess(["mathhammer", *args], code, out.getvalue(), err.getvalue())
+
+
 def run_json(*args: str) -> dict:
-    proc = run_cli(*args, "--format", "json")
+    """``mathhammer ARGS --format json`` (in-process): exit 0 and the parsed JSON."""
+    proc = cli_inprocess(*args, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

@@ -19,7 +19,7 @@ from mathhammer.fantasy.models import load_unit
 from mathhammer.lists import load_list
 from mathhammer.warmachine.chain import AttackSpec, chain_pmf
 from mathhammer.warmachine.models import load_warmachine
-from tests.conftest import run_cli
+from tests.conftest import cli_inprocess, run_cli
 
 JUG, IRONCLAD, STRYKER = "khador/juggernaut", "cygnar/ironclad", "cygnar/stryker"
 
@@ -230,14 +230,14 @@ def test_sweep_game_mismatch():
 # --------------------------------------------------------------------------- CLI
 def test_cli_compare_json_csv_and_heatmap(tmp_path):
     png = tmp_path / "m.png"
-    proc = run_cli("compare", "khador_battlebox", "cygnar_battlebox", "--n-trials", "2000",
+    proc = cli_inprocess("compare", "khador_battlebox", "cygnar_battlebox", "--n-trials", "2000",
                    "--seed", "1", "--format", "json", "--plot", str(png), "--one-way")
     assert proc.returncode == 0, proc.stderr
     d = json.loads(proc.stdout)
     assert d["command"] == "compare" and "A→B" in d["info"]["matrix"]
     assert any(k.startswith("p_kill[A:Juggernaut→") for k in d["results"])
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
-    csv = run_cli("compare", "khador_battlebox", "cygnar_battlebox", "--n-trials", "2000",
+    csv = cli_inprocess("compare", "khador_battlebox", "cygnar_battlebox", "--n-trials", "2000",
                   "--seed", "1", "--format", "csv", "--one-way")
     assert csv.returncode == 0 and csv.stdout.startswith("kind,name,outcome,value")
     assert "p_kill[A:Destroyer→B:Lancer]" in csv.stdout
@@ -245,7 +245,7 @@ def test_cli_compare_json_csv_and_heatmap(tmp_path):
 
 def test_cli_sweep_table_marks_breakpoints_and_plots(tmp_path):
     png = tmp_path / "s.png"
-    proc = run_cli("sweep", JUG, IRONCLAD, "--vary", "def=10..18", "--focus", "3", "--charge",
+    proc = cli_inprocess("sweep", JUG, IRONCLAD, "--vary", "def=10..18", "--focus", "3", "--charge",
                    "--method", "exact", "--plot", str(png))
     assert proc.returncode == 0, proc.stderr
     assert "◀ breakpoint" in proc.stdout and "breakpoints:" in proc.stdout
@@ -253,6 +253,7 @@ def test_cli_sweep_table_marks_breakpoints_and_plots(tmp_path):
 
 
 def test_cli_empty_targets_one_line_error():
+    """A real process (the other CLI tests here run in-process): one line, exit 2."""
     proc = run_cli("compare", "khador_battlebox", "cygnar_battlebox", "--targets", ",")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "target set is empty" in proc.stderr
@@ -278,7 +279,7 @@ def test_cli_sweep_bad_inputs_are_one_line():
     for args, message in ((["--vary", "def=18..10"], "LO <= HI"),
                           (["--vary", "def=10..12", "--focus", "5"], "at most 3 focus"),
                           (["--vary", "def=10..12", "--also", "lucky"], "not a warmachine option")):
-        proc = run_cli("sweep", JUG, IRONCLAD, *args)
+        proc = cli_inprocess("sweep", JUG, IRONCLAD, *args)
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
         assert message in proc.stderr
 

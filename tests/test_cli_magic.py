@@ -8,7 +8,7 @@ import pytest
 
 from mathhammer.magic.rolls import cast_odds, dispel_probability, flow_pools, marginals
 from mathhammer.magic.rules import magic_rules
-from tests.conftest import ROOT, run_cli, run_json
+from tests.conftest import ROOT, cli_inprocess, run_json
 
 EXAMPLE = str(ROOT / "profiles" / "scenarios" / "magic_t9a1_four_spells.toml")
 
@@ -52,7 +52,7 @@ def test_phase_and_run_json_keys():
 
 
 def test_help_documents_the_policies():
-    text = run_cli("magic", "phase", "--help").stdout
+    text = cli_inprocess("magic", "phase", "--help").stdout
     for word in ("all_out", "threshold", "keep_dice", "fixed", "target", "optimal"):
         assert word in text
 
@@ -65,7 +65,7 @@ def test_help_documents_the_policies():
     (["magic", "flow", "--ruleset", "nonsense"], "ruleset"),
 ])
 def test_bad_input_one_line_error(args, match):
-    proc = run_cli(*args)
+    proc = cli_inprocess(*args)
     assert proc.returncode == 2
     assert match in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
@@ -82,7 +82,7 @@ def test_bad_scenario_one_line_error(tmp_path, body, match):
     # `run` and `magic phase` share run_scenario; the first case goes through both
     commands = [["magic", "phase", str(path)]] + ([["run", str(path)]] if "spells" not in body else [])
     for cmd in commands:
-        proc = run_cli(*cmd)
+        proc = cli_inprocess(*cmd)
         assert proc.returncode == 2, proc.stderr
         assert match in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
@@ -92,7 +92,7 @@ def test_optimise_json():
     res = out["results"]
     assert res["expected_weight_adaptive"]["value"] >= res["expected_weight_best_split"]["value"] - 1e-12
     assert sum(res[f"dice_{i}"]["value"] for i in range(1, 5)) <= 8
-    proc = run_cli("magic", "optimise", EXAMPLE)
+    proc = cli_inprocess("magic", "optimise", EXAMPLE)
     assert proc.returncode == 2 and "--power" in proc.stderr
 
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from tests.conftest import run_cli, run_json
+from tests.conftest import cli_inprocess, run_json
 
 
 def test_contract_keys_and_exact_values():
@@ -61,18 +61,18 @@ def test_bad_input_is_one_line(args, flag):
             base[args[i]] = args[i + 1]
     argv = [x for kv in base.items() for x in kv]
     extra = [a for i, a in enumerate(args) if not (i % 2 == 0 and a in base) and not (i % 2 == 1 and args[i - 1] in base)]
-    proc = run_cli("wm", "attack", *argv, *extra)
+    proc = cli_inprocess("wm", "attack", *argv, *extra)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and flag in lines[0] and "Traceback" not in proc.stderr
 
 
 def test_table_output_has_results():
-    proc = run_cli("wm", "attack", "--stat", "7", "--defense", "12", "--power", "18", "--armor", "18",
+    proc = cli_inprocess("wm", "attack", "--stat", "7", "--defense", "12", "--power", "18", "--armor", "18",
                    "--attacks", "3", "--boxes", "10")
     assert proc.returncode == 0, proc.stderr
     assert "p_destroyed" in proc.stdout and "exact" in proc.stdout
-    assert json.loads(run_cli("wm", "attack", "--stat", "7", "--defense", "12", "--power", "18",
+    assert json.loads(cli_inprocess("wm", "attack", "--stat", "7", "--defense", "12", "--power", "18",
                               "--armor", "18", "--format", "json").stdout)["results"]
 
 

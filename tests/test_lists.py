@@ -6,7 +6,7 @@ import pytest
 
 from mathhammer.errors import ProfileError, RulesError, UnknownProfileError
 from mathhammer.lists import bundled_lists, load_list
-from tests.conftest import run_cli
+from tests.conftest import cli_inprocess
 
 
 def wm(units, points=15, **extra):
@@ -109,7 +109,7 @@ def test_cli_over_limit_is_one_line_exit_2(tmp_path):
     path = tmp_path / "big.toml"
     path.write_text('game = "fantasy"\nruleset = "wfb8"\npoints = 100\n'
                     '[[units]]\nprofile = "wfb8/orc_boyz"\n', encoding="utf-8")
-    proc = run_cli("compare", str(path), "wfb8_empire")
+    proc = cli_inprocess("compare", str(path), "wfb8_empire")
     assert proc.returncode == 2
     assert proc.stdout == "" and len(proc.stderr.strip().splitlines()) == 1
     assert "over its limit of 100" in proc.stderr
@@ -119,6 +119,6 @@ def test_cli_unknown_unit_is_one_line_exit_2(tmp_path):
     path = tmp_path / "typo.toml"
     path.write_text('game = "fantasy"\nruleset = "wfb8"\npoints = 1000\n'
                     '[[units]]\nprofile = "wfb8/orc_boys"\n', encoding="utf-8")
-    proc = run_cli("compare", str(path), "wfb8_empire")
+    proc = cli_inprocess("compare", str(path), "wfb8_empire")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "unknown unit 'wfb8/orc_boys'" in proc.stderr

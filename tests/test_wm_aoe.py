@@ -19,7 +19,7 @@ from mathhammer.warmachine.aoe import (
     AoeSetup, TemplateModel, _resolve, aoe, aoe_exact, aoe_monte_carlo, base_radius,
     deviation_vectors, parse_model, spray_coverage,
 )
-from tests.conftest import run_cli, run_json
+from tests.conftest import cli_inprocess, run_json
 
 N = 200_000
 SEED = 97
@@ -173,7 +173,7 @@ def test_cli_aoe_contract_and_errors():
     assert {"p_target_hit", "mean_models_hit", "p_hit_g1", "mean_damage_g1", "p_destroyed_g1",
             "p_destroyed_target"} <= set(res)
     assert "models_hit" in out["distributions"]
-    proc = run_cli("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
+    proc = cli_inprocess("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
                    "--range", "8", "--aoe", "3", "--spray", "8")
     assert proc.returncode == 2 and "--spray" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
@@ -193,6 +193,6 @@ def test_models_file(tmp_path):
                    "--range", "8", "--models", str(path))
     assert {"p_hit_a", "p_destroyed_a", "p_hit_b"} <= set(out["results"])
     path.write_text('[[models]]\nname = "a"\nx = 1.5\n')
-    proc = run_cli("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
+    proc = cli_inprocess("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
                    "--range", "8", "--models", str(path))
     assert proc.returncode == 2 and "models[0]" in proc.stderr
