@@ -33,7 +33,10 @@ def test_at_least_five_notebooks_one_question_each():
 def test_notebook_executes(path, monkeypatch):
     monkeypatch.setenv("MATHHAMMER_NOTEBOOK_TRIALS", SMALL_TRIALS)
     nb = nbformat.read(path, as_version=4)
+    # "immediate": the kernel is killed once the last cell ran instead of a polite
+    # shutdown request it answers ~1 s later (nothing runs after the last cell)
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                     shutdown_kernel="immediate",
                                      resources={"metadata": {"path": str(path.parent)}})
     client.execute()  # raises CellExecutionError on the first failing cell
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
