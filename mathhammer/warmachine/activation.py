@@ -147,6 +147,9 @@ class ActivationSpec:
                              "(WM-F3)", True, "drop --charge or --ranged")
         if self.max_bought is not None and self.max_bought < 0:
             raise RulesError("--buy", "must be 0 or more", self.max_bought, "use --buy 2")
+        if self.max_bought is not None and self.max_bought > 12:  # 10^6 hit RecursionError
+            raise RulesError("--buy", "must be at most 12 (one focus per bought attack)",
+                             self.max_bought, "use --buy 2")
         if self.aim and not self.ranged:
             raise RulesError("--aim", "aiming helps ranged attacks only (WM-A6)", True,
                              "add --ranged or drop --aim")
