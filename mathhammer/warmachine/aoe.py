@@ -195,6 +195,10 @@ class AoeSetup:
                 raise InputError(flag, f"must be at least {low}", value, f"use e.g. {flag} {max(low, 1)}")
             if value > MAX_STAT:  # huge ints overflow the int64 roll tables
                 raise InputError(flag, f"must be at most {MAX_STAT}", value, f"use e.g. {flag} {max(low, 1)}")
+        for flag, value in (("--modifier", self.modifier), ("--boxes", self.target_boxes or 0)):
+            if abs(value) > MAX_STAT:  # 2**63 overflowed the int64 roll tables
+                raise InputError(flag, f"must be between -{MAX_STAT} and {MAX_STAT}", value,
+                                 f"use e.g. {flag} 2")
         if not math.isfinite(self.range) or self.range <= 0:
             raise InputError("--range", "must be a distance above 0 inches", self.range,
                              "use e.g. --range 8")

@@ -168,6 +168,10 @@ class AttackSetup:
                                  f"use e.g. {flag} {max(low, 1)}")
         if self.boxes is not None and self.boxes < 1:
             raise InputError("--boxes", "must be at least 1", self.boxes, "use e.g. --boxes 17")
+        for flag, value in (("--modifier", self.modifier), ("--boxes", self.boxes or 0)):
+            if abs(value) > MAX_STAT:  # 2**63 overflowed the int64 roll tables
+                raise InputError(flag, f"must be between -{MAX_STAT} and {MAX_STAT}", value,
+                                 f"use e.g. {flag} 2")
         if self.charge and self.kind != "melee":
             raise RulesError("--charge", "a charge attack is a melee attack (WM-D3)", self.kind,
                              "use --kind melee")
