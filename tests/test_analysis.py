@@ -244,11 +244,14 @@ def test_cli_compare_json_csv_and_heatmap(tmp_path):
 
 
 def test_cli_sweep_table_marks_breakpoints_and_plots(tmp_path):
+    # DEF 11..15 holds the largest step (12→13, see the library test above); each exact
+    # cell of this matchup costs ~1 s of CPU, so the CLI test does not sweep 10..18
     png = tmp_path / "s.png"
-    proc = cli_inprocess("sweep", JUG, IRONCLAD, "--vary", "def=10..18", "--focus", "3", "--charge",
+    proc = cli_inprocess("sweep", JUG, IRONCLAD, "--vary", "def=11..15", "--focus", "3", "--charge",
                    "--method", "exact", "--plot", str(png))
     assert proc.returncode == 0, proc.stderr
     assert "◀ breakpoint" in proc.stdout and "breakpoints:" in proc.stdout
+    assert "largest step" in proc.stdout
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
