@@ -42,6 +42,8 @@ KINDS: dict[str, tuple[Path, list[str]]] = {
                      ["compare", "{}", str(P / "lists/wfb8_greenskins_and_undead.toml"), *SMALL]),
     "warmachine scenario": (P / "scenarios/warmachine_two_jacks_vs_charger.toml",
                             ["run", "{}", *SMALL]),
+    "warmachine activation scenario": (P / "scenarios/warmachine_khador_double_charge.toml",
+                                       ["run", "{}", *SMALL]),
     "fantasy combat scenario": (P / "scenarios/fantasy_halberdiers_vs_orcs.toml",
                                 ["run", "{}", *SMALL]),
     "fantasy artillery scenario": (P / "scenarios/fantasy_stone_thrower.toml",
