@@ -8,8 +8,9 @@ numbers, NaN, unicode, empty strings, paths to bad files. Every run must obey
 ``assert_clean``: exit 0, or exit 2 with one stderr line naming where and the
 fix; never a traceback, never NaN printed, never unbounded work.
 
-Default run: a handful of examples per command (whole file ~20-40 s warm);
-``-m slow`` runs many more.
+Default run: a handful of examples per command, the same ones each run (whole
+file ~20-40 s warm); ``-m slow`` (150 per command) and ``MATHHAMMER_FUZZ_RANDOM=1``
+draw new examples; ``MATHHAMMER_FUZZ_EXAMPLES=N`` sets the default count.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.test_reliability_harness import (
-    BAD, BASE_ARGS, SKIP_COMMANDS, SMALL_TRIALS, assert_clean, chdir_scratch, commands,
+    BAD, BASE_ARGS, DERANDOMIZE, SKIP_COMMANDS, SMALL_TRIALS, assert_clean, chdir_scratch, commands,
     option_specs, run_inprocess,
 )
 
@@ -170,7 +171,7 @@ def _fuzz(name: str, scratch: Path, data) -> None:
 
 
 FAST = settings(max_examples=int(os.environ.get("MATHHAMMER_FUZZ_EXAMPLES", "6")), deadline=None,
-                suppress_health_check=list(HealthCheck), derandomize=False, database=None)
+                suppress_health_check=list(HealthCheck), derandomize=DERANDOMIZE, database=None)
 SLOW = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck),
                 database=None)
 
@@ -190,7 +191,8 @@ def test_fuzz_flags_long(name, scratch, data):
     _fuzz(name, scratch, data)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+          derandomize=DERANDOMIZE)
 @given(argv=st.lists(st.one_of(text, junk, st.sampled_from(
     ["roll", "wm", "fb", "magic", "profiles", "run", "attack", "--help", "-h", "--version",
      "--n-trials", "--seed", "2D6", "--format", "json"])), max_size=5))

@@ -64,6 +64,9 @@ SKIP_COMMANDS = {"demo", "warmup"}
 # commands whose report legitimately has one stderr line per bad file
 MULTI_LINE_ERRORS = {"profiles validate"}
 SMALL_TRIALS = "2000"
+# the default run replays the same examples (CI stays deterministic); the slow run and
+# MATHHAMMER_FUZZ_RANDOM=1 draw new ones each time
+DERANDOMIZE = os.environ.get("MATHHAMMER_FUZZ_RANDOM") != "1"
 
 
 class Slow(Exception):
