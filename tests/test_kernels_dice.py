@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import stats
+from tests import stats
 
 from mathhammer import kernels
 from mathhammer.dice import parse_dice
