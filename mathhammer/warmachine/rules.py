@@ -27,6 +27,7 @@ Decisions (documented in the README):
 
 from __future__ import annotations
 
+
 from functools import lru_cache
 from typing import Literal
 
@@ -279,6 +280,7 @@ def attack_outcome_table(k: int, bonus: int, defense: int, auto_hit: bool = Fals
     return (hit.astype(np.int8) + (hit & has_pair).astype(np.int8)).astype(np.int8)
 
 
+@lru_cache(maxsize=4096)  # a query asks for the same roll's p_hit, crit and pmf
 def attack_outcome_probs(k: int, bonus: int, defense: int, auto_hit: bool = False,
                          auto_miss: bool = False) -> tuple[float, float, float]:
     """Exact (P(miss), P(non-critical hit), P(critical hit)) of one attack roll."""
