@@ -27,7 +27,6 @@ Decisions (documented in the README):
 
 from __future__ import annotations
 
-
 from functools import lru_cache
 from typing import Literal
 
