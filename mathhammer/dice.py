@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -61,6 +61,7 @@ def _convolve(a: tuple[int, np.ndarray], b: tuple[int, np.ndarray]) -> tuple[int
     return a[0] + b[0], np.convolve(a[1], b[1])
 
 
+@lru_cache(maxsize=1024)  # pure, and queries repeat the same dice terms
 def _sum_of_dice(n: int, sides: int) -> tuple[int, np.ndarray]:
     one = (1, np.ones(sides, dtype=object))
     result: tuple[int, np.ndarray] = (0, np.ones(1, dtype=object))
@@ -71,9 +72,11 @@ def _sum_of_dice(n: int, sides: int) -> tuple[int, np.ndarray]:
         n >>= 1
         if n:
             power = _convolve(power, power)
+    result[1].setflags(write=False)  # cached: shared by every caller
     return result
 
 
+@lru_cache(maxsize=1024)
 def _keep(n: int, sides: int, keep: int, highest: bool) -> tuple[int, np.ndarray]:
     """Weights of the sum of the ``keep`` highest (lowest) of ``n`` dice.
 
@@ -102,6 +105,7 @@ def _keep(n: int, sides: int, keep: int, highest: bool) -> tuple[int, np.ndarray
     weights[:] = 0
     for s, w in final.items():
         weights[s - lo] = w
+    weights.setflags(write=False)  # cached: shared by every caller
     return lo, weights
 
 
