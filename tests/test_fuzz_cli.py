@@ -79,8 +79,9 @@ def value_strategy(name: str, annotation) -> st.SearchStrategy[str]:
         return st.one_of(st.sampled_from(["auto", "exact", "mc"]), junk)
     if kind is bool:
         return st.sampled_from(["true", "false", "1", "maybe", ""])
-    if kind is int:
-        return st.one_of(small_int.map(str), st.sampled_from(HUGE_INTS).map(str), junk)
+    if kind is int:  # 41..1000: valid-looking but large (bounded work, or a clean refusal)
+        return st.one_of(small_int.map(str), st.integers(41, 1000).map(str),
+                         st.sampled_from(HUGE_INTS).map(str), junk)
     if kind is float:
         return st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr),
                          small_int.map(str), st.sampled_from(["1e308", "-1e308", "5e-324"]), junk)
