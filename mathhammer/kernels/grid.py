@@ -13,11 +13,16 @@ A damage track of N boxes (WM-G6) is the same word with bits 0..N-1 and every
 column start at bit 0. Bit 63 carries the target's knocked-down flag in the exact
 engine (it is never part of ``full``).
 
-PDEP is not reachable from numba, so :func:`mark_from` rotates the free boxes to
-the column start and keeps those below the dmg-th set bit, found by a
-branch-free broadword select. (A loop clearing the lowest set bit ``dmg`` times
-was 4x slower here: its trip count varies with the damage roll and the branch
-mispredicts.)
+Where PDEP is fast (:data:`mathhammer.kernels.bits.FAST_PDEP`) :func:`mark_pdep`
+rotates the free boxes to the column start and deposits ``dmg`` ones into them.
+The portable :func:`mark_from` keeps the free boxes below the dmg-th set bit,
+found by a branch-free broadword select. (A loop clearing the lowest set bit
+``dmg`` times was 4x slower here: its trip count varies with the damage roll and
+the branch mispredicts.)
+
+:func:`sequence_lut` is the fast Monte Carlo of a sequence (integer draws and
+lookup tables, one RNG word per attack); :func:`sequence_mc` (float CDF tables) is
+kept for outcome tables whose probabilities are not multiples of 6^-k.
 
 Kernels take flat numbers and arrays only. Attack steps arrive as outcome tables:
 ``table[step, variant, o]`` with outcome ``o = 0`` a miss and ``o = 1 + d`` a hit
@@ -31,7 +36,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mathhammer.kernels.dice import d6, next_u64, uniform
+from mathhammer.kernels.bits import pdep, popcount64
+from mathhammer.kernels.dice import d6, next_u64, uniform, xoshiro_step
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
@@ -266,6 +272,83 @@ def spread_codes(codes, n_sys, crippled, destroyed):
         for j in range(n_sys):
             if c >> (j + 1) & 1:
                 crippled[j] += codes[c]
+
+
+_MASK32 = np.uint64(0xFFFFFFFF)
+_U32 = np.uint64(32)
+_LOW8 = np.int64(0xFF)
+
+
+@njit(cache=True, inline="always")
+def mark_pdep(bits, full, start, dmg, width, wmask):
+    """:func:`mark_from` with PDEP, branch-free: ``dmg`` in 0..63 (callers clamp).
+
+    Depositing ``dmg`` ones into the rotated free boxes marks exactly the first
+    ``dmg`` of them, and all of them when fewer are free (surplus lost, WM-G2).
+    """
+    free = _rotate_right(full & ~bits, start, width, wmask)
+    taken = pdep((_U1 << np.uint64(dmg)) - _U1, free)
+    # start = 0 rotates back by ``width``: x >> width = 0 and x << 0 = x, still right
+    return bits | _rotate_right(taken, width - start, width, wmask)
+
+
+@njit(cache=True, inline="always")
+def mark_portable(bits, full, start, dmg, width, wmask):
+    """Same boxes as :func:`mark_pdep` without BMI2 (:func:`mark_from`)."""
+    return mark_from(bits, full, start, dmg, width)
+
+
+@njit(cache=True, nogil=True)
+def sequence_lut(full, width, start_bits, m_mask, shield_mask, system_masks, att_bound,
+                 att_threshold, hit_count, dc_bound, dc_threshold, dc_table, knocks_down,
+                 fa_masks, kd0, use_pdep, state, n_trials, hist, crippled, destroyed, hits):
+    """:func:`sequence_mc` from integer draws and lookup tables (same distribution).
+
+    One xoshiro word per attack: its high half is an exact (Lemire) index in
+    [0, att_bound[s]) = one attack roll, a hit when below ``hit_count[s, variant]``;
+    its low half an index in [0, dc_bound[s]) = (damage roll, column) read from
+    ``dc_table[s, shield crippled, index]`` as ``damage | first bit of the column << 8``.
+    Damage is applied branch-free (0 on a miss). A word whose either half falls in
+    Lemire's rejection zone (< 2^-19 of the time) is drawn again whole.
+
+    Args (beyond :func:`sequence_mc`): att_bound, att_threshold, dc_bound,
+        dc_threshold: uint64[steps] bounds and Lemire thresholds (2^32 mod bound);
+        hit_count: uint64[steps, 8]; dc_table: int16[steps, 2, max dc_bound];
+        use_pdep: int64 1 to mark with PDEP (only when :data:`bits.FAST_PDEP`).
+    The RNG words 0..3 live in registers and are stored back once.
+    """
+    n_steps = att_bound.shape[0]
+    n_sys = system_masks.shape[0]
+    wmask = (_U1 << np.uint64(width)) - _U1
+    start_marked = popcount64(start_bits & full)
+    codes = np.zeros(128, dtype=np.int64)
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    for _ in range(n_trials):
+        bits = start_bits
+        kd = kd0
+        for s in range(n_steps):
+            v = situation(bits, kd, m_mask, shield_mask)
+            while True:
+                word, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+                ma = (word >> _U32) * att_bound[s]
+                mb = (word & _MASK32) * dc_bound[s]
+                if ((ma & _MASK32) >= att_threshold[s]) & ((mb & _MASK32) >= dc_threshold[s]):
+                    break
+            hit = np.int64((ma >> _U32) < hit_count[s, v])
+            entry = np.int64(dc_table[s, v >> 2, np.int64(mb >> _U32)])
+            dmg = (entry & _LOW8) * hit
+            hits[s] += hit
+            kd |= hit & knocks_down[s]
+            if fa_masks[s] != _U0:  # the same every trial: predicted
+                bits = mark_first_available(bits, fa_masks[s], dmg)
+            elif use_pdep == 1:
+                bits = mark_pdep(bits, full, entry >> 8, dmg, width, wmask)
+            else:
+                bits = mark_portable(bits, full, entry >> 8, dmg, width, wmask)
+        hist[popcount64(bits & full) - start_marked] += 1
+        codes[outcome_code(bits, full, system_masks)] += 1
+    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
+    spread_codes(codes, n_sys, crippled, destroyed)
 
 
 @njit(cache=True, nogil=True)

@@ -159,6 +159,67 @@ class SequenceArrays:
         )
 
 
+MAX_TABLE_DICE = 6  # 6^(k+1) column × damage indices must stay below 2^32 (Lemire on 32 bits)
+
+
+def _as_counts(probs: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """(k, integer counts out of 6^k) for the smallest k ≤ MAX_TABLE_DICE that holds
+    ``probs`` exactly (the rules give multiples of 6^-k for k dice), else None."""
+    for k in range(MAX_TABLE_DICE + 1):
+        scaled = np.asarray(probs, dtype=np.float64) * 6.0**k
+        counts = np.rint(scaled)
+        if np.all(np.abs(scaled - counts) < 1e-6):
+            return k, counts.astype(np.int64)
+    return None
+
+
+@dataclass
+class LookupTables:
+    """Integer-draw tables of :func:`mathhammer.kernels.grid.sequence_lut` (same
+    distribution as the outcome tables: hit and damage rolls are independent)."""
+
+    att_bound: np.ndarray  # uint64[steps] 6^k of the attack roll
+    att_threshold: np.ndarray  # uint64[steps] 2^32 mod att_bound (Lemire)
+    hit_count: np.ndarray  # uint64[steps, 8] attack indices below it hit
+    dc_bound: np.ndarray  # uint64[steps] 6 × 6^k of the damage roll
+    dc_threshold: np.ndarray
+    dc_table: np.ndarray  # int16[steps, 2, max dc_bound]: damage | column start << 8
+
+    @classmethod
+    def build(cls, steps: list[AttackStep], target: Target) -> LookupTables | None:
+        """None when a probability is not a multiple of 6^-k (then the CDF kernel runs)."""
+        n = len(steps)
+        att_bound = np.ones(n, dtype=np.uint64)
+        hit_count = np.zeros((n, N_VARIANTS), dtype=np.uint64)
+        dmg_counts = []
+        for s, step in enumerate(steps):
+            hit = _as_counts(np.array([hit_probability(step, target, v, step.boost_hit)
+                                       for v in range(N_VARIANTS)]))
+            pmfs = [damage_pmf(step, target, step.boost_damage, sc) for sc in (False, True)]
+            width = max(len(p) for p in pmfs)
+            dmg = _as_counts(np.array([np.pad(p, (0, width - len(p))) for p in pmfs]))
+            if hit is None or dmg is None:
+                return None
+            att_bound[s] = 6**hit[0]
+            hit_count[s] = hit[1]
+            dmg_counts.append(dmg)
+        dc_bound = np.array([6 ** (k + 1) for k, _ in dmg_counts], dtype=np.uint64)
+        dc_table = np.zeros((n, 2, int(dc_bound.max(initial=1))), dtype=np.int16)
+        col_start = np.asarray(target.grid.col_start, dtype=np.int64)
+        for s, (k, counts) in enumerate(dmg_counts):
+            for sc in range(2):
+                # damage roll index i (6^k of them) → damage d, by cumulative counts
+                damage = np.minimum(np.repeat(np.arange(counts.shape[1]), counts[sc]), 63)
+                if damage.shape[0] != 6**k:
+                    return None  # a pmf that does not sum to one: leave it to the CDF kernel
+                index = np.arange(6 ** (k + 1))
+                dc_table[s, sc, : index.shape[0]] = (damage[index // 6]
+                                                     | col_start[index % 6] << 8)
+        two32 = np.uint64(1 << 32)
+        return cls(att_bound, two32 % att_bound, hit_count, dc_bound, two32 % dc_bound,
+                   dc_table)
+
+
 def _results(target: Target, dist: Distribution, crippled: list[Estimate],
              destroyed: Estimate, hits: list[Estimate]) -> tuple[dict, dict]:
     results = {"p_destroyed": destroyed}
@@ -191,22 +252,35 @@ def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteC
 
     kernel = kernels.load("grid")
     a = SequenceArrays.build(steps, target)
-    cdf = np.ascontiguousarray(np.cumsum(a.pmf, axis=2))
-    cdf[:, :, -1] = 2.0  # the last outcome catches float rounding of the cumulative sum
-    guide = kernel.guide_tables(cdf)
+    lut = LookupTables.build(steps, target) if steps else None
     n_sys = len(a.systems)
     n_boxes = target.grid.n_boxes
+    system_masks = a.system_masks if n_sys else np.zeros(0, dtype=np.uint64)
+    if lut is None:
+        cdf = np.ascontiguousarray(np.cumsum(a.pmf, axis=2))
+        cdf[:, :, -1] = 2.0  # the last outcome catches float rounding of the cumulative sum
+        guide = kernel.guide_tables(cdf)
+    else:
+        from mathhammer.kernels.bits import FAST_PDEP
+
+        use_pdep = np.int64(FAST_PDEP)
 
     def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
         hist = np.zeros(n_boxes + 1, dtype=np.int64)
         crippled = np.zeros(max(n_sys, 1), dtype=np.int64)
         destroyed = np.zeros(1, dtype=np.int64)
         hits = np.zeros(max(len(steps), 1), dtype=np.int64)
-        kernel.sequence_mc(a.full, a.width, a.start_bits, a.col_start, a.m_mask, a.shield_mask,
-                           a.system_masks if n_sys else np.zeros(0, dtype=np.uint64),
-                           cdf, guide, a.knocks_down, a.fa_masks, a.kd0, state, np.int64(n),
-                           hist, crippled,
-                           destroyed, hits)
+        if lut is None:
+            kernel.sequence_mc(a.full, a.width, a.start_bits, a.col_start, a.m_mask,
+                               a.shield_mask, system_masks, cdf, guide, a.knocks_down,
+                               a.fa_masks, a.kd0, state, np.int64(n), hist, crippled,
+                               destroyed, hits)
+        else:
+            kernel.sequence_lut(a.full, a.width, a.start_bits, a.m_mask, a.shield_mask,
+                                system_masks, lut.att_bound, lut.att_threshold, lut.hit_count,
+                                lut.dc_bound, lut.dc_threshold, lut.dc_table, a.knocks_down,
+                                a.fa_masks, a.kd0, use_pdep, state, np.int64(n), hist,
+                                crippled, destroyed, hits)
         return {"hist": hist, "crippled": crippled, "destroyed": destroyed, "hits": hits}
 
     def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
