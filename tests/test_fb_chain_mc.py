@@ -77,6 +77,29 @@ def test_kernel_resolution_exhaustive(name):
     assert F(int(counts[1]), total) == 1 - pmf[0] - slain
 
 
+@pytest.mark.parametrize("name", [n for n in SPECS if n != "hopeless"])
+def test_outcome_table_exhaustive(name):
+    """The one-load table of chain_kernel_outcome, face combination by face combination.
+
+    Every one of the 6^8 entries equals the die-by-die resolution of its 8 faces, and
+    the class counts / 6^8 equal the exact rationals.
+    """
+    spec, rules = SPECS[name]
+    tables = _tables(spec, rules)
+    outcome = kernel_arguments(spec, 3, rules).outcome
+    assert outcome.dtype == np.uint8 and outcome.shape == (6**8,)
+    assert fantasy.outcome_table_mismatches(outcome, *tables[1:]) == 0
+    counts = np.bincount(outcome, minlength=3)
+    pmf, slain = single_attack_fractions(spec, rules)
+    assert F(int(counts[0]), 6**8) == pmf[0]
+    assert F(int(counts[2]), 6**8) == slain
+
+
+def test_hopeless_shot_has_no_outcome_table():
+    spec, rules = SPECS["hopeless"]
+    assert kernel_arguments(spec, 3, rules).outcome is None
+
+
 @pytest.mark.slow
 def test_kernel_resolution_exhaustive_hopeless():
     """The 7+/8+/9+ procedure with its re-roll: 6^10 combinations."""
@@ -142,6 +165,19 @@ def test_monte_carlo_matches_exact(name):
     values = np.arange(size)
     mean, var = float(values @ p), float(((values - values @ p) ** 2) @ p)
     assert abs(float(values @ freq) - mean) <= 5 * np.sqrt(var / n) + 1e-12
+
+
+@pytest.mark.parametrize("name", ["plain", "killing_blow"])
+def test_odd_number_of_attacks(name):
+    """7 attacks: the last attack uses one half of a word (counting and slay loops)."""
+    spec, rules = SPECS[name]
+    exact = chain_exact(spec, 7, rules)
+    run = chain_monte_carlo(spec, 7, rules, MonteCarloConfig(n_trials=N_TRIALS, seed=31,
+                                                             threads=1))
+    counts = run.tally["hist"]
+    size = max(len(counts), len(exact.wounds))
+    p = np.pad(exact.wounds, (0, size - len(exact.wounds)))
+    _assert_within_5_se(np.pad(counts / N_TRIALS, (0, size - len(counts))), p, N_TRIALS, name)
 
 
 def test_random_attacks_and_models_cap():

@@ -1,8 +1,9 @@
 """Monte Carlo of the attack chain: the die-by-die kernel behind :mod:`mathhammer.engine`.
 
 :func:`kernel_arguments` turns a spec into the flat arrays of
-:func:`mathhammer.kernels.fantasy.chain_kernel` (also used by the benchmark script);
-:func:`chain_monte_carlo` runs it and returns the wounds histogram.
+:func:`mathhammer.kernels.fantasy.chain_kernel` plus the one-load outcome table of
+``chain_kernel_outcome`` (also used by the benchmark script); :func:`chain_monte_carlo`
+runs the fastest kernel that applies and returns the wounds histogram.
 """
 
 from __future__ import annotations
@@ -42,10 +43,29 @@ def _attacks_fractions(attacks: int | str) -> dict[int, Fraction]:
 
 @dataclass(frozen=True)
 class KernelArguments:
-    """Positional arguments of ``chain_kernel`` before (state, n_trials, hist)."""
+    """Positional arguments of ``chain_kernel`` before (state, n_trials, hist).
+
+    ``outcome``: the uint8 6^8 table of :func:`~mathhammer.kernels.fantasy.build_outcome_table`
+    (every face combination of one attack's 8 dice → final class), which the faster
+    ``chain_kernel_outcome`` reads; None for a hopeless shot (its two extra dice would
+    make the table 36 times larger), which runs ``chain_kernel``.
+    """
 
     args: tuple
     hist_size: int
+    outcome: np.ndarray | None = None
+
+    def run(self, state: np.ndarray, n: int, hist: np.ndarray) -> None:
+        """One chunk of ``n`` trials into ``hist`` with the fastest kernel that applies."""
+        from mathhammer import kernels
+
+        fantasy = kernels.load("fantasy")
+        if self.outcome is None:
+            fantasy.chain_kernel(*self.args, state, np.int64(n), hist)
+        else:
+            attacks, _, _, _, wounds, W, slay, cap = self.args
+            fantasy.chain_kernel_outcome(self.outcome, attacks, wounds, W, slay, cap, state,
+                                         np.int64(n), hist)
 
 
 def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "wfb8",
@@ -71,21 +91,23 @@ def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str 
         c(attacks_table), low, high, np.int64(36 if t.hopeless else 1), c(wounds_table),
         np.int64(W), np.int64(slay), np.int64(cap),
     )
-    return KernelArguments(args, cap + 1)
+    outcome = None
+    if not t.hopeless:
+        outcome = fantasy.build_outcome_table(
+            c(t.hit_rr), c(t.hit_out), c(t.wound_rr), c(t.wound_out), c(t.armour_rr),
+            c(t.armour_out), c(t.ward_rr), c(t.ward_out), fantasy.digit_table())
+    return KernelArguments(args, cap + 1, outcome)
 
 
 def chain_monte_carlo(spec: AttackSpec, attacks: int | str, rules: Ruleset | str,
                       config: MonteCarloConfig, models: int | None = None,
                       at_least: int | None = None):
     """Run the kernel; returns the :class:`mathhammer.engine.MonteCarloRun` (tally "hist")."""
-    from mathhammer import kernels
-
-    fantasy = kernels.load("fantasy")
     prepared = kernel_arguments(spec, attacks, rules, models)
 
     def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
         hist = np.zeros(prepared.hist_size, dtype=np.int64)
-        fantasy.chain_kernel(*prepared.args, state, np.int64(n), hist)
+        prepared.run(state, n, hist)
         return {"hist": hist}
 
     def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:

@@ -109,6 +109,126 @@ def build_block_tables(hopeless, hit_rr, hit_out, wound_rr, wound_out, armour_rr
 
 
 @njit(cache=True, nogil=True)
+def build_outcome_table(hit_rr, hit_out, wound_rr, wound_out, armour_rr, armour_out, ward_rr,
+                        ward_out, digits):
+    """uint8 (6^8,): the final class of every face combination of one attack's 8 dice.
+
+    Index b = Σ (face_k − 1) · 6^k over the dice in :func:`attack_final_class` order
+    (hit, hit re-roll, wound, wound re-roll, armour, armour re-roll, ward, ward
+    re-roll), i.e. exactly the base-6 digits the kernel reads from one draw in
+    [0, 6^8). Built from the per-die rule functions, so re-rolls, poison and natural
+    sixes are decided by the individual faces. Not for hopeless shots (their two
+    second dice would make the table 36 times larger); 1.7 MB, built once per query.
+    """
+    wound = np.empty(1296, np.int64)
+    final = np.empty((4, 1296), np.uint8)
+    for d in range(1296):
+        wound[d] = hit_wound_class(digits[d, 0], digits[d, 1], digits[d, 2], digits[d, 3], 1, 1,
+                                   0, hit_rr, hit_out, wound_rr, wound_out)
+        for c in range(4):
+            final[c, d] = armour_ward_class(c, digits[d, 0], digits[d, 1], digits[d, 2],
+                                            digits[d, 3], armour_rr, armour_out, ward_rr,
+                                            ward_out)
+    out = np.empty(6**8, np.uint8)
+    for hi in range(1296):
+        for lo in range(1296):
+            out[hi * 1296 + lo] = final[wound[lo], hi]
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _draw_pair(s0, s1, s2, s3):
+    """Two exact draws in [0, 6^8) from one 64-bit word (redrawn if either half is rejected)."""
+    while True:
+        word, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+        m1 = (word >> _U32) * _SIX8
+        m2 = (word & _MASK32) * _SIX8
+        if (m1 & _MASK32) >= _SIX8_REJECT and (m2 & _MASK32) >= _SIX8_REJECT:
+            return np.int64(m1 >> _U32), np.int64(m2 >> _U32), s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _wounds_added(fin, carry, W, wounds_table, n_choices, threshold, s0, s1, s2, s3):
+    """Wounds one attack of final class ``fin`` adds, and the new total mod W (FB-V3, FB-V4).
+
+    Multiple Wounds are drawn only for an unsaved wound; a slay adds the wounds the
+    current model has left (``carry`` = total mod W < W, kept without dividing).
+    """
+    add = (fin == 1) * wounds_table[0]
+    if n_choices > 1 and fin == 1:
+        k, s0, s1, s2, s3 = _below_local(n_choices, threshold, s0, s1, s2, s3)
+        add = wounds_table[k]
+    add += (fin == 2) * (W - carry)
+    carry += add  # add ≤ W, so one subtraction brings carry back below W
+    carry -= W * (carry >= W)
+    return add, carry, s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True)
+def chain_kernel_outcome(outcome, attacks_table, wounds_table, target_wounds, slay_possible,
+                         wound_cap, state, n_trials, hist):
+    """Histogram of total unsaved wounds; each attack is one draw and one table load.
+
+    Same trials as :func:`chain_kernel` (eight dice per attack, the base-6 digits of
+    one exact draw in [0, 6^8), two attacks per 64-bit word) but resolved by
+    ``outcome`` from :func:`build_outcome_table`, so no chain of dependent lookups.
+    When no slay is possible and every unsaved wound does the same damage, the loop
+    only counts unsaved wounds (multiplied once per trial). Not for hopeless shots.
+    Arguments as :func:`chain_kernel`; ``outcome`` uint8 (6^8,).
+    """
+    n_choices = attacks_table.shape[0]
+    n_wound_choices = wounds_table.shape[0]
+    attacks_threshold = ((_MASK32 + _U1) - np.uint64(n_choices)) % np.uint64(n_choices)
+    wounds_threshold = ((_MASK32 + _U1) - np.uint64(n_wound_choices)) % np.uint64(n_wound_choices)
+    W = target_wounds
+    counting = slay_possible == 0 and n_wound_choices == 1
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
+    for _ in range(n_trials):
+        n_attacks = attacks_table[0]
+        if n_choices > 1:
+            pick, s0, s1, s2, s3 = _below_local(n_choices, attacks_threshold, s0, s1, s2, s3)
+            n_attacks = attacks_table[pick]
+        total = 0
+        if counting:
+            unsaved = 0
+            for _p in range(n_attacks >> 1):
+                b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+                unsaved += (outcome[b1] == 1) + (outcome[b2] == 1)
+            if n_attacks & 1:  # the last attack uses one half; its pair's rejection is exact too
+                b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+                unsaved += outcome[b1] == 1
+            total = unsaved * wounds_table[0]
+        else:
+            carry = 0
+            for _p in range(n_attacks >> 1):
+                b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+                add, carry, s0, s1, s2, s3 = _wounds_added(
+                    outcome[b1], carry, W, wounds_table, n_wound_choices, wounds_threshold,
+                    s0, s1, s2, s3)
+                total += add
+                add, carry, s0, s1, s2, s3 = _wounds_added(
+                    outcome[b2], carry, W, wounds_table, n_wound_choices, wounds_threshold,
+                    s0, s1, s2, s3)
+                total += add
+            if n_attacks & 1:
+                b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+                add, carry, s0, s1, s2, s3 = _wounds_added(
+                    outcome[b1], carry, W, wounds_table, n_wound_choices, wounds_threshold,
+                    s0, s1, s2, s3)
+                total += add
+        if total > wound_cap:
+            total = wound_cap
+        hist[total] += 1
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+
+
+@njit(cache=True, nogil=True)
 def chain_kernel(attacks_table, low, high, n_second, wounds_table, target_wounds,
                  slay_possible, wound_cap, state, n_trials, hist):
     """Histogram of total unsaved wounds over ``n_trials`` trials of N attacks.
@@ -201,3 +321,25 @@ def enumerate_final_classes(low, high, n_second, counts):
         hi = b // 1296
         for pair in range(n_second):
             counts[high[low[lo * n_second + pair] * 1296 + hi]] += 1
+
+
+@njit(cache=True, nogil=True)
+def outcome_table_mismatches(outcome, hit_rr, hit_out, wound_rr, wound_out, armour_rr,
+                             armour_out, ward_rr, ward_out):
+    """Number of the 6^8 face combinations where ``outcome`` differs from the die-by-die rules.
+
+    Exhaustive check of :func:`build_outcome_table`: each index is decoded into its 8
+    faces by repeated division (not via :func:`digit_table`) and resolved by
+    :func:`attack_final_class`, one die at a time.
+    """
+    dice8 = np.empty(8, np.int64)
+    bad = 0
+    for b in range(6**8):
+        rest = b
+        for k in range(8):
+            dice8[k] = rest % 6 + 1
+            rest //= 6
+        fin = attack_final_class(dice8, 1, 1, 0, hit_rr, hit_out, wound_rr, wound_out, armour_rr,
+                                 armour_out, ward_rr, ward_out)
+        bad += fin != outcome[b]
+    return bad
