@@ -307,7 +307,9 @@ def sequence_lut(full, width, start_bits, m_mask, shield_mask, system_masks, att
     One xoshiro word per attack: its high half is an exact (Lemire) index in
     [0, att_bound[s]) = one attack roll, a hit when below ``hit_count[s, variant]``;
     its low half an index in [0, dc_bound[s]) = (damage roll, column) read from
-    ``dc_table[s, shield crippled, index]`` as ``damage | first bit of the column << 8``.
+    ``dc_table[s, shield crippled, index]`` as ``damage | first bit of the column << 8``
+    (the column part equal in both shield rows). ``hit_count[s, v]`` is the same
+    for v and v + 4: the shield changes ARM, not the attack roll.
     Damage is applied branch-free (0 on a miss). A word whose either half falls in
     Lemire's rejection zone (< 2^-19 of the time) is drawn again whole.
 
@@ -320,6 +322,8 @@ def sequence_lut(full, width, start_bits, m_mask, shield_mask, system_masks, att
     n_steps = att_bound.shape[0]
     n_sys = system_masks.shape[0]
     wmask = (_U1 << np.uint64(width)) - _U1
+    m_on = np.int64(m_mask != _U0)
+    s_on = np.int64(shield_mask != _U0)
     start_marked = popcount64(start_bits & full)
     codes = np.zeros(128, dtype=np.int64)
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
@@ -327,29 +331,40 @@ def sequence_lut(full, width, start_bits, m_mask, shield_mask, system_masks, att
         bits = start_bits
         kd = kd0
         for s in range(n_steps):
-            v = situation(bits, kd, m_mask, shield_mask)
             while True:
                 word, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
                 ma = (word >> _U32) * att_bound[s]
                 mb = (word & _MASK32) * dc_bound[s]
                 if ((ma & _MASK32) >= att_threshold[s]) & ((mb & _MASK32) >= dc_threshold[s]):
                     break
-            hit = np.int64((ma >> _U32) < hit_count[s, v])
-            entry = np.int64(dc_table[s, v >> 2, np.int64(mb >> _U32)])
-            dmg = (entry & _LOW8) * hit
+            # Everything that does not need the grid state is read first, so the
+            # chain grid → situation → marked boxes is a few ALU operations long
+            # (the previous attack's marking must finish before this one can start).
+            att = ma >> _U32
+            row = hit_count[s]
+            hit_by_variant = (np.int64(att < row[0]) | np.int64(att < row[1]) << 1
+                              | np.int64(att < row[2]) << 2 | np.int64(att < row[3]) << 3)
+            index = np.int64(mb >> _U32)
+            entry0 = np.int64(dc_table[s, 0, index])
+            dmg0 = entry0 & _LOW8
+            dmg1 = np.int64(dc_table[s, 1, index]) & _LOW8
+            start = entry0 >> 8  # the column does not depend on the shield
+            mcrip = np.int64((bits & m_mask) == m_mask) & m_on
+            scrip = np.int64((bits & shield_mask) == shield_mask) & s_on
+            hit = (hit_by_variant >> (mcrip + 2 * kd)) & 1  # WM-A4, WM-A7: no table load
+            dmg = (dmg1 if scrip == 1 else dmg0) & -hit
             hits[s] += hit
             kd |= hit & knocks_down[s]
             if fa_masks[s] != _U0:  # the same every trial: predicted
                 bits = mark_first_available(bits, fa_masks[s], dmg)
             elif use_pdep == 1:
-                bits = mark_pdep(bits, full, entry >> 8, dmg, width, wmask)
+                bits = mark_pdep(bits, full, start, dmg, width, wmask)
             else:
-                bits = mark_portable(bits, full, entry >> 8, dmg, width, wmask)
+                bits = mark_portable(bits, full, start, dmg, width, wmask)
         hist[popcount64(bits & full) - start_marked] += 1
         codes[outcome_code(bits, full, system_masks)] += 1
     state[0], state[1], state[2], state[3] = s0, s1, s2, s3
     spread_codes(codes, n_sys, crippled, destroyed)
-
 
 @njit(cache=True, nogil=True)
 def _merge(keys, probs):

@@ -198,8 +198,8 @@ class LookupTables:
             pmfs = [damage_pmf(step, target, step.boost_damage, sc) for sc in (False, True)]
             width = max(len(p) for p in pmfs)
             dmg = _as_counts(np.array([np.pad(p, (0, width - len(p))) for p in pmfs]))
-            if hit is None or dmg is None:
-                return None
+            if hit is None or dmg is None or np.any(hit[1][:4] != hit[1][4:]):
+                return None  # the kernel reads hit counts of variants 0..3 only
             att_bound[s] = 6**hit[0]
             hit_count[s] = hit[1]
             dmg_counts.append(dmg)
