@@ -86,9 +86,14 @@ def test_outcome_table_exhaustive(name):
     """
     spec, rules = SPECS[name]
     tables = _tables(spec, rules)
-    outcome = kernel_arguments(spec, 3, rules).outcome
+    prepared = kernel_arguments(spec, 3, rules)
+    outcome = prepared.outcome
     assert outcome.dtype == np.uint8 and outcome.shape == (6**8,)
     assert fantasy.outcome_table_mismatches(outcome, *tables[1:]) == 0
+    # the counting loop's bitset: bit b (little-endian within each uint64) = class 1
+    bits = np.unpackbits(prepared.unsaved_bits.astype("<u8").view(np.uint8), bitorder="little")
+    assert np.array_equal(bits[:6**8], (outcome == 1).astype(np.uint8))
+    assert not bits[6**8:].any()
     counts = np.bincount(outcome, minlength=3)
     pmf, slain = single_attack_fractions(spec, rules)
     assert F(int(counts[0]), 6**8) == pmf[0]

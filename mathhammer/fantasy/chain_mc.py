@@ -54,6 +54,7 @@ class KernelArguments:
     args: tuple
     hist_size: int
     outcome: np.ndarray | None = None
+    unsaved_bits: np.ndarray | None = None  # pack_unsaved_bits(outcome)
 
     def run(self, state: np.ndarray, n: int, hist: np.ndarray) -> None:
         """One chunk of ``n`` trials into ``hist`` with the fastest kernel that applies."""
@@ -64,7 +65,7 @@ class KernelArguments:
             fantasy.chain_kernel(*self.args, state, np.int64(n), hist)
         else:
             attacks, _, _, _, wounds, W, slay, cap = self.args
-            fantasy.chain_kernel_outcome(self.outcome, attacks, wounds, W, slay, cap, state,
+            fantasy.chain_kernel_outcome(self.outcome, self.unsaved_bits, attacks, wounds, W, slay, cap, state,
                                          np.int64(n), hist)
 
 
@@ -91,12 +92,13 @@ def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str 
         c(attacks_table), low, high, np.int64(36 if t.hopeless else 1), c(wounds_table),
         np.int64(W), np.int64(slay), np.int64(cap),
     )
-    outcome = None
+    outcome = bits = None
     if not t.hopeless:
         outcome = fantasy.build_outcome_table(
             c(t.hit_rr), c(t.hit_out), c(t.wound_rr), c(t.wound_out), c(t.armour_rr),
             c(t.armour_out), c(t.ward_rr), c(t.ward_out), fantasy.digit_table())
-    return KernelArguments(args, cap + 1, outcome)
+        bits = fantasy.pack_unsaved_bits(outcome)
+    return KernelArguments(args, cap + 1, outcome, bits)
 
 
 def chain_monte_carlo(spec: AttackSpec, attacks: int | str, rules: Ruleset | str,
