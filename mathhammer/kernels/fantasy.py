@@ -184,8 +184,8 @@ def _wounds_added(fin, carry, W, wounds_table, n_choices, threshold, s0, s1, s2,
 
 
 @njit(cache=True, nogil=True)
-def chain_kernel_outcome(outcome, unsaved_bits, attacks_table, wounds_table, target_wounds, slay_possible,
-                         wound_cap, state, n_trials, hist):
+def chain_kernel_outcome(outcome, unsaved_bits, attacks_table, wounds_table, target_wounds,
+                         slay_possible, wound_cap, state, n_trials, hist):
     """Histogram of total unsaved wounds; each attack is one draw and one table load.
 
     Same trials as :func:`chain_kernel` (eight dice per attack, the base-6 digits of
@@ -312,7 +312,8 @@ def chain_kernel(attacks_table, low, high, n_second, wounds_table, target_wounds
             add = (fin == 1) * wounds_table[0]
             if n_wound_choices > 1:
                 if fin == 1:
-                    k, s0, s1, s2, s3 = _below_local(n_wound_choices, wounds_threshold, s0, s1, s2, s3)
+                    k, s0, s1, s2, s3 = _below_local(n_wound_choices, wounds_threshold, s0, s1,
+                                                     s2, s3)
                     add = wounds_table[k]
             # a slay adds the wounds the current model has left (no division: carry < W)
             add += (fin == 2) * (W - carry)
