@@ -89,6 +89,9 @@ def read_toml(path: Path | str, where: str | None = None) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as err:
         raise ProfileError(label, f"is not valid TOML: {err}", None,
                            "fix the syntax at that line (see toml.io)") from None
+    except RecursionError:  # e.g. 5000 nested arrays: tomllib recurses per level
+        raise ProfileError(label, "nests arrays or tables too deeply to read", None,
+                           "flatten the file (no profile needs more than a few levels)") from None
 
 
 def bundled_ids(game: str) -> list[str]:
