@@ -73,6 +73,9 @@ CASES: list[tuple[list[str], str]] = [
     (["run", "tests/data/bad/binary.toml"],
      "tests/data/bad/binary.toml: cannot be read (UnicodeDecodeError) (got "
      "tests/data/bad/binary.toml); fix: give a UTF-8 TOML file"),
+    (["run", "tests/data/bad/deep_nesting.toml"],
+     "tests/data/bad/deep_nesting.toml: nests arrays or tables too deeply to read; fix: flatten "
+     "the file (no profile needs more than a few levels)"),
     (["run", "nonexistent.toml"],
      "nonexistent.toml: file not found (got nonexistent.toml); fix: check the path"),
     (["run", "tests/data/bad/unicode_game.toml"],
