@@ -79,7 +79,7 @@ def test_kernel_resolution_exhaustive(name):
 
 @pytest.mark.parametrize("name", [n for n in SPECS if n != "hopeless"])
 def test_outcome_table_exhaustive(name):
-    """The one-load table of chain_kernel_outcome, face combination by face combination.
+    """The outcome table behind chain_kernel_counting, face combination by face combination.
 
     Every one of the 6^8 entries equals the die-by-die resolution of its 8 faces, and
     the class counts / 6^8 equal the exact rationals.
@@ -172,9 +172,17 @@ def test_monte_carlo_matches_exact(name):
     assert abs(float(values @ freq) - mean) <= 5 * np.sqrt(var / n) + 1e-12
 
 
+def test_counting_kernel_runs_where_it_applies():
+    """chain_kernel_counting only without slays and with one Multiple Wounds value."""
+    counting = {name: kernel_arguments(*SPECS[name][:1], 3, SPECS[name][1]).counting
+                for name in SPECS}
+    assert counting["plain"] and counting["rerolls"] and counting["poison_hatred"]
+    assert not (counting["killing_blow"] or counting["shooting"] or counting["hopeless"])
+
+
 @pytest.mark.parametrize("name", ["plain", "killing_blow"])
 def test_odd_number_of_attacks(name):
-    """7 attacks: the last attack uses one half of a word (counting and slay loops)."""
+    """7 attacks: the counting kernel's last attack uses one half of a word."""
     spec, rules = SPECS[name]
     exact = chain_exact(spec, 7, rules)
     run = chain_monte_carlo(spec, 7, rules, MonteCarloConfig(n_trials=N_TRIALS, seed=31,

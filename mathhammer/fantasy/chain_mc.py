@@ -2,7 +2,7 @@
 
 :func:`kernel_arguments` turns a spec into the flat arrays of
 :func:`mathhammer.kernels.fantasy.chain_kernel` plus the one-load outcome table of
-``chain_kernel_outcome`` (also used by the benchmark script); :func:`chain_monte_carlo`
+``chain_kernel_counting`` (also used by the benchmark script); :func:`chain_monte_carlo`
 runs the fastest kernel that applies and returns the wounds histogram.
 """
 
@@ -69,27 +69,30 @@ class KernelArguments:
     """Positional arguments of ``chain_kernel`` before (state, n_trials, hist).
 
     ``outcome``: the uint8 6^8 table of :func:`~mathhammer.kernels.fantasy.build_outcome_table`
-    (every face combination of one attack's 8 dice → final class), which the faster
-    ``chain_kernel_outcome`` reads; None for a hopeless shot (its two extra dice would
-    make the table 36 times larger), which runs ``chain_kernel``.
+    (every face combination of one attack's 8 dice → final class) and ``unsaved_bits``
+    its class-1 bitset, read by the faster ``chain_kernel_counting`` when no slay is
+    possible and every unsaved wound does the same damage (``counting``); None for a
+    hopeless shot (its two extra dice would make the table 36 times larger). The
+    other attacks run ``chain_kernel``.
     """
 
     args: tuple
     hist_size: int
     outcome: np.ndarray | None = None
     unsaved_bits: np.ndarray | None = None  # pack_unsaved_bits(outcome)
+    counting: bool = False
 
     def run(self, state: np.ndarray, n: int, hist: np.ndarray) -> None:
         """One chunk of ``n`` trials into ``hist`` with the fastest kernel that applies."""
         from mathhammer import kernels
 
         fantasy = kernels.load("fantasy")
-        if self.outcome is None:
-            fantasy.chain_kernel(*self.args, state, np.int64(n), hist)
+        if self.counting:
+            attacks, _, _, _, wounds, _, _, cap = self.args
+            fantasy.chain_kernel_counting(self.unsaved_bits, attacks, np.int64(wounds[0]), cap,
+                                          state, np.int64(n), hist)
         else:
-            attacks, _, _, _, wounds, W, slay, cap = self.args
-            fantasy.chain_kernel_outcome(self.outcome, self.unsaved_bits, attacks, wounds, W,
-                                         slay, cap, state, np.int64(n), hist)
+            fantasy.chain_kernel(*self.args, state, np.int64(n), hist)
 
 
 def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "wfb8",
@@ -118,7 +121,8 @@ def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str 
     outcome = bits = None
     if not t.hopeless:
         outcome, bits = _outcome_tables(t, fantasy)
-    return KernelArguments(args, cap + 1, outcome, bits)
+    counting = outcome is not None and not slay and len(wounds_table) == 1
+    return KernelArguments(args, cap + 1, outcome, bits, counting)
 
 
 def chain_monte_carlo(spec: AttackSpec, attacks: int | str, rules: Ruleset | str,

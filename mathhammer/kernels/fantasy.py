@@ -140,7 +140,7 @@ def build_outcome_table(hit_rr, hit_out, wound_rr, wound_out, armour_rr, armour_
 def pack_unsaved_bits(outcome):
     """uint64 (⌈6^8 / 64⌉,): bit b is 1 when ``outcome[b]`` is an unsaved wound (class 1).
 
-    The counting loop of :func:`chain_kernel_outcome` reads this 210 kB bitset, which
+    :func:`chain_kernel_counting` reads this 210 kB bitset, which
     stays in L2 where the 1.7 MB byte table does not.
     """
     bits = np.zeros((outcome.shape[0] + 63) // 64, np.uint64)
@@ -166,42 +166,23 @@ def _draw_pair(s0, s1, s2, s3):
             return np.int64(m1 >> _U32), np.int64(m2 >> _U32), s0, s1, s2, s3
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _wounds_added(fin, carry, W, wounds_table, n_choices, threshold, s0, s1, s2, s3):
-    """Wounds one attack of final class ``fin`` adds, and the new total mod W (FB-V3, FB-V4).
-
-    Multiple Wounds are drawn only for an unsaved wound; a slay adds the wounds the
-    current model has left (``carry`` = total mod W < W, kept without dividing).
-    """
-    add = (fin == 1) * wounds_table[0]
-    if n_choices > 1 and fin == 1:
-        k, s0, s1, s2, s3 = _below_local(n_choices, threshold, s0, s1, s2, s3)
-        add = wounds_table[k]
-    add += (fin == 2) * (W - carry)
-    carry += add  # add ≤ W, so one subtraction brings carry back below W
-    carry -= W * (carry >= W)
-    return add, carry, s0, s1, s2, s3
-
-
 @njit(cache=True, nogil=True)
-def chain_kernel_outcome(outcome, unsaved_bits, attacks_table, wounds_table, target_wounds,
-                         slay_possible, wound_cap, state, n_trials, hist):
-    """Histogram of total unsaved wounds; each attack is one draw and one table load.
+def chain_kernel_counting(unsaved_bits, attacks_table, wounds_each, wound_cap, state, n_trials,
+                          hist):
+    """Histogram of total unsaved wounds when every unsaved wound does ``wounds_each``.
 
-    Same trials as :func:`chain_kernel` (eight dice per attack, the base-6 digits of
-    one exact draw in [0, 6^8), two attacks per 64-bit word) but resolved by
-    ``outcome`` from :func:`build_outcome_table`, so no chain of dependent lookups.
-    When no slay is possible and every unsaved wound does the same damage, the loop
-    only counts unsaved wounds (multiplied once per trial) from the bitset
-    ``unsaved_bits`` (:func:`pack_unsaved_bits` of ``outcome``). Not for hopeless
-    shots. Other arguments as :func:`chain_kernel`; ``outcome`` uint8 (6^8,).
+    For attacks that cannot slay outright and have no random Multiple Wounds (the
+    common case; anything else runs :func:`chain_kernel`), the total is the count of
+    unsaved wounds times ``wounds_each``, so each attack is one bounded draw and one
+    bit load: its eight dice (hit, wound, armour, ward and a re-roll die for each)
+    are the base-6 digits of one exact draw ``b`` in [0, 6^8), two attacks per
+    64-bit word as in :func:`chain_kernel`, and bit ``b`` of ``unsaved_bits``
+    (:func:`pack_unsaved_bits` of :func:`build_outcome_table`, 210 kB, stays in L2)
+    says whether those faces end in an unsaved wound. Not for hopeless shots.
+    Other arguments as :func:`chain_kernel`.
     """
     n_choices = attacks_table.shape[0]
-    n_wound_choices = wounds_table.shape[0]
     attacks_threshold = ((_MASK32 + _U1) - np.uint64(n_choices)) % np.uint64(n_choices)
-    wounds_threshold = ((_MASK32 + _U1) - np.uint64(n_wound_choices)) % np.uint64(n_wound_choices)
-    W = target_wounds
-    counting = slay_possible == 0 and n_wound_choices == 1
     s0 = state[0]
     s1 = state[1]
     s2 = state[2]
@@ -211,34 +192,14 @@ def chain_kernel_outcome(outcome, unsaved_bits, attacks_table, wounds_table, tar
         if n_choices > 1:
             pick, s0, s1, s2, s3 = _below_local(n_choices, attacks_threshold, s0, s1, s2, s3)
             n_attacks = attacks_table[pick]
-        total = 0
-        if counting:
-            unsaved = 0
-            for _p in range(n_attacks >> 1):
-                b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-                unsaved += _unsaved_bit(unsaved_bits, b1) + _unsaved_bit(unsaved_bits, b2)
-            if n_attacks & 1:  # the last attack uses one half; its pair's rejection is exact too
-                b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-                unsaved += _unsaved_bit(unsaved_bits, b1)
-            total = unsaved * wounds_table[0]
-        else:
-            carry = 0
-            for _p in range(n_attacks >> 1):
-                b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-                add, carry, s0, s1, s2, s3 = _wounds_added(
-                    outcome[b1], carry, W, wounds_table, n_wound_choices, wounds_threshold,
-                    s0, s1, s2, s3)
-                total += add
-                add, carry, s0, s1, s2, s3 = _wounds_added(
-                    outcome[b2], carry, W, wounds_table, n_wound_choices, wounds_threshold,
-                    s0, s1, s2, s3)
-                total += add
-            if n_attacks & 1:
-                b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-                add, carry, s0, s1, s2, s3 = _wounds_added(
-                    outcome[b1], carry, W, wounds_table, n_wound_choices, wounds_threshold,
-                    s0, s1, s2, s3)
-                total += add
+        unsaved = 0
+        for _p in range(n_attacks >> 1):
+            b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            unsaved += _unsaved_bit(unsaved_bits, b1) + _unsaved_bit(unsaved_bits, b2)
+        if n_attacks & 1:  # the last attack reads one half (the other is drawn, unused)
+            b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            unsaved += _unsaved_bit(unsaved_bits, b1)
+        total = unsaved * wounds_each
         if total > wound_cap:
             total = wound_cap
         hist[total] += 1
