@@ -15,6 +15,12 @@ kernel resolves an attack with two lookups, without data-dependent branches exce
 Multiple Wounds dice. The natural faces stay visible to the rules (poison, killing
 blow, re-rolls), because the tables are indexed by the faces themselves.
 
+Fast path (:func:`chain_kernel_counting`): when no slay is possible and every unsaved
+wound does the same damage, :func:`build_outcome_table` resolves all 6^8 face
+combinations of one attack through the same per-die functions, and
+:func:`pack_unsaved_bits` keeps one bit per combination (unsaved wound or not, 210 kB,
+fits L2), so each attack is one draw and one independent bit load (≈ 3× faster).
+
 Class codes (see ``mathhammer.fantasy.chain``): hit 0/1/2 (miss, hit, poison six),
 wound/armour 0/1/2/3 (none, wound, natural-six wound, automatic wound), final 0/1/2
 (nothing, unsaved wound, slain outright).
