@@ -116,6 +116,9 @@ def test_edge_cases_print_no_nan_or_negative_probability(case, method):
     assert code == 0, err
     assert not NEGATIVE_PERCENT.search(table), table
     assert "nan" not in table.lower().replace("nanny", "")
+    code, csv, err = run_inprocess(argv + ["--format", "csv"])
+    assert code == 0, err
+    assert not re.search(r"(?i)(^|,)-?(nan|inf)(,|$)", csv, re.M), csv
 
 
 def test_certain_and_impossible_mc_estimates_are_exact_zero_and_one():
