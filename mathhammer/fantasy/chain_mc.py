@@ -71,9 +71,9 @@ class KernelArguments:
     ``outcome``: the uint8 6^8 table of :func:`~mathhammer.kernels.fantasy.build_outcome_table`
     (every face combination of one attack's 8 dice → final class) and ``unsaved_bits``
     its class-1 bitset, read by the faster ``chain_kernel_counting`` when no slay is
-    possible and every unsaved wound does the same damage (``counting``); None for a
-    hopeless shot (its two extra dice would make the table 36 times larger). The
-    other attacks run ``chain_kernel``.
+    possible, every unsaved wound does the same damage and the shot is not hopeless
+    (its two extra dice would make the table 36 times larger): ``counting``. Both are
+    None otherwise, and the attack runs ``chain_kernel``.
     """
 
     args: tuple
@@ -118,10 +118,10 @@ def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str 
         c(attacks_table), low, high, np.int64(36 if t.hopeless else 1), c(wounds_table),
         np.int64(W), np.int64(slay), np.int64(cap),
     )
+    counting = not t.hopeless and not slay and len(wounds_table) == 1
     outcome = bits = None
-    if not t.hopeless:
+    if counting:  # the only kernel that reads them
         outcome, bits = _outcome_tables(t, fantasy)
-    counting = outcome is not None and not slay and len(wounds_table) == 1
     return KernelArguments(args, cap + 1, outcome, bits, counting)
 
 
