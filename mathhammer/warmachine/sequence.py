@@ -192,12 +192,16 @@ class LookupTables:
         att_bound = np.ones(n, dtype=np.uint64)
         hit_count = np.zeros((n, N_VARIANTS), dtype=np.uint64)
         dmg_counts = []
+        memo: dict[AttackStep, tuple] = {}  # repeated attacks: the same tables
         for s, step in enumerate(steps):
-            hit = _as_counts(np.array([hit_probability(step, target, v, step.boost_hit)
-                                       for v in range(N_VARIANTS)]))
-            pmfs = [damage_pmf(step, target, step.boost_damage, sc) for sc in (False, True)]
-            width = max(len(p) for p in pmfs)
-            dmg = _as_counts(np.array([np.pad(p, (0, width - len(p))) for p in pmfs]))
+            if step not in memo:
+                hit = _as_counts(np.array([hit_probability(step, target, v, step.boost_hit)
+                                           for v in range(N_VARIANTS)]))
+                pmfs = [damage_pmf(step, target, step.boost_damage, sc) for sc in (False, True)]
+                width = max(len(p) for p in pmfs)
+                memo[step] = (hit, _as_counts(np.array([np.pad(p, (0, width - len(p)))
+                                                        for p in pmfs])))
+            hit, dmg = memo[step]
             if hit is None or dmg is None or np.any(hit[1][:4] != hit[1][4:]):
                 return None  # the kernel reads hit counts of variants 0..3 only
             att_bound[s] = 6**hit[0]
