@@ -311,8 +311,11 @@ def damage_table(k: int, power: int, armor: int) -> np.ndarray:
     return np.maximum(0, sums + (int(power) - int(armor))).astype(np.int64)
 
 
+@lru_cache(maxsize=4096)  # every attack of a chain asks for the same roll
 def damage_pmf(k: int, power: int, armor: int) -> np.ndarray:
     """Exact P(damage = d) for d = 0..max(0, 6k + POW − ARM), one damage roll (WM-D1).
+
+    The returned array is shared (cached) and read-only.
 
     >>> damage_pmf(2, 12, 24).tolist()  # 2d6+12 vs ARM 24: only a 12 does 0 → always 0
     [1.0]
@@ -320,4 +323,6 @@ def damage_pmf(k: int, power: int, armor: int) -> np.ndarray:
     1.55556
     """
     table = damage_table(k, power, armor)
-    return np.bincount(table, minlength=int(table.max()) + 1) / float(6**k)
+    pmf = np.bincount(table, minlength=int(table.max()) + 1) / float(6**k)
+    pmf.setflags(write=False)
+    return pmf
