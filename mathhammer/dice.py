@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
@@ -107,6 +107,23 @@ def _keep(n: int, sides: int, keep: int, highest: bool) -> tuple[int, np.ndarray
         weights[s - lo] = w
     weights.setflags(write=False)  # cached: shared by every caller
     return lo, weights
+
+
+class cached_property:  # noqa: N801 - functools' version takes a lock per first access (3.11)
+    """Compute once per instance, then read from the instance dict (no descriptor call)."""
+
+    def __init__(self, func):
+        self.func = func
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
 
 
 # ---------------------------------------------------------------------------------
@@ -195,6 +212,8 @@ class DiceExpr:
         """P(=k) for k = min..max as float64."""
         lo, w = self.weights
         total = self.outcome_count
+        if total < 2**53:  # every weight and the total are exact floats: one rounding
+            return np.asarray(w, dtype=np.float64) / float(total)
         return np.array([int(x) / total for x in w], dtype=np.float64)  # correctly rounded
 
     def pmf(self) -> dict[int, Fraction]:
@@ -309,6 +328,10 @@ class BinaryOp(DiceExpr):
 
     def _weights(self) -> tuple[int, np.ndarray]:
         a, b = self.left.weights, self.right.weights
+        if self.op in "+-" and len(b[1]) == 1 and b[1][0] == 1:  # ± a constant: a shift
+            return a[0] + (b[0] if self.op == "+" else -b[0]), a[1]
+        if self.op == "+" and len(a[1]) == 1 and a[1][0] == 1:
+            return a[0] + b[0], b[1]
         if self.op == "+":
             return _convolve(a, b)
         if self.op == "-":
