@@ -183,6 +183,8 @@ class DiceExpr:
                 None, "use --method mc, or fewer / smaller dice",
             )
         lo, w = self._weights()
+        if w[0] != 0 and w[-1] != 0:  # the common case: nothing to trim
+            return lo, w
         nz = np.nonzero(w != 0)[0]
         return lo + int(nz[0]), w[nz[0] : nz[-1] + 1]
 
