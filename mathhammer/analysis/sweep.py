@@ -216,6 +216,8 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
             base_t["ref"] = target
         base_a.setdefault("mode", "melee" if any(w.kind == "melee" and w.damage_power is not None
                                                  for w in att.weapons) else "ranged")
+        # like `wm duel`: a warjack gets its full allocation, a warcaster its FOCUS (WM-F1)
+        base_a.setdefault("focus", 3 if att.is_warjack else (att.stats.focus or 0))
     cells = []
     for series in ("plain", *also):
         for value in v.values:

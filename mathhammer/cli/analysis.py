@@ -173,7 +173,7 @@ def sweep_command(
                        "ward models).")],
     also: Annotated[Optional[str], typer.Option(
         "--also", help="Extra series with an option on: boost_hit, boost_damage, charge (comma list).")] = None,
-    focus: Annotated[Optional[int], typer.Option("--focus", help="Warmachine: focus the attacker spends (buys attacks; 1 pays a warjack's charge).")] = None,
+    focus: Annotated[Optional[int], typer.Option("--focus", help="Warmachine: focus the attacker spends (buys attacks; 1 pays a warjack's charge); default 3 for a warjack, FOCUS for a warcaster.")] = None,
     mode: Annotated[Optional[str], typer.Option("--mode", help="Warmachine: melee or ranged weapons.")] = None,
     charge: Annotated[bool, typer.Option("--charge", help="The attacker charges.")] = False,
     ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="Fantasy: basic, wfb8 or t9a1 (default: the attacker's).")] = None,
