@@ -23,6 +23,7 @@ Fraction(7, 12)
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -228,7 +229,8 @@ class DiceExpr:
     def exact_mean(self) -> Fraction:
         """The mean as an exact fraction."""
         lo, w = self.weights
-        return Fraction(sum((lo + i) * int(x) for i, x in enumerate(w)), self.outcome_count)
+        values = np.arange(lo, lo + len(w)).astype(object)  # Python ints: exact, C loop
+        return Fraction(int(np.dot(values, w)), self.outcome_count)
 
     @property
     def mean(self) -> float:
@@ -253,7 +255,8 @@ class DiceExpr:
         """The exact :class:`mathhammer.results.Distribution`."""
         from mathhammer.results import Distribution
 
-        dist = Distribution.exact(self.probs, self.min)
+        # the probabilities are exact ratios already: no clipping or renormalising needed
+        dist = Distribution(self.probs, self.min)
         dist.exact_mean = self.mean
         return dist
 
@@ -569,7 +572,7 @@ def parse_dice(text: str) -> DiceExpr:
     if len(text) > MAX_TEXT:
         raise DiceExpressionError("dice expression", f"is longer than {MAX_TEXT} characters",
                                   text, "use fewer terms, e.g. 30D6 instead of D6+D6+...")
-    node = _Parser(text).parse()
+    node = _parse_simple(text) or _Parser(text).parse()
     _check_magnitudes(node, text)
     span = node.max - node.min + 1
     if span > MAX_SUPPORT:
@@ -578,6 +581,33 @@ def parse_dice(text: str) -> DiceExpr:
             None, "use fewer or smaller dice",
         )
     return _with_text(node, text.strip())
+
+
+_SIMPLE = re.compile(r"(\d*)[dD](\d+)(?:([kK][hHlL])(\d+))?(?:([+-])(\d+))?")
+
+
+def _parse_simple(text: str) -> DiceExpr | None:
+    """The common ``NdS[khK][±C]`` without the general parser; None for anything else.
+
+    Out-of-range numbers also return None so the general parser reports them.
+    """
+    m = _SIMPLE.fullmatch(text)
+    if m is None:
+        return None
+    count = int(m[1]) if m[1] else 1
+    sides, keep = int(m[2]), int(m[4]) if m[3] else None
+    if not (1 <= count <= MAX_DICE and 2 <= sides <= MAX_SIDES):
+        return None
+    if keep is not None and not 1 <= keep <= count:
+        return None
+    node: DiceExpr = Dice(count=count, sides=sides, keep=keep,
+                          keep_highest=m[3] is None or m[3].lower() == "kh")
+    if m[5]:
+        value = int(m[6])
+        if value > MAX_CONSTANT:
+            return None
+        node = BinaryOp(op=m[5], left=node, right=Constant(value=value))
+    return node
 
 
 def _check_magnitudes(node: DiceExpr, text: str) -> None:
