@@ -138,6 +138,8 @@ CASES: list[tuple[list[str], str]] = [
      "wfb8/orc_giant, wfb8/empire_halberdiers?"),
     (["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "0", "-q"],
      "--rounds: must be 1..100 (got 0); fix: use e.g. --rounds 3"),
+    (["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--bonus-a", str(2**63), "-q"],
+     f"--bonus-a: must be -50..50 (got {2**63}); fix: use e.g. 1 for high ground"),
     (["fb", "artillery", "catapult", "wfb8/skeleton_warriors", "-q"],
      "WEAPON: unknown artillery piece (got catapult); fix: use one of stone-thrower, cannon, "
      "bolt-thrower"),

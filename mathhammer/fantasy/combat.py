@@ -80,6 +80,9 @@ def make_side(ref: str | UnitProfile, *, where: str, models: int | None = None,
         raise InputError(f"{where} models", "must be 1..200", models, "use e.g. 20")
     if rank_width is not None and not 1 <= rank_width <= 40:
         raise InputError(f"{where} rank width", "must be 1..40", rank_width, "use e.g. 5")
+    if not -50 <= bonus <= 50:  # a stated combat-result bonus (FB-C4); beyond ±50 is a typo
+        flag = f"--bonus-{where[-1].lower()}" if where.startswith("UNIT_") else f"{where} bonus"
+        raise InputError(flag, "must be -50..50", bonus, "use e.g. 1 for high ground")
     unit = with_formation(unit, models=models, rank_width=rank_width, **command)
     return Side(unit, charged, position, bonus)
 
