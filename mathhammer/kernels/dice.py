@@ -84,6 +84,30 @@ def below_local(bound, threshold, s0, s1, s2, s3):
             return np.int64(m >> _U32), s0, s1, s2, s3
 
 
+@njit(cache=True, nogil=True, inline="always")
+def high_half_below(word, bound, threshold, s0, s1, s2, s3):
+    """Index in [0, bound) from the high 32 bits of ``word`` (Lemire); a rejected
+    half is replaced by the high half of fresh words. Returns (index, s0..s3).
+
+    ``bound`` ≤ 2^32 and ``threshold`` = 2^32 mod bound, both uint64.
+    """
+    m = (word >> _U32) * bound
+    while (m & _MASK32) < threshold:
+        fresh, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+        m = (fresh >> _U32) * bound
+    return np.int64(m >> _U32), s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def low_half_below(word, bound, threshold, s0, s1, s2, s3):
+    """As :func:`high_half_below` from the low 32 bits (the other half of one word)."""
+    m = (word & _MASK32) * bound
+    while (m & _MASK32) < threshold:
+        fresh, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+        m = (fresh & _MASK32) * bound
+    return np.int64(m >> _U32), s0, s1, s2, s3
+
+
 @njit(cache=True, nogil=True)
 def next_u64(state):
     """Next 64-bit output of xoshiro256** (Blackman & Vigna); advances ``state``."""

@@ -25,10 +25,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mathhammer.kernels.dice import high_half_below as _high
+from mathhammer.kernels.dice import low_half_below as _low
 from mathhammer.kernels.dice import xoshiro_step as _step
 
-_U32 = np.uint64(32)
-_MASK32 = np.uint64(0xFFFFFFFF)
 
 
 @njit(cache=True, nogil=True)
@@ -57,19 +57,11 @@ def attack_chain(hit_bound, hit_threshold, hit_offset, hit_table,
         total = 0
         for a in range(n_attacks):
             word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-            hb = hit_bound[a]
-            m = (word >> _U32) * hb
-            while (m & _MASK32) < hit_threshold[a]:
-                word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-                m = (word2 >> _U32) * hb
-            db = dmg_bound[a]
-            md = (word & _MASK32) * db
-            while (md & _MASK32) < dmg_threshold[a]:
-                word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-                md = (word2 & _MASK32) * db
-            outcome = np.int64(hit_table[hit_offset[a] + np.int64(m >> _U32)])
+            i_hit, s0, s1, s2, s3 = _high(word, hit_bound[a], hit_threshold[a], s0, s1, s2, s3)
+            i_dmg, s0, s1, s2, s3 = _low(word, dmg_bound[a], dmg_threshold[a], s0, s1, s2, s3)
+            outcome = np.int64(hit_table[hit_offset[a] + i_hit])
             hit = (outcome + 1) >> 1  # 0 → 0, 1 → 1, 2 → 1
-            total += dmg_table[dmg_offset[a] + np.int64(md >> _U32)] * hit
+            total += dmg_table[dmg_offset[a] + i_dmg] * hit
             hits[a] += hit
             crits[a] += outcome >> 1
         hist[total] += 1
@@ -99,17 +91,11 @@ def single_attack(hit_bound, hit_threshold, hit_table, dmg_bound, dmg_threshold,
     crits = 0
     for _ in range(n_trials):
         word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-        m = (word >> _U32) * hb
-        while (m & _MASK32) < hthr:
-            word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-            m = (word2 >> _U32) * hb
-        md = (word & _MASK32) * db
-        while (md & _MASK32) < dthr:
-            word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-            md = (word2 & _MASK32) * db
-        outcome = np.int64(hit_table[np.int64(m >> _U32)])
+        i_hit, s0, s1, s2, s3 = _high(word, hb, hthr, s0, s1, s2, s3)
+        i_dmg, s0, s1, s2, s3 = _low(word, db, dthr, s0, s1, s2, s3)
+        outcome = np.int64(hit_table[i_hit])
         hit = (outcome + 1) >> 1
-        hist[dmg_table[np.int64(md >> _U32)] * hit] += 1
+        hist[dmg_table[i_dmg] * hit] += 1
         hits += hit
         crits += outcome >> 1
     state[0] = s0
@@ -143,16 +129,10 @@ def single_attack_fused(bound, threshold, fused_table, state, n_trials, hist):
     crits = 0
     for _ in range(n_trials >> 1):
         word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-        m = (word >> _U32) * b
-        while (m & _MASK32) < thr:
-            word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-            m = (word2 >> _U32) * b
-        ml = (word & _MASK32) * b
-        while (ml & _MASK32) < thr:
-            word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-            ml = (word2 & _MASK32) * b
-        v = np.int64(fused_table[np.int64(m >> _U32)])
-        w = np.int64(fused_table[np.int64(ml >> _U32)])
+        i_first, s0, s1, s2, s3 = _high(word, b, thr, s0, s1, s2, s3)
+        i_second, s0, s1, s2, s3 = _low(word, b, thr, s0, s1, s2, s3)
+        v = np.int64(fused_table[i_first])
+        w = np.int64(fused_table[i_second])
         two[0, v >> 2] += 1
         two[1, w >> 2] += 1
         ov = v & 3
@@ -161,11 +141,8 @@ def single_attack_fused(bound, threshold, fused_table, state, n_trials, hist):
         crits += (ov >> 1) + (ow >> 1)
     if n_trials & 1:  # an odd count: one more trial from a fresh word's high half
         word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-        m = (word >> _U32) * b
-        while (m & _MASK32) < thr:
-            word2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-            m = (word2 >> _U32) * b
-        v = np.int64(fused_table[np.int64(m >> _U32)])
+        i_first, s0, s1, s2, s3 = _high(word, b, thr, s0, s1, s2, s3)
+        v = np.int64(fused_table[i_first])
         two[0, v >> 2] += 1
         ov = v & 3
         hits += (ov + 1) >> 1
