@@ -247,7 +247,6 @@ def emit(report, opts: CommonOptions) -> None:
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
-    if report.method == "mc" and opts.format == "table" and not opts.quiet and opts.output is None:
-        pass  # the table footer already shows n_trials and seed
-    elif report.method == "mc" and not opts.quiet:
+    footer_on_screen = opts.format == "table" and opts.output is None  # shows n_trials, seed
+    if report.method == "mc" and not opts.quiet and not footer_on_screen:
         print(f"note: Monte Carlo, n_trials {report.n_trials:,}, seed {report.seed}", file=sys.stderr)
