@@ -77,9 +77,16 @@ compile_notice = lambda message: print(message, file=sys.stderr)  # noqa: E731
 
 
 def load(module: str):
-    """Import ``mathhammer.kernels.<module>``, announcing a first-run compile."""
+    """Import ``mathhammer.kernels.<module>``, announcing a first-run compile.
+
+    Only the first load in a process looks at the cache directory; later calls (e.g.
+    once per chunk) return the imported module at once.
+    """
     import importlib
 
+    loaded = sys.modules.get(f"mathhammer.kernels.{module}")
+    if loaded is not None:
+        return loaded
     if compile_notice is not None and not cache_is_warm(module):
         compile_notice(f"compiling kernels, first run only ({module})")
     return importlib.import_module(f"mathhammer.kernels.{module}")
