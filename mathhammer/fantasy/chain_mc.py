@@ -84,9 +84,9 @@ class KernelArguments:
 
     def run(self, state: np.ndarray, n: int, hist: np.ndarray) -> None:
         """One chunk of ``n`` trials into ``hist`` with the fastest kernel that applies."""
-        # kernel_arguments loaded the module (and announced any compile); a plain import
-        # here avoids kernels.load's cache scan on every chunk
-        from mathhammer.kernels import fantasy
+        from mathhammer import kernels
+
+        fantasy = kernels.load("fantasy")  # already imported by kernel_arguments: no scan
         if self.counting:
             attacks, _, _, _, wounds, _, _, cap = self.args
             fantasy.chain_kernel_counting(self.unsaved_bits, attacks, np.int64(wounds[0]), cap,
