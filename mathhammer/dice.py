@@ -212,12 +212,15 @@ class DiceExpr:
 
     @cached_property
     def probs(self) -> np.ndarray:
-        """P(=k) for k = min..max as float64."""
+        """P(=k) for k = min..max as float64 (read-only: cached and shared)."""
         lo, w = self.weights
         total = self.outcome_count
         if total < 2**53:  # every weight and the total are exact floats: one rounding
-            return np.asarray(w, dtype=np.float64) / float(total)
-        return np.array([int(x) / total for x in w], dtype=np.float64)  # correctly rounded
+            out = np.asarray(w, dtype=np.float64) / float(total)
+        else:
+            out = np.array([int(x) / total for x in w], dtype=np.float64)  # correctly rounded
+        out.setflags(write=False)
+        return out
 
     def pmf(self) -> dict[int, Fraction]:
         """Exact pmf as Fractions."""
@@ -356,6 +359,35 @@ class BinaryOp(DiceExpr):
 
     def _children(self) -> tuple[DiceExpr, ...]:
         return (self.left, self.right)
+
+    @cached_property
+    def _shift(self) -> tuple[DiceExpr, int] | None:
+        """(node, c) when this is ``node ± c`` or ``c + node``: the same pmf, moved by c."""
+        if isinstance(self.right, Constant) and self.op in "+-":
+            return self.left, self.right.value if self.op == "+" else -self.right.value
+        if isinstance(self.left, Constant) and self.op == "+":
+            return self.right, self.left.value
+        return None
+
+    # A shifted node reuses its child's cached arrays (the child may be shared, see parse_dice).
+    def _shifted_probs(self) -> np.ndarray:
+        shift = self._shift
+        return DiceExpr.probs.func(self) if shift is None else shift[0].probs
+
+    def _shifted_mean(self) -> Fraction:
+        shift = self._shift
+        return DiceExpr.exact_mean.func(self) if shift is None else shift[0].exact_mean + shift[1]
+
+    probs = cached_property(_shifted_probs)
+    exact_mean = cached_property(_shifted_mean)
+
+    @property
+    def mean(self) -> float:
+        if self._shift is None or "exact_mean" in self.__dict__:
+            return super().mean
+        node, c = self._shift  # (n/d + c) = (n + c*d)/d, still in lowest terms: no Fraction sum
+        m = node.exact_mean
+        return (m.numerator + c * m.denominator) / m.denominator  # correctly rounded int division
 
     def _bounds(self) -> tuple[int, int]:
         (a0, a1), (b0, b1) = self.left.bounds, self.right.bounds
@@ -572,14 +604,16 @@ def parse_dice(text: str) -> DiceExpr:
     if len(text) > MAX_TEXT:
         raise DiceExpressionError("dice expression", f"is longer than {MAX_TEXT} characters",
                                   text, "use fewer terms, e.g. 30D6 instead of D6+D6+...")
-    node = _parse_simple(text) or _Parser(text).parse()
-    _check_magnitudes(node, text)
-    span = node.max - node.min + 1
-    if span > MAX_SUPPORT:
-        raise DiceExpressionError(
-            f"dice expression {text!r}", f"spans {span} outcomes (limit {MAX_SUPPORT})",
-            None, "use fewer or smaller dice",
-        )
+    node = _parse_simple(text)
+    if node is None:
+        node = _Parser(text).parse()
+        _check_magnitudes(node, text)
+        span = node.max - node.min + 1
+        if span > MAX_SUPPORT:
+            raise DiceExpressionError(
+                f"dice expression {text!r}", f"spans {span} outcomes (limit {MAX_SUPPORT})",
+                None, "use fewer or smaller dice",
+            )
     return _with_text(node, text.strip())
 
 
@@ -600,14 +634,25 @@ def _parse_simple(text: str) -> DiceExpr | None:
         return None
     if keep is not None and not 1 <= keep <= count:
         return None
-    node: DiceExpr = Dice(count=count, sides=sides, keep=keep,
-                          keep_highest=m[3] is None or m[3].lower() == "kh")
-    if m[5]:
-        value = int(m[6])
-        if value > MAX_CONSTANT:
-            return None
-        node = BinaryOp(op=m[5], left=node, right=Constant(value=value))
-    return node
+    dice = _shared_dice(count, sides, keep, m[3] is None or m[3].lower() == "kh")
+    if not m[5]:  # the root gets the user's text: a copy, carrying the cached arrays
+        node = object.__new__(Dice)
+        node.__dict__.update(dice.__dict__)
+        return node
+    value = int(m[6])
+    if value > MAX_CONSTANT:
+        return None
+    return BinaryOp(op=m[5], left=dice, right=Constant(value=value))
+
+
+# The simple form is within every parse_dice limit by construction, so it skips the checks.
+assert MAX_DICE * MAX_SIDES + MAX_CONSTANT <= MAX_VALUE and MAX_DICE * MAX_SIDES <= MAX_SUPPORT
+
+
+@lru_cache(maxsize=1024)
+def _shared_dice(count: int, sides: int, keep: int | None, highest: bool) -> Dice:
+    """One immutable node per dice term, so its exact arrays are computed once per process."""
+    return Dice(count=count, sides=sides, keep=keep, keep_highest=highest)
 
 
 def _check_magnitudes(node: DiceExpr, text: str) -> None:

@@ -127,8 +127,11 @@ class Distribution:
         counts: np.ndarray | None = None,
     ) -> None:
         probs = np.asarray(probs, dtype=np.float64)
-        nz = np.nonzero(probs > 0)[0]
-        if len(nz) == 0:
+        if len(probs) and probs[0] > 0 and probs[-1] > 0:  # already trimmed (exact pmfs)
+            lo, probs = 0, probs.view()  # a view: read-only below without touching the caller's
+            if counts is not None:
+                counts = np.asarray(counts, dtype=np.int64)
+        elif not (nz := np.nonzero(probs > 0)[0]).size:
             probs, lo = np.zeros(1), 0
         else:
             lo, hi = int(nz[0]), int(nz[-1])

@@ -248,6 +248,41 @@ def test_expressions_are_immutable_and_hashable():
     assert str(e) == "2D6+3"
 
 
+@pytest.mark.parametrize("text", ["4D6kh2+7", "3d6kl2-1", "2D6", "D6+0", "5D6KH2+1000000",
+                                  "200D1000", "D20-3"])
+def test_simple_form_fast_path_equals_the_general_parser(text):
+    """``NdS[khK][±C]`` skips the tree parser; wrapping it in parentheses takes the long way."""
+    fast, general = parse_dice(text), parse_dice(f"({text})")
+    assert fast == general and (fast.min, fast.max) == (general.min, general.max)
+    assert fast.outcome_count == general.outcome_count
+    if fast.exact_feasible:
+        assert fast.pmf() == general.pmf()
+        assert fast.exact_mean == general.exact_mean and fast.mean == float(general.exact_mean)
+        assert np.array_equal(fast.probs, general.probs)
+        dist = fast.distribution()
+        assert (dist.offset, dist.mean) == (fast.min, fast.mean)
+    assert str(fast) == text
+
+
+def test_shared_dice_terms_keep_each_query_its_own_text():
+    """Simple queries share one cached node per dice term; the user's text stays per query."""
+    a, b, c = parse_dice("4d6kh2"), parse_dice("4D6KH2"), parse_dice("4D6kh2+3")
+    assert (str(a), str(b), str(c)) == ("4d6kh2", "4D6KH2", "4D6kh2+3")
+    d = parse_dice("4D6kh2-1")
+    assert c.probs is d.probs and not c.probs.flags.writeable  # one cached array, read-only
+    assert np.array_equal(a.probs, c.probs)
+    assert c.min == a.min + 3 and c.exact_mean == a.exact_mean + 3
+
+
+def test_distribution_leaves_the_callers_array_writable():
+    from mathhammer.results import Distribution
+
+    mine = np.array([0.25, 0.5, 0.25])
+    Distribution(mine, 1)
+    mine[0] = 0.3  # still the caller's to change
+    assert Distribution.from_counts(np.array([1, 2, 1])).counts.dtype == np.int64
+
+
 def test_distribution_is_exact_and_normalised():
     d = parse_dice("3D6").distribution()
     assert d.is_exact and d.min == 3 and d.max == 18
