@@ -207,9 +207,14 @@ def bench_exact(results: Results, s: Settings) -> None:
 
         for fn, key in ((ours, "ours"), (theirs, "theirs")):  # warm-up, then size the batch
             step(fn, key)()
-            t0 = time.perf_counter()
-            step(fn, key)()
-            batch[key] = max(1, int(EXACT_BATCH_SECONDS / max(time.perf_counter() - t0, 1e-9)))
+            while True:  # grow the batch until it is long enough to time (timeit's autorange)
+                t0 = time.perf_counter()
+                step(fn, key)()
+                took = time.perf_counter() - t0
+                if took >= EXACT_BATCH_SECONDS / 4:
+                    batch[key] = max(1, round(batch[key] * EXACT_BATCH_SECONDS / took))
+                    break
+                batch[key] *= 4
         rounds = 3 * s.rounds
         med = round_robin({"ours": step(ours, "ours"), "theirs": step(theirs, "theirs")},
                           rounds, warmup=0)
