@@ -366,22 +366,42 @@ def sequence_lut(full, width, start_bits, m_mask, shield_mask, system_masks, att
     state[0], state[1], state[2], state[3] = s0, s1, s2, s3
     spread_codes(codes, n_sys, crippled, destroyed)
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: odd, bits well mixed upwards
+
+
 @njit(cache=True, nogil=True)
 def _merge(keys, probs):
-    """Sum ``probs`` of equal ``keys``: (unique keys, summed probs)."""
-    order = np.argsort(keys)
-    out_k = np.empty(keys.shape[0], dtype=np.uint64)
-    out_p = np.empty(keys.shape[0], dtype=np.float64)
-    m = -1
-    for i in range(order.shape[0]):
-        k = keys[order[i]]
-        if m >= 0 and out_k[m] == k:
-            out_p[m] += probs[order[i]]
-        else:
-            m += 1
-            out_k[m] = k
-            out_p[m] = probs[order[i]]
-    return out_k[: m + 1].copy(), out_p[: m + 1].copy()
+    """Sum ``probs`` of equal ``keys``: (unique keys in first-seen order, summed probs).
+
+    An open-addressing hash table, not a sort: linear time, and numba's quicksort
+    cost about 4 s of the first-run compile.
+    """
+    n = keys.shape[0]
+    cap, bits = 16, 4
+    while cap < 2 * n:  # load factor at most 1/2: short probe runs
+        cap *= 2
+        bits += 1
+    shift = np.uint64(64 - bits)
+    slot = np.full(cap, -1, dtype=np.int64)
+    out_k = np.empty(n, dtype=np.uint64)
+    out_p = np.empty(n, dtype=np.float64)
+    m = 0
+    for i in range(n):
+        k = keys[i]
+        h = np.int64((k * _GOLDEN) >> shift)
+        while True:
+            j = slot[h]
+            if j < 0:
+                slot[h] = m
+                out_k[m] = k
+                out_p[m] = probs[i]
+                m += 1
+                break
+            if out_k[j] == k:
+                out_p[j] += probs[i]
+                break
+            h = (h + 1) & (cap - 1)
+    return out_k[:m].copy(), out_p[:m].copy()
 
 
 @njit(cache=True, nogil=True)

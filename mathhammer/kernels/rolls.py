@@ -54,16 +54,20 @@ def _roll_dice(state, count, sides, keep, highest, buf):
             for _ in range(count):
                 total += below(state, sides) + 1
         return total
-    for i in range(count):
-        buf[i] = die(state, sides)
-    part = np.sort(buf[:count])
+    for i in range(count):  # insertion sort as the dice come: in place, no allocation
+        value = die(state, sides)
+        j = i
+        while j > 0 and buf[j - 1] > value:
+            buf[j] = buf[j - 1]
+            j -= 1
+        buf[j] = value
     total = 0
     if highest:
         for i in range(count - keep, count):
-            total += part[i]
+            total += buf[i]
     else:
         for i in range(keep):
-            total += part[i]
+            total += buf[i]
     return total
 
 
