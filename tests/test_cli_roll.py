@@ -326,6 +326,18 @@ def test_broken_pipe_is_quiet():
     assert proc.returncode == 0 and err == ""
 
 
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_output_into_an_already_closed_pipe_is_quiet(fmt):
+    """`mathhammer ... | head -c 0`: the reader is gone before the first byte (Typer's exit 1)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    proc = subprocess.Popen([sys.executable, "-m", "mathhammer", "roll", "3D6", "--format", fmt],
+                            stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT)
+    os.close(write_end)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and err.decode() == ""
+
+
 # ---------------------------------------------------------------------------------
 # Ctrl-C
 

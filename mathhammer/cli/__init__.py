@@ -28,6 +28,11 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:  # `mathhammer ... | head`: nothing more to say
         _silence_stdout()
         sys.exit(0)
+    except SystemExit as done:  # Typer turns a closed pipe into a bare exit 1: the same case
+        if done.code == 1 and isinstance(done.__context__, BrokenPipeError):
+            _silence_stdout()
+            sys.exit(0)
+        raise
     except MathhammerError as err:
         print(f"error: {err.one_line()}", file=sys.stderr)
         sys.exit(2)
