@@ -42,11 +42,15 @@ last_cpu = 0.0
 
 
 def run(args: list[str], env: dict | None = None, timeout: float = 600) -> tuple[int, float, str]:
-    """(exit code, wall seconds, stderr) of ``mathhammer ARGS`` in a fresh process."""
+    """(exit code, wall seconds, stderr) of ``mathhammer ARGS`` in a fresh process.
+
+    ARGS starting with this interpreter's path run as given (the floor commands).
+    """
     global last_cpu
+    argv = list(args) if args and args[0] == sys.executable else mathhammer_argv() + args
     cpu0 = _children_cpu()
     start = time.perf_counter()
-    proc = subprocess.run(mathhammer_argv() + args, stdout=subprocess.DEVNULL,
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, env=env, timeout=timeout)
     wall = time.perf_counter() - start
     last_cpu = _children_cpu() - cpu0
@@ -182,3 +186,39 @@ def first_call_warm(repo: Path) -> dict[str, float]:
     out = subprocess.run([sys.executable, "-c", _FIRST_CALL, str(repo)], capture_output=True,
                          text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------ latency floors
+# What any Python CLI built on the same libraries pays before doing anything: the
+# baseline beside each latency figure. The numba floor calls one trivial kernel
+# from numba's cache, which makes numba set up its compiler context (most of it).
+_FLOOR_KERNEL = """
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def total(values):
+    s = 0
+    for v in values:
+        s += v
+    return s
+"""
+
+_FLOOR_CODE = {
+    "typer": "import typer",
+    "numpy": "import typer, numpy",
+    "numba": ("import sys; sys.path.insert(0, sys.argv[1]); import typer, numpy; "
+              "import floor_kernel; floor_kernel.total(numpy.ones(8, dtype=numpy.int64))"),
+}
+
+FLOOR_NAMES = {
+    "typer": "floor: python + import typer",
+    "numpy": "floor: python + import typer, numpy",
+    "numba": "floor: python + typer, numpy, numba + one cached kernel call",
+}
+
+
+def floor_commands(workdir: Path) -> dict[str, list[str]]:
+    """argv of each floor (run them once untimed first: that fills the numba cache)."""
+    (workdir / "floor_kernel.py").write_text(_FLOOR_KERNEL)
+    return {kind: [sys.executable, "-c", code, str(workdir)] for kind, code in _FLOOR_CODE.items()}
