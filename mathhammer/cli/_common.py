@@ -49,6 +49,10 @@ Check = Annotated[
     bool, typer.Option("--check", help="Run exact and Monte Carlo and print the z-scores of their difference.")
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")]
+Explain = Annotated[
+    bool, typer.Option("--explain", help="Show how the answer was worked out: each stage with its "
+                       "exact fraction, the RULES.md ids and the decisions that apply.")
+]
 
 FORMATS = ("table", "json", "csv")
 
@@ -65,6 +69,7 @@ class CommonOptions:
     output: Path | None = None
     check: bool = False
     quiet: bool = False
+    explain: bool = False
 
     def validate(self) -> CommonOptions:
         if self.precision is not None and self.method == "auto":
@@ -116,6 +121,7 @@ COMMON_PARAMETERS: tuple[tuple[str, object, object], ...] = (
     ("output", OutputPath, None),
     ("check", Check, False),
     ("quiet", Quiet, False),
+    ("explain", Explain, False),
 )
 
 
@@ -237,6 +243,10 @@ def emit(report, opts: CommonOptions) -> None:
     """Render ``report`` as asked: stdout (or --output) and optional --plot."""
     from mathhammer.cli import _render
 
+    if opts.explain and "explain" not in report.info:  # no stage builder: the rules followed
+        from mathhammer.explain import attach
+
+        attach(report)
     text = _render.render(report, opts.format)
     if opts.plot is not None:
         from mathhammer.plots import save_report_plot

@@ -231,7 +231,7 @@ def shoot_command(
 
 
 @app.command("break-test")
-@query_command(only=("format", "output", "quiet"))
+@query_command(only=("format", "output", "quiet", "explain"))
 def break_test_command(
     ld: Annotated[int, typer.Option("--ld", help="The losing unit's Leadership.")],
     lost_by: Annotated[int, typer.Option("--lost-by", help="Combat result difference.")],
@@ -249,7 +249,7 @@ def break_test_command(
 
 
 @app.command("pursuit")
-@query_command(only=("format", "output", "quiet"))
+@query_command(only=("format", "output", "quiet", "explain"))
 def pursuit_command(
     flee: Annotated[str, typer.Option("--flee", help="Flee roll: 2D6, or 3D6kh2 for Swiftstride.")] = "2D6",
     pursue: Annotated[str, typer.Option("--pursue", help="Pursuit roll: 2D6, or 3D6kh2 for Swiftstride.")] = "2D6",
@@ -264,7 +264,7 @@ def pursuit_command(
 
 
 @app.command("test")
-@query_command(only=("format", "output", "quiet"))
+@query_command(only=("format", "output", "quiet", "explain"))
 def test_command(
     value: Annotated[Optional[int], typer.Option("--value", help="D6 characteristic test against this value (FB-T1).")] = None,
     ld: Annotated[Optional[int], typer.Option("--ld", help="2D6 Leadership test against this value (FB-T2).")] = None,

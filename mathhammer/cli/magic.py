@@ -15,7 +15,7 @@ Ruleset = Annotated[str, typer.Option("--ruleset", help="t9a1 (seed 004, default
 
 
 @app.command("flow")
-@query_command(only=("format", "plot", "output", "quiet"))
+@query_command(only=("format", "plot", "output", "quiet", "explain"))
 def flow_command(
     ruleset: Ruleset = "t9a1",
     channelers: Annotated[int, typer.Option("--channelers", help="Active player's models with Channel (every wizard).")] = 0,
@@ -61,7 +61,7 @@ def cast_command(
 
 
 @app.command("dispel")
-@query_command(only=("method", "n_trials", "seed", "precision", "threads", "check", "format", "output", "quiet"))
+@query_command(only=("method", "n_trials", "seed", "precision", "threads", "check", "format", "output", "quiet", "explain"))
 def dispel_command(
     dice: Annotated[int, typer.Option("--dice", help="Dispel dice used.")],
     against: Annotated[int, typer.Option("--against", help="The casting total to equal or beat.")],
@@ -113,7 +113,7 @@ def phase_command(
 
 
 @app.command("optimise")
-@query_command(only=("format", "output", "quiet"))
+@query_command(only=("format", "output", "quiet", "explain"))
 def optimise_command(
     scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (as for magic phase).")],
     power: Annotated[Optional[int], typer.Option("--power", help="Power dice to split (default: the scenario's power_dice).")] = None,

@@ -1,0 +1,111 @@
+"""``--explain``: how a query was worked out, stage by stage, with exact fractions.
+
+Each engine has a builder returning a list of :class:`Step` (a stage, what the
+rules made of the inputs, the exact chance of getting through it, the RULES.md
+ids it used); :func:`attach` turns them into readable lines under
+``report.info["explain"]``, followed by the rules the command follows and every
+**decision** (RULES.md) among them. A command without its own builder still
+explains which rules and decisions it follows (:func:`attach` with no steps).
+
+>>> Step("to hit", "4+ on a D6", Fraction(1, 2), ("FB-H1",)).line()
+'to hit: 4+ on a D6 → 1/2 = 50.00% [FB-H1]'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+#: RULES.md decisions (and this project's own, where a ruleset file records one), by id
+DECISIONS: dict[str, str] = {
+    "WM-A4": "an automatic hit still rolls its attack dice, to decide criticals",
+    "WM-D4": "each blast damage roll is boosted separately, 1 focus each "
+             "(the rules text is unverified)",
+    "FB-W1": "t9a1 wounds on the same S − T chart as wfb8 (its own chart is unverified)",
+    "FB-C5": "wfb8 Undead Unstable / Daemonic Instability: the unit loses wounds as the "
+             "combat result, without a test (ruleset file wfb8.toml)",
+    "MG-1": "t9a1 magic flow is worked out like wfb8's (the 1.x flux table is unverified)",
+}
+
+#: the RULES.md ids each command follows (``--explain`` lists them)
+COMMAND_RULES: dict[str, tuple[str, ...]] = {
+    "roll": ("DICE-1", "DICE-2"),
+    "wm attack": ("WM-A1", "WM-A2", "WM-A3", "WM-A4", "WM-A5", "WM-A6", "WM-A7", "WM-A8",
+                  "WM-D1", "WM-D2", "WM-D3"),
+    "wm aoe": ("WM-A1", "WM-A2", "WM-A3", "WM-A6", "WM-A7", "WM-D1", "WM-D4", "WM-D5",
+               "WM-D6", "WM-D7"),
+    "wm duel": ("WM-A1", "WM-A2", "WM-A3", "WM-A4", "WM-A5", "WM-A6", "WM-A7", "WM-D1",
+                "WM-D2", "WM-D3", "WM-G1", "WM-G2", "WM-G3", "WM-G4", "WM-G5", "WM-G6",
+                "WM-G7", "WM-F1", "WM-F2", "WM-F3", "WM-F4", "WM-F5"),
+    "run": ("WM-S1", "WM-S2"),
+    "fb attack": ("FB-H1", "FB-H3", "FB-W1", "FB-W2", "FB-V1", "FB-V2", "FB-V3", "FB-V4",
+                  "DICE-5"),
+    "fb shoot": ("FB-H2", "FB-W1", "FB-W2", "FB-V1", "FB-V2", "FB-V3", "FB-V4", "DICE-5"),
+    "fb test": ("FB-T1", "FB-T2", "FB-T3", "DICE-5"),
+    "fb break-test": ("FB-T2", "FB-C5", "DICE-5"),
+    "fb pursuit": ("FB-C6",),
+    "fb combat": ("FB-C1", "FB-C2", "FB-C3", "FB-C4", "FB-C5", "FB-C6", "FB-C7", "FB-H1",
+                  "FB-W1", "FB-V1", "FB-V2", "FB-V4"),
+    "fb artillery": ("FB-R1", "FB-R2", "FB-R3", "FB-R4", "FB-R5", "DICE-3", "DICE-4"),
+    "magic flow": ("MG-1", "MG-2", "MG-3"),
+    "magic cast": ("MG-4", "MG-5", "MG-7", "MG-10"),
+    "magic dispel": ("MG-6",),
+    "magic phase": ("MG-1", "MG-2", "MG-3", "MG-4", "MG-5", "MG-6", "MG-7", "MG-8", "MG-9",
+                    "MG-10"),
+    "magic optimise": ("MG-4", "MG-5", "MG-6", "MG-9"),
+}
+
+
+def fraction_text(p: Fraction) -> str:
+    """``49/54 = 90.74%`` (``1`` and ``0`` stay whole)."""
+    p = Fraction(p)
+    if p.denominator == 1:
+        return f"{p.numerator} = {100 * p.numerator:.2f}%"
+    return f"{p.numerator}/{p.denominator} = {100 * float(p):.2f}%"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One stage of a query: what the rules made of the inputs, and the exact chance."""
+
+    stage: str
+    detail: str
+    p: Fraction | None = None  # chance of getting through this stage (given the ones before)
+    rules: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        text = f"{self.stage}: {self.detail}"
+        if self.p is not None:
+            text += f" → {fraction_text(self.p)}"
+        if self.rules:
+            text += f" [{', '.join(self.rules)}]"
+        return text
+
+
+def explanation(command: str, steps: list[Step] | tuple[Step, ...] = (),
+                decisions: tuple[str, ...] = ()) -> list[str]:
+    """Readable lines: the steps, the rules the command follows, the decisions in play.
+
+    A decision is listed when a step or the command cites its id; one that holds
+    only in some rulesets (e.g. the t9a1 to-wound chart) only when the caller names
+    it in ``decisions``.
+    """
+    lines = [step.line() for step in steps]
+    followed = COMMAND_RULES.get(command, ())
+    if followed:
+        lines.append("rules followed: " + ", ".join(followed) + " (RULES.md)")
+    cited = {r for step in steps for r in step.rules} | set(followed) | set(decisions)
+    for rule in sorted(cited):
+        if rule in DECISIONS and (rule in decisions or rule not in _CONDITIONAL):
+            lines.append(f"decision {rule}: {DECISIONS[rule]}")
+    return lines
+
+
+# decisions that hold only in some rulesets: listed only when the builder names them
+_CONDITIONAL = {"FB-W1", "FB-C5", "MG-1"}
+
+
+def attach(report, steps: list[Step] | tuple[Step, ...] = (), decisions: tuple[str, ...] = ()):
+    """Put :func:`explanation` under ``report.info["explain"]``; returns the report."""
+    report.info["explain"] = explanation(report.command, steps, decisions)
+    return report
