@@ -78,6 +78,7 @@ def roll(
     method: str = "auto",
     config: MonteCarloConfig | None = None,
     check: bool = False,
+    explain: bool = False,
 ) -> Report:
     """Distribution of a dice expression.
 
@@ -88,9 +89,11 @@ def roll(
             enough to enumerate, see :attr:`DiceExpr.exact_feasible`).
         config: Monte Carlo settings (trials, seed, threads, precision).
         check: run both engines and attach z-scores under ``report.info["check"]``.
+        explain: attach the exact working under ``report.info["explain"]`` (when the
+            expression can be enumerated).
     """
     expr = parse_dice(expression) if isinstance(expression, str) else expression
-    return answer(
+    report = answer(
         "roll",
         method=method,
         # auto leaves expressions too large to enumerate (e.g. 30D1000) to Monte Carlo;
@@ -101,6 +104,43 @@ def roll(
         config=config,
         check=check,
     )
+    if explain:
+        from mathhammer.explain import attach
+
+        attach(report, explain_roll(expr, at_least, at_most))
+    return report
+
+
+def explain_roll(expr: DiceExpr, at_least: int | None = None,
+                 at_most: int | None = None) -> list:
+    """How ``roll`` reads an expression, with its exact mean and tail fractions (DICE-1/2)."""
+    from fractions import Fraction
+
+    from mathhammer.explain import Step
+
+    import re
+
+    read = f"{expr} is read as {expr.describe()}"
+    if re.search(r"D3(?!\d)", expr.describe()):
+        read += "; a D3 is a D6 read 1-2 → 1, 3-4 → 2, 5-6 → 3"
+    steps = [Step("expression", read, None, ("DICE-1", "DICE-2"))]
+    if not expr.exact_feasible:
+        steps.append(Step("exact", f"{expr} is too large to enumerate (about "
+                          f"{expr.exact_cost:.1e} operations); Monte Carlo answers"))
+        return steps
+    steps.append(Step("outcomes", f"{expr.outcome_count:,} equally likely rolls, totals "
+                      f"{expr.min}..{expr.max}; mean {_fraction(expr.exact_mean)}"))
+    if at_least is not None:
+        steps.append(Step(f"P(total ≥ {at_least})", "rolls reaching it / all rolls",
+                          Fraction(expr.probability_at_least(at_least))))
+    if at_most is not None:
+        steps.append(Step(f"P(total ≤ {at_most})", "rolls at or below it / all rolls",
+                          Fraction(expr.probability_at_most(at_most))))
+    return steps
+
+
+def _fraction(p) -> str:
+    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
 
 class _CallableModule(types.ModuleType):

@@ -20,5 +20,5 @@ def roll_command(
     from mathhammer.roll import roll
 
     report = roll(expression, at_least=at_least, at_most=at_most, method=opts.method,
-                  config=opts.config(), check=opts.check)
+                  config=opts.config(), check=opts.check, explain=opts.explain)
     emit(report, opts)

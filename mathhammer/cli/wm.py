@@ -68,7 +68,7 @@ def attack_command(
         concealment=concealment, elevated=elevated, def_bonus=def_bonus, shield=shield,
         camped_focus=camped_focus, arm_bonus=arm_bonus, stealth_range=stealth_range,
         extra_hit_dice=extra_hit_die, extra_damage_dice=extra_damage_die + int(weapon_master),
-        boxes=boxes)
+        boxes=boxes, explain=opts.explain)
     emit(report, opts)
 
 

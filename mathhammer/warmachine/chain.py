@@ -339,7 +339,8 @@ def run_chain(specs: list[AttackSpec], *, boxes: int | None = None, method: str 
 
 
 def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "auto",
-           config: MonteCarloConfig | None = None, check: bool = False, **flags) -> Report:
+           config: MonteCarloConfig | None = None, check: bool = False, explain: bool = False,
+           **flags) -> Report:
     """P(hit), damage distribution and P(destroyed) of n attacks (``mathhammer wm attack``).
 
     Args:
@@ -347,6 +348,7 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
         power: POW (ranged, magic) or P+S (melee).
         **flags: any field of :class:`AttackSetup` (kind, boost_hit, boost_damage,
             attacks, modifier, crippled, charge, knocked_down, boxes, ...).
+        explain: attach each roll's exact working under ``report.info["explain"]``.
 
     >>> r = attack(6, 13, 12, 18, kind="ranged", boost_hit=True, boost_damage=True)
     >>> round(r.results["p_hit"].value, 5), round(r.results["mean_damage"].value, 5)
@@ -371,4 +373,9 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
         report.info["note"] = "automatic hit (WM-A4): dice rolled for criticals only"
     if first.auto_miss:
         report.info["note"] = "automatic miss: stealth target beyond 5\" (WM-A8)"
+    if explain:
+        from mathhammer.explain import attach
+        from mathhammer.warmachine.explain import explain_attack
+
+        attach(report, explain_attack(setup))
     return report
