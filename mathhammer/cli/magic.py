@@ -32,7 +32,15 @@ def flow_command(
     """
     from mathhammer.magic.single import flow
 
-    emit(flow(ruleset, channelers, reactive_channelers, extra_power, extra_dispel), opts)
+    report = flow(ruleset, channelers, reactive_channelers, extra_power, extra_dispel)
+    if opts.explain:
+        from mathhammer.explain import attach
+        from mathhammer.magic.explain import explain_flow, flow_decisions
+        from mathhammer.magic.rules import magic_rules
+
+        attach(report, explain_flow(magic_rules(ruleset), channelers, reactive_channelers,
+                                    extra_power, extra_dispel), decisions=flow_decisions(ruleset))
+    emit(report, opts)
 
 
 @app.command("cast")
@@ -56,8 +64,15 @@ def cast_command(
 
     if opts.precision is not None and opts.method == "auto":
         opts.method = "mc"
-    emit(cast(dice, level, cv, ruleset, modifier, bound, method=opts.method, config=opts.config(),
-              check=opts.check), opts)
+    report = cast(dice, level, cv, ruleset, modifier, bound, method=opts.method,
+                  config=opts.config(), check=opts.check)
+    if opts.explain:  # exact fractions even when the answer was Monte Carlo
+        from mathhammer.explain import attach
+        from mathhammer.magic.explain import explain_cast
+        from mathhammer.magic.rules import magic_rules
+
+        attach(report, explain_cast(magic_rules(ruleset), dice, level, cv, modifier, bound))
+    emit(report, opts)
 
 
 @app.command("dispel")
@@ -74,8 +89,15 @@ def dispel_command(
 
     if opts.precision is not None and opts.method == "auto":
         opts.method = "mc"
-    emit(dispel(dice, level, against, ruleset, method=opts.method, config=opts.config(),
-                check=opts.check), opts)
+    report = dispel(dice, level, against, ruleset, method=opts.method, config=opts.config(),
+                    check=opts.check)
+    if opts.explain:
+        from mathhammer.explain import attach
+        from mathhammer.magic.explain import explain_dispel
+        from mathhammer.magic.rules import magic_rules
+
+        attach(report, explain_dispel(magic_rules(ruleset), dice, level, against))
+    emit(report, opts)
 
 
 PHASE_HELP = """A whole magic phase from a scenario TOML (MG-1..MG-10); Monte Carlo by default.
@@ -109,6 +131,14 @@ def phase_command(
     data = read_toml(scenario)
     report = run_scenario(data, str(scenario), method=opts.method, config=opts.config(),
                           check=opts.check)
+    if opts.explain:  # the policies played, no fractions (a phase is path dependent)
+        from mathhammer.explain import attach
+        from mathhammer.magic.explain import explain_phase, flow_decisions
+        from mathhammer.magic.models import load_scenario
+
+        model = load_scenario(data, str(scenario))
+        attach(report, explain_phase(model), decisions=flow_decisions(
+            model.ruleset, flow_rolled=model.flow.power_dice is None))
     emit(report, opts)
 
 
@@ -130,4 +160,10 @@ def optimise_command(
     from mathhammer.profiles import read_toml
 
     model = load_scenario(read_toml(scenario), str(scenario))
-    emit(optimise(model, power, dispel), opts)
+    report = optimise(model, power, dispel)
+    if opts.explain:  # fixed pools: no flow roll, so no MG-1
+        from mathhammer.explain import attach
+        from mathhammer.magic.explain import explain_optimise
+
+        attach(report, explain_optimise(model, power, dispel))
+    emit(report, opts)
