@@ -167,9 +167,15 @@ def attack_command(
             initiative=initiative, target_initiative=target_initiative, flaming=flaming,
             close_combat=True,
         )
-        report = chain_report(spec, _attacks(attacks, "--attacks"), rules, at_least=at_least,
+        n_attacks = _attacks(attacks, "--attacks")
+        report = chain_report(spec, n_attacks, rules, at_least=at_least,
                               models=target_models, method=opts.method, config=opts.config(),
                               check=opts.check)
+    if opts.explain:
+        from mathhammer.explain import attach
+        from mathhammer.fantasy.explain import chain_decisions, explain_attack
+
+        attach(report, explain_attack(spec, rules, n_attacks), decisions=chain_decisions(rules))
     emit(report, opts)
 
 
@@ -224,9 +230,17 @@ def shoot_command(
             multiple_wounds=_dice(multiple_wounds, "--multiple-wounds"), target_wounds=target_wounds, flaming=flaming,
             close_combat=False,
         )
-        report = shoot_report(spec, _attacks(shots, "--shots"), rules, at_least=at_least,
+        n_shots = _attacks(shots, "--shots")
+        report = shoot_report(spec, n_shots, rules, at_least=at_least,
                               models=target_models, method=opts.method, config=opts.config(),
                               check=opts.check)
+    if opts.explain:
+        from mathhammer.explain import attach
+        from mathhammer.fantasy.explain import chain_decisions, explain_attack, shooting_modifier_parts
+
+        parts = shooting_modifier_parts(rules, modifier, long_range, moving, cover, multiple_shots,
+                                        stand_and_shoot, large_target)
+        attach(report, explain_attack(spec, rules, n_shots, parts), decisions=chain_decisions(rules))
     emit(report, opts)
 
 
@@ -245,7 +259,14 @@ def break_test_command(
     """P(passing a break test): 2D6 <= Ld - difference (FB-C5, FB-T2)."""
     from mathhammer.fantasy.tests import break_test_report
 
-    emit(break_test_report(ld, lost_by, ruleset, steadfast, stubborn, unbreakable, reroll), opts)
+    report = break_test_report(ld, lost_by, ruleset, steadfast, stubborn, unbreakable, reroll)
+    if opts.explain:
+        from mathhammer.explain import attach
+        from mathhammer.fantasy.explain import explain_break_test
+
+        attach(report, explain_break_test(ld, lost_by, ruleset, steadfast, stubborn, unbreakable,
+                                          reroll))
+    emit(report, opts)
 
 
 @app.command("pursuit")
@@ -260,7 +281,13 @@ def pursuit_command(
 
     _dice(flee, "--flee")
     _dice(pursue, "--pursue")
-    emit(pursuit_report(flee, pursue), opts)
+    report = pursuit_report(flee, pursue)
+    if opts.explain:
+        from mathhammer.explain import attach
+        from mathhammer.fantasy.explain import explain_pursuit
+
+        attach(report, explain_pursuit(flee, pursue))
+    emit(report, opts)
 
 
 @app.command("test")
@@ -278,4 +305,10 @@ def test_command(
     from mathhammer.fantasy.tests import fantasy_test_report
 
     report = fantasy_test_report(value, ld, reroll, magic_resistance, _save(ward, "--ward"), ruleset)
+    if opts.explain:
+        from mathhammer.explain import attach
+        from mathhammer.fantasy.explain import explain_test
+
+        attach(report, explain_test(value, ld, reroll, magic_resistance, _save(ward, "--ward"),
+                                    ruleset))
     emit(report, opts)

@@ -47,6 +47,14 @@ def combat_command(
         unit_a, unit_b, rounds=rounds, charger=charger, ruleset=ruleset,
         models=(models_a, models_b), widths=(width_a, width_b), flank=flank, rear=rear,
         bonuses=(bonus_a, bonus_b), method=opts.method, config=opts.config(), check=opts.check)
+    if opts.explain:
+        from mathhammer.explain import attach
+        from mathhammer.fantasy.explain import combat_decisions, combat_sides, explain_combat
+
+        compiled = combat_sides(unit_a, unit_b, charger=charger, ruleset=ruleset,
+                                models=(models_a, models_b), widths=(width_a, width_b),
+                                flank=flank, rear=rear, bonuses=(bonus_a, bonus_b))
+        attach(report, explain_combat(compiled), decisions=combat_decisions(compiled))
     emit(report, opts)
 
 
