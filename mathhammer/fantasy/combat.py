@@ -96,6 +96,7 @@ class Group:
     attacks: tuple[int, int]  # per model, first round / later rounds
     key: tuple[int, int]  # strike-order key, first round / later rounds
     outcomes: tuple[np.ndarray, np.ndarray]  # per-attack pmf, index -1 = slain outright
+    specs: tuple[AttackSpec, AttackSpec] | None = None  # the profiles behind ``outcomes``
 
 
 @dataclass
@@ -141,7 +142,7 @@ def _attack_groups(s: int, sides: tuple[Side, Side], rules: Ruleset, notes: list
             notes.append(f"{name}: Killing Blow ignored, ruleset {rules.name} has none")
         asf = "Always Strikes First" in special
         last = weapon.strikes_last or "Always Strikes Last" in special
-        out, keys, attacks = [], [], []
+        out, keys, attacks, specs = [], [], [], []
         for first_round in (True, False):
             charging = first_round and me.charged
             s_total = min(strength + weapon.strength_bonus + (weapon.charge_strength_bonus if charging else 0),
@@ -156,19 +157,22 @@ def _attack_groups(s: int, sides: tuple[Side, Side], rules: Ruleset, notes: list
                 flaming="Flaming Attacks" in special, hatred=first_round and "Hatred" in special,
                 always_strikes_first=asf and not last, initiative=i, target_initiative=foe_i,
                 target_always_strikes_first=foe_asf)
+            specs.append(spec)
             out.append(_profile_outcomes(spec, rules))
             keys.append(_order_key(i, asf, last, charging and rules.chargers_strike_first))
             bonus = weapon.extra_attacks + ("Frenzy" in special) + (
                 charging and "Devastating Charge" in special)
             attacks.append(a + bonus if kind != 2 else 1)
-        return Group(s, kind, name, (attacks[0], attacks[1]), (keys[0], keys[1]), (out[0], out[1]))
+        return Group(s, kind, name, (attacks[0], attacks[1]), (keys[0], keys[1]), (out[0], out[1]),
+                     (specs[0], specs[1]))
 
     st = unit.stats
     groups = [profile(unit.name, st.ws, st.s, st.i, st.a, unit.weapon, unit.special_rules, 0)]
     if unit.formation.champion and unit.champion_extra_attacks:
         g = profile(f"{unit.name} champion", st.ws, st.s, st.i, unit.champion_extra_attacks,
                     unit.weapon, unit.special_rules, 1)
-        groups.append(Group(g.side, g.kind, g.name, (unit.champion_extra_attacks,) * 2, g.key, g.outcomes))
+        groups.append(Group(g.side, g.kind, g.name, (unit.champion_extra_attacks,) * 2, g.key,
+                            g.outcomes, g.specs))
     if unit.troop_type in SUPPORTING_TYPES:
         groups.append(profile(f"{unit.name} supporting", st.ws, st.s, st.i, 1, unit.weapon,
                               unit.special_rules, 2))
