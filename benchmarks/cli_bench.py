@@ -204,17 +204,21 @@ def total(values):
     return s
 """
 
+# a one-option Typer app: Typer coerces option values through pydantic on first use
+_TYPER_APP = ("import typer; app = typer.Typer(); "
+              "app.command()(lambda n=1: None); app(['--n', '2'], standalone_mode=False)")
+
 _FLOOR_CODE = {
-    "typer": "import typer",
-    "numpy": "import typer, numpy",
-    "numba": ("import sys; sys.path.insert(0, sys.argv[1]); import typer, numpy; "
-              "import floor_kernel; floor_kernel.total(numpy.ones(8, dtype=numpy.int64))"),
+    "typer": "import typer",  # --help coerces no option value
+    "numpy": "import numpy; " + _TYPER_APP,
+    "numba": ("import sys; sys.path.insert(0, sys.argv[1]); import numpy; import floor_kernel; "
+              "floor_kernel.total(numpy.ones(8, dtype=numpy.int64)); " + _TYPER_APP),
 }
 
 FLOOR_NAMES = {
     "typer": "floor: python + import typer",
-    "numpy": "floor: python + import typer, numpy",
-    "numba": "floor: python + typer, numpy, numba + one cached kernel call",
+    "numpy": "floor: python + numpy + a one-option Typer app",
+    "numba": "floor: python + numpy + numba (one cached kernel call) + a one-option Typer app",
 }
 
 
