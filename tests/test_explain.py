@@ -133,3 +133,38 @@ def test_cli_explain_in_json_and_table_and_absent_without_the_flag():
     generic = run_cli("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power",
                       "14", "--range", "8", "--explain")
     assert "rules followed: WM-A1" in generic.stdout and "decision WM-D4" in generic.stdout
+
+
+AOE_CASES = [
+    dict(stat=5, defense=13, armor=14, power=14, range=8.0),
+    dict(stat=6, defense=12, armor=16, power=15, range=12.0, aoe=4.0, boost_hit=True,
+         boost_blast=True, models=("a,1.5,0,small", "b,-2,1,medium,arm=12", "c,3,3,large,def=14")),
+    dict(stat=5, defense=13, armor=14, power=14, range=11.0, rng=10.0, models=("a,2,0,small",)),
+    dict(stat=4, defense=14, armor=15, power=12, range=6.0, spray=8.0, boost_damage=True,
+         models=("a,2,0.5,small,def=12", "far,9,0")),
+]
+
+
+@pytest.mark.parametrize("case", AOE_CASES)
+def test_aoe_explanation_matches_the_exact_report(case):
+    from mathhammer.warmachine.aoe import AoeSetup, aoe, parse_model
+
+    flags = dict(case)
+    models = tuple(parse_model(text) for text in flags.pop("models", ()))
+    setup = AoeSetup(models=models, **flags)
+    report = aoe(setup, method="exact", explain=True)
+    from mathhammer.warmachine.explain import explain_aoe
+
+    steps = {s.stage: s for s in explain_aoe(setup)}
+    for name in ["target"] + [m.name for m in models]:
+        step = steps[name]
+        assert float(step.p) == pytest.approx(report.results[f"p_hit_{name}"].value, abs=1e-12)
+        mean = report.results[f"mean_damage_{name}"].value
+        shown = Fraction(mean).limit_denominator(10**6)
+        text = step.detail + (steps[f"{name} damage"].detail if f"{name} damage" in steps else "")
+        if mean > 0:
+            assert f"expected damage {shown.numerator}/{shown.denominator}" in text or \
+                f"expected {shown.numerator}/{shown.denominator}" in text or \
+                (shown.denominator == 1 and f"expected {shown.numerator}" in text)
+    lines = report.info["explain"]
+    assert any(line.startswith("decision WM-D4") for line in lines)

@@ -125,7 +125,8 @@ def aoe_command(
         target_in_melee=target_in_melee, knocked_down=knocked_down, stationary=stationary,
         cover=cover, concealment=concealment, elevated=elevated, def_bonus=def_bonus,
         arm_bonus=arm_bonus, target_base=target_base, target_boxes=boxes, models=tuple(others))
-    report = aoe(setup, method=opts.method, config=opts.config(), check=opts.check)
+    report = aoe(setup, method=opts.method, config=opts.config(), check=opts.check,
+                 explain=opts.explain)
     emit(report, opts)
 
 

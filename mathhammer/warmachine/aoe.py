@@ -438,7 +438,7 @@ def _title(setup: AoeSetup, models: list[_Model]) -> str:
 
 
 def aoe(setup: AoeSetup, *, method: str = "auto", config: MonteCarloConfig | None = None,
-        check: bool = False) -> Report:
+        check: bool = False, explain: bool = False) -> Report:
     """P(target hit), expected models hit and damage per model of one AOE or spray attack.
 
     >>> r = aoe(AoeSetup(stat=5, defense=13, armor=14, power=14, range=8.0))
@@ -460,4 +460,9 @@ def aoe(setup: AoeSetup, *, method: str = "auto", config: MonteCarloConfig | Non
     else:
         report.info["spray_template"] = (f"{setup.spray:g}\" long, {SPRAY_NEAR_WIDTH:g}\"-"
                                          f"{SPRAY_FAR_WIDTH:g}\" wide (approximate, low confidence)")
+    if explain:  # the exact working, with the rules and decisions (WM-D4) it follows
+        from mathhammer.explain import attach
+        from mathhammer.warmachine.explain import explain_aoe
+
+        attach(report, explain_aoe(setup))
     return report

@@ -20,21 +20,29 @@ _STAT = {"melee": "MAT", "ranged": "RAT", "magic": "FOCUS"}
 _POWER = {"melee": "P+S", "ranged": "POW", "magic": "POW"}
 
 
+def roll_fractions(k: int, bonus: int, defense: int, auto_hit: bool = False
+                   ) -> tuple[Fraction, Fraction]:
+    """Exact (P(hit), P(critical hit)) of k attack dice + bonus vs DEF, counting 6^k rolls."""
+    counts = np.bincount(rules.attack_outcome_table(k, bonus, defense, auto_hit), minlength=3)
+    return Fraction(int(counts[1] + counts[2]), 6**k), Fraction(int(counts[2]), 6**k)
+
+
+def damage_roll_fractions(k: int, power: int, armor: int) -> tuple[Fraction, Fraction]:
+    """Exact (P(damage > 0), E[damage]) of one damage roll of k dice + POW vs ARM."""
+    table = rules.damage_table(k, power, armor)
+    return Fraction(int((table > 0).sum()), 6**k), Fraction(int(table.sum()), 6**k)
+
+
 def hit_fractions(spec: AttackSpec) -> tuple[Fraction, Fraction]:
-    """Exact (P(hit), P(critical hit)) of one attack roll, by counting its 6^k rolls."""
+    """Exact (P(hit), P(critical hit)) of one attack of a chain."""
     if spec.auto_miss:
         return Fraction(0), Fraction(0)
-    table = rules.attack_outcome_table(spec.hit_dice, spec.bonus, spec.defense, spec.auto_hit)
-    counts = np.bincount(table, minlength=3)
-    total = 6**spec.hit_dice
-    return Fraction(int(counts[1] + counts[2]), total), Fraction(int(counts[2]), total)
+    return roll_fractions(spec.hit_dice, spec.bonus, spec.defense, spec.auto_hit)
 
 
 def damage_fractions(spec: AttackSpec) -> tuple[Fraction, Fraction]:
-    """Exact (P(damage > 0 | hit), E[damage | hit]) of one damage roll."""
-    table = rules.damage_table(spec.damage_dice, spec.power, spec.armor)
-    total = 6**spec.damage_dice
-    return Fraction(int((table > 0).sum()), total), Fraction(int(table.sum()), total)
+    """Exact (P(damage > 0 | hit), E[damage | hit]) of one attack of a chain."""
+    return damage_roll_fractions(spec.damage_dice, spec.power, spec.armor)
 
 
 def mean_damage(specs: list[AttackSpec]) -> Fraction:
@@ -160,4 +168,75 @@ def explain_attack(setup: AttackSetup) -> list[Step]:
     if setup.boxes is not None:
         steps.append(Step("destroyed", f"P(total damage ≥ {setup.boxes} boxes), read from the "
                           "damage distribution", None, ("WM-G6",)))
+    return steps
+
+
+# --------------------------------------------------------------------------- AOE and spray
+def explain_aoe(setup) -> list[Step]:
+    """The stages of ``wm aoe``: the attack roll, the deviations, each model's damage roll.
+
+    Reads the exact engine's own resolution (:func:`aoe._resolve`) and geometry
+    (:func:`aoe._scenarios`: the direct hit and the 36 equally likely deviations).
+    """
+    from mathhammer.warmachine import aoe as template
+
+    models = template._resolve(setup)
+    k, bonus, dfn, auto_hit = models[0].attack
+    steps: list[Step] = []
+    roll = f"{k}d6 + {_STAT[setup.kind]} {setup.stat}"
+    mods = [w for on, w in ((setup.aim, "aiming +2"),
+                            (setup.target_in_melee and setup.spray is None, "target in melee −4"))
+            if on] + ([f"other {setup.modifier:+d}"] if setup.modifier else [])
+    roll += (f" ({', '.join(mods)})" if mods else "")
+    if setup.spray is not None:
+        under = template.spray_coverage(models, setup.range, setup.spray)
+        for m, covered in zip(models, under):
+            if not covered:
+                steps.append(Step(m.name, "not under the spray template", Fraction(0), ("WM-D6",)))
+                continue
+            p_hit, _ = roll_fractions(*m.attack)
+            p_dmg, e_dmg = damage_roll_fractions(*m.full)
+            steps.append(Step(m.name, f"own attack roll {roll} vs DEF {m.attack[2]}, no "
+                              f"target-in-melee penalty; P(hit)", p_hit, ("WM-D6", "WM-A1")))
+            steps.append(Step(f"{m.name} damage", f"{m.full[0]}d6 + POW {m.full[1]} vs ARM "
+                              f"{m.full[2]}: mean {_frac(e_dmg)} per hit; expected "
+                              f"{_frac(p_hit * e_dmg)}; P(damage > 0 | hit)", p_dmg, ("WM-D1",)))
+        return steps
+    aim_x, cap, auto_miss = template._aim(setup)
+    p_direct = Fraction(0) if auto_miss else roll_fractions(k, bonus, dfn, auto_hit)[0]
+    if auto_miss:
+        steps.append(Step("attack roll", f"the target is {setup.range:g}\" away, beyond RNG "
+                          f"{setup.rng:g}\": a miss, deviating from the point at RNG", p_direct,
+                          ("WM-D5",)))
+    else:
+        steps.append(Step("attack roll", f"{roll} vs DEF {dfn}: needs {dfn - bonus} or more on "
+                          f"{k}d6; a hit is a direct hit on the target; P(direct hit)", p_direct,
+                          ("WM-A1", "WM-D4")))
+    steps.append(Step("deviation", f"on a miss: direction d6 (60° steps, 1 straight on) and "
+                      f"d6 inches capped at {cap:g}\" (half the distance): 36 equal cases",
+                      None, ("WM-D5",)))
+    scenarios = template._scenarios(setup, models)
+    direct_marks = scenarios[0][1] if p_direct > 0 else [0] * len(models)
+    deviations = [marks for _, marks in scenarios[-36:]]
+    blast_pow = models[0].blast[1]
+    for i, m in enumerate(models):
+        n_under = sum(1 for marks in deviations if marks[i])
+        p_blast = (1 - p_direct) * Fraction(n_under, 36)
+        _, e_full = damage_roll_fractions(*m.full)
+        _, e_blast = damage_roll_fractions(*m.blast)
+        if i == 0:
+            expected = p_direct * e_full + p_blast * e_blast
+            detail = (f"direct hit {_frac(p_direct)} (full POW {m.full[1]}: {m.full[0]}d6 vs ARM "
+                      f"{m.full[2]}, mean {_frac(e_full)}); after a miss under the template in "
+                      f"{n_under} of 36 deviations (blast POW {blast_pow}, mean {_frac(e_blast)})")
+            p_any = p_direct + p_blast
+        else:
+            p_any = p_blast + (p_direct if direct_marks[i] else 0)
+            expected = p_any * e_blast
+            detail = ((f"under the template on a direct hit; " if direct_marks[i] else
+                       "not under it on a direct hit; ")
+                      + f"after a miss in {n_under} of 36 deviations; blast POW {blast_pow}: "
+                      f"{m.blast[0]}d6 vs ARM {m.blast[2]}, mean {_frac(e_blast)}")
+        steps.append(Step(m.name, f"{detail}; expected damage {_frac(expected)}; "
+                          "P(takes a damage roll)", p_any, ("WM-D4", "WM-D5")))
     return steps
