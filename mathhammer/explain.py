@@ -37,7 +37,10 @@ COMMAND_RULES: dict[str, tuple[str, ...]] = {
     "wm duel": ("WM-A1", "WM-A2", "WM-A3", "WM-A4", "WM-A5", "WM-A6", "WM-A7", "WM-D1",
                 "WM-D2", "WM-D3", "WM-G1", "WM-G2", "WM-G3", "WM-G4", "WM-G5", "WM-G6",
                 "WM-G7", "WM-F1", "WM-F2", "WM-F3", "WM-F4", "WM-F5"),
-    "run": ("WM-S1", "WM-S2"),
+    # a Warmachine scenario (fantasy and magic scenarios report their own command)
+    "run": ("WM-S1", "WM-S2", "WM-A1", "WM-A2", "WM-A3", "WM-A4", "WM-A5", "WM-A6", "WM-A7",
+            "WM-D1", "WM-D2", "WM-D3", "WM-G1", "WM-G2", "WM-G3", "WM-G4", "WM-G5", "WM-G6",
+            "WM-G7", "WM-F1", "WM-F2", "WM-F3", "WM-F4", "WM-F5"),
     "fb attack": ("FB-H1", "FB-H3", "FB-W1", "FB-W2", "FB-V1", "FB-V2", "FB-V3", "FB-V4",
                   "DICE-5"),
     "fb shoot": ("FB-H2", "FB-W1", "FB-W2", "FB-V1", "FB-V2", "FB-V3", "FB-V4", "DICE-5"),
