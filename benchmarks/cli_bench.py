@@ -226,3 +226,24 @@ def floor_commands(workdir: Path) -> dict[str, list[str]]:
     """argv of each floor (run them once untimed first: that fills the numba cache)."""
     (workdir / "floor_kernel.py").write_text(_FLOOR_KERNEL)
     return {kind: [sys.executable, "-c", code, str(workdir)] for kind, code in _FLOOR_CODE.items()}
+
+
+_FLOOR_FIRST_CALL = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy
+import floor_kernel
+values = numpy.ones(8, dtype=numpy.int64)
+start = time.perf_counter()
+floor_kernel.total(values)
+print(json.dumps({"wall": time.perf_counter() - start}))
+"""
+
+
+def first_call_floor(workdir: Path) -> float:
+    """Fresh process: the first call of the trivial cached floor kernel (numba's own set-up)."""
+    import json
+
+    out = subprocess.run([sys.executable, "-c", _FLOOR_FIRST_CALL, str(workdir)],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["wall"]
