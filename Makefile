@@ -3,6 +3,9 @@
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
+# byte-compile the package up front: an editable install never gets .pyc files where
+# PYTHONDONTWRITEBYTECODE is set, and every CLI start then recompiles the sources
+BYTECODE := $(VENV)/bin/python -m compileall -q mathhammer
 
 .PHONY: demo test test-slow bench clean
 
@@ -13,12 +16,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
+	@$(BYTECODE)
 	$(VENV)/bin/mathhammer demo
 
 test: $(STAMP)
+	@$(BYTECODE)
 	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow"
 
 test-slow: $(STAMP)
+	@$(BYTECODE)
 	$(VENV)/bin/python -m pytest -q -n 2 -m slow
 
 bench: $(STAMP)
