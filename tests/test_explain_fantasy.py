@@ -152,7 +152,7 @@ def test_special_rules_are_named():
     assert "poison" in explain_attack(*SPECS["poison melee"])[0].detail
     assert "poison does not apply" in explain_attack(*SPECS["shoot 7+ poison"])[0].detail
     mw = _by_stage(explain_attack(*SPECS["multiple wounds D3"]))["multiple wounds"].detail
-    assert "capped at W 2: 1: 1/3, 2: 2/3" in mw
+    assert "capped at W 2: P(k wounds) 1: 1/3, 2: 2/3 (mean 5/3)" in mw
 
 
 def test_t9a1_chart_decision_only_under_t9a1():
@@ -243,3 +243,52 @@ def test_cli_explain_table_block_and_decisions():
     assert "decision FB-W1" not in proc.stdout
     proc = cli_inprocess(*COMMANDS[5], "--explain")
     assert "decision FB-C5" in proc.stdout and "A first strike: Skeleton Warriors" in proc.stdout
+
+
+@pytest.mark.parametrize("weapon, target, ruleset", [
+    ("stone-thrower", "wfb8/orc_boyz", None),
+    ("stone-thrower", "wfb8/skeleton_warriors", "basic"),
+    ("cannon", "wfb8/orc_boyz", None),
+    ("bolt-thrower", "wfb8/empire_halberdiers", None),
+])
+def test_artillery_explanation_matches_the_engine(weapon, target, ruleset):
+    """The dice odds shown are the exact report's; each hit chain is the engine's own spec."""
+    from mathhammer.engine import MonteCarloConfig
+    from mathhammer.fantasy import artillery as art
+    from mathhammer.fantasy.artillery_explain import explain_artillery
+    from mathhammer.fantasy.chain import single_attack_fractions
+    from mathhammer.fantasy.models import load_unit
+    from mathhammer.fantasy.rulesets import load_ruleset
+
+    report = art.artillery(weapon, target, ruleset=ruleset, method="auto", check=False,
+                           config=MonteCarloConfig(n_trials=2000, seed=1), explain=True)
+    unit = load_unit(target)
+    rules = load_ruleset(ruleset or unit.ruleset)
+    steps = explain_artillery(weapon, unit, rules, art.Shot(weapon))
+    by = {s.stage: s for s in steps}
+    assert report.info["explain"][: len(steps)] == [s.line() for s in steps]
+    if "misfire" in by:
+        assert by["misfire"].p == Fraction(1, 6)
+        five_se = 5 * (1 / 6 * 5 / 6 / 2000) ** 0.5  # Monte Carlo (stone thrower): 5 se at N=2000
+        assert report.results["p_misfire"].value == pytest.approx(
+            1 / 6, abs=0 if report.method == "exact" else five_se)
+    if weapon == "stone-thrower":
+        assert by["scatter"].p == Fraction(5, 6) * Fraction(rules.scatter_hit_faces, 6)
+    if weapon == "bolt-thrower":
+        assert float(by["to hit"].p) == pytest.approx(report.results["p_direct_hit"].value,
+                                                      abs=1e-15)
+    s_small, s_big, mw = art.hit_strengths(weapon, art.Shot(weapon))
+    strength = s_small if weapon == "bolt-thrower" else s_big
+    spec = art.hit_spec(unit, strength, mw, 0, armour=weapon != "bolt-thrower")
+    pmf, _ = single_attack_fractions(spec, rules)
+    per_hit = [s for s in steps if s.stage.startswith(f"S{strength} hit")
+               and s.stage.endswith("per attack")][0]
+    assert per_hit.p == 1 - pmf[0]
+
+
+def test_artillery_explain_on_the_cli():
+    out = run_json("fb", "artillery", "stone-thrower", "wfb8/orc_boyz", "--n-trials", "2000",
+                   "--seed", "1", "--explain")
+    lines = out["info"]["explain"]
+    assert lines[0].startswith("misfire: ") and any("scatter" in line for line in lines)
+    assert "rules followed: FB-R1" in "\n".join(lines)

@@ -92,7 +92,8 @@ def artillery_command(
                 multiple_wounds=multiple_wounds, armour_piercing=ap, bs=bs, modifier=modifier,
                 aim_file=aim_file, aim_rank=aim_rank, short=short, facing=facing)
     report = artillery(weapon, target, ruleset=ruleset, models=models, rank_width=width, shot=shot,
-                       method=opts.method, config=opts.config(), check=opts.check)
+                       method=opts.method, config=opts.config(), check=opts.check,
+                       explain=opts.explain)
     emit(report, opts)
 
 

@@ -108,14 +108,33 @@ def flank_view(rects: np.ndarray, depth: float) -> np.ndarray:
                      rects[0] - x_min, rects[1] - x_min])
 
 
-def _outcomes(rules: Ruleset, unit: UnitProfile, strength: int, mw: str | None, ap: int,
-              armour: bool = True) -> np.ndarray:
-    spec = AttackSpec(strength=strength, toughness=unit.toughness, auto_hit=True,
+def hit_spec(unit: UnitProfile, strength: int, mw: str | None, ap: int,
+             armour: bool = True) -> AttackSpec:
+    """One artillery hit on a model of ``unit``: no to-hit roll, then wound and saves."""
+    return AttackSpec(strength=strength, toughness=unit.toughness, auto_hit=True,
                       close_combat=False, save=unit.saves.armour if armour else None,
                       ward=unit.saves.ward, regeneration=unit.saves.regeneration,
                       armour_piercing=ap, multiple_wounds=mw, target_wounds=unit.wounds)
-    pmf, slain = single_attack_outcomes(spec, rules)
+
+
+def _outcomes(rules: Ruleset, unit: UnitProfile, strength: int, mw: str | None, ap: int,
+              armour: bool = True) -> np.ndarray:
+    pmf, slain = single_attack_outcomes(hit_spec(unit, strength, mw, ap, armour), rules)
     return np.concatenate([pmf, [slain]])
+
+
+def hit_strengths(weapon: str, shot: Shot) -> tuple[int, int, str]:
+    """(strength, strength of the big hit, Multiple Wounds) after the shot's overrides."""
+    s_small, s_big, mw = DEFAULTS[weapon]
+    s_small = shot.strength or s_small
+    s_big = shot.big_strength or (shot.strength if weapon != "stone-thrower" and shot.strength
+                                  else s_big)
+    return s_small, s_big, shot.multiple_wounds or mw
+
+
+def uses_to_hit(weapon: str, rules: Ruleset) -> bool:
+    """Bolt throwers, and cannons in rulesets with a to-hit roll, roll to hit (FB-R3/R4)."""
+    return weapon == "bolt-thrower" or (weapon == "cannon" and rules.artillery == "to_hit")
 
 
 def _cdf(outcomes: np.ndarray, width: int) -> np.ndarray:
@@ -135,8 +154,12 @@ def _file_models(rects: np.ndarray, line_x: float) -> int:
 def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset | None = None,
               models: int | None = None, rank_width: int | None = None, shot: Shot | None = None,
               method: str = "auto", config: MonteCarloConfig | None = None,
-              check: bool = False, **shot_options) -> Report:
-    """One artillery shot at ``target`` (profile id, unit file or profile)."""
+              check: bool = False, explain: bool = False, **shot_options) -> Report:
+    """One artillery shot at ``target`` (profile id, unit file or profile).
+
+    ``explain`` attaches the dice odds and each kind of hit's wound chain
+    (:mod:`mathhammer.fantasy.artillery_explain`) under ``report.info["explain"]``.
+    """
     if weapon not in WEAPONS:
         raise InputError("WEAPON", "unknown artillery piece", weapon, f"use one of {', '.join(WEAPONS)}")
     unit = target if isinstance(target, UnitProfile) else load_unit(target)
@@ -145,10 +168,7 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
     shot = shot or Shot(weapon, **shot_options)
     if shot.template not in TEMPLATES:
         raise InputError("--template", "must be small or large", shot.template, "use --template large")
-    s_small, s_big, mw = DEFAULTS[weapon]
-    s_small = shot.strength or s_small
-    s_big = shot.big_strength or (shot.strength if weapon != "stone-thrower" and shot.strength else s_big)
-    mw = shot.multiple_wounds or mw
+    s_small, s_big, mw = hit_strengths(weapon, shot)
     for flag, value in (("--strength", s_small), ("--big-strength", s_big)):
         rules.check_characteristic(value, flag)
     rects = formation_rects(unit.formation.models, unit.formation.rank_width, unit.base_mm)
@@ -158,7 +178,16 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
     if shot.facing == "flank" and weapon != "stone-thrower":  # FB-R3/R4 along a rank
         rects = flank_view(rects, depth)
         aim_x = aim_y - depth / 2.0
-    to_hit = weapon == "bolt-thrower" or (weapon == "cannon" and rules.artillery == "to_hit")
+    to_hit = uses_to_hit(weapon, rules)
+
+    def done(report: Report) -> Report:
+        if explain:
+            from mathhammer.explain import attach
+            from mathhammer.fantasy.artillery_explain import explain_artillery
+
+            attach(report, explain_artillery(weapon, unit, rules, shot))
+        return report
+
     title = f"{weapon} at {unit.name} ({unit.formation.models} models, {rules.name})"
     info = {"ruleset": rules.name, "target": unit.id, "formation":
             f"{unit.formation.models} models, {unit.formation.rank_width} wide, base {unit.base_mm} mm",
@@ -181,19 +210,19 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
         if method == "exact":
             raise InputError("--method", "a scattered template needs Monte Carlo (only the "
                              "misfire and HIT odds are exact; see --check)", method, "use --method mc")
-        return answer("fb artillery", method=method, exact=partial_exact if check else None,
-                      monte_carlo=mc, config=config, check=check)
+        return done(answer("fb artillery", method=method, exact=partial_exact if check else None,
+                           monte_carlo=mc, config=config, check=check))
     if not to_hit:
         line_x = aim_x
         hit = _outcomes(rules, unit, s_big, mw, shot.armour_piercing)
         aim_y = -shot.short
         info.update({"hits": f"S{s_big}, Multiple Wounds ({mw}) on every model on the line",
                      "aim": f"line x {line_x:+.2f} in, {shot.short:g} in short of the {shot.facing}"})
-        return answer("fb artillery", method=method,
-                      exact=lambda: _bounce_exact(rects, line_x, aim_y, hit, unit, title, info),
-                      monte_carlo=lambda cfg: _bounce_mc(rects, line_x, aim_y, hit, unit, cfg,
-                                                         title, info),
-                      config=config, check=check)
+        return done(answer("fb artillery", method=method,
+                           exact=lambda: _bounce_exact(rects, line_x, aim_y, hit, unit, title, info),
+                           monte_carlo=lambda cfg: _bounce_mc(rects, line_x, aim_y, hit, unit,
+                                                              cfg, title, info),
+                           config=config, check=check))
     # to-hit weapons: a line of models in the aimed file
     in_file = _file_models(rects, aim_x)
     shooting = rules.to_hit_shooting(shot.bs, shot.modifier)
@@ -212,11 +241,11 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
         info["hits"] = f"first model S{s_big} Multiple Wounds ({mw}); S{s_small} on the others (max 5)"
     info["p_hit_roll"] = f"{shooting.p_hit} (BS {shot.bs}, modifier {shot.modifier:+d})"
     info["line"] = f"{in_file} models in the {'rank' if shot.facing == 'flank' else 'file'} aimed at"
-    return answer("fb artillery", method=method,
-                  exact=lambda: _line_exact(p_misfire, p_hit, tables, stop, unit, title, info),
-                  monte_carlo=lambda cfg: _line_mc(p_misfire, p_hit, tables, stop, unit, cfg,
-                                                   title, info),
-                  config=config, check=check)
+    return done(answer("fb artillery", method=method,
+                       exact=lambda: _line_exact(p_misfire, p_hit, tables, stop, unit, title, info),
+                       monte_carlo=lambda cfg: _line_mc(p_misfire, p_hit, tables, stop, unit, cfg,
+                                                        title, info),
+                       config=config, check=check))
 
 
 # ---- engines ------------------------------------------------------------------------------

@@ -216,10 +216,13 @@ def explain_attack(spec: AttackSpec, rules: Ruleset | str = "wfb8",
     # ---- Multiple Wounds (FB-V3) and the per-attack answer
     each = t.wounds_each
     if spec.multiple_wounds:
-        pmf = ", ".join(f"{k}: {p}" for k, p in enumerate(each) if p)
         mean_each = sum((k * p for k, p in enumerate(each)), Fraction(0))
+        shares = [(k, p) for k, p in enumerate(each) if p]
+        spread = (f"always {shares[0][0]} wound(s)" if len(shares) == 1 else
+                  "P(k wounds) " + ", ".join(f"{k}: {p}" for k, p in shares)
+                  + f" (mean {mean_each})")
         steps.append(Step("multiple wounds", f"{spec.multiple_wounds} per unsaved wound, capped at "
-                          f"W {spec.target_wounds}: {pmf} (mean {mean_each})", None, ("FB-V3",)))
+                          f"W {spec.target_wounds}: {spread}", None, ("FB-V3",)))
     else:
         mean_each = Fraction(1)
     steps.append(Step("per attack", "P(unsaved wound" + (" or Killing Blow slay)" if final[2]
