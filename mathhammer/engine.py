@@ -70,6 +70,13 @@ class MonteCarloConfig:
                 self.precision, "use e.g. --precision 0.001",
             )
         validate_trials(self.max_trials, "max_trials")
+        if self.precision is not None and self.precision < _narrowest_halfwidth(self.max_trials):
+            # even a probability of exactly 0 or 1 cannot be pinned down this finely: say so
+            # now rather than after the first batch
+            raise TrialLimitError(
+                "--precision", f"is finer than any 95% interval within {self.max_trials:.0e} "
+                f"trials can be (at best {_narrowest_halfwidth(self.max_trials):.1e})",
+                self.precision, "ask for a larger precision value, e.g. --precision 0.001")
         if self.seed is not None:
             resolve_seed(self.seed)  # a bad seed fails before any kernel loads
         if self.threads is not None and not 1 <= self.threads <= 256:
@@ -279,6 +286,11 @@ def simulate(
         n = n_chunks * ADAPTIVE_CHUNK + stop.n_done
         partial = MonteCarloRun(tally, n, seed, n_chunks + stop.n_chunks, True)
         raise Interrupted(partial if n else None) from None
+
+
+def _narrowest_halfwidth(n: int) -> float:
+    """The smallest 95% Wilson half-width ``n`` trials can give (at p = 0 or 1)."""
+    return float(wilson_halfwidth(np.zeros(1), n)[0])
 
 
 def wilson_halfwidth(p: np.ndarray, n: int) -> np.ndarray:

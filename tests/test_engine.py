@@ -19,6 +19,7 @@ from mathhammer.errors import InputError, Interrupted, TrialLimitError
 from mathhammer.results import wilson_interval
 from mathhammer.rng import chunk_state, chunk_states, resolve_seed
 from mathhammer.roll import roll
+from tests.conftest import run_cli
 
 
 class Recorder:
@@ -157,6 +158,18 @@ def test_hopeless_precision_fails_fast():
     with pytest.raises(TrialLimitError, match="would need about"):
         roll("2D6", method="mc", config=MonteCarloConfig(seed=1, precision=1e-6, n_trials=1))
     assert time.monotonic() - start < 30
+
+
+def test_impossible_precision_is_refused_before_any_trial():
+    """No interval over max_trials can be narrower than its p = 0 half-width (~1.92 / n)."""
+    from mathhammer.engine import wilson_halfwidth
+
+    floor = float(wilson_halfwidth(np.zeros(1), 10**6)[0])
+    with pytest.raises(TrialLimitError, match="finer than any 95% interval"):
+        MonteCarloConfig(precision=floor * 0.99, max_trials=10**6)
+    MonteCarloConfig(precision=floor * 1.01, max_trials=10**6)  # reachable at p near 0: allowed
+    proc = run_cli("roll", "2D6", "--precision", "1e-12")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and proc.stdout == ""
 
 
 def test_adaptive_needs_probabilities():
