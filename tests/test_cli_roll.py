@@ -326,6 +326,17 @@ def test_broken_pipe_is_quiet():
     assert proc.returncode == 0 and err == ""
 
 
+def test_fast_exit_flushes_all_output():
+    """The command line leaves with os._exit (no interpreter teardown): every byte still arrives."""
+    args = ["roll", "150D20", "--format", "json", "--method", "exact",
+            "--quiet"]
+    proc = subprocess.run([sys.executable, "-m", "mathhammer", *args], capture_output=True,
+                          cwd=ROOT, timeout=120)
+    inproc = run_main(*args)
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert len(proc.stdout) > 100_000 and proc.stdout.decode() == inproc.stdout  # > a pipe buffer
+
+
 @pytest.mark.parametrize("fmt", ["json", "table"])
 def test_output_into_an_already_closed_pipe_is_quiet(fmt):
     """`mathhammer ... | head -c 0`: the reader is gone before the first byte (Typer's exit 1)."""

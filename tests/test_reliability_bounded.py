@@ -146,12 +146,23 @@ def test_trial_limit_message():
 
 def test_hopeless_precision_stops_with_one_line():
     """An adaptive run that cannot reach its target stops early and says so."""
-    argv = ["roll", "2D6", "--method", "mc", "--precision", "1e-300", "--seed", "1", "-q"]
+    argv = ["roll", "2D6", "--method", "mc", "--precision", "1e-7", "--seed", "1", "-q"]
     code, out, err = run_inprocess(argv, timeout=120)
     assert_clean(argv, code, out, err, "roll")
     assert code == 2
     assert err.startswith("error: --precision: would need about ")
-    assert err.endswith("(got 1e-300); fix: ask for a larger precision value\n")
+    assert err.endswith("(got 1e-07); fix: ask for a larger precision value\n")
+
+
+def test_impossible_precision_stops_before_running():
+    """Finer than any interval within the trial limit: refused before the first batch."""
+    argv = ["roll", "2D6", "--method", "mc", "--precision", "1e-300", "--seed", "1", "-q"]
+    code, out, err = run_inprocess(argv, timeout=120)
+    assert_clean(argv, code, out, err, "roll")
+    assert code == 2
+    assert err == ("error: --precision: is finer than any 95% interval within 1e+10 trials can "
+                   "be (at best 1.9e-10) (got 1e-300); fix: ask for a larger precision value, "
+                   "e.g. --precision 0.001\n")
 
 
 def _peak_rss_kb(n_trials: int) -> int:
