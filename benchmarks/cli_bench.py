@@ -208,11 +208,14 @@ def total(values):
 _TYPER_APP = ("import typer; app = typer.Typer(); "
               "app.command()(lambda n=1: None); app(['--n', '2'], standalone_mode=False)")
 
+# each floor leaves with os._exit, as mathhammer's command line does (no interpreter teardown)
+_EXIT = "; import os; os._exit(0)"
+
 _FLOOR_CODE = {
-    "typer": "import typer",  # --help coerces no option value
-    "numpy": "import numpy; " + _TYPER_APP,
+    "typer": "import typer" + _EXIT,  # --help coerces no option value
+    "numpy": "import numpy; " + _TYPER_APP + _EXIT,
     "numba": ("import sys; sys.path.insert(0, sys.argv[1]); import numpy; import floor_kernel; "
-              "floor_kernel.total(numpy.ones(8, dtype=numpy.int64)); " + _TYPER_APP),
+              "floor_kernel.total(numpy.ones(8, dtype=numpy.int64)); " + _TYPER_APP + _EXIT),
 }
 
 FLOOR_NAMES = {

@@ -299,8 +299,9 @@ def bench_cli(results: Results, s: Settings) -> None:
     results.notes.append(
         "CLI latency baselines are floors: a fresh Python importing the same libraries and, "
         "for queries, running a one-option Typer app (Typer coerces values through pydantic) "
-        "and, for Monte Carlo queries, one trivial cached numba kernel; ratio = floor / "
-        "figure, so 1.00× would mean mathhammer adds nothing on top")
+        "and, for Monte Carlo queries, one trivial cached numba kernel, then leaving with "
+        "os._exit as mathhammer does; ratio = floor / figure, so 1.00× would mean mathhammer "
+        "adds nothing on top")
     profiled = PROFILED_QUICK if s.quick else set(measured) - set(floors)
     for name, wall in measured.items():  # where the time of the slower commands goes
         if wall > 0.4 and name != "CLI: mathhammer --help" and name in profiled:
