@@ -257,7 +257,10 @@ def test_harness_reports_a_traceback_as_a_failure(monkeypatch):
     def broken(*args, **kwargs):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr("mathhammer.roll.parse_dice", broken)
+    import importlib
+
+    # the module itself: ``mathhammer.roll`` as an attribute may be the lazily exported function
+    monkeypatch.setattr(importlib.import_module("mathhammer.roll"), "parse_dice", broken)
     code, out, err = run_inprocess(["roll", "2D6"])
     assert code == "traceback" and "ZeroDivisionError" in err
 

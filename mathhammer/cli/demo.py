@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+import typer
+
 DEMO_STEPS: list[tuple[str, list[str]]] = [
     ("Dice: 2D6+3, chance of 10 or more (exact)", ["roll", "2D6+3", "--at-least", "10"]),
     ("Dice: the same by Monte Carlo, with standard errors",
@@ -22,27 +24,86 @@ DEMO_STEPS: list[tuple[str, list[str]]] = [
       "--model", "grunt1,1.5,0,small,arm=13,boxes=1"]),
 ]
 
-def demo_command() -> None:
+#: kernel modules the demo's steps use (an empty cache for any of them means compiling)
+DEMO_KERNELS = ("rolls", "magic", "combat", "artillery", "grid", "fantasy")
+
+
+def demo_command(
+    ahead: bool = typer.Option(False, "--ahead", hidden=True,
+                               help="Internal: run the steps backwards, silently."),
+) -> None:
     """Run a short tour of mathhammer on bundled defaults."""
+    import contextlib
+    import io
+
     from mathhammer.cli.app import app
 
-    for title, argv in DEMO_STEPS:
-        print(f"\n=== {title}\n$ mathhammer {' '.join(argv)}\n", flush=True)
-        app(args=argv, prog_name="mathhammer", standalone_mode=False)
-        sys.stdout.flush()
+    if ahead:  # the second process of _compile_ahead: only the numba cache matters
+        for _, argv in reversed(DEMO_STEPS):
+            with contextlib.redirect_stdout(io.StringIO()):
+                app(args=argv, prog_name="mathhammer", standalone_mode=False)
+        return
+    helper = _compile_ahead("demo")
+    try:
+        for title, argv in DEMO_STEPS:
+            print(f"\n=== {title}\n$ mathhammer {' '.join(argv)}\n", flush=True)
+            app(args=argv, prog_name="mathhammer", standalone_mode=False)
+            sys.stdout.flush()
+    finally:
+        _stop(helper)
 
 
-def warmup_command() -> None:
+def _stop(helper) -> None:
+    if helper is not None and helper.poll() is None:
+        helper.terminate()  # its work was only ever a head start
+        helper.wait(timeout=10)
+
+
+def _compile_ahead(command: str):
+    """On an empty numba cache, a second process runs ``command``'s queries from the end.
+
+    numba compiles one function at a time in a process, and the first run of the demo
+    (or warmup) is mostly compiling; a second process walking the queries backwards
+    fills the shared cache from the other side, so two cores split the work. numba writes cache files
+    atomically, so the worst case is a kernel compiled by both. Returns the process,
+    or None when the cache is warm, JIT is off or there is one core.
+    """
+    import os
+    import subprocess
+
+    from mathhammer import kernels
+
+    if (os.cpu_count() or 1) < 2 or os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        return None
+    if all(kernels.cache_is_warm(module) for module in DEMO_KERNELS):
+        return None
+    return subprocess.Popen([sys.executable, "-m", "mathhammer", command, "--ahead"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def warmup_command(
+    ahead: bool = typer.Option(False, "--ahead", hidden=True,
+                               help="Internal: the queries backwards, silently."),
+) -> None:
     """Compile every Monte Carlo kernel once (fills numba's cache; later runs start fast)."""
     import contextlib
     import io
 
     from mathhammer.cli.app import app
 
-    for argv in WARMUP_ARGV:
-        with contextlib.redirect_stdout(io.StringIO()):
-            app(args=argv + ["--format", "json"], prog_name="mathhammer", standalone_mode=False)
-    print("kernels compiled and cached", file=sys.stderr)
+    helper = None if ahead else _compile_ahead("warmup")
+    if not ahead:
+        print("compiling every Monte Carlo kernel (once per machine)...", file=sys.stderr, flush=True)
+    try:
+        for argv in reversed(WARMUP_ARGV) if ahead else WARMUP_ARGV:
+            with contextlib.redirect_stdout(io.StringIO()):
+                app(args=argv + ["--format", "json", "--quiet"], prog_name="mathhammer",
+                    standalone_mode=False)
+    finally:
+        _stop(helper)
+    if not ahead:
+        print("kernels compiled and cached", file=sys.stderr)
 
 
 #: one small Monte Carlo query per kernel family; engines append theirs
