@@ -146,6 +146,13 @@ CASES: list[tuple[list[str], str]] = [
     # ---- magic
     (["magic", "flow", "--channelers", "-1", "-q"],
      "--channelers: must be 0 or more (got -1); fix: use e.g. --channelers 2"),
+    # found by the long fuzz: wfb8's exact binomial over a million wizards never finished
+    (["magic", "flow", "--channelers", "1000000", "--ruleset", "wfb8", "-q"],
+     "--channelers: must be at most 30 (wizards / models with Channel on one side) "
+     "(got 1000000); fix: use e.g. --channelers 2"),
+    (["magic", "flow", "--reactive-channelers", "31", "-q"],
+     "--reactive-channelers: must be at most 30 (wizards / models with Channel on one side) "
+     "(got 31); fix: use e.g. --reactive-channelers 2"),
     (["magic", "cast", "--dice", "9", "--cv", "9", "-q"],
      "--dice: a casting attempt uses 1 to 5 dice in this ruleset (MG-4) (got 9); fix: use "
      "1..5 dice"),

@@ -38,10 +38,17 @@ def pool_classes(n_dice: int) -> tuple[tuple[int, ...], ...]:
 
 
 # ---- MG-1..MG-3: flow and channel ---------------------------------------------------
-def channel_extra(rules: MagicRules, channelers: int) -> dict[int, Fraction]:
+MAX_CHANNELERS = 30  # models with Channel / wizards on one side (as in scenario files)
+
+
+def channel_extra(rules: MagicRules, channelers: int, where: str = "--channelers"
+                  ) -> dict[int, Fraction]:
     """Dice one player gains by channelling (MG-2), before the caps."""
     if channelers < 0:
-        raise InputError("--channelers", "must be 0 or more", channelers, "use e.g. --channelers 2")
+        raise InputError(where, "must be 0 or more", channelers, f"use e.g. {where} 2")
+    if channelers > MAX_CHANNELERS:  # wfb8's exact binomial over a million wizards never ended
+        raise InputError(where, f"must be at most {MAX_CHANNELERS} (wizards / models with "
+                         "Channel on one side)", channelers, f"use e.g. {where} 2")
     if rules.channel == "d6_plus_channelers":
         hits = sum(1 for face in range(1, 7) if face + channelers >= rules.channel_target)
         return {0: Fraction(6 - hits, 6), 1: Fraction(hits, 6)} if hits else {0: Fraction(1)}
@@ -76,7 +83,7 @@ def flow_pools(
         raise InputError("--reactive-channelers", "must be 0 or more", reactive_channelers,
                          "use e.g. --reactive-channelers 1")
     gain_a = channel_extra(rules, channelers)
-    gain_r = channel_extra(rules, reactive_channelers)
+    gain_r = channel_extra(rules, reactive_channelers, "--reactive-channelers")
     out: dict[tuple[int, int], Fraction] = {}
     for a in range(1, 7):
         for b in range(1, 7):
