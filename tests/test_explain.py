@@ -168,3 +168,11 @@ def test_aoe_explanation_matches_the_exact_report(case):
                 (shown.denominator == 1 and f"expected {shown.numerator}" in text)
     lines = report.info["explain"]
     assert any(line.startswith("decision WM-D4") for line in lines)
+
+
+def test_explain_with_csv_goes_to_stderr():
+    proc = run_cli("roll", "2D6", "--at-least", "10", "--format", "csv", "--explain")
+    plain = run_cli("roll", "2D6", "--at-least", "10", "--format", "csv")
+    assert proc.returncode == 0 and proc.stdout == plain.stdout  # the data alone on stdout
+    assert proc.stderr.startswith("explain:\n  expression: 2D6 is read as 2D6")
+    assert "1/6 = 16.67%" in proc.stderr

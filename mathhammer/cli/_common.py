@@ -248,6 +248,9 @@ def emit(report, opts: CommonOptions) -> None:
 
         attach(report)
     text = _render.render(report, opts.format)
+    if opts.explain and opts.format == "csv":  # CSV has no place for it: stderr, like notes
+        print("explain:\n" + "\n".join(f"  {line}" for line in report.info["explain"]),
+              file=sys.stderr)
     if opts.plot is not None:
         from mathhammer.plots import save_report_plot
 
