@@ -19,7 +19,8 @@ from mathhammer.results import Report
 from mathhammer.roll import explain_roll, roll
 from mathhammer.warmachine import rules
 from mathhammer.warmachine.chain import AttackSetup, attack, build_chain
-from mathhammer.warmachine.explain import damage_fractions, hit_fractions, mean_damage
+from mathhammer.warmachine.explain import (damage_fractions, damage_roll_fractions, hit_fractions,
+                                           mean_damage, roll_fractions)
 from tests.conftest import run_cli
 
 SETUPS = [
@@ -176,3 +177,32 @@ def test_explain_with_csv_goes_to_stderr():
     assert proc.returncode == 0 and proc.stdout == plain.stdout  # the data alone on stdout
     assert proc.stderr.startswith("explain:\n  expression: 2D6 is read as 2D6")
     assert "1/6 = 16.67%" in proc.stderr
+
+
+def test_duel_explanation_is_the_policy_option_tables():
+    """Each distinct attack option once, with the exact fractions behind the engine's floats."""
+    from mathhammer.warmachine.activation import build_graph
+    from mathhammer.warmachine.duel import activation_from_profile, duel, target_from_profile
+    from mathhammer.warmachine.explain import explain_duel
+    from mathhammer.warmachine.policy import OptionTables
+
+    spec = activation_from_profile("khador/juggernaut", 3, True, target_base="large")
+    target = target_from_profile("cygnar/ironclad")
+    graph = build_graph([spec])
+    opts = OptionTables.build(graph, target)
+    steps = explain_duel(graph, target, opts, "optimal")
+    names = [s.stage for s in steps[1:-1]]
+    assert len(steps) - 2 == len({repr(o) for o in graph.options})  # no option twice
+    axe = graph.options[names.index("Ice Axe")]
+    p_hit, p_crit = roll_fractions(2, axe.stat, target.defense)
+    assert float(p_hit) == opts.p_hit[graph.options.index(axe), 0, 0, 0]
+    line = steps[1 + names.index("Ice Axe")].detail
+    assert f"P(hit) {p_hit.numerator}/{p_hit.denominator}" in line
+    assert f"P(critical) {p_crit.numerator}/{p_crit.denominator}" in line
+    _, mean = damage_roll_fractions(2, axe.power, target.armor)
+    assert f"mean damage per hit {mean}" in line
+    from mathhammer.engine import MonteCarloConfig
+
+    report = duel("khador/juggernaut", "cygnar/ironclad", focus=3, charge=True, explain=True,
+                  config=MonteCarloConfig(n_trials=2000, seed=1))
+    assert report.info["explain"][0].startswith("target: Ironclad: DEF 12")

@@ -183,7 +183,7 @@ def duel_command(
                   knocked_down=knocked_down, camped_focus=camped_focus, ranged=ranged, aim=aim,
                   attacker_damaged=_parse_damaged(attacker_damaged, "--attacker-damaged"), buy=buy,
                   method=opts.method,
-                  config=opts.config(), check=opts.check)
+                  config=opts.config(), check=opts.check, explain=opts.explain)
     emit(report, opts)
 
 

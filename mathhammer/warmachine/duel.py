@@ -238,7 +238,7 @@ def _duel_report(method: str, target: Target, dist: Distribution, destroyed: Est
 def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "optimal",
                objective: str = "destroy", boost_hit: bool = False, boost_damage: bool = False,
                method: str = "auto", config: MonteCarloConfig | None = None,
-               check: bool = False, title: str = "") -> Report:
+               check: bool = False, title: str = "", explain: bool = False) -> Report:
     """Activations ``specs`` in order against ``target`` under one focus policy (WM-S1, WM-F5).
 
     ``auto`` and ``mc`` simulate the policy on the full grid; ``exact`` runs the exact
@@ -288,8 +288,14 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
                 report.results[f"p_hit_{i}"] = Estimate.proportion(int(hits), int(made))
         return report
 
-    return answer("wm duel", method="mc" if method == "auto" else method, exact=exact,
-                  monte_carlo=monte_carlo, config=config, check=check)
+    report = answer("wm duel", method="mc" if method == "auto" else method, exact=exact,
+                    monte_carlo=monte_carlo, config=config, check=check)
+    if explain:
+        from mathhammer.explain import attach
+        from mathhammer.warmachine.explain import explain_duel
+
+        attach(report, explain_duel(graph, target, opts, policy))
+    return report
 
 
 def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool = False,
@@ -298,7 +304,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
          then: list[str] | None = None, damaged=None, knocked_down: bool = False,
          camped_focus: int = 0, ranged: bool = False, aim: bool = False,
          attacker_damaged=None, buy: int | None = None, method: str = "auto",
-         config: MonteCarloConfig | None = None, check: bool = False) -> Report:
+         config: MonteCarloConfig | None = None, check: bool = False,
+         explain: bool = False) -> Report:
     """``mathhammer wm duel ATTACKER TARGET``: P(destroyed), P(crippled X), damage (WM-S2).
 
     ``then`` lists follow-up activations as ``"id"`` or ``"id:focus"`` (WM-S1);
@@ -324,4 +331,4 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
                           for s in specs)
     return duel_chain(specs, tgt, policy=policy, objective=objective, boost_hit=boost_hit,
                       boost_damage=boost_damage, method=method, config=config, check=check,
-                      title=f"{names} vs {tgt.name}, policy {policy}")
+                      title=f"{names} vs {tgt.name}, policy {policy}", explain=explain)

@@ -240,3 +240,51 @@ def explain_aoe(setup) -> list[Step]:
         steps.append(Step(m.name, f"{detail}; expected damage {_frac(expected)}; "
                           "P(takes a damage roll)", p_any, ("WM-D4", "WM-D5")))
     return steps
+
+
+# --------------------------------------------------------------------------- duels
+def _exact(p: float, denominator: int = 6**5) -> Fraction:
+    """A probability or mean the engine holds as a float, back to its exact fraction.
+
+    Every figure of one roll has a denominator dividing 6^k (k ≤ 5 dice), and the float
+    is within 1e-15 of it, so the nearest fraction with that bound is the exact value.
+    """
+    return Fraction(p).limit_denominator(denominator)
+
+
+def explain_duel(graph, target, opts, policy: str) -> list[Step]:
+    """Each attack option of a duel as the policy sees it: P(hit), P(critical) and the
+    mean damage per hit, unboosted / boosted, read from the engine's option tables."""
+    shield = (" (+2 ARM from its shield while the shield system works; Chain Weapon ignores it)"
+              if target.shield_mask else "")
+    steps = [Step("target", f"{target.name}: DEF {target.defense}, ARM {target.armor}{shield}; "
+                  f"{target.grid.boxes_left(target.start_bits)} boxes left", None,
+                  ("WM-A7", "WM-D2", "WM-G1"))]
+    seen = []
+    for o, opt in enumerate(graph.options):
+        if opt in seen:  # the same attack reached from another node of the activation
+            continue
+        seen.append(opt)
+        stat = {"melee": "MAT", "ranged": "RAT", "magic": "FOCUS"}[opt.kind]
+        power = "P+S" if opt.kind == "melee" else "POW"
+        notes = [text for on, text in ((opt.pre_boosted, "damage pre-boosted"),
+                                       (opt.crippled, "system crippled: −1 die"),
+                                       (opt.auto_hit, "hits automatically"),
+                                       (opt.knocks_down, "knocks down on a hit"),
+                                       (opt.crit_knocks_down, "a critical knocks down"),
+                                       (opt.ignores_shield, "ignores shields")) if on]
+        hit = [_frac(_exact(opts.p_hit[o, b, 0, 0])) for b in (0, 1)]
+        crit = [_frac(_exact(opts.p_crit[o, b, 0, 0])) for b in (0, 1)]
+        mean = [_frac(_exact(opts.mean_dmg[o, b])) for b in (0, 1)]
+        boosts = ("" if opt.can_boost_hit else "; its attack roll cannot be boosted") + (
+            "" if opt.can_boost_damage else "; its damage roll cannot be boosted")
+        steps.append(Step(opt.name, f"{stat} {opt.stat}, {power} {opt.power}"
+                          + (f" ({', '.join(notes)})" if notes else "")
+                          + f": P(hit) {hit[0]}, boosted {hit[1]}; P(critical) {crit[0]}, "
+                          f"boosted {crit[1]}; mean damage per hit {mean[0]}, boosted "
+                          f"{mean[1]}{boosts}", None, ("WM-A1", "WM-A5", "WM-D1")))
+    steps.append(Step("policy", f"{policy}: the boost and buy decisions are listed under "
+                      "'decisions'; optimal is the exact dynamic programme over (focus, "
+                      "boxes left, knocked down), then played on the full grid", None,
+                      ("WM-F2", "WM-F5", "WM-G2", "WM-G4")))
+    return steps
