@@ -254,3 +254,46 @@ def test_roll_sampler_matches_exact(text, kind, at_least):
     assert counts.sum() == pytest.approx(n)
     assert _chi_square_vs_exact(np.rint(counts), expr.probs) > P_MIN
     assert abs(report.results["p_at_least"].value - p) < tolerance
+
+
+# ---------------------------------------------------------------------------------
+# roll_table: several exact draws per random word
+
+
+def reference_table_indices(gen: Xoshiro, m: int, n: int) -> list[int]:
+    """Both 32-bit halves; an accepted half gives k base-m digits of its Lemire draw."""
+    block = m
+    while block * m <= 1 << 21:
+        block *= m
+    k = round(np.log(block) / np.log(m))
+    threshold = (2**32 - block) % block
+    out: list[int] = []
+    while len(out) < n:
+        word = gen.next()
+        for half in (word >> 32, word & 0xFFFFFFFF):
+            if (half * block) & 0xFFFFFFFF < threshold:
+                continue
+            value = (half * block) >> 32  # Lemire's draw in [0, m^k), digits high to low
+            digits = [(value // m**j) % m for j in reversed(range(k))]
+            out.extend(digits[: n - len(out)])
+    return out
+
+
+@pytest.mark.parametrize("m", [2, 3, 36, 216, 1296, 46656, 65536])
+def test_roll_table_matches_its_python_model_and_is_uniform(m):
+    """The kernel's histogram equals the reference model's (20 000 draws), and 1e6 draws
+    pass chi-square over m cells (≥ 15 expected per cell); the model's consecutive pairs
+    pass too for small m (digits of one accepted draw must be independent)."""
+    table = np.arange(m, dtype=np.int64)
+    st = chunk_state(21, m)
+    model = reference_table_indices(Xoshiro(st[:4]), m, 20_000)
+    hist = np.zeros(m, dtype=np.int64)
+    rolls.roll_table(table, np.int64(0), st, np.int64(20_000), hist)
+    assert hist.tolist() == np.bincount(model, minlength=m).tolist()
+    hist = np.zeros(m, dtype=np.int64)
+    rolls.roll_table(table, np.int64(0), chunk_state(22, m), np.int64(1_000_000), hist)
+    assert hist.sum() == 1_000_000 and stats.chisquare(hist).pvalue > P_MIN
+    if m <= 216:
+        seq = np.array(reference_table_indices(Xoshiro(chunk_state(23, m)[:4]), m, 400_000))
+        pairs = np.bincount(seq[0::2] * m + seq[1::2], minlength=m * m)
+        assert stats.chisquare(pairs).pvalue > P_MIN

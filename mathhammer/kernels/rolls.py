@@ -10,17 +10,49 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mathhammer.kernels.dice import below, d6, die  # noqa: F401 (die: kernel API)
+from mathhammer.kernels.dice import below, d6, die, xoshiro_step  # noqa: F401 (die: kernel API)
 
 OP_CONST, OP_DICE, OP_ADD, OP_SUB, OP_MUL, OP_NEG = 0, 1, 2, 3, 4, 5
 
 
+_MASK32 = np.uint64(0xFFFFFFFF)
+_U32 = np.uint64(32)
+_BLOCK_LIMIT = np.uint64(1 << 21)  # blocks up to 2^21 outcomes: a half is rejected < 2^-11
+
+
 @njit(cache=True, nogil=True)
 def roll_table(table, offset, state, n_trials, hist):
-    """hist[v - offset] += 1 for n_trials draws of table[u], u uniform in [0, len(table))."""
-    m = table.shape[0]
-    for _ in range(n_trials):
-        hist[table[below(state, m)] - offset] += 1
+    """hist[v - offset] += 1 for n_trials draws of table[u], u uniform in [0, len(table)).
+
+    Several draws per random word: each 32-bit half passes Lemire's test for a block of
+    m^k outcomes (m = len(table), the largest k with m^k ≤ 2^21), then yields k exact
+    indices by repeated multiplication, x·m → index = high word, x = low word (the
+    base-m digits of the accepted draw, most significant first). 2D6 (m = 36): 8 per word.
+    """
+    m = np.uint64(table.shape[0])
+    if m == np.uint64(1):  # a constant: no randomness, and no digits to extract
+        hist[table[0] - offset] += n_trials
+        return
+    block = m
+    while block * m <= _BLOCK_LIMIT:
+        block *= m
+    threshold = ((_MASK32 + np.uint64(1)) - block) % block
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    done = 0
+    while done < n_trials:
+        word, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+        for half in range(2):
+            x = (word >> _U32) if half == 0 else (word & _MASK32)
+            if ((x * block) & _MASK32) < threshold:
+                continue  # this half is rejected; the next one (or word) is tried
+            digits = block
+            while digits > np.uint64(1) and done < n_trials:
+                x = x * m
+                hist[table[np.int64(x >> _U32)] - offset] += 1
+                x &= _MASK32
+                digits //= m
+                done += 1
+    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
 
 
 @njit(cache=True, nogil=True)
