@@ -150,6 +150,9 @@ CASES: list[tuple[list[str], str]] = [
     (["magic", "flow", "--channelers", "1000000", "--ruleset", "wfb8", "-q"],
      "--channelers: must be at most 30 (wizards / models with Channel on one side) "
      "(got 1000000); fix: use e.g. --channelers 2"),
+    (["magic", "cast", "--dice", "1", "--cv", "9", "--modifier", str(2**63), "-q"],
+     f"--modifier: a casting modifier must be between -100 and 100 (got {2**63}); fix: use "
+     "e.g. --modifier 1"),
     (["magic", "flow", "--reactive-channelers", "31", "-q"],
      "--reactive-channelers: must be at most 30 (wizards / models with Channel on one side) "
      "(got 31); fix: use e.g. --reactive-channelers 2"),

@@ -105,7 +105,8 @@ def marginals(joint: dict[tuple[int, int], Fraction]) -> tuple[dict[int, Fractio
 
 
 # ---- MG-4, MG-5, MG-7: casting -------------------------------------------------------
-def check_cast_input(rules: MagicRules, n_dice: int, level: int, cv: int, where: str = "--dice") -> None:
+def check_cast_input(rules: MagicRules, n_dice: int, level: int, cv: int, where: str = "--dice",
+                     modifier: int = 0) -> None:
     if not 1 <= n_dice <= rules.max_casting_dice:
         raise RulesError(where, f"a casting attempt uses 1 to {rules.max_casting_dice} dice "
                          "in this ruleset (MG-4)", n_dice, f"use 1..{rules.max_casting_dice} dice")
@@ -114,6 +115,9 @@ def check_cast_input(rules: MagicRules, n_dice: int, level: int, cv: int, where:
                          "a casting value must be 2..1000", cv, "use e.g. --cv 7")
     if not 0 <= level <= 10:
         raise InputError("--level", "a wizard level must be 0..10", level, "use e.g. --level 2")
+    if abs(modifier) > 100:  # 2**63 overflowed the int64 outcome range of the report
+        raise InputError("--modifier", "a casting modifier must be between -100 and 100",
+                         modifier, "use e.g. --modifier 1")
 
 
 @dataclass

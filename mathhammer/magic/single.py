@@ -55,7 +55,7 @@ def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int 
     dice bonus of the two-sixes casts. ``method="mc"`` rolls the dice in a kernel.
     """
     rules = magic_rules(ruleset)
-    check_cast_input(rules, n_dice, level, cv)
+    check_cast_input(rules, n_dice, level, cv, modifier=modifier)
     title = (f"cast {n_dice} dice, {'bound spell' if bound else f'level {level}'}, "
              f"casting value {cv} ({ruleset})")
     return answer(
