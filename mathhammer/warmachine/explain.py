@@ -243,10 +243,10 @@ def explain_aoe(setup) -> list[Step]:
 
 
 # --------------------------------------------------------------------------- duels
-def _exact(p: float, denominator: int = 6**5) -> Fraction:
+def _exact(p: float, denominator: int = 6**6) -> Fraction:
     """A probability or mean the engine holds as a float, back to its exact fraction.
 
-    Every figure of one roll has a denominator dividing 6^k (k ≤ 5 dice), and the float
+    Every figure of one roll has a denominator dividing 6^k (k ≤ 6 dice), and the float
     is within 1e-15 of it, so the nearest fraction with that bound is the exact value.
     """
     return Fraction(p).limit_denominator(denominator)
