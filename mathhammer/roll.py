@@ -129,7 +129,7 @@ def explain_roll(expr: DiceExpr, at_least: int | None = None,
                           f"{expr.exact_cost:.1e} operations); Monte Carlo answers"))
         return steps
     steps.append(Step("outcomes", f"{expr.outcome_count:,} equally likely rolls, totals "
-                      f"{expr.min}..{expr.max}; mean {_fraction(expr.exact_mean)}"))
+                      f"{expr.min}..{expr.max}; mean {expr.exact_mean}"))
     if at_least is not None:
         steps.append(Step(f"P(total ≥ {at_least})", "rolls reaching it / all rolls",
                           Fraction(expr.probability_at_least(at_least))))
@@ -138,9 +138,6 @@ def explain_roll(expr: DiceExpr, at_least: int | None = None,
                           Fraction(expr.probability_at_most(at_most))))
     return steps
 
-
-def _fraction(p) -> str:
-    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
 
 class _CallableModule(types.ModuleType):

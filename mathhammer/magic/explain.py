@@ -182,7 +182,7 @@ def _miscast_steps(rules: MagicRules, p_miscast: Fraction, n_dice: int, bound: b
             effect += " (low confidence: reported, not simulated)"
         joint = p_miscast * p_row
         steps.append(Step(f"miscast 2D6 {label}", f"{effect}; of all attempts "
-                          f"{fraction_of(joint)}; P(row | miscast)", p_row,
+                          f"{joint}; P(row | miscast)", p_row,
                           ("MG-10",)))
     if rules.miscast_removes_dice_used:
         steps.append(Step("miscast dice", f"a miscast also removes {n_dice} dice (the dice used) "
@@ -207,7 +207,7 @@ def explain_dispel(rules: MagicRules, n_dice: int, level: int, against: int) -> 
         plain = dispel_probability(rules.model_copy(update={"overwhelming_on_dispel": False}),
                                    n_dice, level, against)
         steps.append(Step("two or more natural 6s", f"overwhelming power: + D3 + {n_dice} to the "
-                          f"dispel total; it adds {fraction_of(p - plain)} to P(dispel)",
+                          f"dispel total; it adds {p - plain} to P(dispel)",
                           _p_two_sixes(n_dice), ("MG-5",)))
     else:
         steps.append(Step("two or more natural 6s", "no bonus on dispel rolls in this ruleset; "
@@ -225,9 +225,6 @@ def explain_dispel(rules: MagicRules, n_dice: int, level: int, against: int) -> 
                           "MG-6 names the stop for wfb8 only", None, ("MG-6",)))
     return steps
 
-
-def fraction_of(p: Fraction) -> str:
-    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
 
 # ---- MG-8, MG-9: whole phases and the optimiser (policy, no fractions) --------------------------

@@ -138,15 +138,12 @@ def _attack_steps(s: AttackSetup, spec: AttackSpec, label: str, first: bool) -> 
     where = (f"deals damage on {need} or more on {spec.damage_dice}d6" if need > spec.damage_dice
              else "always deals damage")
     steps.append(Step(f"{label} damage", f"{dmg_roll}: {where}; damage = roll − ARM, at least 0; "
-                      f"mean {_frac(e_dmg)} per hit; P(damage > 0 | hit)", p_dmg,
+                      f"mean {e_dmg} per hit; P(damage > 0 | hit)", p_dmg,
                       ("WM-D1", "WM-D2") + (("WM-D3",) if pre else ())))
-    steps.append(Step(f"{label} expected damage", f"P(hit) × mean per hit = {_frac(p_hit)} × "
-                      f"{_frac(e_dmg)} = {_frac(p_hit * e_dmg)}"))
+    steps.append(Step(f"{label} expected damage", f"P(hit) × mean per hit = {p_hit} × "
+                      f"{e_dmg} = {p_hit * e_dmg}"))
     return steps
 
-
-def _frac(p: Fraction) -> str:
-    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
 
 def explain_attack(setup: AttackSetup) -> list[Step]:
@@ -164,7 +161,7 @@ def explain_attack(setup: AttackSetup) -> list[Step]:
         steps += _attack_steps(setup, first, "each attack" if n > 1 else "attack", True)
     if n > 1:
         steps.append(Step("total", f"{n} independent attacks: expected damage "
-                          f"{_frac(mean_damage(specs))}; the distribution is their convolution"))
+                          f"{mean_damage(specs)}; the distribution is their convolution"))
     if setup.boxes is not None:
         steps.append(Step("destroyed", f"P(total damage ≥ {setup.boxes} boxes), read from the "
                           "damage distribution", None, ("WM-G6",)))
@@ -199,8 +196,8 @@ def explain_aoe(setup) -> list[Step]:
             steps.append(Step(m.name, f"own attack roll {roll} vs DEF {m.attack[2]}, no "
                               f"target-in-melee penalty; P(hit)", p_hit, ("WM-D6", "WM-A1")))
             steps.append(Step(f"{m.name} damage", f"{m.full[0]}d6 + POW {m.full[1]} vs ARM "
-                              f"{m.full[2]}: mean {_frac(e_dmg)} per hit; expected "
-                              f"{_frac(p_hit * e_dmg)}; P(damage > 0 | hit)", p_dmg, ("WM-D1",)))
+                              f"{m.full[2]}: mean {e_dmg} per hit; expected "
+                              f"{p_hit * e_dmg}; P(damage > 0 | hit)", p_dmg, ("WM-D1",)))
         return steps
     aim_x, cap, auto_miss = template._aim(setup)
     p_direct = Fraction(0) if auto_miss else roll_fractions(k, bonus, dfn, auto_hit)[0]
@@ -226,9 +223,9 @@ def explain_aoe(setup) -> list[Step]:
         _, e_blast = damage_roll_fractions(*m.blast)
         if i == 0:
             expected = p_direct * e_full + p_blast * e_blast
-            detail = (f"direct hit {_frac(p_direct)} (full POW {m.full[1]}: {m.full[0]}d6 vs ARM "
-                      f"{m.full[2]}, mean {_frac(e_full)}); after a miss under the template in "
-                      f"{n_under} of 36 deviations (blast POW {blast_pow}, mean {_frac(e_blast)})")
+            detail = (f"direct hit {p_direct} (full POW {m.full[1]}: {m.full[0]}d6 vs ARM "
+                      f"{m.full[2]}, mean {e_full}); after a miss under the template in "
+                      f"{n_under} of 36 deviations (blast POW {blast_pow}, mean {e_blast})")
             p_any = p_direct + p_blast
         else:
             p_any = p_blast + (p_direct if direct_marks[i] else 0)
@@ -236,8 +233,8 @@ def explain_aoe(setup) -> list[Step]:
             detail = ((f"under the template on a direct hit; " if direct_marks[i] else
                        "not under it on a direct hit; ")
                       + f"after a miss in {n_under} of 36 deviations; blast POW {blast_pow}: "
-                      f"{m.blast[0]}d6 vs ARM {m.blast[2]}, mean {_frac(e_blast)}")
-        steps.append(Step(m.name, f"{detail}; expected damage {_frac(expected)}; "
+                      f"{m.blast[0]}d6 vs ARM {m.blast[2]}, mean {e_blast}")
+        steps.append(Step(m.name, f"{detail}; expected damage {expected}; "
                           "P(takes a damage roll)", p_any, ("WM-D4", "WM-D5")))
     return steps
 
@@ -273,9 +270,9 @@ def explain_duel(graph, target, opts, policy: str) -> list[Step]:
                                        (opt.knocks_down, "knocks down on a hit"),
                                        (opt.crit_knocks_down, "a critical knocks down"),
                                        (opt.ignores_shield, "ignores shields")) if on]
-        hit = [_frac(_exact(opts.p_hit[o, b, 0, 0])) for b in (0, 1)]
-        crit = [_frac(_exact(opts.p_crit[o, b, 0, 0])) for b in (0, 1)]
-        mean = [_frac(_exact(opts.mean_dmg[o, b])) for b in (0, 1)]
+        hit = [_exact(opts.p_hit[o, b, 0, 0]) for b in (0, 1)]
+        crit = [_exact(opts.p_crit[o, b, 0, 0]) for b in (0, 1)]
+        mean = [_exact(opts.mean_dmg[o, b]) for b in (0, 1)]
         boosts = ("" if opt.can_boost_hit else "; its attack roll cannot be boosted") + (
             "" if opt.can_boost_damage else "; its damage roll cannot be boosted")
         steps.append(Step(opt.name, f"{stat} {opt.stat}, {power} {opt.power}"
