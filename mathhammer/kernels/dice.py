@@ -125,11 +125,19 @@ def uniform(state):
     return float(next_u64(state) >> _U11) * _TWO_POW_M53
 
 
+@njit(cache=True, nogil=True, inline="always")
+def lemire_threshold(bound):
+    """2^32 mod bound as uint64: a 32-bit draw x is accepted for ``bound`` when
+    (x·bound mod 2^32) ≥ this (Lemire), 1 ≤ bound ≤ 2^32."""
+    b = np.uint64(bound)
+    return ((_MASK32 + _U1) - b) % b
+
+
 @njit(cache=True, nogil=True)
 def below(state, bound):
     """Exact uniform integer in [0, bound) for 1 <= bound <= 2**32 (Lemire)."""
     b = np.uint64(bound)
-    threshold = ((_MASK32 + _U1) - b) % b
+    threshold = lemire_threshold(b)
     while True:
         word = next_u64(state)
         # two 32-bit halves per 64-bit word: rejection is rare, so the second half

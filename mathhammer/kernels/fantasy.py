@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from mathhammer.kernels.dice import below_local as _below_local
+from mathhammer.kernels.dice import lemire_threshold
 from mathhammer.kernels.dice import xoshiro_step as _xoshiro
 
 _U1 = np.uint64(1)
@@ -188,7 +189,7 @@ def chain_kernel_counting(unsaved_bits, attacks_table, wounds_each, wound_cap, s
     Other arguments as :func:`chain_kernel`.
     """
     n_choices = attacks_table.shape[0]
-    attacks_threshold = ((_MASK32 + _U1) - np.uint64(n_choices)) % np.uint64(n_choices)
+    attacks_threshold = lemire_threshold(n_choices)
     s0 = state[0]
     s1 = state[1]
     s2 = state[2]
@@ -238,8 +239,8 @@ def chain_kernel(attacks_table, low, high, n_second, wounds_table, target_wounds
     """
     n_choices = attacks_table.shape[0]
     n_wound_choices = wounds_table.shape[0]
-    attacks_threshold = ((_MASK32 + _U1) - np.uint64(n_choices)) % np.uint64(n_choices)
-    wounds_threshold = ((_MASK32 + _U1) - np.uint64(n_wound_choices)) % np.uint64(n_wound_choices)
+    attacks_threshold = lemire_threshold(n_choices)
+    wounds_threshold = lemire_threshold(n_wound_choices)
     W = target_wounds
     s0 = state[0]
     s1 = state[1]

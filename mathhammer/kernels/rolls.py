@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mathhammer.kernels.dice import below, d6, die, xoshiro_step  # noqa: F401 (die: kernel API)
+from mathhammer.kernels.dice import below, d6, die, lemire_threshold, xoshiro_step  # noqa: F401 (die: kernel API)
 
 OP_CONST, OP_DICE, OP_ADD, OP_SUB, OP_MUL, OP_NEG = 0, 1, 2, 3, 4, 5
 
@@ -36,7 +36,7 @@ def roll_table(table, offset, state, n_trials, hist):
     block = m
     while block * m <= _BLOCK_LIMIT:
         block *= m
-    threshold = ((_MASK32 + np.uint64(1)) - block) % block
+    threshold = lemire_threshold(block)
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     done = 0
     while done < n_trials:
