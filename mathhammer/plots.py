@@ -98,33 +98,19 @@ def plot_matrix(comparison, metric: str = "p_kill", direction: str = "A→B", ax
     Cells are coloured by ``metric`` (percent for P(kill)) and annotated with the
     value, the expected damage and, when the attacker has points, P(kill) per 100 points.
     """
-    plt = _pyplot()
-    from matplotlib.ticker import PercentFormatter
-
     table = comparison.matrix(metric, direction)
     damage = comparison.matrix("mean_damage", direction)
     per100 = comparison.matrix("p_kill_per_100", direction)
     is_p = metric.startswith("p_kill") and not metric.endswith("per_100")
     values = table.to_numpy(dtype=float) * (100.0 if is_p else 1.0)
     n_rows, n_cols = values.shape
-    if ax is None:
-        _, ax = plt.subplots(figsize=(1.9 * n_cols + 3.2, 0.9 * n_rows + 2.0), dpi=110)
-    vmax = 100.0 if is_p else max(float(np.nanmax(values)) if values.size else 1.0, 1e-9)
-    image = ax.imshow(values, cmap="YlOrRd", vmin=0.0, vmax=vmax, aspect="auto")
-    bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
-    if is_p:
-        bar.ax.yaxis.set_major_formatter(PercentFormatter())
-    bar.set_label("P(kill)" if is_p else metric.replace("_", " "))
-    for r in range(n_rows):
-        for c in range(n_cols):
-            v = values[r, c]
-            main = f"{v:.1f}%" if is_p else f"{v:.2f}"
-            extra = f"\n{damage.iat[r, c]:.1f} dmg"
-            if is_p and not np.isnan(per100.iat[r, c]):
-                extra += f"\n{per100.iat[r, c]:.2f} kills/100 pts"
-            dark = v > 0.6 * vmax
-            ax.text(c, r, main + extra, ha="center", va="center", fontsize=8,
-                    color="white" if dark else "#222222")
+    texts = [[(f"{values[r, c]:.1f}%" if is_p else f"{values[r, c]:.2f}")
+              + f"\n{damage.iat[r, c]:.1f} dmg"
+              + (f"\n{per100.iat[r, c]:.2f} kills/100 pts"
+                 if is_p and not np.isnan(per100.iat[r, c]) else "")
+              for c in range(n_cols)] for r in range(n_rows)]
+    ax = _heatmap(values, texts, ax, (1.9, 3.2, 0.9, 2.0), is_p,
+                  "P(kill)" if is_p else metric.replace("_", " "))
     ax.set_xticks(range(n_cols), [_short(t) for t in table.columns], rotation=20, ha="right")
     ax.set_yticks(range(n_rows), [_short(a) for a in table.index])
     ax.set_xlabel("target")
@@ -133,6 +119,32 @@ def plot_matrix(comparison, metric: str = "p_kill", direction: str = "A→B", ax
              "B→A": (comparison.list_b.name, comparison.list_a.name)}[direction]
     what = "P(kill)" if is_p else metric.replace("_", " ")
     ax.set_title(f"{lists[0]} attacking {lists[1]}: {what}", fontsize=11)
+    return ax
+
+
+def _heatmap(values, texts, ax, cell, percent: bool, colour_label: str):
+    """Coloured cells with a colour bar and ``texts[r][c]`` written in each cell (None: none).
+
+    ``cell`` = (inches per column, extra width, inches per row, extra height) for a new figure.
+    """
+    plt = _pyplot()
+    from matplotlib.ticker import PercentFormatter
+
+    n_rows, n_cols = values.shape
+    if ax is None:
+        w, extra_w, h, extra_h = cell
+        _, ax = plt.subplots(figsize=(w * n_cols + extra_w, h * n_rows + extra_h), dpi=110)
+    vmax = 100.0 if percent else max(float(np.nanmax(values)) if values.size else 1.0, 1e-9)
+    image = ax.imshow(values, cmap="YlOrRd", vmin=0.0, vmax=vmax, aspect="auto")
+    bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+    if percent:
+        bar.ax.yaxis.set_major_formatter(PercentFormatter())
+    bar.set_label(colour_label)
+    for r in range(n_rows):
+        for c in range(n_cols):
+            if texts[r][c] is not None:  # white on dark cells
+                ax.text(c, r, texts[r][c], ha="center", va="center", fontsize=8,
+                        color="white" if values[r, c] > 0.6 * vmax else "#222222")
     return ax
 
 
@@ -224,19 +236,9 @@ def plot_table_heatmap(table, ax=None, title: str = "", percent: bool = True,
                        se=None):
     """Heatmap of any rows × columns DataFrame (notebooks): values annotated in each cell,
     ``± se`` under them when a same-shaped ``se`` frame is given (Monte Carlo)."""
-    plt = _pyplot()
-    from matplotlib.ticker import PercentFormatter
-
     values = table.to_numpy(dtype=float) * (100.0 if percent else 1.0)
     n_rows, n_cols = values.shape
-    if ax is None:
-        _, ax = plt.subplots(figsize=(1.5 * n_cols + 3.0, 0.6 * n_rows + 2.0), dpi=110)
-    vmax = 100.0 if percent else max(float(np.nanmax(values)) if values.size else 1.0, 1e-9)
-    image = ax.imshow(values, cmap="YlOrRd", vmin=0.0, vmax=vmax, aspect="auto")
-    bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
-    if percent:
-        bar.ax.yaxis.set_major_formatter(PercentFormatter())
-    bar.set_label(colour_label)
+    texts = [[None] * n_cols for _ in range(n_rows)]
     for r in range(n_rows):
         for c in range(n_cols):
             v = values[r, c]
@@ -246,8 +248,8 @@ def plot_table_heatmap(table, ax=None, title: str = "", percent: bool = True,
             if se is not None and float(se.iat[r, c]) > 0:
                 s = float(se.iat[r, c]) * (100.0 if percent else 1.0)
                 text += f"\n±{s:.1f}" if percent else f"\n±{s:.2f}"
-            ax.text(c, r, text, ha="center", va="center", fontsize=8,
-                    color="white" if v > 0.6 * vmax else "#222222")
+            texts[r][c] = text
+    ax = _heatmap(values, texts, ax, (1.5, 3.0, 0.6, 2.0), percent, colour_label)
     ax.set_xticks(range(n_cols), [_short(str(t), 16) for t in table.columns], rotation=30, ha="right")
     ax.set_yticks(range(n_rows), [_short(str(a), 22) for a in table.index])
     ax.set_xlabel(xlabel)
