@@ -98,6 +98,28 @@ def _dice(text: str | None, flag: str) -> str | None:
     return text
 
 
+def _wounding(save, ward, regeneration, ap, reroll_hits, reroll_wounds, reroll_armour,
+              reroll_ward, poison, killing_blow, multiple_wounds, target_wounds,
+              flaming) -> dict:
+    """The AttackSpec fields ``fb attack`` and ``fb shoot`` share: re-rolls, wounding, saves."""
+    return dict(save=_save(save, "--save"), ward=_save(ward, "--ward"),
+                regeneration=_save(regeneration, "--regeneration"), armour_piercing=ap,
+                reroll_hits=reroll_hits, reroll_wounds=reroll_wounds,
+                reroll_armour=reroll_armour, reroll_ward=reroll_ward, poison=poison,
+                killing_blow=killing_blow,
+                multiple_wounds=_dice(multiple_wounds, "--multiple-wounds"),
+                target_wounds=target_wounds, flaming=flaming)
+
+
+def _explain_chain(report, spec, rules, attacks, modifier_parts=None) -> None:
+    """``--explain`` of an attack or shooting chain (FB-W1's t9a1 decision where it applies)."""
+    from mathhammer.explain import attach
+    from mathhammer.fantasy.explain import chain_decisions, explain_attack
+
+    attach(report, explain_attack(spec, rules, attacks, modifier_parts),
+           decisions=chain_decisions(rules))
+
+
 def _characteristics(rules, **flags: int | None) -> None:
     for flag, value in flags.items():
         if value is not None:
@@ -158,24 +180,19 @@ def attack_command(
     with _flag_names():
         spec = AttackSpec(
             ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
-            save=_save(save, "--save"), ward=_save(ward, "--ward"),
-            regeneration=_save(regeneration, "--regeneration"), armour_piercing=ap,
-            reroll_hits=reroll_hits, reroll_wounds=reroll_wounds, reroll_armour=reroll_armour,
-            reroll_ward=reroll_ward, poison=poison, killing_blow=killing_blow,
-            killing_blow_applies=not no_kb_troop, multiple_wounds=_dice(multiple_wounds, "--multiple-wounds"),
-            target_wounds=target_wounds, hatred=hatred, always_strikes_first=always_strikes_first,
-            initiative=initiative, target_initiative=target_initiative, flaming=flaming,
-            close_combat=True,
+            killing_blow_applies=not no_kb_troop, hatred=hatred,
+            always_strikes_first=always_strikes_first, initiative=initiative,
+            target_initiative=target_initiative, close_combat=True,
+            **_wounding(save, ward, regeneration, ap, reroll_hits, reroll_wounds, reroll_armour,
+                        reroll_ward, poison, killing_blow, multiple_wounds, target_wounds,
+                        flaming),
         )
         n_attacks = _attacks(attacks, "--attacks")
         report = chain_report(spec, n_attacks, rules, at_least=at_least,
                               models=target_models, method=opts.method, config=opts.config(),
                               check=opts.check)
     if opts.explain:
-        from mathhammer.explain import attach
-        from mathhammer.fantasy.explain import chain_decisions, explain_attack
-
-        attach(report, explain_attack(spec, rules, n_attacks), decisions=chain_decisions(rules))
+        _explain_chain(report, spec, rules, n_attacks)
     emit(report, opts)
 
 
@@ -223,24 +240,21 @@ def shoot_command(
     with _flag_names():
         spec = AttackSpec(
             bs=bs, shooting_modifier=total, strength=strength, toughness=toughness,
-            save=_save(save, "--save"), ward=_save(ward, "--ward"),
-            regeneration=_save(regeneration, "--regeneration"), armour_piercing=ap,
-            reroll_hits=reroll_hits, reroll_wounds=reroll_wounds, reroll_armour=reroll_armour,
-            reroll_ward=reroll_ward, poison=poison, killing_blow=killing_blow,
-            multiple_wounds=_dice(multiple_wounds, "--multiple-wounds"), target_wounds=target_wounds, flaming=flaming,
             close_combat=False,
+            **_wounding(save, ward, regeneration, ap, reroll_hits, reroll_wounds, reroll_armour,
+                        reroll_ward, poison, killing_blow, multiple_wounds, target_wounds,
+                        flaming),
         )
         n_shots = _attacks(shots, "--shots")
         report = shoot_report(spec, n_shots, rules, at_least=at_least,
                               models=target_models, method=opts.method, config=opts.config(),
                               check=opts.check)
     if opts.explain:
-        from mathhammer.explain import attach
-        from mathhammer.fantasy.explain import chain_decisions, explain_attack, shooting_modifier_parts
+        from mathhammer.fantasy.explain import shooting_modifier_parts
 
-        parts = shooting_modifier_parts(rules, modifier, long_range, moving, cover, multiple_shots,
-                                        stand_and_shoot, large_target)
-        attach(report, explain_attack(spec, rules, n_shots, parts), decisions=chain_decisions(rules))
+        _explain_chain(report, spec, rules, n_shots, shooting_modifier_parts(
+            rules, modifier, long_range, moving, cover, multiple_shots, stand_and_shoot,
+            large_target))
     emit(report, opts)
 
 
