@@ -331,18 +331,14 @@ def combat_group_spec(group, first_round: bool = True) -> AttackSpec:
 
 def combat_sides(unit_a: str, unit_b: str, *, charger=None, ruleset=None, models=(None, None),
                  widths=(None, None), flank=None, rear=None, bonuses=(0, 0)):
-    """The compiled combat ``fb combat`` fights (same library calls as the scenario code)."""
-    from mathhammer.fantasy.combat import compile_combat, make_side
-    from mathhammer.fantasy.scenario import default_ruleset
+    """The compiled combat ``fb combat`` fights, from the same flags."""
+    from mathhammer.fantasy.combat import compile_combat
+    from mathhammer.fantasy.scenario import sides_from_options
 
-    sides = []
-    for i, (label, ref) in enumerate((("a", unit_a), ("b", unit_b))):
-        position = "flank" if flank == label else "rear" if rear == label else "front"
-        sides.append(make_side(ref, where=f"UNIT_{label.upper()}", models=models[i],
-                               rank_width=widths[i], charged=charger == label,
-                               position=position, bonus=bonuses[i]))
-    rules = load_ruleset(default_ruleset(ruleset, sides[0].unit, sides[1].unit))
-    return compile_combat(sides[0], sides[1], rules)
+    sides, rules = sides_from_options(unit_a, unit_b, charger=charger, ruleset=ruleset,
+                                      models=models, widths=widths, flank=flank, rear=rear,
+                                      bonuses=bonuses)
+    return compile_combat(sides[0], sides[1], load_ruleset(rules))
 
 
 def combat_decisions(c) -> tuple[str, ...]:

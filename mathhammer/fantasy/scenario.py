@@ -115,7 +115,20 @@ def default_ruleset(ruleset: str | None, *units) -> str:
 def combat_from_options(unit_a: str, unit_b: str, *, rounds, charger, ruleset, models, widths,
                         flank, rear, bonuses, method, config, check) -> Report:
     """``mathhammer fb combat``: flags → sides → :func:`mathhammer.fantasy.combat.combat`."""
-    from mathhammer.fantasy.combat import combat, make_side
+    from mathhammer.fantasy.combat import combat
+
+    sides, rules = sides_from_options(unit_a, unit_b, charger=charger, ruleset=ruleset,
+                                      models=models, widths=widths, flank=flank, rear=rear,
+                                      bonuses=bonuses)
+    return combat(sides[0], sides[1], rounds=rounds, ruleset=rules, method=method,
+                  config=config, check=check)
+
+
+def sides_from_options(unit_a: str, unit_b: str, *, charger=None, ruleset=None,
+                       models=(None, None), widths=(None, None), flank=None, rear=None,
+                       bonuses=(0, 0)) -> tuple[list, str]:
+    """The two combat sides the ``fb combat`` flags describe, and the ruleset name."""
+    from mathhammer.fantasy.combat import make_side
 
     for flag, value in (("--flank", flank), ("--rear", rear), ("--charger", charger)):
         if value not in (None, "a", "b"):
@@ -129,9 +142,7 @@ def combat_from_options(unit_a: str, unit_b: str, *, rounds, charger, ruleset, m
         sides.append(make_side(ref, where=f"UNIT_{label.upper()}", models=models[i],
                                rank_width=widths[i], charged=charger == label,
                                position=position, bonus=bonuses[i]))
-    rules = default_ruleset(ruleset, sides[0].unit, sides[1].unit)
-    return combat(sides[0], sides[1], rounds=rounds, ruleset=rules, method=method,
-                  config=config, check=check)
+    return sides, default_ruleset(ruleset, sides[0].unit, sides[1].unit)
 
 
 def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConfig,
