@@ -80,24 +80,23 @@ def variant_situation(variant: int) -> tuple[bool, bool, bool]:
     return bool(variant & 1), bool(variant & 2), bool(variant & 4)
 
 
-def hit_probability(step: AttackStep, target: Target, variant: int, boost_hit: bool) -> float:
-    """P(hit) of ``step`` in a target situation (WM-A1..A7), from the shared rules."""
+def _attack_roll(step: AttackStep, target: Target, variant: int, boost_hit: bool):
+    """(dice, bonus, effective DEF, automatic hit) of ``step`` in a target situation (WM-A1..A7)."""
     mcrip, kd, _ = variant_situation(variant)
     defense = rules.effective_defense(target.defense, step.kind, movement_crippled=mcrip,
                                       knocked_down=kd)
     auto = step.auto_hit or rules.is_automatic_hit(step.kind, knocked_down=kd)
-    k = rules.dice_count(boost_hit, step.weapon_crippled)
-    return rules.hit_probability(k, step.stat + step.modifier, defense, auto)
+    return rules.dice_count(boost_hit, step.weapon_crippled), step.stat + step.modifier, defense, auto
+
+
+def hit_probability(step: AttackStep, target: Target, variant: int, boost_hit: bool) -> float:
+    """P(hit) of ``step`` in a target situation (WM-A1..A7), from the shared rules."""
+    return rules.hit_probability(*_attack_roll(step, target, variant, boost_hit))
 
 
 def crit_probability(step: AttackStep, target: Target, variant: int, boost_hit: bool) -> float:
     """P(critical hit) of ``step`` in a target situation (WM-A5), from the shared rules."""
-    mcrip, kd, _ = variant_situation(variant)
-    defense = rules.effective_defense(target.defense, step.kind, movement_crippled=mcrip,
-                                      knocked_down=kd)
-    auto = step.auto_hit or rules.is_automatic_hit(step.kind, knocked_down=kd)
-    k = rules.dice_count(boost_hit, step.weapon_crippled)
-    return rules.p_critical(k, step.stat + step.modifier, defense, auto)
+    return rules.p_critical(*_attack_roll(step, target, variant, boost_hit))
 
 
 def damage_pmf(step: AttackStep, target: Target, boost_damage: bool,
