@@ -33,9 +33,10 @@ def roll_table(table, offset, state, n_trials, hist):
     if m == np.uint64(1):  # a constant: no randomness, and no digits to extract
         hist[table[0] - offset] += n_trials
         return
-    block = m
+    block, k = m, 1
     while block * m <= _BLOCK_LIMIT:
         block *= m
+        k += 1
     threshold = lemire_threshold(block)
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     done = 0
@@ -45,13 +46,11 @@ def roll_table(table, offset, state, n_trials, hist):
             x = (word >> _U32) if half == 0 else (word & _MASK32)
             if ((x * block) & _MASK32) < threshold:
                 continue  # this half is rejected; the next one (or word) is tried
-            digits = block
-            while digits > np.uint64(1) and done < n_trials:
+            for _ in range(min(k, n_trials - done)):
                 x = x * m
                 hist[table[np.int64(x >> _U32)] - offset] += 1
                 x &= _MASK32
-                digits //= m
-                done += 1
+            done += min(k, n_trials - done)
     state[0], state[1], state[2], state[3] = s0, s1, s2, s3
 
 
