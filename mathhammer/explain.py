@@ -27,6 +27,9 @@ DECISIONS: dict[str, str] = {
     "MG-1": "t9a1 magic flow is worked out like wfb8's (the 1.x flux table is unverified)",
 }
 
+#: decisions that hold only in some rulesets: listed only when a builder names them
+_CONDITIONAL = {"FB-W1", "FB-C5", "MG-1"}
+
 #: the RULES.md ids each command follows (``--explain`` lists them)
 COMMAND_RULES: dict[str, tuple[str, ...]] = {
     "roll": ("DICE-1", "DICE-2"),
@@ -103,9 +106,6 @@ def explanation(command: str, steps: list[Step] | tuple[Step, ...] = (),
             lines.append(f"decision {rule}: {DECISIONS[rule]}")
     return lines
 
-
-# decisions that hold only in some rulesets: listed only when the builder names them
-_CONDITIONAL = {"FB-W1", "FB-C5", "MG-1"}
 
 
 def attach(report, steps: list[Step] | tuple[Step, ...] = (), decisions: tuple[str, ...] = ()):
