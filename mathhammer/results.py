@@ -340,6 +340,9 @@ class Report:
     seed: int | None = None
     info: dict[str, Any] = field(default_factory=dict)
     title: str = ""
+    #: one sentence answering the question asked; printed first in the table view
+    #: (:func:`mathhammer.headline.headline` builds one when a builder left it empty)
+    headline: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -49,6 +49,9 @@ Check = Annotated[
     bool, typer.Option("--check", help="Run exact and Monte Carlo and print the z-scores of their difference.")
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or notes on stderr.")]
+Brief = Annotated[
+    bool, typer.Option("--brief", help="Print only the headline: one line with the answer.")
+]
 Explain = Annotated[
     bool, typer.Option("--explain", help="Show how the answer was worked out: each stage with its "
                        "exact fraction, the RULES.md ids and the decisions that apply.")
@@ -70,10 +73,14 @@ class CommonOptions:
     check: bool = False
     quiet: bool = False
     explain: bool = False
+    brief: bool = False
 
     def validate(self) -> CommonOptions:
         if self.precision is not None and self.method == "auto":
             self.method = "mc"  # asking for a precision only makes sense for Monte Carlo
+        if self.brief and self.format != "table":
+            raise InputError("--brief", "prints the headline line only, so it takes no --format",
+                             self.format, "drop --format, or drop --brief for the full data")
         if self.format not in FORMATS:
             raise InputError("--format", "must be table, json or csv", self.format,
                              "use --format json")
@@ -122,6 +129,7 @@ COMMON_PARAMETERS: tuple[tuple[str, object, object], ...] = (
     ("check", Check, False),
     ("quiet", Quiet, False),
     ("explain", Explain, False),
+    ("brief", Brief, False),
 )
 
 
@@ -247,7 +255,12 @@ def emit(report, opts: CommonOptions) -> None:
         from mathhammer.explain import attach
 
         attach(report)
-    text = _render.render(report, opts.format)
+    if opts.brief:
+        from mathhammer.headline import headline
+
+        text = headline(report) + "\n"
+    else:
+        text = _render.render(report, opts.format)
     if opts.explain and opts.format == "csv":  # CSV has no place for it: stderr, like notes
         print("explain:\n" + "\n".join(f"  {line}" for line in report.info["explain"]),
               file=sys.stderr)

@@ -36,7 +36,9 @@ def _is_probability(name: str) -> bool:
 
 
 def render_table(report: Report) -> str:
-    lines: list[str] = []
+    from mathhammer.headline import headline
+
+    lines: list[str] = [headline(report)]
     title = report.title or report.command
     how = "exact" if report.method == "exact" else "Monte Carlo"
     lines.append(f"{title}  [{how}]")
