@@ -1,10 +1,10 @@
 """``--explain``: how a query was worked out, stage by stage, with exact fractions.
 
 Each engine has a builder returning a list of :class:`Step` (a stage, what the
-rules made of the inputs, the exact chance of getting through it, the RULES.md
+rules made of the inputs, the exact chance of getting through it, the docs/rules.md
 ids it used); :func:`attach` turns them into readable lines under
 ``report.info["explain"]``, followed by the rules the command follows and every
-**decision** (RULES.md) among them. A command without its own builder still
+**decision** (docs/rules.md) among them. A command without its own builder still
 explains which rules and decisions it follows (:func:`attach` with no steps).
 
 >>> Step("to hit", "4+ on a D6", Fraction(1, 2), ("FB-H1",)).line()
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-#: RULES.md decisions (and this project's own, where a ruleset file records one), by id
+#: docs/rules.md decisions (and this project's own, where a ruleset file records one), by id
 DECISIONS: dict[str, str] = {
     "WM-A4": "an automatic hit still rolls its attack dice, to decide criticals",
     "WM-D4": "each blast damage roll is boosted separately, 1 focus each "
@@ -30,7 +30,7 @@ DECISIONS: dict[str, str] = {
 #: decisions that hold only in some rulesets: listed only when a builder names them
 _CONDITIONAL = {"FB-W1", "FB-C5", "MG-1"}
 
-#: the RULES.md ids each command follows (``--explain`` lists them)
+#: the docs/rules.md ids each command follows (``--explain`` lists them)
 COMMAND_RULES: dict[str, tuple[str, ...]] = {
     "roll": ("DICE-1", "DICE-2"),
     "wm attack": ("WM-A1", "WM-A2", "WM-A3", "WM-A4", "WM-A5", "WM-A6", "WM-A7", "WM-A8",
@@ -99,7 +99,7 @@ def explanation(command: str, steps: list[Step] | tuple[Step, ...] = (),
     lines = [step.line() for step in steps]
     followed = COMMAND_RULES.get(command, ())
     if followed:
-        lines.append("rules followed: " + ", ".join(followed) + " (RULES.md)")
+        lines.append("rules followed: " + ", ".join(followed) + " (docs/rules.md; `mathhammer rules ID`)")
     cited = {r for step in steps for r in step.rules} | set(followed) | set(decisions)
     for rule in sorted(cited):
         if rule in DECISIONS and (rule in decisions or rule not in _CONDITIONAL):

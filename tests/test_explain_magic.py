@@ -2,7 +2,7 @@
 
 The fractions an explanation shows are checked three ways: against the engine's exact
 report (the float of the shown fraction is the report's value, bit for bit), against a
-brute force over every face written here from RULES.md MG-4..MG-6 (so a wrong engine
+brute force over every face written here from docs/rules.md MG-4..MG-6 (so a wrong engine
 and a matching wrong explanation cannot both pass), and for internal consistency (the
 casting branches add up to P(cast), P(cast) + P(fail) = 1, the miscast rows to 1).
 MG-1 (conditional decision) must appear only where a t9a1 flow is rolled.
@@ -45,7 +45,7 @@ def step(steps, stage):
     return next(s for s in steps if s.stage == stage)
 
 
-# ---- brute force from RULES.md (independent of mathhammer.magic.rolls) -------------------------
+# ---- brute force from docs/rules.md (independent of mathhammer.magic.rolls) -------------------------
 def brute_cast(ruleset: str, n: int, level: int, cv: int, bound: bool = False) -> Fraction:
     """P(cast) over every face of n D6 (and the D3 of t9a1 overwhelming power); MG-4, 5, 7."""
     hits = Fraction(0)
@@ -180,7 +180,7 @@ def test_cli_json_explain_matches_the_report():
     lines = out["info"]["explain"]
     assert float(shown(lines, "P(cast)")) == out["results"]["p_cast"]["value"]
     assert float(shown(lines, "P(miscast)")) == out["results"]["p_miscast"]["value"]
-    assert "rules followed: MG-4, MG-5, MG-7, MG-10 (RULES.md)" in lines
+    assert "rules followed: MG-4, MG-5, MG-7, MG-10 (docs/rules.md; `mathhammer rules ID`)" in lines
 
 
 @pytest.mark.parametrize("args,has_mg1", [

@@ -1,6 +1,6 @@
 """The attack chain, exact engine: hand-derived rationals for every special rule.
 
-Each expected value below is worked out by hand from RULES.md (FB-H1..FB-V4) with
+Each expected value below is worked out by hand from docs/rules.md (FB-H1..FB-V4) with
 Fractions; none is read back from the code.
 """
 

@@ -1,7 +1,7 @@
 """Rulesets as data: every chart cell against the reference tables (FB-H1, FB-W1, FB-V1, FB-H2).
 
 The expected tables are parsed from ``/work/shared/reference/fantasy.md`` §1a, §1b, §2 and
-§3b when that file is present (falling back to the RULES.md formulas), so the bundled
+§3b when that file is present (falling back to the docs/rules.md formulas), so the bundled
 TOML files are compared with an independent source cell by cell, for each ruleset.
 """
 
@@ -118,7 +118,7 @@ def test_shooting_to_hit(name, bs, modifier):
 
 
 def test_switches_per_ruleset():
-    """The switches that differ between editions (RULES.md FB-*, MG-*)."""
+    """The switches that differ between editions (docs/rules.md FB-*, MG-*)."""
     basic, wfb8, t9a1 = (load_ruleset(n) for n in BUNDLED)
     assert (basic.insane_courage, wfb8.insane_courage, t9a1.insane_courage) == (False, True, True)
     assert (basic.steadfast, wfb8.steadfast, t9a1.steadfast) == (False, True, True)

@@ -74,12 +74,15 @@ def test_wheel_ships_profiles_and_the_console_script(tmp_path):
         entry = next(n for n in names if n.endswith("entry_points.txt"))
         assert "mathhammer = mathhammer.cli:main" in zf.read(entry).decode()
         assert any(n.startswith("mathhammer/_profiles/") and n.endswith(".toml") for n in names)
+        assert "mathhammer/_docs/rules.md" in names  # `mathhammer rules` reads it
         zf.extractall(tmp_path / "site")
     code = ("import mathhammer, mathhammer.profiles as p; "
-            "print(mathhammer.__file__); print(p.profiles_root())")
+            "print(mathhammer.__file__); print(p.profiles_root()); "
+            "import mathhammer.rulesdoc as r; print(r.rules_path())")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
     assert run.returncode == 0, run.stderr
-    module_file, root = run.stdout.split()
+    module_file, root, rules = run.stdout.split()
+    assert rules.startswith(str(tmp_path / "site"))
     assert module_file.startswith(str(tmp_path / "site"))
     assert Path(root).is_dir() and any(Path(root).rglob("*.toml"))

@@ -1,6 +1,6 @@
 """Single magic rolls (MG-1..MG-7, MG-10) against brute-force enumeration of every face.
 
-The brute force here is written from the RULES.md text, independently of
+The brute force here is written from the docs/rules.md text, independently of
 ``mathhammer.magic.rolls`` (which groups faces by sum and sixes).
 """
 

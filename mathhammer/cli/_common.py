@@ -54,7 +54,7 @@ Brief = Annotated[
 ]
 Explain = Annotated[
     bool, typer.Option("--explain", help="Show how the answer was worked out: each stage with its "
-                       "exact fraction, the RULES.md ids and the decisions that apply.")
+                       "exact fraction, the rule ids (docs/rules.md, `mathhammer rules ID`) and the decisions that apply.")
 ]
 
 FORMATS = ("table", "json", "csv")

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from mathhammer import __version__
-from mathhammer.cli import demo, fb, fb_combat, magic, profiles, roll, run, wm  # noqa: F401
+from mathhammer.cli import demo, fb, fb_combat, magic, profiles, roll, rules, run, wm  # noqa: F401
 
 app = typer.Typer(
     name="mathhammer",
@@ -46,6 +46,7 @@ app.add_typer(wm.app, name="wm")
 app.add_typer(fb.app, name="fb")
 app.add_typer(magic.app, name="magic")
 app.add_typer(profiles.app, name="profiles")
+app.command("rules")(rules.rules_command)
 app.command("demo")(demo.demo_command)
 app.command("warmup")(demo.warmup_command)
 from mathhammer.cli import analysis as _analysis  # noqa: E402

@@ -12,7 +12,7 @@ slaying outright; ``p_slain_outright`` is the probability that a Killing Blow
 (``wfb8``, FB-W2) slays the model whatever its wounds. ``wounds_pmf.sum() +
 p_slain_outright == 1``. Exact rationals: :func:`single_attack_fractions`.
 
-The stages and what they do (rule ids from RULES.md):
+The stages and what they do (rule ids from docs/rules.md):
 
 * to hit — melee by the WS chart (FB-H1), shooting by 7 − BS − modifiers with the
   7+/8+/9+ procedure (FB-H2; a re-roll re-rolls the whole procedure), a fixed

@@ -3,7 +3,7 @@
 >>> report = combat("wfb8/empire_halberdiers", "wfb8/orc_boyz", rounds=1)  # doctest: +SKIP
 >>> report.results["p_win"]                                                 # doctest: +SKIP
 
-How a combat is resolved (rule ids from RULES.md; decisions marked):
+How a combat is resolved (rule ids from docs/rules.md; decisions marked):
 
 * Attack groups (FB-C1): front-rank models in contact strike with A (+ weapon,
   Frenzy, Devastating Charge in a round they charged); the champion adds

@@ -80,7 +80,7 @@ def _hit_step(spec: AttackSpec, rules: Ruleset, p_hit: Fraction, p_poison: Fract
     if chain._hit_mode(replace(spec, hatred=False, reroll_hits=None), rules) == "failed":
         reasons.append("Always Strikes First, I ≥ enemy I")
     reroll = _reroll_text(mode, ", ".join(reasons))
-    ids: tuple[str, ...]  # the RULES.md ids this step cites
+    ids: tuple[str, ...]  # the docs/rules.md ids this step cites
     if spec.auto_hit:
         return Step("to hit", "hits automatically", p_hit, ("FB-H1",))
     if spec.bs is not None:

@@ -1,6 +1,6 @@
 """The magic part of a ruleset (the ``[magic]`` table of a ruleset TOML file).
 
-Values per ruleset come from RULES.md MG-1..MG-7 and MG-10: ``t9a1`` (seed 004) and
+Values per ruleset come from docs/rules.md MG-1..MG-7 and MG-10: ``t9a1`` (seed 004) and
 ``wfb8``. :func:`magic_rules` returns the rules of a ruleset by name or path through
 the Fantasy ruleset loader (``load_ruleset(name).magic``), with this module's
 built-in values for keys a file leaves out.
