@@ -58,6 +58,7 @@ BASE_ARGS: dict[str, list[str]] = {
     "profiles show": ["khador/juggernaut"],
     "profiles validate": [str(P / "warmachine/khador")],
     "profiles schema": [],
+    "rules": ["WM-A3"],
 }
 # commands that do not take flags worth fuzzing (long demo runs)
 SKIP_COMMANDS = {"demo", "warmup"}
