@@ -104,6 +104,9 @@ def roll(
         config=config,
         check=check,
     )
+    from mathhammer.headline import roll_headline
+
+    report.headline = roll_headline(report, str(expr), at_least, at_most)
     if explain:
         from mathhammer.explain import attach
 

@@ -148,10 +148,12 @@ def test_table_format_monte_carlo_footer():
 def test_long_tables_fold_the_far_tails():
     proc = run_main("roll", "200D6")
     assert proc.returncode == 0
-    assert "outcomes in the far tails not shown; --format csv lists all" in proc.stdout
-    rows = [line for line in proc.stdout.splitlines() if re.match(r"\s+\d+\s+\d", line)]
-    assert 60 < len(rows) < 1001  # the bulk, not all 1001 outcomes
+    rows = [line for line in proc.stdout.splitlines() if re.match(r"\s+[≤≥]? ?\d+(–\d+)?\s+\d", line)]
+    assert rows[0].split()[0] == "≤" and rows[-1].split()[0] == "≥"  # the far tails, one row each
+    assert 10 < len(rows) <= 40  # ranges, not all 1001 outcomes
     assert "mean 700.0000" in proc.stdout  # exact mean, no 699.9999...
+    full = run_main("roll", "200D6", "--full")
+    assert len([line for line in full.stdout.splitlines() if re.match(r"\s+\d+\s+\d", line)]) == 1001
 
 
 def test_csv_format_matches_json():

@@ -1,8 +1,47 @@
-"""The answer first (issue 15): every table view starts with the headline sentence."""
+"""The answer first (issue 15): every query command's table view starts with its headline.
+
+Walks the Typer app, so a command added later is held to the same rule: its first
+stdout line (table) is the headline sentence, ``--brief`` prints that line alone, and
+the sentence is the command's own (not the generic fallback).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
 
 import pytest
 
+import mathhammer.headline as headline_module
 from mathhammer.cli import main
+from mathhammer.cli._render import MAX_LINES
+from tests.test_reliability_harness import BASE_ARGS, commands, option_specs, run_inprocess
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: commands that answer no odds question (they print files, cards, the rules or a tour)
+NOT_QUERIES = {"demo", "warmup", "rules", "profiles list", "profiles show", "profiles validate",
+               "profiles schema"}
+
+
+def _options(name: str) -> set[str]:
+    return {spec["name"] for spec in option_specs(commands()[name])}
+
+
+def query_commands() -> list[str]:
+    return sorted(set(commands()) - NOT_QUERIES)
+
+
+def _small(name: str, argv: list[str]) -> list[str]:
+    """Small, repeatable runs: 2,000 trials and a fixed seed where the command takes them."""
+    opts = _options(name)
+    extra = []
+    if "--n-trials" in opts and "--n-trials" not in argv and "--precision" not in argv:
+        extra += ["--n-trials", "2000"]
+    if "--seed" in opts and "--seed" not in argv:
+        extra += ["--seed", "1"]
+    return extra + ["--quiet"]
 
 
 def run(capsys, *argv):
@@ -12,19 +51,118 @@ def run(capsys, *argv):
     return done.value.code, out.out, out.err
 
 
-def test_table_view_starts_with_the_headline(capsys):
-    code, out, _ = run(capsys, "roll", "2D6+3", "--at-least", "10")
-    assert code == 0
-    assert out.splitlines()[0] == "roll 2D6+3: p_at_least 58.33% (exact)"
+def test_every_query_command_takes_brief_and_full():
+    missing = {name: sorted({"--brief", "--full"} - _options(name)) for name in query_commands()}
+    assert not {k: v for k, v in missing.items() if v}, missing
 
 
-def test_brief_prints_only_the_headline(capsys):
+@pytest.mark.parametrize("name", query_commands())
+def test_first_line_is_the_commands_own_headline(name, monkeypatch):
+    if name not in BASE_ARGS:
+        pytest.skip(f"no base invocation for {name} in tests/test_reliability_harness.py")
+    sources = []
+    real = headline_module.headline
+
+    def recording(report):
+        sources.append(headline_module.headline_source(report))
+        return real(report)
+
+    monkeypatch.setattr(headline_module, "headline", recording)
+    argv = name.split() + BASE_ARGS[name]
+    argv += _small(name, argv)
+    code, out, err = run_inprocess(argv)
+    assert code == 0, err
+    code, brief, err = run_inprocess(argv + ["--brief"])
+    assert code == 0, err
+    assert brief.count("\n") == 1 and brief.strip(), brief
+    assert out.splitlines()[0] == brief.rstrip("\n")
+    assert sources and "fallback" not in sources, f"{name} has no headline of its own"
+
+
+def test_fallback_names_the_first_probability_in_words():
+    from mathhammer.results import Estimate, Report
+
+    report = Report("x", "exact", {"mean": Estimate.exact(2.0), "p_goes_off": Estimate.exact(0.25)},
+                    title="a query")
+    assert headline_module.headline(report) == "a query: P(goes off) 25.00% (exact)"
+    assert headline_module.headline_source(report) == "fallback"
+
+
+def test_examples_read_as_a_player_asks(capsys):
     code, out, _ = run(capsys, "roll", "2D6+3", "--at-least", "10", "--brief")
-    assert code == 0
-    assert out.splitlines() == ["roll 2D6+3: p_at_least 58.33% (exact)"]
+    assert out == "2D6+3 rolls 10 or more: 58.33% (exact) · mean 10.00\n"
+    code, out, _ = run(capsys, "wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "1",
+                       "--method", "exact", "--brief")
+    assert re.fullmatch(r"Juggernaut destroys Ironclad: \d+\.\d\d% \(exact\) · "
+                        r"mean damage \d+\.\d boxes\n", out), out
+    code, out, _ = run(capsys, "fb", "combat", "wfb8/knights_of_the_realm",
+                       "wfb8/empire_halberdiers", "--charger", "a", "--rounds", "1", "--brief")
+    assert out.startswith("Knights of the Realm against Halberdiers in one round: win ")
+    assert ", draw " in out and ", lose " in out
 
 
 def test_brief_with_a_data_format_is_one_line_exit_2(capsys):
     code, out, err = run(capsys, "roll", "2D6", "--brief", "--format", "json")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "--brief" in err
+
+
+# ---------------------------------------------------------------------------- README examples
+def readme_examples() -> list[list[str]]:
+    """Every `mathhammer …` line of the README's shell blocks that runs as written."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = []
+    for lang, body in re.findall(r"```(\w*)\n(.*?)```", text, re.S):
+        if lang not in ("", "sh", "console", "bash", "text"):
+            continue
+        for line in body.replace("\\\n", " ").splitlines():
+            line = line.strip().removeprefix("$ ")
+            if line.startswith("mathhammer "):
+                found.append(shlex.split(line, comments=True)[1:])
+    return found
+
+
+def _runnable(argv: list[str]) -> list[str] | None:
+    """The table-view form of a README line, or None when it names files you would write."""
+    out, skip = [], False
+    for i, token in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if token in ("--format", "--plot", "--output", "-o"):
+            skip = True
+            continue
+        if token.startswith("["):  # "[--steadfast]": optional flags in the prose
+            continue
+        if token.endswith(".toml") and not (ROOT / token).exists():
+            return None  # your own file (my_unit.toml)
+        out.append(token)
+    return out
+
+
+def _command_of(argv: list[str]) -> str:
+    return " ".join(argv[:2]) if " ".join(argv[:2]) in commands() else argv[0]
+
+
+QUERY_EXAMPLES = [a for a in readme_examples() if _command_of(a) in query_commands()]
+
+
+def test_the_readme_has_an_example_of_most_query_commands():
+    shown = {_command_of(a) for a in QUERY_EXAMPLES}
+    assert len(shown) >= 15, sorted(set(query_commands()) - shown)
+
+
+@pytest.mark.parametrize("argv", QUERY_EXAMPLES, ids=[" ".join(a)[:60] for a in QUERY_EXAMPLES])
+def test_readme_example_table_fits_and_starts_with_the_headline(argv):
+    name = _command_of(argv)
+    runnable = _runnable(argv)
+    if runnable is None:
+        pytest.skip("the example reads a file of your own")
+    runnable = [str(ROOT / t) if t.endswith(".toml") else t for t in runnable]
+    runnable += _small(name, runnable)
+    code, out, err = run_inprocess(runnable, timeout=120)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) <= MAX_LINES, f"{len(lines)} lines:\n{out}"
+    code, brief, err = run_inprocess(runnable + ["--brief"], timeout=120)
+    assert code == 0 and lines[0] == brief.rstrip("\n")

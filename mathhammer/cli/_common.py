@@ -52,6 +52,10 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or n
 Brief = Annotated[
     bool, typer.Option("--brief", help="Print only the headline: one line with the answer.")
 ]
+Full = Annotated[
+    bool, typer.Option("--full", help="Table view: every outcome row and every listed line "
+                       "(by default rare outcomes are folded into ≤ k / ≥ k rows).")
+]
 Explain = Annotated[
     bool, typer.Option("--explain", help="Show how the answer was worked out: each stage with its "
                        "exact fraction, the rule ids (docs/rules.md, `mathhammer rules ID`) and the decisions that apply.")
@@ -74,6 +78,7 @@ class CommonOptions:
     quiet: bool = False
     explain: bool = False
     brief: bool = False
+    full: bool = False
 
     def validate(self) -> CommonOptions:
         if self.precision is not None and self.method == "auto":
@@ -130,7 +135,11 @@ COMMON_PARAMETERS: tuple[tuple[str, object, object], ...] = (
     ("quiet", Quiet, False),
     ("explain", Explain, False),
     ("brief", Brief, False),
+    ("full", Full, False),
 )
+
+#: options every query command takes, whatever its ``only`` says (the answer first)
+ALWAYS = ("brief", "full")
 
 
 def query_command(func=None, *, only: tuple[str, ...] | None = None):
@@ -147,7 +156,7 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None):
     import inspect
 
     own = inspect.signature(func, eval_str=True)
-    chosen = [c for c in COMMON_PARAMETERS if only is None or c[0] in only]
+    chosen = [c for c in COMMON_PARAMETERS if only is None or c[0] in only or c[0] in ALWAYS]
     names = [name for name, _, _ in chosen]
     keyword_only = [
         p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
@@ -260,7 +269,7 @@ def emit(report, opts: CommonOptions) -> None:
 
         text = headline(report) + "\n"
     else:
-        text = _render.render(report, opts.format)
+        text = _render.render(report, opts.format, full=opts.full)
     if opts.explain and opts.format == "csv":  # CSV has no place for it: stderr, like notes
         print("explain:\n" + "\n".join(f"  {line}" for line in report.info["explain"]),
               file=sys.stderr)

@@ -10,15 +10,22 @@ import math
 from mathhammer.results import Distribution, Report
 
 BAR_WIDTH = 30
-MAX_ROWS = 60
+#: the table view of a README example stays within this many lines without --full
+MAX_LINES = 60
+#: outcomes rarer than this (0.05%) fold into ≤ k / a–b / ≥ k rows in the table view
+FOLD_BELOW = 0.0005
+#: at most this many rows per distribution table (ranges merge beyond it)
+MAX_TABLE_ROWS = 40
+#: a list in the notes (a duel's decision table) shows this many items without --full
+MAX_LIST_ITEMS = 8
 
 
-def render(report: Report, fmt: str) -> str:
+def render(report: Report, fmt: str, full: bool = False) -> str:
     if fmt == "json":
         return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         return render_csv(report)
-    return render_table(report)
+    return render_table(report, full=full)
 
 
 def _pct(p: float) -> str:
@@ -35,23 +42,50 @@ def _is_probability(name: str) -> bool:
     return name.startswith("p_") or name.startswith("P(")
 
 
-def render_table(report: Report) -> str:
+def render_table(report: Report, full: bool = False) -> str:
+    """The answer first: headline, the results, the distributions, the notes, the footer.
+
+    Without ``full`` the view stays within :data:`MAX_LINES` where it can: rare outcomes
+    (P below :data:`FOLD_BELOW`) fold into ``≤ k`` / ``a–b`` / ``≥ k`` rows, a long
+    list in the notes shows its first :data:`MAX_LIST_ITEMS` items, and a distribution
+    whose table no longer fits is summarised on one line (``--full`` prints all of it).
+    """
     from mathhammer.headline import headline
 
-    lines: list[str] = [headline(report)]
     title = report.title or report.command
     how = "exact" if report.method == "exact" else "Monte Carlo"
-    lines.append(f"{title}  [{how}]")
-    lines.append("")
-    for name, dist in report.distributions.items():
-        lines.extend(_distribution_table(name, dist))
-        lines.append("")
+    top = [headline(report), f"{title}  [{how}]", ""]
     if report.results:
         width = max(len(n) for n in report.results)
-        lines.append("results")
+        top.append("results")
         for name, est in report.results.items():
-            lines.append(f"  {name:<{width}}  {est.format(percent=_is_probability(name))}")
-        lines.append("")
+            top.append(f"  {name:<{width}}  {est.format(percent=_is_probability(name))}")
+        top.append("")
+    notes = _info_lines(report, full)
+    tables = {name: _distribution_table(name, dist, fold=not full)
+              for name, dist in report.distributions.items()}
+    left = MAX_LINES - len(top) - len(notes) - 1 - 2 * len(tables)  # footer; a line + gap each
+    middle: list[str] = []
+    summarised: set[str] = set()
+    for name, dist in report.distributions.items():
+        table = tables[name]
+        if full or len(table) - 1 <= left:
+            if middle and middle[-1]:
+                middle.append("")
+            middle.extend(table + [""])
+            left -= len(table) - 1
+        else:
+            middle.append(_distribution_summary(name, dist))
+            summarised.add(name)
+    if middle and middle[-1]:
+        middle.append("")
+    footer = [_footer(report, skip=summarised)]
+    lines = top + middle + notes + footer
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _info_lines(report: Report, full: bool) -> list[str]:
+    lines: list[str] = []
     for key, value in report.info.items():
         if key == "check":
             lines.append("check (Monte Carlo vs exact, z-scores; |z| < 3 expected):")
@@ -60,42 +94,92 @@ def render_table(report: Report) -> str:
                                                if z is None else f"{z:+.2f}"))
         elif isinstance(value, list):
             lines.append(f"{key}:")
-            lines.extend(f"  {item}" for item in value)
+            whole = full or key == "explain" or len(value) <= MAX_LIST_ITEMS + 1  # asked for
+            shown = value if whole else value[:MAX_LIST_ITEMS]
+            lines.extend(f"  {item}" for item in shown)
+            if len(shown) < len(value):
+                lines.append(f"  … {len(value) - len(shown)} more (--full lists every one)")
         elif key != "exact":
             lines.append(f"{key}: {value}")
-    lines.append(_footer(report))
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _distribution_table(name: str, dist: Distribution) -> list[str]:
-    mc = not dist.is_exact
-    head = f"  {'outcome':>7}  {'P(=)':>8}" + (f"  {'± se':>7}" if mc else "")
-    head += f"  {'P(≥)':>8}  {'P(≤)':>8}"
-    lines = [f"{name}", head]
-    at_least, at_most = dist.at_least_curve(), dist.at_most_curve()
-    se = dist.se
-    rows = range(len(dist.probs))
-    skipped = 0
-    if len(dist.probs) > MAX_ROWS:  # show the bulk of the mass, say what was folded
-        lo = dist.percentile(0.0005) - dist.offset
-        hi = dist.percentile(0.9995) - dist.offset
-        rows = range(lo, hi + 1)
-        skipped = len(dist.probs) - len(rows)
-    for i in rows:
-        p = float(dist.probs[i])
-        row = f"  {dist.offset + i:>7}  {_pct(p)}"
-        if mc:
-            row += f"  {100 * se[i]:6.2f}%"
-        row += f"  {_pct(at_least[i])}  {_pct(at_most[i])}  {_bar(p)}"
-        lines.append(row)
-    if skipped:
-        lines.append(f"  ({skipped} outcomes in the far tails not shown; --format csv lists all)")
     return lines
 
 
-def _footer(report: Report) -> str:
+def _distribution_summary(name: str, dist: Distribution) -> str:
+    """One line for a distribution whose table did not fit: mean, median, 90% range."""
+    mean = f"{dist.mean:.2f}" + ("" if dist.is_exact else f" ± {dist.mean_se:.2f}")
+    lo, mid, hi = dist.percentile(0.05), dist.percentile(0.5), dist.percentile(0.95)
+    return (f"{name}: mean {mean}, median {mid}, 90% from {lo} to {hi} "
+            "(--full for every outcome)")
+
+
+def fold_rows(dist: Distribution, below: float = FOLD_BELOW,
+              max_rows: int = MAX_TABLE_ROWS) -> list[tuple[str, int, int]]:
+    """Table rows as (label, first index, last index) into ``dist.probs``.
+
+    Runs of outcomes each below ``below`` fold into one row: ``≤ k`` at the bottom,
+    ``≥ k`` at the top, ``a–b`` in between (a lone rare outcome inside stays a row).
+    If more than ``max_rows`` remain, neighbouring rows merge into equal ranges.
+    """
+    probs = dist.probs
+    n = len(probs)
+    rare = probs < below
+    if rare.all():  # every outcome is rare (a very wide distribution): ranges only
+        rare[:] = False
+    rows: list[tuple[str, int, int]] = []
+    i = 0
+    while i < n:
+        j = i
+        if rare[i]:
+            while j + 1 < n and rare[j + 1]:
+                j += 1
+        rows.append(("", i, j))
+        i = j + 1
+    if len(rows) > max_rows:
+        per = -(-len(rows) // max_rows)
+        rows = [("", rows[k][1], rows[min(k + per, len(rows)) - 1][2])
+                for k in range(0, len(rows), per)]
+    labelled = []
+    for k, (_, a, b) in enumerate(rows):
+        lo, hi = dist.offset + a, dist.offset + b
+        if a == b:
+            label = f"{lo}"
+        elif k == 0 and rare[a]:
+            label = f"≤ {hi}"
+        elif k == len(rows) - 1 and rare[b]:
+            label = f"≥ {lo}"
+        else:
+            label = f"{lo}–{hi}"
+        labelled.append((label, a, b))
+    return labelled
+
+
+def _distribution_table(name: str, dist: Distribution, fold: bool = True) -> list[str]:
+    mc = not dist.is_exact
+    at_least, at_most = dist.at_least_curve(), dist.at_most_curve()
+    if fold:
+        rows = fold_rows(dist)
+    else:
+        rows = [(str(dist.offset + i), i, i) for i in range(len(dist.probs))]
+    width = max(7, *(len(label) for label, _, _ in rows))
+    head = f"  {'outcome':>{width}}  {'P(=)':>8}" + (f"  {'± se':>7}" if mc else "")
+    head += f"  {'P(≥)':>8}  {'P(≤)':>8}"
+    lines = [f"{name}", head]
+    for label, a, b in rows:
+        p = float(dist.probs[a : b + 1].sum())
+        row = f"  {label:>{width}}  {_pct(p)}"
+        if mc:
+            se = math.sqrt(max(p * (1.0 - p), 0.0) / dist.n_trials)
+            row += f"  {100 * se:6.2f}%"
+        row += f"  {_pct(at_least[a])}  {_pct(at_most[b])}  {_bar(p)}"
+        lines.append(row.rstrip())
+    return lines
+
+
+def _footer(report: Report, skip: set[str] = frozenset()) -> str:
     parts = []
     for name, dist in report.distributions.items():
+        if name in skip:  # its summary line already gives the mean
+            continue
         mean = f"{dist.mean:.4f}" + ("" if dist.is_exact else f" ± {dist.mean_se:.4f}")
         parts.append(f"{name}: mean {mean}, sd {dist.sd:.4f}")
     if report.method == "mc":

@@ -38,8 +38,14 @@ Rounds = Annotated[
 
 def _emit(report, text_table: str, opts, plot_fn) -> None:
     from mathhammer.cli import _render
+    from mathhammer.headline import headline
 
-    text = text_table if opts.format == "table" else _render.render(report, opts.format)
+    if opts.brief:
+        text = headline(report) + "\n"
+    elif opts.format == "table":  # the answer first, then the matrices / the sweep
+        text = headline(report) + "\n" + text_table
+    else:
+        text = _render.render(report, opts.format)
     if opts.plot is not None:
         plot_fn(opts.plot)
     if opts.output is not None:
@@ -73,7 +79,8 @@ def _matrix_text(comparison, metric: str, direction: str, fmt) -> list[str]:
     return lines
 
 
-def compare_table(comparison) -> str:
+def compare_table(comparison, full: bool = False) -> str:
+    """The matrices as text; damage per 100 points only with ``full`` (the view stays short)."""
     report = comparison.report
     lines = [report.title, "", comparison.list_a.summary(), comparison.list_b.summary(), ""]
     mc = report.method != "exact"
@@ -81,11 +88,14 @@ def compare_table(comparison) -> str:
         for metric, label, fmt in (("p_kill", "P(kill)", _pct), ("mean_damage", "expected damage", _num),
                                    ("p_kill_per_100", "expected kills per 100 points", _num),
                                    ("mean_damage_per_100", "expected damage per 100 points", _num)):
+            if metric == "mean_damage_per_100" and not full:
+                continue
             lines.append(f"{d}  {label}")
             lines.extend(_matrix_text(comparison, metric, d, fmt))
             lines.append("")
     lines.append(f"cell: {report.info['cell']}")
-    lines.append(f"per 100 points: {report.info['per_100']}")
+    lines.append(f"per 100 points: {report.info['per_100']}"
+                 + ("" if full else "; --full adds expected damage per 100 points"))
     if mc:
         se = comparison.frame["p_kill_se"].max()
         lines.append(f"Monte Carlo cells: n_trials {report.n_trials:,} each, seed {report.seed}; "
@@ -118,7 +128,7 @@ def compare_command(
     result = compare(list_a, list_b, targets=chosen, method=opts.method, n_trials=n_trials,
                      seed=opts.seed, rounds=rounds, policy=policy, both_ways=not one_way, scheduler=scheduler,
                      workers=workers)
-    _emit(result.report, compare_table(result), opts,
+    _emit(result.report, compare_table(result, full=opts.full), opts,
           lambda path: save_comparison_plot(result, Path(path)))
 
 

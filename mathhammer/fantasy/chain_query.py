@@ -103,8 +103,12 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
         return Report(command, "mc", results, dists, n_trials=run.n_trials, seed=run.seed,
                       info=dict(info), title=title)
 
-    return answer(command, method=method, exact=exact, monte_carlo=monte_carlo, config=config,
-                  check=check)
+    from mathhammer.headline import fb_chain_headline
+
+    report = answer(command, method=method, exact=exact, monte_carlo=monte_carlo, config=config,
+                    check=check)
+    report.headline = fb_chain_headline(report, attacks, shooting, at_least)
+    return report
 
 
 def shoot_report(spec: AttackSpec, shots: int | str, rules: Ruleset | str = "wfb8",

@@ -492,6 +492,11 @@ def combat(
                          "use --method mc")
     # auto: exact for one round; longer fights only when asked (it is slower than MC)
     has_exact = reason is None and (n_rounds == 1 or method == "exact" or check)
-    return answer("fb combat", method=method, exact=exact if has_exact else None,
-                  monte_carlo=lambda cfg: combat_monte_carlo(c, n_rounds, cfg, title),
-                  config=config, check=check)
+    report = answer("fb combat", method=method, exact=exact if has_exact else None,
+                    monte_carlo=lambda cfg: combat_monte_carlo(c, n_rounds, cfg, title),
+                    config=config, check=check)
+    from mathhammer.headline import fb_combat_headline
+
+    report.headline = fb_combat_headline(report, c.sides[0].unit.name, c.sides[1].unit.name,
+                                         rounds)
+    return report

@@ -24,7 +24,9 @@ def run_phase(scenario: MagicScenario, *, method: str = "auto",
     rules = magic_rules(scenario.ruleset)
     compiled = compile_phase(scenario, rules)
     exact = lambda: phase_exact(scenario, rules, compiled, scenario.ruleset)  # noqa: E731
-    return answer(
+    from mathhammer.headline import magic_phase_headline
+
+    report = answer(
         "magic phase",
         method="mc" if method == "auto" else method,
         exact=exact,
@@ -32,6 +34,8 @@ def run_phase(scenario: MagicScenario, *, method: str = "auto",
         config=config,
         check=check,
     )
+    report.headline = magic_phase_headline(report, [s.name for s in scenario.spells])
+    return report
 
 
 def run_scenario(data: dict, source: str, *, method: str = "auto",

@@ -362,6 +362,10 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
              + (" (charge: first damage roll pre-boosted)" if setup.charge else ""))
     report = run_chain(specs, boxes=setup.boxes, method=method, config=config, check=check,
                        title=title)
+    from mathhammer.headline import wm_attack_headline
+
+    report.headline = wm_attack_headline(report, setup.attacks, setup.kind, first.defense,
+                                         first.armor, setup.boxes)
     dice = [f"{s.hit_dice}d6 to hit / {s.damage_dice}d6 damage" for s in specs]
     if len(set(dice)) == 1:
         report.info["dice"] = f"{dice[0]} per attack"

@@ -290,6 +290,9 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
 
     report = answer("wm duel", method="mc" if method == "auto" else method, exact=exact,
                     monte_carlo=monte_carlo, config=config, check=check)
+    from mathhammer.headline import wm_duel_headline
+
+    report.headline = wm_duel_headline(report, [s.name for s in specs], target.name, objective)
     if explain:
         from mathhammer.explain import attach
         from mathhammer.warmachine.explain import explain_duel

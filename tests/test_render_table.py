@@ -1,0 +1,89 @@
+"""The table view (issue 15): results before distributions, rare outcomes folded, --full."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from mathhammer.cli import main
+from mathhammer.cli._render import FOLD_BELOW, fold_rows, render_table
+from mathhammer.results import Distribution, Estimate, Report
+
+
+def run(capsys, *argv):
+    with pytest.raises(SystemExit) as done:
+        main(list(argv))
+    out = capsys.readouterr()
+    return done.value.code, out.out
+
+
+def test_rare_tails_fold_into_at_most_and_at_least_rows():
+    probs = [0.0001, 0.0002, 0.3, 0.0, 0.0, 0.0001, 0.4, 0.2996, 0.0, 0.0003]
+    dist = Distribution.exact(probs, offset=10)
+    rows = fold_rows(dist)
+    assert [r[0] for r in rows] == ["≤ 11", "12", "13–15", "16", "17", "≥ 18"]
+    total = sum(float(dist.probs[a : b + 1].sum()) for _, a, b in rows)
+    assert total == pytest.approx(1.0)  # every outcome is in exactly one row
+
+
+def test_a_lone_rare_outcome_inside_stays_a_row():
+    dist = Distribution.exact([0.5, 0.0001, 0.4999], offset=0)
+    assert [r[0] for r in fold_rows(dist)] == ["0", "1", "2"]
+
+
+def test_very_wide_distributions_merge_into_ranges():
+    dist = Distribution.exact(np.ones(1000), offset=1)  # every outcome 0.1%
+    rows = fold_rows(dist, max_rows=40)
+    assert len(rows) <= 40 and rows[0][0] == "1–25" and rows[-1][0] == "976–1000"
+
+
+def test_table_keeps_p_at_least_and_folds_below_the_threshold(capsys):
+    code, out = run(capsys, "wm", "attack", "--stat", "7", "--defense", "12", "--power", "18",
+                    "--armor", "18", "--attacks", "3", "--charge", "--boxes", "15")
+    assert code == 0
+    rows = [line.split() for line in out.splitlines() if line.startswith("    ") and "%" in line]
+    labels = [r[0] if r[0] not in ("≤", "≥") else r[0] + r[1] for r in rows]
+    assert labels[-1].startswith("≥") and "42" not in labels  # the far tail is one row
+    at_least_38 = next(r for r in rows if r[:2] == ["≥", "38"])
+    assert at_least_38[3] == at_least_38[2]  # the folded row: P(=) of the fold = P(≥ 38)
+    code, full = run(capsys, "wm", "attack", "--stat", "7", "--defense", "12", "--power", "18",
+                     "--armor", "18", "--attacks", "3", "--charge", "--boxes", "15", "--full")
+    assert "       42 " in full and len(full.splitlines()) > len(out.splitlines())
+
+
+def test_results_come_before_the_distributions():
+    dist = Distribution.exact([0.5, 0.5])
+    report = Report("x", "exact", {"p_a": Estimate.exact(0.5)}, {"d": dist}, title="t",
+                    headline="the answer")
+    lines = render_table(report).splitlines()
+    assert lines[0] == "the answer"
+    assert lines.index("results") < lines.index("d")
+
+
+def test_a_distribution_that_does_not_fit_is_summarised_in_one_line():
+    dists = {f"d{i}": Distribution.exact(np.full(30, 1 / 30)) for i in range(4)}
+    report = Report("x", "exact", {}, dists, title="t", headline="h")
+    short = render_table(report).splitlines()
+    assert len(short) <= 60
+    assert any(line.startswith("d3: mean 14.50, median 14, 90% from 1 to 28") for line in short)
+    assert len(render_table(report, full=True).splitlines()) > 4 * 30
+
+
+def test_json_and_csv_keep_every_outcome(capsys):
+    argv = ["wm", "attack", "--stat", "7", "--defense", "12", "--power", "18", "--armor", "18",
+            "--attacks", "3", "--charge", "--boxes", "15"]
+    code, out = run(capsys, *argv, "--format", "json")
+    pmf = json.loads(out)["distributions"]["damage"]["pmf"]
+    assert len(pmf) == 43 and min(pmf.values()) < FOLD_BELOW
+    code, out = run(capsys, *argv, "--format", "csv")
+    assert sum(1 for line in out.splitlines() if line.startswith("pmf,damage,")) == 43
+
+
+def test_long_lists_in_the_notes_show_the_first_items_then_a_count():
+    report = Report("x", "exact", {"p": Estimate.exact(0.5)}, title="t", headline="h",
+                    info={"decisions": [f"step {i}" for i in range(30)]})
+    text = render_table(report)
+    assert "  step 7" in text and "  step 8" not in text and "… 22 more (--full" in text
+    assert "  step 29" in render_table(report, full=True)
