@@ -75,8 +75,11 @@ def profiles_root() -> Path:
 
 def read_toml(path: Path | str, where: str | None = None) -> dict[str, Any]:
     """Read a TOML file; a syntax error names the file, line and column."""
+    from mathhammer import read_scope
+
     path = Path(path)
     label = where or str(path)
+    read_scope.check(path, label)  # the web server reads bundled data and uploads only
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

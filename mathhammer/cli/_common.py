@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
@@ -63,6 +64,13 @@ Explain = Annotated[
 
 FORMATS = ("table", "json", "csv")
 
+#: An in-process host (``mathhammer serve``) sets this to run a command through the same
+#: parse → options → library path as the command line and take the finished report
+#: instead of printed text: ``host.receive(report, table, plot)`` (``table`` is the
+#: command's own table text or None for the standard one; ``plot(path)`` draws what
+#: ``--plot`` would) and ``host.progress(done, planned)`` in place of the progress bar.
+HOST: ContextVar = ContextVar("mathhammer_host", default=None)
+
 
 @dataclass
 class CommonOptions:
@@ -105,12 +113,13 @@ class CommonOptions:
         from mathhammer.engine import DEFAULT_TRIALS, MonteCarloConfig
 
         self._install_notices()
+        host = HOST.get()
         return MonteCarloConfig(
             n_trials=self.n_trials if self.n_trials is not None else DEFAULT_TRIALS,
             seed=self.seed,
             threads=self.threads,
             precision=self.precision,
-            progress=None if self.quiet else progress_bar(),
+            progress=host.progress if host is not None else None if self.quiet else progress_bar(),
         )
 
     def _install_notices(self) -> None:
@@ -172,6 +181,7 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None):
         opts = common_options(**{name: kwargs.pop(name) for name in names})
         return func(*args, opts=opts, **kwargs)
 
+    command.query_options = tuple(names)  # marks a query command (`mathhammer serve` lists these)
     command.__signature__ = own.replace(parameters=keyword_only + shared)
     command.__annotations__ = {p.name: p.annotation for p in keyword_only + shared}
     del command.__wrapped__  # Typer must read the new signature, not the original
@@ -264,6 +274,12 @@ def emit(report, opts: CommonOptions) -> None:
         from mathhammer.explain import attach
 
         attach(report)
+    host = HOST.get()
+    if host is not None:
+        from mathhammer.plots import save_report_plot
+
+        host.receive(report, None, lambda path: save_report_plot(report, path))
+        return
     if opts.brief:
         from mathhammer.headline import headline
 

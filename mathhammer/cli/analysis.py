@@ -38,8 +38,12 @@ Rounds = Annotated[
 
 def _emit(report, text_table: str, opts, plot_fn) -> None:
     from mathhammer.cli import _render
+    from mathhammer.cli._common import HOST
     from mathhammer.headline import headline
 
+    if HOST.get() is not None:  # `mathhammer serve`: the report, this table and the plot
+        HOST.get().receive(report, text_table, plot_fn)
+        return
     if opts.brief:
         text = headline(report) + "\n"
     elif opts.format == "table":  # the answer first, then the matrices / the sweep
