@@ -14,7 +14,7 @@ import numpy as np
 
 from mathhammer.explain import Step
 from mathhammer.warmachine import rules
-from mathhammer.warmachine.chain import AttackSetup, AttackSpec, build_chain
+from mathhammer.warmachine.attack_setup import AttackSetup, AttackSpec, build_chain
 
 _STAT = {"melee": "MAT", "ranged": "RAT", "magic": "FOCUS"}
 _POWER = {"melee": "P+S", "ranged": "POW", "magic": "POW"}
@@ -172,10 +172,10 @@ def explain_attack(setup: AttackSetup) -> list[Step]:
 def explain_aoe(setup) -> list[Step]:
     """The stages of ``wm aoe``: the attack roll, the deviations, each model's damage roll.
 
-    Reads the exact engine's own resolution (:func:`aoe._resolve`) and geometry
-    (:func:`aoe._scenarios`: the direct hit and the 36 equally likely deviations).
+    Reads the exact engine's own resolution (:func:`aoe_geometry._resolve`) and geometry
+    (:func:`aoe_geometry._scenarios`: the direct hit and the 36 equally likely deviations).
     """
-    from mathhammer.warmachine import aoe as template
+    from mathhammer.warmachine import aoe_geometry as template
 
     models = template._resolve(setup)
     k, bonus, dfn, auto_hit = models[0].attack
