@@ -3,7 +3,7 @@
 A ruleset is a TOML file validated by :class:`Ruleset` (pydantic, ``extra="forbid"``,
 frozen): the charts (FB-H1 melee to-hit, FB-W1 to-wound, FB-V1 save modifiers,
 FB-H2 shooting), the switches that differ between editions, a few caps, and the
-``[magic]`` table read by the magic engine (:class:`mathhammer.magic.rules.MagicRules`).
+``[magic]`` table read by the magic engine (:class:`mathhammer.fantasy.rulesets_magic.MagicRules`).
 Copy a bundled file (``mathhammer/fantasy/rulesets/wfb8.toml``), edit it, and pass
 its path wherever a ruleset name is accepted.
 
@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.magic.rules import MagicRules
+from mathhammer.fantasy.rulesets_magic import MagicRules
 
 BUNDLED = ("basic", "wfb8", "t9a1")
 RULESETS_DIR = Path(__file__).resolve().parent / "rulesets"
