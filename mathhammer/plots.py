@@ -63,7 +63,7 @@ def save_figure(fig, path: Path, flag: str = "--plot") -> None:
     """Save a figure atomically (temp file + rename) in the format of its suffix."""
     import io
 
-    from mathhammer.cli._common import write_atomically
+    from mathhammer.io import write_atomically
 
     buf = io.BytesIO()
     fig.savefig(buf, format=path.suffix.lstrip(".").lower() or "png", bbox_inches="tight")

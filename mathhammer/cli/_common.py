@@ -17,6 +17,7 @@ from typing import Annotated, Optional
 import typer
 
 from mathhammer.errors import InputError, OutputError
+from mathhammer.io import write_atomically  # noqa: F401 (the CLI's writer is the library's)
 
 Method = Annotated[
     str,
@@ -214,26 +215,6 @@ def _can_create_in(folder: Path) -> bool:
     os.close(fd)
     Path(probe).unlink(missing_ok=True)
     return True
-
-
-def write_atomically(path: Path, data: bytes | str, flag: str = "--output") -> None:
-    """Write via a temporary file in the same folder and rename: never half-written."""
-    import tempfile
-
-    path = path.expanduser()
-    payload = data.encode() if isinstance(data, str) else data
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.resolve().parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(payload)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as err:
-        raise OutputError(flag, f"cannot write the file ({err.strerror})", str(path),
-                          "pick a writable path") from None
 
 
 def progress_bar():
