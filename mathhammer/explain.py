@@ -33,6 +33,8 @@ _CONDITIONAL = {"FB-W1", "FB-C5", "MG-1"}
 #: the docs/rules.md ids each command follows (``--explain`` lists them)
 COMMAND_RULES: dict[str, tuple[str, ...]] = {
     "roll": ("DICE-1", "DICE-2"),
+    "roll-off": ("DICE-6",),
+    "scatter": ("DICE-2", "DICE-4", "DICE-7"),
     "wm attack": ("WM-A1", "WM-A2", "WM-A3", "WM-A4", "WM-A5", "WM-A6", "WM-A7", "WM-A8",
                   "WM-D1", "WM-D2", "WM-D3"),
     "wm aoe": ("WM-A1", "WM-A2", "WM-A3", "WM-A6", "WM-A7", "WM-D1", "WM-D4", "WM-D5",

@@ -62,14 +62,29 @@ def test_equal_initiative_is_simultaneous():
     assert r["p_own_destroyed"].value == pytest.approx(1 / 4)
 
 
-def test_basic_chargers_strike_first_round_one():
-    """FB-C2 basic: the I1 charger strikes before the I5 defender in round one."""
+def test_basic_strike_order_is_initiative_even_on_the_charge(tmp_path):
+    """FB-C2 (seed audit 2026-12): seed 001 strikes by Initiative only, charging or not.
+
+    The seed's example: a WS3 S3 T3 W1 A1 I1 model charges an I5 one, one round. The
+    I5 model strikes first (1/2 to hit x 1/2 to wound = 1/4); the charger strikes back
+    only if alive: P(enemy destroyed) = 3/4 x 1/4 = 3/16, P(own destroyed) = 1/4.
+    """
     a = unit(name="charger", stats={"i": 1}, ruleset="basic")
     b = unit(name="fast", stats={"i": 5}, ruleset="basic")
-    r = exact(a, b, charger="a", ruleset="basic").results
-    assert r["p_win"].value == pytest.approx(1 / 4)
-    r = exact(a, b, ruleset="basic").results  # nobody charged: Initiative
-    assert r["p_lose"].value == pytest.approx(1 / 4)
+    for charger in ("a", None):
+        r = exact(a, b, charger=charger, ruleset="basic").results
+        assert r["p_enemy_destroyed"].value == pytest.approx(3 / 16, abs=1e-12)
+        assert r["p_own_destroyed"].value == pytest.approx(1 / 4, abs=1e-12)
+    # the switch stays data: a house copy of basic with chargers_strike_first = true
+    from mathhammer.fantasy.rulesets import RULESETS_DIR
+
+    text = (RULESETS_DIR / "basic.toml").read_text().replace(
+        "chargers_strike_first = false", "chargers_strike_first = true")
+    house = tmp_path / "house.toml"
+    house.write_text(text)
+    r = exact(a, b, charger="a", ruleset=str(house)).results
+    assert r["p_enemy_destroyed"].value == pytest.approx(1 / 4, abs=1e-12)
+    assert r["p_own_destroyed"].value == pytest.approx(3 / 16, abs=1e-12)
 
 
 def test_break_test_and_pursuit_by_hand():

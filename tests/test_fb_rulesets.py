@@ -127,7 +127,8 @@ def test_switches_per_ruleset():
     assert basic.magic_resistance == "d20_ignore"
     assert wfb8.magic_resistance == t9a1.magic_resistance == "ward_bonus"
     assert (basic.supporting_ranks, wfb8.supporting_ranks) == (0, 1)
-    assert basic.chargers_strike_first and not wfb8.chargers_strike_first
+    # FB-C2 (seed audit 2026-12): seed 001 has no charge rule, so basic strikes by I only
+    assert not (basic.chargers_strike_first or wfb8.chargers_strike_first or t9a1.chargers_strike_first)
     assert (basic.killing_blow, wfb8.killing_blow, t9a1.killing_blow) == (None, "slay", "lethal_strike")
     assert wfb8.battle_standard_bonus == 1
     assert {r.max_rank_bonus for r in (basic, wfb8, t9a1)} == {3}

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from mathhammer import __version__
-from mathhammer.cli import demo, fb, fb_combat, magic, profiles, roll, rules, run, wm  # noqa: F401
+from mathhammer.cli import demo, dicegames, fb, fb_combat, magic, profiles, roll, rules, run, wm  # noqa: F401
 
 app = typer.Typer(
     name="mathhammer",
@@ -41,6 +41,8 @@ def _root(
 
 
 app.command("roll")(roll.roll_command)
+app.command("roll-off")(dicegames.roll_off_command)
+app.command("scatter")(dicegames.scatter_command)
 app.command("run")(run.run_command)
 app.add_typer(wm.app, name="wm")
 app.add_typer(fb.app, name="fb")
