@@ -159,8 +159,11 @@ def test_flow_hand_values_and_caps():
     power, dispel = marginals(flow_pools(T9A))
     assert power[7] == Fraction(6, 36) and dispel[6] == Fraction(11, 36) and dispel[1] == Fraction(1, 36)
     # t9a1: at most 2 extra dice per player (MG-3); pools capped at 12
-    power, dispel = marginals(flow_pools(T9A, 6, 6, extra_power=3, extra_dispel=3))
+    power, dispel = marginals(flow_pools(T9A, 6, 6, extra_power=2, extra_dispel=2))
     assert max(power) == 12 and min(power) == 4 and max(dispel) == 8
+    # MG-3: more other dice than the limit is an error, never silently cut (issue 21 item 14)
+    with pytest.raises(RulesError, match="at most 2 dice beyond the flow roll"):
+        flow_pools(T9A, extra_power=3)
     power, _ = marginals(flow_pools(WFB, 4, 0, extra_power=5))
     assert max(power) == 12
 

@@ -13,7 +13,8 @@ dispel dice cap.
 ``spells`` int64[S, SP_SIZE] in cast order (indices SP_*): the wizard's bit in the
 lost-casting mask (-1 for bound spells and for wizards with a single spell, whose
 lost focus can never matter),
-level + modifier, casting value, bound, remains in play, file index, weight × 1000.
+level + modifier, casting value, bound, remains in play, file index, weight × 1000,
+the in-play entry that bars it while in play (MG-8; -1 none).
 """
 
 from __future__ import annotations
@@ -21,17 +22,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mathhammer.kernels.dice import d3, d6
+from mathhammer.kernels.dice import d3, d6, uniform
 
 (R_MAXCAST, R_POOL, R_PUSED, R_DUSED, R_EXTRA, R_CHANNEL, R_CHTARGET, R_NATFAIL, R_TWOSIX,
  R_DNATFAIL, R_DSTOPS, R_CSTOPS, R_OPDISPEL, R_MISREMOVE, R_MISENDS, R_DCAP) = range(16)
 RULE_SIZE = 16
 (F_FIXED_P, F_FIXED_D, F_CH_A, F_CH_R, F_EXTRA_P, F_EXTRA_D, F_DLEVEL) = range(7)
 FLOW_SIZE = 7
-SP_WIZ, SP_BONUS, SP_CV, SP_BOUND, SP_RIP, SP_FILE, SP_WQ = range(7)
-SP_SIZE = 7
-IP_OWNER, IP_VALUE, IP_DICE, IP_LEVEL = range(4)  # in-play spells (owner 0 active, 1 reactive)
-IP_SIZE = 4
+SP_WIZ, SP_BONUS, SP_CV, SP_BOUND, SP_RIP, SP_FILE, SP_WQ, SP_BARRED = range(8)
+SP_SIZE = 8
+# in-play spells (owner 0 active, 1 reactive); attempts per part; parts of a split unit
+IP_OWNER, IP_VALUE, IP_DICE, IP_LEVEL, IP_ATTEMPTS, IP_PARTS = range(6)
+IP_SIZE = 6
+MAX_RETRIES = 12  # every dispel attempt uses at least one die of a pool of at most 12
 POOLS = 13  # pool sizes 0..12
 
 
@@ -58,7 +61,9 @@ def resolve_cast(natural, sixes, n, bonus, cv, bound, natfail, twosix, d3_face):
         return 0, natural
     if sixes >= 2 and twosix == 0:
         return 2, natural
-    if sixes >= 2 and bound == 0:
+    if sixes >= 2 and bound == 1:  # t9a1 bound spell: no bonus, still cast (MG-7)
+        return 1, natural
+    if sixes >= 2:
         total = natural + bonus + d3_face + n
         return (3 if total >= cv else 0), total
     total = natural + (0 if bound == 1 else bonus)
@@ -99,25 +104,69 @@ def _flow(rules, flow, state):
 
 
 @njit(cache=True, nogil=True)
-def phase_kernel(rules, flow, spells, plan, dispel_plan, in_play, in_play_plan, retry_plan,
-                 row_of_roll, state, n_trials, goes_off, in_play_end, through_hist,
-                 power_left, dispel_left, events, row_hits, in_play_dispelled, weight_sums):
+def _dispel_in_play(j, in_play, in_play_plan, rules, dlevel, state, pools):
+    """Dispel attempts on one part of in-play spell ``j`` (MG-8): True when it goes.
+
+    ``pools`` int64[5]: power, dispel, power used, dispel used, dispeller-failed flag
+    (updated). The reactive player's spells are dispelled by the caster with IP_DICE
+    power dice and IP_LEVEL; the active player's by the dispel plan, retried with the
+    dice left until it goes, the plan gives no dice or IP_ATTEMPTS tries are made.
+    """
+    for _a in range(in_play[j, IP_ATTEMPTS]):
+        if in_play[j, IP_OWNER] == 1:  # the reactive player's: the caster dispels
+            k = min(in_play[j, IP_DICE], pools[0], rules[R_PUSED] - pools[2])
+            if k <= 0:
+                return False
+            packed = roll_pool(state, k)
+            pools[0] -= k
+            pools[2] += k
+            if resolve_dispel(packed >> 4, packed & 15, k, in_play[j, IP_LEVEL],
+                              in_play[j, IP_VALUE], rules[R_DNATFAIL], rules[R_OPDISPEL],
+                              d3(state)):
+                return True
+            continue
+        k = min(np.int64(in_play_plan[j, pools[4], pools[1]]), pools[1],
+                rules[R_DUSED] - pools[3])
+        if k <= 0:
+            return False
+        packed = roll_pool(state, k)
+        pools[1] -= k
+        pools[3] += k
+        lvl = dlevel if pools[4] == 0 else 0
+        if resolve_dispel(packed >> 4, packed & 15, k, lvl, in_play[j, IP_VALUE],
+                          rules[R_DNATFAIL], rules[R_OPDISPEL], d3(state)):
+            return True
+        if rules[R_DSTOPS] == 1 and lvl > 0:
+            pools[4] = 1
+    return False
+
+
+@njit(cache=True, nogil=True)
+def phase_kernel(rules, flow, spells, plan, dispel_plan, in_play, in_play_plan, in_play_slain,
+                 retry_plan, row_of_roll, state, n_trials, goes_off, in_play_end, through_hist,
+                 power_left, dispel_left, events, row_hits, in_play_dispelled, in_play_ended,
+                 in_play_parts, weight_sums):
     """Simulate ``n_trials`` magic phases (MG-1..MG-10); add to the int64 counters.
 
     plan int8[S, 13, 13, M, 2]: power dice for spell i given (power, dispel, lost-
     casting mask, dispeller-failed flag), 0 = do not cast. dispel_plan int8[S, 2, 13,
     T]: dispel dice against spell i given (flag, dispel dice, casting total).
     in_play int64[J, IP_SIZE], in_play_plan int8[J, 2, 13]: dispel dice against in-
-    play spells of the active player (reactive-owned ones use their IP_DICE).
-    retry_plan int8[S, 2, 13]: end-of-phase dispel dice against a remains-in-play
-    spell that went off (0 = no retry). row_of_roll int64[13]: miscast row of a 2D6.
+    play spells of the active player (reactive-owned ones use their IP_DICE);
+    in_play_slain float64[J]: chance the spell's caster is slain (it ends, MG-8).
+    retry_plan int8[S, 2, 13]: dispel dice against a remains-in-play spell that went
+    off, tried after the caster passes while dice and the plan allow (0 = no retry).
+    row_of_roll int64[13]: miscast row of a 2D6.
     events[0]: any miscast, [1]: any two-sixes cast, [2]: any spell dispelled.
+    in_play_dispelled[j]: every part dispelled; in_play_ended[j]: dispelled or caster
+    slain; in_play_parts int64[J, 6]: each part dispelled.
     weight_sums[0..1]: sum and sum of squares of the weighted spells through (×1000).
     """
     n_spells = spells.shape[0]
     n_rows = row_hits.shape[0]
     t_max = dispel_plan.shape[3] - 1
     dlevel = flow[F_DLEVEL]
+    pools = np.zeros(5, np.int64)
     for _ in range(n_trials):
         power, dispel = _flow(rules, flow, state)
         p_used = 0
@@ -131,38 +180,40 @@ def phase_kernel(rules, flow, spells, plan, dispel_plan, in_play, in_play_plan, 
         any_dispelled = 0
         rows = 0
         through_bits = 0
+        barred = 0  # in-play entries still in play (bars their linked spell, MG-8)
         # MG-8: remains-in-play spells from earlier turns, at the first step
+        pools[0] = power
+        pools[1] = dispel
+        pools[2] = 0
+        pools[3] = 0
+        pools[4] = 0
         for j in range(in_play.shape[0]):
-            if in_play[j, IP_OWNER] == 1:  # the reactive player's: the caster dispels
-                k = min(in_play[j, IP_DICE], power, rules[R_PUSED] - p_used)
-                if k <= 0:
-                    continue
-                packed = roll_pool(state, k)
-                power -= k
-                p_used += k
-                if resolve_dispel(packed >> 4, packed & 15, k, in_play[j, IP_LEVEL],
-                                  in_play[j, IP_VALUE], rules[R_DNATFAIL], rules[R_OPDISPEL],
-                                  d3(state)):
-                    in_play_dispelled[j] += 1
+            if in_play_slain[j] > 0.0 and uniform(state) < in_play_slain[j]:
+                in_play_ended[j] += 1  # its caster is slain: it ends, no dice spent
+                continue
+            all_gone = True
+            for part in range(in_play[j, IP_PARTS]):
+                if _dispel_in_play(j, in_play, in_play_plan, rules, dlevel, state, pools):
+                    in_play_parts[j, part] += 1
+                else:
+                    all_gone = False
+            if all_gone:
+                in_play_dispelled[j] += 1
+                in_play_ended[j] += 1
             else:
-                k = min(np.int64(in_play_plan[j, failed, dispel]), dispel,
-                        rules[R_DUSED] - d_used)
-                if k <= 0:
-                    continue
-                packed = roll_pool(state, k)
-                dispel -= k
-                d_used += k
-                lvl = dlevel if failed == 0 else 0
-                if resolve_dispel(packed >> 4, packed & 15, k, lvl, in_play[j, IP_VALUE],
-                                  rules[R_DNATFAIL], rules[R_OPDISPEL], d3(state)):
-                    in_play_dispelled[j] += 1
-                elif rules[R_DSTOPS] == 1 and lvl > 0:
-                    failed = 1
+                barred |= 1 << j
+        power = pools[0]
+        dispel = pools[1]
+        p_used = pools[2]
+        d_used = pools[3]
+        failed = pools[4]
         # MG-4..MG-7: the caster's spells in priority order
         for i in range(n_spells):
             wiz = spells[i, SP_WIZ]
             if wiz >= 0 and (mask >> wiz) & 1:
                 continue  # lost focus / miscast: this wizard casts no more
+            if spells[i, SP_BARRED] >= 0 and (barred >> spells[i, SP_BARRED]) & 1:
+                continue  # MG-8: the same wizard's spell is still in play
             n = min(np.int64(plan[i, power, dispel, mask, failed]), power,
                     rules[R_PUSED] - p_used, rules[R_MAXCAST])
             if n <= 0:
@@ -210,14 +261,17 @@ def phase_kernel(rules, flow, spells, plan, dispel_plan, in_play, in_play_plan, 
                     power = max(0, power - n)
                 if rules[R_MISENDS] == 1 and wiz >= 0:
                     mask |= 1 << wiz
-        # MG-8: a remains-in-play spell that went off may be dispelled at a later step
+        # MG-8: a remains-in-play spell that went off may be dispelled at later steps,
+        # again and again while the dispeller has dice and the plan gives some
         for i in range(n_spells):
             if (through_bits >> i) & 1 == 0 or spells[i, SP_RIP] == 0:
                 continue
-            k = min(np.int64(retry_plan[i, failed, dispel]), dispel, rules[R_DUSED] - d_used,
-                    rules[R_DCAP])
             still = True
-            if k > 0:
+            for _a in range(MAX_RETRIES):
+                k = min(np.int64(retry_plan[i, failed, dispel]), dispel,
+                        rules[R_DUSED] - d_used, rules[R_DCAP])
+                if k <= 0:
+                    break
                 dp = roll_pool(state, k)
                 dispel -= k
                 d_used += k
@@ -225,7 +279,8 @@ def phase_kernel(rules, flow, spells, plan, dispel_plan, in_play, in_play_plan, 
                 if resolve_dispel(dp >> 4, dp & 15, k, lvl, spells[i, SP_CV], rules[R_DNATFAIL],
                                   rules[R_OPDISPEL], d3(state)):
                     still = False
-                elif rules[R_DSTOPS] == 1 and lvl > 0:
+                    break
+                if rules[R_DSTOPS] == 1 and lvl > 0:
                     failed = 1
             if still:
                 in_play_end[i] += 1

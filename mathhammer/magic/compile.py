@@ -13,7 +13,7 @@ import numpy as np
 
 from mathhammer.errors import RulesError
 from mathhammer.magic.models import MagicScenario
-from mathhammer.magic.rolls import D3_FACES, cast_odds, pool_classes
+from mathhammer.magic.rolls import D3_FACES, cast_odds, check_extra_dice, pool_classes
 from mathhammer.magic.rules import MagicRules
 
 T_LEN = 128  # casting totals 0..127 (the largest possible total is below 100)
@@ -34,8 +34,9 @@ class CompiledPhase:
     p_op: np.ndarray
     p_dispel: np.ndarray  # [level state, k, total]
     dispel_plan: np.ndarray
-    in_play_arr: np.ndarray
+    in_play_arr: np.ndarray  # int64 [J, IP_SIZE] (kernels.magic IP_*)
     in_play_plan: np.ndarray
+    in_play_slain: np.ndarray  # float64 [J]: chance each in-play spell's caster is slain (MG-8)
     retry_plan: np.ndarray
     row_of_roll: np.ndarray
     row_names: list[str]
@@ -135,7 +136,8 @@ def compile_phase(scenario: MagicScenario, rules: MagicRules) -> CompiledPhase:
     wiz_index = {name: j for j, name in enumerate(tracked)}
     levels = {w.name: w.level for w in scenario.wizards}
     maxcast = rules.max_casting_dice
-    spells_arr = np.zeros((len(order), 7), dtype=np.int64)
+    spells_arr = np.zeros((len(order), 8), dtype=np.int64)
+    barred_by = {ip.spell: j for j, ip in enumerate(scenario.in_play) if ip.spell is not None}
     specs = []
     for row, i in enumerate(order):
         sp = scenario.spells[i]
@@ -144,7 +146,8 @@ def compile_phase(scenario: MagicScenario, rules: MagicRules) -> CompiledPhase:
                              "in this ruleset (MG-4)", sp.dice, f"use 1..{maxcast} dice")
         bonus = 0 if sp.bound else levels[sp.wizard] + sp.modifier
         spells_arr[row] = [-1 if sp.bound else wiz_index.get(sp.wizard, -1), bonus, sp.cv, int(sp.bound),
-                           int(sp.remains_in_play), i, round(sp.weight * 1000)]
+                           int(sp.remains_in_play), i, round(sp.weight * 1000),
+                           barred_by.get(sp.name, -1)]
         specs.append((bonus, sp.cv, sp.bound))
     p_fail, p_irr, p_plain, p_op = cast_tables(rules, specs, maxcast)
     lvl = scenario.dispel.level
@@ -158,13 +161,18 @@ def compile_phase(scenario: MagicScenario, rules: MagicRules) -> CompiledPhase:
         for row, i in enumerate(order):
             if scenario.spells[i].remains_in_play:
                 retry_plan[row] = dispel_plan[row][:, :, scenario.spells[i].cv]
-    in_play_arr = np.zeros((len(scenario.in_play), 4), dtype=np.int64)
+    in_play_arr = np.zeros((len(scenario.in_play), 6), dtype=np.int64)
     in_play_plan = np.zeros((len(scenario.in_play), 2, POOLS), dtype=np.int8)
+    in_play_slain = np.array([ip.p_caster_slain for ip in scenario.in_play], dtype=np.float64)
     for j, ip in enumerate(scenario.in_play):
-        in_play_arr[j] = [0 if ip.owner == "active" else 1, ip.value, ip.dice, ip.level]
+        in_play_arr[j] = [0 if ip.owner == "active" else 1, ip.value, ip.dice, ip.level,
+                          ip.max_attempts, ip.parts]
         if ip.owner == "active":
             in_play_plan[j] = dispel_dice_table(p_dispel, ip.priority, scenario, cap)[:, :, ip.value]
     fl = scenario.flow
+    if fl.power_dice is None:  # the extra dice count only on a rolled flow (MG-3)
+        check_extra_dice(rules, fl.extra_power, fl.extra_dispel,
+                         ("flow.extra_power", "flow.extra_dispel"))
     channelers = fl.channelers if fl.channelers is not None else len(scenario.wizards)
     flow_arr = np.array([
         -1 if fl.power_dice is None else fl.power_dice,
@@ -181,7 +189,7 @@ def compile_phase(scenario: MagicScenario, rules: MagicRules) -> CompiledPhase:
         rules_array(rules, scenario.caster.miscast_ends_casting), flow_arr, spells_arr, order,
         np.array([scenario.spells[i].weight for i in order], dtype=np.float64),
         p_fail, p_irr, p_plain, p_op, p_dispel, dispel_plan, in_play_arr, in_play_plan,
-        retry_plan, row_of_roll, names, 1 << len(tracked),
+        in_play_slain, retry_plan, row_of_roll, names, 1 << len(tracked),
     )
     compiled.plan = caster_plan(scenario, rules, compiled)
     return compiled

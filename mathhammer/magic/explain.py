@@ -131,8 +131,10 @@ def explain_cast(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: 
              ("MG-4", "MG-7") if bound else ("MG-4",)),
         Step("two or more natural 6s", _two_sixes_text(rules, n_dice, bound), odds.p_irresistible,
              ("MG-5", "MG-7") if bound else ("MG-5",)),
-        Step("cast, fewer than two 6s", "total ≥ the casting value, dispellable",
-             sum(odds.plain.values(), Fraction(0)), ("MG-4",)),
+        Step("cast, fewer than two 6s" if not (bound and op) else "cast, dispellable",
+             "total ≥ the casting value, dispellable" if not (bound and op) else
+             "total ≥ the power level, or two or more 6s; dispellable",
+             sum(odds.plain.values(), Fraction(0)), ("MG-4", "MG-7") if bound else ("MG-4",)),
     ]
     if op and odds.overwhelming:
         steps.append(Step("cast with overwhelming power", f"natural + {bonus} + D3 + {n_dice} "
@@ -162,7 +164,11 @@ def _two_sixes_text(rules: MagicRules, n_dice: int, bound: bool) -> str:
             return text.replace(", then the wizard miscasts", "; a bound spell never miscasts")
         return text
     if bound:
-        return "a bound spell gets no overwhelming-power bonus and never miscasts"
+        text = ("a bound spell gets no overwhelming-power bonus and never miscasts; it is still "
+                "cast whatever its total (decision), dispellable against its natural total")
+        if n_dice >= 4:
+            text += f"; with {n_dice} dice it is then lost for the rest of the game"
+        return text
     return (f"overwhelming power: + D3 + {n_dice} dice used to the total; still dispellable, "
             "miscast only if not dispelled")
 
@@ -254,9 +260,32 @@ def explain_phase(scenario) -> list[Step]:
         Step("caster dice", rule[caster.dice_rule], None, ("MG-9",)),
         Step("dispeller", f"{policy[d.policy]}, fewest dice reaching {d.confidence:.0%}, level "
              f"{d.level}", None, ("MG-6", "MG-9")),
-        Step("remains in play", f"{len(scenario.in_play)} spells in play; dispel tries at the "
-             "start of each step", None, ("MG-8",)),
+        Step("remains in play", _in_play_text(scenario), None, ("MG-8",)),
     ]
+
+
+def _in_play_text(scenario) -> str:
+    """MG-8 as played: the retries (seed 004 «повторяйте шаги 2 и 3»), slain casters,
+    split units, a wizard's own spell barred while it is in play."""
+    parts = [f"{len(scenario.in_play)} spell(s) in play from earlier turns, tried at the first "
+             "step; after a failed attempt the dispeller tries again with the dice left while "
+             "the policy gives dice (decision, seed 004 repeats steps 2 and 3); the caster's "
+             "own attempts on the reactive player's spells: `attempts` (default 1)",
+             "a later dispel must equal or beat the spell's casting value (its `value`)"]
+    if scenario.dispel.retry_remains_in_play and any(s.remains_in_play for s in scenario.spells):
+        parts.append("a remains-in-play spell cast now is dispelled again after the caster "
+                     "passes, while dice and the policy allow, against its casting value")
+    for ip in scenario.in_play:
+        extra = []
+        if ip.p_caster_slain:
+            extra.append(f"its caster is slain with P = {ip.p_caster_slain:g}: it ends at once")
+        if ip.parts > 1:
+            extra.append(f"the unit split into {ip.parts} parts, each dispelled separately")
+        if ip.spell:
+            extra.append(f"{ip.spell!r} cannot be cast while it is in play")
+        if extra:
+            parts.append(f"{ip.name}: " + "; ".join(extra))
+    return "; ".join(parts)
 
 
 def explain_optimise(scenario, power: int | None, dispel: int | None) -> list[Step]:

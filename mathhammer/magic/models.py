@@ -57,6 +57,9 @@ class Spell(_Strict):
     def _caster(self) -> Spell:
         if self.bound and self.wizard is not None:
             raise ValueError("a bound spell has no wizard (MG-7); drop wizard or bound")
+        if self.bound and self.modifier:
+            raise ValueError(f"a bound spell takes no casting modifiers (MG-7), got modifier = "
+                             f"{self.modifier}; drop modifier or bound")
         if not self.bound and self.wizard is None:
             raise ValueError("name the casting wizard (wizard = \"...\") or set bound = true")
         return self
@@ -80,12 +83,41 @@ class Dispel(_Strict):
 
 
 class InPlay(_Strict):
+    """A remains-in-play spell from an earlier turn (MG-8)."""
+
     name: str
     owner: Literal["active", "reactive"]
     value: int = Field(ge=2, le=60, description="the dispel value to equal or beat")
     priority: int = 1
     dice: int = Field(0, ge=0, le=12, description="owner reactive: power dice the caster uses")
     level: int = Field(0, ge=0, le=10, description="owner reactive: the caster's dispel level")
+    attempts: int | None = Field(
+        None, ge=1, le=12, description="MG-8: dispel attempts on each part; default: owner "
+        "active, until dispelled or the dispel policy gives no dice; owner reactive, 1")
+    p_caster_slain: float = Field(
+        0.0, ge=0.0, le=1.0, description="MG-8: chance its caster has been slain: the spell "
+        "ends at the first step, no dice spent")
+    parts: int = Field(1, ge=1, le=6, description="MG-8: the unit split into this many parts; "
+                       "each keeps the spell and is dispelled separately")
+    spell: str | None = Field(None, description="MG-8, owner active: the [[spells]] entry of "
+                              "the same wizard; it cannot be cast while this is in play")
+
+    @property
+    def max_attempts(self) -> int:
+        """MG-8 decision: the reactive player retries with dice left (each try uses ≥ 1 die)."""
+        if self.attempts is not None:
+            return self.attempts
+        return 12 if self.owner == "active" else 1
+
+    @model_validator(mode="after")
+    def _link(self) -> InPlay:
+        if self.spell is not None and self.owner != "active":
+            raise ValueError(f"in_play {self.name!r}: spell = names the active player's own spell "
+                             "(owner = \"active\"); drop spell")
+        if self.spell is not None and self.p_caster_slain:
+            raise ValueError(f"in_play {self.name!r}: a slain caster casts nothing this phase; "
+                             "drop p_caster_slain or spell")
+        return self
 
 
 class MagicScenario(_Strict):
@@ -111,6 +143,16 @@ class MagicScenario(_Strict):
                                  f"not in [[wizards]] {names}")
             if self.caster.dice_rule == "fixed" and spell.dice is None:
                 raise ValueError(f"spell {i} ({spell.name}) needs dice = N for dice_rule = fixed")
+        spell_names = [sp.name for sp in self.spells]
+        linked = [ip.spell for ip in self.in_play if ip.spell is not None]
+        for name in linked:
+            if name not in spell_names:
+                raise ValueError(f"in_play spell = {name!r} is not a [[spells]] name {spell_names}")
+            if self.spells[spell_names.index(name)].bound:
+                raise ValueError(f"in_play spell = {name!r} is a bound spell; only a wizard's "
+                                 "spell is barred while in play (MG-8)")
+        if len(set(linked)) != len(linked):
+            raise ValueError("two in_play entries name the same spell")
         return self
 
 

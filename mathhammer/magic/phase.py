@@ -39,8 +39,25 @@ def initial_pools(scenario: MagicScenario, rules: MagicRules) -> dict[tuple[int,
     if fl.power_dice is not None:
         return {(fl.power_dice, fl.dispel_dice): 1.0}
     channelers = fl.channelers if fl.channelers is not None else len(scenario.wizards)
-    joint = flow_pools(rules, channelers, fl.reactive_channelers, fl.extra_power, fl.extra_dispel)
+    joint = flow_pools(rules, channelers, fl.reactive_channelers, fl.extra_power, fl.extra_dispel,
+                       where=("flow.extra_power", "flow.extra_dispel"))
     return {k: float(v) for k, v in joint.items() if v}
+
+
+def in_play_results(scenario: MagicScenario, results: dict, dispelled, ended, part) -> None:
+    """MG-8 results of the [[in_play]] spells, in file order (both engines).
+
+    ``p_in_play_dispelled_<j>``: dispelled on every part; with ``p_caster_slain`` also
+    ``p_in_play_ended_<j>`` (dispelled or its caster slain); with ``parts`` > 1 each part's
+    ``p_in_play_dispelled_<j>_part_<k>``.
+    """
+    for k, ip in enumerate(scenario.in_play):
+        results[f"p_in_play_dispelled_{k + 1}"] = dispelled(k)
+        if ip.p_caster_slain:
+            results[f"p_in_play_ended_{k + 1}"] = ended(k)
+        if ip.parts > 1:
+            for q in range(ip.parts):
+                results[f"p_in_play_dispelled_{k + 1}_part_{q + 1}"] = part(k, q)
 
 
 def optimal_value(scenario: MagicScenario, rules: MagicRules, compiled: CompiledPhase) -> float | None:
@@ -65,12 +82,15 @@ def phase_monte_carlo(scenario: MagicScenario, rules: MagicRules, compiled: Comp
                "through": np.zeros(s + 1, np.int64), "power_left": np.zeros(POOLS, np.int64),
                "dispel_left": np.zeros(POOLS, np.int64), "events": np.zeros(3, np.int64),
                "rows": np.zeros(max(r, 1), np.int64), "in_play": np.zeros(max(j, 1), np.int64),
+               "in_play_ended": np.zeros(max(j, 1), np.int64),
+               "in_play_parts": np.zeros((max(j, 1), 6), np.int64),
                "weights": np.zeros(2, np.int64)}
         km.phase_kernel(c.rules_arr, c.flow_arr, c.spells_arr, c.plan, c.dispel_plan,
-                        c.in_play_arr, c.in_play_plan, c.retry_plan, c.row_of_roll, state,
-                        np.int64(n), out["goes_off"], out["in_play_end"], out["through"],
-                        out["power_left"], out["dispel_left"], out["events"], out["rows"],
-                        out["in_play"], out["weights"])
+                        c.in_play_arr, c.in_play_plan, c.in_play_slain, c.retry_plan,
+                        c.row_of_roll, state, np.int64(n), out["goes_off"], out["in_play_end"],
+                        out["through"], out["power_left"], out["dispel_left"], out["events"],
+                        out["rows"], out["in_play"], out["in_play_ended"], out["in_play_parts"],
+                        out["weights"])
         return out
 
     def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
@@ -91,8 +111,9 @@ def phase_monte_carlo(scenario: MagicScenario, rules: MagicRules, compiled: Comp
     for k, name in enumerate(c.row_names):
         results[f"p_miscast_row_{name.split()[0].replace('-', '_')}"] = Estimate.proportion(
             int(t["rows"][k]), n)
-    for k in range(j):
-        results[f"p_in_play_dispelled_{k + 1}"] = Estimate.proportion(int(t["in_play"][k]), n)
+    in_play_results(scenario, results, lambda k: Estimate.proportion(int(t["in_play"][k]), n),
+                    lambda k: Estimate.proportion(int(t["in_play_ended"][k]), n),
+                    lambda k, part: Estimate.proportion(int(t["in_play_parts"][k, part]), n))
     results["expected_weight"] = Estimate.mean(t["weights"][0] / 1000.0, t["weights"][1] / 1e6, n)
     info = describe(scenario, c, rules_name)
     info["miscast rows"] = c.row_names

@@ -67,18 +67,32 @@ def capped_pool(rules: MagicRules, flow_dice: int, extra: int) -> int:
     return min(flow_dice + extra, rules.max_pool)
 
 
+def check_extra_dice(rules: MagicRules, extra_power: int, extra_dispel: int,
+                     where: tuple[str, str] = ("--extra-power", "--extra-dispel")) -> None:
+    """MG-3: 0..12 dice from other sources; beyond the extra-dice limit is an error, never
+    silently cut to it (they could never all be used)."""
+    for flag, extra in zip(where, (extra_power, extra_dispel), strict=True):
+        if not 0 <= extra <= 12:
+            raise InputError(flag, "must be 0..12 dice", extra, "use e.g. 1")
+        cap = rules.max_extra_dice
+        if cap is not None and extra > cap:  # MG-3: never silently cut to the cap
+            raise RulesError(flag, f"at most {cap} dice beyond the flow roll per player and "
+                             f"phase in this ruleset (MG-3), so {extra} can never all be used",
+                             extra, f"use {cap} or fewer (channel counts against it too)")
+
+
 def flow_pools(
     rules: MagicRules, channelers: int = 0, reactive_channelers: int = 0,
     extra_power: int = 0, extra_dispel: int = 0,
+    where: tuple[str, str] = ("--extra-power", "--extra-dispel"),
 ) -> dict[tuple[int, int], Fraction]:
     """Joint pmf of (power dice, dispel dice) after flow, channel and caps (MG-1..MG-3).
 
     ``extra_power`` / ``extra_dispel`` are dice from other sources (items), counted
-    against the extra-dice limit together with channel.
+    against the extra-dice limit together with channel; more than the limit is an error
+    (they could never all be used). ``where`` names them in errors.
     """
-    for flag, extra in (("--extra-power", extra_power), ("--extra-dispel", extra_dispel)):
-        if not 0 <= extra <= 12:
-            raise InputError(flag, "must be 0..12 dice", extra, f"use e.g. {flag} 1")
+    check_extra_dice(rules, extra_power, extra_dispel, where)
     if reactive_channelers < 0:
         raise InputError("--reactive-channelers", "must be 0 or more", reactive_channelers,
                          "use e.g. --reactive-channelers 1")
@@ -134,6 +148,8 @@ class CastOdds:
     overwhelming: dict[int, Fraction] = field(default_factory=dict)
     #: bound spells in wfb8 with two sixes: cast irresistibly but never miscast
     miscast_when_through: bool = True
+    #: t9a1 bound spells with two or more 6s on 4+ dice: cast, then lost for the game (MG-7)
+    p_bound_lost: Fraction = Fraction(0)
 
     @property
     def p_cast(self) -> Fraction:
@@ -156,7 +172,9 @@ def cast_odds(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: int
     modifier, MG-7). A natural sum ≤ ``natural_fail_at_most`` fails (wfb8). Two or
     more natural 6s: wfb8 irresistible (cast, undispellable, miscast; bound spells
     never miscast); t9a1 overwhelming power adds D3 + dice used and miscasts only if
-    not dispelled; bound spells get no bonus and never miscast.
+    not dispelled; a t9a1 bound spell gets no bonus and never miscasts but is still
+    cast whatever its total (dispellable against its natural total), and with 4 or more
+    dice it is lost for the rest of the game (``p_bound_lost``).
     """
     classes = pool_classes(n_dice)
     denom = 6**n_dice
@@ -175,7 +193,12 @@ def cast_odds(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: int
             if sixes == 2 and rules.two_sixes == "irresistible":
                 odds.p_irresistible_cast += p
                 continue
-            if sixes == 2 and not bound:  # overwhelming power: + D3 + dice used
+            if sixes == 2 and bound:  # t9a1 bound spell: no bonus, no miscast, still cast
+                odds.plain[natural] = odds.plain.get(natural, Fraction(0)) + p
+                if n_dice >= 4:  # ... and lost for the rest of the game (MG-7)
+                    odds.p_bound_lost += p
+                continue
+            if sixes == 2:  # overwhelming power: + D3 + dice used
                 for d3 in D3_FACES:
                     total = natural + bonus + d3 + n_dice
                     if total >= cv:

@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 
 from mathhammer.engine import MonteCarloConfig
-from mathhammer.errors import InputError
+from mathhammer.errors import InputError, RulesError
 from mathhammer.magic.rolls import (
     cast_odds, check_cast_input, check_dispel_input, dispel_probability, flow_pools, marginals,
     miscast_rows,
@@ -31,7 +31,8 @@ def flow(ruleset: str = "t9a1", channelers: int = 0, reactive_channelers: int = 
     joint = flow_pools(rules, channelers, reactive_channelers, extra_power, extra_dispel)
     power, dispel = marginals(joint)
     p_more = sum((p for (a, d), p in joint.items() if a > d), Fraction(0))
-    return Report(
+    notes = _extra_dice_notes(rules, channelers, reactive_channelers, extra_power, extra_dispel)
+    report = Report(
         "magic flow", "exact",
         results={"mean_power_dice": Estimate.exact(float(sum(k * p for k, p in power.items()))),
                  "mean_dispel_dice": Estimate.exact(float(sum(k * p for k, p in dispel.items()))),
@@ -42,6 +43,26 @@ def flow(ruleset: str = "t9a1", channelers: int = 0, reactive_channelers: int = 
                       f"{'no limit' if rules.max_extra_dice is None else rules.max_extra_dice}"},
         title=f"magic flow ({ruleset}, channelers {channelers} vs {reactive_channelers})",
     )
+    if notes:
+        report.info["extra dice limit (MG-3)"] = notes
+    return report
+
+
+def _extra_dice_notes(rules, channelers, reactive_channelers, extra_power, extra_dispel) -> list[str]:
+    """MG-3: say when a channel die can be lost to the limit on extra dice (never silently)."""
+    from mathhammer.magic.rolls import channel_extra
+
+    cap = rules.max_extra_dice
+    notes = []
+    if cap is None:
+        return notes
+    for side, n, extra in (("active", channelers, extra_power),
+                           ("reactive", reactive_channelers, extra_dispel)):
+        lost = sum((p for k, p in channel_extra(rules, n).items() if k + extra > cap), Fraction(0))
+        if lost:
+            notes.append(f"{side}: {extra} other dice + channel exceed the limit of {cap} "
+                         f"with P = {lost}; the dice beyond it are lost")
+    return notes
 
 
 def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int = 0,
@@ -56,6 +77,11 @@ def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int 
     """
     rules = magic_rules(ruleset)
     check_cast_input(rules, n_dice, level, cv, modifier=modifier)
+    if bound:  # MG-7: never silently drop what the user typed
+        for flag, value in (("--modifier", modifier), ("--level", level)):
+            if value:
+                raise RulesError(flag, "a bound spell takes no wizard level or casting "
+                                 "modifiers (MG-7)", value, f"drop {flag} or --bound")
     title = (f"cast {n_dice} dice, {'bound spell' if bound else f'level {level}'}, "
              f"casting value {cv} ({ruleset})")
     return answer(
@@ -66,12 +92,18 @@ def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int 
     )
 
 
-def _cast_results(rules, p_cast, p_two6, p_miscast, p_fail, p_op) -> dict[str, Estimate]:
+def _cast_results(rules, p_cast, p_two6, p_miscast, p_fail, p_op, p_lost=None) -> dict[str, Estimate]:
     results = {"p_cast": p_cast, "p_irresistible": p_two6, "p_miscast": p_miscast,
                "p_fail": p_fail}
     if rules.two_sixes == "overwhelming":
         results["p_overwhelming_cast"] = p_op
+    if p_lost is not None:  # t9a1 bound spell, 4+ dice, two 6s: lost for the game (MG-7)
+        results["p_bound_spell_lost"] = p_lost
     return results
+
+
+def _bound_lost(rules, bound: bool, n_dice: int) -> bool:
+    return bound and rules.two_sixes == "overwhelming" and n_dice >= 4
 
 
 def _row_results(rules, p_miscast: Estimate) -> tuple[dict[str, Estimate], dict[str, str]]:
@@ -85,7 +117,8 @@ def _row_results(rules, p_miscast: Estimate) -> tuple[dict[str, Estimate], dict[
     return out, labels
 
 
-_NOTE = "casting_total: casts without two natural 6s, given such a cast; p_miscast: if not dispelled"
+_NOTE = ("casting_total: dispellable casts without an overwhelming bonus, given such a cast; "
+         "p_miscast: if not dispelled")
 
 
 def _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title) -> Report:
@@ -93,7 +126,9 @@ def _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title) -> Re
     ex = Estimate.exact
     results = _cast_results(rules, ex(float(odds.p_cast)), ex(float(odds.p_irresistible)),
                             ex(float(odds.p_miscast_undispelled)), ex(float(odds.p_fail)),
-                            ex(float(sum(odds.overwhelming.values()))))
+                            ex(0.0 if bound else float(sum(odds.overwhelming.values()))),
+                            ex(float(odds.p_bound_lost)) if _bound_lost(rules, bound, n_dice)
+                            else None)
     rows, labels = _row_results(rules, results["p_miscast"])
     results.update(rows)
     # the contract key is always there; with no such cast it holds no outcome (P = 0 at cv)
@@ -130,14 +165,20 @@ def _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset, title, config) 
     prop = Estimate.proportion
     miscast = 0 if bound else int(codes[2] + codes[3])
     results = _cast_results(rules, prop(int(codes[1:].sum()), n), prop(int(t["two6"][0]), n),
-                            prop(miscast, n), prop(int(codes[0]), n), prop(int(codes[3]), n))
+                            prop(miscast, n), prop(int(codes[0]), n), prop(int(codes[3]), n),
+                            prop(int(t["two6"][0]), n) if _bound_lost(rules, bound, n_dice)
+                            else None)
     rows, labels = _row_results(rules, results["p_miscast"])
     results.update(rows)
+    derived = {key: f"P(miscast) (simulated) × P({labels[key]}) = {float(p):.6g} (2D6, exact): "
+               "its se and 95% interval are P(miscast)'s scaled by that exact factor"
+               for (key, p) in zip(rows, (p for _, p in miscast_rows(rules)), strict=True)}
     distributions = {"casting_total": Distribution.from_counts(t["plain"]) if t["plain"].sum()
                      else Distribution(np.zeros(1), cv, n_trials=n, counts=np.zeros(1, np.int64))}
     if t["op"].sum():
         distributions["overwhelming_total"] = Distribution.from_counts(t["op"])
-    info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE}
+    info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE,
+            "derived results": derived}
     return Report("magic cast", "mc", results, distributions, n_trials=n, seed=run.seed,
                   info=info, title=title)
 
