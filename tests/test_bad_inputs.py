@@ -118,8 +118,8 @@ CASES: list[tuple[list[str], str]] = [
      "--policy: must be fixed, greedy or optimal (got psychic); fix: use --policy optimal"),
     # ---- fb
     ([*FB[:3], "0", *FB[4:]], "--attacks: must be 1..1000 (got 0); fix: use e.g. --attacks 20"),
-    ([*FB[:5], "11", *FB[6:]], "--ws: is not a possible characteristic in wfb8 (allowed 1..10) "
-     "(got 11); fix: use a value from 1 to 10"),
+    ([*FB[:5], "11", *FB[6:]], "--ws: is not a possible characteristic in wfb8 (allowed 0..10) "
+     "(got 11); fix: use a value from 0 to 10"),
     ([*FB, "--ruleset", "x" * 300], "--ruleset: unknown ruleset (got " + "x" * 77 + "...); "
      "fix: use one of basic, wfb8, t9a1 or the path of a ruleset .toml file"),
     ([*FB, "--ruleset", "wfb9"], "--ruleset: unknown ruleset (got wfb9); fix: use one of basic, "

@@ -74,8 +74,9 @@ def test_break_test_pursuit_and_test():
 
 
 @pytest.mark.parametrize(("args", "flag"), [
-    (["--ws", "0"], "--ws"),
+    (["--ws", "-1"], "--ws"),  # FB-V0: --ws 0 plays the ruleset's rule
     (["--toughness", "11"], "--toughness"),
+    (["--reroll-ward", "failed"], "--reroll-ward"),  # renamed: one line with a pointer
     (["--save", "7"], "--save"),
     (["--save", "0"], "--save"),
     (["--ruleset", "wfb9"], "--ruleset"),

@@ -48,7 +48,7 @@ SPECS = {
                                       multiple_wounds="D3", target_wounds=2), "wfb8"),
     "all re-rolls": (AttackSpec(ws=4, target_ws=3, strength=3, toughness=4, save=4, ward=5,
                                 reroll_hits="successes", reroll_wounds="failed",
-                                reroll_armour="failed", reroll_ward="ones"), "basic"),
+                                reroll_armour="failed", reroll_ward_save="ones"), "basic"),
     "hatred": (AttackSpec(ws=4, target_ws=4, strength=3, toughness=3, hatred=True), "t9a1"),
     "asf wfb8": (AttackSpec(ws=5, target_ws=4, strength=3, toughness=3, always_strikes_first=True,
                             initiative=6, target_initiative=4), "wfb8"),

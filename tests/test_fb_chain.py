@@ -53,7 +53,7 @@ def test_armour_and_ward_rerolls():
     """Re-rolled failed 5+ armour fails (2/3)²; Divine-style forced re-roll of passed 4+ wards."""
     spec = AttackSpec(strength=3, toughness=3, auto_hit=True, save=5, reroll_armour="failed")
     assert p_unsaved(spec) == F(1, 2) * F(2, 3) ** 2
-    spec = AttackSpec(strength=3, toughness=3, auto_hit=True, ward=4, reroll_ward="successes")
+    spec = AttackSpec(strength=3, toughness=3, auto_hit=True, ward=4, reroll_ward_save="successes")
     assert p_unsaved(spec) == F(1, 2) * (1 - F(1, 4))
 
 
@@ -220,8 +220,8 @@ def test_bad_specs():
         single_attack_fractions(AttackSpec(strength=3, toughness=3, auto_hit=True, reroll_hits="x"))
     with pytest.raises(InputError, match="toughness"):
         single_attack_fractions(AttackSpec(strength=3, toughness=11, auto_hit=True))
-    with pytest.raises(InputError, match="ws_attacker"):
-        single_attack_fractions(AttackSpec(ws=0, target_ws=3, strength=3, toughness=3))
+    with pytest.raises(InputError, match="ws_attacker"):  # FB-V0 allows 0, not below
+        single_attack_fractions(AttackSpec(ws=-1, target_ws=3, strength=3, toughness=3))
 
 
 def test_hit_probability():

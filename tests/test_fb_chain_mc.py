@@ -31,7 +31,7 @@ SPECS = {
     "plain": (AttackSpec(ws=4, target_ws=3, strength=3, toughness=3, save=5), "wfb8"),
     "rerolls": (AttackSpec(ws=3, target_ws=4, strength=4, toughness=4, save=4, ward=5,
                            reroll_hits="ones", reroll_wounds="failed", reroll_armour="failed",
-                           reroll_ward="successes"), "wfb8"),
+                           reroll_ward_save="successes"), "wfb8"),
     "poison_hatred": (AttackSpec(ws=4, target_ws=4, strength=3, toughness=5, save=6, poison=True,
                                  hatred=True), "t9a1"),
     "killing_blow": (AttackSpec(ws=5, target_ws=4, strength=4, toughness=4, save=3, ward=6,

@@ -180,8 +180,8 @@ def test_house_rules_file(tmp_path):
 
 def test_impossible_characteristics():
     rules = load_ruleset("t9a1")
-    with pytest.raises(InputError, match="ws_attacker"):
-        rules.to_hit_melee(0, 3)
+    with pytest.raises(InputError, match="ws_attacker"):  # FB-V0: 0 is allowed, below is not
+        rules.to_hit_melee(-1, 3)
     with pytest.raises(InputError, match="toughness"):
         rules.to_wound(3, 11)
 

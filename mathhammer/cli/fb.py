@@ -31,7 +31,9 @@ Ap = Annotated[int, typer.Option("--ap", help="Armour piercing: extra save modif
 RerollHits = Annotated[Reroll, typer.Option("--reroll-hits", help="Re-roll to hit: failed, ones or successes.")]
 RerollWounds = Annotated[Reroll, typer.Option("--reroll-wounds", help="Re-roll to wound: failed, ones or successes.")]
 RerollArmour = Annotated[Reroll, typer.Option("--reroll-armour", help="Re-roll armour saves: failed, ones or successes.")]
-RerollWard = Annotated[Reroll, typer.Option("--reroll-ward", help="Re-roll ward saves: failed, ones or successes (Divine Attacks).")]
+RerollWard = Annotated[Reroll, typer.Option("--reroll-ward-save", help="Re-roll ward saves only: failed, ones or successes (Divine Attacks).")]
+RerollRegen = Annotated[Reroll, typer.Option("--reroll-regeneration", help="Re-roll regeneration saves only: failed, ones or successes.")]
+OldRerollWard = Annotated[Reroll, typer.Option("--reroll-ward", hidden=True, help="Renamed: --reroll-ward-save / --reroll-regeneration.")]
 MultipleWounds = Annotated[Optional[str], typer.Option("--multiple-wounds", help="Multiple Wounds per unsaved wound: 2, D3, D6 ... (capped at --target-wounds).")]
 TargetWounds = Annotated[int, typer.Option("--target-wounds", help="Target's Wounds characteristic W.")]
 TargetModels = Annotated[Optional[int], typer.Option("--target-models", help="Models in the target unit (caps the wounds).")]
@@ -43,7 +45,8 @@ FLAG_NAMES = {
     "ws_attacker": "--ws", "ws_defender": "--target-ws", "bs": "--bs", "strength": "--strength",
     "toughness": "--toughness", "save": "--save", "ward": "--ward", "regeneration": "--regeneration",
     "armour_piercing": "--ap", "reroll_hits": "--reroll-hits", "reroll_wounds": "--reroll-wounds",
-    "reroll_armour": "--reroll-armour", "reroll_ward": "--reroll-ward",
+    "reroll_armour": "--reroll-armour", "reroll_ward_save": "--reroll-ward-save",
+    "reroll_regeneration": "--reroll-regeneration",
     "multiple_wounds": "--multiple-wounds", "target_wounds": "--target-wounds",
     "killing_blow": "--killing-blow", "attacks": "--attacks", "hatred": "--hatred",
 }
@@ -98,14 +101,25 @@ def _dice(text: str | None, flag: str) -> str | None:
     return text
 
 
+def renamed_reroll_ward(value: str | None) -> None:
+    """``--reroll-ward`` re-rolled ward and regeneration saves alike: renamed (issue 17)."""
+    from mathhammer.errors import InputError
+
+    if value is not None:
+        raise InputError("--reroll-ward", "was renamed: it re-rolled ward and regeneration "
+                         "saves alike", value, f"use --reroll-ward-save {value} (ward saves) "
+                         f"and/or --reroll-regeneration {value}")
+
+
 def _wounding(save, ward, regeneration, ap, reroll_hits, reroll_wounds, reroll_armour,
-              reroll_ward, poison, killing_blow, multiple_wounds, target_wounds,
-              flaming) -> dict:
+              reroll_ward, reroll_regeneration, poison, killing_blow, multiple_wounds,
+              target_wounds, flaming) -> dict:
     """The AttackSpec fields ``fb attack`` and ``fb shoot`` share: re-rolls, wounding, saves."""
     return dict(save=_save(save, "--save"), ward=_save(ward, "--ward"),
                 regeneration=_save(regeneration, "--regeneration"), armour_piercing=ap,
                 reroll_hits=reroll_hits, reroll_wounds=reroll_wounds,
-                reroll_armour=reroll_armour, reroll_ward=reroll_ward, poison=poison,
+                reroll_armour=reroll_armour, reroll_ward_save=reroll_ward,
+                reroll_regeneration=reroll_regeneration, poison=poison,
                 killing_blow=killing_blow,
                 multiple_wounds=_dice(multiple_wounds, "--multiple-wounds"),
                 target_wounds=target_wounds, flaming=flaming)
@@ -120,10 +134,14 @@ def _explain_chain(report, spec, rules, attacks, modifier_parts=None) -> None:
            decisions=chain_decisions(rules))
 
 
+ZERO_ALLOWED = ("ws", "target_ws", "bs")  # FB-V0: a WS or BS of 0 plays the ruleset's rule
+
+
 def _characteristics(rules, **flags: int | None) -> None:
     for flag, value in flags.items():
         if value is not None:
-            rules.check_characteristic(value, "--" + flag.replace("_", "-"))
+            rules.check_characteristic(value, "--" + flag.replace("_", "-"),
+                                       low=0 if flag in ZERO_ALLOWED else 1)
 
 
 def _attacks(text: str, flag: str) -> int | str:
@@ -154,6 +172,8 @@ def attack_command(
     reroll_wounds: RerollWounds = None,
     reroll_armour: RerollArmour = None,
     reroll_ward: RerollWard = None,
+    reroll_regeneration: RerollRegen = None,
+    old_reroll_ward: OldRerollWard = None,
     poison: Annotated[bool, Flag("--poison", "Poisoned attacks: a natural 6 to hit wounds automatically.")] = False,
     killing_blow: Annotated[bool, Flag("--killing-blow", "wfb8 Killing Blow (slay) / t9a1 Lethal Strike on a natural 6 to wound.")] = False,
     no_kb_troop: Annotated[bool, Flag("--kb-immune", "Target is not infantry, cavalry or war beast: wfb8 Killing Blow has no effect.")] = False,
@@ -174,6 +194,7 @@ def attack_command(
     from mathhammer.fantasy.chain_query import chain_report
     from mathhammer.fantasy.rulesets import load_ruleset
 
+    renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
     _characteristics(rules, ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
                      initiative=initiative, target_initiative=target_initiative)
@@ -184,8 +205,8 @@ def attack_command(
             always_strikes_first=always_strikes_first, initiative=initiative,
             target_initiative=target_initiative, close_combat=True,
             **_wounding(save, ward, regeneration, ap, reroll_hits, reroll_wounds, reroll_armour,
-                        reroll_ward, poison, killing_blow, multiple_wounds, target_wounds,
-                        flaming),
+                        reroll_ward, reroll_regeneration, poison, killing_blow,
+                        multiple_wounds, target_wounds, flaming),
         )
         n_attacks = _attacks(attacks, "--attacks")
         report = chain_report(spec, n_attacks, rules, at_least=at_least,
@@ -218,6 +239,8 @@ def shoot_command(
     reroll_wounds: RerollWounds = None,
     reroll_armour: RerollArmour = None,
     reroll_ward: RerollWard = None,
+    reroll_regeneration: RerollRegen = None,
+    old_reroll_ward: OldRerollWard = None,
     poison: Annotated[bool, Flag("--poison", "Poisoned: a natural 6 to hit wounds (not on 7+ shots).")] = False,
     killing_blow: Annotated[bool, Flag("--killing-blow", "t9a1 Lethal Strike (wfb8 Killing Blow has no effect when shooting).")] = False,
     multiple_wounds: MultipleWounds = None,
@@ -233,6 +256,7 @@ def shoot_command(
     from mathhammer.fantasy.chain_query import shoot_report, shooting_modifier
     from mathhammer.fantasy.rulesets import load_ruleset
 
+    renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
     _characteristics(rules, bs=bs, strength=strength, toughness=toughness)
     total = shooting_modifier(rules, modifier, long_range, moving, cover, multiple_shots,
@@ -242,8 +266,8 @@ def shoot_command(
             bs=bs, shooting_modifier=total, strength=strength, toughness=toughness,
             close_combat=False,
             **_wounding(save, ward, regeneration, ap, reroll_hits, reroll_wounds, reroll_armour,
-                        reroll_ward, poison, killing_blow, multiple_wounds, target_wounds,
-                        flaming),
+                        reroll_ward, reroll_regeneration, poison, killing_blow,
+                        multiple_wounds, target_wounds, flaming),
         )
         n_shots = _attacks(shots, "--shots")
         report = shoot_report(spec, n_shots, rules, at_least=at_least,

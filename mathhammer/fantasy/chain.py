@@ -63,8 +63,8 @@ class AttackSpec:
     """One attack's profile against one target (all fields plain values; hashable).
 
     Exactly one way to hit: ``ws`` + ``target_ws`` (melee), ``bs`` (shooting, with
-    ``shooting_modifier`` = the sum of FB-H2 modifiers), ``hit_on`` (fixed 2..6) or
-    ``auto_hit``. Saves are printed values (5 = 5+), None = none. ``killing_blow``
+    ``shooting_modifier`` = the sum of FB-H2 modifiers), ``hit_on`` (fixed 2..6),
+    ``hit_on_at_most`` (a natural roll ≤ X "hits": dangerous terrain) or ``auto_hit``. Saves are printed values (5 = 5+), None = none. ``killing_blow``
     means the ruleset's version (slay / lethal strike; an error where it has none).
     """
 
@@ -76,6 +76,8 @@ class AttackSpec:
     shooting_modifier: int = 0
     hit_on: int | None = None
     auto_hit: bool = False
+    hit_on_at_most: int | None = None  # a "hit" on a natural roll ≤ X (dangerous terrain)
+    wounds_automatically: bool = False  # no roll to wound (dangerous terrain, FB-W2 poison alike)
     close_combat: bool | None = None  # None: True for ws / hit_on, False for bs
     save: int | None = None
     ward: int | None = None
@@ -84,7 +86,8 @@ class AttackSpec:
     reroll_hits: str | None = None
     reroll_wounds: str | None = None
     reroll_armour: str | None = None
-    reroll_ward: str | None = None
+    reroll_ward_save: str | None = None  # re-rolls the ward save only (FB-V2; Divine Attacks)
+    reroll_regeneration: str | None = None  # re-rolls the regeneration save only
     poison: bool = False
     killing_blow: bool = False
     killing_blow_applies: bool = True  # wfb8: target is infantry, cavalry or war beast
@@ -144,6 +147,24 @@ def _rr_row(success_faces: set[int], mode: str | None) -> list[int]:
     return row
 
 
+def _pass_chance(needed: int, mode: str | None) -> Fraction:
+    """P(passing a save of ``needed``+ with its re-roll ``mode``) (DICE-5)."""
+    faces = _save_faces(needed)
+    row = _rr_row(faces, mode)
+    again = Fraction(sum(row), 6) * Fraction(len(faces), 6)
+    return Fraction(sum(1 for f in faces if not row[f]), 6) + again
+
+
+def special_save(spec: AttackSpec, regen_allowed: bool) -> tuple[int | None, str | None, str]:
+    """FB-V2: the save a model takes after armour — (needed, re-roll mode, "ward" /
+    "regeneration" / "none"): the better of the two, counting each one's own re-roll."""
+    options = [(v, _check_reroll(m, w), name) for v, m, w, name in (
+        (spec.ward, spec.reroll_ward_save, "reroll_ward_save", "ward"),
+        (spec.regeneration if regen_allowed else None, spec.reroll_regeneration,
+         "reroll_regeneration", "regeneration")) if v]
+    return max(options, key=lambda o: _pass_chance(o[0], o[1]), default=(None, None, "none"))
+
+
 def _save_faces(needed: int | None) -> set[int]:
     return set() if needed is None else {f for f in FACES if f >= needed and f != 1}
 
@@ -164,22 +185,30 @@ def _hit_mode(spec: AttackSpec, rules: Ruleset) -> str | None:
 
 def _hit_stage(spec: AttackSpec, rules: Ruleset) -> tuple[bool, list[int], list[int], str | None]:
     ways = [spec.ws is not None or spec.target_ws is not None, spec.bs is not None,
-            spec.hit_on is not None, spec.auto_hit]
+            spec.hit_on is not None, spec.auto_hit, spec.hit_on_at_most is not None]
     if sum(ways) != 1:
-        raise InputError("attack", "give exactly one way to hit: ws + target_ws, bs, hit_on "
-                         "or auto_hit", None, "e.g. --ws 4 --target-ws 3")
+        raise InputError("attack", "give exactly one way to hit: ws + target_ws, bs, hit_on, "
+                         "hit_on_at_most or auto_hit", None, "e.g. --ws 4 --target-ws 3")
     mode = _hit_mode(spec, rules)
     if spec.hatred and spec.bs is not None:
         raise InputError("hatred", "applies to close combat only", True, "drop it for shooting")
     poison_face = 6 if spec.poison else 7
     if spec.auto_hit:
         return False, [0] * 7, [0] + [1] * 6, None
+    if spec.hit_on_at_most is not None:  # e.g. dangerous terrain: a natural 1 (no re-roll)
+        if not 1 <= spec.hit_on_at_most <= 6:
+            raise InputError("hit_on_at_most", "must be a D6 score 1..6", spec.hit_on_at_most,
+                             "use e.g. 1")
+        return False, [0] * 7, [0] + [int(f <= spec.hit_on_at_most) for f in FACES], None
     if spec.bs is not None:
         shot = rules.to_hit_shooting(spec.bs, spec.shooting_modifier)
         if shot.hopeless:  # FB-H2: a 6, then a second D6; poison never applies
             out = [int(f == 6 and s >= shot.second) for f in FACES for s in FACES]
+            # decision: "re-roll 1s" re-rolls the procedure on a 1 on either die it rolled
+            # (the second die is rolled only after a 6); index k = 6·(first − 1) + second − 1
+            ones = [k // 6 == 0 or (k // 6 == 5 and k % 6 == 0) for k in range(36)]
             rr = [int(mode == "failed" and not o or mode == "successes" and o
-                      or mode == "ones" and k // 6 == 0) for k, o in enumerate(out)]
+                      or mode == "ones" and ones[k]) for k, o in enumerate(out)]
             return True, rr, out, mode
         needed = shot.first if shot.possible else 7
     elif spec.hit_on is not None:
@@ -191,6 +220,8 @@ def _hit_stage(spec: AttackSpec, rules: Ruleset) -> tuple[bool, list[int], list[
             raise InputError("target_ws" if spec.target_ws is None else "ws",
                              "melee needs both WS values", None, "give --ws and --target-ws")
         needed = rules.to_hit_melee(spec.ws, spec.target_ws)
+        if needed is None:  # FB-V0: a WS 0 defender is hit automatically (no roll, no poison)
+            return False, [0] * 7, [0] + [1] * 6, None
     hits = _save_faces(needed)
     out = [0] + [0 if f not in hits else (2 if f >= poison_face else 1) for f in FACES]
     return False, _rr_row(hits, mode), out, mode
@@ -239,8 +270,9 @@ def compile_spec(spec: AttackSpec, rules: Ruleset) -> StageTables:
     hopeless, hit_rr, hit_out, hit_mode = _hit_stage(spec, rules)
     modes = [_check_reroll(m, w) for m, w in ((spec.reroll_wounds, "reroll_wounds"),
                                              (spec.reroll_armour, "reroll_armour"),
-                                             (spec.reroll_ward, "reroll_ward"))]
-    wound_mode, armour_mode, ward_mode = modes
+                                             (spec.reroll_ward_save, "reroll_ward_save"),
+                                             (spec.reroll_regeneration, "reroll_regeneration"))]
+    wound_mode, armour_mode, ward_mode, regen_mode = modes
 
     wound_needed = rules.to_wound(spec.strength, spec.toughness)
     wounds = _save_faces(wound_needed)
@@ -248,7 +280,12 @@ def compile_spec(spec: AttackSpec, rules: Ruleset) -> StageTables:
     wound_out = np.zeros((3, 7), np.int64)
     wound_rr[1] = _rr_row(wounds, wound_mode)
     wound_out[1] = [0] + [0 if f not in wounds else (2 if f == 6 else 1) for f in FACES]
-    wound_out[2, 1:] = 3  # FB-W2: poison wounds automatically (the die is ignored)
+    # FB-W2: a poisoned 6 wounds automatically, the die ignored: no roll to wound is made,
+    # so it wounds even where the S v T chart says "cannot wound" (decision)
+    wound_out[2, 1:] = 3
+    if spec.wounds_automatically:
+        wound_rr[1] = 0
+        wound_out[1, 1:] = 3
 
     armour_rr = np.zeros((4, 7), np.int64)
     armour_out = np.zeros((4, 7), np.int64)
@@ -268,10 +305,9 @@ def compile_spec(spec: AttackSpec, rules: Ruleset) -> StageTables:
         # FB-V2: the better of ward and (allowed) regeneration; a ward stops a KB slay
         regen_allowed = spec.regeneration is not None and not spec.flaming and not (
             six and (slay or lethal))
-        options = [v for v in (spec.ward, spec.regeneration if regen_allowed else None) if v]
-        special = min(options) if options else None
+        special, special_mode, _ = special_save(spec, regen_allowed)
         passes = _save_faces(special)
-        ward_rr[c] = _rr_row(passes, ward_mode)
+        ward_rr[c] = _rr_row(passes, special_mode)
         final = 2 if six and slay else 1
         ward_out[c] = [0] + [0 if f in passes else final for f in FACES]
     return StageTables(
@@ -280,7 +316,7 @@ def compile_spec(spec: AttackSpec, rules: Ruleset) -> StageTables:
         armour_rr=armour_rr, armour_out=armour_out, ward_rr=ward_rr, ward_out=ward_out,
         wounds_each=_multiple_wounds(spec),
         rerolls=(hit_mode is not None, wound_mode is not None, armour_mode is not None,
-                 ward_mode is not None),
+                 ward_mode is not None or regen_mode is not None),
     )
 
 

@@ -83,8 +83,14 @@ def _hit_step(spec: AttackSpec, rules: Ruleset, p_hit: Fraction, p_poison: Fract
     ids: tuple[str, ...]  # the docs/rules.md ids this step cites
     if spec.auto_hit:
         return Step("to hit", "hits automatically", p_hit, ("FB-H1",))
+    if spec.hit_on_at_most is not None:
+        return Step("roll", f"a natural {spec.hit_on_at_most} or less on a D6 (no re-roll)", p_hit,
+                    ())
     if spec.bs is not None:
         shot = rules.to_hit_shooting(spec.bs, spec.shooting_modifier)
+        if spec.bs == 0 and not shot.possible:
+            return Step("to hit", "BS 0: this ruleset's models with BS 0 cannot shoot", p_hit,
+                        ("FB-V0", "FB-H2"))
         parts = modifier_parts if modifier_parts is not None else (
             [("modifiers", spec.shooting_modifier)] if spec.shooting_modifier else [])
         mods = "".join(f" {MINUS} ({label} {_signed(v)})" for label, v in parts)
@@ -94,6 +100,8 @@ def _hit_step(spec: AttackSpec, rules: Ruleset, p_hit: Fraction, p_poison: Fract
         elif shot.hopeless:
             text += f": a 6, then {shot.second}+ on a second D6" + (
                 " (poison does not apply)" if spec.poison else "")
+            if mode == "ones":
+                text += "; a 1 on either die re-rolls the whole procedure (decision)"
         elif shot.nominal < shot.first:
             text += f" → {shot.first}+ (a natural 1 always misses)"
         ids = ("FB-H2",)
@@ -101,7 +109,14 @@ def _hit_step(spec: AttackSpec, rules: Ruleset, p_hit: Fraction, p_poison: Fract
         text, ids = f"fixed {spec.hit_on}+", ("FB-H1",)
     else:
         needed = rules.to_hit_melee(spec.ws, spec.target_ws)
+        if needed is None:
+            return Step("to hit", f"WS {spec.ws} vs WS 0: a WS 0 model is hit automatically "
+                        "(no roll, so no poisoned 6s or re-rolls)", p_hit, ("FB-V0", "FB-H1"))
         text, ids = f"WS {spec.ws} vs WS {spec.target_ws} → {needed}+ (WS chart)", ("FB-H1",)
+        if spec.ws == 0:
+            text = (f"WS 0 vs WS {spec.target_ws} → " + (f"{needed}+" if needed <= 6 else
+                    "cannot hit") + f" (a WS 0 attacker, {rules.name})")
+            ids = ("FB-V0", "FB-H1")
     if spec.always_strikes_first and not rules.always_strikes_first_reroll:
         text += f"; Always Strikes First: no re-roll in {rules.name}"
     if mode is not None:
@@ -153,16 +168,21 @@ def explain_attack(spec: AttackSpec, rules: Ruleset | str = "wfb8",
     needed = rules.to_wound(spec.strength, spec.toughness)
     text = f"S {spec.strength} vs T {spec.toughness} → " + (
         f"{needed}+" if needed is not None else "cannot wound")
-    text += _reroll_text(chain._check_reroll(spec.reroll_wounds, "reroll_wounds"))
+    if spec.wounds_automatically:
+        text = "wounds automatically (no roll to wound)"
+    else:
+        text += _reroll_text(chain._check_reroll(spec.reroll_wounds, "reroll_wounds"))
     ids: tuple[str, ...] = ("FB-W1",)
     if hit[2]:
-        text += "; poisoned 6s wound automatically (no roll)"
+        text += "; poisoned 6s wound automatically (no roll" + (
+            ", so even where S cannot wound T: decision)" if needed is None else ")")
         ids += ("FB-W2",)
     if spec.killing_blow:
         ids += ("FB-W2",) if "FB-W2" not in ids else ()
         if slay:
             text += (f"; natural 6 = Killing Blow ({fraction_share(wound[2], p_wound)} of wounds): "
-                     "no armour save, no regeneration, slays if the ward fails")
+                     "no armour save, no regeneration (decision: Regeneration is not taken "
+                     "against it), slays if the ward fails")
         elif lethal:
             text += (f"; natural 6 = Lethal Strike ({fraction_share(wound[2], p_wound)} of wounds)"
                      ": "
@@ -203,13 +223,20 @@ def explain_attack(spec: AttackSpec, rules: Ruleset | str = "wfb8",
     if not offered:
         text = "no ward or regeneration save"
     else:
-        which = ("ward" if taken == spec.ward else "regeneration") if taken else "none"
+        _, _, which = chain.special_save(spec, spec.regeneration is not None and not spec.flaming)
         text = ", ".join(offered) + f" → takes {which}" + (f" {taken}+" if taken else "")
         if spec.regeneration is not None and not spec.flaming and (slay or lethal) and wound[2]:
             six = _needed_from_row(t.ward_out[2])
             text += "; on natural-6 wounds no regeneration → " + (
                 f"ward {six}+" if six else "no save")
-    text += _reroll_text(chain._check_reroll(spec.reroll_ward, "reroll_ward"))
+    ward_rr = chain._check_reroll(spec.reroll_ward_save, "reroll_ward_save")
+    regen_rr = chain._check_reroll(spec.reroll_regeneration, "reroll_regeneration")
+    if ward_rr and spec.ward is not None:
+        text += _reroll_text(ward_rr).replace("; re-roll", "; ward: re-roll")
+    if regen_rr and spec.regeneration is not None:
+        text += _reroll_text(regen_rr).replace("; re-roll", "; regeneration: re-roll")
+    if (ward_rr or regen_rr) and spec.ward is not None and spec.regeneration is not None:
+        text += " (the better one is taken with its own re-roll counted)"
     steps.append(Step("ward/regeneration", text + "; P(not saved)" + _unreached(p_unsaved),
                       _cond(p_through, p_unsaved), ("FB-V2",)))
 
@@ -251,6 +278,9 @@ def explain_leadership(tested: int, rules: Ruleset, reroll: bool) -> list[Step]:
     text = f"2D6 ≤ {tested}"
     if rules.insane_courage:
         text += " (a double 1 always passes: Insane Courage)"
+    else:
+        text += (f" (decision: no automatic pass or fail in {rules.name} — seed 001's «так же "
+                 "как тест на характеристику» names the comparison, not the D6 test's 1s and 6s)")
     steps = [Step("leadership", text, plain, ("FB-T2",))]
     if reroll:
         steps.append(Step("re-roll", "a failed test is re-rolled once: p + (1 − p)·p",
@@ -282,14 +312,24 @@ def explain_test(value: int | None = None, ld: int | None = None, reroll: bool =
                  rules: Ruleset | str = "wfb8") -> list[Step]:
     rules = load_ruleset(rules)
     if value is not None:
-        plain = fb_tests.characteristic_test(value, "--value")
-        steps = [Step("characteristic test", f"D6 ≤ {value} (a 1 always passes, a 6 always fails)",
-                      plain, ("FB-T1",))]
+        plain = fb_tests.characteristic_test(value, "--value", rules)
+        if value == 0 and rules.zero.tests_fail:
+            steps = [Step("characteristic test", f"a characteristic of 0 fails every test "
+                          f"({rules.name}; not even a 1 passes)", plain, ("FB-V0", "FB-T1"))]
+        else:
+            text = f"D6 ≤ {value} (a 1 always passes, a 6 always fails)"
+            if value == 0:
+                text += f"; {rules.name} has no rule of its own for 0 (decision: FB-T1 as written)"
+            steps = [Step("characteristic test", text, plain,
+                          ("FB-V0", "FB-T1") if value == 0 else ("FB-T1",))]
         if reroll:
             steps.append(Step("re-roll", "a failed test is re-rolled once: p + (1 − p)·p",
                               fb_tests._reroll_failed(plain, True), ("DICE-5",)))
         return steps
     if ld is not None:
+        if ld == 0 and rules.zero.tests_fail:
+            return [Step("leadership", f"a Leadership of 0 fails every test ({rules.name}; not "
+                         "even a double 1)", Fraction(0), ("FB-V0", "FB-T2"))]
         return explain_leadership(ld, rules, reroll)
     if magic_resistance_value is None:
         return []

@@ -67,11 +67,12 @@ class _Frozen(BaseModel):
 
 
 class Stats(_Frozen):
-    """M WS BS S T W I A Ld. WS, S, T, I, Ld are 1..10 (WS 0 and T 11 are errors);
-    BS 0 means "cannot shoot" (mounts); A 0 means no attacks."""
+    """M WS BS S T W I A Ld. S, T, I, Ld are 1..10 (T 11 is an error); WS and BS 0
+    play the ruleset's FB-V0 rule (WS 0 is hit automatically, BS 0 cannot shoot);
+    A 0 means no attacks."""
 
     m: int = Field(ge=0, le=20)
-    ws: int = Field(ge=1, le=10)
+    ws: int = Field(ge=0, le=10)
     bs: int = Field(ge=0, le=10)
     s: int = Field(ge=1, le=10)
     t: int = Field(ge=1, le=10)

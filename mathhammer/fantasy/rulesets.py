@@ -88,6 +88,18 @@ class ShootingModifiers(BaseModel):
     multiple_shots: int = -1
 
 
+class ZeroValue(BaseModel):
+    """FB-V0: what a characteristic of 0 does (seed 004 «Значение равное 0»)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tests_fail: bool = Field(True, description="a test against a characteristic of 0 fails")
+    ws0_is_hit_automatically: bool = Field(
+        True, description="close-combat attacks against a WS 0 model hit without a roll")
+    ws0_hits_on: int = Field(6, ge=2, le=7, description="D6 a WS 0 attacker needs (7: never)")
+    bs0_cannot_shoot: bool = Field(True, description="a BS 0 model makes no shooting attacks")
+
+
 class Caps(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -156,6 +168,7 @@ class Ruleset(BaseModel):
     charts: Charts
     shooting_modifiers: ShootingModifiers = ShootingModifiers()
     caps: Caps = Caps()
+    zero: ZeroValue = ZeroValue()
     magic: MagicRules = MagicRules()
 
     @field_validator("killing_blow", mode="before")
@@ -179,16 +192,30 @@ class Ruleset(BaseModel):
         return value
 
     # ---- charts -------------------------------------------------------------------------
-    def to_hit_melee(self, ws_attacker: int, ws_defender: int) -> int:
-        """FB-H1: D6 score needed to hit in close combat (natural 1 always misses)."""
-        self.check_characteristic(ws_attacker, "ws_attacker")
-        self.check_characteristic(ws_defender, "ws_defender")
+    def to_hit_melee(self, ws_attacker: int, ws_defender: int) -> int | None:
+        """FB-H1: D6 score needed to hit in close combat (natural 1 always misses).
+
+        FB-V0: None when the defender has WS 0 and is hit automatically; 7 when a WS 0
+        attacker cannot hit at all; a WS 0 attacker otherwise needs ``zero.ws0_hits_on``.
+        """
+        self.check_characteristic(ws_attacker, "ws_attacker", low=0)
+        self.check_characteristic(ws_defender, "ws_defender", low=0)
+        if ws_defender == 0 and self.zero.ws0_is_hit_automatically:
+            return None
+        if ws_attacker == 0 or ws_defender == 0:
+            return self.zero.ws0_hits_on if ws_attacker == 0 else min(
+                self.charts.melee_to_hit[ws_attacker - 1])  # a WS 0 defender rolled for: best cell
         return self.charts.melee_to_hit[ws_attacker - 1][ws_defender - 1]
 
     def to_hit_shooting(self, bs: int, modifiers: int = 0) -> ShootingToHit:
-        """FB-H2: needed = base - BS - modifiers; ≤1 still misses on a 1; 7+/8+/9+ procedure."""
-        self.check_characteristic(bs, "bs")
+        """FB-H2: needed = base - BS - modifiers; ≤1 still misses on a 1; 7+/8+/9+ procedure.
+
+        FB-V0: a BS 0 model cannot shoot where ``zero.bs0_cannot_shoot`` (never hits).
+        """
+        self.check_characteristic(bs, "bs", low=0)
         nominal = self.charts.shooting_base - bs - modifiers
+        if bs == 0 and self.zero.bs0_cannot_shoot:
+            return ShootingToHit(nominal, 7, None, False)
         if nominal <= 6:
             return ShootingToHit(nominal, max(2, nominal), None, True)
         steps = self.charts.hopeless_second_roll

@@ -29,9 +29,16 @@ def _int(value, where: str, low: int, high: int, fix: str) -> int:
     return value
 
 
-def characteristic_test(value: int, where: str = "value") -> Fraction:
-    """FB-T1: D6 ≤ value passes; a 1 always passes, a 6 always fails."""
+def characteristic_test(value: int, where: str = "value",
+                        rules: Ruleset | str | None = None) -> Fraction:
+    """FB-T1: D6 ≤ value passes; a 1 always passes, a 6 always fails.
+
+    FB-V0: a characteristic of 0 fails every test where the ruleset says so
+    (``zero.tests_fail``: wfb8, t9a1); without a ruleset, FB-T1 as written.
+    """
     _int(value, where, 0, 10, "use the characteristic, e.g. --value 4")
+    if value == 0 and rules is not None and load_ruleset(rules).zero.tests_fail:
+        return Fraction(0)
     return Fraction(sum(1 for face in range(1, 7) if face == 1 or (face != 6 and face <= value)), 6)
 
 
@@ -70,6 +77,8 @@ def break_test(ld: int, lost_by: int, rules: Ruleset | str = "wfb8", steadfast: 
                          "drop --steadfast or use --ruleset wfb8 / t9a1")
     if unbreakable:
         return Fraction(1)
+    if ld == 0 and rules.zero.tests_fail:  # FB-V0: a Leadership of 0 fails every test
+        return Fraction(0)
     tested = ld if (steadfast or stubborn) else max(ld - lost_by, -LD_LIMIT)  # all ≤ 1 alike
     return leadership_test(tested, rules, reroll, where="--ld")
 
@@ -127,12 +136,19 @@ def fantasy_test_report(value: int | None = None, ld: int | None = None, reroll:
         raise InputError("--value / --ld / --magic-resistance", "give exactly one of them",
                          None, "e.g. --value 4 (D6 test) or --ld 8 (2D6 test)")
     if value is not None:
-        p = _reroll_failed(characteristic_test(value, "--value"), reroll)
-        return _report("fb test", p, f"characteristic test, value {value}",
-                       {"rule": "FB-T1: D6 <= value; 1 passes, 6 fails", "reroll": reroll})
+        p = _reroll_failed(characteristic_test(value, "--value", rules), reroll)
+        rule = "FB-T1: D6 <= value; 1 passes, 6 fails"
+        if value == 0:
+            rule = (f"FB-V0: a characteristic of 0 fails every test ({rules.name})"
+                    if rules.zero.tests_fail else
+                    f"FB-V0: {rules.name} has no rule of its own for 0: FB-T1, a 1 still passes")
+        return _report("fb test", p, f"characteristic test, value {value} ({rules.name})",
+                       {"rule": rule, "reroll": reroll, "ruleset": rules.name})
     if ld is not None:
         _int(ld, "--ld", 0, 10, "use e.g. --ld 8")
         p = leadership_test(ld, rules, reroll, where="--ld")
+        if ld == 0 and rules.zero.tests_fail:  # FB-V0, even a double 1
+            p = Fraction(0)
         return _report("fb test", p, f"leadership test, Ld {ld} ({rules.name})",
                        {"rule": "FB-T2: 2D6 <= Ld", "insane_courage": rules.insane_courage,
                         "reroll": reroll, "ruleset": rules.name})
