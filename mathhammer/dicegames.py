@@ -97,7 +97,7 @@ def roll_off(bonus_a: int = 0, bonus_b: int = 0, *, method: str = "auto",
     info = {"rule": "DICE-6: both roll a D6, higher wins, a tie is rolled again",
             "p_a_wins_fraction": str(p_a), "p_b_wins_fraction": str(p_b),
             "mean_rolls_fraction": str(mean),
-            "rolls": f"the last row counts {ROLLS_SHOWN} rolls or more"}
+            "rolls": f"a roll-off of {ROLLS_SHOWN} rolls or more is counted as {ROLLS_SHOWN}"}
 
     def exact() -> Report:
         results = {"p_a_wins": Estimate.exact(float(p_a)), "p_b_wins": Estimate.exact(float(p_b)),

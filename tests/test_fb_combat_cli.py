@@ -96,7 +96,7 @@ def test_combat_bad_input_one_line(capsys, args, flag):
 def test_combat_bad_inline_file_names_key(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('id = "x/y"\nname = "X"\nruleset = "wfb8"\nspecial_rules = ["Hatered"]\n'
-                   "[stats]\nm = 4\nws = 0\nbs = 3\ns = 3\nt = 11\nw = 1\ni = 3\na = 1\nld = 7\n"
+                   "[stats]\nm = 4\nws = 11\nbs = 3\ns = 3\nt = 11\nw = 1\ni = 3\na = 1\nld = 7\n"
                    "[formation]\nmodels = 10\nrank_width = 5\n[points]\nper_model = 5\n")
     code, _, err = run_here(capsys, "fb", "combat", str(bad), "wfb8/orc_boyz")
     assert code == 2

@@ -109,7 +109,7 @@ def halberdiers() -> dict:
 
 
 @pytest.mark.parametrize("key, value, expected", [
-    ("ws", 0, "stats.ws"), ("t", 11, "stats.t"), ("ld", 1, "stats.ld"), ("i", 0, "stats.i"),
+    ("ws", 11, "stats.ws"), ("t", 11, "stats.t"), ("ld", 1, "stats.ld"), ("i", 0, "stats.i"),
 ])
 def test_impossible_characteristic_names_key(halberdiers, key, value, expected):
     halberdiers["stats"][key] = value
@@ -128,7 +128,7 @@ def test_unknown_special_rule_suggests_closest(halberdiers):
 
 
 def test_unknown_key_and_all_errors_at_once(halberdiers):
-    halberdiers["stats"]["ws"] = 0
+    halberdiers["stats"]["ws"] = 11  # FB-V0: 0 is a valid WS
     halberdiers["colour"] = "red"
     text = _errors_of(halberdiers)
     assert "colour" in text and "stats.ws" in text

@@ -34,6 +34,8 @@ BAD = ROOT / "tests" / "data" / "bad"
 P = ROOT / "profiles"
 BASE_ARGS: dict[str, list[str]] = {
     "roll": ["2D6"],
+    "roll-off": [],
+    "scatter": ["2D6"],
     "run": [str(P / "scenarios/warmachine_two_jacks_vs_charger.toml")],
     "compare": [str(P / "lists/cygnar_battlebox.toml"), str(P / "lists/khador_battlebox.toml")],
     "sweep": ["khador/juggernaut", "cygnar/charger", "--vary", "focus=0..3"],
