@@ -7,12 +7,19 @@ STAMP := $(VENV)/.installed
 # PYTHONDONTWRITEBYTECODE is set, and every CLI start then recompiles the sources
 BYTECODE := $(VENV)/bin/python -m compileall -q mathhammer
 
+# the browser tests drive Debian's Chromium: installed here when missing and we are root
+# (as CI is); elsewhere they skip and say why
+BROWSER := command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] \
+	&& command -v apt-get >/dev/null 2>&1 && { apt-get update -qq \
+	&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1; } \
+	|| echo "note: no Chromium (apt-get install -y chromium): the browser tests will skip"
+
 .PHONY: demo test test-slow bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e '.[test]'
+	$(VENV)/bin/python -m pip install --quiet -e '.[test,web]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -21,6 +28,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	@$(BYTECODE)
+	@$(BROWSER)
 	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow"
 
 test-slow: $(STAMP)

@@ -21,7 +21,8 @@ from tests.test_reliability_harness import BASE_ARGS, commands, option_specs, ru
 ROOT = Path(__file__).resolve().parents[1]
 
 #: commands that answer no odds question (they print files, cards, the rules or a tour)
-NOT_QUERIES = {"demo", "warmup", "rules", "profiles list", "profiles show", "profiles validate",
+NOT_QUERIES = {"demo", "warmup", "serve", "rules", "profiles list", "profiles show",
+               "profiles validate",
                "profiles schema"}
 
 

@@ -63,7 +63,7 @@ BASE_ARGS: dict[str, list[str]] = {
     "rules": ["WM-A3"],
 }
 # commands that do not take flags worth fuzzing (long demo runs)
-SKIP_COMMANDS = {"demo", "warmup"}
+SKIP_COMMANDS = {"demo", "warmup", "serve"}  # serve: a server, tested in test_web_*
 # commands whose report legitimately has one stderr line per bad file
 MULTI_LINE_ERRORS = {"profiles validate"}
 SMALL_TRIALS = "2000"

@@ -51,6 +51,8 @@ app.add_typer(profiles.app, name="profiles")
 app.command("rules")(rules.rules_command)
 app.command("demo")(demo.demo_command)
 app.command("warmup")(demo.warmup_command)
+from mathhammer.cli import serve as _serve  # noqa: E402
+app.command("serve")(_serve.serve_command)
 from mathhammer.cli import analysis as _analysis  # noqa: E402
 app.command("compare")(_analysis.compare_command)
 app.command("sweep")(_analysis.sweep_command)

@@ -1,0 +1,341 @@
+"""The CLI's own command tree, read for the web: forms, argv, canonical links.
+
+Nothing here is written per command. Every query command of the Typer app (those
+built with :func:`mathhammer.cli._common.query_command`) becomes a :class:`Command`
+whose parameters keep the CLI's names, types, defaults and help. A web query (a
+multi-dict of strings) is turned back into the argv the CLI would get, so the CLI's
+own parser validates it and its error text is the answer to a bad value; the
+canonical link and the "copy CLI command" line are written from the same parameters.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+#: shared options the server sets itself (output paths, the process's threads, help):
+#: a query naming one gets a one-line refusal
+SERVER_OWNED = frozenset({"format", "plot", "output", "quiet", "threads", "workers",
+                          "scheduler", "help"})
+#: shared options that change only the printed text: accepted, not shown on a form
+TEXT_ONLY = frozenset({"brief", "full"})
+#: the engine options every query command shares, shown together at the end of a form
+ENGINE_OPTIONS = ("method", "n-trials", "seed", "precision", "check", "explain")
+TRUE_WORDS = frozenset({"1", "on", "true", "yes"})
+FALSE_WORDS = frozenset({"0", "off", "false", "no"})
+
+
+@dataclass(frozen=True)
+class Param:
+    """One CLI parameter as the web shows and sends it."""
+
+    key: str  # the query-string key: an option's long flag without "--", an argument's name
+    flag: str  # "--focus" or "" for a positional argument
+    kind: str  # "int", "float", "str", "path" or "flag"
+    required: bool
+    default: Any
+    multiple: bool
+    help: str
+    positional: bool
+
+    @property
+    def takes_file(self) -> bool:
+        """A file parameter, or text the CLI also reads as a TOML file (a profile id or path)."""
+        return self.kind == "path" or (self.kind == "str" and "TOML" in self.help)
+
+    @property
+    def label(self) -> str:
+        return self.flag or self.key.upper()
+
+    def default_text(self) -> str:
+        if self.default is None or self.kind == "flag" or self.multiple:
+            return ""
+        return str(self.default)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A query command: its path in the tree, its help and its parameters."""
+
+    path: tuple[str, ...]  # ("wm", "duel")
+    summary: str
+    help: str
+    params: tuple[Param, ...]
+    shared: frozenset[str] = field(default_factory=frozenset)  # the common options it has
+
+    @property
+    def name(self) -> str:
+        return " ".join(self.path)
+
+    @property
+    def slug(self) -> str:
+        return "/".join(self.path)
+
+    def param(self, key: str) -> Param | None:
+        key = key.strip().lstrip("-").replace("_", "-")
+        for p in self.params:
+            if p.key.replace("_", "-") == key:
+                return p
+        return None
+
+    @property
+    def own_params(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.key not in SERVER_OWNED
+                     and p.key not in TEXT_ONLY and p.key not in ENGINE_OPTIONS)
+
+    @property
+    def engine_params(self) -> tuple[Param, ...]:
+        return tuple(p for key in ENGINE_OPTIONS if (p := self.param(key)) is not None)
+
+    @property
+    def has_mc(self) -> bool:
+        return "seed" in self.shared
+
+    @property
+    def takes_files(self) -> bool:
+        return any(p.takes_file for p in self.own_params)
+
+
+def _kind(param) -> str:
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    if getattr(param, "is_flag", False):
+        return "flag"
+    if isinstance(annotation, type) and issubclass(annotation, Path):
+        return "path"
+    return {int: "int", float: "float"}.get(annotation, "str")
+
+
+def _is_query(callback) -> tuple[bool, frozenset[str]]:
+    """(is a query command, the shared options it takes), from @query_command's mark."""
+    seen = set()
+    while callback is not None and id(callback) not in seen:
+        seen.add(id(callback))
+        marked = getattr(callback, "query_options", None)
+        if marked is not None:
+            return True, frozenset(name.replace("_", "-") for name in marked)
+        callback = getattr(callback, "__wrapped__", None)
+    return False, frozenset()
+
+
+def _params(command) -> tuple[Param, ...]:
+    out = []
+    for p in command.params:
+        if getattr(p, "hidden", False) or not getattr(p, "expose_value", True):
+            continue
+        positional = not p.opts or not p.opts[0].startswith("-")
+        longs = [o for o in p.opts if o.startswith("--")]
+        flag = "" if positional else (longs[0] if longs else p.opts[0])
+        out.append(Param(
+            key=p.name if positional else flag.lstrip("-"), flag=flag, kind=_kind(p),
+            required=bool(p.required), default=p.default, multiple=bool(p.multiple),
+            help=" ".join((getattr(p, "help", None) or "").split()), positional=positional))
+    return tuple(out)
+
+
+def walk(group, path: tuple[str, ...] = ()) -> Iterable[tuple[tuple[str, ...], Any]]:
+    """(path, click command) of every leaf of a Click group, in the group's order."""
+    for name, command in getattr(group, "commands", {}).items():
+        if getattr(command, "hidden", False):
+            continue
+        if hasattr(command, "commands"):
+            yield from walk(command, (*path, name))
+        else:
+            yield (*path, name), command
+
+
+@cache
+def click_root():
+    """The Click command tree of ``mathhammer`` (built once; Typer builds it per call)."""
+    import typer
+
+    from mathhammer.cli.app import app
+
+    return typer.main.get_command(app)
+
+
+@cache
+def query_commands() -> tuple[Command, ...]:
+    commands = []
+    for path, command in walk(click_root()):
+        is_query, shared = _is_query(command.callback)
+        if not is_query:
+            continue
+        text = (command.help or "").strip()
+        summary = text.split("\n\n")[0].replace("\n", " ").strip()
+        commands.append(Command(path=path, summary=summary, help=text, params=_params(command),
+                                shared=shared))
+    return tuple(commands)
+
+
+def find(slug: str) -> Command | None:
+    for command in query_commands():
+        if command.slug == slug.strip("/"):
+            return command
+    return None
+
+
+# --------------------------------------------------------------------------- query → argv
+
+
+class QueryRefused(Exception):
+    """A web query the server will not run (not the CLI's call): one line, a 4xx status."""
+
+    def __init__(self, line: str, status: int = 400) -> None:
+        super().__init__(line)
+        self.line, self.status = line, status
+
+
+_PATHLIKE = re.compile(r"(^[/~])|\\|\x00|(^|/)\.\.(/|$)|\.toml\s*$", re.IGNORECASE)
+
+
+def _values(query: Mapping[str, Sequence[str]], key: str, param: Param) -> list[str]:
+    """The non-empty values of ``key``; a multiple option's text area gives one per line."""
+    out = []
+    for value in query.get(key, ()):
+        parts = value.splitlines() if param.multiple else [value]
+        out.extend(part.strip() for part in parts if part.strip())
+    return out
+
+
+def normalise(command: Command, query: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """{key: values} of the parameters the query sets, in the command's order.
+
+    Empty fields and defaults are dropped (a form sends every field); unknown keys are
+    kept as given so that the CLI's parser names them; a key the server owns (an
+    output path, threads, help) is refused here.
+    """
+    known: dict[str, list[str]] = {}
+    unknown: dict[str, list[str]] = {}
+    for key in query:
+        param = command.param(key)
+        if key.startswith("_"):
+            continue  # the page's own fields (e.g. _upload markers)
+        if param is None or param.key in SERVER_OWNED:
+            name = key.lstrip("-")
+            if name.replace("_", "-") in SERVER_OWNED:
+                raise QueryRefused(f"--{name}: is set by the web server, not by a query "
+                                   f"(got {name}); fix: drop {name} from the link")
+            values = [v for v in query[key] if v.strip()]
+            if values:
+                unknown[name] = values
+            continue
+        values = _values(query, key, param)
+        if param.kind == "flag":
+            values = [v for v in values if v.lower() not in FALSE_WORDS]
+        elif not param.multiple and values and values[-1] == param.default_text():
+            values = []
+        if values:
+            known.setdefault(param.key, []).extend(values)
+    ordered = {p.key: known[p.key] for p in command.params if p.key in known}
+    ordered.update(unknown)
+    return ordered
+
+
+def check_not_paths(command: Command, chosen: Mapping[str, list[str]],
+                    uploads: Mapping[str, str]) -> None:
+    """Refuse text that names a file on the server: the web reads bundled data or uploads."""
+    for key, values in chosen.items():
+        param = command.param(key)
+        if key in uploads or param is None or param.kind == "path":
+            continue  # uploads are the server's own files; path params map bundled ids
+        for value in values:
+            if param.kind == "str" and _PATHLIKE.search(value):
+                raise QueryRefused(
+                    f"{param.label}: the web server reads bundled data or uploaded files, "
+                    f"not paths (got {value[:80]}); fix: use a bundled id (see /api/profiles) "
+                    f"or upload the file as {key}")
+
+
+def to_argv(command: Command, chosen: Mapping[str, list[str]], *,
+            resolve_path=None, server: Sequence[str] = ()) -> list[str]:
+    """The argv the CLI gets for ``chosen``: options first, then ``--`` and the arguments.
+
+    ``resolve_path(param, value)`` maps a path parameter's bundled id (or upload) to a
+    file; ``server`` is appended (the options the server sets itself).
+    """
+    options: list[str] = []
+    arguments: list[str] = []
+    for key, values in chosen.items():
+        param = command.param(key)
+        if param is None:  # unknown: let the CLI's parser say so, as it would
+            options.extend(f"--{key}={v}" for v in values)
+            continue
+        if param.kind == "path" and resolve_path is not None:
+            values = [resolve_path(param, v) for v in values]
+        if param.positional:
+            arguments.extend(values if param.multiple else values[-1:])
+        elif param.kind == "flag":
+            for v in values[-1:]:
+                options.append(param.flag if v.lower() in TRUE_WORDS else f"{param.flag}={v}")
+        else:
+            picked = values if param.multiple else values[-1:]
+            options.extend(f"{param.flag}={v}" for v in picked)
+    return [*command.path, *options, *server, "--", *arguments]
+
+
+def canonical_query(command: Command, chosen: Mapping[str, list[str]]) -> list[tuple[str, str]]:
+    """The (key, value) pairs of a link that reproduces the query (flags as ``1``)."""
+    pairs: list[tuple[str, str]] = []
+    for key, values in chosen.items():
+        param = command.param(key)
+        if param is not None and param.kind == "flag":
+            pairs.append((key, "1" if values[-1].lower() in TRUE_WORDS else values[-1]))
+        elif param is not None and not param.multiple:
+            pairs.append((key, values[-1]))
+        else:
+            pairs.extend((key, v) for v in values)
+    return pairs
+
+
+def cli_line(command: Command, chosen: Mapping[str, list[str]], path_text=None) -> str:
+    """The equivalent ``mathhammer …`` command line, quoted for a POSIX shell."""
+    words = ["mathhammer", *command.path]
+    arguments: list[str] = []
+    for key, values in chosen.items():
+        param = command.param(key)
+        if param is not None and param.kind == "path" and path_text is not None:
+            values = [path_text(param, v) for v in values]
+        if param is None:
+            words.extend(w for v in values for w in (f"--{key}", v))
+        elif param.positional:
+            arguments.extend(values if param.multiple else values[-1:])
+        elif param.kind == "flag":
+            words.append(param.flag)
+        else:
+            for v in (values if param.multiple else values[-1:]):
+                words.extend((param.flag, v))
+    if any(a.startswith("-") for a in arguments):  # "-D6" is not an option: after "--"
+        words.extend(["--", *arguments])
+    else:
+        words[1 + len(command.path):1 + len(command.path)] = arguments
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def argv_to_query(command: Command, argv: Sequence[str], path_id=None) -> list[tuple[str, str]]:
+    """A CLI argv (after the command path) as link pairs: used for the examples."""
+    pairs: list[tuple[str, str]] = []
+    positional = [p for p in command.params if p.positional]
+    words = list(argv)
+    while words:
+        word = words.pop(0)
+        if word.startswith("--"):
+            name, _, inline = word[2:].partition("=")
+            param = command.param(name)
+            if param is not None and param.kind == "flag":
+                pairs.append((param.key, "1"))
+                continue
+            value = inline or (words.pop(0) if words else "")
+            if param is not None and param.key in SERVER_OWNED:
+                continue
+            if param is not None and param.kind == "path" and path_id is not None:
+                value = path_id(value)
+            pairs.append((param.key if param else name, value))
+        elif positional:
+            param = positional.pop(0)
+            pairs.append((param.key, path_id(word) if param.kind == "path" and path_id else word))
+    return pairs

@@ -1,0 +1,114 @@
+"""Report → what a page shows: the headline, the results table, distributions, notes.
+
+Values are formatted by the same helpers as the CLI's table view (``Estimate.format``,
+the headline); the full text the CLI prints is shown as well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ResultRow:
+    name: str
+    value: str
+    se: str
+    interval: str
+
+
+@dataclass
+class DistRow:
+    outcome: str
+    p_eq: str
+    se: str
+    p_at_least: str
+    p_at_most: str
+    bar: float  # percent width of the bar
+
+
+@dataclass
+class DistView:
+    name: str
+    summary: str
+    rows: list[DistRow]
+    folded: int
+    exact: bool
+
+
+@dataclass
+class ReportView:
+    headline: str
+    title: str
+    how: str
+    results: list[ResultRow] = field(default_factory=list)
+    distributions: list[DistView] = field(default_factory=list)
+    notes: list[tuple[str, Any]] = field(default_factory=list)  # (key, text or list of lines)
+    text: str = ""
+
+
+def _pct(p: float) -> str:
+    return f"{100.0 * p:.2f}%"
+
+
+def _is_probability(name: str) -> bool:
+    return name.startswith("p_") or name.startswith("P(")
+
+
+def build(report, table: str | None) -> ReportView:
+    from mathhammer.cli._render import render_table
+    from mathhammer.headline import headline, method_words
+
+    view = ReportView(headline=headline(report), title=report.title or report.command,
+                      how=method_words(report))
+    for name, est in report.results.items():
+        percent = _is_probability(name)
+        scale, unit, digits = (100.0, "%", 2) if percent else (1.0, "", 4)
+        value = f"{est.value * scale:.{digits}f}{unit}"
+        if est.is_exact:
+            view.results.append(ResultRow(name, value, "", ""))
+        else:
+            lo, hi = est.ci95
+            view.results.append(ResultRow(
+                name, value, f"± {est.se * scale:.{digits}f}{unit}",
+                f"[{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"))
+    for name, dist in report.distributions.items():
+        view.distributions.append(_distribution(name, dist))
+    for key, value in report.info.items():
+        if key == "exact":
+            continue
+        if key == "check":
+            lines = [f"{n}: z = " + ("n/a (no variation in the sample)" if z is None
+                                     else f"{z:+.2f}") for n, z in value.items()]
+            view.notes.append(("check (Monte Carlo vs exact, z-scores; |z| < 3 expected)", lines))
+        elif isinstance(value, list):
+            view.notes.append((key, [str(item) for item in value]))
+        elif isinstance(value, dict):
+            view.notes.append((key, [f"{k}: {v}" for k, v in value.items()]))
+        else:
+            view.notes.append((key, str(value)))
+    view.text = table if table is not None else render_table(report)
+    return view
+
+
+def _distribution(name: str, dist) -> DistView:
+    """Rows as the CLI's table folds them (rare outcomes into ≤ k / a–b / ≥ k rows)."""
+    import math
+
+    from mathhammer.cli._render import fold_rows
+
+    mc = not dist.is_exact
+    at_least, at_most = dist.at_least_curve(), dist.at_most_curve()
+    rows = fold_rows(dist)
+    sums = [float(dist.probs[a:b + 1].sum()) for _, a, b in rows]
+    top = max(sums, default=0.0) or 1.0
+    out = []
+    for (label, a, b), p in zip(rows, sums, strict=True):
+        se = math.sqrt(max(p * (1.0 - p), 0.0) / dist.n_trials) if mc else 0.0
+        out.append(DistRow(label, _pct(p), f"± {100 * se:.2f}%" if mc else "",
+                           _pct(float(at_least[a])), _pct(float(at_most[b])),
+                           round(100 * p / top, 1)))
+    mean = f"{dist.mean:.4f}" + ("" if dist.is_exact else f" ± {dist.mean_se:.4f}")
+    folded = sum(1 for label, a, b in rows if a != b)
+    return DistView(name, f"mean {mean}, sd {dist.sd:.4f}", out, folded, dist.is_exact)

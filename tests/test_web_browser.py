@@ -1,0 +1,149 @@
+"""`mathhammer serve` in a real browser: Debian's headless Chromium driven by Playwright.
+
+Fill the duel form, submit, read the headline; open the page's shared link in another
+tab and get the same answer; a bad value shows the CLI's error line; the page fits a
+390 px phone. Screenshots at 1280 px and 390 px are saved under
+``build/test-artifacts/web/`` (look at them).
+
+Needs Chromium at /usr/bin/chromium (``apt-get install -y chromium``; ``make test``
+installs it when it can) and the pip ``playwright`` package, which is pointed at that
+browser (Playwright never downloads one here). Without either the tests skip and
+say why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.test_reliability_harness import run_inprocess
+
+CHROMIUM = os.environ.get("MATHHAMMER_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artifacts" / "web"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="browser tests skipped: the pip package playwright is not "
+    "installed (pip install -e '.[test]')")
+if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
+    pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM} (install Debian's "
+                "package: apt-get install -y chromium; make test does this as root)",
+                allow_module_level=True)
+pytest.importorskip("uvicorn", reason="browser tests skipped: the web extra is not installed")
+
+from tests.web_server import Server  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server():
+    with Server("--no-warm") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    profile = tmp_path_factory.mktemp("chromium-profile")  # a fresh user-data dir
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=ARGS,
+            viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(60_000)
+        yield context
+        context.close()
+
+
+def _shot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def test_duel_form_answer_and_shared_link(server, browser):
+    page = browser.new_page()
+    page.goto(server.url + "/wm/duel")
+    page.fill("#f-attacker", "khador/juggernaut")
+    page.fill("#f-target", "cygnar/ironclad")
+    page.fill("#f-focus", "3")
+    page.check("#f-charge")
+    page.click("text=Engine: exact or Monte Carlo")
+    page.fill("#f-n-trials", "20000")
+    page.click("#submit")
+    page.wait_for_selector("#headline")
+    headline = page.inner_text("#headline")
+    assert headline.startswith("Juggernaut destroys Ironclad: ")
+    seed = re.search(r"seed=(\d+)", page.url).group(1)  # the address bar holds the seed
+    assert f"seed {seed}" in headline
+    assert "file=" not in page.url and "boost-hit" not in page.url  # empty fields left out
+    code, out, _ = run_inprocess(["wm", "duel", "khador/juggernaut", "cygnar/ironclad",
+                                  "--focus", "3", "--charge", "--n-trials", "20000",
+                                  "--seed", seed, "--brief"])
+    assert code == 0 and out.strip() == headline
+    assert page.input_value("#cli").startswith("mathhammer wm duel khador/juggernaut")
+    page.wait_for_load_state("networkidle")  # the chart
+    shot = _shot(page, "duel-1280")
+    assert shot.stat().st_size > 20_000
+
+    link = page.input_value("#share")
+    assert link.startswith(server.url + "/wm/duel?")
+    other = browser.new_page()  # another tab
+    other.goto(link)
+    assert other.inner_text("#headline") == headline
+    other.close()
+    page.close()
+
+
+def test_the_answer_fits_a_phone(server, browser):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(server.url + "/wm/duel?attacker=khador/juggernaut&target=cygnar/ironclad"
+                           "&focus=3&charge=1&n-trials=20000&seed=1")
+    page.wait_for_selector("#headline")
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    font = page.evaluate("parseFloat(getComputedStyle(document.getElementById('headline'))"
+                         ".fontSize)")
+    assert font >= 16
+    _shot(page, "duel-390")
+    page.goto(server.url + "/")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    _shot(page, "index-390")
+    page.close()
+
+
+def test_a_bad_value_shows_the_clis_error(server, browser):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(server.url + "/wm/duel")
+    page.fill("#f-attacker", "khador/juggernaut")
+    page.fill("#f-target", "cygnar/ironclad")
+    page.fill("#f-focus", "4")
+    page.click("#submit")
+    page.wait_for_selector("#error")
+    code, _, err = run_inprocess(["wm", "duel", "khador/juggernaut", "cygnar/ironclad",
+                                  "--focus", "4"])
+    assert code == 2
+    assert page.inner_text("#error") == err.strip()
+    assert page.input_value("#f-focus") == "4"  # the form keeps what was typed
+    _shot(page, "duel-error-390")
+    page.close()
+
+
+def test_copy_cli_command_button(server, browser):
+    page = browser.new_page()
+    page.goto(server.url + "/roll?expression=2D6%2B3&at-least=10")
+    page.click("button[data-copy=cli]")
+    page.wait_for_function("document.querySelector('button[data-copy=cli]').textContent"
+                           " === 'copied'")
+    assert page.input_value("#cli") == "mathhammer roll 2D6+3 --at-least 10"
+    page.close()
+
+
+def teardown_module(module):
+    # keep the artefacts, drop Chromium's crash reports if any were written beside them
+    shutil.rmtree(ARTIFACTS / "Crashpad", ignore_errors=True)
