@@ -376,6 +376,13 @@ def bench_memory(results: Results, s: Settings) -> None:
                          f"({1e9 / wall / 1e6:.0f} M trials/s end to end, default threads)")
 
 
+def bench_web(results: Results, settings: Settings) -> None:
+    """`mathhammer serve` under a bounded load on 127.0.0.1 (benchmarks/web_load.py)."""
+    from benchmarks.web_load import bench_web as run
+
+    run(results, settings)
+
+
 SECTIONS = {
     "kernels": bench_kernels,
     "engine": bench_engine,
@@ -384,6 +391,7 @@ SECTIONS = {
     "cli": bench_cli,
     "compile": bench_compile,
     "memory": bench_memory,
+    "web": bench_web,
 }
 
 

@@ -300,8 +300,9 @@ def test_a_foreign_host_name_is_refused_on_a_loopback_server(client):
 def test_health_profiles_files_and_commands(client):
     health = client.get("/api/health").json()
     assert health["status"] == "ok" and health["max_trials"] == 10_000_000
-    profiles = client.get("/api/profiles").json()["profiles"]
-    assert {"game": "warmachine", "id": "khador/juggernaut"} in profiles
+    profiles = client.get("/api/profiles").json()
+    code, out, _ = _cli(["profiles", "list", "--format", "json"])
+    assert code == 0 and profiles == __import__("json").loads(out)  # the CLI's list
     wm = client.get("/api/profiles?game=fantasy").json()["profiles"]
     assert wm and all(p["game"] == "fantasy" for p in wm)
     files = {f["id"] for f in client.get("/api/files").json()["files"]}

@@ -54,8 +54,22 @@ def test_a_long_monte_carlo_query_does_not_hold_up_the_stop():
     assert seconds < 8
 
 
-def test_another_host_is_announced_with_a_warning_and_bad_options_are_one_line():
+def test_bad_serve_options_are_one_line():
     code, _, err = run_inprocess(["serve", "--port", "70000"])
     assert code == 2
     assert err.strip() == ("error: --port: must be between 0 and 65,535 (got 70000); "
                            "fix: use e.g. --port 1")
+
+
+def test_another_host_prints_a_warning_and_takes_any_host_name():
+    """127.0.0.2 is still this machine (loopback range) but not the default address."""
+    with Server("--no-warm", "--host", "127.0.0.2") as server:
+        assert server.url.startswith("http://127.0.0.2:")
+        request = urllib.request.Request(server.url + "/api/health",
+                                         headers={"Host": "table.example"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 200
+        code, _ = server.stop()
+    assert code == 0
+    assert any(line.startswith("warning: listening on 127.0.0.2: other machines can reach")
+               for line in server.lines)

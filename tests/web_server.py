@@ -35,7 +35,7 @@ class Server:
         def read() -> None:
             for line in self.proc.stderr:
                 self.lines.append(line.rstrip("\n"))
-                match = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+                match = re.search(r"(http://[0-9.]+:\d+)/", line)
                 if match and not found.is_set():
                     self.url = match.group(1)
                     found.set()

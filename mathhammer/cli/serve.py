@@ -17,7 +17,7 @@ def serve_command(
     port: Annotated[int, typer.Option("--port", help="TCP port (0 picks a free one).")] = 8000,
     workers: Annotated[int, typer.Option("--workers", help="Queries computed at once.")] = 2,
     queue: Annotated[int, typer.Option("--queue", help="Queries waiting beyond those; more get "
-                                       "503 Busy.")] = 16,
+                                       "503 Busy.")] = 32,
     max_trials: Annotated[int, typer.Option("--max-trials", help="Largest --n-trials a query "
                                             "may ask for.")] = 10_000_000,
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a query may "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import time
 from pathlib import Path
@@ -267,6 +268,7 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         if warm:
             began = time.monotonic()
             await asyncio.get_running_loop().run_in_executor(None, warm_up, runner)
+            await asyncio.get_running_loop().run_in_executor(None, _profile_rows)
             state["warm_seconds"] = round(time.monotonic() - began, 2)
         state["ready"] = True
         try:
@@ -376,16 +378,22 @@ _SUGGEST = {"attacker": "profiles", "target": "profiles", "defender": "profiles"
             "lists": "lists", "list": "lists", "meta": "metas", "then": "profiles"}
 
 
+@functools.cache
 def _profile_rows() -> list[dict]:
-    from mathhammer.profiles import GAMES, bundled_ids
+    """The rows of ``mathhammer profiles list --format json`` (bundled data: read once)."""
+    from mathhammer.cli.profiles import _games, _summary
+    from mathhammer.errors import ProfileError
+    from mathhammer.profiles import bundled_ids, load_profile
 
     rows = []
-    for game in GAMES:
-        try:
-            ids = bundled_ids(game)
-        except Exception:  # noqa: BLE001 - a game whose data is missing lists nothing
-            continue
-        rows.extend({"game": game, "id": ident} for ident in ids)
+    for game in _games(None):
+        for ident in bundled_ids(game):
+            try:
+                rows.append(_summary(game, load_profile(game, ident)))
+            except ProfileError as err:  # as the CLI: one broken file does not hide the rest
+                rows.append({"game": game, "id": ident, "name": "", "kind": "INVALID",
+                             "points": None, "confidence": "", "low_confidence": 0,
+                             "error": err.one_line()})
     return rows
 
 

@@ -40,7 +40,7 @@ class Limits:
     """Per-server and per-request bounds (``mathhammer serve --help`` shows each)."""
 
     workers: int = max(1, min(4, os.cpu_count() or 1))  # queries computed at once
-    queue: int = 16  # queries waiting beyond those; more get 503
+    queue: int = 32  # queries waiting beyond those; more get 503
     threads: int = 1  # Monte Carlo threads per query (same answer for any count)
     max_trials: int = 10_000_000  # --n-trials per query (per cell for compare/sweep)
     time_limit: float = 10.0  # seconds a query may compute
