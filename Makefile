@@ -1,8 +1,15 @@
-# The two commands of the README: `make demo` and `make test`.
-# Each creates .venv on first use and reinstalls when pyproject.toml changes.
+# The two commands of the README: `make demo` and `make test` (and `make notebooks`).
+# Each creates .venv on first use and reinstalls when pyproject.toml changes:
+#   demo       the runtime only (numpy, numba, pandas, matplotlib, typer, rich, pydantic)
+#   test       the runtime + the test and web extras (pytest, hypothesis, dask, playwright ...)
+#   notebooks  the runtime + the notebook extra (JupyterLab), then opens notebooks/
 PYTHON ?= python3
 VENV := .venv
-STAMP := $(VENV)/.installed
+PIP := $(VENV)/bin/python -m pip install --quiet
+# one stamp per extra: `make demo` on a fresh clone installs no test tools
+RUNTIME := $(VENV)/.installed-runtime
+TESTS := $(VENV)/.installed-test
+NOTEBOOK := $(VENV)/.installed-notebook
 # byte-compile the package up front: an editable install never gets .pyc files where
 # PYTHONDONTWRITEBYTECODE is set, and every CLI start then recompiles the sources
 BYTECODE := $(VENV)/bin/python -m compileall -q mathhammer
@@ -14,29 +21,45 @@ BROWSER := command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] \
 	&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1; } \
 	|| echo "note: no Chromium (apt-get install -y chromium): the browser tests will skip"
 
-.PHONY: demo test test-slow bench clean
+.PHONY: demo test test-slow notebooks bench clean
 
-$(STAMP): pyproject.toml
+$(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e '.[test,web]'
-	touch $(STAMP)
+	$(PIP) --upgrade pip
 
-demo: $(STAMP)
+$(RUNTIME): pyproject.toml | $(VENV)/bin/python
+	$(PIP) -e .
+	touch $(RUNTIME)
+
+$(TESTS): pyproject.toml $(RUNTIME)
+	$(PIP) -e '.[test,web]'
+	touch $(TESTS)
+
+$(NOTEBOOK): pyproject.toml $(RUNTIME)
+	$(PIP) -e '.[notebook]'
+	touch $(NOTEBOOK)
+
+demo: $(RUNTIME)
 	@$(BYTECODE)
 	$(VENV)/bin/mathhammer demo
 
-test: $(STAMP)
+test: $(TESTS)
 	@$(BYTECODE)
 	@$(BROWSER)
 	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow"
 
-test-slow: $(STAMP)
+test-slow: $(TESTS)
 	@$(BYTECODE)
 	$(VENV)/bin/python -m pytest -q -n 2 -m slow
 
-bench: $(STAMP)
-	$(VENV)/bin/python -m pip install --quiet -e '.[test,bench]'
+# JupyterLab on the notebooks folder (a browser opens where there is one; otherwise
+# open the URL it prints). Extra arguments: make notebooks LAB_ARGS="--no-browser --port 8899"
+notebooks: $(NOTEBOOK)
+	@$(BYTECODE)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+
+bench: $(TESTS)
+	$(PIP) -e '.[test,bench]'
 	$(VENV)/bin/python benchmarks/run.py
 
 clean:

@@ -42,3 +42,32 @@ def test_cold_demo_prints_what_a_warm_one_does_and_leaves_no_helper(tmp_path):
     assert "compiling kernels, first run only" in runs[0].stderr
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert "demo --ahead" not in ps
+
+
+def _tour(capsys, *flags):
+    from mathhammer.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["demo", *flags])
+    assert done.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_short_tour_prints_headline_answers_within_150_lines(capsys):
+    """The default tour: each query step's answer is its headline (run on its own)."""
+    out = _tour(capsys)
+    lines = out.splitlines()
+    assert len(lines) <= demo.SHORT_TOUR_LINES, len(lines)
+    steps = out.split("\n\nMore: ")[0].split("\n=== ")[1:]
+    assert len(steps) == len(demo.DEMO_STEPS)
+    for (title, argv), step in zip(demo.DEMO_STEPS[1:], steps[1:]):
+        if demo.is_query(argv):
+            body = step.splitlines()
+            assert body[0] == title and body[1].endswith("--brief"), body[:2]
+            assert len(body) == 3 and body[2].strip(), body  # one line: the answer
+
+
+def test_full_tour_prints_every_table(capsys):
+    full = _tour(capsys, "--full")
+    assert len(full.splitlines()) > demo.SHORT_TOUR_LINES
+    assert "--brief" not in full and "results" in full

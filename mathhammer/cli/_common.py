@@ -23,9 +23,18 @@ Method = Annotated[
     str,
     typer.Option("--method", help="exact, mc (Monte Carlo) or auto (exact when available)."),
 ]
-NTrials = Annotated[
-    Optional[int], typer.Option("--n-trials", help="Monte Carlo trials (default 1000000).")
-]
+#: engine.DEFAULT_TRIALS, written here so `--help` needs no numpy (a test holds them equal)
+DEFAULT_TRIALS = 1_000_000
+
+
+def n_trials_option(default: int) -> object:
+    """``--n-trials`` whose help states the default the command really uses."""
+    return Annotated[
+        Optional[int], typer.Option("--n-trials", help=f"Monte Carlo trials (default {default:,}).")
+    ]
+
+
+NTrials = n_trials_option(DEFAULT_TRIALS)
 Seed = Annotated[
     Optional[int], typer.Option("--seed", help="Seed for a repeatable run; drawn and shown if absent.")
 ]
@@ -88,6 +97,8 @@ class CommonOptions:
     explain: bool = False
     brief: bool = False
     full: bool = False
+    #: trials when --n-trials is not given (a command may set its own, see query_command)
+    default_trials: int = DEFAULT_TRIALS
 
     def validate(self) -> CommonOptions:
         if self.precision is not None and self.method == "auto":
@@ -111,12 +122,12 @@ class CommonOptions:
 
     def config(self):
         """The Monte Carlo settings (progress bar on stderr unless quiet or not a TTY)."""
-        from mathhammer.engine import DEFAULT_TRIALS, MonteCarloConfig
+        from mathhammer.engine import MonteCarloConfig
 
         self._install_notices()
         host = HOST.get()
         return MonteCarloConfig(
-            n_trials=self.n_trials if self.n_trials is not None else DEFAULT_TRIALS,
+            n_trials=self.n_trials if self.n_trials is not None else self.default_trials,
             seed=self.seed,
             threads=self.threads,
             precision=self.precision,
@@ -152,16 +163,17 @@ COMMON_PARAMETERS: tuple[tuple[str, object, object], ...] = (
 ALWAYS = ("brief", "full")
 
 
-def query_command(func=None, *, only: tuple[str, ...] | None = None):
+def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int | None = None):
     """Give a Typer command the shared query options without repeating them.
 
     The decorated function declares its own parameters plus ``opts:
     CommonOptions = None``; the wrapper adds ``--method … --quiet`` (or just the
     names in ``only``) to the signature Typer reads and passes the validated
-    :class:`CommonOptions` in as ``opts``.
+    :class:`CommonOptions` in as ``opts``. ``trials`` is the command's own Monte Carlo
+    default (``--help`` states it and ``opts.config()`` uses it).
     """
     if func is None:
-        return lambda f: query_command(f, only=only)
+        return lambda f: query_command(f, only=only, trials=trials)
     import functools
     import inspect
 
@@ -172,6 +184,8 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None):
         p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
         for p in own.parameters.values() if p.name != "opts"
     ]
+    if trials is not None:
+        chosen = [(n, n_trials_option(trials) if n == "n_trials" else a, d) for n, a, d in chosen]
     shared = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann)
         for name, ann, default in chosen
@@ -179,7 +193,8 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None):
 
     @functools.wraps(func)
     def command(*args, **kwargs):
-        opts = common_options(**{name: kwargs.pop(name) for name in names})
+        opts = common_options(**{name: kwargs.pop(name) for name in names},
+                              default_trials=trials or DEFAULT_TRIALS)
         return func(*args, opts=opts, **kwargs)
 
     command.query_options = tuple(names)  # marks a query command (`mathhammer serve` lists these)

@@ -1,7 +1,10 @@
 """``mathhammer demo`` (the README's first command) and ``mathhammer warmup``.
 
 The demo runs one query of each engine on bundled defaults. Each engine adds its
-own step to :data:`DEMO_STEPS` (argv lists run through the real CLI).
+own step to :data:`DEMO_STEPS` (argv lists run through the real CLI). The short tour
+(the default) prints each query's headline answer — the first step also its whole
+table, so a reader sees what a table looks like — and stays within
+:data:`SHORT_TOUR_LINES`; ``mathhammer demo --full`` prints every table.
 """
 
 from __future__ import annotations
@@ -28,13 +31,20 @@ DEMO_STEPS: list[tuple[str, list[str]]] = [
 DEMO_KERNELS = ("rolls", "magic", "combat", "artillery", "grid", "fantasy")
 
 
+#: the short tour (the default) stays within this many lines
+SHORT_TOUR_LINES = 150
+
+
 def demo_command(
+    full: bool = typer.Option(False, "--full", help="The long tour: every step's whole table "
+                              "(the default prints each step's headline answer)."),
     ahead: bool = typer.Option(False, "--ahead", hidden=True,
                                help="Internal: run the steps backwards, silently."),
 ) -> None:
-    """Run a short tour of mathhammer on bundled defaults."""
+    """Run a short tour of mathhammer on bundled defaults: one answer per engine."""
     import contextlib
     import io
+    import shlex
 
     from mathhammer.cli.app import app
 
@@ -45,12 +55,46 @@ def demo_command(
         return
     helper = _compile_ahead("demo")
     try:
-        for title, argv in DEMO_STEPS:
-            print(f"\n=== {title}\n$ mathhammer {' '.join(argv)}\n", flush=True)
-            app(args=argv, prog_name="mathhammer", standalone_mode=False)
+        if not full:
+            print("A short tour: each question, the command that asks it, and its answer "
+                  "(`mathhammer demo --full` shows every table).", flush=True)
+        for i, (title, argv) in enumerate(DEMO_STEPS):
+            brief = not full and i > 0 and is_query(argv)
+            shown = argv + (["--brief"] if brief else [])
+            command = " ".join(shlex.quote(_shown_path(a)) for a in shown)
+            print(f"\n=== {title}\n$ mathhammer {command}" + ("" if brief else "\n"), flush=True)
+            app(args=shown, prog_name="mathhammer", standalone_mode=False)
             sys.stdout.flush()
+        if not full:
+            print("\nMore: `mathhammer demo --full` (every table), `mathhammer --help`, "
+                  "`mathhammer rules WM-A3` (the rules as played), README.md.")
     finally:
         _stop(helper)
+
+
+def _shown_path(arg: str) -> str:
+    """A bundled file as the reader would type it: relative to the current folder."""
+    import os
+
+    if os.path.isabs(arg) and os.path.exists(arg):
+        rel = os.path.relpath(arg)
+        return arg if rel.startswith("..") else rel
+    return arg
+
+
+def is_query(argv: list[str]) -> bool:
+    """Whether ``argv`` names a query command (one that takes ``--brief``)."""
+    import typer.main
+
+    from mathhammer.cli.app import app
+
+    cmd = typer.main.get_command(app)
+    for token in argv:
+        sub = getattr(cmd, "commands", {}).get(token)
+        if sub is None:
+            break
+        cmd = sub
+    return any("--brief" in getattr(p, "opts", ()) for p in cmd.params)
 
 
 def _stop(helper) -> None:

@@ -12,13 +12,7 @@ from mathhammer.cli.fb import app
 COMBAT_TRIALS = 200_000  # default Monte Carlo size of a combat: ± 0.1 % on every probability
 
 
-def _default_trials(opts, n_trials: int | None, default: int):
-    if n_trials is None and opts.precision is None:
-        opts.n_trials = default
-    return opts
-
-
-@query_command
+@query_command(trials=COMBAT_TRIALS)
 def combat_command(
     unit_a: Annotated[str, typer.Argument(help="Unit A: profile id (wfb8/empire_halberdiers) or a unit TOML file.")],
     unit_b: Annotated[str, typer.Argument(help="Unit B: profile id or unit TOML file.")],
@@ -42,7 +36,6 @@ def combat_command(
     """
     from mathhammer.fantasy.scenario import combat_from_options
 
-    _default_trials(opts, opts.n_trials, COMBAT_TRIALS)
     report = combat_from_options(
         unit_a, unit_b, rounds=rounds, charger=charger, ruleset=ruleset,
         models=(models_a, models_b), widths=(width_a, width_b), flank=flank, rear=rear,
@@ -64,7 +57,7 @@ app.command("combat")(combat_command)
 ARTILLERY_TRIALS = 200_000
 
 
-@query_command
+@query_command(trials=ARTILLERY_TRIALS)
 def artillery_command(
     weapon: Annotated[str, typer.Argument(help="stone-thrower, cannon or bolt-thrower.")],
     target: Annotated[str, typer.Argument(help="Target unit: profile id or unit TOML file (T, W, saves, base, formation).")],
@@ -87,7 +80,6 @@ def artillery_command(
     """One artillery shot at a unit formation (FB-R1..R5): models hit, wounds, models slain, misfires."""
     from mathhammer.fantasy.artillery import Shot, artillery
 
-    _default_trials(opts, opts.n_trials, ARTILLERY_TRIALS)
     shot = Shot(weapon, template=template, strength=strength, big_strength=big_strength,
                 multiple_wounds=multiple_wounds, armour_piercing=ap, bs=bs, modifier=modifier,
                 aim_file=aim_file, aim_rank=aim_rank, short=short, facing=facing)
