@@ -54,9 +54,11 @@ test-slow: $(TESTS)
 
 # JupyterLab on the notebooks folder (a browser opens where there is one; otherwise
 # open the URL it prints). Extra arguments: make notebooks LAB_ARGS="--no-browser --port 8899"
+# JupyterLab refuses to start as root unless told; containers often run as root
+AS_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 notebooks: $(NOTEBOOK)
 	@$(BYTECODE)
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(AS_ROOT) $(LAB_ARGS)
 
 bench: $(TESTS)
 	$(PIP) -e '.[test,bench]'
