@@ -62,7 +62,8 @@ def serve_command(
                             timeout_graceful_shutdown=3, lifespan="on")
     server = _server_class(uvicorn)(config)
     if not no_warm:
-        print("mathhammer serve: loading the kernels...", file=sys.stderr, flush=True)
+        print("mathhammer serve: loading the kernels (the first start on a machine compiles "
+              "them once: up to a minute)...", file=sys.stderr, flush=True)
     _announce(server, host)
     server.run()
     # queued queries were dropped and running Monte Carlo stopped at its next chunk (the

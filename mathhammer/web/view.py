@@ -46,6 +46,11 @@ class ReportView:
     distributions: list[DistView] = field(default_factory=list)
     notes: list[tuple[str, Any]] = field(default_factory=list)  # (key, text or list of lines)
     text: str = ""
+    own_table: bool = False  # the command prints its own table (compare's matrices, a sweep)
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
 
 
 def _pct(p: float) -> str:
@@ -63,7 +68,9 @@ def build(report, table: str | None) -> ReportView:
     view = ReportView(headline=headline(report), title=report.title or report.command,
                       how=method_words(report))
     for name, est in report.results.items():
-        percent = _is_probability(name)
+        # a p_ name holds a probability; a figure outside [0, 1] under an older p_ name
+        # (compare's per-100-points rates) is printed as the plain number it is
+        percent = _is_probability(name) and 0.0 <= est.value <= 1.0
         scale, unit, digits = (100.0, "%", 2) if percent else (1.0, "", 4)
         value = f"{est.value * scale:.{digits}f}{unit}"
         if est.is_exact:
@@ -82,13 +89,16 @@ def build(report, table: str | None) -> ReportView:
             lines = [f"{n}: z = " + ("n/a (no variation in the sample)" if z is None
                                      else f"{z:+.2f}") for n, z in value.items()]
             view.notes.append(("check (Monte Carlo vs exact, z-scores; |z| < 3 expected)", lines))
-        elif isinstance(value, list):
-            view.notes.append((key, [str(item) for item in value]))
+        elif isinstance(value, (list, tuple)):
+            if all(_scalar(item) for item in value):
+                view.notes.append((key, [str(item) for item in value]))
         elif isinstance(value, dict):
-            view.notes.append((key, [f"{k}: {v}" for k, v in value.items()]))
+            if all(_scalar(v) for v in value.values()):  # nested data is for the JSON only
+                view.notes.append((key, [f"{k}: {v}" for k, v in value.items()]))
         else:
             view.notes.append((key, str(value)))
     view.text = table if table is not None else render_table(report)
+    view.own_table = table is not None
     return view
 
 
