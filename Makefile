@@ -1,6 +1,7 @@
 # The two commands of the README: `make demo` and `make test` (and `make notebooks`).
 # Each creates .venv on first use and reinstalls when pyproject.toml changes:
-#   demo       the runtime only (numpy, numba, pandas, matplotlib, typer, rich, pydantic)
+#   demo       the runtime (numpy, numba, pandas, matplotlib, typer, rich, pydantic) and the
+#              web extra for `mathhammer serve` (starlette, uvicorn, jinja2, python-multipart)
 #   test       the runtime + the test and web extras (pytest, hypothesis, dask, playwright ...)
 #   notebooks  the runtime + the notebook extra (JupyterLab), then opens notebooks/
 PYTHON ?= python3
@@ -28,7 +29,7 @@ $(VENV)/bin/python:
 	$(PIP) --upgrade pip
 
 $(RUNTIME): pyproject.toml | $(VENV)/bin/python
-	$(PIP) -e .
+	$(PIP) -e '.[web]'
 	touch $(RUNTIME)
 
 $(TESTS): pyproject.toml $(RUNTIME)
