@@ -254,13 +254,17 @@ def _fb_pursuit(report: Report) -> str:
 
 
 def fb_combat_headline(report: Report, name_a: str, name_b: str, rounds: int | None) -> str:
-    """``Halberdiers vs Orc Boyz, 3 rounds: Halberdiers win 55.43% ± 0.35, draw …, lose …``."""
-    win = _get(report, "p_win", "p_win_combat")
-    draw, lose = _get(report, "p_draw"), _get(report, "p_lose")
+    """``Halberdiers against Orc Boyz within 3 rounds: win 55.43% ± 0.35, both standing …,
+    lose …`` (win = every enemy unit broken or destroyed, lose = the other way round)."""
+    win = _get(report, "p_a_wins")
+    draw, lose = _get(report, "p_both_standing"), _get(report, "p_b_wins")
     limit = (", until decided" if rounds is None else " in one round" if rounds == 1
              else f" within {rounds} rounds")
-    main = f"win {pct(win)}" + (f", draw {brief_pct(draw)}" if draw is not None else "") + (
+    main = f"win {pct(win)}" + (f", both standing {brief_pct(draw)}" if draw is not None else "") + (
         f", lose {brief_pct(lose)}" if lose is not None else "")
+    out = _get(report, "p_both_out")
+    if out is not None and out.value > 0:
+        main += f", both out {brief_pct(out)}"
     extras = []
     breaks, destroyed = _get(report, "p_enemy_breaks"), _get(report, "p_enemy_destroyed")
     if breaks is not None:

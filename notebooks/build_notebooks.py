@@ -226,8 +226,8 @@ for a in UNITS:
         full = combat(a, b, charger="a", method="mc", config=config)
         first[names[a]][names[b]] = one.results["p_enemy_breaks"].value
         first_se[names[a]][names[b]] = one.results["p_enemy_breaks"].se
-        decided[names[a]][names[b]] = full.results["p_win"].value
-        decided_se[names[a]][names[b]] = full.results["p_win"].se
+        decided[names[a]][names[b]] = full.results["p_a_wins"].value
+        decided_se[names[a]][names[b]] = full.results["p_a_wins"].se
 first, decided = pd.DataFrame(first).T, pd.DataFrame(decided).T
 first_se, decided_se = pd.DataFrame(first_se).T, pd.DataFrame(decided_se).T
 order = list(names.values())

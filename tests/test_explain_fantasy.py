@@ -15,8 +15,8 @@ import pytest
 from mathhammer.explain import explanation
 from mathhammer.fantasy import tests as fb_tests
 from mathhammer.fantasy.chain import AttackSpec, single_attack_fractions
-from mathhammer.fantasy.explain import (chain_decisions, combat_decisions, combat_sides,
-                                        explain_attack, explain_break_test, explain_combat,
+from mathhammer.fantasy.combat_explain import combat_decisions, explain_combat, fight_from_options
+from mathhammer.fantasy.explain import (chain_decisions, explain_attack, explain_break_test,
                                         explain_pursuit, explain_test, shooting_modifier_parts)
 from mathhammer.fantasy.rulesets import load_ruleset
 from tests.conftest import cli_inprocess, run_json
@@ -187,22 +187,35 @@ def test_break_test_test_and_pursuit_fractions_are_the_library_ones():
     ("t9a1/koe_knights_of_the_realm", "t9a1/vc_skeletons", "a", None),
 ])
 def test_combat_first_strike_chain_is_the_engines_group(a, b, charger, ruleset):
-    c = combat_sides(a, b, charger=charger, ruleset=ruleset)
+    """Each group's "per attack" line is the engine's own per-attack table (FB-C1)."""
+    from mathhammer.fantasy.combat_arrays import build_tables
+
+    c = fight_from_options(a, b, charger=charger, ruleset=ruleset)
+    tables = build_tables(c)
     steps = explain_combat(c)
-    for s, label in ((0, "A"), (1, "B")):
-        first = max((g for g in c.groups if g.side == s), key=lambda g: g.key[0])
-        per_attack = next(x for x in steps if x.stage == f"{label} per attack")
-        assert float(per_attack.p) == pytest.approx(1 - first.outcomes[0][0], abs=1e-12)
+    heads = [i for i, x in enumerate(steps) if x.stage.startswith(("A ", "B "))]
+    assert heads
+    checked = 0
+    for j, g in enumerate(c.groups):
+        v = 0 if c.units[g.unit].charged else 1
+        head = next((i for i in heads if steps[i].stage == f"{c.labels[g.unit]} {g.name}"), None)
+        if head is None or g.attacker.auto:
+            continue
+        per_attack = next(x for x in steps[head + 1:] if x.stage.strip() == "per attack")
+        pmf, slay = tables.per_attack[j, g.pref[0][0], v]
+        assert float(per_attack.p) == pytest.approx(1 - pmf[0], abs=1e-12)
+        checked += 1
+    assert checked >= 2
     assert steps[0].stage == "strike order, round 1"
     assert any("combat result" in x.stage for x in steps)
 
 
 def test_combat_unstable_decision_only_for_wfb8():
-    wfb8 = combat_sides("wfb8/skeleton_warriors", "wfb8/orc_boyz")
+    wfb8 = fight_from_options("wfb8/skeleton_warriors", "wfb8/orc_boyz")
     assert "FB-C5" in combat_decisions(wfb8)
     assert any("loses wounds equal to the difference" in s.detail for s in explain_combat(wfb8))
-    assert combat_decisions(combat_sides("wfb8/empire_halberdiers", "wfb8/orc_boyz")) == ()
-    t9a1 = combat_sides("t9a1/vc_skeletons", "t9a1/og_orcs")
+    assert combat_decisions(fight_from_options("wfb8/empire_halberdiers", "wfb8/orc_boyz")) == ()
+    t9a1 = fight_from_options("t9a1/vc_skeletons", "t9a1/og_orcs")
     assert combat_decisions(t9a1) == ("FB-W1",)
 
 
@@ -242,7 +255,7 @@ def test_cli_explain_table_block_and_decisions():
     assert "WS 4 vs WS 3 → 3+ (WS chart) → 2/3" in proc.stdout
     assert "decision FB-W1" not in proc.stdout
     proc = cli_inprocess(*COMMANDS[5], "--explain")
-    assert "decision FB-C5" in proc.stdout and "A first strike: Skeleton Warriors" in proc.stdout
+    assert "decision FB-C5" in proc.stdout and "A Skeleton Warriors: " in proc.stdout
 
 
 @pytest.mark.parametrize("weapon, target, ruleset", [

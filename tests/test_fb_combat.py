@@ -48,17 +48,18 @@ def test_duel_strike_order_and_casualties_by_hand():
     b = unit(name="slow")
     r = exact(a, b).results
     p_kill = Fraction(1, 2) * Fraction(1, 2)  # 4+ to hit (WS3 v WS3), 4+ to wound (S3 v T3)
-    assert r["p_win"].value == pytest.approx(float(p_kill))
-    assert r["p_lose"].value == pytest.approx(float((1 - p_kill) * p_kill))
-    assert r["p_draw"].value == pytest.approx(float((1 - p_kill) ** 2))
+    assert r["p_a_wins"].value == pytest.approx(float(p_kill))
+    assert r["p_b_wins"].value == pytest.approx(float((1 - p_kill) * p_kill))
+    assert r["p_both_standing"].value == pytest.approx(float((1 - p_kill) ** 2))
     assert r["p_enemy_destroyed"].value == pytest.approx(float(p_kill))
 
 
 def test_equal_initiative_is_simultaneous():
-    """FB-C2: equal I: both strike, both can die (a draw with both destroyed)."""
+    """FB-C2: equal I: both strike, both can die (both out)."""
     r = exact(unit(), unit()).results
-    assert r["p_draw"].value == pytest.approx(1 / 16 + 9 / 16)
-    assert r["p_win"].value == pytest.approx(3 / 16)
+    assert r["p_both_out"].value == pytest.approx(1 / 16)
+    assert r["p_both_standing"].value == pytest.approx(9 / 16)
+    assert r["p_a_wins"].value == pytest.approx(3 / 16)
     assert r["p_own_destroyed"].value == pytest.approx(1 / 4)
 
 
@@ -98,10 +99,18 @@ def test_break_test_and_pursuit_by_hand():
     r = exact(a, b).results
     p_break = Fraction(33, 36)
     p_caught = (1 + Fraction(146, 1296)) / 2
-    assert r["mean_combat_result"].value == 4
+    assert r["mean_round_1_score_a_minus_b"].value == 4
     assert r["p_enemy_breaks"].value == pytest.approx(float(p_break))
     assert r["p_caught"].value == pytest.approx(float(p_break * p_caught))
-    assert r["p_win"].value == pytest.approx(float(p_break))
+    assert r["p_a_wins"].value == pytest.approx(float(p_break))
+
+
+def test_old_result_names_are_refused_with_a_pointer():
+    r = exact(unit(), unit()).results
+    for old, new in (("p_win", "p_a_wins"), ("p_win_first_round", "p_a_wins_round_1"),
+                     ("mean_combat_result", "mean_round_1_score_a_minus_b")):
+        with pytest.raises(KeyError, match=new):
+            r[old]
 
 
 def test_steadfast_stubborn_unbreakable_unstable_daemonic():
@@ -176,11 +185,11 @@ def test_killing_blow_one_round_mc_matches_exact():
 
 
 def test_more_rounds_only_help_to_decide():
-    """FB-C7: the chance of a decision grows with the round limit; draws shrink."""
+    """FB-C7: the chance of a decision grows with the round limit; undecided shrinks."""
     one = mc("wfb8/empire_halberdiers", "wfb8/orc_boyz", n=50_000, rounds=1).results
     three = mc("wfb8/empire_halberdiers", "wfb8/orc_boyz", n=50_000, rounds=3).results
-    assert three["p_draw"].value < one["p_draw"].value
-    total = three["p_win"].value + three["p_draw"].value + three["p_lose"].value
+    assert three["p_both_standing"].value < one["p_both_standing"].value
+    total = sum(three[k].value for k in ("p_a_wins", "p_b_wins", "p_both_standing", "p_both_out"))
     assert total == pytest.approx(1.0)
 
 
@@ -227,19 +236,22 @@ def test_several_rounds_monte_carlo_matches_exact(a, b, charger, rules, ma, wa, 
 
 
 def test_supporting_ranks_per_ruleset():
-    """FB-C1: wfb8 one supporting rank (+ spear ranks), one attack each; basic none."""
-    from mathhammer.fantasy.combat import compile_combat
+    """FB-C1/E3: wfb8 one supporting rank (+ a spear's rank), one attack each; basic none;
+    cavalry no supporting attacks (decision); the lance +2 S on the charge (FB-E6)."""
+    from mathhammer.fantasy.combat import compile_fight
 
-    spears = make_side("wfb8/high_elf_spearmen", where="a")
     foe = make_side("wfb8/empire_halberdiers", where="b")
-    assert compile_combat(spears, foe, "wfb8").support_ranks == (3, 1)
-    assert compile_combat(spears, foe, "basic").support_ranks == (0, 0)
+    spears = make_side("wfb8/high_elf_spearmen", where="a")
+    assert compile_fight(spears, foe, ruleset="wfb8")[0].support == [3, 1]  # spear + Martial Prowess
+    assert compile_fight(spears, foe, ruleset="basic")[0].support == [0, 0]
     knights = make_side("wfb8/knights_of_the_realm", where="a")
-    c = compile_combat(knights, foe, "wfb8")
-    assert c.support_ranks[0] == 0  # cavalry: no supporting attacks (decision)
-    assert [g.kind for g in c.groups if g.side == 0] == [0, 1, 3]  # riders, champion, horses
-    charging = compile_combat(make_side("wfb8/knights_of_the_realm", where="a", charged=True), foe, "wfb8")
+    c, _ = compile_fight(knights, foe, ruleset="wfb8")
+    assert c.support[0] == 0
+    assert [g.name for g in c.groups if g.unit == 0] == ["Knights of the Realm", "Bretonnian Warhorse",
+                                                          "Knights of the Realm champion"]
+    c, tables = compile_fight(make_side("wfb8/knights_of_the_realm", where="a", charged=True), foe,
+                              ruleset="wfb8")
     # lance: S3+2 on the charge vs T3: WS4 v WS3 3+, wounds 2+, the 6+ save is gone
-    assert charging.groups[0].outcomes[0][1] == pytest.approx(2 / 3 * 5 / 6)
+    assert tables.per_attack[0, 0, 0][0][1] == pytest.approx(2 / 3 * 5 / 6)
     # later rounds S3: 3+, 4+, then the halberdier's 6+ save
-    assert charging.groups[0].outcomes[1][1] == pytest.approx(2 / 3 * 1 / 2 * 5 / 6)
+    assert tables.per_attack[0, 0, 2][0][1] == pytest.approx(2 / 3 * 1 / 2 * 5 / 6)

@@ -20,17 +20,18 @@ def run_here(capsys, *args: str) -> tuple[int, str, str]:
     return stop.value.code, captured.out, captured.err
 
 
-CONTRACT = ("p_win", "p_draw", "p_lose", "p_enemy_breaks", "p_enemy_destroyed")
+CONTRACT = ("p_a_wins", "p_b_wins", "p_both_standing", "p_both_out", "p_enemy_breaks", "p_enemy_destroyed")
 
 
 def test_combat_contract_keys_and_errors():
     data = run_json("fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "3",
                     "--n-trials", "20000", "--seed", "1")
-    for key in CONTRACT + ("p_own_break", "p_caught", "mean_combat_result", "mean_models_left_a"):
+    for key in CONTRACT + ("p_own_break", "p_caught", "mean_round_1_score_a_minus_b", "mean_models_left_a",
+                           "p_a_wins_round_1", "p_round_1_tied", "p_b_wins_round_1"):
         assert key in data["results"], key
         assert data["results"][key]["se"] >= 0
     assert {"wounds_dealt", "wounds_taken", "models_left_a", "models_left_b"} <= set(data["distributions"])
-    total = sum(data["results"][k]["value"] for k in ("p_win", "p_draw", "p_lose"))
+    total = sum(data["results"][k]["value"] for k in CONTRACT[:4])
     assert total == pytest.approx(1.0)
     assert data["method"] == "mc" and data["seed"] == 1
 
@@ -40,7 +41,7 @@ def test_combat_one_round_is_exact_by_default(capsys):
                             "--charger", "a", "--format", "json")
     data = json.loads(out)
     assert code == 0 and data["method"] == "exact"
-    assert data["results"]["p_win"]["se"] == 0
+    assert data["results"]["p_a_wins"]["se"] == 0
 
 
 def test_combat_inline_unit_file(tmp_path, capsys):
@@ -74,7 +75,7 @@ per_model = 35
                             "2", "--n-trials", "20000", "--seed", "2", "--charger", "a",
                             "--format", "json", "-q")
     data = json.loads(out)
-    assert code == 0 and 0 < data["results"]["p_win"]["value"] < 1
+    assert code == 0 and 0 < data["results"]["p_a_wins"]["value"] < 1
     assert data["info"]["unit_a"].startswith("my/ogres: 6 models, 3 wide, charging")
 
 
@@ -131,5 +132,5 @@ def test_twenty_vs_twenty_three_rounds_under_two_seconds():
     proc = run_cli(*args, "--format", "json")
     elapsed = time.perf_counter() - start
     assert proc.returncode == 0
-    assert json.loads(proc.stdout)["results"]["p_win"]["se"] > 0
+    assert json.loads(proc.stdout)["results"]["p_a_wins"]["se"] > 0
     assert elapsed < 2.0, elapsed

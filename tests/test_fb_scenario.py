@@ -18,7 +18,7 @@ CFG = MonteCarloConfig(n_trials=20_000, seed=4, threads=1)
 def test_bundled_scenarios_run_through_cli():
     data = run_json("run", str(SCENARIOS / "fantasy_halberdiers_vs_orcs.toml"), "--n-trials",
                     "20000", "--seed", "1")
-    assert data["results"]["p_win"]["se"] > 0
+    assert data["results"]["p_a_wins"]["se"] > 0
     path = SCENARIOS / "fantasy_stone_thrower.toml"
     report = run_scenario(read_toml(path), str(path), method="auto", config=CFG, check=False)
     assert report.results["p_misfire"].se > 0 and report.info["scenario"].endswith("thrower.toml")

@@ -19,7 +19,7 @@ Both engines play the full grid (a crippled M lowers DEF mid-activation, WM-G4).
 
 Fantasy (``game = "fantasy"``): a close combat of the attacker unit against the
 target unit by :func:`mathhammer.fantasy.combat.combat` (attacker charges when its
-``charge`` option is set). ``p_kill`` is the combat's ``p_win`` (the target broke or
+``charge`` option is set). ``p_kill`` is the combat's ``p_a_wins`` (the target broke or
 was destroyed and the attacker stands), ``mean_damage`` the wounds dealt.
 """
 
@@ -193,7 +193,7 @@ def _fantasy(cell: Cell, config) -> CellResult:
     b = Side(target)
     report = combat(a, b, rounds=cell.rounds, ruleset=cell.ruleset, method=cell.method,
                     config=config)
-    return CellResult(cell.key, report.results["p_win"], report.results["mean_wounds_dealt"],
+    return CellResult(cell.key, report.results["p_a_wins"], report.results["mean_wounds_dealt"],
                       report.method, report.seed, report.n_trials,
                       f"{'charging, ' if a.charged else ''}"
                       f"{'until decided' if cell.rounds is None else f'{cell.rounds} round(s)'}")

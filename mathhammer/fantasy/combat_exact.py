@@ -1,183 +1,361 @@
-"""Exact close combat (FB-C1..C7) for units small enough to enumerate.
+"""Exact close combat for fights small enough to enumerate (FB-C1..C7, K, M, P).
 
-A Markov chain over (wounds on A, wounds on B) between rounds; inside a round a
-dynamic programme over the strike steps: at each step the attacking models follow
-from the casualties so far (FB-C3) and each group's wounds are the exact N-attack
-chain of :func:`mathhammer.fantasy.chain.chain_distribution`. After a round the
-combat score, break test, instability and pursuit use the same jitted helpers and
-the same probability tables as the Monte Carlo kernel, so the two engines differ
-only in sampling.
+A Markov chain over the fight's state (wounds on every body, each unit's status,
+Frenzy, a breath weapon used, a challenge going on) between rounds; inside a round
+the strike steps in order, each group's wounds the exact table the Monte Carlo kernel
+samples (:mod:`mathhammer.fantasy.combat_arrays`). Who strikes, at whom, the combat
+score, break tests and pursuit are the kernel's own jitted helpers
+(:mod:`mathhammer.kernels.combat`), so the two engines differ only in sampling.
 
-Limits: a Killing Blow against W > 1 models makes the N-attack chain depend on the
-wounds already on the unit, so such combats are Monte Carlo only; rounds after the
-first need (A's wounds + 1) × (B's wounds + 1) ≤ :data:`MAX_STATES`.
+Limits: a Killing Blow against rank and file of W > 1 makes the wounds of n attacks
+depend on the wounds already on the unit, so such fights are Monte Carlo only; after
+the first round the start states must stay below :data:`MAX_STATES`.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
 
 import numpy as np
 
 from mathhammer.errors import InputError
-from mathhammer.fantasy.chain import chain_distribution
-from mathhammer.results import Estimate
 
-MAX_STATES = 1200  # start states of a later round; beyond this Monte Carlo is faster
+MAX_STATES = 1500  # body wound combinations of a later round; beyond this Monte Carlo is faster
 
 
-def exact_available(c, rounds: int = 1) -> str | None:
+def exact_available(c, tables, rounds: int = 1) -> str | None:
     """None when the exact engine applies, else the reason it does not."""
-    for g in c.groups:
-        w = c.sides[1 - g.side].unit.wounds
-        if w > 1 and (g.outcomes[0][-1] > 0 or g.outcomes[1][-1] > 0):
-            return "a Killing Blow against multi-wound models"
+    if tables.g_fall.any():
+        return "a Killing Blow against multi-wound rank and file"
     if rounds > 1:
-        sizes = [s.unit.formation.models * s.unit.wounds + 1 for s in c.sides]
-        if sizes[0] * sizes[1] > MAX_STATES:
+        size = 1
+        for body in c.bodies:
+            size *= body.models * body.w + 1
+        if size > MAX_STATES:
             return f"{rounds} rounds of units this large (exact: one round, or smaller units)"
     return None
 
 
-def combat_exact(c, rounds: int, title: str):
-    """The exact report of up to ``rounds`` rounds."""
-    from mathhammer import kernels
-    from mathhammer.fantasy.combat import (
-        _break_tables, _hist_sizes, _instability_table, _report, side_ints,
-    )
+def combat_exact(c, tables, rounds: int) -> dict:
+    """Probabilities of every tally the Monte Carlo kernel counts (same names and shapes)."""
+    from mathhammer.kernels import combat as k
 
-    reason = exact_available(c, rounds)
+    reason = exact_available(c, tables, rounds)
     if reason is not None:
-        raise InputError("--method", f"exact is not available for {reason}", "exact",
-                         "use --method mc")
-    k = kernels.load("combat")
-    si = side_ints(c)
-    p_pass, p_caught = _break_tables(c)
-    p_instab = _instability_table()
-    caps = [int(si[s, k.S_MODELS] * si[s, k.S_W]) for s in (0, 1)]
+        raise InputError("--method", f"exact is not available for {reason}", "exact", "use --method mc")
+    t = tables
+    u_int, b_int, g_int = t.u_int, t.b_int, t.g_int
+    n_u, n_b, n_g = u_int.shape[0], b_int.shape[0], len(c.groups)
+    caps = [int(b_int[b, k.B_MODELS] * b_int[b, k.B_W]) for b in range(n_b)]
+    first_b = next(u for u in range(n_u) if u_int[u, k.U_SIDE] == 1)
+    tally = _empty_tally(c, t, rounds)
 
-    @lru_cache(maxsize=None)
-    def group_wounds(j: int, r: int, n_attacks: int) -> np.ndarray:
-        g = c.groups[j]
-        out = g.outcomes[r]
-        return chain_distribution(out[:-1], float(out[-1]), {n_attacks: 1.0},
-                                  int(si[1 - g.side, k.S_W]))
-
-    def alive(s: int, wounds: int) -> int:
-        return int(k.alive(si[s, k.S_MODELS], si[s, k.S_W], wounds))
-
-    def fight(start: tuple[int, int], r: int) -> dict[tuple[int, int], float]:
-        """Distribution of (wounds on A, wounds on B) after one round's strikes."""
-        alive0 = (alive(0, start[0]), alive(1, start[1]))
-        states: dict[tuple[int, int], float] = {start: 1.0}
-        for key in sorted({g.key[r] for g in c.groups}, reverse=True):
-            nxt: dict[tuple[int, int], float] = defaultdict(float)
-            for wounds, p in states.items():
-                added = []
-                for target in (0, 1):
-                    dist = np.ones(1)
-                    s = 1 - target
-                    slain_now = alive0[s] - alive(s, wounds[s])
-                    for j, g in enumerate(c.groups):
-                        if g.key[r] != key or g.side != s:
-                            continue
-                        n = int(k.attackers(g.kind, alive0[s], slain_now, si[s, k.S_WIDTH],
-                                            si[s, k.S_CONTACT], si[s, k.S_SUPPORT_RANKS],
-                                            si[s, k.S_CHAMPION]))
-                        if n:
-                            dist = np.convolve(dist, group_wounds(j, r, n * g.attacks[r]))
-                    room = caps[target] - wounds[target]
-                    if len(dist) > room + 1:  # wounds beyond the unit are lost
-                        dist = np.concatenate([dist[:room], [dist[room:].sum()]])
-                    added.append(dist)
-                for i, pa in enumerate(added[0]):
-                    if pa:
-                        for j2, pb in enumerate(added[1]):
-                            if pb:
-                                nxt[(wounds[0] + i, wounds[1] + j2)] += p * pa * pb
-            states = nxt
-        return states
-
-    sizes = _hist_sizes(c, rounds)
-    hists = {name: np.zeros(size) for name, size in sizes.items()}
-    counters = np.zeros(k.N_COUNTERS)
-    cr_sum = 0.0
-
-    def settle(p: float, wa: int, wb: int, broke: int, p_caught_now: float, rnd: int) -> None:
-        """Book one end state (probability p): outcome flags and histograms."""
-        left = [alive(0, wa), alive(1, wb)]
-        hists["rounds"][rnd] += p
-        for caught, q in ((1, p * p_caught_now), (0, p * (1 - p_caught_now))):
-            if q == 0.0:
+    chal = t.chal
+    start_status = tuple([k.IN] * n_u)
+    start = (tuple([0] * n_b), start_status, tuple(int(x) for x in u_int[:, k.U_FRENZY]),
+             tuple([0] * n_g), 1 if chal[2] == 1 else 0)
+    going: dict = {start: 1.0}
+    for rnd in range(rounds):
+        after: dict = defaultdict(float)
+        for state, p in going.items():
+            wounds, status, frenzied, once, duel0 = state
+            status_arr = np.array(status, np.int64)
+            if not k.any_engagement(status_arr, t.e_pair):
+                _settle(tally, c, t, state, p, rnd, first_b)
                 continue
-            dead = [left[0] == 0 or (broke == 0 and caught), left[1] == 0 or (broke == 1 and caught)]
-            out = [dead[0] or broke == 0, dead[1] or broke == 1]
-            if broke == 1:
-                counters[k.C_B_BROKE] += q
-                counters[k.C_B_CAUGHT] += q * caught
-            elif broke == 0:
-                counters[k.C_A_BROKE] += q
-                counters[k.C_A_CAUGHT] += q * caught
-            counters[k.C_A_DESTROYED] += q * dead[0]
-            counters[k.C_B_DESTROYED] += q * dead[1]
-            slot = k.C_WIN if out[1] and not out[0] else k.C_LOSE if out[0] and not out[1] else k.C_DRAW
-            counters[slot] += q
-            hists["wounds_dealt"][wb] += q
-            hists["wounds_taken"][wa] += q
-            hists["models_left_a"][0 if dead[0] else left[0]] += q
-            hists["models_left_b"][0 if dead[1] else left[1]] += q
-
-    going: dict[tuple[int, int], float] = {(0, 0): 1.0}
-    for rnd in range(1, rounds + 1):
-        r = 0 if rnd == 1 else 1
-        last = rnd == rounds
-        after: dict[tuple[int, int], float] = defaultdict(float)
-        carry = settle if last else (lambda p, wa, wb, *_: after.__setitem__((wa, wb), after[(wa, wb)] + p))
-        for start, p_start in going.items():
-            for (wa, wb), p_fight in fight(start, r).items():
-                p = p_start * p_fight
-                wounds = [wa, wb]
-                left = [alive(0, wa), alive(1, wb)]
-                score = [int(k.combat_score(wounds[1 - s] - start[1 - s], left[s], si[s, k.S_WIDTH],
-                                            si[s, k.S_RANK_MIN], si[s, k.S_MAX_RANK_BONUS],
-                                            si[s, k.S_STANDARD], si[s, k.S_STATIC_CR]))
-                         for s in (0, 1)]
-                raw = score[0] - score[1]
-                diff = raw
-                if diff == 0 and si[0, k.S_MUSICIAN] != si[1, k.S_MUSICIAN]:
-                    diff = 1 if si[0, k.S_MUSICIAN] > si[1, k.S_MUSICIAN] else -1
-                if rnd == 1:
-                    cr_sum += p * raw
-                    counters[k.C_R1_WIN if diff > 0 else k.C_R1_LOSE if diff < 0 else k.C_R1_DRAW] += p
-                if left[0] == 0 or left[1] == 0:
-                    settle(p, wa, wb, -1, 0.0, rnd)
-                    continue
-                if diff == 0:
-                    carry(p, wa, wb, -1, 0.0, rnd)
-                    continue
-                loser = 1 if diff > 0 else 0
-                winner = 1 - loser
-                lost_by = abs(diff)
-                if si[loser, k.S_UNBREAKABLE]:
-                    carry(p, wa, wb, -1, 0.0, rnd)
-                elif si[loser, k.S_UNSTABLE] or si[loser, k.S_DAEMONIC]:
-                    losses = ({lost_by: 1.0} if si[loser, k.S_UNSTABLE] else
-                              {v: float(q) for v, q in enumerate(p_instab) if q})
-                    for v, q in losses.items():
-                        loss = v if si[loser, k.S_UNSTABLE] else max(0, v + lost_by - int(si[loser, k.S_LD]))
-                        w2 = list(wounds)
-                        w2[loser] = min(w2[loser] + loss, caps[loser])
-                        if alive(loser, w2[loser]) == 0:
-                            settle(p * q, w2[0], w2[1], -1, 0.0, rnd)
-                        else:
-                            carry(p * q, w2[0], w2[1], -1, 0.0, rnd)
-                else:
-                    ranks_l = k.ranks(left[loser], si[loser, k.S_WIDTH], si[loser, k.S_RANK_MIN])
-                    ranks_w = k.ranks(left[winner], si[winner, k.S_WIDTH], si[winner, k.S_RANK_MIN])
-                    steadfast = int(si[loser, k.S_STEADFAST_RULE] == 1 and ranks_l > ranks_w)
-                    pp = float(p_pass[loser, steadfast, min(lost_by, p_pass.shape[2] - 1)])
-                    carry(p * pp, wa, wb, -1, 0.0, rnd)
-                    settle(p * (1 - pp), wa, wb, loser, float(p_caught[loser]), rnd)
+            for (w2, st2, fr2, once2, duel2, diff, raw), q in _round(c, t, state, rnd).items():
+                if rnd == 0:
+                    tally["r1_sum"] += p * q * raw
+                    tally["r1_sq"] += p * q * raw * raw
+                    tally["counters"][k.C_R1_A if diff > 0 else k.C_R1_B if diff < 0 else k.C_R1_TIE] += p * q
+                after[(w2, st2, fr2, once2, duel2)] += p * q
         going = after
-    return _report(c, "exact", counters, hists, None, None, rounds, Estimate.exact(cr_sum), title)
+    for state, p in going.items():
+        _settle(tally, c, t, state, p, rounds, first_b)
+    return tally
+
+
+def _empty_tally(c, t, rounds: int) -> dict:
+    from mathhammer.kernels import combat as k
+
+    n_u, n_b = t.u_int.shape[0], t.b_int.shape[0]
+    caps = [int(t.b_int[b, k.B_MODELS] * t.b_int[b, k.B_W]) for b in range(n_b)]
+    side_cap = [sum(caps[b] for b in range(n_b) if t.u_int[t.b_int[b, k.B_UNIT], k.U_SIDE] == s) for s in (0, 1)]
+    first_b = next(u for u in range(n_u) if t.u_int[u, k.U_SIDE] == 1)
+    models = [sum(int(t.b_int[b, k.B_MODELS]) for b in range(n_b)
+                  if t.b_int[b, k.B_UNIT] == u and t.b_int[b, k.B_RANKS] == 1) for u in (0, first_b)]
+    return {"counters": np.zeros(k.N_SIDE_COUNTERS), "r1_sum": 0.0, "r1_sq": 0.0,
+            "unit_counts": np.zeros((n_u, k.NUC)), "body_wounds": np.zeros((n_b, max(caps) + 1)),
+            "wounds_dealt": np.zeros(side_cap[1] + 1), "wounds_taken": np.zeros(side_cap[0] + 1),
+            "models_left_a": np.zeros(models[0] + 1), "models_left_b": np.zeros(models[1] + 1),
+            "rounds": np.zeros(rounds + 1)}
+
+
+def _settle(tally: dict, c, t, state, p: float, fought: int, first_b: int) -> None:
+    """Book a finished fight (probability p) exactly as the kernel's tallies do."""
+    from mathhammer.kernels import combat as k
+
+    wounds, status, *_ = state
+    u_int, b_int = t.u_int, t.b_int
+    st = np.array(status, np.int64)
+    w = np.array(wounds, np.int64)
+    a_out = k.side_out(0, u_int, st)
+    b_out = k.side_out(1, u_int, st)
+    cnt = tally["counters"]
+    if b_out and not a_out:
+        cnt[k.C_A_WINS] += p
+    elif a_out and not b_out:
+        cnt[k.C_B_WINS] += p
+    elif a_out and b_out:
+        cnt[k.C_BOTH_OUT] += p
+    else:
+        cnt[k.C_BOTH_STANDING] += p
+    uc = tally["unit_counts"]
+    for u, s in enumerate(status):
+        if s in (k.DESTROYED, k.CAUGHT):
+            uc[u, k.UC_DESTROYED] += p
+        if s in (k.FLED, k.CAUGHT):
+            uc[u, k.UC_BROKE] += p
+        if s == k.CAUGHT:
+            uc[u, k.UC_CAUGHT] += p
+        if s in (k.IN, k.PURSUED):
+            uc[u, k.UC_HOLDING] += p
+    dealt = taken = 0
+    for b, wb in enumerate(wounds):
+        tally["body_wounds"][b, wb] += p
+        if u_int[b_int[b, k.B_UNIT], k.U_SIDE] == 1:
+            dealt += wb
+        else:
+            taken += wb
+    tally["wounds_dealt"][dealt] += p
+    tally["wounds_taken"][taken] += p
+    gone_a = status[0] in (k.DESTROYED, k.CAUGHT)
+    gone_b = status[first_b] in (k.DESTROYED, k.CAUGHT)
+    tally["models_left_a"][0 if gone_a else k.unit_models(b_int, 0, w, 1)] += p
+    tally["models_left_b"][0 if gone_b else k.unit_models(b_int, first_b, w, 1)] += p
+    tally["rounds"][fought] += p
+
+
+def _round(c, t, state, rnd: int) -> dict:
+    """Distribution of (wounds, status, frenzied, once, duel, diff, raw diff) after one round."""
+    from mathhammer.kernels import combat as k
+
+    wounds0, status, frenzied, once, duel0 = state
+    u_int, b_int, g_int, chal = t.u_int, t.b_int, t.g_int, t.chal
+    n_u, n_b, n_g = u_int.shape[0], b_int.shape[0], len(c.groups)
+    status_arr = np.array(status, np.int64)
+    fresh = np.array([1 if rnd == 0 else 0] * n_u, np.int64)
+    charged = t.charged if rnd == 0 else np.zeros(n_u, np.int64)
+    start = np.array(wounds0, np.int64)
+    in_duel, model_a, model_b = 0, -1, -1
+    refused = int(chal[1]) if chal[2] == 2 else -1
+    duel = duel0
+    if chal[2] == 1 and duel0 == 1:
+        if k.body_alive(b_int, chal[0], start) > 0 and k.body_alive(b_int, chal[1], start) > 0:
+            in_duel, model_a, model_b = 1, int(b_int[chal[0], k.B_MODEL]), int(b_int[chal[1], k.B_MODEL])
+        else:
+            duel = 0
+    if chal[2] == 2 and k.body_alive(b_int, chal[0], start) == 0:
+        refused = -1
+    active = []
+    for g in range(n_g):
+        u, e = int(g_int[g, k.G_UNIT]), int(g_int[g, k.G_ENEMY])
+        if status[u] != k.IN or status[e] != k.IN or not k.engaged(u, e, t.e_pair):
+            continue
+        if g_int[g, k.G_ONCE] == 1 and (once[g] == 1 or fresh[u] == 0):
+            continue
+        if t.g_key[g, k.variant(u, fresh, charged)] < 0:
+            continue
+        active.append(g)
+    keys = sorted({int(t.g_key[g, k.variant(int(g_int[g, k.G_UNIT]), fresh, charged)]) for g in active},
+                  reverse=True)
+    caps = [int(b_int[b, k.B_MODELS] * b_int[b, k.B_W]) for b in range(n_b)]
+    overkill_cap = int(chal[3])
+    # inner states: (wounds, overkill A, overkill B, once) -> p
+    inner: dict = {(tuple(wounds0), 0, 0, tuple(once)): 1.0}
+    for key in keys:
+        nxt: dict = defaultdict(float)
+        for (wounds, ok_a, ok_b, once_now), p in inner.items():
+            w_arr = np.array(wounds, np.int64)
+            per_body: dict[int, np.ndarray] = {}
+            once_new = list(once_now)
+            for g in active:
+                u = int(g_int[g, k.G_UNIT])
+                v = k.variant(u, fresh, charged)
+                if t.g_key[g, v] != key:
+                    continue
+                n = int(k.attackers(g, g_int, u_int, b_int, start, w_arr, refused))
+                if n <= 0:
+                    continue
+                slot = int(k.pick_slot(g, g_int, t.g_slot, t.g_pref, b_int, w_arr, in_duel, model_a, model_b))
+                if slot < 0:
+                    continue
+                if g_int[g, k.G_ONCE] == 1:
+                    once_new[g] = 1
+                fr = 1 if (g_int[g, k.G_FRENZY] == 1 and frenzied[u] == 1) else 0
+                dist = np.asarray(t.sum_pmf[g, slot, 2 * v + fr, n], float)
+                target = int(t.g_slot[g, slot])
+                per_body[target] = dist if target not in per_body else np.convolve(per_body[target], dist)
+            # product over the bodies struck in this step
+            outcomes = [((), 0, 0, 1.0)]
+            for b, dist in per_body.items():
+                room = caps[b] - wounds[b]
+                duel_target = in_duel == 1 and int(b_int[b, k.B_MODEL]) in (model_a, model_b)
+                side = 1 - int(u_int[b_int[b, k.B_UNIT], k.U_SIDE])  # the side that struck it
+                grown = []
+                for added, q in enumerate(dist):
+                    if q == 0.0:
+                        continue
+                    took = min(added, room)
+                    extra = added - took if duel_target else 0
+                    grown.append((took, extra, q))
+                outcomes = [(prev + ((b, took),), oa + (extra if side == 0 else 0),
+                             ob + (extra if side == 1 else 0), pq * q)
+                            for prev, oa, ob, pq in outcomes for took, extra, q in grown]
+            once_t = tuple(once_new)
+            for changes, oa, ob, q in outcomes:
+                w2 = list(wounds)
+                for b, took in changes:
+                    w2[b] += took
+                nxt[(tuple(w2), ok_a + oa, ok_b + ob, once_t)] += p * q
+        inner = nxt
+    results: dict = defaultdict(float)
+    for (wounds, ok_a, ok_b, once_t), p in inner.items():
+        for out, q in _after_strikes(c, t, start, wounds, ok_a, ok_b, overkill_cap, status, frenzied,
+                                     refused).items():
+            w2, st2, fr2, diff, raw = out
+            results[(w2, st2, fr2, once_t, duel, diff, raw)] += p * q
+    return results
+
+
+def _after_strikes(c, t, start, wounds, ok_a, ok_b, cap, status, frenzied, refused) -> dict:
+    """FB-C4/C5/C6, M2..M4: score, musician, tests of each losing unit, pursuit."""
+    from mathhammer.kernels import combat as k
+
+    u_int, b_int = t.u_int, t.b_int
+    n_u, n_b = u_int.shape[0], b_int.shape[0]
+    w = np.array(wounds, np.int64)
+    st = np.array(status, np.int64)
+    for u in range(n_u):
+        if st[u] == k.IN and not k.unit_alive(b_int, u, w):
+            st[u] = k.DESTROYED
+    dealt = [0, 0]
+    for b in range(n_b):
+        side = int(u_int[b_int[b, k.B_UNIT], k.U_SIDE])
+        dealt[1 - side] += int(w[b] - start[b])
+    scores = [int(k.side_score(s, u_int, b_int, w, st, dealt[s] + min((ok_a, ok_b)[s], cap))) for s in (0, 1)]
+    raw = scores[0] - scores[1]
+    diff = raw
+    if diff == 0:
+        mus = [0, 0]
+        for u in range(n_u):
+            if st[u] == k.IN and u_int[u, k.U_MUSICIAN] == 1 and u_int[u, k.U_MUSICIAN_RULE] == 1:
+                mus[int(u_int[u, k.U_SIDE])] = 1
+        diff = (1 if mus[0] > mus[1] else -1 if mus[1] > mus[0] else 0)
+    fr = list(frenzied)
+    if diff == 0:
+        return {(tuple(int(x) for x in w), tuple(int(x) for x in st), tuple(fr), diff, raw): 1.0}
+    loser = 1 if diff > 0 else 0
+    lost_by = abs(diff)
+    enemy_ranks = 0
+    for e in range(n_u):
+        if u_int[e, k.U_SIDE] != loser and st[e] == k.IN:
+            enemy_ranks = max(enemy_ranks, int(k.ranks(k.unit_models(b_int, e, w, 1), u_int[e, k.U_WIDTH],
+                                                        u_int[e, k.U_RANK_MIN])))
+    bsb_alive = any(b_int[b, k.B_BSB] == 1 and u_int[b_int[b, k.B_UNIT], k.U_SIDE] == loser
+                    and k.body_alive(b_int, b, w) > 0 for b in range(n_b))
+    # branch over each losing unit's test, in unit order (as the kernel draws them)
+    branches = [(w, st, 1.0)]
+    for u in range(n_u):
+        if u_int[u, k.U_SIDE] != loser:
+            continue
+        nxt = []
+        for wb, sb, p in branches:
+            if sb[u] != k.IN:
+                nxt.append((wb, sb, p))
+                continue
+            if u_int[u, k.U_FRENZY] == 1:
+                fr[u] = 0
+            if u_int[u, k.U_UNBREAKABLE] == 1:
+                nxt.append((wb, sb, p))
+                continue
+            if u_int[u, k.U_UNSTABLE] == 1 or u_int[u, k.U_DAEMONIC] == 1:
+                if u_int[u, k.U_UNSTABLE] == 1:
+                    losses = {lost_by: 1.0}
+                else:
+                    ld = int(k.unit_ld(u, u_int, b_int, wb, refused))
+                    losses = defaultdict(float)
+                    for roll, q in enumerate(t.p_instab):
+                        if q:
+                            losses[roll + lost_by - ld] += q
+                for loss, q in losses.items():
+                    w2 = wb.copy()
+                    s2 = sb.copy()
+                    if loss > 0:
+                        k.lose_wounds(u, loss, b_int, w2)
+                    if not k.unit_alive(b_int, u, w2):
+                        s2[u] = k.DESTROYED
+                    nxt.append((w2, s2, p * q))
+                continue
+            ld = int(k.unit_ld(u, u_int, b_int, wb, refused))
+            mine = int(k.ranks(k.unit_models(b_int, u, wb, 1), u_int[u, k.U_WIDTH], u_int[u, k.U_RANK_MIN]))
+            steadfast = u_int[u, k.U_STEADFAST_RULE] == 1 and mine > enemy_ranks
+            if steadfast and u_int[u, k.U_DISRUPT_SF] == 1 and k.disrupted(u, u_int, b_int, wb, sb):
+                steadfast = False
+            tested = ld if (steadfast or u_int[u, k.U_STUBBORN] == 1) else ld - lost_by
+            tested = max(tested, -k.LD_OFFSET)
+            reroll = 1 if (u_int[u, k.U_REROLL] == 1 or bsb_alive) else 0
+            pp = float(t.p_ld[reroll, tested + k.LD_OFFSET])
+            if pp > 0:
+                nxt.append((wb, sb, p * pp))
+            if pp < 1:
+                s2 = sb.copy()
+                s2[u] = k.FLED
+                nxt.append((wb, s2, p * (1 - pp)))
+        branches = nxt
+    out: dict = defaultdict(float)
+    for wb, sb, p in branches:
+        for s_final, q in _pursuit(t, sb, loser).items():
+            out[(tuple(int(x) for x in wb), s_final, tuple(fr), diff, raw)] += p * q
+    return out
+
+
+def _pursuit(t, st, loser: int) -> dict:
+    from mathhammer.kernels import combat as k
+
+    u_int, e_pair = t.u_int, t.e_pair
+    n_u = u_int.shape[0]
+    if not any(st[u] == k.FLED for u in range(n_u)):
+        return {tuple(int(x) for x in st): 1.0}
+    free = [u_int[w, k.U_SIDE] != loser and st[w] == k.IN and not k.still_fighting(w, st, e_pair)
+            for w in range(n_u)]
+    branches = [(st.copy(), 1.0)]
+    for u in range(n_u):
+        if st[u] != k.FLED or u_int[u, k.U_SIDE] != loser:
+            continue
+        mask = 0
+        for w in range(n_u):
+            if free[w] and k.engaged(u, w, e_pair):
+                mask |= 1 << int(u_int[w, k.U_SIDE_INDEX])
+        if mask == 0:
+            continue
+        pc = float(t.p_caught[u, mask])
+        nxt = []
+        for sb, p in branches:
+            if pc > 0:
+                s2 = sb.copy()
+                s2[u] = k.CAUGHT
+                nxt.append((s2, p * pc))
+            if pc < 1:
+                nxt.append((sb, p * (1 - pc)))
+        branches = nxt
+    out: dict = defaultdict(float)
+    for sb, p in branches:
+        for w in range(n_u):
+            if free[w]:
+                for u in range(n_u):
+                    if k.engaged(u, w, e_pair) and sb[u] in (k.FLED, k.CAUGHT):
+                        sb[w] = k.PURSUED
+                        break
+        out[tuple(int(x) for x in sb)] += p
+    return out

@@ -22,7 +22,8 @@ import difflib
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
 from mathhammer.profiles import find_profile, read_toml, register_model
 
@@ -43,9 +44,13 @@ MODELLED_RULES = {
     "Killing Blow": "FB-W2: natural 6 to wound slays (wfb8) / Lethal Strike (t9a1)",
     "Poisoned Attacks": "FB-W2: natural 6 to hit wounds automatically",
     "Flaming Attacks": "FB-V2: switches off the enemy's Regeneration",
-    "Frenzy": "+1 Attack (reference §3d; Berserk Rage not modelled)",
+    "Frenzy": "FB-S1: +Attacks per the ruleset, lost after losing a round (Berserk Rage's "
+              "compulsory moves not modelled)",
     "Devastating Charge": "+1 Attack in a round the unit charged",
 }
+
+#: where a profile names kit: ``equipment = ["halberd"]`` (FB-E1..E8, effects per ruleset)
+from mathhammer.fantasy.combat_rules import EQUIPMENT_IDS  # noqa: E402
 
 _BASE_TEXT = re.compile(r"^(\d{2,3})(?:mm|x(\d{2,3}))$")
 
@@ -123,17 +128,105 @@ class Weapon(_Frozen):
         return text
 
 
+def _check_equipment(items: tuple[str, ...]) -> tuple[str, ...]:
+    for item in items:
+        if item not in EQUIPMENT_IDS:
+            close = difflib.get_close_matches(item, list(EQUIPMENT_IDS), n=1, cutoff=0.5)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValueError(f"unknown equipment {item!r}; {hint}known: {', '.join(EQUIPMENT_IDS)}")
+    if len(set(items)) != len(items):
+        raise ValueError("an item is listed twice")
+    return items
+
+
+def _check_rules(rules: tuple[str, ...]) -> tuple[str, ...]:
+    for rule in rules:
+        if rule not in MODELLED_RULES:
+            close = difflib.get_close_matches(rule, list(MODELLED_RULES), n=1, cutoff=0.5)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValueError(f"unknown special rule {rule!r}; {hint}the engine models "
+                             f"{', '.join(MODELLED_RULES)}; put other rules in notes")
+    return rules
+
+
+def _check_hits(text: str | None) -> str | None:
+    """Dice text of a number of automatic hits (impact hits, stomp): 0..20."""
+    if text is None:
+        return None
+    from mathhammer.dice import parse_dice
+    from mathhammer.errors import DiceExpressionError
+
+    try:
+        expr = parse_dice(str(text))
+    except DiceExpressionError as err:
+        raise ValueError(err.what) from None
+    if expr.min < 0 or expr.max > 20:
+        raise ValueError("must stay within 0..20 hits")
+    return str(text)
+
+
+class BreathWeapon(_Frozen):
+    """FB-S7: a breath weapon, used once per game (``ruleset.combat.breath_uses``)."""
+
+    strength: int = Field(ge=1, le=10)
+    armour_piercing: int = Field(0, ge=0, le=6)
+    flaming: bool = False
+    confidence: Confidence | None = None
+
+
 class Mount(_Frozen):
-    """A second attack profile on the same model: a monster or a mount that fights."""
+    """The mount of a model: a horse that only fights (``t``/``w`` omitted; the rider gets
+    ``rider_armour_bonus``), or a ridden monster with its own T, W and saves (FB-P1):
+    then the model has two parts, each attacked, wounded and slain on its own."""
 
     name: str = Field(min_length=1)
     ws: int = Field(ge=1, le=10)
     s: int = Field(ge=1, le=10)
     i: int = Field(ge=1, le=10)
     a: int = Field(ge=0, le=10)
+    t: int | None = Field(None, ge=1, le=10, description="FB-P1: a ridden monster's own T")
+    w: int | None = Field(None, ge=1, le=20, description="FB-P1: a ridden monster's own W")
+    ld: int | None = Field(None, ge=2, le=10, description="the monster's Ld once its rider is slain")
+    saves: Saves = Saves()
+    rider_armour_bonus: int = Field(0, ge=0, le=3, description="FB-P1: improves the rider's armour")
+    troop_type: TroopType = "monster"
     weapon: Weapon = Weapon(name="claws and teeth")
+    equipment: tuple[str, ...] = ()
     special_rules: tuple[str, ...] = ()
+    impact_hits: str | None = Field(None, description="FB-S5: impact hits on the charge (dice)")
+    stomp: str | None = Field(None, description='FB-S6: stomp hits ("1"; thunderstomp "D6")')
+    breath_weapon: BreathWeapon | None = None
     confidence: Confidence | None = None
+
+    _equipment = field_validator("equipment")(classmethod(lambda cls, v: _check_equipment(v)))
+    _rules = field_validator("special_rules")(classmethod(lambda cls, v: _check_rules(v)))
+    _hits = field_validator("impact_hits", "stomp")(classmethod(lambda cls, v: _check_hits(v)))
+
+    @property
+    def is_part(self) -> bool:
+        """A ridden monster (own T and W): a second part of the model (FB-P1)."""
+        return self.t is not None
+
+    @model_validator(mode="after")
+    def _t_and_w(self) -> Mount:
+        if (self.t is None) != (self.w is None):
+            raise ValueError("a ridden monster needs both t and w (omit both for a mount that "
+                             "only fights)")
+        return self
+
+
+class Champion(_Frozen):
+    """FB-K2: a champion's own stat line; keys left out are the unit's (A + the unit's
+    ``champion_extra_attacks``)."""
+
+    name: str | None = None
+    ws: int | None = Field(None, ge=1, le=10)
+    bs: int | None = Field(None, ge=0, le=10)
+    s: int | None = Field(None, ge=1, le=10)
+    w: int | None = Field(None, ge=1, le=10)
+    i: int | None = Field(None, ge=1, le=10)
+    a: int | None = Field(None, ge=0, le=10)
+    ld: int | None = Field(None, ge=2, le=10)
 
 
 class Formation(_Frozen):
@@ -171,12 +264,18 @@ class UnitProfile(_Frozen):
     stats: Stats
     saves: Saves = Saves()
     weapon: Weapon = Weapon()
+    role: Literal["unit", "character"] = Field("unit", description="FB-K1: a character is one "
+                                                                   "model that may join a unit")
+    level: Literal["lord", "hero"] | None = Field(None, description="FB-K1: a character's slot")
+    equipment: tuple[str, ...] = Field((), description="kit ids, effects per ruleset (FB-E1..E8)")
     mounts: tuple[Mount, ...] = ()
     special_rules: tuple[str, ...] = ()
+    impact_hits: str | None = Field(None, description="FB-S5: impact hits on the charge (dice)")
+    stomp: str | None = Field(None, description='FB-S6: stomp hits ("1"; thunderstomp "D6")')
+    breath_weapon: BreathWeapon | None = None
     notes: tuple[str, ...] = Field((), description="rules the engine does not simulate (shown only)")
     champion_extra_attacks: int = Field(1, ge=0, le=5)
-    defence_t: int | None = Field(None, ge=1, le=10, description="ridden monster: the T attacks use")
-    defence_w: int | None = Field(None, ge=1, le=30, description="ridden monster: the W attacks use")
+    champion: Champion | None = Field(None, description="FB-K2: the champion's own stat line")
     formation: Formation
     points: Points
     low_confidence: dict[str, str] = Field(default_factory=dict,
@@ -193,13 +292,34 @@ class UnitProfile(_Frozen):
     @field_validator("special_rules")
     @classmethod
     def _known_rules(cls, rules: tuple[str, ...]) -> tuple[str, ...]:
-        for rule in rules:
-            if rule not in MODELLED_RULES:
-                close = difflib.get_close_matches(rule, list(MODELLED_RULES), n=1, cutoff=0.5)
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise ValueError(f"unknown special rule {rule!r}; {hint}the engine models "
-                                 f"{', '.join(MODELLED_RULES)}; put other rules in notes")
-        return rules
+        return _check_rules(rules)
+
+    _equipment = field_validator("equipment")(classmethod(lambda cls, v: _check_equipment(v)))
+    _hits = field_validator("impact_hits", "stomp")(classmethod(lambda cls, v: _check_hits(v)))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _replaced_keys(cls, data):
+        if isinstance(data, dict):
+            for key in ("defence_t", "defence_w"):
+                if key in data:
+                    raise ValueError(f"{key} was replaced by a rider + mount model (FB-P1): give "
+                                     "the monster's t and w (and saves) on its [[mounts]] entry")
+        return data
+
+    @model_validator(mode="after")
+    def _single_models(self) -> UnitProfile:
+        if self.role == "character" and self.formation.models != 1:
+            raise ValueError("a character is a single model: formation.models must be 1")
+        parts = [m for m in self.mounts if m.is_part]
+        if parts and self.formation.models != 1:
+            raise ValueError(f"{parts[0].name} has its own t and w (a ridden monster, FB-P1): "
+                             "such a model is a single model, formation.models must be 1")
+        if len(parts) > 1:
+            raise ValueError("at most one ridden monster per model")
+        if self.level is not None and self.role != "character":
+            raise ValueError('level (lord / hero) is for role = "character" profiles')
+        return self
 
     # ---- derived values ---------------------------------------------------------------
     @property
@@ -208,11 +328,22 @@ class UnitProfile(_Frozen):
 
     @property
     def toughness(self) -> int:
-        return self.defence_t or self.stats.t
+        """The rider's (the model's own) T; a ridden monster's is on its mount (FB-P1)."""
+        return self.stats.t
 
     @property
     def wounds(self) -> int:
-        return self.defence_w or self.stats.w
+        return self.stats.w
+
+    @property
+    def ridden_monster(self) -> Mount | None:
+        """The mount that is a second part of this model (own T, W), if any (FB-P1)."""
+        return next((m for m in self.mounts if m.is_part), None)
+
+    @property
+    def mounted(self) -> bool:
+        """Riding anything (cavalry, chariot crew, a monster): mounted kit effects apply."""
+        return bool(self.mounts) or self.troop_type in ("cavalry", "monstrous_cavalry", "chariot")
 
     def has(self, rule: str) -> bool:
         return rule in self.special_rules

@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mathhammer.errors import InputError, ProfileError
+from mathhammer.fantasy.combat_rules import CombatRules
 from mathhammer.fantasy.rulesets_magic import MagicRules
 
 BUNDLED = ("basic", "wfb8", "t9a1")
@@ -170,6 +171,7 @@ class Ruleset(BaseModel):
     caps: Caps = Caps()
     zero: ZeroValue = ZeroValue()
     magic: MagicRules = MagicRules()
+    combat: CombatRules = CombatRules()  # FB-E/S/K/M/P/G: close-combat data (combat_rules.py)
 
     @field_validator("killing_blow", mode="before")
     @classmethod

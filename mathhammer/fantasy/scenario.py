@@ -4,20 +4,38 @@ shared with ``mathhammer fb combat`` / ``fb artillery``.
 A combat scenario::
 
     game = "fantasy"
-    kind = "combat"            # combat | artillery
+    kind = "combat"            # combat | artillery | turn (see combat_turn.py)
     ruleset = "wfb8"           # optional: default = the profiles' edition
     rounds = 3                 # optional: default until decided
-    charger = "a"              # optional
+    charger = "a"              # optional: every unit of that side charged
+    general_ld_a = 9           # optional: a general outside the fight (FB-K4)
+    bsb_b = true               # optional: a battle standard within range of B (FB-K4)
 
     [a]
     unit = "wfb8/empire_halberdiers"   # a profile id or a unit file (relative to this file)
     models = 30                        # optional formation overrides
     rank_width = 6
-    position = "front"                 # front | flank | rear (where A fights from)
+    position = "front"                 # front | flank | rear: the enemy's face it fights
+    against = 1                        # which enemy unit (1-based; default the first)
+    target = "Orc Big Boss"            # optional: its models in contact attack this model
     bonus = 0
+
+    [[a.characters]]                   # FB-K1: characters with the unit
+    unit = "wfb8/empire_captain"
+    general = true
+    battle_standard = false
 
     [b.profile]                        # or a whole unit profile inline (see profiles/fantasy)
     ...
+
+    [challenge]                        # FB-K3: optional
+    side = "a"                         # who issues it
+    issuer = "Captain"                 # default: the side's first character, else champion
+    response = "accept"                # accept | refuse
+    other = "Orc Big Boss"             # who accepts (or refuses)
+
+Several units a side (FB-M1): ``[[a]]`` tables instead of ``[a]``, each with its own
+``position`` and ``against``.
 
 An artillery scenario has ``kind = "artillery"``, a ``[target]`` table like ``[a]``
 and an ``[artillery]`` table with the keys of ``mathhammer fb artillery`` (see README).
@@ -39,6 +57,15 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class CharacterEntry(_Frozen):
+    """FB-K1/K4: a character joining the unit."""
+
+    unit: str | None = Field(None, description="character profile id or file")
+    profile: dict | None = Field(None, description="an inline character profile")
+    general: bool = False
+    battle_standard: bool = False
+
+
 class UnitEntry(_Frozen):
     unit: str | None = Field(None, description="profile id or unit file")
     profile: dict | None = Field(None, description="an inline unit profile")
@@ -49,7 +76,21 @@ class UnitEntry(_Frozen):
     musician: bool | None = None
     battle_standard: bool | None = None
     position: Literal["front", "flank", "rear"] = "front"
+    against: int | None = Field(None, ge=1, le=4, description="FB-M1: the enemy unit it fights, 1-based")
+    target: str | None = Field(None, description="FB-K1: an enemy character or champion to attack")
+    attack_mount: bool = Field(False, description="FB-P1: attacks on a ridden monster hit the monster")
+    charged: bool | None = Field(None, description="this unit charged (default: the scenario's charger)")
     bonus: int = Field(0, ge=-10, le=20)
+    characters: tuple[CharacterEntry, ...] = ()
+
+
+class ChallengeEntry(_Frozen):
+    """FB-K3: a challenge issued before the first round."""
+
+    side: Literal["a", "b"]
+    issuer: str | None = None
+    response: Literal["accept", "refuse"] = "accept"
+    other: str | None = None
 
 
 class ArtilleryEntry(_Frozen):
@@ -69,15 +110,21 @@ class ArtilleryEntry(_Frozen):
 
 class Scenario(_Frozen):
     game: Literal["fantasy"]
-    kind: Literal["combat", "artillery"] = "combat"
+    kind: Literal["combat", "artillery", "turn"] = "combat"
     title: str = ""
     ruleset: str | None = None
     rounds: int | None = Field(None, ge=1, le=100)
     charger: Literal["a", "b"] | None = None
-    a: UnitEntry | None = None
-    b: UnitEntry | None = None
+    a: UnitEntry | tuple[UnitEntry, ...] | None = None
+    b: UnitEntry | tuple[UnitEntry, ...] | None = None
+    challenge: ChallengeEntry | None = None
+    general_ld_a: int | None = Field(None, ge=2, le=10, description="FB-K4: a general outside the fight")
+    general_ld_b: int | None = Field(None, ge=2, le=10)
+    bsb_a: bool = Field(False, description="FB-K4: a battle standard within range (re-rolls)")
+    bsb_b: bool = False
     target: UnitEntry | None = None
     artillery: ArtilleryEntry | None = None
+    turn: dict | None = Field(None, description="kind = \"turn\": see mathhammer.fantasy.combat_turn")
 
 
 def _unit(entry: UnitEntry, where: str, base_dir: Path):
@@ -96,12 +143,45 @@ def _unit(entry: UnitEntry, where: str, base_dir: Path):
 
 
 def _side(entry: UnitEntry, where: str, base_dir: Path, charged: bool):
-    from mathhammer.fantasy.combat import make_side
+    from mathhammer.fantasy.combat import Character, make_side
 
     unit = _unit(entry, where, base_dir)
     command = {k: getattr(entry, k) for k in ("champion", "standard", "musician", "battle_standard")}
+    characters = []
+    for i, ch in enumerate(entry.characters):
+        profile = _unit(ch, f"{where}.characters[{i}]", base_dir)  # same unit / profile keys
+        characters.append(Character(profile, ch.general, ch.battle_standard))
     return make_side(unit, where=where, models=entry.models, rank_width=entry.rank_width,
-                     charged=charged, position=entry.position, bonus=entry.bonus, **command)
+                     charged=charged if entry.charged is None else entry.charged,
+                     position=entry.position, bonus=entry.bonus, characters=characters,
+                     against=None if entry.against is None else entry.against - 1,
+                     target=entry.target, attack_mount=entry.attack_mount, **command)
+
+
+def _sides(entries, label: str, source: str, base_dir: Path, charged: bool) -> list:
+    group = entries if isinstance(entries, tuple) else (entries,)
+    return [_side(e, f"{source}: {label}" + (f"[{i}]" if len(group) > 1 else ""), base_dir, charged)
+            for i, e in enumerate(group)]
+
+
+def parse_unit_text(text: str, where: str):
+    """``UNIT+CHARACTER[:general][:bsb]+...`` from the command line (FB-K1/K4): the unit
+    and its characters. A name that is an existing file is never split."""
+    from mathhammer.fantasy.combat import Character
+    from mathhammer.fantasy.models import load_unit
+
+    if Path(text).is_file() or "+" not in text:
+        return text, []
+    unit, *rest = text.split("+")
+    characters = []
+    for part in rest:
+        ref, *flags = part.split(":")
+        bad = [f for f in flags if f not in ("general", "bsb")]
+        if bad or not ref:
+            raise InputError(where, "a joined character is PROFILE[:general][:bsb]", part,
+                             f"e.g. {unit}+wfb8/empire_captain:general")
+        characters.append(Character(load_unit(ref), "general" in flags, "bsb" in flags))
+    return unit, characters
 
 
 def default_ruleset(ruleset: str | None, *units) -> str:
@@ -113,24 +193,28 @@ def default_ruleset(ruleset: str | None, *units) -> str:
 
 
 def combat_from_options(unit_a: str, unit_b: str, *, rounds, charger, ruleset, models, widths,
-                        flank, rear, bonuses, method, config, check) -> Report:
+                        flank, rear, bonuses, method, config, check, **fight) -> Report:
     """``mathhammer fb combat``: flags → sides → :func:`mathhammer.fantasy.combat.combat`."""
     from mathhammer.fantasy.combat import combat
 
-    sides, rules = sides_from_options(unit_a, unit_b, charger=charger, ruleset=ruleset,
-                                      models=models, widths=widths, flank=flank, rear=rear,
-                                      bonuses=bonuses)
+    sides, rules, extra = sides_from_options(unit_a, unit_b, charger=charger, ruleset=ruleset,
+                                             models=models, widths=widths, flank=flank, rear=rear,
+                                             bonuses=bonuses, **fight)
     return combat(sides[0], sides[1], rounds=rounds, ruleset=rules, method=method,
-                  config=config, check=check)
+                  config=config, check=check, **extra)
 
 
 def sides_from_options(unit_a: str, unit_b: str, *, charger=None, ruleset=None,
                        models=(None, None), widths=(None, None), flank=None, rear=None,
-                       bonuses=(0, 0)) -> tuple[list, str]:
-    """The two combat sides the ``fb combat`` flags describe, and the ruleset name."""
-    from mathhammer.fantasy.combat import make_side
+                       bonuses=(0, 0), champions=(None, None), targets=(None, None),
+                       attack_mount=None, challenge=None, response="accept", other=None,
+                       general_ld=(None, None), bsb=None) -> tuple[list, str, dict]:
+    """The two combat sides the ``fb combat`` flags describe, the ruleset name, and the
+    fight-level options (challenge, general, battle standard) for ``combat``."""
+    from mathhammer.fantasy.combat import ChallengeSpec, make_side
 
-    for flag, value in (("--flank", flank), ("--rear", rear), ("--charger", charger)):
+    for flag, value in (("--flank", flank), ("--rear", rear), ("--charger", charger),
+                        ("--attack-mount", attack_mount), ("--bsb", bsb)):
         if value not in (None, "a", "b"):
             raise InputError(flag, "must be a or b", value, f"use {flag} a")
     if flank is not None and flank == rear:
@@ -138,11 +222,25 @@ def sides_from_options(unit_a: str, unit_b: str, *, charger=None, ruleset=None,
                          "give one of --flank / --rear")
     sides = []
     for i, (label, ref) in enumerate((("a", unit_a), ("b", unit_b))):
+        where = f"UNIT_{label.upper()}"
+        unit_ref, characters = parse_unit_text(ref, where)
         position = "flank" if flank == label else "rear" if rear == label else "front"
-        sides.append(make_side(ref, where=f"UNIT_{label.upper()}", models=models[i],
-                               rank_width=widths[i], charged=charger == label,
-                               position=position, bonus=bonuses[i]))
-    return sides, default_ruleset(ruleset, sides[0].unit, sides[1].unit)
+        command = {} if champions[i] is None else {"champion": champions[i]}
+        sides.append(make_side(unit_ref, where=where, models=models[i], rank_width=widths[i],
+                               charged=charger == label, position=position, bonus=bonuses[i],
+                               characters=characters, target=targets[i],
+                               attack_mount=attack_mount == label, **command))
+    spec = None
+    if challenge is not None:
+        side, _, issuer = challenge.partition(":")
+        spec = ChallengeSpec(side, issuer or None, response, other)
+    elif other is not None or response != "accept":
+        raise InputError("--acceptor" if other is not None else "--response",
+                         "answers a challenge, and none was issued", other or response,
+                         "add --challenge a (or b)")
+    extra = {"challenge": spec, "general_ld": tuple(general_ld),
+             "bsb": (bsb == "a", bsb == "b")}
+    return sides, default_ruleset(ruleset, sides[0].unit, sides[1].unit), extra
 
 
 def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConfig,
@@ -155,18 +253,27 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
     except ValidationError as err:
         raise pydantic_errors(err, source) from None
     base_dir = Path(source).resolve().parent
-    if scenario.kind == "combat":
+    if scenario.kind == "turn":
+        from mathhammer.fantasy.combat_turn import run_turn_scenario
+
+        report = run_turn_scenario(scenario, source, base_dir, method=method, config=config,
+                                   check=check)
+    elif scenario.kind == "combat":
         if scenario.a is None or scenario.b is None:
             raise ProfileError(f"{source}: {'a' if scenario.a is None else 'b'}",
                                "a combat needs the tables [a] and [b]", None,
                                'add [a] unit = "wfb8/empire_halberdiers"')
-        from mathhammer.fantasy.combat import combat
+        from mathhammer.fantasy.combat import ChallengeSpec, combat
 
-        a = _side(scenario.a, f"{source}: a", base_dir, scenario.charger == "a")
-        b = _side(scenario.b, f"{source}: b", base_dir, scenario.charger == "b")
-        rules = default_ruleset(scenario.ruleset, a.unit, b.unit)
+        a = _sides(scenario.a, "a", source, base_dir, scenario.charger == "a")
+        b = _sides(scenario.b, "b", source, base_dir, scenario.charger == "b")
+        rules = default_ruleset(scenario.ruleset, *[s.unit for s in a + b])
+        ch = scenario.challenge
+        spec = None if ch is None else ChallengeSpec(ch.side, ch.issuer, ch.response, ch.other)
         report = combat(a, b, rounds=scenario.rounds, ruleset=rules, method=method,
-                        config=config, check=check)
+                        config=config, check=check, challenge=spec,
+                        general_ld=(scenario.general_ld_a, scenario.general_ld_b),
+                        bsb=(scenario.bsb_a, scenario.bsb_b))
     else:
         if scenario.target is None or scenario.artillery is None:
             raise ProfileError(f"{source}: {'target' if scenario.target is None else 'artillery'}",
