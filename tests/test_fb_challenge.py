@@ -175,7 +175,7 @@ def test_challenge_profiles_and_charger_lance():
     ("stats:ws=6,s=4", "missing"),
     ("stats:ws=6,s=4,t=4,w=3,i=6,a=4,sv=3", "unknown stat"),
     ("stats:ws=6,s=4,t=4,w=3,i=6,a=4,save=x", "whole number"),
-    ("stats:ws=0,s=4,t=4,w=3,i=6,a=4", "ws"),
+    ("stats:ws=11,s=4,t=4,w=3,i=6,a=4", "ws"),
 ])
 def test_bad_inline_stats_are_one_line(text, what):
     with pytest.raises(MathhammerError) as err:
@@ -194,3 +194,10 @@ def test_cli_challenge_exit_codes():
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_ws_zero_is_hit_automatically_fb_v0():
+    """FB-V0 (the ruleset's [zero] rule): a WS 0 model is hit without a roll."""
+    a = dict(ws=4, s=4, t=4, w=1, i=5, a=1)
+    r = challenge(_stats(a), "stats:ws=0,s=3,t=4,w=1,i=1,a=1", rounds=1)
+    assert r.results["p_a_wins"].value == pytest.approx(1 / 2)  # auto hit, 4+ to wound

@@ -99,7 +99,7 @@ def test_examples_read_as_a_player_asks(capsys):
     code, out, _ = run(capsys, "fb", "combat", "wfb8/knights_of_the_realm",
                        "wfb8/empire_halberdiers", "--charger", "a", "--rounds", "1", "--brief")
     assert out.startswith("Knights of the Realm against Halberdiers in one round: win ")
-    assert ", draw " in out and ", lose " in out
+    assert ", both standing " in out and ", lose " in out
 
 
 def test_brief_with_a_data_format_is_one_line_exit_2(capsys):

@@ -49,6 +49,7 @@ BASE_ARGS: dict[str, list[str]] = {
     "fb pursuit": [],
     "fb test": ["--value", "7"],
     "fb combat": ["wfb8/empire_halberdiers", "wfb8/orc_boyz"],
+    "fb challenge": ["stats:ws=6,s=4,t=4,w=3,i=6,a=4,save=3", "stats:ws=5,s=5,t=5,w=3,i=4,a=4"],
     "fb artillery": ["stone-thrower", "wfb8/skeleton_warriors"],
     "magic flow": [],
     "magic cast": ["--dice", "3", "--cv", "9"],

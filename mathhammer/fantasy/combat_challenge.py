@@ -214,6 +214,10 @@ def _report(c, method: str, tally: dict, n: int | None, seed: int | None, rounds
         dists[name] = Distribution.exact(h) if n is None else Distribution.from_counts(h)
     h = tally["rounds"]
     dists["rounds"] = Distribution.exact(h) if n is None else Distribution.from_counts(h)
+    if any(body.role == "mount" for body in c.bodies):  # FB-P1: each part of a two-part model
+        for b_index, body in enumerate(c.bodies):
+            cap = body.models * body.w
+            results[f"p_slain[{body.name}]"] = est(tally["body_wounds"][b_index, cap:].sum())
     for name in [d for d in dists if d.startswith("wounds_on")]:
         results[f"mean_{name}"] = dists[name].mean_estimate()
     info = {"ruleset": c.rules.name, "rounds": rounds, "a": f"{a.id}: {_line(a)}", "b": f"{b.id}: {_line(b)}",

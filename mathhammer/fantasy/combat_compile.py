@@ -438,7 +438,7 @@ def attack_spec(att: Attacker, target: Body, variant: int, rules: Ruleset, targe
     ws, target_ws = min(att.ws, top), min(target.ws, top)
     way = {"ws": ws, "target_ws": target_ws}
     needed = rules.to_hit_melee(ws, target_ws)
-    if target.parry and from_front and target.parry > needed:
+    if target.parry and from_front and needed is not None and target.parry > needed:
         way = {"hit_on": target.parry}  # t9a1 Parry (FB-E4): no better than X+ from the front
     return AttackSpec(
         strength=s, toughness=target.t, **way, close_combat=True, save=target.armour,
