@@ -28,16 +28,27 @@ class MathhammerError(Exception):
         super().__init__(self.one_line())
 
     def one_line(self) -> str:
-        parts = [f"{self.where}: {self.what}"]
+        where, what, fix = (_cut(str(self.where), 300), _cut(str(self.what), MAX_WHAT),
+                            _cut(str(self.fix), 300))
+        parts = [f"{where}: {what}"]
         if self.got is not None:
             got = self.got if isinstance(self.got, str) else repr(self.got)
             if len(got) > 80:
                 got = got[:77] + "..."
             parts.append(f"(got {got})")
         text = " ".join(parts)
-        if self.fix:
-            text += f"; fix: {self.fix}"
+        if fix:
+            text += f"; fix: {fix}"
         return " ".join(text.split())  # one line, whatever the parts contained
+
+
+#: the longest "what" an error line carries (a report of many problems is cut here, so
+#: an error line stays a few kB whatever the input)
+MAX_WHAT = 4000
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text):,} chars)"
 
 
 class InputError(MathhammerError):
@@ -54,6 +65,11 @@ class ProfileError(MathhammerError):
 
 class UnknownProfileError(ProfileError):
     """A profile id that matches no bundled or user file; suggests close ids."""
+
+
+class InputFileError(ProfileError):
+    """A file given as input cannot be read: not a regular file (FIFO, device, folder),
+    over its size limit, not UTF-8, an archive that is too large or escapes (issue 18)."""
 
 
 class RulesError(MathhammerError):

@@ -10,6 +10,7 @@ the key, the value and what is allowed.
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -73,28 +74,83 @@ def profiles_root() -> Path:
                        "reinstall mathhammer")
 
 
+#: dotted parts in one key or table header (tomllib's memory grows with the square of it:
+#: a 60 kB key of 30,000 parts took 3.5 GB); no data file needs more than a few
+MAX_KEY_PARTS = 32
+#: entries in any one list of a data file (``[[attacks]]``, ``[[units]]``, ``sources``...);
+#: run time grows with them, so each has a stated cap (README "Limits")
+LIST_CAPS = {"attacks": 200, "activations": 200, "units": 200, "weapons": 50, "mounts": 10,
+             "models": 500}
+DEFAULT_LIST_CAP = 1000
+#: keys in any one table (10^5 unknown keys once took seconds and printed megabytes)
+TABLE_KEY_CAP = 1000
+#: problems listed in one error report; the rest are counted
+MAX_PROBLEMS = 20
+
+_KEY_PART = r"""(?:[A-Za-z0-9_\-]+|"[^"\n]*"|'[^'\n]*')"""
+_LONG_DOTTED_KEY = re.compile(  # a run of more than MAX_KEY_PARTS dotted parts, anywhere
+    rf"""(?<![A-Za-z0-9_\-"'.]){_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART}){{{MAX_KEY_PARTS},}}""")
+
+
 def read_toml(path: Path | str, where: str | None = None) -> dict[str, Any]:
-    """Read a TOML file; a syntax error names the file, line and column."""
-    from mathhammer import read_scope
+    """Read a TOML data file with bounds; any problem is one ProfileError line.
+
+    The file goes through the one bounded reader (:func:`mathhammer.io.read_text`: a
+    regular file, at most :data:`mathhammer.io.TOML_MAX_BYTES`, UTF-8); the text is
+    checked for keys of more than :data:`MAX_KEY_PARTS` dotted parts before parsing; a
+    syntax error names the file, line and column; every list is held to its cap.
+    """
+    from mathhammer import io
 
     path = Path(path)
-    label = where or str(path)
-    read_scope.check(path, label)  # the web server reads bundled data and uploads only
+    label = where or io.short_path(path)
+    text = io.read_text(path, label, limit=io.TOML_MAX_BYTES, what="TOML file")
+    return parse_toml(text, label)
+
+
+def parse_toml(text: str, label: str) -> dict[str, Any]:
+    """TOML text to data with the same bounds as :func:`read_toml` (uploads, imports)."""
+    if text.count(".") >= MAX_KEY_PARTS and _LONG_DOTTED_KEY.search(text):
+        raise ProfileError(label, f"has a dotted key of more than {MAX_KEY_PARTS} parts", None,
+                           "use shorter keys (no data file needs more than a few parts)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProfileError(label, "file not found", str(path), "check the path") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ProfileError(label, f"cannot be read ({err.__class__.__name__})", str(path),
-                           "give a UTF-8 TOML file") from None
-    try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ProfileError(label, f"is not valid TOML: {err}", None,
                            "fix the syntax at that line (see toml.io)") from None
     except RecursionError:  # e.g. 5000 nested arrays: tomllib recurses per level
         raise ProfileError(label, "nests arrays or tables too deeply to read", None,
                            "flatten the file (no profile needs more than a few levels)") from None
+    check_list_caps(data, label)
+    return data
+
+
+def check_list_caps(data: Any, label: str) -> None:
+    """Every list in ``data`` within its cap (:data:`LIST_CAPS`, else DEFAULT_LIST_CAP) and
+    every table within :data:`TABLE_KEY_CAP` keys."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:  # iterative: a deep file must not hit the recursion limit here
+        node, key = stack.pop()
+        if isinstance(node, dict):
+            if len(node) > TABLE_KEY_CAP:
+                raise ProfileError(f"{label}: {_shown_key(key)}", f"the table has "
+                                   f"{len(node):,} keys, above its cap of {TABLE_KEY_CAP:,}",
+                                   None, "remove the keys the file does not need")
+            stack.extend((v, f"{key}.{k}" if key else str(k)) for k, v in node.items())
+        elif isinstance(node, list):
+            name = key.rsplit(".", 1)[-1]
+            cap = LIST_CAPS.get(name, DEFAULT_LIST_CAP)
+            if len(node) > cap:
+                raise ProfileError(f"{label}: {_shown_key(key)}", f"the list has {len(node):,} "
+                                   f"entries, above its cap of {cap:,}", None,
+                                   f"keep {name or 'the list'} to {cap:,} entries or fewer "
+                                   "(split the file into several runs)")
+            stack.extend((v, f"{key}.{i}") for i, v in enumerate(node))
+
+
+def _shown_key(key: str, limit: int = 80) -> str:
+    key = " ".join(key.split()) or "(top level)"
+    return key if len(key) <= limit else key[: limit - 3] + "..."
 
 
 def bundled_ids(game: str) -> list[str]:
@@ -103,11 +159,11 @@ def bundled_ids(game: str) -> list[str]:
 
 
 def _is_file(path: Path) -> bool:
-    """``Path.is_file`` that says no (instead of raising) for a 300-character name."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
+    """A path that exists and is not a folder (never raises): a FIFO or device counts, so
+    the bounded reader refuses it by name instead of calling it "not found"."""
+    from mathhammer.io import names_a_file
+
+    return names_a_file(path)
 
 
 def find_profile(game: str, ref: str) -> Path:
@@ -159,15 +215,29 @@ def _import_game(game: str) -> None:
 
 
 def pydantic_errors(err, source: str) -> ProfileError:
-    """All errors of a pydantic ``ValidationError`` as one ProfileError, sorted by key path."""
+    """All errors of a pydantic ``ValidationError`` as one ProfileError, sorted by key path.
+
+    The line lists the first :data:`MAX_PROBLEMS` problems and counts the rest (10^5
+    unknown keys once printed 24 MB); ``problems`` keeps the listed ones.
+    """
     items = []
     for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        key = _shown_key(".".join(str(p) for p in e["loc"]))
         value = e.get("input")
-        shown = "" if isinstance(value, dict) else f" (got {value!r})"
+        shown = "" if isinstance(value, (dict, list)) else f" (got {_shown_value(value)})"
         items.append((key, f"{e['msg']}{shown}"))
     items.sort(key=lambda item: (natural_key(item[0]), item[1]))
+    more = len(items) - MAX_PROBLEMS
+    items = items[:MAX_PROBLEMS]
     what = "; ".join(f"{key}: {text}" for key, text in items)
+    if more > 0:
+        what += f"; and {more:,} more problem{'s' if more > 1 else ''}"
     error = ProfileError(source, what, None, "see `mathhammer profiles schema` for allowed keys")
     setattr(error, "problems", items)  # [(key path, message)] for `profiles validate`  # noqa: B010
+    setattr(error, "more_problems", max(more, 0))  # noqa: B010
     return error
+
+
+def _shown_value(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -123,7 +123,9 @@ def test_missing_folder_fails_before_any_work(tmp_path):
         [sys.executable, "-m", "mathhammer", *LONG_COMMANDS["roll"], *LONG, "--output",
          str(missing / "out.txt")], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
-    assert proc.stderr == (f"error: --output: folder does not exist (got {missing}); "
+    from mathhammer.io import short_path
+
+    assert proc.stderr == (f"error: --output: folder does not exist (got {short_path(missing)}); "
                            "fix: create it or pick another path\n")
 
 

@@ -23,8 +23,13 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:  # Ctrl-C while the CLI is still loading: no traceback
         _exit_interrupted("stopped at your request", hard)
 
+    if hard:  # the real standard output: a full disk or a closed descriptor is exit 2
+        from mathhammer.io import guard_stdout
+
+        guard_stdout()
     try:
         code = app(args=argv, prog_name="mathhammer", standalone_mode=False)
+        _flush_stdout()  # the answer is only delivered once it is flushed
     except BrokenPipeError:  # `mathhammer ... | head`: nothing more to say
         _silence_stdout()
         _leave(0, hard)
@@ -56,6 +61,13 @@ def main(argv: list[str] | None = None) -> None:
     _leave(code if isinstance(code, int) else 0, hard)
 
 
+def _flush_stdout() -> None:
+    """Flush standard output now, so a write error is reported (exit 2), not lost at exit."""
+    stream = sys.stdout
+    if stream is not None:
+        stream.flush()
+
+
 def _leave(code: int, hard: bool) -> None:
     """Exit with ``code``; a real command line skips the interpreter's teardown.
 
@@ -66,6 +78,15 @@ def _leave(code: int, hard: bool) -> None:
     """
     import threading
 
+    if code == 0:  # an answer counts only once it is flushed: a full disk is exit 2
+        try:
+            _flush_stdout()
+        except BrokenPipeError:
+            _silence_stdout()
+        except Exception as err:  # OutputError from the guarded stdout
+            one_line = getattr(err, "one_line", None)
+            print(f"error: {one_line() if one_line else err}", file=sys.stderr)
+            code = 2
     if not hard or threading.current_thread() is not threading.main_thread():
         sys.exit(code)
     import atexit
@@ -77,7 +98,7 @@ def _leave(code: int, hard: bool) -> None:
             stream.flush()
         except BrokenPipeError:  # the reader left: nothing more to say (as above)
             _silence_stdout()
-        except (OSError, ValueError):
+        except Exception:  # reported above (or nowhere left to report it)
             pass
     os._exit(code)
 

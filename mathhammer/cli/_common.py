@@ -7,7 +7,6 @@ Use the ``Annotated`` aliases in a command's signature, collect them with
 
 from __future__ import annotations
 
-import os
 import sys
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -16,8 +15,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathhammer.errors import InputError, OutputError
-from mathhammer.io import write_atomically  # noqa: F401 (the CLI's writer is the library's)
+from mathhammer.errors import InputError
+from mathhammer.io import (  # noqa: F401 (the CLI's writer is the library's)
+    STDOUT, all_or_nothing, check_outputs, resolve_output, short_path, write_atomically,
+)
 
 Method = Annotated[
     str,
@@ -54,7 +55,8 @@ PlotPath = Annotated[
     Optional[Path], typer.Option("--plot", help="Also write a PNG chart of the distribution(s).")
 ]
 OutputPath = Annotated[
-    Optional[Path], typer.Option("--output", "-o", help="Write the output to this file (atomically).")
+    Optional[Path], typer.Option("--output", "-o", help="Write the output to this file (atomically; "
+                                 "- for standard output).")
 ]
 Check = Annotated[
     bool, typer.Option("--check", help="Run exact and Monte Carlo and print the z-scores of their difference.")
@@ -112,12 +114,13 @@ class CommonOptions:
         if self.method not in ("auto", "exact", "mc"):
             raise InputError("--method", "must be exact, mc or auto", self.method,
                              "use --method mc")
-        for flag, path in (("--plot", self.plot), ("--output", self.output)):
-            if path is not None:
-                check_writable(path, flag)
+        if self.output is not None and str(self.output) == STDOUT:
+            self.output = None  # `-o -`: standard output, as with no --output
         if self.plot is not None and self.plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise InputError("--plot", "must name a .png, .svg or .pdf file", str(self.plot),
+            raise InputError("--plot", "must name a .png, .svg or .pdf file", short_path(self.plot),
                              "use --plot chart.png")
+        # every output writable and no two the same file, before any work (issue 22)
+        check_outputs([("--plot", self.plot), ("--output", self.output)])
         return self
 
     def config(self):
@@ -209,27 +212,8 @@ def common_options(**kwargs) -> CommonOptions:
 
 
 def check_writable(path: Path, flag: str) -> None:
-    """Fail before the work starts if ``path`` cannot be written."""
-    parent = path.expanduser().resolve().parent
-    if path.exists() and path.is_dir():
-        raise OutputError(flag, "names a directory, not a file", str(path), "give a file name")
-    if not parent.is_dir():
-        raise OutputError(flag, "folder does not exist", str(parent), "create it or pick another path")
-    if not os.access(parent, os.W_OK) or not _can_create_in(parent):
-        raise OutputError(flag, "folder is not writable", str(parent), "pick a writable path")
-
-
-def _can_create_in(folder: Path) -> bool:
-    """Create and remove a probe file: os.access says yes to root even on /proc."""
-    import tempfile
-
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".mathhammer-probe-", dir=folder)
-    except OSError:
-        return False
-    os.close(fd)
-    Path(probe).unlink(missing_ok=True)
-    return True
+    """Fail before the work starts if ``path`` cannot be written (see :mod:`mathhammer.io`)."""
+    resolve_output(path, flag)
 
 
 def progress_bar():
@@ -285,15 +269,21 @@ def emit(report, opts: CommonOptions) -> None:
     if opts.explain and opts.format == "csv":  # CSV has no place for it: stderr, like notes
         print("explain:\n" + "\n".join(f"  {line}" for line in report.info["explain"]),
               file=sys.stderr)
-    if opts.plot is not None:
-        from mathhammer.plots import save_report_plot
+    from mathhammer.plots import save_report_plot
 
-        save_report_plot(report, opts.plot)
-    if opts.output is not None:
-        write_atomically(opts.output, text)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    deliver(text, opts, (lambda path: save_report_plot(report, path)) if opts.plot else None)
     footer_on_screen = opts.format == "table" and opts.output is None  # shows n_trials, seed
     if report.method == "mc" and not opts.quiet and not footer_on_screen:
         print(f"note: Monte Carlo, n_trials {report.n_trials:,}, seed {report.seed}", file=sys.stderr)
+
+
+def deliver(text: str, opts: CommonOptions, plot=None) -> None:
+    """Write a command's outputs, all or nothing: ``plot(path)`` to ``--plot`` if given,
+    ``text`` to ``--output`` or standard output (checked: a full disk is exit 2)."""
+    with all_or_nothing():
+        if plot is not None and opts.plot is not None:
+            plot(opts.plot)
+        if opts.output is not None:
+            write_atomically(opts.output, text)
+        else:
+            write_atomically(STDOUT, text, "standard output")

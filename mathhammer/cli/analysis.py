@@ -15,7 +15,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mathhammer.cli._common import CommonOptions, query_command, write_atomically
+from mathhammer.cli._common import CommonOptions, deliver, query_command
 
 NTrialsCell = Annotated[
     Optional[int],
@@ -50,13 +50,7 @@ def _emit(report, text_table: str, opts, plot_fn) -> None:
         text = headline(report) + "\n" + text_table
     else:
         text = _render.render(report, opts.format)
-    if opts.plot is not None:
-        plot_fn(opts.plot)
-    if opts.output is not None:
-        write_atomically(opts.output, text)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    deliver(text, opts, plot_fn)  # --plot and --output all or nothing; stdout checked
     if report.method != "exact" and not opts.quiet and opts.format != "table":
         print(f"note: Monte Carlo cells, n_trials {report.n_trials:,} each, seed {report.seed}",
               file=sys.stderr)

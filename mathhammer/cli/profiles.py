@@ -144,11 +144,10 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
 
 
 def _is_file(path: Path) -> bool:
-    """``Path.is_file`` that says no (instead of raising) for a 300-character name."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
+    """Exists and is not a folder, never raising (the bounded reader judges the rest)."""
+    from mathhammer.io import names_a_file
+
+    return names_a_file(path)
 
 
 def _is_dir(path: Path) -> bool:
@@ -416,10 +415,23 @@ def show_command(
 # --------------------------------------------------------------------------- validate
 
 
+#: files one `profiles validate` reads (a folder of a million files is refused, not walked)
+MAX_VALIDATE_FILES = 5000
+#: problem lines `profiles validate` prints on stderr; the summary line counts the rest
+MAX_SHOWN_PROBLEMS = 20
+
+
 def _expand(paths: list[Path]) -> list[Path]:
+    import itertools
+
     files: list[Path] = []
     for path in paths:
-        files += sorted(path.rglob("*.toml")) if _is_dir(path) else [path]
+        found = itertools.islice(path.rglob("*.toml"), MAX_VALIDATE_FILES + 1) \
+            if _is_dir(path) else iter([path])
+        files += sorted(found)
+        if len(files) > MAX_VALIDATE_FILES:
+            raise InputError("PATH", f"holds more than {MAX_VALIDATE_FILES:,} .toml files",
+                             str(path), "validate a smaller folder")
     return files
 
 
@@ -477,6 +489,10 @@ def validate_file(path: Path) -> dict:
         problems = getattr(err, "problems", None)
         if problems:
             result["errors"] = [{"key": key, "message": text} for key, text in problems]
+            more = getattr(err, "more_problems", 0)
+            if more:
+                result["errors"].append({"key": "(more)", "message": f"and {more:,} more "
+                                         f"problem{'s' if more > 1 else ''} not listed"})
         else:
             key = err.where[len(str(path)) :].lstrip(": ") or "(file)"
             what = err.what + (f" (got {err.got!r})" if err.got is not None else "")
@@ -512,16 +528,22 @@ def validate_command(
     if format == "json":
         _print_json({"files": results})
     else:
+        shown = total = 0
         for r in results:
             if r["ok"]:
                 print(f"ok {r['path']} ({r['game']} {r['id']})")
             else:
                 for e in r["errors"]:
-                    line = f"invalid {r['path']}: {e['key']}: {e['message']}"
-                    print(" ".join(line.split()), file=sys.stderr)  # a key "\r" stays on its line
+                    total += 1
+                    if shown >= MAX_SHOWN_PROBLEMS:  # stderr stays a few kB, whatever the input
+                        continue
+                    shown += 1
+                    line = " ".join(f"invalid {r['path']}: {e['key']}: {e['message']}".split())
+                    print(line if len(line) <= 600 else line[:580] + "... (cut)", file=sys.stderr)  # a key "\r" stays on its line
         bad = sum(not r["ok"] for r in results)
         if bad:
-            print(f"{bad} of {len(results)} file(s) invalid", file=sys.stderr)
+            hidden = f" (the first {shown} of {total} problems shown)" if total > shown else ""
+            print(f"{bad} of {len(results)} file(s) invalid{hidden}", file=sys.stderr)
     if any(not r["ok"] for r in results):
         raise typer.Exit(2)
 

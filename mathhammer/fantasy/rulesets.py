@@ -282,11 +282,10 @@ def _load_path(path: str, mtime_ns: int) -> Ruleset:
 
 
 def _is_file(path: Path) -> bool:
-    """``Path.is_file`` that says no (instead of raising) for a 300-character name."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
+    """Exists and is not a folder, never raising (the bounded reader judges the rest)."""
+    from mathhammer.io import names_a_file
+
+    return names_a_file(path)
 
 
 def load_ruleset(name_or_path: str | Path | Ruleset = "wfb8", where: str = "--ruleset") -> Ruleset:

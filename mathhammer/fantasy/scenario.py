@@ -136,8 +136,10 @@ def _unit(entry: UnitEntry, where: str, base_dir: Path):
     if entry.profile is not None:
         return validate_unit(entry.profile, f"{where}.profile")
     ref = entry.unit
+    from mathhammer.io import names_a_file
+
     local = base_dir / ref
-    if ref.endswith(".toml") and local.is_file():
+    if ref.endswith(".toml") and names_a_file(local):  # never raises (a 300-char name)
         ref = str(local)
     return load_unit(ref)
 

@@ -54,6 +54,60 @@ def _choose_cache_dir() -> None:
 
 _choose_cache_dir()
 
+
+def _guard_cache_io(caching) -> None:
+    """A failing cache never kills a query: numba raises when saving a compiled kernel
+    fails midway (disk full, quota, file-size limit) or an index left half-written by a
+    power cut will not unpickle. Then the kernel runs uncached, and stderr says so once."""
+    import contextlib
+    import pickle
+
+    told: list[bool] = []
+
+    @contextlib.contextmanager
+    def guard(self):
+        try:
+            yield
+        except (OSError, EOFError, pickle.UnpicklingError) as err:
+            self.disable()  # no retry for this kernel in this process
+            if not told:
+                told.append(True)
+                reason = getattr(err, "strerror", None) or err.__class__.__name__
+                print(f"note: the compiled-kernel cache cannot be used ({reason}); "
+                      "running without it", file=sys.stderr, flush=True)
+
+    caching.Cache._guard_against_spurious_io_errors = guard
+
+
+class _OnCachingImport:
+    """Patch numba's cache when numba loads it (importing numba here would add ~0.4 s to
+    every exact query, which needs no kernel)."""
+
+    name = "numba.core.caching"
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            run = spec.loader.exec_module
+
+            def exec_module(module):
+                run(module)
+                _guard_cache_io(module)
+
+            spec.loader.exec_module = exec_module
+        return spec
+
+
+if _OnCachingImport.name in sys.modules:
+    _guard_cache_io(sys.modules[_OnCachingImport.name])
+elif not any(isinstance(f, _OnCachingImport) for f in sys.meta_path):
+    sys.meta_path.insert(0, _OnCachingImport())
+
 if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
     # pure-Python kernels: xoshiro's uint64 products wrap on purpose (as in the jitted
     # code); numpy would print an overflow RuntimeWarning for each one
