@@ -90,8 +90,8 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, mon
     monkeypatch.setattr(io.os, "fsync", full)
     with pytest.raises(OutputError) as err:
         write_atomically(target, "new contents")
-    assert err.value.one_line() == (f"--output: the disk is full (got {target}); fix: free some "
-                                    "space or write to another disk")
+    assert err.value.one_line() == (f"--output: the disk is full (got {io.short_path(target)}); "
+                                    "fix: free some space or write to another disk")
     assert target.read_text() == "old contents"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
 
@@ -154,8 +154,8 @@ def test_a_full_device_is_exit_2_and_stays_a_device(tmp_path):
     code, out, err = run_inprocess(argv)
     assert_clean(argv, code, out, err)
     assert code == 2
-    assert err == f"error: --output: the disk is full (got {full}); fix: free some space or " \
-                  "write to another disk\n"
+    assert err == (f"error: --output: the disk is full (got {io.short_path(full)}); fix: free "
+                   "some space or write to another disk\n")
     assert stat.S_ISCHR(os.lstat(full).st_mode)
 
 
