@@ -6,8 +6,11 @@ counters / histograms). The engine
 
 * splits ``n_trials`` into chunks whose count and sizes depend on ``n_trials``
   alone, chunk i seeded by :func:`mathhammer.rng.chunk_state`;
-* runs chunks on a thread pool and adds their tallies (integer sums, so the
-  result is bit-identical for any thread count);
+* runs chunks on worker threads that each take the next chunk and add its
+  tally into one total (integer sums, so the result is bit-identical for any
+  thread count); every chunk's state is computed up front in one vectorised
+  pass, so a worker holds the GIL only for the few microseconds of calling its
+  kernel and merging (the kernels release it: ``nogil=True``);
 * in adaptive mode (``precision=ε``) keeps adding fixed-size chunks until every
   probability the query reports has a 95% Wilson half-width ≤ ε;
 * never stores per-trial data: memory does not grow with ``n_trials``.
@@ -15,18 +18,18 @@ counters / histograms). The engine
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from mathhammer.errors import InputError, Interrupted, TrialLimitError
 from mathhammer.results import Z95
-from mathhammer.rng import chunk_state, resolve_seed
+from mathhammer.rng import chunk_state, chunk_states, resolve_seed
 
 Tally = dict[str, np.ndarray]
 ChunkFn = Callable[[int, np.ndarray], Tally]
@@ -115,11 +118,13 @@ class MonteCarloRun:
 
 
 def _add(total: Tally, part: Tally) -> None:
+    """Add a chunk's tally into ``total`` in place (the first chunk of a key is copied)."""
     for key, arr in part.items():
-        if key in total:
-            total[key] = total[key] + arr
-        else:
+        into = total.get(key)
+        if into is None:
             total[key] = np.array(arr, copy=True)
+        else:
+            np.add(into, arr, out=into)
 
 
 def _resolve_threads(threads: int | None) -> int:
@@ -132,6 +137,54 @@ class _PartialInterrupt(Exception):
         self.tally, self.n_done, self.n_chunks = tally, n_done, n_chunks
 
 
+class _Shared:
+    """What the workers of one ``_run_chunks`` call share: the next chunk, the sum, errors.
+
+    Each worker takes the next chunk number itself and adds its tally into the one
+    total under a lock, so the main thread holds the GIL only to report progress:
+    while a worker is inside its (``nogil``) kernel, the other can prepare or merge.
+    """
+
+    def __init__(self, n_chunks: int, n_workers: int) -> None:
+        self.next_chunk = itertools.count()  # next() is atomic under the GIL
+        self.n_chunks = n_chunks
+        self.lock = threading.Lock()
+        self.total: Tally = {}
+        self.n_done = 0
+        self.n_finished = 0
+        self.finished_sizes: list[int] = []  # progress not yet reported by the main thread
+        self.error: BaseException | None = None
+        self.stop = threading.Event()
+        self.running = n_workers
+        self.all_done = threading.Event()
+
+
+def _worker(shared: _Shared, run_chunk: ChunkFn, sizes: list[int], states: np.ndarray) -> None:
+    try:
+        while not shared.stop.is_set():
+            i = next(shared.next_chunk)
+            if i >= shared.n_chunks:
+                break
+            part = run_chunk(sizes[i], states[i])
+            with shared.lock:
+                if shared.stop.is_set():  # the run ended (Ctrl-C, a failure) while this ran
+                    break
+                _add(shared.total, part)
+                shared.n_done += sizes[i]
+                shared.n_finished += 1
+                shared.finished_sizes.append(sizes[i])
+    except BaseException as err:  # KeyboardInterrupt from a chunk too: the main thread decides
+        with shared.lock:
+            if shared.error is None:
+                shared.error = err
+        shared.stop.set()
+    finally:
+        with shared.lock:
+            shared.running -= 1
+            if shared.running == 0:
+                shared.all_done.set()
+
+
 def _run_chunks(
     run_chunk: ChunkFn,
     sizes: list[int],
@@ -142,60 +195,57 @@ def _run_chunks(
 ) -> Tally:
     """Run chunks ``first_chunk..`` with sizes ``sizes`` and add their tallies.
 
-    Integer tallies make the sum independent of completion order. On Ctrl-C the
-    finished chunks are returned inside :class:`_PartialInterrupt`.
+    Integer tallies make the sum independent of which worker ran which chunk and
+    in what order. On Ctrl-C the finished chunks are returned inside
+    :class:`_PartialInterrupt`.
     """
-    total: Tally = {}
-    n_done = 0
-    n_finished = 0
-    # Several chunks run on the pool even with one thread: the main thread then only
-    # waits, so Ctrl-C is seen at once instead of after the running (nogil) chunk.
-    if len(sizes) == 1:
+    if len(sizes) == 1:  # one short chunk: run it here
+        total: Tally = {}
         try:
-            for i, size in enumerate(sizes):
-                _add(total, run_chunk(size, chunk_state(seed, first_chunk + i)))
-                n_done += size
-                n_finished += 1
-                on_chunk(size)
+            _add(total, run_chunk(sizes[0], chunk_state(seed, first_chunk)))
         except KeyboardInterrupt:
-            raise _PartialInterrupt(total, n_done, n_finished) from None
+            raise _PartialInterrupt({}, 0, 0) from None
+        try:
+            on_chunk(sizes[0])
+        except KeyboardInterrupt:
+            raise _PartialInterrupt(total, sizes[0], 1) from None
         return total
 
-    stop = threading.Event()
-
-    def job(i: int) -> tuple[int, Tally | None]:
-        if stop.is_set():
-            return i, None
-        return i, run_chunk(sizes[i], chunk_state(seed, first_chunk + i))
-
-    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="mathhammer")
-    # submit in a bounded window: 4096 queued futures would delay a Ctrl-C stop
-    next_chunk = 0
-    pending: set[Future] = set()
-    finished = False
+    # Several chunks run on worker threads even with one thread: the main thread then
+    # only waits, so Ctrl-C is seen at once instead of after the running (nogil) chunk.
+    n_workers = min(threads, len(sizes))
+    shared = _Shared(len(sizes), n_workers)
+    states = chunk_states(seed, len(sizes), first_chunk)  # all at once: ~0.1 µs a chunk
+    workers = [
+        threading.Thread(target=_worker, args=(shared, run_chunk, sizes, states),
+                         name=f"mathhammer-{k}", daemon=True)
+        for k in range(n_workers)
+    ]
+    for w in workers:
+        w.start()
     try:
-        while next_chunk < len(sizes) or pending:
-            while next_chunk < len(sizes) and len(pending) < 2 * threads:
-                pending.add(pool.submit(job, next_chunk))
-                next_chunk += 1
-            # a timeout keeps the main thread responsive to Ctrl-C
-            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            for fut in done:
-                i, tally = fut.result()
-                if tally is not None:
-                    _add(total, tally)
-                    n_done += sizes[i]
-                    n_finished += 1
-                    on_chunk(sizes[i])
-        finished = True
+        while True:
+            # a timeout keeps the main thread responsive to Ctrl-C; progress is reported
+            # here, in the caller's thread, once per finished chunk
+            ended = shared.all_done.wait(0.1)
+            with shared.lock:
+                report, shared.finished_sizes = shared.finished_sizes, []
+            for size in report:
+                on_chunk(size)
+            if ended:
+                break
     except KeyboardInterrupt:
-        raise _PartialInterrupt(total, n_done, n_finished) from None
-    finally:
-        if not finished:  # Ctrl-C or a failing chunk: queued chunks must not start
-            stop.set()
-            pool.shutdown(wait=False, cancel_futures=True)
-    pool.shutdown(wait=True)
-    return total
+        shared.stop.set()  # running chunks finish in the background and are dropped
+        with shared.lock:
+            raise _PartialInterrupt(shared.total, shared.n_done, shared.n_finished) from None
+    except BaseException:
+        shared.stop.set()
+        raise
+    if isinstance(shared.error, KeyboardInterrupt):
+        raise _PartialInterrupt(shared.total, shared.n_done, shared.n_finished)
+    if shared.error is not None:
+        raise shared.error
+    return shared.total
 
 
 def simulate(

@@ -82,28 +82,6 @@ def resolve_dispel(natural, sixes, k, level, against, dnatfail, op, d3_face):
 
 
 @njit(cache=True, nogil=True)
-def _flow(rules, flow, state):
-    if flow[F_FIXED_P] >= 0:
-        return flow[F_FIXED_P], flow[F_FIXED_D]
-    a = d6(state)
-    b = d6(state)
-    gain_a = flow[F_EXTRA_P]
-    gain_r = flow[F_EXTRA_D]
-    if rules[R_CHANNEL] == 1:  # MG-2 t9a1: one D6 + channelers, target+ gives a die
-        gain_a += d6(state) + flow[F_CH_A] >= rules[R_CHTARGET]
-        gain_r += d6(state) + flow[F_CH_R] >= rules[R_CHTARGET]
-    elif rules[R_CHANNEL] == 2:  # MG-2 wfb8: each wizard's 6 gives a die
-        for _ in range(flow[F_CH_A]):
-            gain_a += d6(state) == 6
-        for _ in range(flow[F_CH_R]):
-            gain_r += d6(state) == 6
-    if rules[R_EXTRA] >= 0:  # MG-3 t9a1: at most 2 dice beyond the flow roll
-        gain_a = min(gain_a, rules[R_EXTRA])
-        gain_r = min(gain_r, rules[R_EXTRA])
-    return min(a + b + gain_a, rules[R_POOL]), min(max(a, b) + gain_r, rules[R_POOL])
-
-
-@njit(cache=True, nogil=True)
 def _dispel_in_play(j, in_play, in_play_plan, rules, dlevel, state, pools):
     """Dispel attempts on one part of in-play spell ``j`` (MG-8): True when it goes.
 
@@ -168,7 +146,29 @@ def phase_kernel(rules, flow, spells, plan, dispel_plan, in_play, in_play_plan, 
     dlevel = flow[F_DLEVEL]
     pools = np.zeros(5, np.int64)
     for _ in range(n_trials):
-        power, dispel = _flow(rules, flow, state)
+        # MG-1..MG-3, written out here: a helper taking arrays cost an atomic incref and
+        # decref of each per trial (numba's reference counting, left in place around
+        # branches), a third of the kernel's time
+        power = flow[F_FIXED_P]
+        dispel = flow[F_FIXED_D]
+        if power < 0:
+            a = d6(state)
+            b = d6(state)
+            gain_a = flow[F_EXTRA_P]
+            gain_r = flow[F_EXTRA_D]
+            if rules[R_CHANNEL] == 1:  # MG-2 t9a1: one D6 + channelers, target+ gives a die
+                gain_a += d6(state) + flow[F_CH_A] >= rules[R_CHTARGET]
+                gain_r += d6(state) + flow[F_CH_R] >= rules[R_CHTARGET]
+            elif rules[R_CHANNEL] == 2:  # MG-2 wfb8: each wizard's 6 gives a die
+                for _ in range(flow[F_CH_A]):
+                    gain_a += d6(state) == 6
+                for _ in range(flow[F_CH_R]):
+                    gain_r += d6(state) == 6
+            if rules[R_EXTRA] >= 0:  # MG-3 t9a1: at most 2 dice beyond the flow roll
+                gain_a = min(gain_a, rules[R_EXTRA])
+                gain_r = min(gain_r, rules[R_EXTRA])
+            power = min(a + b + gain_a, rules[R_POOL])
+            dispel = min(max(a, b) + gain_r, rules[R_POOL])
         p_used = 0
         d_used = 0
         failed = 0
