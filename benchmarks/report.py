@@ -95,6 +95,48 @@ class Case:
         }
 
 
+#: issue 17: a library query of at least this many trials must run this much faster on
+#: 2 threads than on 1 (on a quiet 2-core machine)
+SCALING_MIN_TRIALS = 10**7
+SCALING_MIN_RATIO = 1.6
+
+
+@dataclass
+class Scaling:
+    """One library query timed on 1 and on 2 threads in the same interleaved rounds.
+
+    ``bare_ratio`` is the 2-thread/1-thread ratio of the bare kernel pair (two
+    threads running a kernel with no engine) timed in those same rounds: what the
+    machine gave two threads at that moment. ``cpu_per_wall`` is the 2-thread
+    run's process CPU-seconds per wall-second (2.00 = both cores busy throughout).
+    """
+
+    name: str
+    n_trials: int
+    one_thread: float  # median seconds
+    two_threads: float
+    bare_ratio: float | None = None
+    cpu_per_wall: float | None = None
+    rounds: int = 0
+
+    @property
+    def ratio(self) -> float:
+        return self.one_thread / self.two_threads if self.two_threads else float("nan")
+
+    @property
+    def min_ratio(self) -> float | None:
+        return SCALING_MIN_RATIO if self.n_trials >= SCALING_MIN_TRIALS else None
+
+    def passed(self) -> bool | None:
+        return None if self.min_ratio is None else bool(self.ratio >= self.min_ratio)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "n_trials": self.n_trials, "one_thread_s": self.one_thread,
+                "two_threads_s": self.two_threads, "ratio": self.ratio,
+                "bare_pair_ratio": self.bare_ratio, "cpu_per_wall": self.cpu_per_wall,
+                "rounds": self.rounds, "target_min_ratio": self.min_ratio, "pass": self.passed()}
+
+
 @dataclass
 class Results:
     """Everything one run produced: figures, skipped cases with their reason, notes."""
@@ -102,6 +144,7 @@ class Results:
     cases: list[Case] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    scaling: list[Scaling] = field(default_factory=list)
 
     def add(self, case: Case) -> Case:
         self.cases.append(case)
@@ -117,6 +160,8 @@ class Results:
             {"name": c.name, "target": c.target.describe(c.unit), "pass": c.passed()}
             for c in self.cases if c.target is not None
         ]
+        if self.scaling:
+            out["scaling"] = [row.to_json() for row in self.scaling]
         out["skipped"] = [{"name": n, "reason": r} for n, r in self.skipped]
         if machine is not None:
             out["machine"] = machine
@@ -252,6 +297,8 @@ def to_markdown(results: Results, machine: dict, versions: str = "", mode: str =
                 status=_status(c),
             )
         )
+    if results.scaling:
+        lines += scaling_markdown(results.scaling)
     if results.skipped:
         lines += ["", "## Not measured", ""]
         lines += [f"- {name}: {reason}" for name, reason in results.skipped]
@@ -259,3 +306,36 @@ def to_markdown(results: Results, machine: dict, versions: str = "", mode: str =
         lines += ["", "## Notes", ""]
         lines += [f"- {note}" for note in results.notes]
     return "\n".join(lines) + "\n"
+
+
+def scaling_markdown(rows: list[Scaling]) -> list[str]:
+    """The "2 threads vs 1" section: one row per library query and size."""
+    lines = [
+        "", "## Thread scaling: each library query on 2 threads vs 1", "",
+        "- ratio = median 1-thread time / median 2-thread time of the same query (same seed,"
+        " same bits), timed in turn with the other variants below; 2.00× is both cores"
+        " fully used.",
+        "- bare pair = two threads each running the bare Warmachine kernel (no engine, no"
+        " Python between chunks), timed in the same rounds: the ratio the machine itself gave"
+        " two threads at that moment. When it is well below 2.00×, other processes held a"
+        " core and the library's ratio is capped by the same amount.",
+        "- CPU/wall = the 2-thread run's process CPU-seconds per wall-second: near 2.00 means"
+        " both workers computed throughout; below it, they waited (for a core or a lock).",
+        f"- target (issue 17): ≥ {SCALING_MIN_RATIO:g}× for every query of"
+        f" ≥ {SCALING_MIN_TRIALS:.0e} trials on a quiet machine; smaller runs are shown for"
+        " information (thread start-up and the first and last chunk weigh more there).",
+        "",
+        "| library query | trials | 1 thread | 2 threads | ratio | bare pair, same rounds"
+        " | CPU/wall (2 threads) | target | status |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    ]
+    for row in rows:
+        ok = row.passed()
+        lines.append(
+            f"| {row.name} | {row.n_trials:.0e} | {human(row.one_thread, 's')} "
+            f"| {human(row.two_threads, 's')} | {row.ratio:.2f}× "
+            f"| {'—' if row.bare_ratio is None else f'{row.bare_ratio:.2f}×'} "
+            f"| {'—' if row.cpu_per_wall is None else f'{row.cpu_per_wall:.2f}'} "
+            f"| {'—' if row.min_ratio is None else f'≥ {row.min_ratio:g}×'} "
+            f"| {'—' if ok is None else ('pass' if ok else '**MISS**')} |")
+    return lines

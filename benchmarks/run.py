@@ -9,7 +9,9 @@ Usage::
 Sections, each in one process with variants timed round-robin and medians kept:
 
 1. kernels (1 thread) beside a tuned numpy version of the same mechanic;
-2. library queries through the chunked engine with 1 and 2 threads;
+2. library queries through the chunked engine with 1 and 2 threads, and the
+   thread-scaling table: every query at 10^6 and 10^7 trials on 1 and 2 threads
+   beside the bare kernel pair timed in the same rounds (issue 17: ≥ 1.6× at 10^7);
 3. exact engine beside icepool on the same queries (skipped without icepool);
 4. CLI latency in fresh subprocesses with warm caches;
 5. first-run compile of what the demo touches (empty ``NUMBA_CACHE_DIR``);
@@ -65,6 +67,7 @@ class Settings:
     rounds: int
     cli_rounds: int
     engine_trials: int
+    scaling_seconds: float  # timing per (query, size) in the thread-scaling section
 
 
 def log(message: str) -> None:
@@ -175,6 +178,70 @@ def bench_bare_threads(results: Results, s: Settings) -> None:
                      2 * n / med["serial"],
                      note=f"the two threads got {cpu['parallel'] / med['parallel']:.2f} "
                      "CPU-seconds per wall second (2.00 = both cores free)"))
+
+
+SCALING_SIZES = (10**6, 10**7)
+
+
+def bench_scaling(results: Results, s: Settings) -> None:
+    """Each library query on 1 and 2 threads, beside the bare kernel pair in the same rounds.
+
+    Four variants per (query, size) timed in turn: the query on 1 thread and on 2,
+    and two bare kernel calls run one after the other and on two threads. The bare
+    pair's ratio says what the machine gave two threads during exactly these rounds,
+    so a query's ratio can be read against it on a busy machine too. Short queries get
+    more rounds (about ``scaling_seconds`` of timing per size, at least ``rounds``).
+    """
+    import math
+    import threading
+
+    from benchmarks import adapters
+    from benchmarks.report import Scaling
+
+    try:
+        bare = [adapters.wm_single_attack(), adapters.wm_single_attack()]
+    except adapters.NotAvailable as why:
+        results.skip("thread scaling", str(why))
+        return
+    bare_n = 1 << 21
+
+    def bare_serial():
+        for pair in bare:
+            pair.kernel(bare_n)
+
+    def bare_parallel():
+        workers = [threading.Thread(target=pair.kernel, args=(bare_n,)) for pair in bare]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+
+    for name, (adapter, _share) in adapters.ENGINE_CASES.items():
+        try:
+            query = adapter()
+            query(1000, 1)
+        except adapters.NotAvailable as why:
+            results.skip(f"{name} (thread scaling)", str(why))
+            continue
+        except Exception as err:
+            results.skip(f"{name} (thread scaling)", f"adapter failed: {type(err).__name__}: {err}")
+            continue
+        for n in SCALING_SIZES:
+            start = time.perf_counter()  # one call of each variant sizes the rounds
+            query(n, 1)
+            query(n, 2)
+            bare_serial()
+            bare_parallel()
+            per_round = time.perf_counter() - start
+            rounds = min(41, max(s.rounds + 2, math.ceil(s.scaling_seconds / per_round)))
+            log(f"scaling: {name}, {n:.0e} trials, {rounds} rounds")
+            cpu: dict = {}
+            med = round_robin({1: lambda n=n, q=query: q(n, 1), 2: lambda n=n, q=query: q(n, 2),
+                               "bare 1": bare_serial, "bare 2": bare_parallel},
+                              rounds, warmup=0, cpu=cpu, cpu_clock=time.process_time)
+            results.scaling.append(Scaling(
+                name, n, med[1], med[2], bare_ratio=med["bare 1"] / med["bare 2"],
+                cpu_per_wall=cpu[2] / med[2], rounds=rounds))
 
 
 # ---------------------------------------------------------------- 3. exact vs icepool
@@ -387,6 +454,7 @@ SECTIONS = {
     "kernels": bench_kernels,
     "engine": bench_engine,
     "threads": bench_bare_threads,
+    "scaling": bench_scaling,
     "exact": bench_exact,
     "cli": bench_cli,
     "compile": bench_compile,
@@ -438,6 +506,7 @@ def main(argv: list[str] | None = None) -> int:
         rounds=3 if args.quick else 7,
         cli_rounds=5 if args.quick else 7,  # medians of 5: one burst of load cannot move them
         engine_trials=10**7 if args.quick else 5 * 10**7,
+        scaling_seconds=3.0 if args.quick else 8.0,
     )
     machine = machine_info(REPO)  # load average before we add our own
     results = Results()
@@ -471,6 +540,12 @@ def main(argv: list[str] | None = None) -> int:
             base = f"  (baseline {human(c.baseline_value, c.unit)})" if c.baseline_value else ""
             note = f"  [{c.note}]" if c.note else ""
             print(f"{c.name}: {human(c.value, c.unit)}{base}{status}{note}")
+        for row in results.scaling:
+            ok = row.passed()
+            status = "" if ok is None else ("  pass" if ok else "  MISS")
+            print(f"{row.name}, {row.n_trials:.0e} trials: 2 threads / 1 thread {row.ratio:.2f}× "
+                  f"(bare pair {row.bare_ratio:.2f}×, CPU/wall {row.cpu_per_wall:.2f}, "
+                  f"{row.rounds} rounds){status}")
         for name, reason in results.skipped:
             print(f"{name}: {reason}")
     return 0
