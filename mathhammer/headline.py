@@ -294,7 +294,7 @@ def _magic_flow(report: Report) -> str:
     title = report.title[:1].upper() + report.title[1:]
     power, dispel = report.results["mean_power_dice"], report.results["mean_dispel_dice"]
     more = _get(report, "p_more_power_than_dispel")
-    return _sentence(f"{title}: on average", f"{num(power)} power dice against {num(dispel)} "
+    return _sentence(f"{title}, on average", f"{num(power)} power dice against {num(dispel)} "
                      "dispel dice", report,
                      [f"more power than dispel dice {brief_pct(more)}" if more else ""])
 

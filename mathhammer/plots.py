@@ -1,7 +1,8 @@
-"""matplotlib figures for the CLI's ``--plot`` and for notebooks.
+"""matplotlib figures for the CLI's ``--plot`` and for notebooks: the shared pieces.
 
 Every chart has a title, labelled axes, a percent scale and a legend; Monte Carlo
-bars carry ±1.96 se error bars.
+bars carry ±1.96 se error bars; names are wrapped, never cut. The figure of each
+command's answer is built in :mod:`mathhammer.answer_plots`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def wrap(text: str, width: int = 22) -> str:
+    """``text`` on lines of at most ``width`` characters (a longer word keeps its line)."""
+    import textwrap
+
+    text = str(text).replace("± ", "±\u00a0")  # keep a figure and its error on one line
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False,
+                                    break_on_hyphens=False)) or text
 
 
 def new_figure(n_rows: int = 1, height: float = 4.5):
@@ -72,23 +82,7 @@ def save_figure(fig, path: Path, flag: str = "--plot") -> None:
     write_atomically(path, buf.getvalue(), flag)
 
 
-def save_report_plot(report, path: Path) -> None:
-    """One panel per distribution of a report, written atomically to ``path``."""
-    dists = list(report.distributions.items())
-    if not dists:
-        from mathhammer.errors import InputError
-
-        raise InputError("--plot", f"{report.command} has no distribution to plot", str(path),
-                         "drop --plot")
-    fig, axes = new_figure(len(dists))
-    for ax, (name, dist) in zip(axes, dists, strict=True):
-        plot_distribution(dist, ax=ax, title=f"{report.title or report.command}: {name}",
-                          xlabel=name.replace("_", " "))
-    fig.tight_layout()
-    save_figure(fig, Path(path))
-
-
-__all__ = ["plot_distribution", "save_figure", "save_report_plot", "new_figure", "np"]
+__all__ = ["plot_distribution", "save_figure", "new_figure", "wrap", "np"]
 
 
 # --------------------------------------------------------------------------- analysis (issue 6)
@@ -111,8 +105,8 @@ def plot_matrix(comparison, metric: str = "p_kill", direction: str = "A→B", ax
               for c in range(n_cols)] for r in range(n_rows)]
     ax = _heatmap(values, texts, ax, (1.9, 3.2, 0.9, 2.0), is_p,
                   "P(kill)" if is_p else metric.replace("_", " "))
-    ax.set_xticks(range(n_cols), [_short(t) for t in table.columns], rotation=20, ha="right")
-    ax.set_yticks(range(n_rows), [_short(a) for a in table.index])
+    ax.set_xticks(range(n_cols), [wrap(t, 14) for t in table.columns])
+    ax.set_yticks(range(n_rows), [wrap(a, 22) for a in table.index])
     ax.set_xlabel("target")
     ax.set_ylabel("attacker")
     lists = {"A→B": (comparison.list_a.name, comparison.list_b.name),
@@ -146,10 +140,6 @@ def _heatmap(values, texts, ax, cell, percent: bool, colour_label: str):
                 ax.text(c, r, texts[r][c], ha="center", va="center", fontsize=8,
                         color="white" if values[r, c] > 0.6 * vmax else "#222222")
     return ax
-
-
-def _short(name: str, width: int = 22) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def save_comparison_plot(comparison, path: Path) -> None:
@@ -250,8 +240,8 @@ def plot_table_heatmap(table, ax=None, title: str = "", percent: bool = True,
                 text += f"\n±{s:.1f}" if percent else f"\n±{s:.2f}"
             texts[r][c] = text
     ax = _heatmap(values, texts, ax, (1.5, 3.0, 0.6, 2.0), percent, colour_label)
-    ax.set_xticks(range(n_cols), [_short(str(t), 16) for t in table.columns], rotation=30, ha="right")
-    ax.set_yticks(range(n_rows), [_short(str(a), 22) for a in table.index])
+    ax.set_xticks(range(n_cols), [wrap(t, 12) for t in table.columns], fontsize=9)
+    ax.set_yticks(range(n_rows), [wrap(a, 22) for a in table.index])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=11)

@@ -256,7 +256,7 @@ def emit(report, opts: CommonOptions) -> None:
         attach(report)
     host = HOST.get()
     if host is not None:
-        from mathhammer.plots import save_report_plot
+        from mathhammer.answer_plots import save_report_plot
 
         host.receive(report, None, lambda path: save_report_plot(report, path))
         return
@@ -269,7 +269,7 @@ def emit(report, opts: CommonOptions) -> None:
     if opts.explain and opts.format == "csv":  # CSV has no place for it: stderr, like notes
         print("explain:\n" + "\n".join(f"  {line}" for line in report.info["explain"]),
               file=sys.stderr)
-    from mathhammer.plots import save_report_plot
+    from mathhammer.answer_plots import save_report_plot
 
     deliver(text, opts, (lambda path: save_report_plot(report, path)) if opts.plot else None)
     footer_on_screen = opts.format == "table" and opts.output is None  # shows n_trials, seed
