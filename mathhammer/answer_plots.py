@@ -165,8 +165,9 @@ def combat_figure(report):
     # two different questions: who wins the first round on combat result, and who wins
     # the fight (the enemy broken or destroyed, oneself not)
     outcome_rows = [("first round,\non combat result",
-                     ("p_win_first_round", "p_draw_first_round", "p_lose_first_round")),
-                    ("the fight: enemy\nbroken or destroyed", ("p_win", "p_draw", "p_lose"))]
+                     ("p_a_wins_round_1", "p_round_1_tied", "p_b_wins_round_1")),
+                    ("the fight: enemy\nbroken or destroyed",
+                     ("p_a_wins", "p_both_standing", "p_b_wins", "p_both_out"))]
     fates = [(f"{b} breaks", ("p_enemy_breaks",)), (f"{b} destroyed", ("p_enemy_destroyed",)),
              (f"{a} breaks", ("p_own_break", "p_own_breaks")),
              (f"{a} destroyed", ("p_own_destroyed",))]
@@ -179,14 +180,20 @@ def combat_figure(report):
     from matplotlib.ticker import PercentFormatter
 
     rows = [(label, [_get(report, n) for n in names]) for label, names in outcome_rows]
-    rows = [(label, ests) for label, ests in rows if all(e is not None for e in ests)]
+    rows = [(label, ests) for label, ests in rows if all(e is not None for e in ests[:3])]
+    kinds = (("win", f"{a} wins"), ("draw", "neither (tied, both standing)"),
+             ("lose", f"{b} wins"), ("out", "both out"))
+    shown: set[str] = set()
     y = np.arange(len(rows))[::-1]
     for (label, ests), yi in zip(rows, y, strict=True):
         left = 0.0
-        for est, kind in zip(ests, ("win", "draw", "lose"), strict=True):
+        for est, (kind, legend) in zip(ests, kinds, strict=False):
+            if est is None or (kind == "out" and est.value == 0):
+                continue
             width = 100 * est.value
-            ax.barh(yi, width, left=left, color=COLOURS[kind], height=0.55,
-                    label=f"{a} {kind}s" if yi == y[0] else None)
+            ax.barh(yi, width, left=left, color=COLOURS.get(kind, "#222222"), height=0.55,
+                    label=None if kind in shown else legend)
+            shown.add(kind)
             if width >= 6:
                 text = f"{width:.1f}%" + ("" if est.is_exact else f"\n±{196 * est.se:.1f}")
                 ax.text(left + width / 2, yi, text, ha="center", va="center", fontsize=8,

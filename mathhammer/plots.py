@@ -25,7 +25,7 @@ def wrap(text: str, width: int = 22) -> str:
     """``text`` on lines of at most ``width`` characters (a longer word keeps its line)."""
     import textwrap
 
-    text = str(text).replace("± ", "±\u00a0")  # keep a figure and its error on one line
+    text = str(text).replace(" ± ", "\u00a0±\u00a0")  # keep a figure and its error on one line
     return "\n".join(textwrap.wrap(text, width, break_long_words=False,
                                     break_on_hyphens=False)) or text
 

@@ -26,7 +26,7 @@ def _texts(fig) -> list[str]:
 def _check(report, must_show: tuple[str, ...] = ()):
     fig = report_figure(report)
     title = fig._suptitle.get_text()
-    assert " ".join(title.split()) == " ".join(headline(report).replace("± ", "±\u00a0").split())
+    assert " ".join(title.split()) == " ".join(headline(report).replace(" ± ", "\u00a0±\u00a0").split())
     texts = _texts(fig)
     flat = " ".join(" ".join(texts).split())
     assert "…" not in flat  # wrapped, never cut
