@@ -27,8 +27,8 @@ SYSTEMS = {"L": "left arm (L)", "R": "right arm (R)", "H": "head (H)", "A": "arc
 
 #: distribution names in words (axis labels); ``damage_<model>`` is handled below
 DISTRIBUTION_WORDS = {
-    "roll": "total rolled", "damage": "damage (boxes marked)", "wounds": "unsaved wounds",
-    "slain": "models slain", "models_hit": "models hit", "models_slain": "models slain",
+    "roll": "total rolled", "damage": "damage (boxes marked)", "unsaved_wounds": "unsaved wounds",
+    "models_hit": "models hit", "models_slain": "models slain",
     "wounds_dealt": "wounds dealt by unit A", "wounds_taken": "wounds taken by unit A",
     "models_left_a": "models left in unit A", "models_left_b": "models left in unit B",
     "rounds": "rounds fought", "spells_through": "spells that go off",
@@ -342,7 +342,7 @@ def artillery_figure(report):
     """What one shot does: hit, misfire and the models slain."""
     bars = [(label, report.results[key]) for key, label in ARTILLERY_BARS
             if key in report.results and report.results[key].value > 0]
-    slain = report.distributions.get("models_slain") or report.distributions.get("wounds")
+    slain = report.distributions.get("models_slain") or report.distributions.get("unsaved_wounds")
     if slain is not None:
         bars.insert(0, ("at least one model slain", slain.p_at_least(1)))
     heights = _panel_heights(0.42 * len(bars) + 1.0) + ((2.8,) if slain is not None else ())

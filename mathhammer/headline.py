@@ -216,18 +216,19 @@ def fb_chain_headline(report: Report, attacks: int | str, shooting: bool,
     """``10 attacks, S4 vs T3: 3 or more unsaved wounds 78.01% (exact) · mean 3.70 wounds``."""
     title = report.title.split(": ", 1)[-1]  # "10 x S4 vs T3 (wfb8)"
     what = title.replace(f"{attacks} x ", f"{plural(attacks, 'shot' if shooting else 'attack')}, ", 1)
-    mean = f"mean {num(report.results['mean_wounds'])} unsaved wounds"
+    mean = f"mean {num(report.results['mean_unsaved_wounds'])} unsaved wounds"
     extras = []
     if shooting:
         extras.append(f"each shot hits {brief_pct(report.results['p_hit'])}")
-    if "mean_slain" in report.results:
-        extras.append(f"mean {num(report.results['mean_slain'])} models slain")
+    if "mean_models_slain" in report.results:
+        extras.append(f"mean {num(report.results['mean_models_slain'])} models slain")
     if at_least is not None:
         return _sentence(f"{what}, {at_least} or more unsaved wounds",
                          pct(report.results["p_at_least"]), report, [mean, *extras])
-    wounds = report.distributions["wounds"]
+    wounds = report.distributions["unsaved_wounds"]
     extras.insert(0, f"at least one {brief_pct(wounds.p_at_least(1))}")
-    return _sentence(f"{what}, mean unsaved wounds", num(report.results["mean_wounds"]), report,
+    return _sentence(f"{what}, mean unsaved wounds", num(report.results["mean_unsaved_wounds"]),
+                     report,
                      extras)
 
 
@@ -314,7 +315,7 @@ def _magic_cast(report: Report) -> str:
                          f"casting value {value} spell{rest}")
     irresistible = report.info.get("ruleset") == "wfb8"
     extras = []
-    two_sixes = _get(report, "p_irresistible")
+    two_sixes = _get(report, "p_two_sixes")
     if two_sixes is not None and two_sixes.value > 0:
         extras.append(f"{'irresistible' if irresistible else 'overwhelming power'} "
                       f"{brief_pct(two_sixes)}")

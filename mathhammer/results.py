@@ -344,6 +344,16 @@ class Report:
     #: (:func:`mathhammer.headline.headline` builds one when a builder left it empty)
     headline: str = ""
 
+    def __post_init__(self) -> None:
+        from mathhammer.renames import RENAMED, RenamedKeys
+
+        renamed = RENAMED.get(self.command)
+        if renamed:  # an old name is refused with a pointer to the new one, never aliased
+            if type(self.results) is dict:
+                self.results = RenamedKeys(self.results, renamed)
+            if type(self.distributions) is dict:
+                self.distributions = RenamedKeys(self.distributions, renamed)
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "command": self.command,

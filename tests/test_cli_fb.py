@@ -20,9 +20,9 @@ def test_attack_json_contract():
     """20 attacks, 3+ to hit, 4+ to wound, 5+ save vs S4 (6+): p = 2/3 · 1/2 · 5/6 = 5/18."""
     out = run_json(*ATTACK, "--save", "5", "--at-least", "5")
     assert out["command"] == "fb attack" and out["method"] == "exact"
-    assert out["results"]["mean_wounds"]["value"] == pytest.approx(20 * 5 / 18)
-    assert set(out["results"]) == {"mean_wounds", "p_at_least"}
-    pmf = {int(k): v for k, v in out["distributions"]["wounds"]["pmf"].items()}
+    assert out["results"]["mean_unsaved_wounds"]["value"] == pytest.approx(20 * 5 / 18)
+    assert set(out["results"]) == {"mean_unsaved_wounds", "p_at_least"}
+    pmf = {int(k): v for k, v in out["distributions"]["unsaved_wounds"]["pmf"].items()}
     assert sum(v for k, v in pmf.items() if k >= 5) == pytest.approx(
         out["results"]["p_at_least"]["value"])
     assert out["info"]["ruleset"] == "wfb8"
@@ -32,7 +32,7 @@ def test_attack_save_plus_suffix_and_special_rules():
     out = run_json(*ATTACK, "--save", "5+", "--ward", "6", "--killing-blow", "--poison",
                    "--multiple-wounds", "D3", "--target-wounds", "3", "--reroll-hits", "ones",
                    "--ruleset", "wfb8")
-    assert "slain" in out["distributions"] and "mean_slain" in out["results"]
+    assert "models_slain" in out["distributions"] and "mean_models_slain" in out["results"]
     assert out["info"]["killing_blow"] == "slay"
 
 
@@ -40,7 +40,7 @@ def test_attack_monte_carlo_with_check():
     out = run_json(*ATTACK, "--save", "4", "--reroll-wounds", "failed", "--method", "mc",
                    "--n-trials", "200000", "--seed", "5", "--check", "--quiet")
     assert out["method"] == "mc" and out["n_trials"] == 200_000 and out["seed"] == 5
-    assert out["results"]["mean_wounds"]["se"] > 0
+    assert out["results"]["mean_unsaved_wounds"]["se"] > 0
     assert all(abs(z) < 5 for z in out["info"]["check"].values())
 
 
@@ -50,8 +50,8 @@ def test_shoot_contract():
                    "--toughness", "3", "--long-range", "--cover", "soft", "--at-least", "1")
     assert out["results"]["p_hit"]["value"] == pytest.approx(1 / 6)
     # S4 v T3 wounds on 3+ (2/3), no save: 10 · 1/6 · 2/3
-    assert out["results"]["mean_wounds"]["value"] == pytest.approx(10 / 9)
-    assert {"mean_wounds", "p_at_least", "p_hit"} <= set(out["results"])
+    assert out["results"]["mean_unsaved_wounds"]["value"] == pytest.approx(10 / 9)
+    assert {"mean_unsaved_wounds", "p_at_least", "p_hit"} <= set(out["results"])
     # basic: BS 2, −2 and large target +1: needed 7 − 2 − (−2 + 1) = 6 → 1/6; without it 7+ (1/12)
     common = ["fb", "shoot", "--shots", "4", "--bs", "2", "--strength", "3", "--toughness", "3",
               "--modifier", "-2", "--ruleset", "basic"]
@@ -154,4 +154,4 @@ def test_save_one_plus_is_allowed(capsys):
               "--toughness", "2", "--save", "1", "--format", "json"])
     assert stop.value.code == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["results"]["mean_wounds"]["value"] == pytest.approx(6 * 2 / 3 * 5 / 6 * 1 / 6)
+    assert out["results"]["mean_unsaved_wounds"]["value"] == pytest.approx(6 * 2 / 3 * 5 / 6 * 1 / 6)

@@ -28,7 +28,7 @@ def test_cast_json_keys_and_values():
     odds = cast_odds(magic_rules("wfb8"), 3, 2, 9)
     res = out["results"]
     assert res["p_cast"]["value"] == pytest.approx(float(odds.p_cast))
-    assert res["p_irresistible"]["value"] == pytest.approx(float(Fraction(16, 216)))  # 3·5/216 + 1/216
+    assert res["p_two_sixes"]["value"] == pytest.approx(float(Fraction(16, 216)))  # 3·5/216 + 1/216
     assert res["p_miscast"]["value"] == pytest.approx(float(odds.p_irresistible_cast))
     pmf = out["distributions"]["casting_total"]["pmf"]
     assert min(int(k) for k in pmf) == 9

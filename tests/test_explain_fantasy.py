@@ -93,7 +93,7 @@ def test_mean_over_attacks_matches_the_exact_report():
     steps = explain_attack(spec, rules, attacks="2D6")
     report = chain_report(spec, "2D6", rules)
     mean = next(s for s in steps if s.stage == "mean over the attacks")
-    assert f"({report.results['mean_wounds'].value:.4f})" in mean.detail
+    assert f"({report.results['mean_unsaved_wounds'].value:.4f})" in mean.detail
 
 
 @pytest.mark.parametrize("ruleset", ["basic", "wfb8", "t9a1"])

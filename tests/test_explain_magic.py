@@ -94,7 +94,7 @@ def test_cast_steps_are_the_engine_and_brute_force(ruleset, n, level, cv, bound)
     report = cast(n, level, cv, ruleset, bound=bound)
     assert float(p_cast) == report.results["p_cast"].value
     assert float(step(steps, "P(miscast)").p) == report.results["p_miscast"].value
-    assert float(step(steps, "two or more natural 6s").p) == report.results["p_irresistible"].value
+    assert float(step(steps, "two or more natural 6s").p) == report.results["p_two_sixes"].value
 
 
 def test_cast_example_of_the_brief():

@@ -108,7 +108,7 @@ def test_combat_bad_inline_file_names_key(tmp_path, capsys):
 def test_artillery_contract_and_errors(capsys):
     data = run_json("fb", "artillery", "stone-thrower", "wfb8/empire_halberdiers", "--n-trials",
                     "20000", "--seed", "3")
-    assert {"models_hit", "wounds", "models_slain"} <= set(data["distributions"])
+    assert {"models_hit", "unsaved_wounds", "models_slain"} <= set(data["distributions"])
     assert "p_misfire" in data["results"] and data["results"]["p_misfire"]["se"] > 0
     code, out, _ = run_here(capsys, "fb", "artillery", "bolt-thrower", "wfb8/chaos_warriors",
                             "--bs", "4", "--format", "json")

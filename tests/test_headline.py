@@ -167,3 +167,39 @@ def test_readme_example_table_fits_and_starts_with_the_headline(argv):
     assert len(lines) <= MAX_LINES, f"{len(lines)} lines:\n{out}"
     code, brief, err = run_inprocess(runnable + ["--brief"], timeout=120)
     assert code == 0 and lines[0] == brief.rstrip("\n")
+
+
+# ---------------------------------------------------------------------------- renamed results
+def test_the_readme_lists_every_renamed_result():
+    from mathhammer.renames import all_renames
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("**Renamed results.**"):]
+    section = section[: section.index("\n\n", section.index("| command |"))]
+    missing = [f"{command}: {old} → {new}" for command, names in all_renames().items()
+               for old, new in names.items() if f"`{old}` → `{new}`" not in section]
+    assert not missing, missing
+
+
+def test_an_old_result_name_is_refused_with_a_pointer():
+    from mathhammer.magic.single import cast
+    from mathhammer.roll import roll
+
+    report = cast(3, 2, 9, "t9a1")
+    assert report.results["p_two_sixes"].value > 0
+    with pytest.raises(KeyError, match="'p_irresistible' was renamed: read 'p_two_sixes'"):
+        report.results["p_irresistible"]
+    with pytest.raises(KeyError, match="no_such"):
+        report.results["no_such"]
+    assert type(roll("2D6").results) is dict  # commands without renames keep a plain dict
+
+
+def test_fb_attack_reports_unsaved_wounds_by_their_name(capsys):
+    import json
+
+    code, out, _ = run(capsys, "fb", "attack", "--attacks", "4", "--ws", "4", "--target-ws", "4",
+                       "--strength", "4", "--toughness", "4", "--target-wounds", "2",
+                       "--format", "json")
+    data = json.loads(out)
+    assert {"mean_unsaved_wounds", "mean_models_slain"} <= set(data["results"])
+    assert set(data["distributions"]) == {"unsaved_wounds", "models_slain"}

@@ -229,7 +229,7 @@ def test_cast_monte_carlo_matches_exact(ruleset, n, level, cv, bound):
     exact = cast(n, level, cv, ruleset, bound=bound)
     report = cast(n, level, cv, ruleset, bound=bound, method="mc",
                   config=MonteCarloConfig(n_trials=N, seed=3, threads=1))
-    for key in ("p_cast", "p_irresistible", "p_miscast", "p_fail"):
+    for key in ("p_cast", "p_two_sixes", "p_miscast", "p_fail"):
         assert_close(report[key], exact[key].value, label=key)
     ref, got = exact["casting_total"], report["casting_total"]
     n_cond = int(got.n_trials)

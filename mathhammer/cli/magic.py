@@ -54,10 +54,10 @@ def cast_command(
     bound: Annotated[bool, typer.Option("--bound", help="Bound spell: no level, no overwhelming bonus, never miscasts (MG-7).")] = False,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
-    """One casting attempt (exact by default; --method mc / --check): p_cast, p_irresistible, p_miscast, casting_total (MG-4, MG-5, MG-10).
+    """One casting attempt (exact by default; --method mc / --check): p_cast, p_two_sixes, p_miscast, casting_total (MG-4, MG-5, MG-10).
 
     p_cast counts every way the spell is cast (irresistible / overwhelming included);
-    p_irresistible = two or more natural 6s; p_miscast assumes it is not dispelled;
+    p_two_sixes = two or more natural 6s (wfb8 irresistible force, t9a1 overwhelming power); p_miscast assumes it is not dispelled;
     casting_total = totals of the casts without two 6s (given such a cast).
     """
     from mathhammer.magic.single import cast

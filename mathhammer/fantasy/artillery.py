@@ -252,6 +252,8 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
 RESULTS = ("p_misfire", "p_destroyed", "p_disabled", "p_no_shot", "p_direct_hit", "p_any_hit",
            "p_big_hit")
 HISTOGRAMS = ("models_hit", "wounds", "models_slain")
+#: the kernels' histogram names as the report shows them (wounds left after every save)
+REPORTED = {"wounds": "unsaved_wounds"}
 
 
 def _report(method: str, probs: dict, hists: dict, n: int | None, seed, title, info) -> Report:
@@ -259,11 +261,13 @@ def _report(method: str, probs: dict, hists: dict, n: int | None, seed, title, i
     for name, value in probs.items():
         results[name] = (Estimate.exact(float(value)) if n is None
                          else Estimate.proportion(int(value), n))
-    dists = {name: (Distribution.exact(h) if n is None else Distribution.from_counts(h))
+    dists = {REPORTED.get(name, name): (Distribution.exact(h) if n is None
+                                        else Distribution.from_counts(h))
              for name, h in hists.items()}
     for name in HISTOGRAMS:
-        if name in dists:
-            results[f"mean_{name}"] = dists[name].mean_estimate()
+        if REPORTED.get(name, name) in dists:
+            shown = REPORTED.get(name, name)
+            results[f"mean_{shown}"] = dists[shown].mean_estimate()
     return Report("fb artillery", method, results, dists, n_trials=n, seed=seed, info=dict(info),
                   title=title)
 

@@ -1,9 +1,10 @@
 """Queries behind ``fb attack`` and ``fb shoot``: the chain as a :class:`Report`, exact or MC.
 
-Result names (a contract): distribution ``wounds`` (unsaved wounds after Multiple
+Result names (a contract): distribution ``unsaved_wounds`` (after every save and Multiple
 Wounds, a Killing Blow counting as the wounds the model had left), distribution
-``slain`` (whole models, FB-V4) when the target has W > 1, results ``mean_wounds``,
-``p_at_least`` (with ``at_least``), ``p_hit`` (shooting: one shot, exact).
+``models_slain`` (whole models, FB-V4) when the target has W > 1, results
+``mean_unsaved_wounds``, ``mean_models_slain``, ``p_at_least`` (with ``at_least``),
+``p_hit`` (shooting: one shot, exact). Earlier names: :mod:`mathhammer.renames`.
 """
 
 from __future__ import annotations
@@ -40,15 +41,15 @@ def shooting_modifier(rules: Ruleset | str, modifier: int = 0, long_range: bool 
 
 def _summary(wounds: Distribution, slain: Distribution | None, at_least: int | None,
              p_hit: float | None) -> tuple[dict[str, Estimate], dict[str, Distribution]]:
-    results = {"mean_wounds": wounds.mean_estimate()}
+    results = {"mean_unsaved_wounds": wounds.mean_estimate()}
     if at_least is not None:
         results["p_at_least"] = wounds.p_at_least(at_least)
     if p_hit is not None:
         results["p_hit"] = Estimate.exact(p_hit)
-    dists = {"wounds": wounds}
+    dists = {"unsaved_wounds": wounds}
     if slain is not None:
-        results["mean_slain"] = slain.mean_estimate()
-        dists["slain"] = slain
+        results["mean_models_slain"] = slain.mean_estimate()
+        dists["models_slain"] = slain
     return results, dists
 
 

@@ -93,7 +93,7 @@ def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int 
 
 
 def _cast_results(rules, p_cast, p_two6, p_miscast, p_fail, p_op, p_lost=None) -> dict[str, Estimate]:
-    results = {"p_cast": p_cast, "p_irresistible": p_two6, "p_miscast": p_miscast,
+    results = {"p_cast": p_cast, "p_two_sixes": p_two6, "p_miscast": p_miscast,
                "p_fail": p_fail}
     if rules.two_sixes == "overwhelming":
         results["p_overwhelming_cast"] = p_op

@@ -1,0 +1,45 @@
+"""Result and distribution names that changed, by command (issue 15: names say what they
+measure). An old name is refused, never aliased: reading it from a report raises a
+``KeyError`` that names its replacement, and the README lists every rename.
+
+The close-combat renames live with the combat engine (``mathhammer.fantasy.combat.RENAMED``);
+:func:`all_renames` gathers both for the README test.
+"""
+
+from __future__ import annotations
+
+#: command -> {old name: new name} for results and distributions
+RENAMED: dict[str, dict[str, str]] = {
+    # "wounds" read as wounds caused; they are the wounds left after every save
+    "fb attack": {"wounds": "unsaved_wounds", "mean_wounds": "mean_unsaved_wounds",
+                  "slain": "models_slain", "mean_slain": "mean_models_slain"},
+    "fb shoot": {"wounds": "unsaved_wounds", "mean_wounds": "mean_unsaved_wounds",
+                 "slain": "models_slain", "mean_slain": "mean_models_slain"},
+    "fb artillery": {"wounds": "unsaved_wounds", "mean_wounds": "mean_unsaved_wounds"},
+    # two natural 6s are "irresistible force" in wfb8 only; in t9a1 they are overwhelming power
+    "magic cast": {"p_irresistible": "p_two_sixes"},
+}
+
+
+class RenamedKeys(dict):
+    """A report's results or distributions: an old name raises a KeyError naming the new one."""
+
+    def __init__(self, data, renamed: dict[str, str]) -> None:
+        super().__init__(data)
+        self.renamed = renamed
+
+    def __missing__(self, key):
+        if key in self.renamed:
+            raise KeyError(f"{key!r} was renamed: read {self.renamed[key]!r}")
+        raise KeyError(key)
+
+
+def all_renames() -> dict[str, dict[str, str]]:
+    """Every rename the README must list: this module's and the combat engine's."""
+    out = {command: dict(names) for command, names in RENAMED.items()}
+    try:
+        from mathhammer.fantasy.combat import RENAMED as COMBAT
+    except ImportError:  # pragma: no cover - the combat engine is part of the package
+        COMBAT = {}
+    out.setdefault("fb combat", {}).update({old: new.split(" (")[0] for old, new in COMBAT.items()})
+    return out
