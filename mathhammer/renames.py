@@ -3,7 +3,7 @@ measure). An old name is refused, never aliased: reading it from a report raises
 ``KeyError`` that names its replacement, and the README lists every rename.
 
 The close-combat renames live with the combat engine (``mathhammer.fantasy.combat.RENAMED``);
-:func:`all_renames` gathers both for the README test.
+the README test reads both. This module imports nothing of the package (``results`` uses it).
 """
 
 from __future__ import annotations
@@ -32,14 +32,3 @@ class RenamedKeys(dict):
         if key in self.renamed:
             raise KeyError(f"{key!r} was renamed: read {self.renamed[key]!r}")
         raise KeyError(key)
-
-
-def all_renames() -> dict[str, dict[str, str]]:
-    """Every rename the README must list: this module's and the combat engine's."""
-    out = {command: dict(names) for command, names in RENAMED.items()}
-    try:
-        from mathhammer.fantasy.combat import RENAMED as COMBAT
-    except ImportError:  # pragma: no cover - the combat engine is part of the package
-        COMBAT = {}
-    out.setdefault("fb combat", {}).update({old: new.split(" (")[0] for old, new in COMBAT.items()})
-    return out

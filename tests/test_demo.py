@@ -71,3 +71,30 @@ def test_full_tour_prints_every_table(capsys):
     full = _tour(capsys, "--full")
     assert len(full.splitlines()) > demo.SHORT_TOUR_LINES
     assert "--brief" not in full and "results" in full
+
+
+def test_make_demo_installs_the_runtime_without_test_tools():
+    """`make demo` on a fresh clone: no pytest, hypothesis or dask in the environment."""
+    import re
+    import tomllib
+
+    makefile = (ROOT / "Makefile").read_text()
+    demo_target = re.search(r"^demo: (.*)$", makefile, re.M).group(1).split()
+    assert demo_target == ["$(RUNTIME)"]
+    recipe = makefile.split("\n$(RUNTIME): ")[1].split("\n\n")[0]
+    extras = set()
+    for group in re.findall(r"-e '?\.(?:\[([^\]]*)\])?'?", recipe):
+        extras |= {e for e in group.split(",") if e}
+    optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    seen, todo, deps = set(), list(extras), []
+    while todo:  # follow mathhammer[web]-style self references
+        extra = todo.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for dep in optional.get(extra, []):
+            inner = re.fullmatch(r"mathhammer\[([^\]]+)\]", dep)
+            todo.extend(inner.group(1).split(",") if inner else [])
+            deps.append(dep)
+    names = {re.split(r"[\[<>=!~ ]", d)[0].lower() for d in deps}
+    assert not names & {"pytest", "pytest-xdist", "hypothesis", "dask", "playwright"}, names

@@ -170,9 +170,17 @@ def test_readme_example_table_fits_and_starts_with_the_headline(argv):
 
 
 # ---------------------------------------------------------------------------- renamed results
-def test_the_readme_lists_every_renamed_result():
-    from mathhammer.renames import all_renames
+def all_renames() -> dict[str, dict[str, str]]:
+    """Every rename the README must list: mathhammer.renames and the combat engine's."""
+    from mathhammer.fantasy.combat import RENAMED as COMBAT
+    from mathhammer.renames import RENAMED
 
+    out = {command: dict(names) for command, names in RENAMED.items()}
+    out.setdefault("fb combat", {}).update({old: new.split(" (")[0] for old, new in COMBAT.items()})
+    return out
+
+
+def test_the_readme_lists_every_renamed_result():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     section = text[text.index("**Renamed results.**"):]
     section = section[: section.index("\n\n", section.index("| command |"))]
