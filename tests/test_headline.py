@@ -211,3 +211,14 @@ def test_fb_attack_reports_unsaved_wounds_by_their_name(capsys):
     data = json.loads(out)
     assert {"mean_unsaved_wounds", "mean_models_slain"} <= set(data["results"])
     assert set(data["distributions"]) == {"unsaved_wounds", "models_slain"}
+
+
+def test_readme_brief_examples_print_what_the_readme_shows():
+    """Each `$ mathhammer … --brief` line of the README is followed by its real output."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    pairs = re.findall(r"^\$ mathhammer (.+ --brief)\n([^$`\n].*)$", text, re.M)
+    assert pairs
+    for command, shown in pairs:
+        code, out, err = run_inprocess(shlex.split(command) + ["--quiet"], timeout=120)
+        assert code == 0, err
+        assert out.rstrip("\n") == shown, f"$ mathhammer {command}\n{out}"
