@@ -4,8 +4,11 @@
     MATHHAMMER_NOTEBOOK_TRIALS=2000 ... build_notebooks.py    # quick
 
 Every number in a notebook is computed by the library when it runs; the prose only
-says what to look for. ``tests/test_notebooks.py`` re-executes the committed
-notebooks with small trial counts.
+says what to look for. The last code cell of each notebook calls ``answer(text)``
+with the answer to its question, built from the numbers of the run; after executing,
+this script copies that answer into the first cell under the question, so a reader
+sees question and answer first. ``tests/test_notebooks.py`` re-executes the committed
+notebooks with small trial counts and checks the first cell against the last.
 """
 
 from __future__ import annotations
@@ -33,7 +36,20 @@ from mathhammer.engine import MonteCarloConfig
 N_TRIALS = int(os.environ.get("MATHHAMMER_NOTEBOOK_TRIALS", "200000"))
 SEED = 2026
 config = MonteCarloConfig(n_trials=N_TRIALS, seed=SEED, threads=1)
-print(f"Monte Carlo: {N_TRIALS:,} trials per query, seed {SEED}")"""
+print(f"Monte Carlo: {N_TRIALS:,} trials per query, seed {SEED}")
+
+
+ANSWER_MARK = "ANSWER: "
+
+
+def answer(text: str) -> None:
+    # the answer to the notebook's question; the build copies it into the first cell
+    print(f"{ANSWER_MARK}{text}")
+"""
+
+
+ANSWER_MARK = "ANSWER: "
+ANSWER_HEAD = "**Answer**"
 
 
 def notebook(cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
@@ -136,6 +152,23 @@ Boosting every roll spends the focus that would otherwise buy attacks, so agains
 high-ARM heavy with many boxes it falls far behind; against a high-DEF warcaster with
 a short damage track the picture changes, because missing is the main risk there.
 No single habit is best everywhere, which is what the optimal policy exploits."""),
+    ("code", """\
+gaps = {}
+for matchup in matchups:
+    sub = frame[frame["matchup"] == matchup].set_index("habit")
+    habits = sub.drop("optimal")
+    best_habit = habits["p_kill"].idxmax()
+    gaps[matchup.replace(chr(10), " ")] = (sub.loc["optimal"], habits.loc[best_habit], best_habit)
+widest = max(gaps, key=lambda m: gaps[m][0]["p_kill"] - gaps[m][1]["p_kill"])
+o, h, habit = gaps[widest]
+spread = [100 * (o_["p_kill"] - h_["p_kill"]) for o_, h_, _ in gaps.values()]
+se = 100 * frame["se"].max()
+answer(f"Habits leave up to {100 * (o['p_kill'] - h['p_kill']):.1f} percentage points of kill "
+       f"chance on the table: {widest} is destroyed in {o['p_kill']:.1%} ± {100 * o['se']:.1f} of "
+       f"charges with optimal focus spending against {h['p_kill']:.1%} ± {100 * h['se']:.1f} for the "
+       f"best habit ('{habit}'). Over the {len(gaps)} match-ups the gap between optimal play and "
+       f"the best habit runs from {min(spread):+.1f} to {max(spread):+.1f} pp (Monte Carlo, "
+       f"{N_TRIALS:,} charges each; every P(kill) ± {se:.1f} pp or less).")"""),
 ]
 
 CRIPPLE = [
@@ -197,6 +230,15 @@ much the chassis matters against the same charge. Warjacks that share a grid and
 share their odds exactly (the same numbers in two rows are a check, not a copy).
 The policy here aims at the kill, not at a given system, so a player hunting a
 cortex would do a little better than these numbers."""),
+    ("code", """\
+jug, jug_se = tables["Juggernaut charge"], errors["Juggernaut charge"]
+cortex = jug["cortex"].dropna()
+answer(f"After one charging Juggernaut with 3 focus, the cortex is crippled most often on "
+       f"{cortex.idxmax()} ({cortex.max():.1%} ± {100 * jug_se.loc[cortex.idxmax(), 'cortex']:.1f}) "
+       f"and least often on {cortex.idxmin()} ({cortex.min():.1%} ± "
+       f"{100 * jug_se.loc[cortex.idxmin(), 'cortex']:.1f}); the warjack is destroyed outright in "
+       f"{kills['Juggernaut charge'].min():.1%} to {kills['Juggernaut charge'].max():.1%} of charges "
+       f"across the {len(jacks)} bundled warjacks (Monte Carlo, {N_TRIALS:,} charges each).")"""),
 ]
 
 FANTASY = [
@@ -266,6 +308,25 @@ print(f"First-round breaks are rarer than final wins: mean {np.nanmean(first.to_
 and stubbornness keep units in combat after a lost first round, so the first-round
 break odds understate what a charge finally achieves. The table ranks the blocks raw
 and per 100 points; the two rankings need not agree."""),
+    ("code", """\
+ranking = decided.mean(axis=1).sort_values(ascending=False)
+
+
+def pm(p, se):
+    # "48.2% ± 0.1", with more digits where the error would round to 0
+    d = 1
+    while 0 < se and round(100 * se, d) == 0 and d < 3:
+        d += 1
+    return f"{100 * p:.{d}f}% ± {100 * se:.{d}f}"
+
+
+answer(f"{best[0]} charging {best[1]} wins {pm(decided.loc[best], decided_se.loc[best])} "
+       f"of combats, the most lopsided match-up; {worst[0]} charging {worst[1]} wins "
+       f"{pm(decided.loc[worst], decided_se.loc[worst])}. The best charger "
+       f"on average is {ranking.index[0]} ({ranking.iloc[0]:.1%} over the other five blocks). Enemies "
+       f"break in the first round in {np.nanmean(first.to_numpy()):.1%} of charges on average, "
+       f"against {np.nanmean(decided.to_numpy()):.1%} wins by the end (Monte Carlo, {N_TRIALS:,} "
+       f"combats each; one-round breaks exact).")"""),
 ]
 
 MAGIC = [
@@ -374,6 +435,16 @@ print(f"Deciding dice spell by spell adds {gain.min():.3f}..{gain.max():.3f} exp
 while the miscast chance keeps growing; the phase chart shows what that means when
 four spells share one pool and a dispeller answers them, and the last chart prices
 the flexibility of choosing the dice as the phase unfolds (printed above)."""),
+    ("code", """\
+others = phase.drop("optimal")
+runner_up = others["expected weight"].idxmax()
+answer(f"Planning the dice spell by spell (the optimal rule) puts through an expected weight of "
+       f"{phase.loc['optimal', 'expected weight']:.3f} ± {phase.loc['optimal', 'expected weight se']:.3f} "
+       f"in the bundled four-spell phase, against {others.loc[runner_up, 'expected weight']:.3f} ± "
+       f"{others.loc[runner_up, 'expected weight se']:.3f} for the "
+       f"best fixed habit ('{runner_up}'); Fireball goes off {phase.loc['optimal', spell_names[0]]:.1%} "
+       f"of the time. With fixed pools against 5 dispel dice, deciding as each spell is cast adds "
+       f"{gain.min():.3f} to {gain.max():.3f} expected weight over the best fixed split (exact).")"""),
 ]
 
 LISTS = [
@@ -409,7 +480,9 @@ rank units of different cost."""),
 value = (wm.frame.dropna(subset=["p_kill_per_100"])
          .groupby(["direction", "attacker"])[["p_kill", "p_kill_per_100", "mean_damage_per_100"]].mean()
          .sort_values("p_kill_per_100", ascending=False))
-ax = value["p_kill_per_100"].plot.barh(figsize=(8, 3.5), color="#DD8452")
+names = {"A→B": wm.list_a.name, "B→A": wm.list_b.name}
+labels = [f"{attacker} ({names[direction]})" for direction, attacker in value.index]
+ax = value["p_kill_per_100"].set_axis(labels).plot.barh(figsize=(8, 3.5), color="#DD8452")
 ax.set_xlabel("mean expected kills per 100 points (over the enemy's units)")
 ax.set_ylabel("")
 ax.set_title("Points efficiency of each warjack (one activation)")
@@ -433,32 +506,46 @@ per_unit.style.format({"p_kill": "{:.1%}", "p_kill_per_100": "{:.3f}"})"""),
 
 For each unit, its points against its mean P(kill) over the enemy's units. A unit is
 on the **Pareto front** when no other unit of its list is at most as expensive and at
-least as deadly (`Comparison.efficiency`)."""),
+least as deadly (`Comparison.efficiency`). The two games price units on different
+scales (a Mk II warjack costs 4–9 points, a Fantasy block 90–250), so each game gets
+its own chart; compare units within a game, not across."""),
     ("code", """\
-fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
-for comparison, game in ((wm, "Warmachine"), (fb, "Fantasy")):
-    for direction in comparison.directions:
+fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), dpi=110)
+for ax, (comparison, game) in zip(axes, ((wm, "Warmachine Mk II"), (fb, "Warhammer Fantasy 8th"))):
+    for direction, marker in zip(comparison.directions, ("o", "s")):
         eff = comparison.efficiency(direction)
         side = comparison.list_a.name if direction == "A→B" else comparison.list_b.name
-        ax.scatter(eff["points"], eff["mean_p_kill"] * 100, s=60,
-                   marker="o" if game == "Fantasy" else "s", label=f"{side}",
+        ax.scatter(eff["points"], eff["mean_p_kill"] * 100, s=60, marker=marker, label=side,
                    edgecolors=["black" if p else "none" for p in eff["pareto"]], linewidths=1.5)
         for i, (name, row) in enumerate(eff.iterrows()):
             ax.annotate(name + (" ★" if row["pareto"] else ""), (row["points"], row["mean_p_kill"] * 100),
                         xytext=(6, 5 if i % 2 == 0 else -12), textcoords="offset points", fontsize=8)
-ax.set_xscale("log")
-ax.yaxis.set_major_formatter(PercentFormatter())
-ax.set_xlabel("points of the unit (log scale)")
-ax.set_ylabel("mean P(kill) over the enemy's units")
-ax.set_title("Points against punch (★ and a black edge: on its list's Pareto front)")
-ax.legend(frameon=False, fontsize=8)
-ax.grid(alpha=0.3)
+    ax.margins(x=0.25)
+    ax.set_ylim(-12, 112)  # room for the labels of units at 0% and 100%
+    ax.yaxis.set_major_formatter(PercentFormatter())
+    ax.set_xlabel(f"cost of the unit in {game} points")
+    ax.set_ylabel("mean P(kill) over the enemy's units")
+    ax.set_title(f"{game}: points against punch")
+    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3)
+fig.suptitle("★ and a black edge: on its list's Pareto front (no cheaper unit of the list is as deadly)",
+             fontsize=9)
+plt.tight_layout()
 plt.show()"""),
     ("md", """\
 **Reading it:** the matrices say which match-ups to seek and to avoid; the per-100
 view says which purchases pay (printed above for the warjacks). Cells are single activations or single combats from a
 fresh start — a list's real strength also depends on shooting, magic and manoeuvre,
 which these matrices do not model."""),
+    ("code", """\
+fb_value = (fb.frame.dropna(subset=["p_kill_per_100"]).groupby("attacker")["p_kill_per_100"].mean()
+            .sort_values(ascending=False))
+answer(f"In the Mk II battle boxes {top[1]} does the work and is the best value: "
+       f"{value.iloc[0]['p_kill_per_100']:.2f} expected kills per 100 points per activation "
+       f"(mean P(kill) {value.iloc[0]['p_kill']:.1%} over the enemy's models). Among the Fantasy "
+       f"lists the best value is {fb_value.index[0]} ({fb_value.iloc[0]:.3f} expected kills per 100 "
+       f"points per combat). Monte Carlo, {N_TRIALS:,} trials per cell; every cell's P(kill) "
+       f"± {100 * max(wm.frame['p_kill_se'].max(), fb.frame['p_kill_se'].max()):.1f} pp or less.")"""),
 ]
 
 NOTEBOOKS = {
@@ -470,6 +557,29 @@ NOTEBOOKS = {
 }
 
 
+def printed_answer(nb: nbformat.NotebookNode) -> str:
+    """The text the notebook passed to ``answer()`` (its last such line)."""
+    found = ""
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else ():
+            for line in out.get("text", "").splitlines() if out.get("output_type") == "stream" else ():
+                if line.startswith(ANSWER_MARK):
+                    found = line[len(ANSWER_MARK):]
+    return found
+
+
+def with_answer_first(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Put the run's answer under the question in the first cell."""
+    text = printed_answer(nb)
+    if not text:
+        raise SystemExit("the notebook printed no answer: its last cell must call answer(...)")
+    first = nb.cells[0]
+    question = first.source.split(f"\n\n{ANSWER_HEAD}")[0]
+    first.source = (f"{question}\n\n{ANSWER_HEAD} (from the run saved below; the last cell "
+                    f"computes it): {text}")
+    return nb
+
+
 def main(names: list[str]) -> None:
     from nbclient import NotebookClient
 
@@ -477,9 +587,9 @@ def main(names: list[str]) -> None:
         if names and name not in names:
             continue
         nb = notebook(cells)
-        NotebookClient(nb, timeout=1200, kernel_name="python3",
+        NotebookClient(nb, timeout=3600, kernel_name="python3",
                        resources={"metadata": {"path": str(HERE)}}).execute()
-        nbformat.write(nb, HERE / name)
+        nbformat.write(with_answer_first(nb), HERE / name)
         print("wrote", name)
 
 

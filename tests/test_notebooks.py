@@ -1,4 +1,5 @@
-"""Every notebook executes top to bottom with the current code and small trial counts.
+"""Every notebook executes top to bottom with the current code and small trial counts,
+and opens with its question and the answer of the committed run.
 
 The notebooks read MATHHAMMER_NOTEBOOK_TRIALS; the committed outputs use the default
 count, the tests 2,000 trials per query so each notebook runs in seconds.
@@ -25,6 +26,7 @@ def test_at_least_five_notebooks_one_question_each():
         first = nb.cells[0]
         assert first.cell_type == "markdown" and first.source.startswith("# ")
         assert "**Question:**" in first.source, path.name
+        assert first.source.index("**Question:**") < first.source.index("**Answer**"), path.name
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
         assert "MATHHAMMER_NOTEBOOK_TRIALS" in code, path.name
 
@@ -45,6 +47,24 @@ def test_notebook_executes(path, monkeypatch):
     assert images, f"{path.name} draws no chart"
     printed = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
     assert f"{int(SMALL_TRIALS):,} trials per query" in printed  # the variable reached the kernel
+    answers = [line for line in printed.splitlines() if line.startswith("ANSWER: ")]
+    assert len(answers) == 1 and any(ch.isdigit() for ch in answers[0]), answers
+
+
+def test_first_cell_answer_is_the_committed_runs():
+    """The answer under the question is the one the saved run computed (last cell)."""
+    import sys
+
+    sys.path.insert(0, str(NOTEBOOKS[0].parent))
+    try:
+        from build_notebooks import ANSWER_HEAD, printed_answer
+    finally:
+        sys.path.pop(0)
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        text = printed_answer(nb)
+        assert text and nb.cells[0].source.endswith(text), path.name
+        assert ANSWER_HEAD in nb.cells[0].source
 
 
 def test_committed_notebooks_carry_outputs():
