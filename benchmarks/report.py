@@ -118,6 +118,8 @@ class Scaling:
     bare_ratio: float | None = None
     cpu_per_wall: float | None = None
     rounds: int = 0
+    blocked: float | None = None  # share of the workers' time asleep (GIL, engine lock)
+    waited: float | None = None  # share runnable but without a core (other processes)
 
     @property
     def ratio(self) -> float:
@@ -134,7 +136,9 @@ class Scaling:
         return {"name": self.name, "n_trials": self.n_trials, "one_thread_s": self.one_thread,
                 "two_threads_s": self.two_threads, "ratio": self.ratio,
                 "bare_pair_ratio": self.bare_ratio, "cpu_per_wall": self.cpu_per_wall,
-                "rounds": self.rounds, "target_min_ratio": self.min_ratio, "pass": self.passed()}
+                "rounds": self.rounds, "workers_blocked": self.blocked,
+                "workers_waited_for_core": self.waited, "target_min_ratio": self.min_ratio,
+                "pass": self.passed()}
 
 
 @dataclass
@@ -321,13 +325,18 @@ def scaling_markdown(rows: list[Scaling]) -> list[str]:
         " core and the library's ratio is capped by the same amount.",
         "- CPU/wall = the 2-thread run's process CPU-seconds per wall-second: near 2.00 means"
         " both workers computed throughout; below it, they waited (for a core or a lock).",
+        "- blocked / waited = shares of the two workers' time in one more 2-thread run of"
+        " the query (with as many more trials as make it last ~0.5 s), accounted per thread"
+        " (CPU clock and Linux schedstat): blocked = asleep on the GIL or the engine's lock"
+        " (what the engine itself loses), waited = ready to run while another process had"
+        " the core (machine load).",
         f"- target (issue 17): ≥ {SCALING_MIN_RATIO:g}× for every query of"
         f" ≥ {SCALING_MIN_TRIALS:.0e} trials on a quiet machine; smaller runs are shown for"
         " information (thread start-up and the first and last chunk weigh more there).",
         "",
         "| library query | trials | 1 thread | 2 threads | ratio | bare pair, same rounds"
-        " | CPU/wall (2 threads) | target | status |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+        " | CPU/wall (2 threads) | blocked / waited | target | status |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
     ]
     for row in rows:
         ok = row.passed()
@@ -336,6 +345,7 @@ def scaling_markdown(rows: list[Scaling]) -> list[str]:
             f"| {human(row.two_threads, 's')} | {row.ratio:.2f}× "
             f"| {'—' if row.bare_ratio is None else f'{row.bare_ratio:.2f}×'} "
             f"| {'—' if row.cpu_per_wall is None else f'{row.cpu_per_wall:.2f}'} "
+            f"| {'—' if row.blocked is None else f'{row.blocked:.0%} / {row.waited:.0%}'} "
             f"| {'—' if row.min_ratio is None else f'≥ {row.min_ratio:g}×'} "
             f"| {'—' if ok is None else ('pass' if ok else '**MISS**')} |")
     return lines

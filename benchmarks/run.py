@@ -183,6 +183,61 @@ def bench_bare_threads(results: Results, s: Settings) -> None:
 SCALING_SIZES = (10**6, 10**7)
 
 
+def worker_accounting(query, n_trials: int) -> tuple[float, float] | None:
+    """One 2-thread run of ``query`` with its worker threads' time accounted (Linux).
+
+    Returns (blocked, waited) as shares of the workers' time from their first chunk's
+    start to their last chunk's end: *blocked* = asleep (waiting for the GIL or the
+    engine's lock: what the engine loses), *waited* = runnable but another process
+    had the core (load). From ``/proc/self/task/<tid>/schedstat`` (CPU time and
+    run-queue wait); None where it is not available. Not a timed run: reading the
+    file after each chunk costs a few µs. Call it with enough trials for ~0.5 s of work.
+    """
+    import os
+    import threading
+
+    import mathhammer.engine as engine
+
+    if not os.path.exists(f"/proc/self/task/{threading.get_native_id()}/schedstat"):
+        return None
+    seen: dict[int, dict] = {}
+
+    def sched(fd: int) -> tuple[float, float]:
+        # the thread's own CPU clock is exact; schedstat's run-queue wait is updated at
+        # every switch (its CPU field only at scheduler ticks)
+        return time.thread_time(), int(os.pread(fd, 128, 0).split()[1]) / 1e9
+
+    def accounted(run_chunk):
+        def chunk(n, state):
+            tid = threading.get_native_id()
+            mine = seen.get(tid)
+            if mine is None:
+                fd = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY)
+                cpu, waited = sched(fd)
+                mine = seen[tid] = {"fd": fd, "start": time.perf_counter(), "cpu0": cpu,
+                                    "waited0": waited}
+            out = run_chunk(n, state)
+            mine["cpu1"], mine["waited1"] = sched(mine["fd"])
+            mine["end"] = time.perf_counter()
+            return out
+        return chunk
+
+    original = engine._run_chunks
+    engine._run_chunks = lambda run_chunk, *rest: original(accounted(run_chunk), *rest)
+    try:
+        query(n_trials, 2)
+    finally:
+        engine._run_chunks = original
+        for mine in seen.values():
+            os.close(mine["fd"])
+    span = sum(m["end"] - m["start"] for m in seen.values())
+    cpu = sum(m["cpu1"] - m["cpu0"] for m in seen.values())
+    waited = sum(m["waited1"] - m["waited0"] for m in seen.values())
+    if span <= 0:
+        return None
+    return max(span - cpu - waited, 0.0) / span, waited / span
+
+
 def bench_scaling(results: Results, s: Settings) -> None:
     """Each library query on 1 and 2 threads, beside the bare kernel pair in the same rounds.
 
@@ -239,9 +294,13 @@ def bench_scaling(results: Results, s: Settings) -> None:
             med = round_robin({1: lambda n=n, q=query: q(n, 1), 2: lambda n=n, q=query: q(n, 2),
                                "bare 1": bare_serial, "bare 2": bare_parallel},
                               rounds, warmup=0, cpu=cpu, cpu_clock=time.process_time)
+            # long enough that a few scheduler decisions do not decide the shares
+            shares = worker_accounting(query, n * max(1, math.ceil(0.5 / med[1])))
             results.scaling.append(Scaling(
                 name, n, med[1], med[2], bare_ratio=med["bare 1"] / med["bare 2"],
-                cpu_per_wall=cpu[2] / med[2], rounds=rounds))
+                cpu_per_wall=cpu[2] / med[2], rounds=rounds,
+                blocked=None if shares is None else shares[0],
+                waited=None if shares is None else shares[1]))
 
 
 # ---------------------------------------------------------------- 3. exact vs icepool
@@ -543,8 +602,10 @@ def main(argv: list[str] | None = None) -> int:
         for row in results.scaling:
             ok = row.passed()
             status = "" if ok is None else ("  pass" if ok else "  MISS")
+            shares = "" if row.blocked is None else (
+                f", workers blocked {row.blocked:.0%}, waited for a core {row.waited:.0%}")
             print(f"{row.name}, {row.n_trials:.0e} trials: 2 threads / 1 thread {row.ratio:.2f}× "
-                  f"(bare pair {row.bare_ratio:.2f}×, CPU/wall {row.cpu_per_wall:.2f}, "
+                  f"(bare pair {row.bare_ratio:.2f}×, CPU/wall {row.cpu_per_wall:.2f}{shares}, "
                   f"{row.rounds} rounds){status}")
         for name, reason in results.skipped:
             print(f"{name}: {reason}")
