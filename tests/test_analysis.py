@@ -57,7 +57,7 @@ def test_melee_cell_is_the_duel_engine():
     """Wiring: the cell's answer is duel(...)'s exact answer for the same activation."""
     from mathhammer.warmachine.duel import duel
 
-    direct = duel(JUG, IRONCLAD, focus=3, charge=True, method="exact")
+    direct = duel(JUG, IRONCLAD, focus=3, may_charge=True, method="exact")  # a list's charge = true
     cell = Cell("warmachine", load_warmachine(JUG), load_warmachine(IRONCLAD),
                 {"focus": 3, "charge": True, "mode": "melee"}, method="exact")
     res = evaluate(cell)

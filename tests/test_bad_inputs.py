@@ -85,25 +85,25 @@ CASES: list[tuple[list[str], str]] = [
      "tests/data/bad/game_list.toml: game: must name the engine (got []); fix: add game = "
      '"warmachine", "fantasy" or "magic"'),
     # ---- wm
-    ([*WM[:5], "0", *WM[6:]], "--defense: must be at least 1 (got 0); fix: use e.g. --defense 1"),
+    ([*WM[:5], "0", *WM[6:]], "--defense: must be between 1 and 40 (got 0); fix: use e.g. --defense 13"),
     ([*WM, "--kind", "psychic"],
      "--kind: must be melee, ranged or magic (got psychic); fix: use --kind ranged"),
     ([*WM, "--kind", "ranged", "--charge"],
      "--charge: a charge attack is a melee attack (WM-D3) (got ranged); fix: use --kind melee"),
     ([*WM, "--attacks", "1000000000"],
-     "--attacks: at most 100 attacks per chain (got 1000000000); fix: use e.g. --attacks 3"),
+     "--attacks: must be between 1 and 100 (got 1000000000); fix: use e.g. --attacks 3"),
     (["wm", "attack", "--stat", "☃", "--defense", "13", "--power", "12", "--armor", "16"],
      "mathhammer wm attack: Invalid value for '--stat': Input should be a valid integer, unable "
      "to parse string as an integer (got ☃); fix: see `mathhammer wm attack --help`"),
     ([*WM, "--arm-bonus", str(2**63)],
-     f"--arm-bonus: must be between -1000 and 1000 (got {2**63}); fix: use e.g. --arm-bonus 2"),
+     f"--arm-bonus: must be between -20 and 20 (got {2**63}); fix: use e.g. --arm-bonus 3"),
     ([*WM, "--stealth-range", "-1"],
-     "--stealth-range: must be 0 or more inches (got -1.0); fix: use e.g. --stealth-range 6"),
+     "--stealth-range: must be between 0 and 1000 inches (got -1.0); fix: use e.g. --stealth-range 8"),
     ([*DUEL, "--camped-focus", str(2**63)],
-     f"--camped-focus: must be between -1000 and 1000 (got {2**63}); fix: use e.g. "
+     f"--camped-focus: must be between 0 and 15 (got {2**63}); fix: use e.g. "
      "--camped-focus 2"),
     ([*WM[:2], "--stat", str(2**63), *WM[4:]],
-     f"--stat: must be at most 1000 (got {2**63}); fix: use e.g. --stat 1"),
+     f"--stat: must be between 0 and 30 (got {2**63}); fix: use e.g. --stat 6"),
     ([*AOE, "--range", "0"],
      "--range: must be a distance above 0 inches (got 0.0); fix: use e.g. --range 8"),
     ([*AOE, "--range", "8", "--aoe", "7"],

@@ -50,8 +50,8 @@ def test_lone_target_hand_value():
     setup = AoeSetup(stat=5, defense=13, armor=14, power=14, range=8.0)
     p = rules.hit_probability(2, 5, 13)
     r = aoe_exact(setup)
-    assert r.results["p_target_hit"].value == pytest.approx(p)
-    assert r.results["p_hit_target"].value == pytest.approx(p + (1 - p) * 2 / 6)
+    assert r.results["p_direct_hit"].value == pytest.approx(p)
+    assert r.results["p_damage_roll_target"].value == pytest.approx(p + (1 - p) * 2 / 6)
     full = rules.damage_pmf(2, 14, 14)
     blast = rules.damage_pmf(2, 7, 14)  # WM-D4: ceil(14 / 2)
     mean = p * float(full @ np.arange(len(full))) + (1 - p) / 3 * float(blast @ np.arange(len(blast)))
@@ -61,7 +61,7 @@ def test_lone_target_hand_value():
 def test_short_range_deviation_cap():
     """At 2" the deviation is capped at 1": the template always still covers the target."""
     r = aoe_exact(AoeSetup(stat=5, defense=13, armor=14, power=14, range=2.0))
-    assert r.results["p_hit_target"].value == pytest.approx(1.0)
+    assert r.results["p_damage_roll_target"].value == pytest.approx(1.0)
 
 
 def test_blast_pow_rounds_up():
@@ -75,9 +75,9 @@ def test_beyond_rng_misses_and_deviates_from_rng_point():
     deviates at most 5", so it covers the target (reach 2.29") only for deviations straight on
     of 2..5" (die 2..6 capped at 5): 5 of 36."""
     r = aoe_exact(AoeSetup(stat=5, defense=13, armor=14, power=14, range=14.0, rng=10.0))
-    assert r.results["p_target_hit"].value == 0.0
+    assert r.results["p_direct_hit"].value == 0.0
     # straight on (direction 1): centre at -4 + d; |d - 4| <= 2.287 -> d in {2,3,4,5} and die 6 -> 5
-    assert r.results["p_hit_target"].value == pytest.approx(5 / 36)
+    assert r.results["p_damage_roll_target"].value == pytest.approx(5 / 36)
 
 
 def test_neighbour_on_direct_hit():
@@ -86,8 +86,8 @@ def test_neighbour_on_direct_hit():
                      models=(TemplateModel("g", 1.5, 0.0),))
     r = aoe_exact(setup)
     p = rules.hit_probability(2, 5, 2)  # 35/36
-    assert r.results["p_target_hit"].value == pytest.approx(p)
-    assert r.results["p_hit_g"].value >= p
+    assert r.results["p_direct_hit"].value == pytest.approx(p)
+    assert r.results["p_damage_roll_g"].value >= p
 
 
 def test_spray_coverage_cells():
@@ -98,7 +98,7 @@ def test_spray_coverage_cells():
                                        TemplateModel("wide", 2.0, 2.0),
                                        TemplateModel("edge", 2.8, 1.5),
                                        TemplateModel("behind", -6.0, 0.0))))
-    under = spray_coverage(models, 5.0, 8.0).tolist()
+    under = spray_coverage(models, 5.0, 8.0, "template").tolist()
     # template x from -5 to 3, half width 0.25 -> 1.0; small base r = 0.59:
     # beyond is 0.70" past the far edge (out), just_beyond 0.55" (in); wide is 1.0" out at
     # x = 2 (half width 0.94); edge is 0.52" outside the side at x = 2.8 (in); behind is out
@@ -111,8 +111,8 @@ def test_spray_independent_rolls_exact():
                      models=(TemplateModel("a", 1.0, 0.2, defense=11),))
     r = aoe_exact(setup)
     pt, pa = rules.hit_probability(2, 6, 13), rules.hit_probability(2, 6, 11)  # no -4 (WM-D6)
-    assert r.results["p_target_hit"].value == pytest.approx(pt)
-    assert r.results["p_hit_a"].value == pytest.approx(pa)
+    assert r.results["p_direct_hit"].value == pytest.approx(pt)
+    assert r.results["p_damage_roll_a"].value == pytest.approx(pa)
     assert r.results["mean_models_hit"].value == pytest.approx(pt + pa)
     count = r.distributions["models_hit"]
     assert count.p_eq(2).value == pytest.approx(pt * pa)
@@ -144,11 +144,23 @@ MC_CASES = {
         models=(TemplateModel("a", 2.6, 0.0, "small"), TemplateModel("b", 0.0, 3.3, "medium"))),
     "beyond RNG": AoeSetup(stat=5, defense=12, armor=13, power=13, range=13.0, rng=10.0, aoe=4.0,
                            models=(TemplateModel("a", -3.0, 0.5),)),
-    "spray 10": AoeSetup(stat=5, defense=13, armor=14, power=12, range=6.0, spray=10.0,
-                         target_boxes=3,
+    "spray 10 template": AoeSetup(stat=5, defense=13, armor=14, power=12, range=6.0, spray=10.0,
+                         target_boxes=3, spray_shape="template",
                          models=(TemplateModel("a", 2.0, 0.3, defense=11, armor=12, boxes=1),
                                  TemplateModel("b", 3.5, 1.0), TemplateModel("c", 1.0, 3.0))),
 }
+
+
+MC_CASES.update({
+    "spray 8 strip, two shots": AoeSetup(
+        stat=5, defense=13, armor=14, power=12, range=6.0, spray=8.0, target_boxes=4, rof=2,
+        models=(TemplateModel("a", 1.0, 0.3, defense=11, armor=12, boxes=1),
+                TemplateModel("b", 1.8, 1.2, boxes=2))),
+    "aoe 4 three shots, grunts": AoeSetup(
+        stat=6, defense=12, armor=13, power=13, range=9.0, aoe=4.0, target_boxes=8, rof=3,
+        models=(TemplateModel("a", 1.5, 0.0, boxes=1, armor=11), TemplateModel("b", -1.0, 1.5, boxes=1),
+                TemplateModel("c", 0.3, -2.4, "medium", boxes=5))),
+})
 
 
 @pytest.mark.parametrize("name", list(MC_CASES))
@@ -158,10 +170,14 @@ def test_mc_agrees_with_exact(name):
     mc = aoe_monte_carlo(setup, MonteCarloConfig(n_trials=N, seed=SEED, threads=1))
     for key, est in exact.results.items():
         value = est.value
-        if key.startswith("p_"):
+        if key == "p_direct_hit":  # per shot: N × rof Bernoulli trials
+            tol = 5 * math.sqrt(value * (1 - value) / (N * setup.rof))
+        elif key.startswith("p_"):
             tol = 5 * math.sqrt(value * (1 - value) / N)
         else:
-            dist_name = "models_hit" if key == "mean_models_hit" else "damage_" + key[len("mean_damage_"):]
+            dist_name = {"mean_models_hit": "models_hit",
+                         "mean_models_destroyed": "models_destroyed"}.get(key) or \
+                "damage_" + key[len("mean_damage_"):]
             tol = 5 * exact.distributions[dist_name].sd / math.sqrt(N)
         assert abs(mc.results[key].value - value) <= tol + 1e-12, (key, value, mc.results[key].value)
 
@@ -170,7 +186,7 @@ def test_cli_aoe_contract_and_errors():
     out = run_json("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
                    "--range", "8", "--model", "g1,1.5,0,small,boxes=1", "--boxes", "5")
     res = out["results"]
-    assert {"p_target_hit", "mean_models_hit", "p_hit_g1", "mean_damage_g1", "p_destroyed_g1",
+    assert {"p_direct_hit", "mean_models_hit", "p_damage_roll_g1", "mean_damage_g1", "p_destroyed_g1",
             "p_destroyed_target"} <= set(res)
     assert "models_hit" in out["distributions"]
     proc = cli_inprocess("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
@@ -191,8 +207,90 @@ def test_models_file(tmp_path):
                     '[[models]]\nname = "b"\nx = -1\ny = 1\n')
     out = run_json("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
                    "--range", "8", "--models", str(path))
-    assert {"p_hit_a", "p_destroyed_a", "p_hit_b"} <= set(out["results"])
+    assert {"p_damage_roll_a", "p_destroyed_a", "p_damage_roll_b"} <= set(out["results"])
     path.write_text('[[models]]\nname = "a"\nx = 1.5\n')
     proc = cli_inprocess("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
                    "--range", "8", "--models", str(path))
-    assert proc.returncode == 2 and "models[0]" in proc.stderr
+    assert proc.returncode == 2 and "models.0.y" in proc.stderr
+
+
+def test_models_destroyed_distribution_and_chi_square():
+    """Models destroyed after three AOE shots: exact distribution vs Monte Carlo (chi-square,
+    p > 1e-6) and its mean equals the sum of the per-model P(destroyed)."""
+    from tests.stats import chisquare
+
+    setup = MC_CASES["aoe 4 three shots, grunts"]
+    exact = aoe_exact(setup)
+    dist = exact.distributions["models_destroyed"]
+    per_model = sum(v.value for k, v in exact.results.items() if k.startswith("p_destroyed_"))
+    assert dist.mean == pytest.approx(per_model, abs=1e-12)
+    mc = aoe_monte_carlo(setup, MonteCarloConfig(n_trials=N, seed=SEED + 1, threads=1))
+    got = mc.distributions["models_destroyed"]
+    lo, hi = 0, len(setup.models) + 1
+    expected = dist.aligned(lo, hi) * got.n_trials
+    observed = got.aligned(lo, hi) * got.n_trials
+    keep = expected > 0
+    assert chisquare(observed[keep], expected[keep]).pvalue > 1e-6
+
+
+def test_two_shots_lone_target_by_hand():
+    """Lone target, two shots: P(at least one damage roll) = 1 − (1 − q)², q = p + (1 − p)/3."""
+    setup = AoeSetup(stat=5, defense=13, armor=14, power=14, range=8.0, rof=2)
+    p = rules.hit_probability(2, 5, 13)
+    q = p + (1 - p) * 2 / 6
+    r = aoe_exact(setup)
+    assert r.results["p_damage_roll_target"].value == pytest.approx(1 - (1 - q) ** 2)
+    one = aoe_exact(AoeSetup(stat=5, defense=13, armor=14, power=14, range=8.0))
+    assert r.results["mean_damage_target"].value == pytest.approx(
+        2 * one.results["mean_damage_target"].value)
+
+
+def test_spray_strip_is_the_default_wm_d6():
+    """Seed 000: a strip 1" wide. A small base (r 0.59") 1.05" off the axis touches the
+    strip (half width 0.5) but not the printed template's narrow end (half width 0.25 + ...)."""
+    models = _resolve(AoeSetup(stat=5, defense=13, armor=14, power=12, range=5.0, spray=8.0,
+                               models=(TemplateModel("near_side", -4.0, 1.05),
+                                       TemplateModel("far_wide", 2.8, 1.5),
+                                       TemplateModel("far_end", 3.55, 0.0))))
+    strip = spray_coverage(models, 5.0, 8.0, "strip").tolist()
+    template = spray_coverage(models, 5.0, 8.0, "template").tolist()
+    # strip: |y| ≤ 0.5 + 0.59 = 1.09 along x in [-5, 3]; far_wide is 1.5 off: out
+    assert strip == [1, 1, 0, 1]
+    assert template == [1, 0, 1, 1]
+
+
+def test_lone_target_geometry_shared_with_the_duel():
+    from mathhammer.warmachine.aoe import p_target_under_after_miss
+
+    assert p_target_under_after_miss(3.0, "medium", 8.0) == pytest.approx(1 / 3)
+    assert p_target_under_after_miss(3.0, "medium", 2.0) == pytest.approx(1.0)
+    assert p_target_under_after_miss(3.0, "medium", 14.0, 10.0) == pytest.approx(5 / 36)
+
+
+@pytest.mark.parametrize("row, key", [
+    ('def = "12"', "def"), ("arm = [13]", "arm"), ('boxes = "x"', "boxes"), ("boxes = 1.5", "boxes"),
+    ("def = true", "def"), ('x = "1.5"', "x"), ("x = 1e308", "x"), ("y = nan", "y"),
+    ("colour = 1", "colour"), ('base = "huge"', "base"),
+])
+def test_models_file_typed_errors(tmp_path, row, key):
+    """Issue 22: the models file goes through the schema: one line naming the key, exit 2,
+    no traceback, no numpy warning."""
+    path = tmp_path / "m.toml"
+    base = {"name": '"a"', "x": "1.0", "y": "0.0"}
+    k = row.split(" = ")[0]
+    base[k] = row.split(" = ", 1)[1]
+    path.write_text("[[models]]\n" + "\n".join(f"{a} = {b}" for a, b in base.items()) + "\n")
+    proc = cli_inprocess("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14",
+                         "--power", "14", "--range", "8", "--models", str(path))
+    assert proc.returncode == 2, proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"models.0.{key}" in lines[0] and "Traceback" not in proc.stderr
+    assert "Warning" not in proc.stderr
+
+
+def test_models_file_not_a_table(tmp_path):
+    path = tmp_path / "m.toml"
+    path.write_text("models = [1, 2]\n")
+    proc = cli_inprocess("wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14",
+                         "--power", "14", "--range", "8", "--models", str(path))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1

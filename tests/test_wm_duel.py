@@ -45,11 +45,11 @@ def test_chained_activations_and_starting_damage_raise_p_destroyed():
     """Same seed, N = 100 000: a second Juggernaut activation and pre-marked boxes must both
     raise P(destroyed) by far more than 5 SE (≈ 0.008)."""
     cfg = MonteCarloConfig(100_000, seed=4)
-    one = duel("khador/juggernaut", "cygnar/ironclad", charge=True, config=cfg)
+    one = duel("khador/juggernaut", "cygnar/ironclad", charge=True, config=cfg, method="mc")
     two = duel("khador/juggernaut", "cygnar/ironclad", charge=True, then=["khador/juggernaut:2"],
-               config=cfg)
+               config=cfg, method="mc")
     hurt = duel("khador/juggernaut", "cygnar/ironclad", charge=True,
-                damaged=[2, 2, 2, 2, 2, 2], config=cfg)
+                damaged=[2, 2, 2, 2, 2, 2], config=cfg, method="mc")
     base = one.results["p_destroyed"]
     margin = 5 * math.sqrt(2) * base.se
     assert two.results["p_destroyed"].value > base.value + margin
@@ -66,6 +66,8 @@ def test_warcaster_attacker_casts_spells():
     r = duel_chain([caster], target_from_profile("cryx/deathripper"),
                    config=MonteCarloConfig(50_000, seed=8))
     assert any("buy [focus 6]" in line and "cast Arcane" in line for line in r.info["decisions"])
+    assert any("buy [focus 6," in line and "cast Arcane Bolt" in line
+               for line in r.info["decision states"])
     assert r.results["mean_focus_spent"].value > 3
     stryker = duel("cygnar/stryker", "cryx/deathripper", config=MonteCarloConfig(20_000, seed=8))
     assert stryker.results["mean_damage"].value > 0
@@ -75,9 +77,10 @@ def test_warcaster_attacker_casts_spells():
 
 def test_ranged_activation_respects_rof():
     """Charger's Dual Cannon has ROF 2 (WM-F2): with 3 focus it shoots exactly twice."""
-    r = duel("cygnar/charger", "cryx/deathripper", ranged=True, config=MonteCarloConfig(20_000, seed=5))
-    assert r.info["attacks made per trial"] == 2.0
-    assert any("Dual Cannon 0 left" in line for line in r.info["decisions"])
+    r = duel("cygnar/charger", "cryx/deathripper", ranged=True, method="exact")
+    assert r.info["mean attacks made"] == 2.0
+    assert "p_hit_2" in r.results and "p_hit_3" not in r.results
+    assert any("Dual Cannon 1 left" in line for line in r.info["decisions"])
     proc = run_cli("wm", "duel", "cygnar/charger", "cryx/deathripper", "--ranged", "--charge")
     assert proc.returncode == 2 and "--charge" in proc.stderr
 
@@ -86,7 +89,7 @@ def test_ranged_exact_equals_monte_carlo():
     """N = 200 000; tolerance 5 SE from the exact p."""
     n = 200_000
     exact = duel("cygnar/charger", "cryx/deathripper", ranged=True, aim=True, method="exact")
-    mc = duel("cygnar/charger", "cryx/deathripper", ranged=True, aim=True,
+    mc = duel("cygnar/charger", "cryx/deathripper", ranged=True, aim=True, method="mc",
               config=MonteCarloConfig(n, seed=6))
     for name in ("p_destroyed", "p_crippled_M", "p_crippled_H"):
         p = exact.results[name].value
@@ -100,7 +103,7 @@ def test_shielded_profile_target_and_chain_weapon():
     assert lancer.shield_mask != 0  # Shock Shield (WM-D2): +2 ARM until its arm is crippled
     assert target_from_profile("cygnar/ironclad").shield_mask == 0
     exact = duel("khador/juggernaut", "cygnar/lancer", charge=True, method="exact")
-    mc = duel("khador/juggernaut", "cygnar/lancer", charge=True,
+    mc = duel("khador/juggernaut", "cygnar/lancer", charge=True, method="mc",
               config=MonteCarloConfig(100_000, seed=13))
     p = exact.results["p_destroyed"].value
     assert abs(mc.results["p_destroyed"].value - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / 100_000)
@@ -132,7 +135,7 @@ def test_p_hit_of_the_first_attack_matches_the_rules():
     """Fixed policy without boosts: the first attack is the Ice Axe, MAT 6 vs DEF 12, so
     P(hit) = P(2d6 ≥ 6) = 26/36 (WM-A1). N = 100 000: 5 SE ≈ 0.007."""
     n = 100_000
-    r = duel("khador/juggernaut", "cygnar/ironclad", policy="fixed",
+    r = duel("khador/juggernaut", "cygnar/ironclad", policy="fixed", method="mc",
              config=MonteCarloConfig(n, seed=19))
     p = 26 / 36
     assert abs(r.results["p_hit_1"].value - p) <= 5 * math.sqrt(p * (1 - p) / n)

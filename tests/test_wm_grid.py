@@ -107,7 +107,13 @@ def test_first_available_box_is_lowest_column_then_top_most():
     once = g.mark_first_available(0, "C")
     assert once == bit(4, 4)
     assert g.mark_first_available(0, "C", 3) == boxes((4, 4), (4, 5), (5, 5))
-    assert g.mark_first_available(0, "C", 9) == g.system_masks["C"]  # nothing left: no-op
+    # WM-G5 decision (issue 17): the 6 points beyond the 3 C boxes overflow by WM-G2 from
+    # column 5 (the last C box): its four free boxes, then the top two of column 6
+    assert g.mark_first_available(0, "C", 9) == (g.system_masks["C"] | boxes(
+        (5, 1), (5, 2), (5, 3), (5, 4), (6, 1), (6, 2)))
+    # a crippled cortex: every point overflows from column 4, the first holding C
+    full_c = g.system_masks["C"]
+    assert g.mark_first_available(full_c, "C", 2) == full_c | boxes((4, 1), (4, 2))
     # an already-marked first box moves the mark on
     assert g.mark_first_available(bit(4, 4), "C") == boxes((4, 4), (4, 5))
 
@@ -168,9 +174,10 @@ def test_kernel_first_available_equals_reference():
     g = Grid.from_columns(IRONCLAD)
     for start in _random_states(g, 50, random.Random(3)):
         for system in g.systems:
-            for count in range(4):
+            for count in range(12):
                 got = int(k.mark_first_available(np.uint64(start), np.uint64(g.system_masks[system]),
-                                                 np.int64(count)))
+                                                 np.int64(count), np.uint64(g.full),
+                                                 np.int64(g.width)))
                 assert got == g.mark_first_available(start, system, count)
 
 
@@ -200,3 +207,22 @@ def test_column_roll_from_low_bits_is_an_exact_d6():
     assert counts.tolist() == [341] * 6
     for low in (2046, 2047):
         assert 0 <= k.column_from_low_bits(np.uint64(low), state) <= 5
+
+
+def test_first_available_damage_is_not_lost_issue_17():
+    """Issue 17: a POW 14 hit on a 26-box warjack with first_available = "C" marked at most
+    3 boxes; now every point is marked (the surplus overflows by WM-G2), so the mean damage
+    is P(hit) × E[max(0, 2d6 + 14 − 16)] by hand."""
+    from fractions import Fraction
+
+    from mathhammer.warmachine.scenario import run_scenario
+
+    data = {"game": "warmachine", "target": {"def": 12, "arm": 16, "grid": CHARGER},
+            "attacks": [{"kind": "ranged", "stat": 6, "power": 14, "first_available": "C"}]}
+    out = run_scenario(data, "s.toml", method="exact")
+    p_hit = Fraction(sum(1 for a in range(1, 7) for b in range(1, 7) if a + b + 6 >= 12), 36)
+    mean = Fraction(sum(max(0, a + b - 2) for a in range(1, 7) for b in range(1, 7)), 36)
+    assert out.results["mean_damage"].value == pytest.approx(float(p_hit * mean), abs=1e-12)
+    assert out.results["p_crippled_C"].value == pytest.approx(
+        float(p_hit * Fraction(sum(1 for a in range(1, 7) for b in range(1, 7)
+                                   if a + b - 2 >= 3), 36)), abs=1e-12)

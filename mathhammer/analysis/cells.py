@@ -154,7 +154,7 @@ def _duel(cell: Cell, attacker, target, config):
     ranged = opts.get("mode") == "ranged"
     # the duel loads by reference: the list's or sweep's own ref (a bundled id or a file path)
     spec = activation_from_profile(opts.get("ref") or cell.attacker.id, focus,
-                                   bool(opts.get("charge")) and not ranged, ranged=ranged,
+                                   "may" if opts.get("charge") and not ranged else "no", ranged=ranged,
                                    target_base=cell.target.base)
     spec = _adjust_activation(spec, cell.attacker, attacker)
     boost_hit, boost_damage = bool(opts.get("boost_hit")), bool(opts.get("boost_damage"))

@@ -46,7 +46,10 @@ def attack_command(
     shield: Annotated[bool, Flag("--shield", "Target has a shield: +2 ARM (not vs back strikes).")] = False,
     camped_focus: Annotated[int, typer.Option("--camped-focus", help="Warcaster's unspent focus: +1 ARM each.")] = 0,
     arm_bonus: Annotated[int, typer.Option("--arm-bonus", help="ARM from spells or feats (Arcane Shield 3, Invincibility 5).")] = 0,
-    stealth_range: Annotated[Optional[float], typer.Option("--stealth-range", help="Target has Stealth; attacker this many inches away (ranged/magic miss beyond 5\").")] = None,
+    distance: Annotated[Optional[float], typer.Option("--distance", help="Inches to the target: a ranged or magic attack beyond --rng, or at a --stealth target from more than 5\", misses (WM-A8).")] = None,
+    rng: Annotated[Optional[float], typer.Option("--rng", help="The weapon's or spell's RNG in inches (with --distance).")] = None,
+    stealth: Annotated[bool, Flag("--stealth", "Target has Stealth: ranged and magic attacks from more than 5\" (--distance) miss.")] = False,
+    stealth_range: Annotated[Optional[float], typer.Option("--stealth-range", help="Shorthand for --stealth --distance D.")] = None,
     extra_hit_die: Annotated[int, typer.Option("--extra-hit-die", help="Extra attack dice from effects.")] = 0,
     extra_damage_die: Annotated[int, typer.Option("--extra-damage-die", help="Extra damage dice from effects.")] = 0,
     weapon_master: Annotated[bool, Flag("--weapon-master", "Weapon Master: +1 damage die (WM-D1).")] = False,
@@ -67,7 +70,8 @@ def attack_command(
         target_in_melee=target_in_melee, slam_larger_base=slam_larger_base, cover=cover,
         concealment=concealment, elevated=elevated, def_bonus=def_bonus, shield=shield,
         camped_focus=camped_focus, arm_bonus=arm_bonus, stealth_range=stealth_range,
-        extra_hit_dice=extra_hit_die, extra_damage_dice=extra_damage_die + int(weapon_master),
+        stealth=stealth, distance=distance, rng=rng, weapon_master=weapon_master,
+        extra_hit_dice=extra_hit_die, extra_damage_dice=extra_damage_die,
         boxes=boxes, explain=opts.explain)
     emit(report, opts)
 
@@ -104,9 +108,11 @@ def aoe_command(
     boxes: Annotated[Optional[int], typer.Option("--boxes", help="Damage boxes of the target (and default for other models): report P(destroyed).")] = None,
     model: Annotated[Optional[list[str]], typer.Option("--model", help='Another model: "NAME,X,Y[,BASE][,def=N][,arm=N][,boxes=N]" in inches from the target, +X away from the attacker. Repeatable.')] = None,
     models_file: Annotated[Optional[Path], typer.Option("--models", help="TOML file with [[models]] name, x, y, base, def, arm, boxes.")] = None,
+    rof: Annotated[int, typer.Option("--rof", help="Shots at the same point (a weapon's ROF or bought shots), each its own attack roll and deviation.")] = 1,
+    spray_shape: Annotated[str, typer.Option("--spray-shape", help="strip: seed 000's strip 1\" wide (default); template: the printed Mk II spray template.")] = "strip",
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
-    """One AOE or spray attack: P(target hit), models hit, damage per model (WM-D4..D7)."""
+    """AOE or spray shots: P(direct hit), models hit and destroyed, damage per model (WM-D4..D7)."""
     from mathhammer.errors import InputError
     from mathhammer.warmachine.aoe import AoeSetup, aoe, load_models, parse_model
 
@@ -124,7 +130,8 @@ def aoe_command(
         boost_damage=boost_damage, boost_blast=boost_blast, modifier=modifier, aim=aim,
         target_in_melee=target_in_melee, knocked_down=knocked_down, stationary=stationary,
         cover=cover, concealment=concealment, elevated=elevated, def_bonus=def_bonus,
-        arm_bonus=arm_bonus, target_base=target_base, target_boxes=boxes, models=tuple(others))
+        arm_bonus=arm_bonus, target_base=target_base, target_boxes=boxes, models=tuple(others),
+        rof=rof, spray_shape=spray_shape)
     report = aoe(setup, method=opts.method, config=opts.config(), check=opts.check,
                  explain=opts.explain)
     emit(report, opts)
@@ -153,36 +160,46 @@ def duel_command(
     attacker: Annotated[str, typer.Argument(help="Attacking profile id (khador/juggernaut) or TOML path.")],
     target: Annotated[str, typer.Argument(help="Target profile id (cygnar/ironclad) or TOML path.")],
     focus: Annotated[Optional[int], typer.Option("--focus", help="Focus for the attacker: a warjack 0-3 (default 3), a warcaster up to its FOCUS (default FOCUS).")] = None,
-    charge: Annotated[bool, Flag("--charge", "The attacker may charge (or slam): charge attack damage pre-boosted (WM-D3); a warjack pays 1 focus.")] = False,
+    charge: Annotated[bool, Flag("--charge", "The attacker charges (an error says why when it cannot): the first attack's damage is pre-boosted (WM-D3); a warjack pays 1 focus.")] = False,
+    may_charge: Annotated[bool, Flag("--may-charge", "The policy decides whether to charge (or slam); the output says what it chose.")] = False,
     policy: Annotated[str, typer.Option("--policy", help="fixed, greedy or optimal (WM-F5).")] = "optimal",
     objective: Annotated[str, typer.Option("--objective", help="optimal policy maximises P(destroy) or expected damage: destroy | damage.")] = "destroy",
     boost_hit: Annotated[bool, Flag("--boost-hit", "fixed policy: boost every attack roll while focus lasts.")] = False,
     boost_damage: Annotated[bool, Flag("--boost-damage", "fixed policy: boost every damage roll while focus lasts.")] = False,
     buy: Annotated[Optional[int], typer.Option("--buy", help="At most N bought attacks or casts; the fixed policy keeps focus for them before boosting.")] = None,
     no_power_attacks: Annotated[bool, Flag("--no-power-attacks", "Do not consider head-butt and slam.")] = False,
-    then: Annotated[Optional[list[str]], typer.Option("--then", help='A follow-up activation against the same target: "ID" or "ID:FOCUS". Repeatable (WM-S1).')] = None,
+    then: Annotated[Optional[list[str]], typer.Option("--then", help='A follow-up activation against the same target: "ID[:FOCUS][:charge|may-charge|no-charge|ranged]" (without a suffix it charges or shoots like the first). Repeatable (WM-S1).')] = None,
     damaged: Annotated[Optional[str], typer.Option("--damaged", help='Target starting damage: "0,2,0,0,1,0" marked boxes per column, or N for a track (WM-G7).')] = None,
     knocked_down: Annotated[bool, Flag("--knocked-down", "Target starts knocked down: melee attacks hit automatically.")] = False,
     camped_focus: Annotated[int, typer.Option("--camped-focus", help="Target warcaster's unspent focus: +1 ARM each (WM-D2).")] = 0,
     ranged: Annotated[bool, Flag("--ranged", "Shoot instead of fighting in melee: each ranged weapon once, bought shots up to ROF (WM-F2, WM-F3).")] = False,
     aim: Annotated[bool, Flag("--aim", "With --ranged: aiming, +2 to every ranged attack roll (WM-A6).")] = False,
     attacker_damaged: Annotated[Optional[str], typer.Option("--attacker-damaged", help='Attacker starting damage per column, "0,0,0,0,4,3": crippled weapons lose a die, crippled C leaves no focus, crippled M no charge (WM-G4).')] = None,
+    target_in_melee: Annotated[bool, Flag("--target-in-melee", "The target is already engaged by another model: ranged and magic attacks at it take -4 (WM-A6); melee attacks in the chain engage it anyway.")] = False,
+    distance: Annotated[Optional[float], typer.Option("--distance", help="Inches to the target for ranged activations: beyond a weapon's or spell's RNG it misses, a Stealth target beyond 5\" too (WM-A8); a missed AOE deviates at most half of it (WM-D5).")] = None,
+    arm_bonus: Annotated[int, typer.Option("--arm-bonus", help="Target ARM from spells or feats (Arcane Shield 3, Invincibility 5).")] = 0,
+    def_bonus: Annotated[int, typer.Option("--def-bonus", help="Target DEF from spells or effects (every attack).")] = 0,
+    stationary: Annotated[bool, Flag("--stationary", "Target stationary: melee hits automatically, ranged/magic vs DEF 5 (WM-A4, WM-A7).")] = False,
+    upkeep: Annotated[int, typer.Option("--upkeep", help="Spells the warcaster upkeeps: 1 focus each, paid before its activation (WM-F1).")] = 0,
+    shake_knockdown: Annotated[bool, Flag("--shake-knockdown", "The warcaster pays 1 focus to shake knock-down or stationary (WM-F1).")] = False,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Attacker's activation(s) vs a target on its full damage grid, under a focus policy.
 
-    P(destroyed), P(each system crippled), damage; the policy's decision table and
-    its exact value in the box-count model are shown with the Monte Carlo answer
-    (WM-F1..F5, WM-G1..G4, WM-S1, WM-S2).
+    P(destroyed), P(each system crippled), damage. The policy is solved exactly on the
+    full state (grid, focus, node, knock-down, target engaged); the decision states list
+    the value of every alternative (WM-F1..F5, WM-G1..G4, WM-S1, WM-S2).
     """
     from mathhammer.warmachine.duel import duel
 
-    report = duel(attacker, target, focus=focus, charge=charge, policy=policy,
+    report = duel(attacker, target, focus=focus, charge=charge, may_charge=may_charge, policy=policy,
                   objective=objective, boost_hit=boost_hit, boost_damage=boost_damage,
                   power_attacks=not no_power_attacks, then=then, damaged=_parse_damaged(damaged),
                   knocked_down=knocked_down, camped_focus=camped_focus, ranged=ranged, aim=aim,
                   attacker_damaged=_parse_damaged(attacker_damaged, "--attacker-damaged"), buy=buy,
-                  method=opts.method,
+                  target_in_melee=target_in_melee, distance=distance, arm_bonus=arm_bonus,
+                  def_bonus=def_bonus, stationary=stationary, upkeep=upkeep,
+                  shake=shake_knockdown, method=opts.method,
                   config=opts.config(), check=opts.check, explain=opts.explain)
     emit(report, opts)
 

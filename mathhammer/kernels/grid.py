@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from mathhammer.kernels.bits import pdep, popcount64
-from mathhammer.kernels.dice import d6, next_u64, uniform, xoshiro_step
+from mathhammer.kernels.dice import d6, next_u64, xoshiro_step
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
@@ -126,17 +126,28 @@ def mark_from(bits, full, start, dmg, width):
 
 
 @njit(cache=True, nogil=True)
-def mark_first_available(bits, system_mask, count):
-    """WM-G5: mark ``count`` boxes, each the first available box of a system.
+def mark_first_available(bits, system_mask, count, full, width):
+    """WM-G5: mark ``count`` boxes, each the first available box of a system; points left
+    when the system is full overflow by WM-G2 from the column of the last system box
+    marked (or the lowest-numbered column holding the system when none was free).
 
     The lowest zero bit of the system's mask is the lowest-numbered column that
     still has an unmarked box of it, and its top-most such box.
     """
-    for _ in range(count):
+    left = count
+    last = np.int64(-1)
+    while left > 0:
         free = system_mask & ~bits
         if free == _U0:
             break
-        bits |= free & (~free + _U1)
+        low = free & (~free + _U1)
+        bits |= low
+        last = popcount(low - _U1)
+        left -= 1
+    if left > 0 and system_mask != _U0:
+        if last < 0:
+            last = popcount((system_mask & (~system_mask + _U1)) - _U1)
+        bits = mark_from(bits, full, (last // 6) * 6, np.int64(left), width)
     return bits
 
 
@@ -240,7 +251,7 @@ def sequence_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_
                     kd = 1
                 if o > 1:
                     if fa_masks[s] != _U0:
-                        bits = mark_first_available(bits, fa_masks[s], np.int64(o - 1))
+                        bits = mark_first_available(bits, fa_masks[s], np.int64(o - 1), full, width)
                     else:
                         column = column_from_low_bits(word, state)
                         bits = mark_from(bits, full, col_start[column], np.int64(o - 1), width)
@@ -356,7 +367,7 @@ def sequence_lut(full, width, start_bits, m_mask, shield_mask, system_masks, att
             hits[s] += hit
             kd |= hit & knocks_down[s]
             if fa_masks[s] != _U0:  # the same every trial: predicted
-                bits = mark_first_available(bits, fa_masks[s], dmg)
+                bits = mark_first_available(bits, fa_masks[s], dmg, full, width)
             elif use_pdep == 1:
                 bits = mark_pdep(bits, full, start, dmg, width, wmask)
             else:
@@ -440,7 +451,7 @@ def sequence_exact(keys, probs, full, width, col_start, m_mask, shield_mask, pmf
                 if row[o] <= 0.0:
                     continue
                 if fa_masks[s] != _U0:
-                    marked = mark_first_available(bits, fa_masks[s], np.int64(o - 1))
+                    marked = mark_first_available(bits, fa_masks[s], np.int64(o - 1), full, width)
                     new_k[m] = marked | (hit_key & KD_BIT)
                     new_p[m] = probs[i] * row[o]
                     m += 1
@@ -471,214 +482,3 @@ def summarise_states(keys, probs, full, start_bits, system_masks, n_boxes):
             if (bits & system_masks[j]) == system_masks[j]:
                 crip[j] += probs[i]
     return dmg, crip, dest
-
-
-@njit(cache=True, nogil=True)
-def policy_mc(full, width, start_bits, col_start, m_mask, shield_mask, system_masks, kd0,
-              node_kind, node_option, node_cost, node_next, node_next_hit, node_stop, node_reset,
-              bh, bd, ch, p_hit, p_crit, cdf, guide, opt_pre, opt_knock,
-              state, n_trials, hist, crippled, destroyed, focus_spent, attacks, slots):
-    """Monte Carlo of activations driven by decision tables, on the full grid (WM-F5).
-
-    Graph (int64[G]): node_kind 0 = attack, 1 = choice; node_option, node_cost,
-    node_next (attack successor after a miss, -1 = end), node_next_hit (after a hit:
-    differs for Sustained Attack), node_stop (choice "stop" successor),
-    node_reset (focus set on entering, -1 = keep).
-    Tables int64[G, F+1, N+1, 2] indexed by (node, focus on entering it, boxes
-    left, knocked down): bh boost-hit and ch the successor picked (-1 stop); bd
-    (boost damage) has one more axis: the hit was critical.
-    Options: p_hit float64[O, 2 (boost), 2 (M crippled), 2 (knocked down)];
-    cdf float64[O, 2 (shield crippled), 2 (damage boosted), W] over damage dealt,
-    guide int16[4O, GUIDE];
-    p_crit float64[O, 2, 2, 2] P(critical hit) (WM-A5, ≤ p_hit); opt_pre int64[O]
-    pre-boosted damage; opt_knock int64[O]: bit 0 a hit knocks down, bit 1 a critical
-    hit does (Critical Knockdown / Freeze).
-    Outputs: hist int64[N+1] boxes marked, crippled int64[S], destroyed int64[1],
-    focus_spent int64[2] (sum, sum of squares), attacks int64[2] (made, hit),
-    slots int64[K, 2]: the i-th attack of a trial (made, hit), the last row catching
-    every attack beyond K − 1.
-
-    The tables come from the box-count model; here crippled M makes DEF 7 for the
-    next attack (WM-G4) whatever the tables planned.
-    """
-    n_sys = system_masks.shape[0]
-    n_cap = bh.shape[2] - 1
-    start_marked = popcount(start_bits & full)
-    codes = np.zeros(128, dtype=np.int64)
-    for _ in range(n_trials):
-        bits = start_bits
-        kd = kd0
-        f = 0
-        g = 0
-        spent = 0
-        made = 0
-        n_slots = slots.shape[0]
-        while g >= 0:
-            if node_reset[g] >= 0:
-                f = node_reset[g]
-            left = popcount(full & ~bits)
-            if left == 0:
-                break
-            n = left if left < n_cap else n_cap
-            if node_kind[g] == 1:
-                c = ch[g, f, n, kd]
-                g = node_stop[g] if c < 0 else c
-                continue
-            fe = f
-            o = node_option[g]
-            boost_hit = bh[g, fe, n, kd]
-            f -= node_cost[g] + boost_hit
-            spent += node_cost[g] + boost_hit
-            mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
-            attacks[0] += 1
-            slot = made if made < n_slots else n_slots - 1
-            slots[slot, 0] += 1
-            made += 1
-            nxt = node_next[g]
-            u = uniform(state)
-            if u < p_hit[o, boost_hit, mcrip, kd]:
-                attacks[1] += 1
-                slots[slot, 1] += 1
-                nxt = node_next_hit[g]
-                crit = 1 if (opt_knock[o] & 2) != 0 and u < p_crit[o, boost_hit, mcrip, kd] else 0
-                boost_dmg = bd[g, fe, n, kd, crit]
-                f -= boost_dmg
-                spent += boost_dmg
-                if (opt_knock[o] & 1) != 0 or crit == 1:
-                    kd = 1
-                row = 1 if opt_pre[o] == 1 else boost_dmg
-                sc = situation(bits, 0, _U0, shield_mask) >> 2
-                word = next_u64(state)
-                dmg = _sample_outcome(cdf[o, sc, row], guide[4 * o + 2 * sc + row],
-                                      unit_from_high_bits(word))
-                if dmg > 0:
-                    column = column_from_low_bits(word, state)
-                    bits = mark_from(bits, full, col_start[column], np.int64(dmg), width)
-            g = nxt
-        hist[popcount(bits & full) - start_marked] += 1
-        codes[outcome_code(bits, full, system_masks)] += 1
-        focus_spent[0] += spent
-        focus_spent[1] += spent * spent
-    spread_codes(codes, n_sys, crippled, destroyed)
-
-
-_F_SHIFT = np.uint64(36)
-_G_SHIFT = np.uint64(40)
-_F_MASK = np.uint64(0xF)
-_G_MASK = np.uint64(0xFFF)
-_BITS36 = np.uint64((1 << 36) - 1)
-
-
-@njit(cache=True, nogil=True)
-def pack_policy_state(bits, f, g_plus_1, kd):
-    """Exact policy state in one uint64: boxes 0..35, focus 36..39, node+1 40..51
-    (0 = finished), knocked down 63."""
-    key = (bits & _BITS36) | (np.uint64(f) << _F_SHIFT) | (np.uint64(g_plus_1) << _G_SHIFT)
-    return key | KD_BIT if kd == 1 else key
-
-
-@njit(cache=True, nogil=True)
-def policy_exact_round(keys, probs, full, width, col_start, m_mask, shield_mask, node_kind,
-                       node_option, node_cost, node_next, node_next_hit, node_stop, node_reset,
-                       bh, bd, ch, p_hit, p_crit, pmf, opt_pre, opt_knock, max_states):
-    """One round of the exact policy programme on the full grid (see :func:`policy_mc`).
-
-    Every unfinished state follows its choice nodes to its next attack node and
-    is expanded by hit (critical or not) / miss × damage × column; finished states
-    are kept. ``pmf`` is float64[O, 2 (shield crippled), 2 (boosted), W] (damage
-    dealt). A first pass counts the expansion exactly; above ``max_states`` the
-    round stops and returns unfinished mass -1. Returns (keys, probs, unfinished mass).
-    """
-    n_cap = bh.shape[2] - 1
-    n_out = pmf.shape[3]
-    n_keys = keys.shape[0]
-    adv_bits = np.empty(n_keys, dtype=np.uint64)
-    adv = np.empty((n_keys, 4), dtype=np.int64)  # focus, node, knocked down, boxes left
-    size = 0
-    for i in range(n_keys):
-        key = keys[i]
-        bits = key & _BITS36
-        f = np.int64((key >> _F_SHIFT) & _F_MASK)
-        g = np.int64((key >> _G_SHIFT) & _G_MASK) - 1
-        kd = 1 if (key & KD_BIT) != _U0 else 0
-        n = 0
-        while g >= 0:  # follow choices to the next attack (or the end)
-            if node_reset[g] >= 0:
-                f = node_reset[g]
-            left = popcount(full & ~bits)
-            if left == 0:
-                g = -1
-                break
-            n = left if left < n_cap else n_cap
-            if node_kind[g] == 0:
-                break
-            c = ch[g, f, n, kd]
-            g = node_stop[g] if c < 0 else c
-        adv_bits[i] = bits
-        adv[i, 0] = f
-        adv[i, 1] = g
-        adv[i, 2] = kd
-        adv[i, 3] = n
-        if g < 0:
-            size += 1
-        else:
-            o = node_option[g]
-            crits = 2 if (opt_knock[o] & 2) != 0 else 1
-            size += 1 + crits * (1 + 6 * n_out)
-    if size > max_states:
-        return keys[:0].copy(), probs[:0].copy(), -1.0
-    new_k = np.empty(size, dtype=np.uint64)
-    new_p = np.empty(size, dtype=np.float64)
-    m = 0
-    active = 0.0
-    for i in range(n_keys):
-        p0 = probs[i]
-        bits = adv_bits[i]
-        f = adv[i, 0]
-        g = adv[i, 1]
-        kd = adv[i, 2]
-        n = adv[i, 3]
-        if g < 0:
-            new_k[m] = pack_policy_state(bits, 0, 0, kd)
-            new_p[m] = p0
-            m += 1
-            continue
-        active += p0
-        o = node_option[g]
-        boost_hit = bh[g, f, n, kd]
-        f1 = f - node_cost[g] - boost_hit
-        mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
-        ph = p_hit[o, boost_hit, mcrip, kd]
-        if ph < 1.0:
-            new_k[m] = pack_policy_state(bits, f1, node_next[g] + 1, kd)
-            new_p[m] = p0 * (1.0 - ph)
-            m += 1
-        if ph <= 0.0:
-            continue
-        nxt = node_next_hit[g] + 1
-        sc = situation(bits, 0, _U0, shield_mask) >> 2
-        pc = p_crit[o, boost_hit, mcrip, kd] if (opt_knock[o] & 2) != 0 else 0.0
-        for crit in range(2):
-            p_branch = pc if crit == 1 else ph - pc
-            if p_branch <= 0.0:
-                continue
-            boost_dmg = bd[g, f, n, kd, crit]
-            f2 = f1 - boost_dmg
-            kd2 = 1 if (kd == 1 or (opt_knock[o] & 1) != 0 or crit == 1) else 0
-            row = 1 if opt_pre[o] == 1 else boost_dmg
-            for d in range(n_out):
-                q = pmf[o, sc, row, d]
-                if q <= 0.0:
-                    continue
-                if d == 0:
-                    new_k[m] = pack_policy_state(bits, f2, nxt, kd2)
-                    new_p[m] = p0 * p_branch * q
-                    m += 1
-                    continue
-                for c in range(6):
-                    marked = mark_from(bits, full, col_start[c], np.int64(d), width)
-                    new_k[m] = pack_policy_state(marked, f2, nxt, kd2)
-                    new_p[m] = p0 * p_branch * q / 6.0
-                    m += 1
-    out_k, out_p = _merge(new_k[:m], new_p[:m])
-    return out_k, out_p, active

@@ -11,17 +11,24 @@ One or more activations against one target become a graph of nodes:
   ``stop`` (the next activation's root, or the end).
 
 Roots reset the focus to the activation's allowance (a warjack ≤ 3, WM-F1; a
-warcaster its FOCUS). Damage, crippling and knock-down carry over (WM-S1).
+warcaster its FOCUS less upkeep and shaking). Damage, crippling, knock-down and the
+target being engaged in melee carry over (WM-S1, WM-A6).
 
 Openers of a warjack activation (WM-F3): one initial attack with each melee
 weapon, or one power attack — head-butt (knocks down, WM-A4 makes later melee
 attacks hit automatically; not against a larger base), Combo Strike (``*Attack``:
-POW = STR + 2 × POW of the weapon, one attack) — and, when a charge is allowed, the
-charge versions (1 focus for a warjack, WM-F2; the first attack's damage
-pre-boosted, WM-D3) and slam (1 focus, knocks down, −2 against a larger base; the
-slammed model is moved d6" away, so this engine ends the activation after a slam —
-decision). A crippled weapon system rolls one
-die fewer (WM-G4) and makes no special attack with that weapon.
+POW = STR + 2 × POW of the weapon, one attack) — and the charge versions (1 focus for
+a warjack, WM-F2; the first attack's damage pre-boosted, WM-D3) and slam (1 focus,
+knocks down, −2 against a larger base; the slammed model is moved d6" away, out of
+melee, so this engine ends the activation after a slam — decision). ``charge``:
+``"must"`` keeps only the charge openers, ``"may"`` offers both (and the slam) to the
+policy, ``"no"`` neither. A crippled weapon system rolls one die fewer (WM-G4) and
+makes no special attack with that weapon.
+
+Target in melee (WM-A6, seed audit 2026-12): a melee attack engages the target for
+the rest of the turn; a ranged or magic attack at an engaged target takes −4 (a spray
+does not); a warcaster's spell in a melee activation is cast at the model it is
+fighting, so it always takes −4.
 """
 
 from __future__ import annotations
@@ -32,11 +39,23 @@ from mathhammer.errors import RulesError
 
 MAX_WARJACK_FOCUS = 3  # WM-F1
 SAME = -3  # Node.next_hit: go to ``next`` after a hit too
+CHARGE_MODES = ("must", "may", "no")
+
+
+def charge_mode(value) -> str:
+    """``True`` → "must" (the CLI's ``--charge``), ``False`` → "no", or the mode itself."""
+    if value is True:
+        return "must"
+    if value is False or value is None:
+        return "no"
+    if value not in CHARGE_MODES:
+        raise RulesError("charge", 'must be "must", "may" or false', value, 'use charge = "may"')
+    return value
 
 
 @dataclass(frozen=True)
 class AttackOption:
-    """One way to make an attack, with its roll numbers."""
+    """One way to make an attack, with its roll numbers and what it does to the state."""
 
     name: str
     kind: str  # melee | ranged | magic
@@ -47,9 +66,20 @@ class AttackOption:
     crippled: bool = False
     can_boost_hit: bool = True
     can_boost_damage: bool = True
-    ignores_shield: bool = False  # Chain Weapon
+    ignores_shield: bool = False  # Chain Weapon, back strike
     auto_hit: bool = False  # Sustained Attack after a hit with the weapon (WM-A4)
     crit_knocks_down: bool = False  # Critical Knockdown / Critical Freeze (stationary)
+    crit_amputation: bool = False  # Critical Amputation: hit systems are crippled
+    aoe: float = 0.0  # template diameter: a miss may still catch the target (WM-D4)
+    spray: bool = False  # WM-D6: no target-in-melee penalty, ignores Stealth
+    rng: float | None = None  # WM-A8: beyond it a ranged or magic attack misses
+    distance: float | None = None  # how far the target is when the attack is made
+    in_melee: str = "never"  # −4 "always" (caster fighting), "engaged", or "never"
+    engages: int = -1  # after the attack the target is: 1 engaged, 0 moved away, -1 as it was
+    flags_on_hit: int = 0  # effect flags a hit switches on (spells with effects, part 5)
+    no_damage: bool = False  # a spell that only applies its effect (Earthquake)
+    extra_hit_dice: int = 0
+    extra_damage_dice: int = 0
 
 
 @dataclass
@@ -65,10 +95,23 @@ class Node:
     reset_focus: int = -1
     activation: int = 0
     reserve: int = 0  # bought attacks still planned after this attack (``--buy N``)
+    charge: bool = False  # the opener of a charge (reported as the policy's choice)
+    entry_knockdown: bool = False  # a root: the activation starts by knocking down (feat)
+    entry_flags: int = 0  # a root: effect flags switched on when the activation starts
 
     @property
     def after_hit(self) -> int:
         return self.next if self.next_hit == SAME else self.next_hit
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A modifier an effect flag puts on the target while it is on (spells, feats)."""
+
+    name: str
+    defense: int = 0  # every attack
+    ranged_defense: int = 0  # ranged and magic only
+    armor: int = 0
 
 
 @dataclass
@@ -79,6 +122,8 @@ class Graph:
     options: list[AttackOption] = field(default_factory=list)
     max_focus: int = 0
     labels: list[str] = field(default_factory=list)
+    flags: list[Effect] = field(default_factory=list)
+    roots: list[int] = field(default_factory=list)
 
     def add_option(self, option: AttackOption) -> int:
         self.options.append(option)
@@ -87,6 +132,12 @@ class Graph:
     def add(self, node: Node) -> int:
         self.nodes.append(node)
         return len(self.nodes) - 1
+
+    def flag_mods(self, fl: int) -> tuple[int, int, int]:
+        """(DEF, ranged DEF, ARM) modifiers of the flags set in ``fl``."""
+        on = [e for i, e in enumerate(self.flags) if fl >> i & 1]
+        return (sum(e.defense for e in on), sum(e.ranged_defense for e in on),
+                sum(e.armor for e in on))
 
 
 @dataclass(frozen=True)
@@ -102,6 +153,10 @@ class Weapon:
     chain_weapon: bool = False  # ignores shield bonuses
     sustained: bool = False  # Sustained Attack: after a hit, later attacks with it hit
     crit_knockdown: bool = False  # a critical hit knocks down / freezes (WM-A4 afterwards)
+    crit_amputation: bool = False  # Critical Amputation (part 8)
+    aoe: float = 0.0
+    rng: float | None = None
+    spray: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +164,13 @@ class Spell:
     name: str
     cost: int
     power: int
+    aoe: float = 0.0
+    rng: float | None = None
+    spray: bool = False
+    knocks_down: bool = False  # models hit are knocked down (Tempest, Scourge, Earthquake)
+    no_damage: bool = False
+    flags_on_hit: int = 0
+    crit_knockdown: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,7 +182,7 @@ class ActivationSpec:
     weapons: tuple[Weapon, ...]
     strength: int = 0
     is_warjack: bool = True
-    charge: bool = False  # a charge (and slam) is allowed this activation
+    charge: str | bool = "no"  # "must" | "may" | "no" (True = "must")
     power_attacks: bool = True
     spells: tuple[Spell, ...] = ()
     magic_stat: int = 0
@@ -129,6 +191,12 @@ class ActivationSpec:
     aim: bool = False  # +2 to ranged attack rolls (WM-A6)
     target_larger_base: bool = False  # no head-butt; slam at -2 (WM-A6, WM-D7)
     max_bought: int | None = None  # at most this many bought attacks/casts (``--buy N``)
+    distance: float | None = None  # inches to the target for ranged activations (WM-A8)
+    entry_knockdown: bool = False  # the activation starts by knocking the target down (feat)
+    entry_flags: int = 0  # effect flags the activation starts with (feat)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "charge", charge_mode(self.charge))
 
     def check(self, where: str = "--focus") -> None:
         if self.focus < 0:
@@ -142,27 +210,52 @@ class ActivationSpec:
                              f"{self.name} has no {kind} weapon or damaging spell to attack with",
                              self.name, "pick another attacker" + ("" if self.ranged else
                                                                    " or add --ranged"))
-        if self.ranged and self.charge:
-            raise RulesError("--charge", "a charge ends in melee: no ranged attacks after it "
-                             "(WM-F3)", True, "drop --charge or --ranged")
         if self.max_bought is not None and self.max_bought < 0:
             raise RulesError("--buy", "must be 0 or more", self.max_bought, "use --buy 2")
-        if self.max_bought is not None and self.max_bought > 12:  # 10^6 hit RecursionError
+        if self.max_bought is not None and self.max_bought > 12:
             raise RulesError("--buy", "must be at most 12 (one focus per bought attack)",
                              self.max_bought, "use --buy 2")
         if self.aim and not self.ranged:
             raise RulesError("--aim", "aiming helps ranged attacks only (WM-A6)", True,
                              "add --ranged or drop --aim")
-        if self.charge and self.movement_crippled:
-            raise RulesError("--charge", "a model with crippled movement cannot charge or slam "
-                             "(WM-G4)", True, "drop --charge")
+        if self.charge == "no":
+            return
+        flag = "--charge" if self.charge == "must" else "--may-charge"
+        if self.ranged:
+            raise RulesError(flag, "a charge ends in melee: no ranged attacks after it (WM-F3)",
+                             True, f"drop {flag} or --ranged")
+        if self.movement_crippled:
+            raise RulesError(flag, f"{self.name}'s movement system is crippled: it cannot charge "
+                             "or slam (WM-G4)", True, f"drop {flag}")
+        if self.charge == "must":
+            if not any(w.kind == "melee" for w in self.weapons):
+                raise RulesError(flag, f"{self.name} has no melee weapon to charge with", True,
+                                 "drop --charge")
+            if self.is_warjack and self.focus < 1:
+                raise RulesError(flag, f"a warjack spends 1 focus to charge (WM-F2); {self.name} "
+                                 "has 0", self.focus, "give it focus or use --may-charge")
 
 
 def _option(w: Weapon, spec: ActivationSpec, pre: bool = False) -> AttackOption:
     bonus = 2 if (spec.aim and w.kind == "ranged") else 0
-    return AttackOption(w.name, w.kind, w.stat + bonus, w.power, pre_boosted=pre,
-                        crippled=w.crippled, ignores_shield=w.chain_weapon,
-                        crit_knocks_down=w.crit_knockdown)
+    return AttackOption(
+        w.name, w.kind, w.stat + bonus, w.power, pre_boosted=pre, crippled=w.crippled,
+        ignores_shield=w.chain_weapon, crit_knocks_down=w.crit_knockdown,
+        crit_amputation=w.crit_amputation, aoe=w.aoe if not w.spray else 0.0, spray=w.spray,
+        rng=w.rng, distance=spec.distance if spec.ranged else None,
+        in_melee="engaged" if w.kind != "melee" else "never",
+        engages=1 if w.kind == "melee" else -1)
+
+
+def _spell_option(sp: Spell, spec: ActivationSpec) -> AttackOption:
+    # a caster fighting in melee casts at the model it is fighting: always −4 (WM-A6)
+    fighting = not spec.ranged and any(w.kind == "melee" for w in spec.weapons)
+    return AttackOption(
+        sp.name, "magic", spec.magic_stat, sp.power, aoe=0.0 if sp.spray else sp.aoe,
+        spray=sp.spray, rng=sp.rng, distance=None if fighting else spec.distance,
+        in_melee="always" if fighting else "engaged", knocks_down=sp.knocks_down,
+        no_damage=sp.no_damage, flags_on_hit=sp.flags_on_hit,
+        crit_knocks_down=sp.crit_knockdown, can_boost_damage=not sp.no_damage)
 
 
 def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], charge: bool,
@@ -174,12 +267,12 @@ def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], char
     first = -1
     prev = -1
     for i, w in enumerate(order):
-        pre = charge and i == 0
+        pre = charge and i == 0 and w.kind == "melee"
         opt = graph.add_option(_option(w, spec, pre))
         cost = 1 if (pre and spec.is_warjack) else 0
         label = f"{'charge, ' if pre else ''}{w.name}"
         node = graph.add(Node("attack", label, opt, cost, next=buy, activation=a,
-                              reserve=spec.max_bought or 0))
+                              reserve=spec.max_bought or 0, charge=pre))
         if prev >= 0:
             graph.nodes[prev].next = node
             graph.nodes[prev].next_hit = SAME
@@ -205,6 +298,7 @@ def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
     has_sustained = any(w.sustained and w.kind == "melee" for w in weapons)
     cap = spec.max_bought
     nodes: dict[tuple[tuple[int, ...], bool, int], int] = {}
+    spell_opts = [graph.add_option(_spell_option(sp, spec)) for sp in spec.spells]
 
     def node_for(left: tuple[int, ...], sustained: bool, bought: int) -> int:
         key = (left, sustained, bought)
@@ -235,10 +329,9 @@ def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
             if w.sustained and w.kind == "melee" and not sustained:
                 graph.nodes[node].next_hit = node_for(left, True, more)
             graph.nodes[g].successors.append(node)
-        for sp in spec.spells:
-            opt = graph.add_option(AttackOption(sp.name, "magic", spec.magic_stat, sp.power))
+        for sp, opt in zip(spec.spells, spell_opts):
             graph.nodes[g].successors.append(graph.add(Node(
-                "attack", f"cast {sp.name}", opt, sp.cost, node_for(left, sustained, more),
+                "attack", f"cast {sp.name}", opt, max(sp.cost, 1), node_for(left, sustained, more),
                 activation=a, reserve=reserve)))
         return g
 
@@ -247,20 +340,22 @@ def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
     return buy, (node_for(start, True, 0) if has_sustained else -1)
 
 
-def build_graph(specs: list[ActivationSpec]) -> Graph:
+def build_graph(specs: list[ActivationSpec], effects: list[Effect] | None = None) -> Graph:
     """The decision graph of activations ``specs`` resolved in order (WM-S1)."""
-    graph = Graph()
+    graph = Graph(flags=list(effects or []))
     roots: list[int] = []
     for a, spec in enumerate(specs):
         spec.check()
         root = graph.add(Node("choice", f"{spec.name}: opening", reset_focus=spec.focus,
-                              activation=a))
+                              activation=a, entry_knockdown=spec.entry_knockdown,
+                              entry_flags=spec.entry_flags))
         roots.append(root)
         kind = "ranged" if spec.ranged else "melee"
         melee = sorted([w for w in spec.weapons if w.kind == kind],
                        key=lambda w: (w.crippled, -w.power))
         buy, buy_sustained = _buy_nodes(graph, spec, melee, a)
-        for charge in ([False, True] if spec.charge else [False]):
+        charges = {"must": [True], "may": [False, True], "no": [False]}[spec.charge]
+        for charge in charges:
             if melee:
                 first = _initial_chain(graph, spec, melee, charge, buy, buy_sustained, a)
                 graph.nodes[root].successors.append(first)
@@ -268,24 +363,26 @@ def build_graph(specs: list[ActivationSpec]) -> Graph:
                 if w.combo_strike and not w.crippled:
                     opt = graph.add_option(AttackOption(
                         f"Combo Strike ({w.name})", "melee", w.stat,
-                        spec.strength + 2 * w.weapon_pow, pre_boosted=charge))
+                        spec.strength + 2 * w.weapon_pow, pre_boosted=charge, engages=1))
                     cost = 1 if (charge and spec.is_warjack) else 0
                     graph.nodes[root].successors.append(graph.add(Node(
                         "attack", f"{'charge, ' if charge else ''}Combo Strike", opt, cost, buy,
-                        activation=a, reserve=spec.max_bought or 0)))
-        if spec.is_warjack and spec.power_attacks and melee and not spec.ranged:
+                        activation=a, reserve=spec.max_bought or 0, charge=charge)))
+        if (spec.is_warjack and spec.power_attacks and melee and not spec.ranged
+                and spec.charge != "must"):
             mat = melee[0].stat
             if not spec.target_larger_base:  # no head-butt against a larger base (P5)
                 opt = graph.add_option(AttackOption("head-butt", "melee", mat, spec.strength,
-                                                    knocks_down=True))
+                                                    knocks_down=True, engages=1))
                 graph.nodes[root].successors.append(graph.add(Node(
                     "attack", "head-butt", opt, 1, buy, activation=a,
                     reserve=spec.max_bought or 0)))
-            if spec.charge:
-                # slam against a larger base: -2 to the attack roll (WM-A6)
+            if spec.charge == "may":
+                # slam against a larger base: -2 to the attack roll (WM-A6); the target is
+                # moved d6" away: no longer in melee (decision)
                 opt = graph.add_option(AttackOption(
                     "slam", "melee", mat - 2 * int(spec.target_larger_base), spec.strength,
-                    knocks_down=True))
+                    knocks_down=True, engages=0))
                 graph.nodes[root].successors.append(graph.add(Node(
                     "attack", "slam", opt, 1, -2, activation=a)))  # -2: patched to stop below
         if not graph.nodes[root].successors:  # a caster without melee weapons: straight to spells
@@ -299,4 +396,5 @@ def build_graph(specs: list[ActivationSpec]) -> Graph:
             node.stop = nxt
         if node.kind == "attack" and node.next == -2:
             node.next = nxt
+    graph.roots = roots
     return graph

@@ -1,9 +1,9 @@
 """Attacks as numbers: a player's description (:class:`AttackSetup`) resolved through the
 rules into :class:`AttackSpec` per attack (WM-A1..A8, WM-D1..D3).
 
-The chain engines (:mod:`mathhammer.warmachine.chain`) and the explanations
-(:mod:`mathhammer.warmachine.explain`) both read these; neither imports the other's
-engine.
+The chain engines (:mod:`mathhammer.warmachine.chain`), the explanations
+(:mod:`mathhammer.warmachine.explain`) and the scenario files all read these; the one
+validation of :meth:`AttackSetup.validate` serves the CLI, scenario files and the library.
 
 >>> spec = AttackSpec(hit_dice=2, bonus=6, defense=13, damage_dice=2, power=12, armor=18)
 >>> round(spec.p_hit, 5), round(float(spec.pmf() @ range(7)), 5)
@@ -97,14 +97,41 @@ class AttackSpec:
 
 
 # --------------------------------------------------------------------------- building chains
+#: AttackSetup field -> the ``wm attack`` flag a user types (the default error names)
+CLI_NAMES = {
+    "stat": "--stat", "defense": "--defense", "power": "--power", "armor": "--armor",
+    "kind": "--kind", "boost_hit": "--boost-hit", "boost_damage": "--boost-damage",
+    "attacks": "--attacks", "modifier": "--modifier", "crippled": "--crippled",
+    "charge": "--charge", "powerful_charge": "--powerful-charge", "free_strike": "--free-strike",
+    "knocked_down": "--knocked-down", "stationary": "--stationary",
+    "movement_crippled": "--movement-crippled", "back_strike": "--back-strike", "aim": "--aim",
+    "target_in_melee": "--target-in-melee", "slam_larger_base": "--slam-larger-base",
+    "cover": "--cover", "concealment": "--concealment", "elevated": "--elevated",
+    "def_bonus": "--def-bonus", "shield": "--shield", "camped_focus": "--camped-focus",
+    "arm_bonus": "--arm-bonus", "stealth": "--stealth", "distance": "--distance", "rng": "--rng",
+    "extra_hit_dice": "--extra-hit-die", "extra_damage_dice": "--extra-damage-die",
+    "weapon_master": "--weapon-master", "boxes": "--boxes", "stealth_range": "--stealth-range",
+}
+
+
+def use(name: str, value) -> str:
+    """A fix in the user's own spelling: ``use --kind melee`` or ``set kind = "melee"``."""
+    if name.startswith("--"):
+        return f"use {name} {value}"
+    key = name.rsplit(".", 1)[-1]
+    return f"set {key} = {value!r}".replace("'", '"')
+
+
 @dataclass(frozen=True)
 class AttackSetup:
     """A player's description of n identical attacks (the ``wm attack`` flags).
 
     ``charge`` pre-boosts the first attack's damage (WM-D3, melee only) and lets
     ``powerful_charge`` add +2 to that attack; ``free_strike`` is one melee attack
-    at +2 with pre-boosted damage. See :mod:`mathhammer.warmachine.rules` for the
-    other flags.
+    at +2 with pre-boosted damage, never boosted (WM-A9). ``distance`` is how far the
+    target is: a ranged or magic attack beyond ``rng`` misses, and so does one at a
+    ``stealth`` target from more than 5" (WM-A8). See
+    :mod:`mathhammer.warmachine.rules` for the other flags.
     """
 
     stat: int
@@ -134,48 +161,109 @@ class AttackSetup:
     shield: bool = False
     camped_focus: int = 0
     arm_bonus: int = 0
-    stealth_range: float | None = None
+    stealth_range: float | None = None  # older spelling of stealth + distance
     extra_hit_dice: int = 0
     extra_damage_dice: int = 0
     boxes: int | None = None
+    stealth: bool = False
+    distance: float | None = None
+    rng: float | None = None
+    weapon_master: bool = False
 
-    def validate(self) -> AttackSetup:
-        rules.check_kind(self.kind)
-        if self.attacks > 100:
-            raise InputError("--attacks", "at most 100 attacks per chain", self.attacks,
-                             "use e.g. --attacks 3")
-        for flag, value, low in (("--stat", self.stat, 0), ("--defense", self.defense, 1),
-                                 ("--power", self.power, 0), ("--armor", self.armor, 0),
-                                 ("--attacks", self.attacks, 1), ("--camped-focus", self.camped_focus, 0)):
-            if value < low:
-                raise InputError(flag, f"must be at least {low}", value,
-                                 f"use e.g. {flag} {max(low, 1)}")
-            if value > MAX_STAT:  # huge ints overflow the int64 roll tables
-                raise InputError(flag, f"must be at most {MAX_STAT}", value,
-                                 f"use e.g. {flag} {max(low, 1)}")
-        if self.boxes is not None and self.boxes < 1:
-            raise InputError("--boxes", "must be at least 1", self.boxes, "use e.g. --boxes 17")
-        for flag, value in (("--modifier", self.modifier), ("--boxes", self.boxes or 0)):
-            if abs(value) > MAX_STAT:  # 2**63 overflowed the int64 roll tables
-                raise InputError(flag, f"must be between -{MAX_STAT} and {MAX_STAT}", value,
-                                 f"use e.g. {flag} 2")
+    def __post_init__(self) -> None:
+        if self.stealth_range is not None and self.distance is None:
+            object.__setattr__(self, "stealth", True)
+            object.__setattr__(self, "distance", self.stealth_range)
+
+    @property
+    def damage_dice_added(self) -> int:
+        """Damage dice added by effects: ``extra_damage_dice`` + Weapon Master (WM-D1)."""
+        return self.extra_damage_dice + int(self.weapon_master)
+
+    def validate(self, names: dict[str, str] | None = None) -> AttackSetup:
+        """Every check of ``wm attack`` — the same for the CLI, scenario files and the library.
+
+        ``names`` maps a field to how the user typed it (a flag, or ``file: attacks[0].stat``),
+        so an error names what was typed, never a derived number.
+        """
+        from mathhammer.warmachine import limits
+
+        n = {**CLI_NAMES, **(names or {})}
+        rules.check_kind(self.kind, n["kind"])
+        for field in ("stat", "defense", "power", "armor", "attacks", "modifier", "def_bonus",
+                      "arm_bonus", "camped_focus"):
+            limits.check(field, getattr(self, field), n[field])
+        if self.boxes is not None:
+            limits.check("boxes", self.boxes, n["boxes"])
+        for field in ("extra_hit_dice", "extra_damage_dice"):
+            limits.check("extra_dice", getattr(self, field), n[field])
+        if self.weapon_master and self.extra_damage_dice >= 3:
+            raise InputError(f"{n['extra_damage_dice']} with {n['weapon_master']}",
+                             "Weapon Master adds one damage die and at most 3 dice may be added "
+                             "in all (WM-D1)", self.extra_damage_dice,
+                             f"use {n['extra_damage_dice']} 2 with {n['weapon_master']}")
+        limits.check_distance(self.stealth_range, n["stealth_range"])
+        limits.check_distance(self.distance, n["distance"])
+        limits.check_distance(self.rng, n["rng"])
+        if self.kind == "melee":
+            for field in ("distance", "rng"):
+                if getattr(self, field) is not None:
+                    raise RulesError(n[field], "range and distance matter for ranged and magic "
+                                     "attacks only (WM-A8)", getattr(self, field),
+                                     f"drop {n[field]} or use a ranged kind")
+            if self.stealth:
+                raise RulesError(n["stealth"], "Stealth stops ranged and magic attacks only "
+                                 "(WM-A8)", True, f"drop {n['stealth']}")
+        if self.stealth and self.distance is None:
+            raise InputError(n["stealth"], "Stealth depends on the distance: give it", None,
+                             f"add {n['distance']} 6")
+        for field, kinds, rule in (("aim", ("ranged",), "WM-A6"),
+                                   ("free_strike", ("melee",), "WM-A6"),
+                                   ("powerful_charge", ("melee",), "WM-A6"),
+                                   ("slam_larger_base", ("melee",), "WM-A6"),
+                                   ("target_in_melee", ("ranged", "magic"), "WM-A6")):
+            if getattr(self, field) and self.kind not in kinds:
+                raise RulesError(n[field], f"applies to {' and '.join(kinds)} attacks only "
+                                 f"({rule})", self.kind, f"drop {n[field]}")
         if self.charge and self.kind != "melee":
-            raise RulesError("--charge", "a charge attack is a melee attack (WM-D3)", self.kind,
-                             "use --kind melee")
+            raise RulesError(n["charge"], "a charge attack is a melee attack (WM-D3)", self.kind,
+                             use(n["kind"], "melee"))
         if self.powerful_charge and not self.charge:
-            raise RulesError("--powerful-charge", "applies to a charge attack only (WM-A6)", True,
-                             "add --charge")
+            raise RulesError(n["powerful_charge"], "applies to a charge attack only (WM-A6)", True,
+                             f"add {n['charge']}")
         if self.free_strike and (self.attacks != 1 or self.charge):
-            raise RulesError("--free-strike", "a free strike is one attack, not a charge", self.attacks,
-                             "use --attacks 1 without --charge")
-        if self.stealth_range is not None and self.stealth_range < 0:
-            raise InputError("--stealth-range", "must be 0 or more inches", self.stealth_range,
-                             "use e.g. --stealth-range 6")
-        for flag, value in (("--extra-hit-die", self.extra_hit_dice),
-                            ("--extra-damage-die", self.extra_damage_dice)):
-            if not 0 <= value <= 3:
-                raise InputError(flag, "must be between 0 and 3", value, f"use e.g. {flag} 1")
+            raise RulesError(n["free_strike"], "a free strike is one attack, not a charge",
+                             self.attacks, f"use {n['attacks']} 1 without {n['charge']}")
+        if self.free_strike and self.boost_hit:
+            raise RulesError(n["boost_hit"], "a free strike is made in the enemy's activation and "
+                             "focus is spent only in the model's own, so it cannot be boosted "
+                             "(WM-A9)", True, f"drop {n['boost_hit']}")
+        if self.free_strike and self.boost_damage:
+            raise RulesError(n["boost_damage"], "a free strike's damage is already boosted and "
+                             "focus cannot be spent outside the model's activation (WM-D3, WM-A9)",
+                             True, f"drop {n['boost_damage']}")
+        if self.charge and self.boost_damage and self.attacks == 1:
+            raise RulesError(n["boost_damage"], "the charge attack's damage roll is already "
+                             "boosted and cannot be boosted again (WM-D3); with one attack there "
+                             "is no other roll to boost", True,
+                             f"drop {n['boost_damage']} or make more attacks")
+        base_def = rules.effective_defense(
+            self.defense, self.kind, concealment=self.concealment, cover=self.cover,
+            elevated=self.elevated, spell_bonus=self.def_bonus)
+        if base_def < 1:
+            raise InputError(f"{n['defense']} with {n['def_bonus']}", "the target's DEF falls "
+                             f"below 1 ({self.defense} {self.def_bonus:+d}); DEF below 1 is not "
+                             "allowed (WM-A7)", self.def_bonus,
+                             f"use a {n['def_bonus']} of {1 - self.defense} or more")
         return self
+
+    @property
+    def auto_miss(self) -> bool:
+        """Out of range, or a Stealth target from more than 5" (WM-A8)."""
+        if self.kind == "melee" or self.distance is None:
+            return False
+        beyond = self.rng is not None and self.distance > self.rng
+        return beyond or rules.stealth_miss(self.kind, self.stealth, self.distance)
 
 
 def build_chain(setup: AttackSetup) -> list[AttackSpec]:
@@ -186,7 +274,7 @@ def build_chain(setup: AttackSetup) -> list[AttackSpec]:
         stationary=s.stationary, concealment=s.concealment, cover=s.cover, elevated=s.elevated,
         spell_bonus=s.def_bonus)
     auto_hit = rules.is_automatic_hit(s.kind, knocked_down=s.knocked_down, stationary=s.stationary)
-    auto_miss = rules.stealth_miss(s.kind, s.stealth_range is not None, s.stealth_range)
+    auto_miss = s.auto_miss
     armor = rules.effective_armor(s.armor, shield=s.shield, back_strike=s.back_strike,
                                   camped_focus=s.camped_focus, spell_bonus=s.arm_bonus)
     base_mod = rules.attack_modifier(
@@ -197,12 +285,12 @@ def build_chain(setup: AttackSetup) -> list[AttackSpec]:
         hit_dice=hit_dice, bonus=s.stat + s.modifier + base_mod, defense=defense,
         auto_hit=auto_hit, auto_miss=auto_miss,
         damage_dice=rules.damage_dice_count(s.boost_damage, s.free_strike, s.crippled,
-                                            s.extra_damage_dice),
+                                            s.damage_dice_added),
         power=s.power, armor=armor)
     specs = [plain] * s.attacks
     if s.charge:  # WM-D3: the first attack after the charge has pre-boosted damage
         specs[0] = replace(
             plain, bonus=plain.bonus + (2 if s.powerful_charge else 0),
             damage_dice=rules.damage_dice_count(s.boost_damage, True, s.crippled,
-                                                s.extra_damage_dice))
+                                                s.damage_dice_added))
     return specs

@@ -23,11 +23,13 @@ from mathhammer.errors import InputError
 from mathhammer.query import answer
 from mathhammer.results import Z95, Distribution, Estimate, Report
 from mathhammer.warmachine.attack_setup import (  # noqa: F401 (re-exported: the chain's inputs)
+    CLI_NAMES,
     FUSED_MAX_DICE,
     MAX_STAT,
     AttackSetup,
     AttackSpec,
     build_chain,
+    use,
 )
 
 
@@ -194,7 +196,10 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
     if first.auto_hit:
         report.info["note"] = "automatic hit (WM-A4): dice rolled for criticals only"
     if first.auto_miss:
-        report.info["note"] = "automatic miss: stealth target beyond 5\" (WM-A8)"
+        why = (f"the target is {setup.distance:g}\" away, beyond RNG {setup.rng:g}\""
+               if setup.rng is not None and setup.distance > setup.rng
+               else f"a Stealth target {setup.distance:g}\" away (more than 5\")")
+        report.info["note"] = f"automatic miss: {why} (WM-A8)"
     if explain:
         from mathhammer.explain import attach
         from mathhammer.warmachine.explain import explain_attack

@@ -1,47 +1,63 @@
 """``wm duel``: one or more activations against a target profile, with a focus policy.
 
 Pipeline: profiles → :class:`ActivationSpec` per activation → decision graph
-(:mod:`activation`) → policy tables and their exact value in the box-count model
-(:mod:`policy`) → Monte Carlo of the same tables on the full grid, where crippled
-movement makes DEF 7 mid-activation (WM-G4) → :class:`Report`.
+(:mod:`activation`) → the policy solved exactly on the full state (:mod:`exact_policy`:
+grid, focus, node, knock-down, target engaged) → the exact distribution of the final
+grid, or a Monte Carlo of the same decisions → :class:`Report`. When the full state does
+not fit, decisions are planned on the box-count model (a track of the boxes left) and
+played on the full grid by Monte Carlo; the output names that fallback.
 
 Results: ``p_destroyed``, ``p_crippled_<X>`` per system on the target's grid,
-``mean_damage`` (boxes marked), ``mean_focus_spent``, ``p_destroyed_box_model``
-(the policy's exact value when the target is counted in boxes only); distribution
-``damage``. ``info["policy"]`` is the decision table.
+``mean_damage`` (boxes marked), ``mean_focus_spent``, ``p_hit_<i>`` (the i-th attack,
+given that it is made), ``p_destroyed_box_model`` (the same policy's value when the
+target is counted in boxes only); distribution ``damage``. ``info["decisions"]`` lists
+the most likely decision states with the value of every alternative.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mathhammer.engine import MonteCarloConfig, simulate
+from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
 from mathhammer.results import Distribution, Estimate, Report
 from mathhammer.warmachine.activation import (
-    MAX_WARJACK_FOCUS, SAME, ActivationSpec, Graph, Spell, Weapon, build_graph,
+    MAX_WARJACK_FOCUS, ActivationSpec, Spell, Weapon, build_graph, charge_mode,
 )
 from mathhammer.warmachine.grid import Grid
-from mathhammer.warmachine.policy import OptionTables, PolicyTables, describe, solve
+from mathhammer.warmachine.exact_policy import decision_lines, decision_summary
 from mathhammer.warmachine.sequence import Target
 
-
 BASE_MM = {"small": 30, "medium": 40, "large": 50}  # WM-D7
-MAX_HIT_SLOTS = 9  # p_hit_1..p_hit_8 per attack of a trial; the 9th row pools the rest
+MELEE_DISTANCE = 0.5  # a model fighting in melee is within 1/2" of its target
+MAX_ACTIVATIONS = 60  # a turn has far fewer models; beyond this is a typo or a script
 
 
-def activation_from_profile(ref: str, focus: int | None = None, charge: bool = False,
+def _rng_of(value) -> tuple[float | None, bool]:
+    """(RNG in inches, spray) of a weapon's or spell's RNG field."""
+    if isinstance(value, str):
+        if value.startswith("SP"):
+            return float(value[2:]), True
+        return None, False  # SELF / CTRL
+    return (float(value) if value is not None else None), False
+
+
+def activation_from_profile(ref: str, focus: int | None = None, charge="no",
                             power_attacks: bool = True, where: str = "--focus",
                             ranged: bool = False, aim: bool = False,
                             target_base: str | None = None, damaged=None,
                             damaged_where: str = "--attacker-damaged",
-                            max_bought: int | None = None) -> ActivationSpec:
+                            max_bought: int | None = None, distance: float | None = None,
+                            upkeep: int = 0, shake: bool = False,
+                            feat: bool = False) -> ActivationSpec:
     """What the model ``ref`` (id or path) can do in one activation (WM-F1..F4);
     ``target_base`` (small/medium/large) bars head-butts and gives slams −2 when larger.
 
     ``damaged`` is the attacker's own starting damage (WM-G7): a crippled weapon
     system rolls one die fewer and makes no special attack with it, a crippled
     cortex leaves no focus, crippled movement forbids charge and slam (WM-G4).
+    A warcaster's focus is its FOCUS less ``upkeep`` (1 per upkept spell) and 1 for
+    shaking knock-down or stationary (``shake``), paid in the Control Phase (WM-F1).
     """
     from mathhammer.warmachine.models import load_warmachine
 
@@ -57,7 +73,17 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
         grid = Grid.from_columns(prof.grid_columns, f"{ref}: grid")
         bits = grid.start_bits(damaged, damaged_where)
         crippled = {s for s in grid.systems if grid.crippled(bits, s)}
-    allowance = MAX_WARJACK_FOCUS if jack else int(prof.stats.focus or 0)
+    if jack and (upkeep or shake):
+        raise RulesError("--upkeep" if upkeep else "--shake-knockdown", "upkeep and shaking "
+                         "come out of a warcaster's own focus; a warjack spends focus only in "
+                         "its activation", upkeep or True, "drop it for a warjack")
+    if not isinstance(upkeep, int) or isinstance(upkeep, bool) or upkeep < 0:
+        raise InputError("--upkeep", "must be a whole number ≥ 0", upkeep, "use --upkeep 1")
+    allowance = MAX_WARJACK_FOCUS if jack else int(prof.stats.focus or 0) - upkeep - int(shake)
+    if allowance < 0:
+        raise RulesError("--upkeep", f"{prof.name} has FOCUS {prof.stats.focus}: it cannot pay "
+                         f"{upkeep} upkeep{' and shake' if shake else ''} (WM-F1)", upkeep,
+                         "upkeep fewer spells")
     if "C" in crippled:
         if focus:
             raise RulesError(where, f"{prof.name}'s cortex is crippled: it cannot be allocated "
@@ -71,28 +97,60 @@ def activation_from_profile(ref: str, focus: int | None = None, charge: bool = F
         raise RulesError(where, f"a warjack can be allocated at most {MAX_WARJACK_FOCUS} focus "
                          f"(WM-F1); {prof.name} is a warjack", focus, "use --focus 3 or less")
     if not jack and focus > allowance:
-        raise RulesError(where, f"{prof.name} has FOCUS {allowance}", focus,
+        paid = f" less {upkeep} upkeep" * bool(upkeep) + " less 1 to shake" * bool(shake)
+        raise RulesError(where, f"{prof.name} has FOCUS {prof.stats.focus}{paid}", focus,
                          f"use --focus {allowance} or less")
-    weapons = tuple(
-        Weapon(w.name, w.kind, prof.stats.mat if w.kind == "melee" else prof.stats.rat,
-               int(w.damage_power or 0), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof,
-               chain_weapon=w.has_rule("Chain Weapon"),
-               sustained=w.has_rule("Sustained Attack"),
-               crit_knockdown=w.has_rule("Critical Knockdown") or w.has_rule("Critical Freeze"),
-               crippled=w.location in crippled)
-        for w in prof.weapons if w.damage_power is not None)
-    spells = tuple(Spell(s.name, s.cost, int(s.pow)) for s in prof.spells
-                   if s.offensive and s.pow is not None and s.cost <= focus)
-    return ActivationSpec(prof.name, focus, weapons, prof.stats.strength, jack, charge,
-                          power_attacks and jack, spells, int(prof.stats.focus or 0),
-                          movement_crippled="M" in crippled, ranged=ranged, aim=aim,
-                          target_larger_base=larger, max_bought=max_bought)
+    if ranged and distance is None:
+        dist = None
+    else:
+        dist = distance if ranged else MELEE_DISTANCE
+    weapons = []
+    for w in prof.weapons:
+        if w.damage_power is None:
+            continue
+        rng, spray = _rng_of(w.rng)
+        weapons.append(Weapon(
+            w.name, w.kind, prof.stats.mat if w.kind == "melee" else prof.stats.rat,
+            int(w.damage_power), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof,
+            chain_weapon=w.has_rule("Chain Weapon"), sustained=w.has_rule("Sustained Attack"),
+            crit_knockdown=w.has_rule("Critical Knockdown") or w.has_rule("Critical Freeze"),
+            crit_amputation=w.has_rule("Critical Amputation"),
+            crippled=w.location in crippled, aoe=float(w.aoe), rng=rng, spray=spray))
+    spells = tuple(sp for sp in (_spell(s) for s in prof.spells if s.cost <= focus) if sp)
+    knock, flags = False, 0
+    if feat:
+        knock = _feat_knockdown(prof)
+    return ActivationSpec(prof.name, focus, tuple(weapons), prof.stats.strength, jack,
+                          charge_mode(charge), power_attacks and jack, spells,
+                          int(prof.stats.focus or 0), movement_crippled="M" in crippled,
+                          ranged=ranged, aim=aim, target_larger_base=larger,
+                          max_bought=max_bought, distance=dist, entry_knockdown=knock,
+                          entry_flags=flags)
+
+
+def _spell(s) -> Spell | None:
+    """An offensive spell the engine plays: a damage roll, or knock-down (WM-F4)."""
+    if not s.offensive:
+        return None
+    knocks = "knocked down" in s.effect
+    if s.pow is None and not knocks:
+        return None
+    rng, spray = _rng_of(s.rng)
+    aoe = float(s.aoe) if isinstance(s.aoe, int | float) else 0.0
+    return Spell(s.name, s.cost, int(s.pow or 0), aoe=aoe, rng=rng, spray=spray,
+                 knocks_down=knocks, no_damage=s.pow is None)
+
+
+def _feat_knockdown(prof) -> bool:
+    return "knocked down" in prof.feat or "stationary" in prof.feat
 
 
 def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
-                        camped_focus: int = 0) -> Target:
-    """DEF, ARM (+ camped focus for a warcaster, WM-D2), grid or track, starting damage."""
-    from mathhammer.warmachine import rules
+                        camped_focus: int = 0, arm_bonus: int = 0, def_bonus: int = 0,
+                        stationary: bool = False, engaged: bool = False) -> Target:
+    """DEF, ARM (+ camped focus for a warcaster, WM-D2), grid or track, starting damage,
+    and what the rules read off the profile: Stealth, immunities, base size."""
+    from mathhammer.warmachine import limits, rules
     from mathhammer.warmachine.models import load_warmachine
 
     prof = load_warmachine(ref)
@@ -101,9 +159,21 @@ def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
     start = grid.start_bits(damaged, "--damaged")
     if grid.destroyed(start):
         raise InputError("--damaged", "marks every box: the target is already destroyed", damaged)
-    armor = rules.effective_armor(prof.stats.arm, camped_focus=camped_focus)
-    return Target(prof.stats.defense, armor, grid, start, knocked_down, prof.name,
-                  shield_mask_of(prof, grid))
+    for name, flag, value in (("camped_focus", "--camped-focus", camped_focus),
+                              ("arm_bonus", "--arm-bonus", arm_bonus),
+                              ("def_bonus", "--def-bonus", def_bonus)):
+        limits.check(name, value, flag)
+    if prof.stats.defense + def_bonus < 1:
+        raise InputError("--def-bonus", f"{prof.name}'s DEF {prof.stats.defense} would fall "
+                         "below 1 (WM-A7)", def_bonus, f"use --def-bonus {1 - prof.stats.defense}"
+                         " or more")
+    armor = rules.effective_armor(prof.stats.arm, camped_focus=camped_focus, spell_bonus=arm_bonus)
+    immunities = tuple(r.split(":", 1)[1].strip() for r in prof.special_rules
+                       if r.lower().startswith("immunity:"))
+    return Target(prof.stats.defense, armor, grid, start, knocked_down or stationary, prof.name,
+                  shield_mask_of(prof, grid), def_bonus=def_bonus,
+                  stealth=any(r.split(":")[0].strip() == "Stealth" for r in prof.special_rules),
+                  immunities=immunities, base=prof.base, engaged=engaged)
 
 
 def shield_mask_of(prof, grid: Grid) -> int:
@@ -115,117 +185,38 @@ def shield_mask_of(prof, grid: Grid) -> int:
     return mask
 
 
-def _graph_arrays(graph: Graph) -> dict[str, np.ndarray]:
-    nodes = graph.nodes
-    as_int = lambda xs: np.asarray(xs, dtype=np.int64)  # noqa: E731
-    return {
-        "node_kind": as_int([0 if n.kind == "attack" else 1 for n in nodes]),
-        "node_option": as_int([n.option for n in nodes]),
-        "node_cost": as_int([n.cost for n in nodes]),
-        "node_next": as_int([n.next for n in nodes]),
-        "node_next_hit": as_int([n.next if n.next_hit == SAME else n.next_hit for n in nodes]),
-        "node_stop": as_int([n.stop for n in nodes]),
-        "node_reset": as_int([n.reset_focus for n in nodes]),
-    }
+def check_focus_budget(refs: list[str], specs: list[ActivationSpec], wheres: list[str],
+                       upkeep: int = 0, shake: bool = False) -> None:
+    """WM-F1, WM-F2: the focus a warcaster gives its warjacks plus what it keeps (less upkeep
+    and shaking) must fit its FOCUS, each warjack ≤ 3; one line naming the activation."""
+    from mathhammer.warmachine.models import load_warmachine
+
+    profs = [load_warmachine(r) for r in refs]
+    for caster, spec in zip(profs, specs):
+        if caster.kind != "warcaster":
+            continue
+        total, parts = spec.focus + upkeep + int(shake), [f"{caster.name} {spec.focus}"]
+        if upkeep:
+            parts.append(f"upkeep {upkeep}")
+        if shake:
+            parts.append("shaking 1")
+        last = None
+        for i, (p, s) in enumerate(zip(profs, specs)):
+            if p.is_warjack and p.faction == caster.faction:
+                total += s.focus
+                parts.append(f"{p.name} {s.focus}")
+                last = i
+        if total > int(caster.stats.focus or 0):
+            where = wheres[last if last is not None else specs.index(spec)]
+            raise RulesError(where, f"the battlegroup's focus does not fit {caster.name}'s FOCUS "
+                             f"{caster.stats.focus}: {' + '.join(parts)} = {total} (WM-F1)",
+                             total, "give the warjacks less focus or the warcaster less")
 
 
-def policy_monte_carlo(graph: Graph, target: Target, opts: OptionTables, tables: PolicyTables,
-                       config: MonteCarloConfig):
-    """Run the policy tables on the full grid; returns the engine's MonteCarloRun."""
-    from mathhammer import kernels
-
-    kernel = kernels.load("grid")
-    grid = target.grid
-    width = max(len(p) for per in opts.dmg for pair in per for p in pair)
-    cdf = np.zeros((len(graph.options), 2, 2, width))
-    for o, per in enumerate(opts.dmg):
-        for sc, pair in enumerate(per):
-            for b, pmf in enumerate(pair):
-                cdf[o, sc, b, : len(pmf)] = np.cumsum(pmf)
-                cdf[o, sc, b, len(pmf) - 1:] = 2.0  # the last outcome catches float rounding
-    guide = kernel.guide_tables(cdf)
-    g = _graph_arrays(graph)
-    masks = np.asarray(list(grid.system_masks.values()), dtype=np.uint64)
-    pre = np.asarray([int(o.pre_boosted) for o in graph.options], dtype=np.int64)
-    knock = np.asarray([int(o.knocks_down) + 2 * int(o.crit_knocks_down)
-                        for o in graph.options], dtype=np.int64)
-    p_hit = np.ascontiguousarray(opts.p_hit)
-    p_crit = np.ascontiguousarray(opts.p_crit)
-    n_sys = len(masks)
-
-    def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
-        out = {"hist": np.zeros(grid.n_boxes + 1, dtype=np.int64),
-               "crippled": np.zeros(max(n_sys, 1), dtype=np.int64),
-               "destroyed": np.zeros(1, dtype=np.int64),
-               "focus": np.zeros(2, dtype=np.int64), "attacks": np.zeros(2, dtype=np.int64),
-               "slots": np.zeros((MAX_HIT_SLOTS, 2), dtype=np.int64)}
-        kernel.policy_mc(np.uint64(grid.full), np.int64(grid.width), np.uint64(target.start_bits),
-                         np.asarray(grid.col_start, dtype=np.int64),
-                         np.uint64(grid.system_masks.get("M", 0)), np.uint64(target.shield_mask),
-                         masks, np.int64(int(target.knocked_down)), g["node_kind"],
-                         g["node_option"], g["node_cost"], g["node_next"], g["node_next_hit"],
-                         g["node_stop"],
-                         g["node_reset"],
-                         tables.bh, tables.bd, tables.ch, p_hit, p_crit, cdf, guide, pre, knock,
-                         state,
-                         np.int64(n), out["hist"], out["crippled"], out["destroyed"],
-                         out["focus"], out["attacks"], out["slots"])
-        return out
-
-    def probabilities(tally: dict[str, np.ndarray], n: int) -> np.ndarray:
-        return np.concatenate([tally["destroyed"], tally["crippled"][:n_sys]]) / n
-
-    return simulate(run_chunk, config, probabilities)
-
-
-def policy_exact(graph: Graph, target: Target, opts: OptionTables, tables: PolicyTables):
-    """Exact distribution of final grid states under the policy tables, on the full grid.
-
-    The same sparse programme as :mod:`exact_grid`, with (focus, node, knocked down)
-    packed into the state. Returns (uint64 states, probabilities).
-    """
-    from mathhammer import kernels
-    from mathhammer.warmachine.exact_grid import MAX_CANDIDATES, ExactTooLarge
-
-    kernel = kernels.load("grid")
-    grid = target.grid
-    if grid.n_boxes > 36 or graph.max_focus > 15 or len(graph.nodes) > 4000:
-        raise ExactTooLarge("--method", "the exact duel engine handles up to 36 boxes and "
-                            "15 focus", "exact", "use --method mc")
-    width = max(len(p) for per in opts.dmg for pair in per for p in pair)
-    pmf = np.zeros((len(graph.options), 2, 2, width))
-    for o, per in enumerate(opts.dmg):
-        for sc, pair in enumerate(per):
-            for b, q in enumerate(pair):
-                pmf[o, sc, b, : len(q)] = q
-    g = _graph_arrays(graph)
-    pre = np.asarray([int(o.pre_boosted) for o in graph.options], dtype=np.int64)
-    knock = np.asarray([int(o.knocks_down) + 2 * int(o.crit_knocks_down)
-                        for o in graph.options], dtype=np.int64)
-    keys = np.array([int(kernel.pack_policy_state(np.uint64(target.start_bits), 0, 1,
-                                                  int(target.knocked_down)))], dtype=np.uint64)
-    probs = np.ones(1)
-    for _ in range(10_000):
-        keys, probs, active = kernel.policy_exact_round(
-            keys, probs, np.uint64(grid.full), np.int64(grid.width),
-            np.asarray(grid.col_start, dtype=np.int64), np.uint64(grid.system_masks.get("M", 0)),
-            np.uint64(target.shield_mask), g["node_kind"], g["node_option"], g["node_cost"],
-            g["node_next"], g["node_next_hit"], g["node_stop"], g["node_reset"], tables.bh,
-            tables.bd, tables.ch, np.ascontiguousarray(opts.p_hit),
-            np.ascontiguousarray(opts.p_crit), pmf, pre, knock, np.int64(MAX_CANDIDATES))
-        if active < 0:
-            raise ExactTooLarge("--method", f"the exact duel programme needs more than "
-                                f"{MAX_CANDIDATES:,} states in one round", "exact",
-                                "use --method mc")
-        if active <= 0.0:
-            return keys, probs
-    raise ExactTooLarge("--method", "the exact duel programme did not finish", "exact",
-                        "use --method mc")
-
-
-def _duel_report(method: str, target: Target, dist: Distribution, destroyed: Estimate,
-                 crippled: list[Estimate], extra: dict[str, Estimate], info: dict,
-                 title: str, n_trials=None, seed=None) -> Report:
+# ---------------------------------------------------------------------------- the duel
+def _report(method: str, target: Target, dist: Distribution, destroyed: Estimate,
+            crippled: list[Estimate], extra: dict[str, Estimate], info: dict,
+            title: str, n_trials=None, seed=None) -> Report:
     results = {"p_destroyed": destroyed}
     for letter, est in zip(target.grid.systems, crippled):
         results[f"p_crippled_{letter}"] = est
@@ -235,61 +226,133 @@ def _duel_report(method: str, target: Target, dist: Distribution, destroyed: Est
                   info=dict(info), title=title)
 
 
+def _exact_report(sol, target: Target, extra: dict, info: dict, title: str) -> Report:
+    """Final-grid distribution of a solved policy → the duel's exact results."""
+    out = sol.distribution()
+    bits = sol.grid.bits_of
+    grid = target.grid
+    final = out["final"]
+    # boxes marked by the chain; states below the start (never reached) carry no mass
+    marked = np.maximum(grid.boxes_left(target.start_bits) - sol.grid.left_of, 0)
+    pmf = np.bincount(marked, weights=final, minlength=grid.n_boxes + 1)
+    crippled = []
+    for x in grid.systems:
+        mask = np.uint64(grid.system_masks[x])
+        crippled.append(Estimate.exact(float(final[(bits & mask) == mask].sum())))
+    destroyed = float(final[sol.grid.left_of == 0].sum())
+    results = dict(extra)
+    results["mean_focus_spent"] = Estimate.exact(out["focus"])
+    for i, (made, hits) in enumerate(out["slots"][:-1], start=1):
+        if made > 1e-15:  # WM-S2: P(hit) of the i-th attack, given that it is made
+            results[f"p_hit_{i}"] = Estimate.exact(min(1.0, hits / made))
+    report = _report("exact", target, Distribution.exact(pmf), Estimate.exact(destroyed),
+                     crippled, results, info, title)
+    report.info["charge"] = _charge_words(sol.graph, out["charge"], 1.0, exact=True)
+    report.info["mean attacks made"] = round(float(out["slots"][:, 0].sum()), 4)
+    _decisions(report, sol, out["reachp"])
+    return report
+
+
+def _decisions(report: Report, sol, reachp) -> None:
+    report.info["decisions"] = decision_summary(sol, reachp)
+    report.info["decision states"] = decision_lines(sol, reachp)
+
+
+def _mc_report(run, target: Target, graph, extra: dict, info: dict, title: str) -> Report:
+    t, n = run.tally, run.n_trials
+    results = {"mean_focus_spent": Estimate.mean(float(t["focus"][0]), float(t["focus"][1]), n),
+               **extra}
+    for i, (made, hits) in enumerate(t["slots"][:-1], start=1):
+        if made > 0:
+            results[f"p_hit_{i}"] = Estimate.proportion(int(hits), int(made))
+    report = _report("mc", target, Distribution.from_counts(t["hist"]),
+                     Estimate.proportion(int(t["destroyed"][0]), n),
+                     [Estimate.proportion(int(c), n) for c in t["crippled"][: len(target.grid.systems)]],
+                     results, info, title, n, run.seed)
+    report.info["charge"] = _charge_words(graph, t["charge"], n, exact=False)
+    report.info["mean attacks made"] = round(float(t["slots"][:, 0].sum()) / n, 4)
+    return report
+
+
+def _charge_words(graph, charge, n, exact: bool) -> str | None:
+    """What the policy chose about charging, per activation that could charge."""
+    words = []
+    for a, label in enumerate(graph.labels):
+        could = any(node.charge and node.activation == a for node in graph.nodes)
+        if not could:
+            continue
+        p = float(charge[a]) / n
+        se = "" if exact else f" ± {100 * (p * (1 - p) / n) ** 0.5:.2f}"
+        words.append(f"{label} charges in {100 * p:.2f}%{se} of games")
+    return "; ".join(words) or None
+
+
 def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "optimal",
                objective: str = "destroy", boost_hit: bool = False, boost_damage: bool = False,
                method: str = "auto", config: MonteCarloConfig | None = None,
-               check: bool = False, title: str = "", explain: bool = False) -> Report:
+               check: bool = False, title: str = "", explain: bool = False,
+               effects=None) -> Report:
     """Activations ``specs`` in order against ``target`` under one focus policy (WM-S1, WM-F5).
 
-    ``auto`` and ``mc`` simulate the policy on the full grid; ``exact`` runs the exact
-    programme over (grid, focus, node, knocked down); ``check`` runs both.
+    The policy is solved exactly on the full state; ``auto`` and ``exact`` report its exact
+    distribution, ``mc`` simulates the same decisions, ``check`` runs both. When the full
+    state does not fit, ``auto`` and ``mc`` play decisions planned on the box-count model
+    by Monte Carlo (named in ``info["model"]``) and ``exact`` is an error.
     """
     from mathhammer.query import answer
+    from mathhammer.warmachine.exact_grid import ExactTooLarge
+    from mathhammer.warmachine.exact_policy import box_model_target, solve_full
+    from mathhammer.warmachine.policy import OptionTables, check_policy
 
-    graph = build_graph(specs)
+    check_policy(policy, objective)
+    if len(specs) > MAX_ACTIVATIONS:
+        raise InputError("activations", f"at most {MAX_ACTIVATIONS} activations in one chain",
+                         len(specs), "split the question into shorter chains")
+    graph = build_graph(specs, effects)
     opts = OptionTables.build(graph, target)
-    tables = solve(graph, target, policy, objective, boost_hit, boost_damage, opts)
+    box_target = box_model_target(target)
+    box = solve_full(graph, box_target, policy, objective, boost_hit, boost_damage)
     key = "p_destroyed_box_model" if objective == "destroy" else "mean_damage_box_model"
-    box_model = {key: Estimate.exact(tables.value)}
-    n_max = target.grid.boxes_left(target.start_bits)
+    extra = {key: Estimate.exact(box.value)}
+    n_left = target.grid.boxes_left(target.start_bits)
+    try:
+        sol = solve_full(graph, target, policy, objective, boost_hit, boost_damage, opts)
+        model = (f"{policy} decided on the full state (grid, focus, activation node, "
+                 f"knock-down, target engaged): exact programme over {sol.n_states:,} states")
+    except ExactTooLarge as err:
+        if method == "exact" or check:
+            raise
+        sol = None
+        model = (f"fallback — the full state does not fit ({err.what}): decisions planned on "
+                 "the box-count model (boxes left at base DEF) and played on the full grid by "
+                 "Monte Carlo")
     info = {
         "policy": f"{policy} (objective: {objective})",
-        "decisions": describe(graph, tables, n_max, int(target.knocked_down)),
-        "model": "decisions planned on boxes left at base DEF (exact value: *_box_model); "
-                 "played on the full grid, where crippled M makes DEF 7 (WM-G4)",
+        "model": model,
         "target": f"{target.name}: DEF {target.defense}, ARM {target.armor}, "
-                  f"{target.grid.n_boxes} boxes, {n_max} left",
+                  f"{target.grid.n_boxes} boxes, {n_left} left"
+                  + (", engaged in melee" if target.engaged else "")
+                  + (", knocked down" if target.knocked_down else ""),
     }
+    notes = _range_notes(graph, opts)
+    if notes:
+        info["range"] = notes
 
     def exact() -> Report:
-        from mathhammer import kernels
-
-        keys, probs = policy_exact(graph, target, opts, tables)
-        grid = target.grid
-        masks = np.asarray(list(grid.system_masks.values()), dtype=np.uint64)
-        dmg, crip, dest = kernels.load("grid").summarise_states(
-            keys, probs, np.uint64(grid.full), np.uint64(target.start_bits), masks,
-            np.int64(grid.n_boxes))
-        return _duel_report("exact", target, Distribution.exact(dmg), Estimate.exact(float(dest)),
-                            [Estimate.exact(float(c)) for c in crip], box_model, info, title)
+        return _exact_report(sol, target, extra, info, title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
-        run = policy_monte_carlo(graph, target, opts, tables, cfg)
-        t, n = run.tally, run.n_trials
-        extra = {"mean_focus_spent": Estimate.mean(float(t["focus"][0]), float(t["focus"][1]), n),
-                 **box_model}
-        report = _duel_report("mc", target, Distribution.from_counts(t["hist"]),
-                              Estimate.proportion(int(t["destroyed"][0]), n),
-                              [Estimate.proportion(int(c), n) for c in t["crippled"]],
-                              extra, info, title, n, run.seed)
-        report.info["attacks made per trial"] = round(float(t["attacks"][0]) / n, 4)
-        for i, (made, hits) in enumerate(t["slots"][: MAX_HIT_SLOTS - 1], start=1):
-            if made > 0:  # WM-S2: P(hit) of the i-th attack, given that it is made
-                report.results[f"p_hit_{i}"] = Estimate.proportion(int(hits), int(made))
-        return report
+        run = sol.simulate(cfg) if sol is not None else _fallback_run(box, target, cfg, n_left)
+        return _mc_report(run, target, graph, extra, info, title)
 
-    report = answer("wm duel", method="mc" if method == "auto" else method, exact=exact,
-                    monte_carlo=monte_carlo, config=config, check=check)
+    use = "exact" if (method == "auto" and sol is not None) else (
+        "mc" if method == "auto" else method)
+    report = answer("wm duel", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
+                    check=check)
+    if report.info.get("charge") is None:
+        report.info.pop("charge", None)
+    if report.method == "mc" and sol is not None and "decisions" not in report.info:
+        _decisions(report, sol, sol.distribution()["reachp"])
     from mathhammer.headline import wm_duel_headline
 
     report.headline = wm_duel_headline(report, [s.name for s in specs], target.name, objective)
@@ -297,41 +360,98 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         from mathhammer.explain import attach
         from mathhammer.warmachine.explain import explain_duel
 
-        attach(report, explain_duel(graph, target, opts, policy))
+        attach(report, explain_duel(graph, target, opts, policy, report))
     return report
 
 
+def _fallback_run(box, target: Target, cfg: MonteCarloConfig, n_left: int):
+    from mathhammer.warmachine.exact_policy import simulate_policy
+
+    return simulate_policy(box, target, cfg, by_left=True, box_n=n_left)
+
+
+def _range_notes(graph, opts) -> str | None:
+    """Which attacks miss automatically (beyond RNG, or Stealth beyond 5", WM-A8)."""
+    missed = sorted({o.name for o, miss in zip(graph.options, opts.auto_miss) if miss})
+    return (f"{', '.join(missed)}: out of range or a Stealth target beyond 5\" — miss "
+            "automatically (WM-A8)") if missed else None
+
+
+def _parse_then(item: str, i: int):
+    """``ID[:FOCUS][:charge|may-charge|no-charge|ranged]`` of ``--then``."""
+    ref, *rest = item.split(":")
+    focus, mode = None, None
+    for part in rest:
+        if part in ("charge", "may-charge", "no-charge", "ranged"):
+            mode = part
+        elif part.strip().lstrip("-").isdigit():
+            focus = int(part)
+        else:
+            raise InputError(f"--then[{i}]", "after the id come :FOCUS (a whole number) and "
+                             "optionally :charge, :may-charge, :no-charge or :ranged", item,
+                             "use e.g. --then khador/juggernaut:2:charge")
+    return ref, focus, mode
+
+
 def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool = False,
-         policy: str = "optimal", objective: str = "destroy", boost_hit: bool = False,
-         boost_damage: bool = False, power_attacks: bool = True,
+         may_charge: bool = False, policy: str = "optimal", objective: str = "destroy",
+         boost_hit: bool = False, boost_damage: bool = False, power_attacks: bool = True,
          then: list[str] | None = None, damaged=None, knocked_down: bool = False,
          camped_focus: int = 0, ranged: bool = False, aim: bool = False,
-         attacker_damaged=None, buy: int | None = None, method: str = "auto",
-         config: MonteCarloConfig | None = None, check: bool = False,
+         attacker_damaged=None, buy: int | None = None, target_in_melee: bool = False,
+         distance: float | None = None, arm_bonus: int = 0, def_bonus: int = 0,
+         stationary: bool = False, upkeep: int = 0, shake: bool = False,
+         method: str = "auto", config: MonteCarloConfig | None = None, check: bool = False,
          explain: bool = False) -> Report:
     """``mathhammer wm duel ATTACKER TARGET``: P(destroyed), P(crippled X), damage (WM-S2).
 
-    ``then`` lists follow-up activations as ``"id"`` or ``"id:focus"`` (WM-S1);
-    they charge (or shoot, ``ranged``) like the first.
+    ``charge`` = the attacker charges (WM-D3, "must"); ``may_charge`` = the policy decides.
+    ``then`` lists follow-up activations as ``"id[:focus][:charge|may-charge|no-charge|
+    ranged]"`` (WM-S1); without a suffix they charge (or shoot) like the first.
     """
+    from mathhammer.warmachine import limits
     from mathhammer.warmachine.models import load_warmachine
 
+    if charge and may_charge:
+        raise InputError("--charge", "choose one: --charge (the model charges) or --may-charge "
+                         "(the policy decides)", True, "drop one of them")
+    mode = "must" if charge else ("may" if may_charge else "no")
+    if len(then or []) >= MAX_ACTIVATIONS:
+        raise InputError("--then", f"at most {MAX_ACTIVATIONS - 1} follow-up activations in one "
+                         "chain (a turn has far fewer models)", len(then), "use fewer --then")
+    limits.check_distance(distance, "--distance")
+    limits.check("upkeep", upkeep, "--upkeep")
     base = load_warmachine(target).base
-    specs = [activation_from_profile(attacker, focus, charge, power_attacks, ranged=ranged,
+    refs = [attacker]
+    specs = [activation_from_profile(attacker, focus, mode, power_attacks, ranged=ranged,
                                      aim=aim, target_base=base, damaged=attacker_damaged,
-                                     max_bought=buy)]
+                                     max_bought=buy, distance=distance, upkeep=_caster(attacker, upkeep),
+                                     shake=_caster(attacker, shake))]
+    wheres = ["--focus"]
     for i, item in enumerate(then or []):
-        ref, _, f = item.partition(":")
-        try:
-            f_val = int(f) if f else None
-        except ValueError:
-            raise InputError(f"--then[{i}]", "focus after ':' must be a whole number", item,
-                             "use e.g. --then khador/juggernaut:2") from None
-        specs.append(activation_from_profile(ref, f_val, charge, power_attacks, f"--then[{i}]",
-                                             ranged=ranged, aim=aim, target_base=base))
-    tgt = target_from_profile(target, damaged, knocked_down, camped_focus)
-    names = " then ".join(f"{s.name} ({s.focus} focus{', charge' if s.charge else ''})"
-                          for s in specs)
+        ref, f_val, suffix = _parse_then(item, i)
+        m = {"charge": "must", "may-charge": "may", "no-charge": "no", "ranged": "no"}.get(
+            suffix, mode)
+        shoots = ranged if suffix is None else suffix == "ranged"
+        specs.append(activation_from_profile(ref, f_val, m, power_attacks, f"--then[{i}]",
+                                             ranged=shoots, aim=aim and shoots, target_base=base,
+                                             distance=distance, upkeep=_caster(ref, upkeep),
+                                             shake=_caster(ref, shake)))
+        refs.append(ref)
+        wheres.append(f"--then[{i}]")
+    check_focus_budget(refs, specs, wheres, upkeep, shake)
+    tgt = target_from_profile(target, damaged, knocked_down, camped_focus, arm_bonus, def_bonus,
+                              stationary, target_in_melee)
+    names = " then ".join(f"{s.name} ({s.focus} focus"
+                          + {"must": ", charges", "may": ", may charge", "no": ""}[s.charge]
+                          + (", ranged" if s.ranged else "") + ")" for s in specs)
     return duel_chain(specs, tgt, policy=policy, objective=objective, boost_hit=boost_hit,
                       boost_damage=boost_damage, method=method, config=config, check=check,
                       title=f"{names} vs {tgt.name}, policy {policy}", explain=explain)
+
+
+def _caster(ref: str, value):
+    """Upkeep and shaking apply to the warcaster of the chain only."""
+    from mathhammer.warmachine.models import load_warmachine
+
+    return value if load_warmachine(ref).kind == "warcaster" else type(value)()

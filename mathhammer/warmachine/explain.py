@@ -113,8 +113,11 @@ def _attack_steps(s: AttackSetup, spec: AttackSpec, label: str, first: bool) -> 
             f"{s.stat}" + (f" ({', '.join(mods)})" if mods else "") + f" vs DEF {spec.defense}")
     steps = []
     if spec.auto_miss:
-        steps.append(Step(f"{label} to hit", f"Stealth target {s.stealth_range}\" away (more than "
-                          "5\"): ranged and magic attacks miss automatically", p_hit, ("WM-A8",)))
+        why = (f"the target is {s.distance:g}\" away, beyond RNG {s.rng:g}\""
+               if s.rng is not None and s.distance > s.rng
+               else f"Stealth target {s.distance:g}\" away (more than 5\")")
+        steps.append(Step(f"{label} to hit", f"{why}: ranged and magic attacks miss "
+                          "automatically", p_hit, ("WM-A8",)))
         return steps
     if spec.auto_hit:
         detail = (f"{roll}: hits automatically ({s.kind} vs a knocked-down or stationary "
@@ -132,7 +135,7 @@ def _attack_steps(s: AttackSetup, spec: AttackSpec, label: str, first: bool) -> 
                       p_crit, ("WM-A5",)))
     pre = (s.charge and first) or s.free_strike
     p_dmg, e_dmg = damage_fractions(spec)
-    dmg_roll = (f"{_dice_words(spec.damage_dice, s.boost_damage, pre, s, s.extra_damage_dice)} "
+    dmg_roll = (f"{_dice_words(spec.damage_dice, s.boost_damage, pre, s, s.damage_dice_added)} "
                 f"+ {_POWER[s.kind]} {spec.power} vs ARM {spec.armor}")
     need = spec.armor - spec.power + 1
     where = (f"deals damage on {need} or more on {spec.damage_dice}d6" if need > spec.damage_dice
@@ -170,11 +173,23 @@ def explain_attack(setup: AttackSetup) -> list[Step]:
 
 # --------------------------------------------------------------------------- AOE and spray
 def explain_aoe(setup) -> list[Step]:
-    """The stages of ``wm aoe``: the attack roll, the deviations, each model's damage roll.
+    """The stages of ``wm aoe``: the attack roll, the deviations, each model's damage roll
+    (per shot), then how several shots add up.
 
     Reads the exact engine's own resolution (:func:`aoe_geometry._resolve`) and geometry
     (:func:`aoe_geometry._scenarios`: the direct hit and the 36 equally likely deviations).
     """
+    steps = _explain_one_shot(setup)
+    if setup.rof > 1:
+        steps.append(Step("shots", f"{setup.rof} shots at the same point, each its own attack "
+                          "roll and deviation; each model's damage adds up over the shots, so "
+                          f"P(at least one damage roll) = 1 − (1 − p)^{setup.rof} with p the "
+                          "per-shot chance above; models destroyed follow every model's damage "
+                          "jointly", None, ("WM-D4", "WM-D5")))
+    return steps
+
+
+def _explain_one_shot(setup) -> list[Step]:
     from mathhammer.warmachine import aoe_geometry as template
 
     models = template._resolve(setup)
@@ -186,7 +201,7 @@ def explain_aoe(setup) -> list[Step]:
             if on] + ([f"other {setup.modifier:+d}"] if setup.modifier else [])
     roll += (f" ({', '.join(mods)})" if mods else "")
     if setup.spray is not None:
-        under = template.spray_coverage(models, setup.range, setup.spray)
+        under = template.spray_coverage(models, setup.range, setup.spray, setup.spray_shape)
         for m, covered in zip(models, under):
             if not covered:
                 steps.append(Step(m.name, "not under the spray template", Fraction(0), ("WM-D6",)))
@@ -249,9 +264,10 @@ def _exact(p: float, denominator: int = 6**6) -> Fraction:
     return Fraction(p).limit_denominator(denominator)
 
 
-def explain_duel(graph, target, opts, policy: str) -> list[Step]:
-    """Each attack option of a duel as the policy sees it: P(hit), P(critical) and the
-    mean damage per hit, unboosted / boosted, read from the engine's option tables."""
+def explain_duel(graph, target, opts, policy: str, report=None) -> list[Step]:
+    """Each attack option of a duel as the policy sees it — P(hit), P(critical) and the
+    mean damage per hit, unboosted / boosted, read from the engine's option tables — then
+    the decisions with the value of every alternative."""
     shield = (" (+2 ARM from its shield while the shield system works; Chain Weapon ignores it)"
               if target.shield_mask else "")
     steps = [Step("target", f"{target.name}: DEF {target.defense}, ARM {target.armor}{shield}; "
@@ -269,19 +285,42 @@ def explain_duel(graph, target, opts, policy: str) -> list[Step]:
                                        (opt.auto_hit, "hits automatically"),
                                        (opt.knocks_down, "knocks down on a hit"),
                                        (opt.crit_knocks_down, "a critical knocks down"),
-                                       (opt.ignores_shield, "ignores shields")) if on]
-        hit = [_exact(opts.p_hit[o, b, 0, 0]) for b in (0, 1)]
-        crit = [_exact(opts.p_crit[o, b, 0, 0]) for b in (0, 1)]
+                                       (opt.crit_amputation, "a critical cripples the systems it "
+                                        "damages (Critical Amputation)"),
+                                       (opt.ignores_shield, "ignores shields"),
+                                       (opt.no_damage, "no damage roll")) if on]
+        hit = [_exact(opts.p_hit[o, b, 0, 0, 0, 0]) for b in (0, 1)]
+        crit = [_exact(opts.p_crit[o, b, 0, 0, 0, 0]) for b in (0, 1)]
         mean = [_exact(opts.mean_dmg[o, b]) for b in (0, 1)]
         boosts = ("" if opt.can_boost_hit else "; its attack roll cannot be boosted") + (
             "" if opt.can_boost_damage else "; its damage roll cannot be boosted")
+        rules_cited: tuple[str, ...] = ("WM-A1", "WM-A5", "WM-D1")
+        extra = ""
+        if opt.in_melee == "always":
+            extra += "; cast at the model it is fighting: −4 (target in melee)"
+            rules_cited += ("WM-A6",)
+        elif opt.in_melee == "engaged" and opt.kind != "melee" and not opt.spray:
+            engaged = [_exact(opts.p_hit[o, b, 0, 0, 1, 0]) for b in (0, 1)]
+            extra += (f"; at a target engaged in melee −4: P(hit) {engaged[0]}, boosted "
+                      f"{engaged[1]}")
+            rules_cited += ("WM-A6",)
+        if opt.aoe > 0 and not opt.spray:
+            extra += (f"; a miss deviates and still catches the target with a blast roll "
+                      f"(POW {-(-opt.power // 2)}) with P {_exact(opts.p_under[o], 36)}")
+            rules_cited += ("WM-D4", "WM-D5")
+        if opts.auto_miss[o]:
+            extra += "; out of range or a Stealth target beyond 5\": misses automatically"
+            rules_cited += ("WM-A8",)
         steps.append(Step(opt.name, f"{stat} {opt.stat}, {power} {opt.power}"
                           + (f" ({', '.join(notes)})" if notes else "")
                           + f": P(hit) {hit[0]}, boosted {hit[1]}; P(critical) {crit[0]}, "
                           f"boosted {crit[1]}; mean damage per hit {mean[0]}, boosted "
-                          f"{mean[1]}{boosts}", None, ("WM-A1", "WM-A5", "WM-D1")))
-    steps.append(Step("policy", f"{policy}: the boost and buy decisions are listed under "
-                      "'decisions'; optimal is the exact dynamic programme over (focus, "
-                      "boxes left, knocked down), then played on the full grid", None,
+                          f"{mean[1]}{boosts}{extra}", None, rules_cited))
+    model = (report.info.get("model", "") if report is not None else "")
+    steps.append(Step("policy", f"{policy}: {model}; every decision state below lists the value "
+                      "of each alternative (the arrow is the choice)", None,
                       ("WM-F2", "WM-F5", "WM-G2", "WM-G4")))
+    if report is not None:
+        for line in report.info.get("decisions", [])[:12]:
+            steps.append(Step("decision", line))
     return steps

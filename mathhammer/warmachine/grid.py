@@ -153,14 +153,28 @@ class Grid:
 
     def mark_first_available(self, bits: int, system: str, count: int = 1) -> int:
         """WM-G5: each point marks the first available ``system`` box: the lowest-numbered
-        column still holding an unmarked one, its top-most such box."""
-        for _ in range(count):
+        column still holding an unmarked one, its top-most such box. Points left once the
+        system is full are marked by WM-G2 from the column of the last system box marked
+        (or the lowest-numbered column holding the system when none was free): the damage
+        is not lost (decision, issue 17)."""
+        last = None
+        left = count
+        while left > 0:
             for col in range(1, N_COLUMNS + 1):
                 free = [bit for bit, letter in self._cells(col)
                         if letter == system and not bits & bit]
                 if free:
                     bits |= free[0]
+                    last = col
+                    left -= 1
                     break
+            else:
+                break
+        if left > 0 and system in self.system_masks:
+            if last is None:
+                last = next(col for col in range(1, N_COLUMNS + 1)
+                            if any(letter == system for _, letter in self._cells(col)))
+            bits = self.mark(bits, last, left)
         return bits
 
     # ------------------------------------------------------------------ starting damage

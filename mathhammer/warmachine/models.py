@@ -152,8 +152,9 @@ class WarmachineProfile(_Frozen):
     low_confidence: dict[str, str] = Field(
         default_factory=dict, description="key path -> the doubt (PR-2)"
     )
-    weapons: tuple[Weapon, ...] = ()
-    spells: tuple[Spell, ...] = ()
+    weapons: tuple[Weapon, ...] = Field((), max_length=12,
+                                        description="at most 12 (no Mk II model has more than 4)")
+    spells: tuple[Spell, ...] = Field((), max_length=16, description="at most 16")
 
     @model_validator(mode="after")
     def _consistent(self) -> WarmachineProfile:

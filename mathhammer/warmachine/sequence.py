@@ -39,6 +39,19 @@ class Target:
     knocked_down: bool = False
     name: str = "target"
     shield_mask: int = 0  # boxes of the system holding a Shield: +2 ARM until crippled
+    def_bonus: int = 0  # every attack: spells and feats (Defender's Ward +2, Withering -2)
+    ranged_def_bonus: int = 0  # ranged and magic only: cover/concealment, elevation, Blur
+    stealth: bool = False  # WM-A8: ranged and magic attacks from more than 5" miss
+    immunities: tuple[str, ...] = ()  # e.g. ("Cold",): Critical Freeze does not affect it
+    base: str = "medium"  # WM-D7: the deviation geometry of AOE attacks reads its radius
+    engaged: bool = False  # WM-A6: already in melee with another model (−4 to ranged/magic)
+
+    def defense_against(self, kind: str, movement_crippled: bool, knocked_down: bool) -> int:
+        """Effective DEF in a situation (WM-A7): DEF 7 when M is crippled, 5 vs ranged and
+        magic when knocked down or stationary, then the bonuses of the situation."""
+        bonus = self.def_bonus + (self.ranged_def_bonus if kind != "melee" else 0)
+        return rules.effective_defense(self.defense, kind, movement_crippled=movement_crippled,
+                                       knocked_down=knocked_down, spell_bonus=bonus)
 
     def armor_against(self, ignores_shield: bool, shield_crippled: bool) -> int:
         """ARM with the shield's +2 while its system stands (WM-D2, WM-G4); not vs Chain Weapon."""
@@ -70,6 +83,9 @@ class AttackStep:
     first_available: str = ""
     ignores_shield: bool = False
     label: str = ""
+    extra_hit_dice: int = 0
+    extra_damage_dice: int = 0
+    auto_miss: bool = False  # beyond RNG or a Stealth target from more than 5" (WM-A8)
 
 
 N_VARIANTS = 8  # movement crippled × knocked down × shield system crippled
@@ -83,26 +99,31 @@ def variant_situation(variant: int) -> tuple[bool, bool, bool]:
 def _attack_roll(step: AttackStep, target: Target, variant: int, boost_hit: bool):
     """(dice, bonus, effective DEF, automatic hit) of ``step`` in a target situation (WM-A1..A7)."""
     mcrip, kd, _ = variant_situation(variant)
-    defense = rules.effective_defense(target.defense, step.kind, movement_crippled=mcrip,
-                                      knocked_down=kd)
+    defense = target.defense_against(step.kind, mcrip, kd)
     auto = step.auto_hit or rules.is_automatic_hit(step.kind, knocked_down=kd)
-    return rules.dice_count(boost_hit, step.weapon_crippled), step.stat + step.modifier, defense, auto
+    k = rules.dice_count(boost_hit, step.weapon_crippled, step.extra_hit_dice)
+    return k, step.stat + step.modifier, defense, auto
 
 
 def hit_probability(step: AttackStep, target: Target, variant: int, boost_hit: bool) -> float:
     """P(hit) of ``step`` in a target situation (WM-A1..A7), from the shared rules."""
+    if step.auto_miss:
+        return 0.0
     return rules.hit_probability(*_attack_roll(step, target, variant, boost_hit))
 
 
 def crit_probability(step: AttackStep, target: Target, variant: int, boost_hit: bool) -> float:
     """P(critical hit) of ``step`` in a target situation (WM-A5), from the shared rules."""
+    if step.auto_miss:
+        return 0.0
     return rules.p_critical(*_attack_roll(step, target, variant, boost_hit))
 
 
 def damage_pmf(step: AttackStep, target: Target, boost_damage: bool,
                shield_crippled: bool = False) -> np.ndarray:
     """P(damage dealt = d) of one damage roll (WM-D1, WM-D3) against the current ARM."""
-    k = rules.damage_dice_count(boost_damage, step.pre_boosted, step.weapon_crippled)
+    k = rules.damage_dice_count(boost_damage, step.pre_boosted, step.weapon_crippled,
+                                step.extra_damage_dice)
     armor = target.armor_against(step.ignores_shield, shield_crippled)
     return rules.damage_pmf(k, step.power, armor)
 
