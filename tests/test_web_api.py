@@ -254,7 +254,7 @@ def test_a_body_that_is_not_a_form_is_a_415(client):
 def test_a_query_past_the_time_limit_stops_and_says_so():
     with TestClient(create_app(Limits(time_limit=0.3))) as c:
         response = c.get("/api/wm/duel?attacker=khador/juggernaut&target=cygnar/ironclad"
-                         "&n-trials=10000000&seed=1")
+                         "&method=mc&n-trials=10000000&seed=1")
         assert response.status_code == 422
         assert "did not finish within this server's 0.3 s" in response.json()["error"]
         assert c.get("/api/health").json()["status"] == "ok"  # and the server goes on
@@ -285,7 +285,7 @@ def test_stopping_ends_a_running_monte_carlo_at_its_next_chunk():
     try:
         with pytest.raises(QueryFailed) as failed:
             runner.run(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--quiet",
-                        "--n-trials=10000000", "--seed=1", "--threads=1"])
+                        "--method=mc", "--n-trials=10000000", "--seed=1", "--threads=1"])
         assert failed.value.status == 503 and "shutting down" in failed.value.line
     finally:
         timer.cancel()

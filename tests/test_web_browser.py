@@ -72,6 +72,7 @@ def test_duel_form_answer_and_shared_link(server, browser):
     page.fill("#f-focus", "3")
     page.check("#f-charge")
     page.click("text=Engine: exact or Monte Carlo")
+    page.select_option("#f-method", "mc")  # the duel is exact by default: ask for a seeded run
     page.fill("#f-n-trials", "20000")
     page.click("#submit")
     page.wait_for_selector("#headline")
@@ -81,8 +82,8 @@ def test_duel_form_answer_and_shared_link(server, browser):
     assert f"seed {seed}" in headline
     assert "file=" not in page.url and "boost-hit" not in page.url  # empty fields left out
     code, out, _ = run_inprocess(["wm", "duel", "khador/juggernaut", "cygnar/ironclad",
-                                  "--focus", "3", "--charge", "--n-trials", "20000",
-                                  "--seed", seed, "--brief"])
+                                  "--focus", "3", "--charge", "--method", "mc", "--n-trials",
+                                  "20000", "--seed", seed, "--brief"])
     assert code == 0 and out.strip() == headline
     assert page.input_value("#cli").startswith("mathhammer wm duel khador/juggernaut")
     page.wait_for_load_state("networkidle")  # the chart

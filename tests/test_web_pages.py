@@ -60,21 +60,22 @@ def test_every_command_has_a_form_with_every_option_the_cli_has(client, command)
 
 
 def test_an_answer_leads_with_the_clis_headline_and_links_to_itself(client):
-    query = "attacker=khador/juggernaut&target=cygnar/ironclad&focus=3&charge=1&n-trials=20000"
+    query = ("attacker=khador/juggernaut&target=cygnar/ironclad&focus=3&charge=1&method=mc"
+             "&n-trials=20000")
     page = client.get(f"/wm/duel?{query}").text
     link = _attr(page, "answer", "data-link")
     seed = re.search(r"seed=(\d+)", link).group(1)
     code, out, err = run_inprocess(["wm", "duel", "khador/juggernaut", "cygnar/ironclad",
-                                  "--focus", "3", "--charge", "--n-trials", "20000",
-                                  "--seed", seed, "--brief"])
+                                  "--focus", "3", "--charge", "--method", "mc", "--n-trials",
+                                  "20000", "--seed", seed, "--brief"])
     assert code == 0, err
     assert _headline(page) == out.strip()
     again = client.get(link).text  # the link opened anew: the same answer
     assert _headline(again) == _headline(page)
     line = _attr(page, "cli")
     assert shlex.split(line) == ["mathhammer", "wm", "duel", "khador/juggernaut",
-                                 "cygnar/ironclad", "--focus", "3", "--charge", "--n-trials",
-                                 "20000", "--seed", seed]
+                                 "cygnar/ironclad", "--focus", "3", "--charge", "--method", "mc",
+                                 "--n-trials", "20000", "--seed", seed]
 
 
 def test_the_copied_command_line_gives_the_pages_answer(client):
@@ -110,8 +111,9 @@ def test_empty_fields_and_defaults_are_left_out_of_the_link(client):
 
 
 def test_a_multiple_option_takes_one_value_per_line(client):
-    page = client.get("/wm/duel?attacker=khador/juggernaut&target=cygnar/ironclad"
-                      "&then=khador/juggernaut%0D%0Akhador/destroyer&n-trials=2000&seed=1").text
+    page = client.get("/wm/duel?attacker=khador/juggernaut&target=cygnar/stryker"
+                      "&then=khador/juggernaut%0D%0Akhador/destroyer&method=mc&n-trials=2000"
+                      "&seed=1").text
     assert "then=khador/juggernaut&then=khador/destroyer" in _attr(page, "answer", "data-link")
 
 

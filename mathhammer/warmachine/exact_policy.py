@@ -16,7 +16,10 @@ left), named in the output.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -209,6 +212,7 @@ class Solution:
     start_left: int
     forced: tuple
     reach: np.ndarray
+    reached: int = 0  # (control, grid) states the programme evaluated
 
     @property
     def value(self) -> float:
@@ -217,7 +221,7 @@ class Solution:
     @property
     def n_states(self) -> int:
         """Reached (control, grid) states: the size of the programme."""
-        return int(self._reached)
+        return self.reached
 
     def _kernel_args(self):
         return (self.comp.GR, self.comp.OP, np.int64(self.comp.n_f), np.int64(self.comp.n_fl),
@@ -274,15 +278,33 @@ class Solution:
         return simulate_policy(self, self.target, config, by_left, box_n)
 
 
+_CACHE: OrderedDict[bytes, Solution] = OrderedDict()
+_CACHE_LOCK = threading.Lock()  # the web server answers from several threads
+CACHE_SIZE = 3  # solved programmes kept for repeated queries (seeds, pages, sweeps)
+CACHE_MAX_BYTES = 96 * 2**20  # larger solutions are not kept
+
+
+def _cache_key(comp: Compiled, opts: OptionTables, target: Target, policy: str,
+               objective: str, forced: tuple, memory_limit: int) -> bytes:
+    digest = hashlib.sha1()
+    for arr in (*comp.GR, *comp.OP, opts.p_hit, opts.p_crit, opts.pmf, opts.bpmf, opts.p_under,
+                *forced[1:]):
+        digest.update(np.ascontiguousarray(arr).tobytes())
+        digest.update(str(arr.shape).encode())
+    grid = target.grid
+    digest.update(repr((comp.n_f, comp.n_fl, comp.start_combo, grid.columns, grid.n_boxes,
+                        target.start_bits, target.shield_mask, policy, objective,
+                        int(forced[0]), memory_limit)).encode())
+    return digest.digest()
+
+
 def solve_full(graph: Graph, target: Target, policy: str = "optimal",
                objective: str = "destroy", boost_hit: bool = False, boost_damage: bool = False,
                opts: OptionTables | None = None, memory_limit: int = MEMORY_LIMIT) -> Solution:
     """The exact programme on the full state. Raises :class:`ExactTooLarge` when it does
-    not fit."""
-    from mathhammer import kernels
-
+    not fit. The last few solutions are kept: the same question asked again (another
+    seed, a page reloaded) does not solve it again."""
     check_policy(policy, objective)
-    kp = kernels.load("policy")
     opts = opts or OptionTables.build(graph, target)
     comp = compile_graph(graph, target)
     if policy == "optimal":
@@ -292,6 +314,30 @@ def solve_full(graph: Graph, target: Target, policy: str = "optimal",
     else:
         rt = rule_tables(graph, opts, policy, boost_hit, boost_damage)
         forced = (np.int64(1), rt.bh, rt.bd, rt.ch)
+    key = _cache_key(comp, opts, target, policy, objective, forced, memory_limit)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+    if hit is not None:
+        return Solution(graph, target, opts, comp, hit.grid, hit.order, hit.row_of, hit.V,
+                        hit.dec, policy, objective, hit.start_left, forced, hit.reach,
+                        hit.reached)
+    sol = _solve(graph, target, policy, objective, opts, comp, forced, memory_limit)
+    size = sol.V.nbytes * 4 + sol.grid.T.nbytes + sol.grid.TA.nbytes
+    if size <= CACHE_MAX_BYTES:
+        with _CACHE_LOCK:
+            _CACHE[key] = sol
+            while len(_CACHE) > CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    return sol
+
+
+def _solve(graph: Graph, target: Target, policy: str, objective: str, opts: OptionTables,
+           comp: Compiled, forced: tuple, memory_limit: int) -> Solution:
+    from mathhammer import kernels
+
+    kp = kernels.load("policy")
     order, problem = kp.control_order(np.int64(comp.start_combo), comp.GR, comp.OP, forced,
                                       np.int64(comp.n_f), np.int64(comp.n_fl),
                                       np.int64(comp.n_combos), np.int64(comp.max_out))
@@ -320,10 +366,8 @@ def solve_full(graph: Graph, target: Target, policy: str = "optimal",
                 grid.GRID, opts.p_hit, opts.p_crit, opts.pmf, opts.bpmf, opts.p_under, row_of,
                 reach, V, dec)
     start_left = target.grid.boxes_left(target.start_bits)
-    sol = Solution(graph, target, opts, comp, grid, order, row_of, V, dec, policy, objective,
-                   start_left, forced, reach)
-    sol._reached = int(np.unpackbits(reach.view(np.uint8)).sum())
-    return sol
+    return Solution(graph, target, opts, comp, grid, order, row_of, V, dec, policy, objective,
+                    start_left, forced, reach, int(np.unpackbits(reach.view(np.uint8)).sum()))
 
 
 def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
