@@ -23,6 +23,7 @@ import math
 import os
 import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -131,6 +132,12 @@ def _resolve_threads(threads: int | None) -> int:
     return threads or max(1, os.cpu_count() or 1)
 
 
+#: set by a caller that runs queries on worker threads (compare and sweep cells): when the
+#: event is set, a run started under it stops at its next chunk as if Ctrl-C reached it
+#: (a signal only ever reaches the main thread)
+STOP: ContextVar[threading.Event | None] = ContextVar("mathhammer_stop", default=None)
+
+
 class _PartialInterrupt(Exception):
     def __init__(self, tally: Tally, n_done: int, n_chunks: int) -> None:
         super().__init__("interrupted")
@@ -199,9 +206,12 @@ def _run_chunks(
     in what order. On Ctrl-C the finished chunks are returned inside
     :class:`_PartialInterrupt`.
     """
+    outer = STOP.get()  # set by a caller running this on a worker thread (cells)
     if len(sizes) == 1:  # one short chunk: run it here
         total: Tally = {}
         try:
+            if outer is not None and outer.is_set():
+                raise KeyboardInterrupt
             _add(total, run_chunk(sizes[0], chunk_state(seed, first_chunk)))
         except KeyboardInterrupt:
             raise _PartialInterrupt({}, 0, 0) from None
@@ -228,6 +238,8 @@ def _run_chunks(
             # a timeout keeps the main thread responsive to Ctrl-C; progress is reported
             # here, in the caller's thread, once per finished chunk
             ended = shared.all_done.wait(0.1)
+            if outer is not None and outer.is_set():
+                raise KeyboardInterrupt  # the caller stopped the run: as a Ctrl-C here
             with shared.lock:
                 report, shared.finished_sizes = shared.finished_sizes, []
             for size in report:
@@ -279,6 +291,8 @@ def simulate(
             if progress is not None:
                 progress(done, planned)
 
+        if progress is not None:
+            progress(0, planned)  # the planned size first: a long run shows it at once
         try:
             tally = _run_chunks(run_chunk, sizes, seed, 0, threads, on_chunk)
         except _PartialInterrupt as stop:
@@ -304,6 +318,8 @@ def simulate(
         if progress is not None:
             progress(done, planned)
 
+    if progress is not None:
+        progress(0, planned)
     try:
         while True:
             part = _run_chunks(run_chunk, [ADAPTIVE_CHUNK] * batch, seed, n_chunks, threads,

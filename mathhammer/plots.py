@@ -94,7 +94,7 @@ def plot_matrix(comparison, metric: str = "p_kill", direction: str = "A→B", ax
     """
     table = comparison.matrix(metric, direction)
     damage = comparison.matrix("mean_damage", direction)
-    per100 = comparison.matrix("p_kill_per_100", direction)
+    per100 = comparison.matrix("kills_per_100_points", direction)
     is_p = metric.startswith("p_kill") and not metric.endswith("per_100")
     values = table.to_numpy(dtype=float) * (100.0 if is_p else 1.0)
     n_rows, n_cols = values.shape

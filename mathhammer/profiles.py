@@ -172,13 +172,18 @@ def find_profile(game: str, ref: str) -> Path:
     Raises:
         UnknownProfileError: naming the closest bundled ids.
     """
+    if game not in GAMES:
+        raise ProfileError("game", "is not a known game", game, f"use one of {', '.join(GAMES)}")
+    if not isinstance(ref, str) or not ref.strip() or "\0" in ref:
+        raise UnknownProfileError(f"{game} profile", "needs a profile id or a file path", ref,
+                                  "see `mathhammer profiles list`")
     as_path = Path(ref)
     if ref.endswith(".toml") or _is_file(as_path):
         if _is_file(as_path):
             return as_path
         raise UnknownProfileError(f"profile {ref!r}", "file not found", ref, "check the path")
     candidate = profiles_root() / game / f"{ref}.toml"
-    if _is_file(candidate):
+    if len(ref) <= 200 and _is_file(candidate):
         return candidate
     ids = bundled_ids(game)
     short = {i.split("/")[-1]: i for i in ids}

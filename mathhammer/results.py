@@ -201,6 +201,13 @@ class Distribution:
         return np.sqrt(self.probs * (1.0 - self.probs) / self.n_trials)
 
     @property
+    def is_empty(self) -> bool:
+        """No outcome has any probability: a conditional distribution whose condition
+        never happens (casting totals when no cast can succeed). Reports drop it and
+        say so (:meth:`Report.drop_empty`) rather than print a pmf summing to 0."""
+        return not float(self.probs.sum()) > 0.0
+
+    @property
     def mean(self) -> float:
         if self.exact_mean is not None:
             return self.exact_mean
@@ -353,8 +360,22 @@ class Report:
                 self.results = RenamedKeys(self.results, renamed)
             if type(self.distributions) is dict:
                 self.distributions = RenamedKeys(self.distributions, renamed)
+        self.drop_empty()
+
+    def drop_empty(self) -> Report:
+        """Move distributions with no possible outcome out of ``distributions`` into
+        ``info["empty_distributions"]`` ("name: why" lines): never a pmf that sums to 0."""
+        empty = [name for name, d in self.distributions.items()
+                 if isinstance(d, Distribution) and d.is_empty]
+        if empty:
+            notes = self.info.setdefault("empty_distributions", [])
+            for name in empty:
+                del self.distributions[name]
+                notes.append(f"{name}: no outcome is possible (what it counts never happens)")
+        return self
 
     def to_dict(self) -> dict[str, Any]:
+        self.drop_empty()
         out: dict[str, Any] = {
             "command": self.command,
             "method": self.method,

@@ -477,19 +477,19 @@ Mk II warcasters cost no points (they bring warjack points), so their per-100 ce
 are empty. Per 100 points is "expected kills per 100 points of attacker", a way to
 rank units of different cost."""),
     ("code", """\
-value = (wm.frame.dropna(subset=["p_kill_per_100"])
-         .groupby(["direction", "attacker"])[["p_kill", "p_kill_per_100", "mean_damage_per_100"]].mean()
-         .sort_values("p_kill_per_100", ascending=False))
+value = (wm.frame.dropna(subset=["kills_per_100_points"])
+         .groupby(["direction", "attacker"])[["p_kill", "kills_per_100_points", "mean_damage_per_100"]].mean()
+         .sort_values("kills_per_100_points", ascending=False))
 names = {"A→B": wm.list_a.name, "B→A": wm.list_b.name}
 labels = [f"{attacker} ({names[direction]})" for direction, attacker in value.index]
-ax = value["p_kill_per_100"].set_axis(labels).plot.barh(figsize=(8, 3.5), color="#DD8452")
+ax = value["kills_per_100_points"].set_axis(labels).plot.barh(figsize=(8, 3.5), color="#DD8452")
 ax.set_xlabel("mean expected kills per 100 points (over the enemy's units)")
 ax.set_ylabel("")
 ax.set_title("Points efficiency of each warjack (one activation)")
 ax.invert_yaxis()
 plt.show()
 top = value.index[0]
-print(f"Best value: {top[1]} ({top[0]}), {value.iloc[0]['p_kill_per_100']:.2f} kills per 100 points "
+print(f"Best value: {top[1]} ({top[0]}), {value.iloc[0]['kills_per_100_points']:.2f} kills per 100 points "
       f"on average; mean raw P(kill) {value.iloc[0]['p_kill']:.1%}.")"""),
     ("md", "## Fantasy: Empire state troops against orcs, skeletons and dwarfs"),
     ("code", """\
@@ -499,8 +499,8 @@ for ax, direction in zip(axes, fb.directions):
     plot_matrix(fb, "p_kill", direction, ax=ax)
 plt.tight_layout()
 plt.show()
-per_unit = fb.frame.groupby(["direction", "attacker"])[["p_kill", "p_kill_per_100"]].mean()
-per_unit.style.format({"p_kill": "{:.1%}", "p_kill_per_100": "{:.3f}"})"""),
+per_unit = fb.frame.groupby(["direction", "attacker"])[["p_kill", "kills_per_100_points"]].mean()
+per_unit.style.format({"p_kill": "{:.1%}", "kills_per_100_points": "{:.3f}"})"""),
     ("md", """\
 ## Points against punch: the Pareto front
 

@@ -90,9 +90,9 @@ def test_compare_matrix_layout_and_per_100_points():
     assert list(m.index) == [u.label for u in a.units] and list(m.columns) == [u.label for u in b.units]
     assert c.matrix("p_kill", "B→A").shape == (len(b.units), len(a.units))
     rows = c.frame[c.frame["attacker_points"] > 0]
-    assert np.allclose(rows["p_kill_per_100"], rows["p_kill"] * 100 / rows["attacker_points"])
+    assert np.allclose(rows["kills_per_100_points"], rows["p_kill"] * 100 / rows["attacker_points"])
     casters = c.frame[c.frame["attacker_points"] == 0]
-    assert len(casters) and casters["p_kill_per_100"].isna().all()
+    assert len(casters) and casters["kills_per_100_points"].isna().all()
     assert ((c.frame["p_kill"] >= 0) & (c.frame["p_kill"] <= 1)).all()
 
 
@@ -102,11 +102,11 @@ def test_compare_report_keys_and_info_matrix():
     key = "p_kill[A:Juggernaut→B:Ironclad]"
     assert d["results"][key]["value"] == pytest.approx(
         c.matrix("p_kill", "A→B").loc["Juggernaut", "Ironclad"])
-    assert "p_kill_per_100[A:Kommander Sorscha→B:Ironclad]" not in d["results"]  # 0 points
+    assert "kills_per_100_points[A:Kommander Sorscha→B:Ironclad]" not in d["results"]  # 0 points
     mat = d["info"]["matrix"]["A→B"]
     assert mat["attackers"][1] == "Juggernaut" and mat["targets"][1] == "Ironclad"
     assert mat["p_kill"][1][1] == pytest.approx(d["results"][key]["value"])
-    assert mat["p_kill_per_100"][0][0] is None
+    assert mat["kills_per_100_points"][0][0] is None
     json.dumps(d, allow_nan=False)
 
 
@@ -299,7 +299,7 @@ def test_efficiency_pareto_front_by_hand():
     frame = pd.DataFrame({"direction": ["A→B"] * 3, "attacker": ["A", "B", "C"],
                           "target": ["t"] * 3, "attacker_points": [5, 10, 10],
                           "p_kill": [0.5, 0.4, 0.6], "mean_damage": [1.0, 2.0, 3.0],
-                          "p_kill_per_100": [10.0, 4.0, 6.0]})
+                          "kills_per_100_points": [10.0, 4.0, 6.0]})
     table = Comparison(frame, None, None, None).efficiency()
     assert table["pareto"].to_dict() == {"A": True, "B": False, "C": True}
     assert table.loc["C", "points"] == 10

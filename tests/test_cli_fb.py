@@ -41,7 +41,7 @@ def test_attack_monte_carlo_with_check():
                    "--n-trials", "200000", "--seed", "5", "--check", "--quiet")
     assert out["method"] == "mc" and out["n_trials"] == 200_000 and out["seed"] == 5
     assert out["results"]["mean_unsaved_wounds"]["se"] > 0
-    assert all(abs(z) < 5 for z in out["info"]["check"].values())
+    assert all(abs(c["z"]) < 5 for c in out["info"]["check"].values())
 
 
 def test_shoot_contract():

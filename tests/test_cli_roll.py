@@ -170,12 +170,18 @@ def test_csv_format_matches_json():
 def test_check_prints_z_scores():
     proc = run_main("roll", "2D6", "--at-least", "8", "--check", "--n-trials", "100000", "--seed", "5")
     assert proc.returncode == 0
-    assert "check (Monte Carlo vs exact" in proc.stdout and "p_at_least: z = " in proc.stdout
+    assert "check (Monte Carlo vs exact" in proc.stdout
+    assert "  p_at_least: exact 41.67%, Monte Carlo " in proc.stdout and ", z = " in proc.stdout
     out = main_json("roll", "2D6", "--at-least", "8", "--check", "--n-trials", "100000", "--seed", "5")
-    z = out["info"]["check"]
-    assert set(z) == {"mean", "p_at_least", "roll (max |z| per outcome)", "roll mean"}
+    check = out["info"]["check"]
+    assert set(check) == {"mean", "p_at_least", "roll (distribution)"}
     p = out["results"]["p_at_least"]
-    assert z["p_at_least"] == pytest.approx((p["value"] - 15 / 36) / p["se"], abs=1e-3)
+    # every entry says what it holds: no z-score under a result's own (p_*) name (issue 22)
+    assert check["p_at_least"] == {"exact": 15 / 36, "monte_carlo": p["value"], "se": p["se"],
+                                   "z": pytest.approx((p["value"] - 15 / 36) / p["se"], abs=1e-3)}
+    dist = check["roll (distribution)"]
+    assert dist["of"] == "mean" and dist["exact"] == pytest.approx(7.0)
+    assert dist["max_abs_z_per_outcome"] >= 0 and dist["se"] > 0
     assert out["info"]["exact"]["p_at_least"] == 15 / 36
 
 
@@ -184,7 +190,7 @@ def test_check_with_a_degenerate_sample_never_crashes():
     exact p's binomial se; the JSON stays strict."""
     out = main_json("roll", "2D6", "--at-least", "12", "--check", "--n-trials", "10", "--seed", "1")
     assert out["results"]["p_at_least"]["value"] == 0.0
-    assert out["info"]["check"]["p_at_least"] == pytest.approx(
+    assert out["info"]["check"]["p_at_least"]["z"] == pytest.approx(
         -(1 / 36) / math.sqrt((1 / 36) * (35 / 36) / 10), abs=1e-3)
 
 

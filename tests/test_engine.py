@@ -99,7 +99,9 @@ def test_progress_reports_every_chunk():
     seen: list[tuple[int, int]] = []
     simulate(Recorder(), MonteCarloConfig(n_trials=10 * MIN_CHUNK, seed=1, threads=2,
                                           progress=lambda d, p: seen.append((d, p))))
-    assert len(seen) == 10 and seen[-1] == (10 * MIN_CHUNK, 10 * MIN_CHUNK)
+    # the planned size first (before any chunk runs), then once per chunk
+    assert seen[0] == (0, 10 * MIN_CHUNK)
+    assert len(seen) == 11 and seen[-1] == (10 * MIN_CHUNK, 10 * MIN_CHUNK)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 

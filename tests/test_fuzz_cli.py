@@ -9,8 +9,10 @@ numbers, NaN, unicode, empty strings, paths to bad files. Every run must obey
 fix; never a traceback, never NaN printed, never unbounded work.
 
 Default run: a handful of examples per command, the same ones each run (whole
-file ~20-40 s warm); ``-m slow`` (150 per command) and ``MATHHAMMER_FUZZ_RANDOM=1``
-draw new examples; ``MATHHAMMER_FUZZ_EXAMPLES=N`` sets the default count.
+file ~20-40 s warm); ``-m slow`` (150 per command, about 4,500 invocations) and
+``MATHHAMMER_FUZZ_RANDOM=1`` draw new examples; ``MATHHAMMER_FUZZ_EXAMPLES=N`` sets the
+default count. Half the invocations ask for ``--format json`` so the data is checked too:
+it parses, every probability lies in [0, 1], every distribution sums to 1 (1e-9).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ COMMANDS = {name: cmd for name, cmd in commands().items() if name not in SKIP_CO
 JUNK = ["", " ", "abc", "☃", "Ꮚ١٢", "1e6", "0x10", "--", "-", "nan", "inf", "-inf",
         "12abc", "ünïcödé", "x" * 300, "1,000", "\t", "None", "true", "[]", "{}"]
 HUGE_INTS = [10**6, 10**9, 2**31, 2**63, 2**64 + 1, 10**30, -1, -(10**9), -(2**63) - 1]
-BAD_PATHS = ["", "does-not-exist.toml", ".", "/dev/null", "ünï/☃.toml", "x" * 300]
+BAD_PATHS = ["", "does-not-exist.toml", ".", "/dev/null", "/dev/zero", "ünï/☃.toml", "x" * 300,
+             "fifo.toml", "link-loop.toml", "ro"]  # fifo.toml, link-loop.toml, ro: in scratch
 
 junk = st.sampled_from(JUNK)
 small_int = st.integers(-5, 40)
@@ -149,6 +152,10 @@ def build_argv(name: str, cmd, draw) -> list[str]:
         options["--n-trials"] = ["--n-trials", SMALL_TRIALS]
     if "--quiet" in names and "--quiet" not in options:
         options["--quiet"] = ["--quiet"]
+    # half the runs ask for JSON, so the data itself is checked (probabilities, sums)
+    if "--format" in names and "--format" not in options and "--brief" not in options \
+            and draw(st.booleans()):
+        options["--format"] = ["--format", "json"]
     argv = name.split() + [tok for toks in options.values() for tok in toks]
     # "--" keeps a fuzzed positional that starts with "-" a positional
     return argv + (["--", *positionals] if positionals else [])
@@ -160,6 +167,8 @@ def scratch(tmp_path_factory):
     ro = path / "ro"
     ro.mkdir()
     ro.chmod(stat.S_IRUSR | stat.S_IXUSR)  # read-only (root ignores it; /proc covers root)
+    os.mkfifo(path / "fifo.toml")  # no writer: a read must refuse it, never wait
+    (path / "link-loop.toml").symlink_to("link-loop.toml")
     yield path
     ro.chmod(stat.S_IRWXU)
 
@@ -168,7 +177,30 @@ def _fuzz(name: str, scratch: Path, data) -> None:
     argv = build_argv(name, COMMANDS[name], data.draw)
     with chdir_scratch(scratch):
         code, out, err = run_inprocess(argv)
+    check_invocation(argv, code, out, err, name)
+
+
+def check_invocation(argv: list[str], code, out: str, err: str, name: str) -> None:
+    """The fuzz properties (issue 22 part 5) on top of the harness contract: exit 0 or 2,
+    no traceback, an exit 2 says so in at most 3 lines and under 10 kB, JSON output
+    parses, every probability lies in [0, 1] and every distribution sums to 1."""
+    import json
+
+    from tests.test_reliability_bounded import check_report
+    from tests.test_json_keys import bad_probability_keys
+
     assert_clean(argv, code, out, err, name)
+    assert len(err.encode()) < 10_000, f"`mathhammer {' '.join(argv)}`: {len(err)} bytes on stderr"
+    if code == 2 and name not in ("profiles validate",):
+        assert len([line for line in err.splitlines() if line.strip()]) <= 3, err
+    if code == 0 and "json" in argv and "--output" not in argv and "-o" not in argv:
+        try:
+            data = json.loads(out)
+        except ValueError as bad:
+            raise AssertionError(f"`mathhammer {' '.join(argv)}`: not JSON ({bad}):\n{out[:300]}")
+        if isinstance(data, dict) and "results" in data:
+            check_report(data)
+            assert not bad_probability_keys(data), bad_probability_keys(data)
 
 
 FAST = settings(max_examples=int(os.environ.get("MATHHAMMER_FUZZ_EXAMPLES", "6")), deadline=None,
@@ -203,4 +235,4 @@ def test_fuzz_random_argv(argv, tmp_path_factory):
     with chdir_scratch(scratch):
         code, out, err = run_inprocess(argv, timeout=60)
     # a top-level run of `roll X` uses the default 10^6 trials: allowed, but must be clean
-    assert_clean(argv, code, out, err, " ".join(argv[:2]))
+    check_invocation(argv, code, out, err, " ".join(argv[:2]))

@@ -132,12 +132,16 @@ def _argv(kind: str, file: Path) -> list[str]:
     return [str(file) if tok == "{}" else tok for tok in KINDS[kind][1]]
 
 
-def _run(kind: str, text: str, folder: Path):
+def _run(kind: str, text: str | bytes, folder: Path):
     file = folder / "fuzzed.toml"
-    file.write_text(text, encoding="utf-8")
+    if isinstance(text, bytes):
+        file.write_bytes(text)
+    else:
+        file.write_text(text, encoding="utf-8")
     argv = _argv(kind, file)
     code, out, err = run_inprocess(argv, timeout=60)
     assert_clean(argv, code, out, err, " ".join(argv[:2]))
+    assert len(err.encode()) < 10_000, f"{len(err)} bytes on stderr"
     return code, out, err
 
 
@@ -172,15 +176,39 @@ WRONG_VALUES = st.one_of(
 
 
 @st.composite
-def mutated(draw, kind: str) -> str:
+def mutated(draw, kind: str) -> str | bytes:
     data = _load(kind)
-    how = draw(st.sampled_from(["replace", "replace", "delete", "add", "truncate", "garble"]))
-    if how in ("truncate", "garble"):
-        text = KINDS[kind][0].read_text(encoding="utf-8")
+    how = draw(st.sampled_from(["replace", "replace", "delete", "add", "truncate", "garble",
+                                "bytes", "drop line", "duplicate line", "deep", "long list"]))
+    text = KINDS[kind][0].read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    if how in ("truncate", "garble", "bytes"):
         cut = draw(st.integers(0, len(text)))
         if how == "truncate":
             return text[:cut]
+        if how == "bytes":  # garbage bytes: invalid UTF-8, NULs, control characters
+            raw = text.encode("utf-8")
+            return raw[:cut] + draw(st.binary(min_size=1, max_size=16)) + raw[cut:]
         return text[:cut] + draw(st.text(min_size=1, max_size=8)) + text[cut:]
+    if how in ("drop line", "duplicate line"):
+        i = draw(st.integers(0, max(len(lines) - 1, 0)))
+        if how == "drop line":
+            return "".join(lines[:i] + lines[i + 1:])
+        return "".join(lines[:i + 1] + lines[i:])  # a duplicate key, or a repeated table
+    if how == "deep":  # nesting or dotted keys past every bound
+        depth = draw(st.sampled_from([33, 40, 100, 3000]))
+        if draw(st.booleans()):
+            return text + "\nzz = " + "[" * depth + "]" * depth + "\n"
+        return text + "\n" + ".".join(["zz"] * depth) + " = 1\n"
+    if how == "long list":  # an array of tables repeated past its cap
+        blocks = [i for i, line in enumerate(lines) if line.startswith("[[")]
+        if blocks:
+            start = draw(st.sampled_from(blocks))
+            end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("[")),
+                       len(lines))
+            return "".join(lines[:end] + lines[start:end] * draw(st.sampled_from([250, 1200]))
+                           + lines[end:])
+        return text + "zz = [" + ", ".join(["1"] * 1500) + "]\n"
     if how == "add":
         table = get(data, draw(st.sampled_from(tables(data))))
         table[draw(st.text(min_size=1, max_size=8))] = draw(WRONG_VALUES)

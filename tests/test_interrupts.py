@@ -164,3 +164,71 @@ def test_completed_plot_and_output_leave_no_temp_file(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json", "p.png"]
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --------------------------------------------------------------------------- repeated (issue 22)
+
+P = ROOT / "profiles"
+#: long runs of the commands a Ctrl-C once failed to stop (compare waited on its pool's
+#: lock with two cells still computing), and an exact engine working through many cells
+REPEATED = {
+    "compare": ["compare", "khador_battlebox", "cygnar_battlebox", "--n-trials", str(10**8),
+                "--seed", "1"],
+    "sweep": ["sweep", "khador/juggernaut", "cygnar/charger", "--vary", "focus=0..3",
+              "--n-trials", str(10**9), "--seed", "1"],
+    "run": ["run", str(P / "scenarios/warmachine_two_jacks_vs_charger.toml"), "--method", "mc",
+            "--n-trials", str(10**10), "--seed", "1"],
+    "exact sweep": ["sweep", "wfb8/dwarf_warriors", "t9a1/hbe_spearmen", "--vary",
+                    "models=5..100", "--ruleset", "t9a1", "--method", "exact", "--rounds", "1"],
+    "exact duel": ["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--method", "exact",
+                   "--then", "khador/juggernaut"],
+}
+WITHIN = 1.0  # seconds from the signal to the exit (issue 22 acceptance)
+
+
+def _interrupt_at_random(name: str, tries: int, rng) -> list[str]:
+    """``tries`` runs of REPEATED[name], each sent SIGINT at a random moment."""
+    failures = []
+    for _ in range(tries):
+        proc = _start(REPEATED[name], ROOT)
+        delay = rng.uniform(0.3, 3.0)
+        time.sleep(delay)
+        if proc.poll() is not None:  # done before the signal (a quick exact run): fine
+            out, err = proc.communicate()
+            if proc.returncode != 0:
+                failures.append(f"{name}: exit {proc.returncode} before the signal: {err}")
+            continue
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            failures.append(f"{name} after {delay:.2f} s: still running 30 s after SIGINT")
+            continue
+        took = time.monotonic() - sent
+        lines = [line for line in err.splitlines() if line.strip()]
+        if (proc.returncode != 130 or took > WITHIN or "Traceback" in err or len(lines) != 1
+                or not lines[0].startswith("interrupted: ") or out):
+            failures.append(f"{name} after {delay:.2f} s: exit {proc.returncode} in "
+                            f"{took:.2f} s; stderr {err[-300:]!r}; stdout {out[:100]!r}")
+    return failures
+
+
+@pytest.mark.parametrize("name", sorted(REPEATED))
+def test_ctrl_c_stops_every_long_command_a_few_times(name):
+    """Two random moments each in the default run; 20 in the slow run."""
+    import random
+
+    failures = _interrupt_at_random(name, 2, random.Random())
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(REPEATED))
+def test_ctrl_c_stops_every_long_command_20_times(name):
+    import random
+
+    failures = _interrupt_at_random(name, 20, random.Random())
+    assert not failures, "\n".join(failures)

@@ -267,3 +267,24 @@ def test_an_archive_fifo_is_refused(tmp_path):
     worker.start()
     worker.join(2)
     assert done.is_set()
+
+
+# --------------------------------------------------------------------------- paths files name
+
+
+@pytest.mark.parametrize("unit", ["x" * 300 + ".toml", "../" * 100 + "u.toml", "fifo.toml",
+                                  "loop.toml", "/dev/zero"])
+def test_a_path_a_scenario_names_goes_through_the_safe_checks(unit, tmp_path):
+    """`unit = "<300-character name>.toml"` in a fantasy scenario was an OSError traceback."""
+    from tests.test_reliability_harness import assert_clean, run_inprocess
+
+    os.mkfifo(tmp_path / "fifo.toml")
+    (tmp_path / "loop.toml").symlink_to("loop.toml")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('game = "fantasy"\nkind = "combat"\nruleset = "wfb8"\nrounds = 1\n'
+                        f'[a]\nunit = "{unit}"\n[b]\nunit = "wfb8/orc_boyz"\n')
+    argv = ["run", str(scenario), "--method", "exact", "-q"]
+    start = time.monotonic()
+    code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err)
+    assert code == 2 and time.monotonic() - start < 5

@@ -80,8 +80,8 @@ CONDITIONAL: dict[str, str] = {
 #: figures that are another figure of the report times an exact factor
 SCALED: dict[str, str] = {
     r"p_miscast_row_.*": "magic cast: p_miscast × the exact chance of the 2D6 row (MG-10)",
-    r"(p_kill|mean_damage)_per_100\[.*\]": "compare: the figure × 100 / the attacker's points "
-                                            "(README, compare)",
+    r"(kills_per_100_points|mean_damage_per_100)\[.*\]": "compare: the figure × 100 / the "
+                                                          "attacker's points (README, compare)",
 }
 
 #: sampled over seeds only in the slow run: 60 runs of these take seconds

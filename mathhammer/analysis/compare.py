@@ -7,11 +7,11 @@ matrices and a :class:`~mathhammer.results.Report` for the CLI.
 
 JSON contract (``mathhammer compare ... --format json``): the shared report shape;
 ``results`` holds ``p_kill[A:<attacker>→B:<target>]``, ``mean_damage[...]``,
-``p_kill_per_100[...]`` and ``mean_damage_per_100[...]`` (the per-100 keys are
+``kills_per_100_points[...]`` and ``mean_damage_per_100[...]`` (the per-100 keys are
 absent for a 0-point attacker such as a Mk II warcaster), each ``{value, se,
 ci95}``; ``info.matrix`` holds, per direction (``A→B``, ``B→A``), the attacker and
 target labels and the row-major matrices ``p_kill``, ``p_kill_se``, ``mean_damage``,
-``mean_damage_se``, ``p_kill_per_100``, ``mean_damage_per_100`` (null where undefined).
+``mean_damage_se``, ``kills_per_100_points``, ``mean_damage_per_100`` (null where undefined).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from mathhammer.lists import ArmyList, ListUnit, load_list
 from mathhammer.results import Estimate, Report
 
 DEFAULT_TRIALS = 100_000  # per Monte Carlo cell: se <= 0.16 percentage points
-METRICS = ("p_kill", "mean_damage", "p_kill_per_100", "mean_damage_per_100")
+METRICS = ("p_kill", "mean_damage", "kills_per_100_points", "mean_damage_per_100")
 
 
 @dataclass
@@ -51,7 +51,7 @@ class Comparison:
         sub = self.frame[(self.frame["direction"] == direction) & (self.frame["attacker_points"] > 0)]
         table = sub.groupby("attacker", sort=False).agg(
             points=("attacker_points", "first"), mean_p_kill=("p_kill", "mean"),
-            mean_damage=("mean_damage", "mean"), kills_per_100=("p_kill_per_100", "mean"))
+            mean_damage=("mean_damage", "mean"), kills_per_100=("kills_per_100_points", "mean"))
         pts, kill = table["points"].to_numpy(), table["mean_p_kill"].to_numpy()
         table["pareto"] = [
             not any(pts[j] <= pts[i] and kill[j] >= kill[i] and (pts[j] < pts[i] or kill[j] > kill[i])
@@ -90,7 +90,7 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
             method: str = "auto", n_trials: int | None = None, seed: int | None = None,
             rounds: int | None = None, policy: str = "optimal", both_ways: bool = True,
             scheduler: Any = None,
-            workers: int | None = None) -> Comparison:
+            workers: int | None = None, progress: Any = None) -> Comparison:
     """Every attacker × target cell of two lists (A→B, and B→A unless ``both_ways=False``).
 
     Args:
@@ -132,14 +132,14 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
                 key = (direction, u.label, t.label)
                 cells.append(Cell(a.game, u.profile, t.profile, dict(u.options), dict(t.options),
                                   ruleset=a.ruleset, method=method,
-                                  n_trials=n_trials or DEFAULT_TRIALS,
+                                  n_trials=DEFAULT_TRIALS if n_trials is None else n_trials,
                                   seed=cell_seed(seed, len(cells)), rounds=rounds,
                                   policy=policy, key=key))
                 meta.append((direction, u, t, f"{sa}:{u.label}→{sb}:{t.label}"))
     if not cells:
         raise InputError("--targets", "the target set is empty: no unit of the other list is selected",
                          ",".join(targets or []), "drop --targets or name units of the lists")
-    results = run_cells(cells, scheduler=scheduler, workers=workers)
+    results = run_cells(cells, scheduler=scheduler, workers=workers, progress=progress)
     return _assemble(a, b, cells, meta, results, seed, policy)
 
 
@@ -155,14 +155,14 @@ def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[C
             "attacker_id": u.profile_id, "target_id": t.profile_id, "attacker_points": u.points,
             "p_kill": res.p_kill.value, "p_kill_se": res.p_kill.se,
             "mean_damage": res.mean_damage.value, "mean_damage_se": res.mean_damage.se,
-            "p_kill_per_100": per_kill.value if per_kill else float("nan"),
+            "kills_per_100_points": per_kill.value if per_kill else float("nan"),
             "mean_damage_per_100": per_dmg.value if per_dmg else float("nan"),
             "method": res.method, "n_trials": res.n_trials, "seed": res.seed, "how": res.note,
         })
         named[f"p_kill[{name}]"] = res.p_kill
         named[f"mean_damage[{name}]"] = res.mean_damage
         if per_kill is not None and per_dmg is not None:
-            named[f"p_kill_per_100[{name}]"] = per_kill
+            named[f"kills_per_100_points[{name}]"] = per_kill
             named[f"mean_damage_per_100[{name}]"] = per_dmg
     frame = pd.DataFrame(rows)
     methods = set(frame["method"])

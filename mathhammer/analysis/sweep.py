@@ -59,6 +59,8 @@ def parse_vary(text: str, game: str) -> Vary:
     if not m:
         raise InputError("--vary", "must be STAT=LO..HI or STAT=A,B,C", text, fix)
     side, stat, spec = m.groups()
+    if game not in STATS:
+        raise InputError("--game", "must be warmachine or fantasy", game, "use --game fantasy")
     if stat not in STATS[game]:
         raise InputError("--vary", f"{stat!r} is not a {game} stat this sweep can vary", stat,
                          f"use one of {', '.join(STATS[game])}")
@@ -162,7 +164,7 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
           ruleset: str | None = None, method: str = "auto", n_trials: int | None = None,
           seed: int | None = None, rounds: int | None = None, policy: str = "optimal",
           threshold: float = 0.05,
-          scheduler: Any = None, workers: int | None = None) -> Sweep:
+          scheduler: Any = None, workers: int | None = None, progress: Any = None) -> Sweep:
     """P(kill) and expected damage of ``attacker`` vs ``target`` over a range of one stat.
 
     Args:
@@ -226,9 +228,9 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
                 a_opts[series] = True
             (a_opts if v.side == "attacker" else t_opts)[v.stat] = _option_value(v.stat, value)
             cells.append(Cell(game, att, tgt, a_opts, t_opts, ruleset=rules, method=method,
-                              n_trials=n_trials or DEFAULT_TRIALS, seed=cell_seed(seed, len(cells)),
+                              n_trials=DEFAULT_TRIALS if n_trials is None else n_trials, seed=cell_seed(seed, len(cells)),
                               rounds=rounds, policy=policy, key=(series, value)))
-    results = run_cells(cells, scheduler=scheduler, workers=workers)
+    results = run_cells(cells, scheduler=scheduler, workers=workers, progress=progress)
     sweep_result = _assemble(game, att, tgt, v, also, results, threshold, seed)
     if game == "warmachine":
         sweep_result.report.info["policy"] = f"{policy} focus policy"

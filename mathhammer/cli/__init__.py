@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> None:
         from mathhammer.io import guard_stdout
 
         guard_stdout()
+        _watch_ctrl_c()
     try:
         code = app(args=argv, prog_name="mathhammer", standalone_mode=False)
         _flush_stdout()  # the answer is only delivered once it is flushed
@@ -41,6 +42,8 @@ def main(argv: list[str] | None = None) -> None:
             _leave(done.code or 0, hard)
         raise
     except MathhammerError as err:
+        if _CTRL_C:
+            _exit_interrupted("stopped at your request", hard)
         print(f"error: {err.one_line()}", file=sys.stderr)
         _leave(2, hard)
     except (KeyboardInterrupt, typer.Abort):
@@ -48,6 +51,8 @@ def main(argv: list[str] | None = None) -> None:
     except Interrupted as stop:
         _exit_interrupted(partial_note(stop.partial), hard)
     except Exception as err:
+        if _CTRL_C:  # a Ctrl-C inside a library (numba loading a kernel) may surface as
+            _exit_interrupted("stopped at your request", hard)  # any error: it is the stop
         # Click's usage errors (Typer may vendor Click, so match by shape, not class)
         if type(err).__name__ == "NoArgsIsHelpError" and getattr(err, "ctx", None) is not None:
             print(err.ctx.get_help())  # bare `mathhammer` or a bare group: the help
@@ -59,6 +64,70 @@ def main(argv: list[str] | None = None) -> None:
     if code == 130:  # Typer turns a Ctrl-C outside the engine into a silent Exit(130)
         _exit_interrupted("stopped at your request", hard)
     _leave(code if isinstance(code, int) else 0, hard)
+
+
+_CTRL_C: list[bool] = []
+_LEAVING: list[bool] = []
+#: after a Ctrl-C the process is gone within this many seconds, even if the interrupt
+#: was swallowed (raised inside a C callback of llvmlite while a kernel loads, it is
+#: printed as "Exception ignored" and the run went on to print its answer)
+STOP_DEADLINE = 0.6
+
+
+def ctrl_c_seen() -> bool:
+    """True once the user pressed Ctrl-C (command line only)."""
+    return bool(_CTRL_C)
+
+
+def _watch_ctrl_c() -> None:
+    """Ctrl-C raises KeyboardInterrupt as usual, is remembered (numba caught one while
+    loading a compiled kernel and raised RuntimeError instead: a traceback, exit 1), and
+    starts a watchdog that ends the process with exit 130 if the interrupt got lost."""
+    import signal
+
+    def on_sigint(signum, frame):
+        if not _CTRL_C:
+            _CTRL_C.append(True)
+            import threading
+
+            watchdog = threading.Timer(STOP_DEADLINE, _force_exit)
+            watchdog.daemon = True
+            watchdog.start()
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread: leave the handler alone
+        return
+    default_hook = sys.unraisablehook
+
+    def quiet_interrupt(unraisable) -> None:  # the swallowed Ctrl-C: no traceback printed
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            default_hook(unraisable)
+
+    sys.unraisablehook = quiet_interrupt
+    default_excepthook = sys.excepthook
+
+    def no_interrupt_traceback(kind, value, tb) -> None:  # C code printing a Ctrl-C it met
+        if not issubclass(kind, KeyboardInterrupt):  # (PyErr_Print during an import)
+            default_excepthook(kind, value, tb)
+
+    sys.excepthook = no_interrupt_traceback
+
+
+def _force_exit() -> None:
+    """The watchdog: the interrupt did not end the run in time; end it now."""
+    import os
+
+    if _LEAVING:
+        return
+    _LEAVING.append(True)
+    try:
+        sys.stderr.write("interrupted: stopped at your request\n")
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - nothing left to tell
+        pass
+    os._exit(130)
 
 
 def _flush_stdout() -> None:
@@ -78,6 +147,9 @@ def _leave(code: int, hard: bool) -> None:
     """
     import threading
 
+    if code == 0 and _CTRL_C and not _LEAVING:  # the interrupt was swallowed on the way
+        _exit_interrupted("stopped at your request", hard)
+        return
     if code == 0:  # an answer counts only once it is flushed: a full disk is exit 2
         try:
             _flush_stdout()
@@ -92,7 +164,10 @@ def _leave(code: int, hard: bool) -> None:
     import atexit
     import os
 
-    atexit._run_exitfuncs()
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001 - a second Ctrl-C while leaving: leave anyway
+        pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -113,6 +188,11 @@ def _exit_interrupted(note: str, hard: bool = False) -> None:
     """
     import threading
 
+    if _LEAVING:  # already on the way out (the watchdog, or a second Ctrl-C)
+        import os
+
+        os._exit(130) if hard else sys.exit(130)
+    _LEAVING.append(True)
     print(f"interrupted: {note}", file=sys.stderr)
     _leave(130, hard or threading.active_count() > 1)
 

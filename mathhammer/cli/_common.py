@@ -216,8 +216,12 @@ def check_writable(path: Path, flag: str) -> None:
     resolve_output(path, flag)
 
 
-def progress_bar():
-    """A rich progress callback on stderr, or None when stderr is not a terminal."""
+def progress_bar(label: str = "simulating", unit: str = "trials"):
+    """A rich progress callback on stderr, or None when stderr is not a terminal.
+
+    The bar appears at the first call, which the engines make before any work with
+    ``done = 0``: the planned size shows at once (``simulating 0/1,000,000``).
+    """
     if not sys.stderr.isatty():
         return None
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -227,7 +231,8 @@ def progress_bar():
     def update(done: int, planned: int) -> None:
         if "bar" not in state:
             bar = Progress(
-                TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
+                TextColumn(label.replace("[", "\\[")), BarColumn(),
+                TextColumn("{task.completed:,}/{task.total:,} " + unit),
                 TimeRemainingColumn(), transient=True,
                 console=__import__("rich.console", fromlist=["Console"]).Console(stderr=True),
             )
@@ -237,7 +242,7 @@ def progress_bar():
             import atexit
 
             atexit.register(bar.stop)
-            state["bar"], state["task"] = bar, bar.add_task("mc", total=planned)
+            state["bar"], state["task"] = bar, bar.add_task("work", total=planned)
         bar = state["bar"]
         bar.update(state["task"], completed=done, total=planned)
         if done >= planned:
@@ -250,6 +255,7 @@ def emit(report, opts: CommonOptions) -> None:
     """Render ``report`` as asked: stdout (or --output) and optional --plot."""
     from mathhammer.cli import _render
 
+    report.drop_empty()  # a distribution nothing can reach is named as empty, not printed
     if opts.explain and "explain" not in report.info:  # no stage builder: the rules followed
         from mathhammer.explain import attach
 
@@ -280,6 +286,10 @@ def emit(report, opts: CommonOptions) -> None:
 def deliver(text: str, opts: CommonOptions, plot=None) -> None:
     """Write a command's outputs, all or nothing: ``plot(path)`` to ``--plot`` if given,
     ``text`` to ``--output`` or standard output (checked: a full disk is exit 2)."""
+    from mathhammer.cli import ctrl_c_seen
+
+    if ctrl_c_seen():  # a Ctrl-C swallowed on the way (inside a C callback): no answer now
+        raise KeyboardInterrupt
     with all_or_nothing():
         if plot is not None and opts.plot is not None:
             plot(opts.plot)

@@ -88,10 +88,9 @@ def _info_lines(report: Report, full: bool) -> list[str]:
     lines: list[str] = []
     for key, value in report.info.items():
         if key == "check":
-            lines.append("check (Monte Carlo vs exact, z-scores; |z| < 3 expected):")
-            for n, z in value.items():
-                lines.append(f"  {n}: z = " + ("n/a (no variation in the sample)"
-                                               if z is None else f"{z:+.2f}"))
+            from mathhammer.query import check_lines
+
+            lines.extend(check_lines(value))
         elif isinstance(value, list):
             lines.append(f"{key}:")
             whole = full or key == "explain" or len(value) <= MAX_LIST_ITEMS + 1  # asked for

@@ -56,6 +56,22 @@ def _emit(report, text_table: str, opts, plot_fn) -> None:
               file=sys.stderr)
 
 
+def _cell_progress(opts: CommonOptions, n_trials: int | None):
+    """Cells done / planned on a terminal (the planned size first: cells x trials each)."""
+    from mathhammer.cli._common import HOST, progress_bar
+
+    host = HOST.get()
+    if host is not None:
+        return host.progress
+    if opts.quiet:
+        return None
+    from mathhammer.analysis.compare import DEFAULT_TRIALS
+
+    each = DEFAULT_TRIALS if n_trials is None else n_trials
+    trials = "exact cells" if opts.method == "exact" else f"cells x {each:,} trials"
+    return progress_bar(f"{trials}:", unit="cells")
+
+
 def _pct(v: float) -> str:
     return "      —" if v is None or math.isnan(v) else f"{100 * v:6.1f}%"
 
@@ -84,7 +100,7 @@ def compare_table(comparison, full: bool = False) -> str:
     mc = report.method != "exact"
     for d in comparison.directions:
         for metric, label, fmt in (("p_kill", "P(kill)", _pct), ("mean_damage", "expected damage", _num),
-                                   ("p_kill_per_100", "expected kills per 100 points", _num),
+                                   ("kills_per_100_points", "expected kills per 100 points", _num),
                                    ("mean_damage_per_100", "expected damage per 100 points", _num)):
             if metric == "mean_damage_per_100" and not full:
                 continue
@@ -125,7 +141,7 @@ def compare_command(
     chosen = None if targets is None else targets.split(",")
     result = compare(list_a, list_b, targets=chosen, method=opts.method, n_trials=n_trials,
                      seed=opts.seed, rounds=rounds, policy=policy, both_ways=not one_way, scheduler=scheduler,
-                     workers=workers)
+                     workers=workers, progress=_cell_progress(opts, n_trials))
     _emit(result.report, compare_table(result, full=opts.full), opts,
           lambda path: save_comparison_plot(result, Path(path)))
 
@@ -210,5 +226,6 @@ def sweep_command(
     extra = tuple(a.strip() for a in also.split(",") if a.strip()) if also else ()
     result = sweep(attacker, target, vary, game=game, attacker_options=options, also=extra,
                    ruleset=ruleset, method=opts.method, n_trials=n_trials, seed=opts.seed,
-                   rounds=rounds, policy=policy, threshold=threshold, scheduler=scheduler, workers=workers)
+                   rounds=rounds, policy=policy, threshold=threshold, scheduler=scheduler, workers=workers,
+                   progress=_cell_progress(opts, n_trials))
     _emit(result.report, sweep_table(result), opts, lambda path: save_sweep_plot(result, Path(path)))

@@ -148,7 +148,7 @@ def _attacks(text: str, flag: str) -> int | str:
     from mathhammer.errors import InputError
 
     text = text.strip()
-    if text.isdigit():
+    if text.lstrip("+-").isdigit():  # "-1" is a count too (a bad one), not dice text
         value = int(text)
         if not 1 <= value <= 1000:
             raise InputError(flag, "must be 1..1000", value, f"use e.g. {flag} 20")

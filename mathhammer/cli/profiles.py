@@ -538,8 +538,9 @@ def validate_command(
                     if shown >= MAX_SHOWN_PROBLEMS:  # stderr stays a few kB, whatever the input
                         continue
                     shown += 1
+                    # one line each (a key "\r" stays on its line), 400 characters at most
                     line = " ".join(f"invalid {r['path']}: {e['key']}: {e['message']}".split())
-                    print(line if len(line) <= 600 else line[:580] + "... (cut)", file=sys.stderr)  # a key "\r" stays on its line
+                    print(line if len(line) <= 400 else line[:380] + "... (cut)", file=sys.stderr)
         bad = sum(not r["ok"] for r in results)
         if bad:
             hidden = f" (the first {shown} of {total} problems shown)" if total > shown else ""

@@ -426,19 +426,40 @@ def slain_from_wounds(wounds: np.ndarray, target_wounds: int) -> np.ndarray:
     return slain
 
 
-def attacks_pmf(attacks: int | str) -> dict[int, float]:
-    """Number of attacks: a whole number or dice text (e.g. "2D6" random attacks)."""
-    if isinstance(attacks, (int, np.integer)) and not isinstance(attacks, bool):
-        if not 0 <= attacks <= 1000:
-            raise InputError("attacks", "must be 0..1000", attacks, "use e.g. 20")
-        return {int(attacks): 1.0}
+MAX_ATTACKS = 1000
+
+
+def attack_counts(attacks: int | str, where: str = "attacks") -> dict[int, Fraction]:
+    """The exact distribution of the number of attacks, validated: the one check every
+    engine (exact, Monte Carlo, library calls) goes through before a kernel sees a size.
+
+    A fixed count is 1..1000; dice text (``"2D6"``) must stay within 0..1000 and be
+    able to give at least one attack. A negative count once reached the Monte Carlo
+    kernel unchecked and wrote past its array (issue 22).
+    """
+    if isinstance(attacks, bool):
+        raise InputError(where, "must be a number of attacks", attacks, f"use e.g. {where} 20")
+    if isinstance(attacks, (int, np.integer)):
+        if not 1 <= attacks <= MAX_ATTACKS:
+            raise InputError(where, f"must be 1..{MAX_ATTACKS}", int(attacks),
+                             f"use e.g. {where} 20")
+        return {int(attacks): Fraction(1)}
     text = str(attacks).strip()
-    if text.isdigit():
-        return attacks_pmf(int(text))
+    try:
+        return attack_counts(int(text), where)  # "20", "-1", "+3"
+    except ValueError:
+        pass
     expr = parse_dice(text)
-    if expr.min < 0 or expr.max > 1000:
-        raise InputError("attacks", "must stay within 0..1000", text, 'use e.g. "2D6"')
-    return {k: float(p) for k, p in expr.pmf().items()}
+    if expr.min < 0 or expr.max > MAX_ATTACKS:
+        raise InputError(where, f"must stay within 0..{MAX_ATTACKS}", text, 'use e.g. "2D6"')
+    if expr.max < 1:
+        raise InputError(where, "never gives an attack", text, 'use e.g. "2D6"')
+    return dict(expr.pmf())
+
+
+def attacks_pmf(attacks: int | str, where: str = "attacks") -> dict[int, float]:
+    """Number of attacks: a whole number or dice text (e.g. "2D6" random attacks)."""
+    return {k: float(p) for k, p in attack_counts(attacks, where).items()}
 
 
 def chain_exact(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "wfb8",

@@ -58,10 +58,9 @@ def _table(pmf: dict[int, Fraction], where: str) -> np.ndarray:
 
 
 def _attacks_fractions(attacks: int | str) -> dict[int, Fraction]:
-    if isinstance(attacks, (int, np.integer)):
-        return {int(attacks): Fraction(1)}
-    text = str(attacks).strip()
-    return {int(text): Fraction(1)} if text.isdigit() else parse_dice(text).pmf()
+    from mathhammer.fantasy.chain import attack_counts
+
+    return attack_counts(attacks)  # validated: the kernel never sees a negative size
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,9 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
                  command: str = "fb attack", shooting: bool = False) -> Report:
     """The distribution of unsaved wounds of ``attacks`` attacks of ``spec`` (FB-H..FB-V4)."""
     rules = load_ruleset(rules)
+    from mathhammer.fantasy.chain import attack_counts
+
+    attack_counts(attacks, "--shots" if shooting else "--attacks")  # before any engine
     if at_least is not None and at_least < 0:
         raise InputError("--at-least", "cannot be negative", at_least, "use e.g. --at-least 3")
     if models is not None and models < 1:

@@ -301,7 +301,11 @@ def load_ruleset(name_or_path: str | Path | Ruleset = "wfb8", where: str = "--ru
     if text in BUNDLED:
         path = RULESETS_DIR / f"{text}.toml"
     else:
-        path = Path(text).expanduser()
+        try:
+            path = Path(text).expanduser()
+        except RuntimeError:  # "~user" of no known user (or no home folder)
+            raise ProfileError(where, "names the home folder of an unknown user", text,
+                               "write the path out in full") from None
         if not (path.suffix == ".toml" or _is_file(path)):
             raise ProfileError(where, "unknown ruleset", text,
                                f"use one of {', '.join(BUNDLED)} or the path of a ruleset .toml file")

@@ -40,7 +40,10 @@ def _choose_cache_dir() -> None:
     if "NUMBA_CACHE_DIR" in os.environ:
         return
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mathhammer"
-    target = base / f"numba-{_source_key()}"
+    # numba's cache key leaves out the bounds-checking flag: bounds-checked machine code
+    # (NUMBA_BOUNDSCHECK=1, as the test suite uses) gets its own folder, never mixed up
+    checked = os.environ.get("NUMBA_BOUNDSCHECK", "0") not in ("", "0")
+    target = base / f"numba-{_source_key()}{'-boundscheck' if checked else ''}"
     if not _writable(target):
         fallback = Path(tempfile.mkdtemp(prefix="mathhammer-numba-"))
         print(f"note: numba cache {base} is not writable; using {fallback}", file=sys.stderr)

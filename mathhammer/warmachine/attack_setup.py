@@ -49,6 +49,18 @@ class AttackSpec:
     power: int = 12
     armor: int = 18
 
+    def __post_init__(self) -> None:
+        # the engines' tables have 6^dice entries and index by these numbers: a library
+        # call with 10^30 dice or an ARM beyond a C long must be one line, not a crash
+        for name, low, high in (("hit_dice", 1, 6), ("damage_dice", 1, 6), ("bonus", -100, 100),
+                                ("defense", -100, 100), ("power", -100, 100),
+                                ("armor", -100, 100)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+                    or not low <= value <= high:
+                raise InputError(f"AttackSpec.{name}", f"must be a whole number {low}..{high}",
+                                 value, f"use e.g. {name}={max(low, 2)}")
+
     def outcome_probs(self) -> tuple[float, float, float]:
         """(P(miss), P(non-critical hit), P(critical hit))."""
         return rules.attack_outcome_probs(self.hit_dice, self.bonus, self.defense,

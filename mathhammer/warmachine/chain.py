@@ -54,6 +54,7 @@ def _summary(p_hit: Estimate, p_crit: Estimate, mean_hits: Estimate, dist: Distr
 def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str = "wm attack",
                 title: str = "") -> Report:
     """Exact report: p_hit (first attack), p_critical, mean_hits, mean_damage, p_destroyed."""
+    _require_attacks(specs)
     dist = Distribution.exact(chain_pmf(specs))
     first = specs[0]
     results = _summary(Estimate.exact(first.p_hit), Estimate.exact(first.p_critical),
@@ -101,6 +102,7 @@ def chain_monte_carlo(specs: list[AttackSpec], config: MonteCarloConfig, boxes: 
     """Monte Carlo report with the same names as :func:`chain_exact`, every figure with its se."""
     from mathhammer import kernels
 
+    _require_attacks(specs)
     wm = kernels.load("warmachine")
     tables = kernel_tables(specs)
     n_attacks = len(specs)
@@ -144,6 +146,11 @@ def chain_monte_carlo(specs: list[AttackSpec], config: MonteCarloConfig, boxes: 
     results = _summary(Estimate.proportion(int(run.tally["hits"][0]), n),
                        Estimate.proportion(int(run.tally["crits"][0]), n), mean_hits, dist, boxes)
     return Report(command, "mc", results, {"damage": dist}, n_trials=n, seed=run.seed, title=title)
+
+
+def _require_attacks(specs: list[AttackSpec]) -> None:
+    if not specs:
+        raise InputError("attacks", "a chain needs at least one attack", 0, "give one attack or more")
 
 
 def run_chain(specs: list[AttackSpec], *, boxes: int | None = None, method: str = "auto",

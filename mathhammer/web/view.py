@@ -86,9 +86,10 @@ def build(report, table: str | None) -> ReportView:
         if key == "exact":
             continue
         if key == "check":
-            lines = [f"{n}: z = " + ("n/a (no variation in the sample)" if z is None
-                                     else f"{z:+.2f}") for n, z in value.items()]
-            view.notes.append(("check (Monte Carlo vs exact, z-scores; |z| < 3 expected)", lines))
+            from mathhammer.query import check_lines
+
+            head, *lines = check_lines(value)
+            view.notes.append((head.rstrip(":"), [line.strip() for line in lines]))
         elif isinstance(value, (list, tuple)):
             if all(_scalar(item) for item in value):
                 view.notes.append((key, [str(item) for item in value]))
