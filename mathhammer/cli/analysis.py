@@ -60,9 +60,8 @@ def _cell_progress(opts: CommonOptions, n_trials: int | None):
     """Cells done / planned on a terminal (the planned size first: cells x trials each)."""
     from mathhammer.cli._common import HOST, progress_bar
 
-    host = HOST.get()
-    if host is not None:
-        return host.progress
+    if HOST.get() is not None:  # the server's own limits apply, as before
+        return None
     if opts.quiet:
         return None
     from mathhammer.analysis.compare import DEFAULT_TRIALS
