@@ -171,6 +171,8 @@ def _round(c, t, state, rnd: int) -> dict:
                   reverse=True)
     caps = [int(b_int[b, k.B_MODELS] * b_int[b, k.B_W]) for b in range(n_b)]
     overkill_cap = int(chal[3])
+    geo = np.zeros((max(n_g, 1), 4), np.int64)
+    k.round_geometry(u_int, b_int, g_int, start, geo)
     # inner states: (wounds, overkill A, overkill B, once) -> p
     inner: dict = {(tuple(wounds0), 0, 0, tuple(once)): 1.0}
     for key in keys:
@@ -184,7 +186,7 @@ def _round(c, t, state, rnd: int) -> dict:
                 v = k.variant(u, fresh, charged)
                 if t.g_key[g, v] != key:
                     continue
-                n = int(k.attackers(g, g_int, u_int, b_int, start, w_arr, refused))
+                n = int(k.attackers(g, g_int, u_int, b_int, start, w_arr, refused, geo))
                 if n <= 0:
                     continue
                 slot = int(k.pick_slot(g, g_int, t.g_slot, t.g_pref, b_int, w_arr, in_duel, model_a, model_b))

@@ -145,9 +145,25 @@ def front_geometry(u_int, b_int, u, rf_body, wounds_start):
 
 
 @njit(cache=True, nogil=True)
-def attackers(g, g_int, u_int, b_int, wounds_start, wounds, refused):
+def round_geometry(u_int, b_int, g_int, wounds_start, geo):
+    """``geo[g] = (F0, S0, rows, total)`` of each rank-and-file group's unit at the round's
+    start (:func:`front_geometry`), so the strike steps need not recount."""
+    for g in range(g_int.shape[0]):
+        if g_int[g, G_COUNT] == COUNT_SINGLE:
+            continue
+        f0, s0, rows, total = front_geometry(u_int, b_int, g_int[g, G_UNIT], g_int[g, G_BODY],
+                                             wounds_start)
+        geo[g, 0] = f0
+        geo[g, 1] = s0
+        geo[g, 2] = rows
+        geo[g, 3] = total
+
+
+@njit(cache=True, nogil=True)
+def attackers(g, g_int, u_int, b_int, wounds_start, wounds, refused, geo):
     """FB-C1/C3/K1/M1: models of group ``g`` that strike now (slain models do not strike:
-    the front rank first, then supporting ranks, then rank ends facing a flank or rear)."""
+    the front rank first, then supporting ranks, then rank ends facing a flank or rear).
+    ``geo`` holds the round's :func:`round_geometry`."""
     b = g_int[g, G_BODY]
     kind = g_int[g, G_COUNT]
     if kind == COUNT_SINGLE:
@@ -157,7 +173,7 @@ def attackers(g, g_int, u_int, b_int, wounds_start, wounds, refused):
             return 0
         return 1 if alive(b_int[b, B_MODELS], b_int[b, B_W], wounds[b]) > 0 else 0
     u = g_int[g, G_UNIT]
-    f0, s0, rows, total = front_geometry(u_int, b_int, u, b, wounds_start)
+    f0, s0, rows, total = geo[g, 0], geo[g, 1], geo[g, 2], geo[g, 3]
     slain = (alive(b_int[b, B_MODELS], b_int[b, B_W], wounds_start[b])
              - alive(b_int[b, B_MODELS], b_int[b, B_W], wounds[b]))
     if kind == COUNT_FRONT:
@@ -350,23 +366,34 @@ def _strike(g, slot, vf, n, g_sum, g_fall, g_percdf, g_natt, running, w, cap, st
     return added
 
 
+def work_arrays(n_u, n_b, n_g):
+    """Scratch arrays of :func:`fight_round` (allocated once per chunk, not per round)."""
+    return (np.zeros(n_b, np.int64), np.zeros(n_b, np.int64), np.zeros(n_g, np.int64),
+            np.zeros(n_g, np.int64), np.zeros((n_g, 4), np.int64), np.zeros(8, np.int64))
+
+
 @njit(cache=True, nogil=True)
 def fight_round(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_percdf, g_natt,
                 e_pair, chal, p_ld, p_caught, p_instab, state,
-                wounds, status, frenzied, once_used, fresh, charged, duel, out):
+                wounds, status, frenzied, once_used, fresh, charged, duel, out,
+                start, pending, keys, active, geo, small):
     """Play one round of every engagement on one trial's state (modified in place).
 
     ``duel`` (2,): [0] 1 while an accepted challenge goes on, [1] the refusing body or -1.
     ``out`` (4,) receives the round's [diff after the musician, raw diff, score A, score B].
+    ``start``, ``pending`` (B,), ``keys``, ``active`` (G,), ``geo`` (G, 4), ``small`` (8,):
+    scratch space (:func:`work_arrays`).
     """
     n_b = b_int.shape[0]
     n_g = g_int.shape[0]
-    start = np.empty(n_b, np.int64)
-    pending = np.zeros(n_b, np.int64)
     for b in range(n_b):
         start[b] = wounds[b]
-    dealt = np.zeros(2, np.int64)
-    overkill = np.zeros(2, np.int64)
+        pending[b] = 0
+    round_geometry(u_int, b_int, g_int, start, geo)
+    dealt = small[0:2]
+    overkill = small[2:4]
+    for i in range(8):
+        small[i] = 0
     model_a = -1
     model_b = -1
     in_duel = 0
@@ -381,10 +408,9 @@ def fight_round(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_per
     if chal[2] == 2 and body_alive(b_int, chal[0], wounds) == 0:
         refused = -1  # nobody left to refuse
     # the strike keys of the groups that fight this round, highest first
-    keys = np.empty(n_g, np.int64)
-    active = np.zeros(n_g, np.int64)
     n_keys = 0
     for g in range(n_g):
+        active[g] = 0
         u = g_int[g, G_UNIT]
         e = g_int[g, G_ENEMY]
         if status[u] != IN or status[e] != IN or not engaged(u, e, e_pair):
@@ -421,7 +447,7 @@ def fight_round(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_per
             v = variant(u, fresh, charged)
             if g_key[g, v] != key:
                 continue
-            n = attackers(g, g_int, u_int, b_int, start, wounds, refused)
+            n = attackers(g, g_int, u_int, b_int, start, wounds, refused, geo)
             if n <= 0:
                 continue
             slot = pick_slot(g, g_int, g_slot, g_pref, b_int, wounds, in_duel, model_a, model_b)
@@ -451,14 +477,14 @@ def fight_round(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_per
     for u in range(u_int.shape[0]):
         if status[u] == IN and not unit_alive(b_int, u, wounds):
             status[u] = DESTROYED
-    scores = np.zeros(2, np.int64)
+    scores = small[4:6]
     for side in range(2):
         extra = overkill[side] if overkill[side] < chal[3] else chal[3]
         scores[side] = side_score(side, u_int, b_int, wounds, status, dealt[side] + extra)
     raw = scores[0] - scores[1]
     diff = raw
     if diff == 0:  # FB-S3: the side with a musician wins a drawn round by 1
-        mus = np.zeros(2, np.int64)
+        mus = small[6:8]
         for u in range(u_int.shape[0]):
             if status[u] == IN and u_int[u, U_MUSICIAN] == 1 and u_int[u, U_MUSICIAN_RULE] == 1:
                 mus[u_int[u, U_SIDE]] = 1
@@ -524,23 +550,23 @@ def fight_round(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_per
     if not fled_any:
         return
     # ---- FB-C6/M4: pursuit by the winners no longer held by another enemy
-    winners_free = np.zeros(u_int.shape[0], np.int64)
+    winners_free = 0  # bit mask over units
     for w in range(u_int.shape[0]):
         if u_int[w, U_SIDE] != loser and status[w] == IN and not still_fighting(w, status, e_pair):
-            winners_free[w] = 1
+            winners_free |= 1 << w
     for u in range(u_int.shape[0]):
         if status[u] != FLED or u_int[u, U_SIDE] != loser:
             continue
         mask = 0
         for w in range(u_int.shape[0]):
-            if winners_free[w] == 1 and engaged(u, w, e_pair):
+            if (winners_free >> w) & 1 == 1 and engaged(u, w, e_pair):
                 mask |= 1 << u_int[w, U_SIDE_INDEX]
         if mask == 0:
             continue
         if uniform(state) < p_caught[u, mask]:
             status[u] = CAUGHT
     for w in range(u_int.shape[0]):
-        if winners_free[w] == 1:
+        if (winners_free >> w) & 1 == 1:
             for u in range(u_int.shape[0]):
                 if engaged(u, w, e_pair) and (status[u] == FLED or status[u] == CAUGHT):
                     status[w] = PURSUED
@@ -587,6 +613,12 @@ def combat_trials(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_p
     charged = np.zeros(n_u, np.int64)
     duel = np.zeros(2, np.int64)
     out = np.zeros(4, np.int64)
+    start = np.zeros(n_b, np.int64)
+    pending = np.zeros(n_b, np.int64)
+    keys = np.zeros(n_g, np.int64)
+    active = np.zeros(n_g, np.int64)
+    geo = np.zeros((n_g, 4), np.int64)
+    small = np.zeros(8, np.int64)
     first_b = 0
     for u in range(n_u):
         if u_int[u, U_SIDE] == 1:
@@ -611,7 +643,7 @@ def combat_trials(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_p
             fought += 1
             fight_round(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_percdf, g_natt,
                         e_pair, chal, p_ld, p_caught, p_instab, state, wounds, status, frenzied,
-                        once_used, fresh, charged, duel, out)
+                        once_used, fresh, charged, duel, out, start, pending, keys, active, geo, small)
             if rnd == 0:
                 counters[C_R1_SUM] += out[R_RAW]
                 counters[C_R1_SQ] += out[R_RAW] * out[R_RAW]
