@@ -325,3 +325,22 @@ def test_the_plot_is_drawn_by_the_clis_plotting_code(client):
     png = client.get("/plot/roll.png?expression=2D6")
     assert png.content[:8] == b"\x89PNG\r\n\x1a\n"
     assert client.get("/plot/roll.gif?expression=2D6").status_code == 404
+
+
+HOSTILE = ["-1", "0", "1e309", "nan", "99999999999999999999", "x" * 300, "\u202e\u0000", "%",
+           "2D6+", "--help", "1.5", ""]
+
+
+@pytest.mark.parametrize("command", SERVED, ids=lambda c: c.name)
+def test_hostile_values_never_get_a_5xx(client, command):
+    """One hostile value per parameter on top of a valid query: a 4xx or an answer."""
+    base = dict(cmds.argv_to_query(command, _small(command, list(BASE_ARGS[command.name])),
+                                   path_id=_path_id))
+    for i, param in enumerate(command.own_params):
+        query = dict(base)
+        query[param.key] = HOSTILE[i % len(HOSTILE)]
+        response = client.get(f"/api/{command.slug}?{urlencode(query)}")
+        assert response.status_code < 500 or response.status_code == 503, (
+            param.key, query[param.key], response.text[-300:])
+        if response.status_code >= 400:
+            assert response.json()["error"]
