@@ -56,7 +56,7 @@ def queries(n: int) -> list[tuple[str, str]]:
                         f"&method=mc&n-trials=100000&seed={k}")
             elif kind == 2:
                 path = ("/api/wm/duel?attacker=khador/juggernaut&target=cygnar/ironclad"
-                        f"&charge=1&n-trials=10000&seed={k}")
+                        f"&charge=1&method=mc&n-trials=10000&seed={k}")
             else:
                 path = ("/api/fb/attack?attacks=10&ws=4&target-ws=4&strength=4&toughness=4"
                         f"&method=mc&n-trials=100000&seed={k}")
