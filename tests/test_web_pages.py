@@ -18,13 +18,14 @@ pytest.importorskip("starlette", reason="the web extra is not installed (pip ins
 from starlette.testclient import TestClient  # noqa: E402
 
 from mathhammer.web import commands as cmds  # noqa: E402
-from mathhammer.web import create_app  # noqa: E402
+from mathhammer.web import Limits, create_app  # noqa: E402
 from tests.test_reliability_harness import run_inprocess  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app()) as c:
+    # the example links include a whole compare of two lists: no time limit flake under load
+    with TestClient(create_app(Limits(time_limit=300))) as c:
         yield c
 
 

@@ -21,7 +21,7 @@ def serve_command(
     max_trials: Annotated[int, typer.Option("--max-trials", help="Largest --n-trials a query "
                                             "may ask for.")] = 10_000_000,
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a query may "
-                                              "compute before it is stopped.")] = 10.0,
+                                              "compute before it is stopped.")] = 30.0,
     no_warm: Annotated[bool, typer.Option(
         "--no-warm", help="Skip loading every kernel at start-up (the first query of each "
         "pays instead).")] = False,

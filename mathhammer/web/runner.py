@@ -43,7 +43,7 @@ class Limits:
     queue: int = 32  # queries waiting beyond those; more get 503
     threads: int = 1  # Monte Carlo threads per query (same answer for any count)
     max_trials: int = 10_000_000  # --n-trials per query (per cell for compare/sweep)
-    time_limit: float = 10.0  # seconds a query may compute
+    time_limit: float = 30.0  # seconds a query may compute (compare of two lists: a few)
     max_query: int = 8192  # characters of a query string
     max_body: int = 256 * 1024  # bytes of an uploaded TOML body (all files together)
     cache: int = 256  # finished reports kept for links, plots and repeats
