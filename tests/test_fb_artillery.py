@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from mathhammer.engine import MonteCarloConfig
-from mathhammer.errors import InputError
+from mathhammer.errors import InputError, RulesError
 from mathhammer.fantasy.artillery import artillery, formation_rects
 from mathhammer.fantasy.models import validate_unit
 from mathhammer.fantasy.rulesets import RULESETS_DIR
@@ -68,7 +68,7 @@ def test_formation_geometry():
 def test_stone_thrower_misfire_table_and_hit_odds():
     """FB-R2 with wfb8's two HIT faces: exact values, and MC within 5 SE."""
     rep = artillery("stone-thrower", target(), method="mc", config=CFG)
-    expected = {"p_misfire": Fraction(1, 6), "p_destroyed": Fraction(1, 36),
+    expected = {"p_misfire": Fraction(1, 6), "p_own_destroyed": Fraction(1, 36),
                 "p_disabled": Fraction(2, 36), "p_no_shot": Fraction(3, 36),
                 "p_direct_hit": Fraction(5, 6) * Fraction(2, 6)}
     for name, p in expected.items():
@@ -160,6 +160,8 @@ def test_cannon_line_by_hand():
 def test_bad_input_names_flag():
     with pytest.raises(InputError, match="WEAPON"):
         artillery("catapult", target())
+    with pytest.raises(RulesError, match="ruleset basic has no flame-cannon"):
+        artillery("flame-cannon", target(), ruleset="basic")
     with pytest.raises(InputError, match="--aim-file"):
         artillery("cannon", target(), aim_file=9)
     with pytest.raises(InputError, match="--template"):

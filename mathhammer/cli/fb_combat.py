@@ -1,4 +1,4 @@
-"""`mathhammer fb combat` and `mathhammer fb artillery` (registered on the fb group)."""
+"""`mathhammer fb combat` and `fb challenge` (registered on the fb group; `fb artillery` lives in cli/fb_artillery.py)."""
 
 from __future__ import annotations
 
@@ -104,42 +104,3 @@ def challenge_command(
 
 
 app.command("challenge")(challenge_command)
-
-
-
-ARTILLERY_TRIALS = 200_000
-
-
-@query_command(trials=ARTILLERY_TRIALS)
-def artillery_command(
-    weapon: Annotated[str, typer.Argument(help="stone-thrower, cannon or bolt-thrower.")],
-    target: Annotated[str, typer.Argument(help="Target unit: profile id or unit TOML file (T, W, saves, base, formation).")],
-    ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="basic, wfb8, t9a1 or a ruleset file (default: the target's edition). t9a1 files with artillery = \"to_hit\" fire cannons with a BS roll.")] = None,
-    models: Annotated[Optional[int], typer.Option("--models", help="Models in the target unit.")] = None,
-    width: Annotated[Optional[int], typer.Option("--width", help="Rank width of the target unit.")] = None,
-    template: Annotated[str, typer.Option("--template", help="Stone thrower template: small (3 in) or large (5 in).")] = "small",
-    strength: Annotated[Optional[int], typer.Option("--strength", help="S of a hit (stone thrower: the small hits; bolt thrower: the first model; default 3 / 10 / 6).")] = None,
-    big_strength: Annotated[Optional[int], typer.Option("--big-strength", help="S of the model under the stone thrower's centre (default 9) / the to-hit cannon's first hit (10).")] = None,
-    multiple_wounds: Annotated[Optional[str], typer.Option("--multiple-wounds", help="Multiple Wounds of the big hit / cannon / bolt (default D6, D6, D3).")] = None,
-    ap: Annotated[int, typer.Option("--ap", help="Armour piercing on top of the strength modifier.")] = 0,
-    bs: Annotated[int, typer.Option("--bs", help="Crew BS for bolt throwers and to-hit cannons.")] = 3,
-    modifier: Annotated[int, typer.Option("--modifier", help="Sum of to-hit modifiers (e.g. -1 long range).")] = 0,
-    aim_file: Annotated[Optional[float], typer.Option("--aim-file", help="File aimed at, 1 = left, fractions allowed (default: the middle).")] = None,
-    aim_rank: Annotated[Optional[float], typer.Option("--aim-rank", help="Rank aimed at, 1 = front (template only; default: the middle).")] = None,
-    facing: Annotated[str, typer.Option("--facing", help="Cannon / bolt thrower: front (along a file) or flank (along a rank, --aim-rank picks it).")] = "front",
-    short: Annotated[float, typer.Option("--short", help="Cannon (template rulesets): inches short of the unit's front the shot is aimed (default 4).")] = 4.0,
-    opts: CommonOptions = None,  # filled in by @query_command
-) -> None:
-    """One artillery shot at a unit formation (FB-R1..R5): models hit, wounds, models slain, misfires."""
-    from mathhammer.fantasy.artillery import Shot, artillery
-
-    shot = Shot(weapon, template=template, strength=strength, big_strength=big_strength,
-                multiple_wounds=multiple_wounds, armour_piercing=ap, bs=bs, modifier=modifier,
-                aim_file=aim_file, aim_rank=aim_rank, short=short, facing=facing)
-    report = artillery(weapon, target, ruleset=ruleset, models=models, rank_width=width, shot=shot,
-                       method=opts.method, config=opts.config(), check=opts.check,
-                       explain=opts.explain)
-    emit(report, opts)
-
-
-app.command("artillery")(artillery_command)

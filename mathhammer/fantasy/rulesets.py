@@ -101,6 +101,63 @@ class ZeroValue(BaseModel):
     bs0_cannot_shoot: bool = Field(True, description="a BS 0 model makes no shooting attacks")
 
 
+class MisfireRow(BaseModel):
+    """One row of a war machine's misfire table, by the D6 (after any modifier)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    low: int = Field(ge=-5, le=12)
+    high: int = Field(ge=-5, le=12)
+    key: str = Field(pattern=r"^[a-z][a-z_]*$", description="result key: p_<key>")
+    effect: str = ""
+    confidence: Literal["high", "medium", "low"] = "low"
+
+
+_STONE = (MisfireRow(low=1, high=1, key="own_destroyed", effect="the war machine is destroyed",
+                     confidence="medium"),
+          MisfireRow(low=2, high=3, key="disabled", effect="cannot shoot this turn or next",
+                     confidence="medium"),
+          MisfireRow(low=4, high=6, key="no_shot", effect="cannot shoot this turn",
+                     confidence="medium"))
+_POWDER = (MisfireRow(low=1, high=2, key="own_destroyed", effect="the war machine is destroyed",
+                      confidence="medium"),
+           MisfireRow(low=3, high=4, key="malfunction", effect="cannot shoot this turn or next",
+                      confidence="medium"),
+           MisfireRow(low=5, high=6, key="no_shot", effect="cannot shoot this turn",
+                      confidence="medium"))
+
+
+class WarMachines(BaseModel):
+    """FB-R2..R8: which war machines a ruleset has, their misfire tables, the flame template."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    weapons: tuple[str, ...] = Field(
+        ("stone-thrower", "cannon", "bolt-thrower", "flame-cannon", "multi-barrel", "template"),
+        description="the artillery pieces this ruleset has (fb artillery WEAPON)")
+    stone_thrower_misfire: tuple[MisfireRow, ...] = Field(_STONE, min_length=1)
+    black_powder_misfire: tuple[MisfireRow, ...] = Field(_POWDER, min_length=1)
+    multi_barrel: Literal["artillery_dice", "multiple_shots"] = Field(
+        "artillery_dice", description="FB-R7: 8th organ fire (artillery dice) or T9A Multiple Shots")
+    flame_misfire_modifier: int = Field(0, ge=-3, le=3, description="t9a1: flame throwers -1")
+    flame_template_length: float = Field(8.0, gt=0, le=20, description="FB-R1: inches")
+    flame_template_width: float = Field(3.0, gt=0, le=10, description="FB-R1: widest, inches")
+    misfire_note: str = ""
+
+    @field_validator("stone_thrower_misfire", "black_powder_misfire")
+    @classmethod
+    def _rows_cover_the_die(cls, rows: tuple[MisfireRow, ...]) -> tuple[MisfireRow, ...]:
+        for a, b in zip(rows, rows[1:]):
+            if b.low != a.high + 1:
+                raise ValueError("rows must follow each other without gaps (high + 1 = next low)")
+        if any(r.low > r.high for r in rows):
+            raise ValueError("a row's low must not exceed its high")
+        keys = [r.key for r in rows]
+        if len(set(keys)) != len(keys):
+            raise ValueError("row keys must differ")
+        return rows
+
+
 class Caps(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -170,6 +227,7 @@ class Ruleset(BaseModel):
     shooting_modifiers: ShootingModifiers = ShootingModifiers()
     caps: Caps = Caps()
     zero: ZeroValue = ZeroValue()
+    war_machines: WarMachines = WarMachines()
     magic: MagicRules = MagicRules()
     combat: CombatRules = CombatRules()  # FB-E/S/K/M/P/G: close-combat data (combat_rules.py)
 

@@ -50,6 +50,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, ProfileError
+from mathhammer.fantasy.artillery_shot import ArtilleryEntry
 from mathhammer.results import Report
 
 
@@ -91,21 +92,6 @@ class ChallengeEntry(_Frozen):
     issuer: str | None = None
     response: Literal["accept", "refuse"] = "accept"
     other: str | None = None
-
-
-class ArtilleryEntry(_Frozen):
-    weapon: Literal["stone-thrower", "cannon", "bolt-thrower"]
-    template: Literal["small", "large"] = "small"
-    strength: int | None = Field(None, ge=1, le=10)
-    big_strength: int | None = Field(None, ge=1, le=10)
-    multiple_wounds: str | None = None
-    armour_piercing: int = Field(0, ge=0, le=6)
-    bs: int = Field(3, ge=1, le=10)
-    modifier: int = 0
-    aim_file: float | None = None
-    aim_rank: float | None = None
-    short: float = Field(4.0, ge=-30, le=60)
-    facing: Literal["front", "flank"] = "front"
 
 
 class Scenario(_Frozen):
