@@ -142,7 +142,7 @@ CASES: list[tuple[list[str], str]] = [
      f"--bonus-a: must be -50..50 (got {2**63}); fix: use e.g. 1 for high ground"),
     (["fb", "artillery", "catapult", "wfb8/skeleton_warriors", "-q"],
      "WEAPON: unknown artillery piece (got catapult); fix: use one of stone-thrower, cannon, "
-     "bolt-thrower"),
+     "bolt-thrower, flame-cannon, multi-barrel, template"),
     # ---- magic
     (["magic", "flow", "--channelers", "-1", "-q"],
      "--channelers: must be 0 or more (got -1); fix: use e.g. --channelers 2"),

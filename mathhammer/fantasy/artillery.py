@@ -41,7 +41,7 @@ from mathhammer.fantasy.artillery_common import (
 )
 from mathhammer.fantasy.artillery_shot import (
     ARTILLERY_FACES, TEMPLATES, ArtilleryEntry, Shot, check_weapon, misfire_table, uses_to_hit,
-    weapon_profile,
+    volley_shots, weapon_profile,
 )
 from mathhammer.fantasy.models import UnitProfile, load_unit, with_formation
 from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
@@ -67,6 +67,15 @@ def compile_shot(weapon: str, target: str | UnitProfile, *, ruleset: str | Rules
         raise InputError("--template", "must be small or large", shot.template, "use --template large")
     if shot.facing not in ("front", "flank"):
         raise InputError("--facing", "must be front or flank", shot.facing, "use --facing flank")
+    for flag, value in (("--muzzle", shot.muzzle), ("--short", shot.short)):
+        if not -30.0 <= value <= 60.0 or (flag == "--muzzle" and value < 0):
+            raise InputError(flag, "must be a distance in inches on a table (0..60)", value,
+                             f"use e.g. {flag} 4")
+    if shot.shots is not None:  # never silently ignored
+        if weapon != "multi-barrel":
+            raise InputError("--shots", "sets a volley gun's Multiple Shots (multi-barrel "
+                             "only)", shot.shots, f"drop --shots for the {weapon}")
+        volley_shots(shot.shots)
     profile = weapon_profile(weapon, shot, rules)
     rects = formation_rects(unit.formation.models, unit.formation.rank_width, unit.base_mm)
     aim_x, aim_y, depth = aim_point(unit, shot, weapon)
