@@ -176,7 +176,6 @@ def build_tables(c: CompiledCombat) -> Tables:
                 k_axis = max(k_axis, len(per_attack[j, slot, v][0]) + 1)
         del enemy_side
     g_fall = np.zeros((max(n_g, 1), ts), np.int64)
-    g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
     g_percdf = np.zeros((max(n_g, 1), ts, 3, k_axis))
     g_natt = np.zeros((max(n_g, 1), 6, a_axis))
     for j, g in enumerate(groups):
@@ -194,15 +193,21 @@ def build_tables(c: CompiledCombat) -> Tables:
             g_fall[j, slot] = fall
             if fall:
                 continue
+            # a single model's table is not capped at its wounds: the excess is a
+            # challenge's overkill (FB-K3); the kernel caps what the model takes
+            models = None if body.single else body.models
             for vf in range(6):
                 v = vf // 2
                 pmf, slay = per_attack[j, slot, v]
                 for n in range(min(_max_models(c, g), n_axis - 1) + 1):
                     attacks = _convolve_n(natt[j, vf], n)
                     dist = _sum_dist(tuple(pmf), float(slay), tuple(sorted(attacks.items())), body.w,
-                                     body.models)
+                                     models)
                     sum_pmf[j, slot, vf, n] = dist
-                    g_sum[j, slot, vf, n] = _cumulative_array(_pad(dist, w_axis))
+                    w_axis = max(w_axis, len(dist))
+    g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
+    for (j, slot, vf, n), dist in sum_pmf.items():
+        g_sum[j, slot, vf, n] = _cumulative_array(_pad(dist, w_axis))
     e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
     chal = np.array(c.challenge, np.int64)
     p_ld = np.zeros((2, 2 * MAX_LD + 1))

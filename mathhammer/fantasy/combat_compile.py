@@ -641,6 +641,12 @@ def compile_combat(sides_a, sides_b, rules: Ruleset, *, challenge: ChallengeSpec
                             unit.mounted, notes, unit.base_mm[0])
             if bodies[rf].models > 0 and unit.stats.a > 0:
                 groups.append(Group(u, rf, COUNT_SIDE_, e, att, n=cap, face=f, name=att.name))
+    for u, side in enumerate(units):
+        if side.attack_mount and not any(b.role == "mount" and unit_side[b.unit] != unit_side[u]
+                                         for b in bodies):
+            raise InputError("--attack-mount", f"side {'AB'[unit_side[u]]} attacks mounts, but the "
+                             "enemy has no ridden monster (FB-P1)", "ab"[unit_side[u]],
+                             "drop --attack-mount, or fight a rider on a monster")
     groups = _target_groups(groups, units, bodies, faces, rules)
     c = CompiledCombat(sides, rules, units, labels, bodies, groups, pairs,
                        _challenge(challenge, units, bodies, faces, unit_side, rules),

@@ -317,6 +317,9 @@ class UnitProfile(_Frozen):
                              "such a model is a single model, formation.models must be 1")
         if len(parts) > 1:
             raise ValueError("at most one ridden monster per model")
+        if self.troop_type in ("cavalry", "monstrous_cavalry") and not self.mounts:
+            raise ValueError(f"a {self.troop_type.replace('_', ' ')} model is a rider and its mount "
+                             "(FB-P1): add a [[mounts]] entry (name, ws, s, i, a)")
         if self.level is not None and self.role != "character":
             raise ValueError('level (lord / hero) is for role = "character" profiles')
         return self
