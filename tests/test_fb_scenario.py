@@ -73,3 +73,25 @@ def test_bad_scenario_cli_one_line(tmp_path, capsys):
         main(["run", str(scenario)])
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "kind" in err and "Traceback" not in err
+
+
+def test_bundled_flank_charge_scenario_two_units_against_one():
+    """FB-M1: the bundled scenario: two A units (one in B's flank), characters on both
+    sides, a battle standard, a general and an accepted challenge (FB-K1..K4)."""
+    path = SCENARIOS / "fantasy_flank_charge.toml"
+    report = run_scenario(read_toml(path), str(path), method="mc", config=CFG, check=False)
+    r = report.results
+    assert {"p_broke[A1]", "p_broke[A2]", "p_broke[B]", "p_slain[Captain of the Empire]",
+            "p_slain[Orc Big Boss]"} <= set(r)
+    assert "in the flank of B" in report.info["unit_a2"]
+    assert report.info["challenge"].startswith("Orc Big Boss challenges Captain of the Empire")
+    total = sum(r[k].value for k in ("p_a_wins", "p_b_wins", "p_both_standing", "p_both_out"))
+    assert total == pytest.approx(1.0)
+
+
+def test_scenario_characters_and_bad_keys(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('game = "fantasy"\n[a]\nunit = "wfb8/empire_halberdiers"\n[[a.characters]]\n'
+                   'unit = "wfb8/orc_big_boss"\n[b]\nunit = "wfb8/orc_boyz"\n')
+    with pytest.raises(ProfileError, match="is from Orcs & Goblins"):
+        run_scenario(read_toml(bad), str(bad), method="auto", config=CFG, check=False)
