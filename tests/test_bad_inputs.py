@@ -135,7 +135,7 @@ CASES: list[tuple[list[str], str]] = [
      "(D6 test) or --ld 8 (2D6 test)"),
     (["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyzz", "-q"],
      "fantasy profile 'wfb8/orc_boyzz': no such profile; fix: did you mean wfb8/orc_boyz, "
-     "wfb8/orc_giant, wfb8/empire_halberdiers?"),
+     "wfb8/orc_warboss, wfb8/orc_big_boss?"),
     (["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "0", "-q"],
      "--rounds: must be 1..100 (got 0); fix: use e.g. --rounds 3"),
     (["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--bonus-a", str(2**63), "-q"],
