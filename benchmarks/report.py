@@ -99,6 +99,9 @@ class Case:
 #: 2 threads than on 1 (on a quiet 2-core machine)
 SCALING_MIN_TRIALS = 10**7
 SCALING_MIN_RATIO = 1.6
+#: below this bare-pair ratio the second core was not free during the rounds: a query that
+#: misses its target there is "not judged" (a pass still counts)
+QUIET_BARE_RATIO = 1.8
 
 
 @dataclass
@@ -129,8 +132,25 @@ class Scaling:
     def min_ratio(self) -> float | None:
         return SCALING_MIN_RATIO if self.n_trials >= SCALING_MIN_TRIALS else None
 
+    @property
+    def busy(self) -> bool:
+        """The bare pair in the same rounds shows the second core was not free."""
+        return self.bare_ratio is not None and self.bare_ratio < QUIET_BARE_RATIO
+
     def passed(self) -> bool | None:
-        return None if self.min_ratio is None else bool(self.ratio >= self.min_ratio)
+        """True / False against the target; None without a target, or when it missed
+        while the machine was busy (the target is for a quiet machine)."""
+        if self.min_ratio is None:
+            return None
+        if self.ratio >= self.min_ratio:
+            return True
+        return None if self.busy else False
+
+    def status(self) -> str:
+        ok = self.passed()
+        if ok is None:
+            return "not judged: machine busy" if self.min_ratio is not None else "—"
+        return "pass" if ok else "**MISS**"
 
     def to_json(self) -> dict:
         return {"name": self.name, "n_trials": self.n_trials, "one_thread_s": self.one_thread,
@@ -138,6 +158,7 @@ class Scaling:
                 "bare_pair_ratio": self.bare_ratio, "cpu_per_wall": self.cpu_per_wall,
                 "rounds": self.rounds, "workers_blocked": self.blocked,
                 "workers_waited_for_core": self.waited, "target_min_ratio": self.min_ratio,
+                "machine_busy": self.busy,
                 "pass": self.passed()}
 
 
@@ -332,14 +353,16 @@ def scaling_markdown(rows: list[Scaling]) -> list[str]:
         " the core (machine load).",
         f"- target (issue 17): ≥ {SCALING_MIN_RATIO:g}× for every query of"
         f" ≥ {SCALING_MIN_TRIALS:.0e} trials on a quiet machine; smaller runs are shown for"
-        " information (thread start-up and the first and last chunk weigh more there).",
+        " information (thread start-up and the first and last chunk weigh more there). A"
+        f" query below target while the bare pair was below {QUIET_BARE_RATIO:g}× is \"not"
+        " judged\": the second core was busy with other work (the blocked share still shows"
+        " whether the engine lost time).",
         "",
         "| library query | trials | 1 thread | 2 threads | ratio | bare pair, same rounds"
         " | CPU/wall (2 threads) | blocked / waited | target | status |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
     ]
     for row in rows:
-        ok = row.passed()
         lines.append(
             f"| {row.name} | {row.n_trials:.0e} | {human(row.one_thread, 's')} "
             f"| {human(row.two_threads, 's')} | {row.ratio:.2f}× "
@@ -347,5 +370,5 @@ def scaling_markdown(rows: list[Scaling]) -> list[str]:
             f"| {'—' if row.cpu_per_wall is None else f'{row.cpu_per_wall:.2f}'} "
             f"| {'—' if row.blocked is None else f'{row.blocked:.0%} / {row.waited:.0%}'} "
             f"| {'—' if row.min_ratio is None else f'≥ {row.min_ratio:g}×'} "
-            f"| {'—' if ok is None else ('pass' if ok else '**MISS**')} |")
+            f"| {row.status()} |")
     return lines

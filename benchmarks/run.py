@@ -600,8 +600,7 @@ def main(argv: list[str] | None = None) -> int:
             note = f"  [{c.note}]" if c.note else ""
             print(f"{c.name}: {human(c.value, c.unit)}{base}{status}{note}")
         for row in results.scaling:
-            ok = row.passed()
-            status = "" if ok is None else ("  pass" if ok else "  MISS")
+            status = "" if row.min_ratio is None else f"  {row.status().strip('*')}"
             shares = "" if row.blocked is None else (
                 f", workers blocked {row.blocked:.0%}, waited for a core {row.waited:.0%}")
             print(f"{row.name}, {row.n_trials:.0e} trials: 2 threads / 1 thread {row.ratio:.2f}× "
