@@ -107,6 +107,16 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
     """
     setup = compile_shot(weapon, target, ruleset=ruleset, models=models, rank_width=rank_width,
                          shot=shot, **shot_options)
+    if setup.unit.ridden_monster is not None:  # FB-R1/P2: rider and monster, each its own profile
+        from mathhammer.fantasy.combat_target import ridden_artillery
+
+        return ridden_artillery(setup, lambda s: _dispatch(s, method, config, check), method, config,
+                                check)
+    return _dispatch(setup, method, config, check)
+
+
+def _dispatch(setup: Setup, method: str, config, check: bool) -> Report:
+    weapon = setup.weapon
     if weapon in ("stone-thrower", "template"):
         return _template(setup, method, config, check)
     if weapon == "flame-cannon":

@@ -690,3 +690,25 @@ def combat_trials(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_p
         left_a_hist[0 if gone_a else unit_models(b_int, 0, wounds, 1)] += 1
         left_b_hist[0 if gone_b else unit_models(b_int, first_b, wounds, 1)] += 1
         rounds_hist[fought] += 1
+
+
+@njit(cache=True, nogil=True)
+def two_part_trials(n_cdf, step_cdf, width, state, n_trials, hist):
+    """FB-P1/P2: shots at a two-part model. Each trial draws the number of shots from
+    ``n_cdf``, each shot's (rider, monster) wounds from the flattened table ``step_cdf``
+    (row = rider wounds, ``width`` columns = monster wounds), each part capped at its
+    W (the table's last row / column). ``hist`` (rows x width) counts the end states."""
+    rows = step_cdf.shape[0] // width
+    for _ in range(n_trials):
+        n = _sample(n_cdf, state)
+        a = 0
+        b = 0
+        for _ in range(n):
+            k = _sample(step_cdf, state)
+            a += k // width
+            b += k % width
+            if a > rows - 1:
+                a = rows - 1
+            if b > width - 1:
+                b = width - 1
+        hist[a * width + b] += 1
