@@ -80,39 +80,77 @@ def ctrl_c_seen() -> bool:
 
 
 def _watch_ctrl_c() -> None:
-    """Ctrl-C raises KeyboardInterrupt as usual, is remembered (numba caught one while
-    loading a compiled kernel and raised RuntimeError instead: a traceback, exit 1), and
-    starts a watchdog that ends the process with exit 130 if the interrupt got lost."""
+    """Ctrl-C raises KeyboardInterrupt as usual, is remembered, and wakes a watchdog.
+
+    Remembered: numba once met the interrupt while loading a compiled kernel and raised
+    RuntimeError instead (a traceback, exit 1); any error after a Ctrl-C is the stop.
+    The watchdog: the main thread may not see the interrupt for seconds (inside an
+    LLVM compile step, or when a C callback swallows the KeyboardInterrupt), so the
+    signal also writes a byte to a pipe at C level (``signal.set_wakeup_fd``); a thread
+    blocked on that pipe wakes at once and ends the process with exit 130 if the normal
+    path has not done so within :data:`STOP_DEADLINE` seconds.
+    """
+    import os
     import signal
+    import threading
 
     def on_sigint(signum, frame):
-        if not _CTRL_C:
-            _CTRL_C.append(True)
-            import threading
-
-            watchdog = threading.Timer(STOP_DEADLINE, _force_exit)
-            watchdog.daemon = True
-            watchdog.start()
+        _CTRL_C.append(True)
+        _quiet_interrupt_tracebacks()  # Typer replaced sys.excepthook after we started
         raise KeyboardInterrupt
 
     try:
         signal.signal(signal.SIGINT, on_sigint)
     except ValueError:  # not the main thread: leave the handler alone
         return
-    default_hook = sys.unraisablehook
+    _quiet_interrupt_tracebacks()
+    try:
+        read_end, write_end = os.pipe()
+        os.set_blocking(write_end, False)
+        signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except (OSError, ValueError):
+        return
 
-    def quiet_interrupt(unraisable) -> None:  # the swallowed Ctrl-C: no traceback printed
-        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
-            default_hook(unraisable)
+    def watchdog() -> None:
+        while True:
+            try:
+                got = os.read(read_end, 64)
+            except OSError:
+                return
+            if not got:
+                return
+            # only while our handler is the one in place: a command that takes Ctrl-C
+            # over (`serve` stops gracefully under uvicorn's) keeps its own way out
+            if signal.SIGINT in got and signal.getsignal(signal.SIGINT) is on_sigint:
+                import time
 
-    sys.unraisablehook = quiet_interrupt
-    default_excepthook = sys.excepthook
+                time.sleep(STOP_DEADLINE)
+                _force_exit()
 
-    def no_interrupt_traceback(kind, value, tb) -> None:  # C code printing a Ctrl-C it met
-        if not issubclass(kind, KeyboardInterrupt):  # (PyErr_Print during an import)
-            default_excepthook(kind, value, tb)
+    threading.Thread(target=watchdog, name="mathhammer-ctrl-c", daemon=True).start()
 
-    sys.excepthook = no_interrupt_traceback
+
+def _quiet_interrupt_tracebacks() -> None:
+    """A Ctrl-C that C code meets and prints (an import inside a C call, a ctypes
+    callback) prints nothing: the run is stopping, and says so in one line."""
+    if not getattr(sys.excepthook, "_mathhammer", False):
+        previous_excepthook = sys.excepthook
+
+        def excepthook(kind, value, tb) -> None:
+            if not issubclass(kind, KeyboardInterrupt):
+                previous_excepthook(kind, value, tb)
+
+        excepthook._mathhammer = True
+        sys.excepthook = excepthook
+    if not getattr(sys.unraisablehook, "_mathhammer", False):
+        previous_unraisable = sys.unraisablehook
+
+        def unraisablehook(unraisable) -> None:
+            if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+                previous_unraisable(unraisable)
+
+        unraisablehook._mathhammer = True
+        sys.unraisablehook = unraisablehook
 
 
 def _force_exit() -> None:
