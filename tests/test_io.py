@@ -87,7 +87,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, mon
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(io.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(OutputError) as err:
         write_atomically(target, "new contents")
     assert err.value.one_line() == (f"--output: the disk is full (got {io.short_path(target)}); "
@@ -248,7 +248,7 @@ def test_all_or_nothing_undoes_earlier_files_when_a_later_one_fails(tmp_path, mo
             raise OSError(errno.EIO, "Input/output error")
         real_replace(src, dst)
 
-    monkeypatch.setattr(io.os, "replace", replace)
+    monkeypatch.setattr(os, "replace", replace)
     with pytest.raises(OutputError, match="input/output error"), io.all_or_nothing():
         write_atomically(first, "new a", "--plot")
         write_atomically(second, "new b")

@@ -79,7 +79,7 @@ def test_a_growing_file_stops_at_the_cap(tmp_path, monkeypatch):
     def read(fd, n):  # the file grows while it is read: every read returns a full block
         return real_read(fd, n) or b"#" * n
 
-    monkeypatch.setattr(io.os, "read", read)
+    monkeypatch.setattr(os, "read", read)
     with pytest.raises(InputFileError, match="grew past the 1 kB limit"):
         io.read_bytes(path, limit=1024)
 
