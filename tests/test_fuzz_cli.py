@@ -32,6 +32,7 @@ from tests.test_reliability_harness import (
 )
 
 COMMANDS = {name: cmd for name, cmd in commands().items() if name not in SKIP_COMMANDS}
+MANY_CELLS = {"compare", "sweep"}
 
 JUNK = ["", " ", "abc", "☃", "Ꮚ١٢", "1e6", "0x10", "--", "-", "nan", "inf", "-inf",
         "12abc", "ünïcödé", "x" * 300, "1,000", "\t", "None", "true", "[]", "{}"]
@@ -175,8 +176,10 @@ def scratch(tmp_path_factory):
 
 def _fuzz(name: str, scratch: Path, data) -> None:
     argv = build_argv(name, COMMANDS[name], data.draw)
+    # compare and sweep answer many cells (24 Warmachine duels for the battle boxes: ~6 s
+    # of CPU, 15-30 s on a loaded machine); every other command gets the harness's 30 s
     with chdir_scratch(scratch):
-        code, out, err = run_inprocess(argv)
+        code, out, err = run_inprocess(argv, timeout=90 if name in MANY_CELLS else 30)
     check_invocation(argv, code, out, err, name)
 
 
