@@ -31,13 +31,27 @@ sizes and ratio, refusing member paths that escape.
 from __future__ import annotations
 
 from mathhammer.io.read import (
-    ARCHIVE_MAX_BYTES, ARCHIVE_MAX_MEMBERS, ARCHIVE_MAX_RATIO, ARCHIVE_MAX_UNPACKED,
-    TOML_MAX_BYTES, decode_utf8, names_a_file, read_archive, read_bytes, read_text,
+    ARCHIVE_MAX_BYTES,
+    ARCHIVE_MAX_MEMBERS,
+    ARCHIVE_MAX_RATIO,
+    ARCHIVE_MAX_UNPACKED,
+    TOML_MAX_BYTES,
+    decode_utf8,
+    names_a_file,
+    read_archive,
+    read_bytes,
+    read_text,
 )
 from mathhammer.io.stdout import GuardedStdout, guard_stdout, stdout_error, write_stdout
 from mathhammer.io.write import (
-    STDOUT, OutputTarget, all_or_nothing, check_outputs, output_error, resolve_output,
-    short_path, write_atomically,
+    STDOUT,
+    OutputTarget,
+    all_or_nothing,
+    check_outputs,
+    output_error,
+    resolve_output,
+    short_path,
+    write_atomically,
 )
 
 __all__ = [

@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 from mathhammer.errors import InputFileError
-from mathhammer.io.write import short_path
+from mathhammer.io.messages import short_path
 
 #: a TOML data file (profile, ruleset, list, scenario, models): the largest bundled one
 #: is under 8 kB, so 1 MiB leaves room for any real file and parses in about a second

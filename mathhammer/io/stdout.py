@@ -12,7 +12,7 @@ import os
 import sys
 
 from mathhammer.errors import OutputError
-from mathhammer.io.write import _reason, _write_all
+from mathhammer.io.messages import _reason, _write_all
 
 
 def write_stdout(data: bytes | str, flag: str = "standard output") -> None:
