@@ -49,7 +49,7 @@ COMMAND_RULES: dict[str, tuple[str, ...]] = {
     "fb attack": ("FB-H1", "FB-H3", "FB-W1", "FB-W2", "FB-V1", "FB-V2", "FB-V3", "FB-V4",
                   "DICE-5"),
     "fb shoot": ("FB-H2", "FB-W1", "FB-W2", "FB-V1", "FB-V2", "FB-V3", "FB-V4", "DICE-5"),
-    "fb test": ("FB-T1", "FB-T2", "FB-T3", "DICE-5"),
+    "fb test": ("FB-T1", "FB-T2", "FB-T3", "FB-T4", "DICE-5"),
     "fb break-test": ("FB-T2", "FB-C5", "DICE-5"),
     "fb pursuit": ("FB-C6",),
     "fb combat": ("FB-C1", "FB-C2", "FB-C3", "FB-C4", "FB-C5", "FB-C6", "FB-C7", "FB-H1",

@@ -336,10 +336,33 @@ def test_command(
     magic_resistance: Annotated[Optional[int], typer.Option("--magic-resistance", help="basic: D20 magic resistance 1..4; wfb8/t9a1: ward bonus vs spells (FB-T3).")] = None,
     ward: Ward = None,
     reroll: Annotated[bool, Flag("--reroll", "Re-roll a failed test.")] = False,
+    dangerous_terrain: Annotated[Optional[int], typer.Option("--dangerous-terrain", help="Dangerous terrain test for N models: models lost and wounds (FB-T4).")] = None,
+    terrain_value: Annotated[int, typer.Option("--terrain-value", help="t9a1 Dangerous Terrain (X): a die at most X fails (wfb8/basic: a 1).")] = 1,
+    height: Annotated[str, typer.Option("--height", help="Dangerous terrain: standard, large or gigantic (t9a1 rolls 1, 2 or 3 dice).")] = "standard",
+    chariot: Annotated[bool, Flag("--chariot", "Dangerous terrain: the models are chariots (wfb8 D6 wounds, t9a1 +1 die).")] = False,
+    wounds: Annotated[int, typer.Option("--wounds", help="Dangerous terrain: Wounds of each model.")] = 1,
     ruleset: RulesetOpt = "wfb8",
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
-    """P(passing) a characteristic test (D6), a Leadership test (2D6) or magic resistance."""
+    """P(passing) a characteristic test (D6), a Leadership test (2D6), magic resistance, or a dangerous terrain test."""
+    if dangerous_terrain is not None:
+        if any(v is not None for v in (value, ld, magic_resistance)) or reroll:
+            from mathhammer.errors import InputError
+
+            raise InputError("--dangerous-terrain", "is its own test: leave out --value, --ld, "
+                             "--magic-resistance and --reroll", dangerous_terrain,
+                             "ask one test per command")
+        from mathhammer.fantasy.terrain import dangerous_terrain as terrain_report
+        from mathhammer.fantasy.terrain import explain_dangerous_terrain
+
+        args = (dangerous_terrain, terrain_value, height, chariot, wounds, _save(ward, "--ward"), ruleset)
+        report = terrain_report(*args)
+        if opts.explain:
+            from mathhammer.explain import attach
+
+            attach(report, explain_dangerous_terrain(*args))
+        emit(report, opts)
+        return
     from mathhammer.fantasy.tests import fantasy_test_report
 
     report = fantasy_test_report(value, ld, reroll, magic_resistance, _save(ward, "--ward"), ruleset)

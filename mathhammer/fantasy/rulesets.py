@@ -89,6 +89,21 @@ class ShootingModifiers(BaseModel):
     multiple_shots: int = -1
 
 
+class DangerousTerrain(BaseModel):
+    """FB-T4: a dangerous terrain test (seed 004 «Опасный ландшафт»); never an armour save."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fails: Literal["on_a_one", "at_most_x"] = Field(
+        "on_a_one", description="a die fails on a 1 (wfb8) or on at most X, the terrain's value (t9a1)")
+    dice_standard: int = Field(1, ge=1, le=6, description="D6 rolled by a standard-height model")
+    dice_large: int = Field(1, ge=1, le=6, description="D6 rolled by a large model (t9a1: 2)")
+    dice_gigantic: int = Field(1, ge=1, le=6, description="D6 rolled by a gigantic model (t9a1: 3)")
+    chariot_extra_dice: int = Field(0, ge=0, le=3, description="more dice for a chariot (t9a1: +1)")
+    chariot_wounds: Literal["1", "D6"] = Field("1", description="wounds per failed die of a chariot (wfb8: D6)")
+    confidence: str = "medium"
+
+
 class ZeroValue(BaseModel):
     """FB-V0: what a characteristic of 0 does (seed 004 «Значение равное 0»)."""
 
@@ -227,6 +242,7 @@ class Ruleset(BaseModel):
     shooting_modifiers: ShootingModifiers = ShootingModifiers()
     caps: Caps = Caps()
     zero: ZeroValue = ZeroValue()
+    dangerous_terrain: DangerousTerrain = DangerousTerrain()
     war_machines: WarMachines = WarMachines()
     magic: MagicRules = MagicRules()
     combat: CombatRules = CombatRules()  # FB-E/S/K/M/P/G: close-combat data (combat_rules.py)

@@ -134,7 +134,7 @@ def fantasy_test_report(value: int | None = None, ld: int | None = None, reroll:
     given = [v is not None for v in (value, ld, magic_resistance_value)]
     if sum(given) != 1:
         raise InputError("--value / --ld / --magic-resistance", "give exactly one of them",
-                         None, "e.g. --value 4 (D6 test) or --ld 8 (2D6 test)")
+                         None, "e.g. --value 4 (D6 test), --ld 8 (2D6 test) or --dangerous-terrain 10")
     if value is not None:
         p = _reroll_failed(characteristic_test(value, "--value", rules), reroll)
         rule = "FB-T1: D6 <= value; 1 passes, 6 fails"
