@@ -144,6 +144,27 @@ def _characteristics(rules, **flags: int | None) -> None:
                                        low=0 if flag in ZERO_ALLOWED else 1)
 
 
+def _profile_target(ref: str, rules, **raw):
+    """A target profile's (T, armour, ward, regeneration, W, models) as the flags would give them."""
+    from mathhammer.errors import InputError
+    from mathhammer.fantasy.combat_target import target_parts
+    from mathhammer.fantasy.models import load_unit
+
+    given = [flag for flag, value in raw.items() if value is not None]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise InputError(flag, "takes the target's stats from its profile already (--target)",
+                         raw[given[0]], f"drop {flag}, or drop --target for raw stats")
+    unit = load_unit(ref)
+    if unit.ruleset != rules.name and rules.name in ("basic", "wfb8", "t9a1"):
+        raise InputError("--target", f"is a {unit.ruleset} profile, but the ruleset is {rules.name}",
+                         ref, f"add --ruleset {unit.ruleset}")
+    part = target_parts(unit, rules)[0]
+    text = lambda v: None if v is None else str(v)  # noqa: E731 - the flags' own form
+    return unit, (part.t, text(part.armour), text(part.ward), text(part.regeneration), part.w,
+                  unit.formation.models)
+
+
 def _attacks(text: str, flag: str) -> int | str:
     from mathhammer.errors import InputError
 
@@ -223,7 +244,8 @@ def shoot_command(
     shots: Annotated[str, typer.Option("--shots", help="Number of shots (or dice text, e.g. 2D6).")],
     bs: Annotated[int, typer.Option("--bs", help="Shooter's Ballistic Skill (1..10).")],
     strength: Annotated[int, typer.Option("--strength", help="Strength of the shots (1..10).")],
-    toughness: Annotated[int, typer.Option("--toughness", help="Target's Toughness (1..10).")],
+    toughness: Annotated[Optional[int], typer.Option("--toughness", help="Target's Toughness (1..10); or --target.")] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="Target unit: profile id or unit TOML file; its T, saves, W and models replace --toughness, --save, --ward, --regeneration, --target-wounds, --target-models (a ridden monster: hits allotted to rider and monster, FB-P2).")] = None,
     modifier: Annotated[int, typer.Option("--modifier", help="Any other to-hit modifier (e.g. -1).")] = 0,
     long_range: Annotated[bool, Flag("--long-range", "Long range (-1).")] = False,
     moving: Annotated[bool, Flag("--moving", "Moved and shooting (-1).")] = False,
@@ -258,6 +280,16 @@ def shoot_command(
 
     renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
+    unit = None
+    if target is not None:
+        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = _profile_target(
+            target, rules, toughness=toughness, save=save, ward=ward, regeneration=regeneration,
+            target_wounds=target_wounds if target_wounds != 1 else None, target_models=target_models)
+    elif toughness is None:
+        from mathhammer.errors import InputError
+
+        raise InputError("--toughness", "needs a target: --toughness (raw stats) or --target ID",
+                         None, "add e.g. --toughness 3 --save 5, or --target wfb8/orc_boyz")
     _characteristics(rules, bs=bs, strength=strength, toughness=toughness)
     total = shooting_modifier(rules, modifier, long_range, moving, cover, multiple_shots,
                               stand_and_shoot, large_target)
@@ -270,9 +302,20 @@ def shoot_command(
                         multiple_wounds, target_wounds, flaming),
         )
         n_shots = _attacks(shots, "--shots")
-        report = shoot_report(spec, n_shots, rules, at_least=at_least,
-                              models=target_models, method=opts.method, config=opts.config(),
-                              check=opts.check)
+        if unit is not None and unit.ridden_monster is not None:
+            from mathhammer.fantasy.combat_target import ridden_shooting
+
+            report = ridden_shooting(spec, n_shots, unit, rules, method=opts.method,
+                                     config=opts.config(), check=opts.check)
+        else:
+            report = shoot_report(spec, n_shots, rules, at_least=at_least,
+                                  models=target_models, method=opts.method, config=opts.config(),
+                                  check=opts.check)
+            if unit is not None:  # the answer names the unit, not only its Toughness
+                report.info["target"] = f"{unit.id}: {unit.name}"
+                named = f"vs {unit.name} (T{toughness})"
+                report.title = report.title.replace(f"vs T{toughness}", named, 1)
+                report.headline = report.headline.replace(f"vs T{toughness}", named, 1)
     if opts.explain:
         from mathhammer.fantasy.explain import shooting_modifier_parts
 
