@@ -132,7 +132,7 @@ CASES: list[tuple[list[str], str]] = [
      "--ld: must be a whole number from 0 to 10 (got 11); fix: use the unit's Ld, e.g. --ld 8"),
     (["fb", "test", "--value", "7", "--ld", "4", "-q"],
      "--value / --ld / --magic-resistance: give exactly one of them; fix: e.g. --value 4 "
-     "(D6 test) or --ld 8 (2D6 test)"),
+     "(D6 test), --ld 8 (2D6 test) or --dangerous-terrain 10"),
     (["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyzz", "-q"],
      "fantasy profile 'wfb8/orc_boyzz': no such profile; fix: did you mean wfb8/orc_boyz, "
      "wfb8/orc_warboss, wfb8/orc_big_boss?"),
