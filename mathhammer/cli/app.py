@@ -56,3 +56,6 @@ app.command("serve")(_serve.serve_command)
 from mathhammer.cli import analysis as _analysis  # noqa: E402
 app.command("compare")(_analysis.compare_command)
 app.command("sweep")(_analysis.sweep_command)
+from mathhammer.cli import tuning as _tuning  # noqa: E402
+app.command("score")(_tuning.score_command)
+app.command("diff")(_tuning.diff_command)

@@ -1,0 +1,61 @@
+"""``mathhammer score LIST --meta META`` and ``mathhammer diff LIST_A LIST_B --meta META``.
+
+Thin: parse, call :func:`mathhammer.tuning.score_list` / :func:`~mathhammer.tuning.diff_lists`,
+render with the shared report view (the definition of the score: README, "List tuning").
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from mathhammer.cli._common import CommonOptions, emit, query_command
+from mathhammer.cli.analysis import Policy, Rounds, Scheduler, Workers, _cell_progress
+
+Meta = Annotated[str, typer.Option("--meta", help="Meta file: the opposing lists and their weights "
+                                                   "(a bundled name from profiles/metas/ or a path).")]
+NTrials = Annotated[Optional[int], typer.Option("--n-trials", help="Monte Carlo trials per cell (default 20000).")]
+
+
+@query_command(only=("method", "seed", "format", "output", "quiet"))
+def score_command(
+    army: Annotated[str, typer.Argument(help="Army list TOML file, or a bundled list name.")],
+    meta: Meta,
+    rounds: Rounds = None,
+    policy: Policy = "optimal",
+    opts: CommonOptions = None,  # filled in by @query_command
+    n_trials: NTrials = None,
+    scheduler: Scheduler = None,
+    workers: Workers = None,
+) -> None:
+    """A list's expected enemy points destroyed (and its own points lost) per turn against a meta."""
+    from mathhammer.tuning import score_list
+
+    opts.config()  # installs the first-compile notice on stderr
+    report = score_list(army, meta, method=opts.method, n_trials=n_trials, seed=opts.seed,
+                        rounds=rounds, policy=policy, scheduler=scheduler, workers=workers,
+                        progress=_cell_progress(opts, n_trials))
+    emit(report, opts)
+
+
+@query_command(only=("method", "seed", "format", "output", "quiet"))
+def diff_command(
+    list_a: Annotated[str, typer.Argument(help="The list you have (A).")],
+    list_b: Annotated[str, typer.Argument(help="The variant (B): the answer is B − A.")],
+    meta: Meta,
+    rounds: Rounds = None,
+    policy: Policy = "optimal",
+    opts: CommonOptions = None,  # filled in by @query_command
+    n_trials: NTrials = None,
+    scheduler: Scheduler = None,
+    workers: Workers = None,
+) -> None:
+    """Two lists side by side against a meta: B − A with its paired standard error."""
+    from mathhammer.tuning import diff_lists
+
+    opts.config()
+    report = diff_lists(list_a, list_b, meta, method=opts.method, n_trials=n_trials, seed=opts.seed,
+                        rounds=rounds, policy=policy, scheduler=scheduler, workers=workers,
+                        progress=_cell_progress(opts, n_trials))
+    emit(report, opts)

@@ -1,0 +1,307 @@
+"""A list's score against a meta, and the paired difference of two lists.
+
+**The score** (README, "List tuning"): each turn, every unit of your list attacks one
+enemy unit, picked at random from the list you are facing (a unit's chance of being
+picked is its share of that list's entries, counts included); the meta says how often
+you face each list. ``points_destroyed_per_turn`` is the expected enemy points this
+destroys per game turn: the sum over your units (× their count) of P(kill) × the
+target's points, averaged over targets and meta lists. ``points_lost_per_turn`` is the
+same with the meta's lists attacking yours (your exposure), and ``net_points_per_turn``
+their difference. A Mk II warcaster costs no points; as a target it is worth its
+warjack points (what its list would lose with it). P(kill) comes from the cells of
+``compare`` (one activation or one close combat, :mod:`mathhammer.analysis.cells`).
+
+**Standard errors and pairing.** Every cell is keyed by what it plays (attacker and
+target profiles with their options) and seeded from that key, so the same cell gets the
+same random numbers in every list and every run with the same seed: a cell that two
+lists share gives both the same number and cancels exactly in their difference. A
+figure is a weighted sum of cells, so its se is √Σ (weight × cell se)²; a difference's
+*paired* se uses the difference of the weights per cell (shared cells drop out), its
+*independent* se what two separate runs would give (√(se_A² + se_B²)).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
+from mathhammer.errors import InputError
+from mathhammer.lists import ArmyList, ListUnit, load_list
+from mathhammer.results import Estimate, Report
+from mathhammer.tuning.meta import Meta, load_meta
+
+DEFAULT_TRIALS = 20_000  # per Monte Carlo cell
+MAX_CELLS = 2_000  # a query past this is a typo (a 50-unit list against a 12-list meta)
+
+
+def unit_value(unit: ListUnit) -> int:
+    """Points a target is worth: its points; a Mk II warcaster its warjack points."""
+    if getattr(unit.profile, "kind", None) == "warcaster":
+        return int(getattr(unit.profile, "warjack_points", 0) or 0)
+    return unit.points
+
+
+def _key(attacker: ListUnit, target: ListUnit) -> str:
+    """What a cell plays, in text: equal texts are the same question (and the same seed)."""
+    def side(u: ListUnit) -> str:
+        options = sorted((k, v) for k, v in u.options.items() if k != "ref")
+        return f"{u.profile_id}{options}{getattr(u.profile, 'formation', '')}"
+    return side(attacker) + " → " + side(target)
+
+
+def _seed_for(seed: int, key: str) -> int:
+    return cell_seed(seed, int(hashlib.sha256(key.encode()).hexdigest()[:12], 16))
+
+
+@dataclass
+class Ledger:
+    """A figure as weights on cells: value = Σ w·p_kill, variance = Σ (w·se)²."""
+
+    weights: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    def add(self, key: str, weight: float) -> None:
+        self.weights[key] += weight
+
+    def estimate(self, results: dict[str, CellResult], minus: Ledger | None = None) -> Estimate:
+        keys = set(self.weights) | set(minus.weights if minus else ())
+        value = var = 0.0
+        trials = None  # the cells' Monte Carlo size (one per run), None when every cell is exact
+        for k in keys:
+            w = self.weights.get(k, 0.0) - (minus.weights.get(k, 0.0) if minus else 0.0)
+            value += w * results[k].p_kill.value
+            var += (w * results[k].p_kill.se) ** 2
+            if results[k].method == "mc":
+                trials = results[k].n_trials
+        return _estimate(value, math.sqrt(var), trials)
+
+    def independent_se(self, results: dict[str, CellResult], other: Ledger) -> float:
+        return math.sqrt(self.estimate(results).se ** 2 + other.estimate(results).se ** 2)
+
+
+def _estimate(value: float, se: float, trials: int | None) -> Estimate:
+    if trials is None:
+        return Estimate.exact(value)
+    return Estimate(value, se, (value - 1.96 * se, value + 1.96 * se), trials)
+
+
+@dataclass
+class ScoreTable:
+    """The ledgers of one list against a meta (per unit and whole list) and their cells."""
+
+    army: ArmyList
+    destroyed: dict[str, Ledger]  # by unit label
+    lost: dict[str, Ledger]       # by unit label: that unit's points lost
+    cells: dict[str, Cell]
+    p_kill: dict[str, dict[str, str]]  # unit label -> "list: target" -> cell key
+
+    def total(self, which: str) -> Ledger:
+        out = Ledger()
+        for ledger in getattr(self, which).values():
+            for k, w in ledger.weights.items():
+                out.add(k, w)
+        return out
+
+    def net(self) -> Ledger:
+        out = self.total("destroyed")
+        for k, w in self.total("lost").weights.items():
+            out.add(k, -w)
+        return out
+
+
+def _shares(army: ArmyList) -> list[tuple[ListUnit, float]]:
+    n = sum(u.count for u in army.units)
+    return [(u, u.count / n) for u in army.units]
+
+
+def build_table(army: ArmyList, meta: Meta, *, method: str, n_trials: int, seed: int,
+                rounds: int | None, policy: str) -> ScoreTable:
+    """Every cell the score needs, with the weights that turn them into points per turn."""
+    cells: dict[str, Cell] = {}
+
+    def cell(att: ListUnit, tgt: ListUnit) -> str:
+        key = _key(att, tgt)
+        if key not in cells:
+            cells[key] = Cell(meta.game, att.profile, tgt.profile, dict(att.options), dict(tgt.options),
+                              ruleset=meta.ruleset, method=method, n_trials=n_trials,
+                              seed=_seed_for(seed, key), rounds=rounds, policy=policy, key=(key,))
+        return key
+
+    destroyed = {u.label: Ledger() for u in army.units}
+    lost = {u.label: Ledger() for u in army.units}
+    p_kill: dict[str, dict[str, str]] = {u.label: {} for u in army.units}
+    for enemy, weight in zip(meta.lists, meta.weights, strict=True):
+        for u in army.units:
+            for t, share in _shares(enemy):
+                key = cell(u, t)
+                destroyed[u.label].add(key, u.count * weight * share * unit_value(t))
+                p_kill[u.label][f"{enemy.name}: {t.label}"] = key
+        for v in enemy.units:
+            for t, share in _shares(army):
+                lost[t.label].add(cell(v, t), v.count * weight * share * unit_value(t))
+    if len(cells) > MAX_CELLS:
+        raise InputError("meta", f"needs {len(cells):,} cells, above the limit of {MAX_CELLS:,}",
+                         meta.name, "use a smaller list or fewer meta lists")
+    return ScoreTable(army, destroyed, lost, cells, p_kill)
+
+
+def _check(method: str, policy: str, n_trials: int | None) -> int:
+    if method not in ("auto", "exact", "mc"):
+        raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
+    check_policy(policy)
+    if n_trials is None:
+        return DEFAULT_TRIALS
+    if isinstance(n_trials, bool) or not isinstance(n_trials, int) or not 100 <= n_trials <= 10_000_000:
+        raise InputError("--n-trials", "must be a whole number from 100 to 10,000,000", n_trials,
+                         "use e.g. --n-trials 20000")
+    return n_trials
+
+
+def _run(cells: dict[str, Cell], scheduler: Any, workers: int | None, progress: Any
+         ) -> dict[str, CellResult]:
+    from mathhammer.analysis.pool import run_cells
+
+    keys = list(cells)
+    return dict(zip(keys, run_cells([cells[k] for k in keys], scheduler=scheduler, workers=workers,
+                                    progress=progress), strict=True))
+
+
+def _load(army: str | ArmyList, meta: str | Meta) -> tuple[ArmyList, Meta]:
+    a = army if isinstance(army, ArmyList) else load_list(army)
+    m = load_meta(meta)
+    if (a.game, a.ruleset) != (m.game, m.ruleset):
+        raise InputError("LIST", f"{a.name} is a {a.game} {a.ruleset} list but the meta {m.name} is "
+                         f"{m.game} {m.ruleset}", a.source or a.name,
+                         f"use a {m.game} {m.ruleset} meta")
+    return a, m
+
+
+def _method(results: dict[str, CellResult]) -> str:
+    methods = {r.method for r in results.values()}
+    return methods.pop() if len(methods) == 1 else "mixed"
+
+
+def _fmt(e: Estimate) -> str:
+    return f"{e.value:.2f}" + (f" ± {e.se:.2f}" if e.se > 0 else "")
+
+
+def _how(report: Report) -> str:
+    if report.method == "exact":
+        return "exact"
+    return f"Monte Carlo cells, {report.n_trials:,} trials each" if report.method == "mc" else \
+        f"exact and Monte Carlo cells, {report.n_trials:,} trials each"
+
+
+def score_list(army: str | ArmyList, meta: str | Meta, *, method: str = "auto",
+               n_trials: int | None = None, seed: int | None = None, rounds: int | None = None,
+               policy: str = "optimal", scheduler: Any = None, workers: int | None = None,
+               progress: Any = None) -> Report:
+    """``mathhammer score LIST --meta META``: points destroyed and lost per turn (module doc)."""
+    from mathhammer.rng import resolve_seed
+
+    trials = _check(method, policy, n_trials)
+    a, m = _load(army, meta)
+    seed = resolve_seed(seed)
+    table = build_table(a, m, method=method, n_trials=trials, seed=seed, rounds=rounds, policy=policy)
+    results = _run(table.cells, scheduler, workers, progress)
+    figures = {
+        "points_destroyed_per_turn": table.total("destroyed").estimate(results),
+        "points_lost_per_turn": table.total("lost").estimate(results),
+        "net_points_per_turn": table.net().estimate(results),
+    }
+    for u in a.units:
+        figures[f"points_destroyed_per_turn[{u.label}]"] = table.destroyed[u.label].estimate(results)
+        figures[f"points_lost_per_turn[{u.label}]"] = table.lost[u.label].estimate(results)
+    report = Report("score", _method(results), figures, {}, info=_info(table, m, results, seed, policy),
+                    title=f"score: {a.name} against the meta {m.name} ({a.game}, {a.ruleset})")
+    if report.method != "exact":
+        report.n_trials, report.seed = trials, seed
+    d, lost = figures["points_destroyed_per_turn"], figures["points_lost_per_turn"]
+    report.headline = (f"{a.name} destroys {_fmt(d)} points per turn against the meta {m.name}; "
+                       f"it loses {_fmt(lost)} ({_how(report)})")
+    return report
+
+
+def _info(table: ScoreTable, meta: Meta, results: dict[str, CellResult], seed: int,
+          policy: str) -> dict[str, Any]:
+    rows = []
+    for label, targets in table.p_kill.items():
+        for name, key in targets.items():
+            e = results[key].p_kill
+            rows.append(f"{label} → {name}: P(kill) {100 * e.value:.1f}%"
+                        + (f" ± {100 * e.se:.1f}" if e.se > 0 else ""))
+    return {
+        "list": table.army.summary(),
+        "meta": "; ".join(f"{lst.name} ({100 * w:.0f}%)" for lst, w in zip(meta.lists, meta.weights,
+                                                                             strict=True)),
+        "score": "each unit attacks one enemy unit per turn, picked at random from the list "
+                 "faced; points = P(kill) x the target's points (a Mk II warcaster: its warjack "
+                 "points); README, List tuning",
+        "cell": ("one activation against a fresh target model (" + policy + " focus policy)"
+                 if meta.game == "warmachine" else
+                 "a close combat of the unit against the target unit (P(target breaks or is "
+                 "destroyed, attacker stands))"),
+        "cells": len(table.cells),
+        "seeds": f"each cell's seed comes from run seed {seed} and what the cell plays, so lists "
+                 "that share a cell share its random numbers",
+        "p_kill": rows,
+    }
+
+
+def diff_lists(list_a: str | ArmyList, list_b: str | ArmyList, meta: str | Meta, *,
+               method: str = "auto", n_trials: int | None = None, seed: int | None = None,
+               rounds: int | None = None, policy: str = "optimal", scheduler: Any = None,
+               workers: int | None = None, progress: Any = None) -> Report:
+    """``mathhammer diff A B --meta META``: B − A per figure, with its paired se."""
+    from mathhammer.rng import resolve_seed
+
+    trials = _check(method, policy, n_trials)
+    a, m = _load(list_a, meta)
+    b, _ = _load(list_b, m)
+    seed = resolve_seed(seed)
+    kw = dict(method=method, n_trials=trials, seed=seed, rounds=rounds, policy=policy)
+    ta, tb = build_table(a, m, **kw), build_table(b, m, **kw)
+    cells = {**ta.cells, **tb.cells}  # a shared cell is one cell: one answer for both lists
+    results = _run(cells, scheduler, workers, progress)
+    figures: dict[str, Estimate] = {}
+    reductions = []
+    for name, la, lb in (("points_destroyed_per_turn", ta.total("destroyed"), tb.total("destroyed")),
+                         ("points_lost_per_turn", ta.total("lost"), tb.total("lost")),
+                         ("net_points_per_turn", ta.net(), tb.net())):
+        figures[f"{name}[A]"] = la.estimate(results)
+        figures[f"{name}[B]"] = lb.estimate(results)
+        paired = lb.estimate(results, minus=la)
+        figures[f"{name}[B-A]"] = paired
+        indep = lb.independent_se(results, la)
+        if indep > 0:
+            ratio = (indep / paired.se) ** 2 if paired.se > 0 else math.inf
+            reductions.append(f"{name}: paired se {paired.se:.4f} vs independent {indep:.4f}"
+                              + (f" (variance / {ratio:.1f})" if math.isfinite(ratio)
+                                 else " (the difference has no Monte Carlo error)"))
+    for u in a.units:
+        figures[f"points_destroyed_per_turn[A:{u.label}]"] = ta.destroyed[u.label].estimate(results)
+    for u in b.units:
+        figures[f"points_destroyed_per_turn[B:{u.label}]"] = tb.destroyed[u.label].estimate(results)
+    info = {"list_a": a.summary(), "list_b": b.summary(),
+            "meta": _info(ta, m, results, seed, policy)["meta"],
+            "pairing": "common random numbers: a cell both lists play is evaluated once (same seed, "
+                       "same answer) and cancels in B − A; the paired se counts only the cells the "
+                       "lists do not share",
+            "variance_reduction": reductions or ["every cell is exact: no Monte Carlo error"],
+            "cells": len(cells), "shared_cells": len(set(ta.cells) & set(tb.cells))}
+    report = Report("diff", _method(results), figures, {}, info=info,
+                    title=f"diff: {b.name} − {a.name} against the meta {m.name}")
+    if report.method != "exact":
+        report.n_trials, report.seed = trials, seed
+    net = figures["net_points_per_turn[B-A]"]
+    z = abs(net.value) / net.se if net.se > 0 else math.inf
+    verdict = ("the same" if net.value == 0 else
+               "better" if net.value > 0 else "worse") if net.value == 0 or z >= 2 else \
+        "not resolvably different (|difference| < 2 se)"
+    report.headline = (f"{b.name} vs {a.name} against {m.name}: net {net.value:+.2f}"
+                       + (f" ± {net.se:.2f}" if net.se > 0 else "")
+                       + f" points per turn (paired) — B is {verdict} ({_how(report)})")
+    return report
