@@ -42,6 +42,8 @@ BASE_ARGS: dict[str, list[str]] = {
     "score": [str(P / "lists/wfb8_empire.toml"), "--meta", str(P / "metas/wfb8_infantry.toml")],
     "diff": [str(P / "lists/wfb8_empire.toml"), str(P / "lists/wfb8_empire_gunline.toml"),
              "--meta", str(P / "metas/wfb8_infantry.toml")],
+    "tune": [str(P / "lists/wfb8_empire.toml"), "--options", str(P / "options/wfb8_empire.toml"),
+             "--meta", str(P / "metas/wfb8_infantry.toml"), "--budget-seconds", "1"],
     "wm attack": ["--stat", "6", "--defense", "13", "--power", "12", "--armor", "16"],
     "wm aoe": ["--stat", "6", "--defense", "13", "--power", "12", "--armor", "16", "--range", "8"],
     "wm duel": ["khador/juggernaut", "cygnar/charger"],

@@ -49,9 +49,10 @@ def _query(command: cmds.Command, argv: list[str]) -> str:
 
 
 def _small(command: cmds.Command, argv: list[str]) -> list[str]:
-    """Small and seeded; a bundled list named by its path on the CLI goes by its name."""
-    lists = str((profiles_root() / "lists").resolve()) + "/"
-    argv = [Path(a).stem if str(Path(a).resolve()).startswith(lists) else a for a in argv]
+    """Small and seeded; a bundled list, meta or options file named by its path goes by its name."""
+    named = [str((profiles_root() / folder).resolve()) + "/" for folder in ("lists", "metas", "options")]
+    argv = [Path(a).stem if any(str(Path(a).resolve()).startswith(d) for d in named) else a
+            for a in argv]
     extra = []
     if "seed" in command.shared:
         extra += ["--seed", "7"]

@@ -59,3 +59,4 @@ app.command("sweep")(_analysis.sweep_command)
 from mathhammer.cli import tuning as _tuning  # noqa: E402
 app.command("score")(_tuning.score_command)
 app.command("diff")(_tuning.diff_command)
+app.command("tune")(_tuning.tune_command)

@@ -445,6 +445,14 @@ def _validate_list_or_scenario(data: dict, source: str) -> str | None:
     game, label = data.get("game"), data.get("name") or data.get("title") or ""
     if "id" in data:
         return None
+    if "lists" in data:  # a meta: the opposing lists with weights
+        from mathhammer.tuning.meta import load_meta
+
+        return f"meta {load_meta(source, data).name!r}"
+    if "units" in data and "points" not in data:  # a tune options file (a list has a points cap)
+        from mathhammer.tuning.tune import validate_options
+
+        return f"options {validate_options(data, source).name!r}"
     if "units" in data:
         from mathhammer.lists import load_list
 

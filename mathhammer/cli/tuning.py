@@ -59,3 +59,30 @@ def diff_command(
                         rounds=rounds, policy=policy, scheduler=scheduler, workers=workers,
                         progress=_cell_progress(opts, n_trials))
     emit(report, opts)
+
+
+@query_command(only=("method", "seed", "format", "output", "quiet"))
+def tune_command(
+    army: Annotated[str, typer.Argument(help="Army list TOML file, or a bundled list name.")],
+    options: Annotated[str, typer.Option("--options", help="What may change: an options file (profiles/options/ name or path).")],
+    meta: Meta,
+    points: Annotated[Optional[int], typer.Option("--points", help="Points cap (default: the list's own points limit).")] = None,
+    budget_seconds: Annotated[float, typer.Option("--budget-seconds", help="Time for the search (the last scoring pass comes on top).")] = 30.0,
+    max_lists: Annotated[Optional[int], typer.Option("--max-lists", help="Stop after this many candidate lists (a budget that gives the same answer on any machine).")] = None,
+    top: Annotated[int, typer.Option("--top", help="How many lists to show.")] = 3,
+    rounds: Rounds = None,
+    policy: Policy = "optimal",
+    opts: CommonOptions = None,  # filled in by @query_command
+    n_trials: NTrials = None,
+    scheduler: Scheduler = None,
+    workers: Workers = None,
+) -> None:
+    """The best lists an options file allows against a meta, as changes to LIST with their paired gain."""
+    from mathhammer.tuning.tune import tune_list
+
+    opts.config()
+    report = tune_list(army, options, meta, points=points, budget_seconds=budget_seconds,
+                       max_lists=max_lists, top=top,
+                       method=opts.method, n_trials=n_trials, seed=opts.seed, rounds=rounds,
+                       policy=policy, scheduler=scheduler, workers=workers)
+    emit(report, opts)

@@ -73,14 +73,17 @@ def find_meta(ref: str | Path) -> Path:
                        f"bundled metas: {', '.join(bundled_metas())}")
 
 
-def load_meta(ref: str | Path | Meta) -> Meta:
-    """Read and validate a meta: every list loads and is of the meta's game and ruleset."""
+def load_meta(ref: str | Path | Meta, data: dict | None = None) -> Meta:
+    """Read and validate a meta: every list loads and is of the meta's game and ruleset.
+
+    ``data``: the file's table, already read (``ref`` then only names it in messages).
+    """
     if isinstance(ref, Meta):
         return ref
-    path = find_meta(ref)
+    path = Path(ref) if data is not None else find_meta(ref)
     where = str(path)
     try:
-        spec = MetaFile.model_validate(read_toml(path))
+        spec = MetaFile.model_validate(read_toml(path) if data is None else data)
     except ValidationError as err:
         raise pydantic_errors(err, where) from None
     lists = []

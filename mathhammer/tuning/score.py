@@ -31,7 +31,7 @@ from typing import Any
 from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
 from mathhammer.errors import InputError
 from mathhammer.lists import ArmyList, ListUnit, load_list
-from mathhammer.results import Estimate, Report
+from mathhammer.results import Z95, Estimate, Report
 from mathhammer.tuning.meta import Meta, load_meta
 
 DEFAULT_TRIALS = 20_000  # per Monte Carlo cell
@@ -85,7 +85,7 @@ class Ledger:
 def _estimate(value: float, se: float, trials: int | None) -> Estimate:
     if trials is None:
         return Estimate.exact(value)
-    return Estimate(value, se, (value - 1.96 * se, value + 1.96 * se), trials)
+    return Estimate(value, se, (value - Z95 * se, value + Z95 * se), trials)
 
 
 @dataclass

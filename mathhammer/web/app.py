@@ -375,7 +375,8 @@ _GAME_OF_GROUP = {"wm": "warmachine", "fb": "fantasy", "magic": "magic"}
 _SUGGEST = {"attacker": "profiles", "target": "profiles", "defender": "profiles",
             "unit": "profiles", "enemy": "profiles", "opponent": "profiles", "ruleset": "rulesets",
             "list-a": "lists", "list_a": "lists", "list-b": "lists", "list_b": "lists",
-            "lists": "lists", "list": "lists", "meta": "metas", "then": "profiles"}
+            "lists": "lists", "list": "lists", "meta": "metas", "options": "options",
+            "army": "lists", "then": "profiles"}
 
 
 @functools.cache
@@ -406,7 +407,7 @@ def _choices(command: cmds.Command) -> dict[str, list[str]]:
             out[param.key] = [r["id"] for r in _profile_rows() if game in (None, r["game"])]
         elif source == "rulesets":
             out[param.key] = ["basic", "wfb8", "t9a1"]
-        elif source in ("lists", "metas"):
+        elif source in ("lists", "metas", "options"):
             out[param.key] = [f["id"].split("/", 1)[1] for f in _bundled_files(None)
                               if f["id"].startswith(source + "/")]
     return out

@@ -1,0 +1,406 @@
+"""``mathhammer tune``: search the list changes an options file allows for a better score.
+
+**What may change** (an options file, ``profiles/options/*.toml``)::
+
+    game = "fantasy"
+    ruleset = "wfb8"
+
+    [[units]]
+    profile = "wfb8/empire_halberdiers"
+    max = 3                 # copies of this profile in the list (min: default 0)
+    models = [15, 20, 25]   # unit sizes to try (Fantasy); Warmachine: focus = [..], charge = [..]
+
+Entries of the input list whose profile the options do not name stay as they are. A
+candidate list is checked by the list loader itself (points cap, warjack points, focus
+budget …), so it breaks no rule a list file could not break.
+
+**The search** (objective: ``net_points_per_turn`` of :mod:`.score`). A candidate's score
+is arithmetic on cells (:class:`~.score.Ledger`), and cells are cached by what they play,
+so screening a change costs only the cells no candidate needed before:
+
+1. *screen* every single change of the current list (add, remove, or swap one unit for
+   another size or option) at the screening fidelity (few trials per cell);
+2. *race* the best quarter at four times the trials, then the best quarter of those at
+   sixteen times, each paired against the current list at the same fidelity (common
+   random numbers: same cells, same seeds), keeping only changes better by 2 paired se;
+3. move to the best and repeat; when no change helps, *restart* from the best list with
+   two random changes, while the time budget lasts.
+
+The top K lists found are re-scored at the final fidelity against the input, paired. The
+input list is always a candidate, so the best list never scores below it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mathhammer.errors import InputError, MathhammerError, ProfileError
+from mathhammer.lists import find_list, load_list
+from mathhammer.profiles import profiles_root, pydantic_errors, read_toml
+from mathhammer.results import Estimate, Report
+from mathhammer.tuning.meta import Meta, load_meta
+from mathhammer.tuning.score import Ledger, _check, _method, _run, _seed_for, build_table
+
+SCREEN_TRIALS = 500
+RACE_FACTOR = 4
+MAX_VARIANTS = 200
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class OptionUnit(_Strict):
+    profile: str = Field(min_length=1)
+    min: int = Field(0, ge=0, le=20)
+    max: int = Field(1, ge=0, le=20)
+    models: list[int] = Field(default_factory=list, max_length=12)
+    focus: list[int] = Field(default_factory=list, max_length=13)
+    charge: list[bool] = Field(default_factory=list, max_length=2)
+    mode: list[str] = Field(default_factory=list, max_length=2)
+
+
+class OptionsFile(_Strict):
+    name: str = ""
+    game: str
+    ruleset: str
+    units: list[OptionUnit] = Field(min_length=1, max_length=30)
+
+
+Variant = tuple  # (profile, (("models", 20), ("charge", True), ...))
+
+
+def _find_options(ref: str) -> str:
+    from pathlib import Path
+
+    from mathhammer.io import names_a_file
+
+    path = Path(ref)
+    if names_a_file(path):
+        return str(path)
+    bundled = profiles_root() / "options" / f"{path.stem}.toml"
+    if path.suffix in ("", ".toml") and path.parent == Path(".") and names_a_file(bundled):
+        return str(bundled)
+    names = sorted(p.stem for p in (profiles_root() / "options").glob("*.toml"))
+    raise ProfileError(f"options {ref!r}", "file not found", None, f"bundled options: {', '.join(names)}")
+
+
+@dataclass
+class Space:
+    """The fixed entries, the variants per profile, and each profile's min/max copies."""
+
+    base: dict[str, Any]                  # the input list's file, units excluded
+    fixed: list[dict[str, Any]]
+    variants: dict[str, list[Variant]]    # profile -> its variants
+    bounds: dict[str, tuple[int, int]]
+
+    def to_list(self, state: dict[Variant, int], points: int) -> dict[str, Any]:
+        units = [dict(u) for u in self.fixed]
+        for (profile, opts), n in sorted(state.items(), key=lambda kv: repr(kv[0])):
+            if n:
+                units.append({"profile": profile, "count": n, **dict(opts)})
+        return {**self.base, "points": points, "units": units}
+
+    def moves(self, state: dict[Variant, int]) -> list[tuple[str, dict[Variant, int]]]:
+        out = []
+        for profile, variants in self.variants.items():
+            low, high = self.bounds[profile]
+            total = sum(state.get(v, 0) for v in variants)
+            for v in variants:
+                if total < high:
+                    out.append((f"+{_name(v)}", {**state, v: state.get(v, 0) + 1}))
+                if state.get(v, 0) and total > low:
+                    out.append((f"−{_name(v)}", {**state, v: state[v] - 1}))
+                if state.get(v, 0):
+                    for w in variants:
+                        if w != v:
+                            out.append((f"{_name(v)} → {_name(w)}",
+                                        {**state, v: state[v] - 1, w: state.get(w, 0) + 1}))
+        return out
+
+
+def _name(v: Variant) -> str:
+    profile, opts = v
+    extra = ", ".join(f"{k} {val}" for k, val in opts if k != "charge" or val)
+    return profile.split("/")[-1] + (f" ({extra})" if extra else "")
+
+
+def validate_options(data: dict, where: str) -> OptionsFile:
+    """An options file's table, validated (``profiles validate`` and :func:`build_space`)."""
+    try:
+        spec = OptionsFile.model_validate(data)
+    except ValidationError as err:
+        raise pydantic_errors(err, where) from None
+    for i, u in enumerate(spec.units):
+        if u.min > u.max:
+            raise ProfileError(f"{where}: units.{i}.min", f"is above max {u.max}", u.min,
+                               "use min <= max")
+    return spec
+
+
+def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
+                ) -> tuple[Space, dict[Variant, int]]:
+    where = _find_options(options_ref)
+    spec = validate_options(read_toml(where), where)
+    if (spec.game, spec.ruleset) != (game, ruleset):
+        raise ProfileError(f"{where}: game", f"is for {spec.game} {spec.ruleset}, the list is {game} "
+                           f"{ruleset}", spec.ruleset, f"use {game} {ruleset} options")
+    raw = read_toml(find_list(list_ref))
+    base = {k: v for k, v in raw.items() if k != "units"}
+    named = {}
+    for i, u in enumerate(spec.units):
+        if u.profile in named:
+            raise ProfileError(f"{where}: units.{i}.profile", "is named twice", u.profile,
+                               "merge the two entries")
+        named[u.profile] = (i, u)
+    fixed, state = [], {}
+    variants: dict[str, list[Variant]] = {}
+    for profile, (i, u) in named.items():
+        keys = [(k, vals) for k, vals in (("models", u.models), ("focus", u.focus),
+                                          ("charge", u.charge), ("mode", u.mode)) if vals]
+        combos = itertools.product(*[[(k, v) for v in vals] for k, vals in keys]) if keys else [()]
+        variants[profile] = [(profile, tuple(c)) for c in combos]
+    for entry in raw.get("units", []):
+        profile = entry.get("profile")
+        if profile not in named:
+            fixed.append(entry)
+            continue
+        opts = tuple((k, entry[k]) for k in ("models", "focus", "charge", "mode") if k in entry)
+        v = (profile, opts)
+        if v not in variants[profile]:
+            variants[profile].append(v)  # the input's own choice is always allowed
+        state[v] = state.get(v, 0) + int(entry.get("count", 1))
+    if sum(len(v) for v in variants.values()) > MAX_VARIANTS:
+        raise ProfileError(where, f"allows {sum(len(v) for v in variants.values())} unit variants, "
+                           f"above the limit of {MAX_VARIANTS}", None, "list fewer sizes or options")
+    bounds = {p: (u.min, u.max) for p, (_, u) in named.items()}
+    return Space(base, fixed, variants, bounds), state
+
+
+def _state_key(state: dict) -> str:
+    return repr(sorted(((k, v) for k, v in state.items() if v), key=repr))
+
+
+def _list_key(army) -> str:
+    """Two candidates that are the same list (however their entries were written)."""
+    return repr(sorted((u.profile_id, repr(getattr(u.profile, "formation", "")),
+                        repr(sorted(u.options.items())), u.count) for u in army.units))
+
+
+@dataclass
+class Scored:
+    changes: tuple[str, ...]
+    state: dict
+    army: Any
+    table: Any
+    list_dict: dict = None  # the list file it came from
+    screened: float = -math.inf  # its last paired gain over the list it was a change of
+
+
+def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None = None,
+              budget_seconds: float = 30.0, max_lists: int | None = None, top: int = 3,
+              method: str = "auto",
+              n_trials: int | None = None, seed: int | None = None, rounds: int | None = None,
+              policy: str = "optimal", scheduler: Any = None, workers: int | None = None,
+              progress: Any = None) -> Report:
+    """The best lists the options allow, as changes against ``army`` (module doc)."""
+    from mathhammer.rng import resolve_seed
+
+    final_trials = _check(method, policy, n_trials)
+    if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 20:
+        raise InputError("--top", "must be a whole number from 1 to 20", top, "use e.g. --top 3")
+    if not isinstance(budget_seconds, (int, float)) or not 0 < budget_seconds <= 3600 \
+            or math.isnan(budget_seconds):
+        raise InputError("--budget-seconds", "must be more than 0 and at most 3600", budget_seconds,
+                         "use e.g. --budget-seconds 30")
+    if max_lists is not None and (isinstance(max_lists, bool) or not isinstance(max_lists, int)
+                                  or not 1 <= max_lists <= 10_000_000):
+        raise InputError("--max-lists", "must be a whole number from 1 to 10,000,000", max_lists,
+                         "use e.g. --max-lists 1000")
+    start = load_list(army)
+    m = load_meta(meta)
+    if (start.game, start.ruleset) != (m.game, m.ruleset):
+        raise InputError("LIST", f"{start.name} is {start.game} {start.ruleset}, the meta {m.name} is "
+                         f"{m.game} {m.ruleset}", army, f"use a {m.game} {m.ruleset} meta")
+    cap = start.points_limit if points is None else points
+    if isinstance(cap, bool) or not isinstance(cap, int) or not 1 <= cap <= 100_000:
+        raise InputError("--points", "must be a whole number from 1 to 100,000", points,
+                         "use e.g. --points 2000")
+    space, state0 = build_space(army, options, m.game, m.ruleset)
+    seed = resolve_seed(seed)
+    rng = random.Random(seed)
+    deadline = time.monotonic() + budget_seconds
+    cache: dict[tuple[str, int], Any] = {}  # (cell key, trials) -> CellResult
+    screen = min(SCREEN_TRIALS, final_trials)
+    fidelities = [screen, min(screen * RACE_FACTOR, final_trials),
+                  min(screen * RACE_FACTOR ** 2, final_trials)]
+    evaluated = 0
+
+    def make(state: dict, changes: tuple[str, ...]) -> Scored | None:
+        data = space.to_list(state, cap)
+        try:
+            lst = load_list(data, source=f"candidate {'; '.join(changes) or 'input'}")
+        except MathhammerError:
+            return None  # breaks a list rule (points, focus, warjack points): not a candidate
+        return Scored(changes, state, lst, None, data)
+
+    def net(cands: list[Scored], trials: int) -> None:
+        """Fill each candidate's table at this fidelity and compute the cells it lacks."""
+        nonlocal evaluated
+        todo = {}
+        for c in cands:
+            c.table = build_table(c.army, m, method=method, n_trials=trials, seed=seed,
+                                  rounds=rounds, policy=policy)
+            for k, cell in c.table.cells.items():
+                if lookup(k, trials) is None:
+                    todo[k] = cell
+        if todo:
+            for k, r in _run(todo, scheduler, workers, None).items():
+                cache[(k, None if r.method == "exact" else trials)] = r  # exact: any fidelity
+        evaluated += len(cands)
+
+    def lookup(key: str, trials: int):
+        return cache.get((key, None)) or cache.get((key, trials))
+
+    def value(c: Scored, trials: int, against: Scored | None = None) -> Estimate:
+        results = {k: lookup(k, trials) for k in c.table.cells}
+        if against is None:
+            return c.table.net().estimate(results)
+        results.update({k: lookup(k, trials) for k in against.table.cells})
+        return c.table.net().estimate(results, minus=against.table.net())
+
+    input_list = make(state0, ())
+    if input_list is not None:
+        input_list.screened = 0.0
+    if input_list is None:
+        raise InputError("LIST", f"breaks a list rule under the points cap {cap}", army,
+                         "raise --points or fix the list")
+    best, seen, found = input_list, {_state_key(state0)}, [input_list]
+    restarts = 0
+
+    def out_of_budget() -> bool:  # the list count is the budget that gives the same answer anywhere
+        return time.monotonic() > deadline or (max_lists is not None and evaluated >= max_lists)
+
+    while not out_of_budget():
+        cands = []
+        for label, st in space.moves(best.state):
+            key = _state_key(st)
+            if key in seen:
+                continue
+            seen.add(key)
+            c = make(st, best.changes + (label,))
+            if c is not None:
+                cands.append(c)
+        improved = None
+        if cands:
+            pool, reached = cands, fidelities[0]
+            for i, trials in enumerate(fidelities):  # screen, then race the best quarter
+                net([best, *pool], trials)
+                reached = trials
+                diffs = sorted(((value(c, trials, best), c) for c in pool), key=lambda x: -x[0].value)
+                for d, c in diffs:
+                    c.screened = d.value + (best.screened if math.isfinite(best.screened) else 0.0)
+                keep = max(1, len(diffs) // 4) if i < len(fidelities) - 1 else len(diffs)
+                pool = [c for d, c in diffs[:keep] if d.value > -2 * d.se or i == 0]
+                if not pool or out_of_budget():
+                    break
+            if pool:
+                d = value(pool[0], reached, best)
+                if d.value > 2 * d.se and d.value > 0:
+                    improved = pool[0]
+            found.extend(cands)
+        if improved is not None:
+            best = improved
+            continue
+        if out_of_budget() or restarts >= 20:
+            break
+        restarts += 1  # a local optimum: restart from the best with two random changes
+        st = best.state
+        for _ in range(2):
+            options = space.moves(st)
+            if options:
+                st = rng.choice(options)[1]
+        c = make(st, best.changes + ("restart",))
+        if c is not None:
+            net([best, c], fidelities[-1])
+            if value(c, fidelities[-1], best).value > 0:
+                best = c
+    # the top K at the final fidelity, paired against the input
+    final, keys = [], {_list_key(input_list.army)}
+    for c in [best, *found]:  # one entry per list, however it was reached
+        if _list_key(c.army) not in keys:
+            keys.add(_list_key(c.army))
+            final.append(c)
+    final = sorted(final, key=lambda c: -c.screened)[:3 * top]  # the most promising, re-scored
+    net([input_list, *final], final_trials)
+    ranked = sorted([input_list, *final], key=lambda c: -value(c, final_trials, input_list).value)[:top]
+    return _report(start, m, input_list, ranked, final_trials, seed, lookup, value, evaluated,
+                   budget_seconds, cap)
+
+
+def _diff_text(a: Any, b: Any) -> str:
+    """"−5 Halberdiers, +Great Cannon": the entries of b against a, by label and count."""
+    def counts(lst):
+        out = {}
+        for u in lst.units:
+            if hasattr(u.profile, "formation"):
+                size = f" ({u.profile.formation.models})"
+            else:  # Warmachine: the focus it is given and whether it charges
+                size = f" (focus {u.options.get('focus', 0)}{', charge' if u.options.get('charge') else ''})"
+            name = u.profile.name + size
+            out[name] = out.get(name, 0) + u.count
+        return out
+    ca, cb = counts(a), counts(b)
+    parts = []
+    for name in sorted(set(ca) | set(cb)):
+        d = cb.get(name, 0) - ca.get(name, 0)
+        if d:
+            parts.append(f"{'+' if d > 0 else '−'}{abs(d) if abs(d) > 1 else ''}{' x ' if abs(d) > 1 else ''}{name}")
+    return ", ".join(parts) or "no change"
+
+
+def space_units(c: Scored) -> list[dict[str, Any]]:
+    """The candidate's ``[[units]]`` tables, ready for a list file."""
+    return [dict(u) for u in c.list_dict["units"]]
+
+
+def _report(start, m, input_list, ranked, trials, seed, lookup, value, evaluated, budget, cap) -> Report:
+    figures: dict[str, Estimate] = {}
+    base = value(input_list, trials)
+    figures["net_points_per_turn[input]"] = base
+    candidates = []
+    for i, c in enumerate(ranked, 1):
+        own, d = value(c, trials), value(c, trials, input_list)
+        figures[f"net_points_per_turn[#{i}]"] = own
+        figures[f"net_points_per_turn[#{i}-input]"] = d
+        candidates.append({"rank": i, "changes": _diff_text(input_list.army, c.army),
+                           "points": c.army.total_points, "score": own.value, "se": own.se,
+                           "gain": d.value, "gain_se": d.se,
+                           "list": c.army.summary(),
+                           "units": space_units(c)})
+    results = {k: lookup(k, trials) for c in [input_list, *ranked] for k in c.table.cells}
+    report = Report("tune", _method(results), figures, {}, title=f"tune: {start.name} against {m.name}",
+                    info={"input": start.summary(), "points_cap": cap,
+                          "candidates": [f"#{c['rank']}: {c['changes']}: {c['gain']:+.2f}"
+                                         + (f" ± {c['gain_se']:.2f}" if c['gain_se'] else "")
+                                         + f" points/turn ({c['points']} pts)" for c in candidates],
+                          "ranked": candidates, "lists_evaluated": evaluated,
+                          "budget_seconds": budget,
+                          "search": "screen every single change, race the best quarter at 4x and "
+                                    "16x the trials (paired), move, restart from the best; the "
+                                    "top lists re-scored paired against the input (README, tune)"})
+    if report.method != "exact":
+        report.n_trials, report.seed = trials, seed
+    top = candidates[0]
+    how = "exact" if report.method == "exact" else f"paired Monte Carlo, {trials:,} trials per cell"
+    report.headline = (f"Best change for {start.name} against {m.name}: {top['changes']}: "
+                       f"{top['gain']:+.2f}" + (f" ± {top['gain_se']:.2f}" if top["gain_se"] else "")
+                       + f" points/turn ({how}; {evaluated:,} lists evaluated)")
+    return report

@@ -1,0 +1,72 @@
+"""`tune` (issue 14 part 3): the best list never scores below the input (paired), keeps every
+list rule, and re-scoring it with another seed reproduces its score within its error."""
+
+from __future__ import annotations
+
+import pytest
+
+from mathhammer.cli import main
+from mathhammer.lists import load_list
+from mathhammer.tuning import score_list
+from mathhammer.tuning.tune import tune_list
+
+ARGS = dict(budget_seconds=3, n_trials=2000)
+
+
+@pytest.fixture(scope="module")
+def tuned():
+    return tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", seed=11, **ARGS)
+
+
+def test_the_best_list_scores_at_least_the_input(tuned):
+    ranked = tuned.info["ranked"]
+    assert ranked[0]["gain"] >= 0
+    assert [r["gain"] for r in ranked] == sorted((r["gain"] for r in ranked), reverse=True)
+    assert tuned.results["net_points_per_turn[#1-input]"].value == pytest.approx(ranked[0]["gain"])
+
+
+def test_every_candidate_keeps_the_list_rules(tuned):
+    for r in tuned.info["ranked"]:
+        army = load_list({"name": "x", "game": "fantasy", "ruleset": "wfb8", "points": 500,
+                          "units": r["units"]})
+        assert army.total_points == r["points"] <= 500
+        sizes = [u.profile.formation.models for u in army.units if u.profile_id == "wfb8/empire_halberdiers"]
+        assert 1 <= sum(u.count for u in army.units if u.profile_id == "wfb8/empire_halberdiers") <= 3
+        assert all(s in (15, 20, 25, 30) for s in sizes)
+
+
+def test_rescoring_the_best_list_with_another_seed_reproduces_it(tuned):
+    best = tuned.info["ranked"][0]
+    army = load_list({"name": "best", "game": "fantasy", "ruleset": "wfb8", "points": 500,
+                      "units": best["units"]})
+    again = score_list(army, "wfb8_infantry", method="mc", n_trials=2000, seed=12345)
+    e = again.results["net_points_per_turn"]
+    assert abs(e.value - best["score"]) < 5 * (e.se ** 2 + best["se"] ** 2) ** 0.5
+
+
+def test_a_points_cap_below_every_change_keeps_the_input():
+    report = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", points=380, seed=2, top=5, **ARGS)
+    assert all(r["points"] <= 380 for r in report.info["ranked"])
+
+
+def test_same_seed_same_answer_on_one_worker_or_two():
+    a = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", seed=5, workers=1, budget_seconds=600,
+                  n_trials=500)
+    b = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", seed=5, workers=2, budget_seconds=600,
+                  n_trials=500)
+    assert a.info["ranked"] == b.info["ranked"]
+
+
+@pytest.mark.parametrize("text, where", [
+    ('game = "fantasy"\nruleset = "wfb8"\n[[units]]\nprofile = "wfb8/orc_boyz"\nmin = 3\nmax = 1\n', "min"),
+    ('game = "warmachine"\nruleset = "mk2"\n[[units]]\nprofile = "khador/juggernaut"\n', "game"),
+    ('game = "fantasy"\nruleset = "wfb8"\n[[units]]\nprofile = "wfb8/orc_boyz"\nsize = 3\n', "size"),
+])
+def test_a_bad_options_file_is_one_line_exit_2(tmp_path, capsys, text, where):
+    path = tmp_path / "o.toml"
+    path.write_text(text)
+    with pytest.raises(SystemExit) as done:
+        main(["tune", "wfb8_empire", "--options", str(path), "--meta", "wfb8_infantry",
+              "--budget-seconds", "1"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.count("\n") == 1 and where in err
