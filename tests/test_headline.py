@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: commands that answer no odds question (they print files, cards, the rules or a tour)
 NOT_QUERIES = {"demo", "warmup", "serve", "rules", "profiles list", "profiles show",
                "profiles validate",
-               "profiles schema"}
+               "profiles schema",
+               "import"}  # import writes a list file (its first line is the headline, tested there)
 
 
 def _options(name: str) -> set[str]:

@@ -60,3 +60,5 @@ from mathhammer.cli import tuning as _tuning  # noqa: E402
 app.command("score")(_tuning.score_command)
 app.command("diff")(_tuning.diff_command)
 app.command("tune")(_tuning.tune_command)
+from mathhammer.cli import imports as _imports  # noqa: E402
+app.command("import")(_imports.import_command)

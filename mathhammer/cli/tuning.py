@@ -73,7 +73,7 @@ def tune_command(
     rounds: Rounds = None,
     policy: Policy = "optimal",
     opts: CommonOptions = None,  # filled in by @query_command
-    n_trials: NTrials = None,
+    n_trials: Annotated[Optional[int], typer.Option("--n-trials", help="Monte Carlo trials per cell when the best lists are scored against the input (default 20000); the search screens at 500 and races at 4x and 16x that.")] = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
 ) -> None:

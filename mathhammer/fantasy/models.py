@@ -274,6 +274,7 @@ class UnitProfile(_Frozen):
     stomp: str | None = Field(None, description='FB-S6: stomp hits ("1"; thunderstomp "D6")')
     breath_weapon: BreathWeapon | None = None
     notes: tuple[str, ...] = Field((), description="rules the engine does not simulate (shown only)")
+    aliases: tuple[str, ...] = Field((), max_length=12, description="other names list builders print (mathhammer import)")
     champion_extra_attacks: int = Field(1, ge=0, le=5)
     champion: Champion | None = Field(None, description="FB-K2: the champion's own stat line")
     formation: Formation

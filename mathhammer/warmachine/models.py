@@ -133,6 +133,7 @@ class WarmachineProfile(_Frozen):
     id: str = Field(pattern=_ID, description="<faction>/<name>, e.g. khador/juggernaut")
     name: str = Field(min_length=1)
     faction: str = Field(min_length=1)
+    aliases: tuple[str, ...] = Field((), max_length=12, description="other names list builders print (mathhammer import)")
     kind: Literal["warjack", "warcaster", "solo"]
     size: Literal["light", "heavy"] | None = Field(None, description="warjacks only")
     base: Literal["small", "medium", "large"] = Field(description="WM-D7: 30/40/50 mm")

@@ -1,0 +1,142 @@
+"""`mathhammer import` (issue 14 part 4): each format converts its bundled example and a
+hand-written one of the same structure into a list the loader reads; unknown names are
+flagged; broken, hostile and unknown-only files are one line, exit 2."""
+
+from __future__ import annotations
+
+import io
+import json
+import tomllib
+import zipfile
+
+import pytest
+
+from mathhammer.cli import main
+from mathhammer.imports import import_file
+from mathhammer.lists import load_list
+from tests.test_reliability_harness import ROOT
+
+EXAMPLES = ROOT / "profiles" / "imports"
+
+
+def run(capsys, *argv):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def units_of(text: str) -> list[tuple]:
+    army = load_list(tomllib.loads(text))
+    return [(u.profile_id, u.count, getattr(getattr(u.profile, "formation", None), "models", None))
+            for u in army.units]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("khador_mk2.txt", [("khador/sorscha", 1, None), ("khador/juggernaut", 1, None),
+                        ("khador/destroyer", 1, None)]),
+    ("orcs_t9a.txt", [("t9a1/og_orcs", 1, 20), ("t9a1/og_giant", 1, 1)]),
+    ("empire_wfb8.ros", [("wfb8/empire_halberdiers", 1, 20), ("wfb8/empire_handgunners", 1, 10)]),
+    ("empire_wfb8.rosz", [("wfb8/empire_halberdiers", 1, 20), ("wfb8/empire_handgunners", 1, 10)]),
+])
+def test_each_bundled_example_converts_to_a_list_that_loads(name, expected):
+    report, text = import_file(EXAMPLES / name)
+    assert units_of(text) == expected
+    assert report.headline.startswith("Converted ")
+
+
+def test_a_hand_written_mk2_list(tmp_path):
+    path = tmp_path / "cygnar.txt"
+    path.write_text("Faction: Cygnar\nPoints: 15/15\n\nCommander Stryker - WJ: +6\n"
+                    "* 2x Ironclad (7pts)\n* Lancer - PC: 6\n* Charger 4 pts\n")
+    report, text = import_file(path)
+    assert units_of(text) == [("cygnar/stryker", 1, None), ("cygnar/ironclad", 2, None),
+                              ("cygnar/lancer", 1, None), ("cygnar/charger", 1, None)]
+    assert report.info["points_printed"] == 7 * 2 + 6 + 4  # WJ +6 is not a cost
+
+
+def test_a_hand_written_t9a_list_with_sizes_and_command(tmp_path):
+    path = tmp_path / "dwarfs.txt"
+    path.write_text("1000 - Dwarven Holds\n== Core ==\n25 Clan Warriors, Shield, Champion, Musician - 250\n"
+                    "Greybeards, Standard Bearer [225]\nRune Golem - 180\n")
+    report, text = import_file(path, ruleset="t9a1")
+    data = tomllib.loads(text)
+    assert data["points"] == 1000 and data["name"] == "Dwarven Holds"
+    first = data["units"][0]
+    assert first == {"profile": "t9a1/dh_clan_warriors", "models": 25, "champion": True, "musician": True}
+    assert data["units"][1] == {"profile": "t9a1/dh_greybeards", "standard": True}
+    assert report.results["entries_unknown"].value == 1 and "Rune Golem" in text
+
+
+def _roster(body: str, system: str = "Warhammer Fantasy 8th Edition") -> bytes:
+    return (f'<?xml version="1.0"?><roster name="R" gameSystemName="{system}" '
+            f'xmlns="http://www.battlescribe.net/schema/rosterSchema"><forces><force><selections>'
+            f'{body}</selections></force></forces></roster>').encode()
+
+
+def test_a_hand_written_roster_and_its_zip(tmp_path):
+    body = ('<selection name="Orc Boyz" number="1" type="unit"><selections>'
+            '<selection name="Orc Boy" number="25" type="model"/>'
+            '<selection name="Boss" number="1" type="upgrade"/></selections>'
+            '<costs><cost name="pts" value="175"/></costs></selection>'
+            '<selection name="Orc Warboss" number="1" type="model"/>')
+    ros = tmp_path / "orcs.ros"
+    ros.write_bytes(_roster(body))
+    _, text = import_file(ros)
+    assert units_of(text) == [("wfb8/orc_boyz", 1, 25), ("wfb8/orc_warboss", 1, 1)]
+    rosz = tmp_path / "orcs.rosz"
+    with zipfile.ZipFile(rosz, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("orcs.ros", _roster(body))
+    assert import_file(rosz)[1].split("\n", 2)[2] == text.split("\n", 2)[2]
+
+
+def test_the_cli_writes_the_list_and_says_what_it_did(tmp_path, capsys):
+    out = tmp_path / "list.toml"
+    code, stdout, err = run(capsys, "import", EXAMPLES / "orcs_t9a.txt", "-o", out)
+    assert code == 0 and stdout == "" and err.startswith("Converted 2 of 3 entries")
+    assert "# UNKNOWN: Night Goblin Fanatic" in out.read_text()
+    load_list(str(out))
+    code, stdout, _ = run(capsys, "import", EXAMPLES / "orcs_t9a.txt", "--format", "json")
+    report = json.loads(stdout)
+    assert report["command"] == "import" and report["results"]["entries_converted"]["value"] == 2
+    code, stdout, _ = run(capsys, "import", EXAMPLES / "khador_mk2.txt")
+    assert stdout.startswith("# Converted 3 of 3 entries")
+
+
+def _bomb() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("big.ros", b"<" + b" " * 50_000_000)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("name, content, words", [
+    ("garbage.txt", b"\x00\x01garbage\xff", "UTF-8"),
+    ("nothing.txt", b"Steam Tank Mk2\nFlying Carpet\n", "none of its 2 entries"),
+    ("cut.ros", _roster('<selection name="Halberdiers" number="1" type="unit">')[:120], "XML"),
+    ("entities.ros", b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaa">]><roster>&a;</roster>',
+     "ENTITY"),
+    ("bomb.rosz", _bomb(), "archive"),
+    ("two.rosz", None, ".ros rosters"),
+])
+def test_bad_files_are_one_line_exit_2(tmp_path, capsys, name, content, words):
+    path = tmp_path / name
+    if content is None:
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("a.ros", _roster(""))
+            z.writestr("b.ros", _roster(""))
+    else:
+        path.write_bytes(content)
+    out_file = tmp_path / "out.toml"
+    code, out, err = run(capsys, "import", path, "-o", out_file)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert words.lower() in err.lower() and not out_file.exists()
+
+
+def test_a_near_miss_says_did_you_mean(tmp_path):
+    path = tmp_path / "l.txt"
+    path.write_text("500 - Empire\n20 Halberdeers - 145\n10 Handgunners - 90\n")
+    report, text = import_file(path, ruleset="wfb8")
+    assert "did you mean wfb8/empire_halberdiers" in report.headline
