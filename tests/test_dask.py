@@ -45,6 +45,25 @@ def test_sweep_on_dask_by_address_equals_local(client):
     assert local.breakpoints == remote.breakpoints
 
 
+def test_score_diff_and_tune_on_dask_equal_local(client):
+    """Issue 14: the list-tuning commands run their cells on the cluster with the same seeds."""
+    from mathhammer.tuning import diff_lists, score_list
+    from mathhammer.tuning.tune import tune_list
+
+    def values(report):
+        return {k: (v.value, v.se) for k, v in report.results.items()}
+
+    kw = dict(method="mc", n_trials=1000, seed=21)
+    assert values(score_list("wfb8_empire", "wfb8_infantry", **kw)) == values(
+        score_list("wfb8_empire", "wfb8_infantry", scheduler=client, **kw))
+    assert values(diff_lists("wfb8_empire", "wfb8_empire_gunline", "wfb8_infantry", **kw)) == values(
+        diff_lists("wfb8_empire", "wfb8_empire_gunline", "wfb8_infantry", scheduler=client, **kw))
+    tkw = dict(seed=4, n_trials=500, max_lists=15, budget_seconds=600)
+    local = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", **tkw)
+    remote = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", scheduler=client, **tkw)
+    assert local.info["ranked"] == remote.info["ranked"]
+
+
 def test_bad_scheduler_address_is_one_clear_error():
     with pytest.raises(InputError, match="Dask scheduler address"):
         sweep("khador/juggernaut", "cygnar/ironclad", "def=11..12", scheduler="nowhere")
