@@ -70,6 +70,25 @@ class Settings:
     scaling_seconds: float  # timing per (query, size) in the thread-scaling section
 
 
+SECTION_START, SECTION_END = "<!-- section: ", "<!-- end section -->"
+
+
+def kept_sections(path: Path) -> str:
+    """The ``<!-- section: NAME -->`` ... ``<!-- end section -->`` blocks of RESULTS.md, which
+    their own scripts write (benchmarks/tuning.py); a run of this script keeps them."""
+    if not path.exists():
+        return ""
+    text, out = path.read_text(), []
+    while SECTION_START in text:
+        start = text.index(SECTION_START)
+        end = text.find(SECTION_END, start)
+        if end < 0:
+            break
+        out.append(text[start:end + len(SECTION_END)])
+        text = text[end + len(SECTION_END):]
+    return "".join("\n" + block + "\n" for block in out)
+
+
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -588,7 +607,8 @@ def main(argv: list[str] | None = None) -> int:
                          "processes competed for the cores during the run)")
 
     if not args.no_write and not args.only:
-        RESULTS_PATH.write_text(to_markdown(results, machine, versions(), mode))
+        kept = kept_sections(RESULTS_PATH)  # sections other benchmark scripts own
+        RESULTS_PATH.write_text(to_markdown(results, machine, versions(), mode) + kept)
         log(f"wrote {RESULTS_PATH.relative_to(REPO)}")
     if args.format == "json":
         print(dumps_json(results, machine))

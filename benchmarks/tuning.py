@@ -1,7 +1,8 @@
 """List-tuning benchmarks (issue 14): tune's screening rate, diff of two 8-unit lists, and
 the variance reduction of pairing — each beside its baseline, timed in the same run.
 
-    .venv/bin/python benchmarks/tuning.py          # prints a Markdown section for RESULTS.md
+    .venv/bin/python benchmarks/tuning.py            # prints its section of RESULTS.md
+    .venv/bin/python benchmarks/tuning.py --write    # and writes it there (run.py keeps it)
 
 1. ``tune`` at the screening fidelity against a 3-list meta: candidate lists per minute,
    beside the baseline of scoring each candidate afresh (``score_list`` per candidate, no
@@ -22,6 +23,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from benchmarks.run import SECTION_END as END  # noqa: E402
+from benchmarks.run import SECTION_START as START  # noqa: E402
 from mathhammer.lists import load_list  # noqa: E402
 from mathhammer.tuning import diff_lists, score_list  # noqa: E402
 from mathhammer.tuning.tune import tune_list  # noqa: E402
@@ -72,12 +75,21 @@ def main() -> int:
     for line in d.info["variance_reduction"]:
         rows.append(("paired vs independent se (diff above)", line, "", "", ""))
     load = os.getloadavg()[0]
-    print(f"### List tuning (benchmarks/tuning.py; load average {load:.1f} at the end"
-          + ("; machine busy: times are upper bounds" if load > 1.5 else "") + ")\n")
-    print("| case | mathhammer | baseline | target | verdict |")
-    print("|---|---|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    lines = [f"{START}list-tuning -->", "", "## List tuning (`benchmarks/tuning.py`, issue 14)", "",
+             f"Load average {load:.1f} at the end" + ("; machine busy: times are upper bounds"
+                                                      if load > 1.5 else "") + ".", "",
+             "| case | mathhammer | baseline | target | verdict |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["", END]
+    section = "\n".join(lines)
+    print(section)
+    if "--write" in sys.argv:  # replace this script's section of RESULTS.md, keep the rest
+        path = Path(__file__).resolve().parent / "RESULTS.md"
+        text = path.read_text() if path.exists() else ""
+        if f"{START}list-tuning -->" in text:
+            head, rest = text.split(f"{START}list-tuning -->", 1)
+            text = head.rstrip("\n") + "\n" + rest.split(END, 1)[1] if END in rest else head
+        path.write_text(text.rstrip("\n") + "\n\n" + section + "\n")
     return 0
 
 
