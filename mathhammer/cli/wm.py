@@ -182,6 +182,8 @@ def duel_command(
     stationary: Annotated[bool, Flag("--stationary", "Target stationary: melee hits automatically, ranged/magic vs DEF 5 (WM-A4, WM-A7).")] = False,
     upkeep: Annotated[int, typer.Option("--upkeep", help="Spells the warcaster upkeeps: 1 focus each, paid before its activation (WM-F1).")] = 0,
     shake_knockdown: Annotated[bool, Flag("--shake-knockdown", "The warcaster pays 1 focus to shake knock-down or stationary (WM-F1).")] = False,
+    cripple: Annotated[Optional[str], typer.Option("--cripple", help='Target starts with these systems crippled, e.g. "L,M" (letters L R H A C M, or left, right, head, arc, cortex, movement); added to --damaged (WM-G3).')] = None,
+    attacker_cripple: Annotated[Optional[str], typer.Option("--attacker-cripple", help='Attacker starts with these systems crippled, e.g. "L" (a crippled arm loses a die, WM-G4).')] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Attacker's activation(s) vs a target on its full damage grid, under a focus policy.
@@ -199,7 +201,8 @@ def duel_command(
                   attacker_damaged=_parse_damaged(attacker_damaged, "--attacker-damaged"), buy=buy,
                   target_in_melee=target_in_melee, distance=distance, arm_bonus=arm_bonus,
                   def_bonus=def_bonus, stationary=stationary, upkeep=upkeep,
-                  shake=shake_knockdown, method=opts.method,
+                  shake=shake_knockdown, cripple=cripple, attacker_cripple=attacker_cripple,
+                  method=opts.method,
                   config=opts.config(), check=opts.check, explain=opts.explain)
     emit(report, opts)
 

@@ -393,6 +393,27 @@ def _parse_then(item: str, i: int):
     return ref, focus, mode
 
 
+def with_crippled(ref: str, damaged, systems: str | None, flag: str):
+    """Starting damage that cripples ``systems`` ("L,M"), on top of ``damaged`` (per column,
+    the larger count): board state without the arithmetic (WM-G3, WM-G7)."""
+    if systems is None:
+        return damaged
+    from mathhammer.warmachine.models import load_warmachine
+
+    prof = load_warmachine(ref)
+    if not prof.grid:
+        raise InputError(flag, f"{prof.name} has a damage track, not a grid: nothing to cripple",
+                         systems, "use --damaged N for its track")
+    counts = Grid.from_columns(prof.grid_columns, f"{ref}: grid").cripple_counts(systems, flag)
+    if damaged is None:
+        return counts
+    if isinstance(damaged, int) or len(damaged) != len(counts):
+        raise InputError(flag, "goes with a grid's six column counts in --damaged", damaged,
+                         'use --damaged "0,2,0,0,1,0" or drop it')
+    return [max(a, b) if isinstance(a, int) and not isinstance(a, bool) else a
+            for a, b in zip(damaged, counts, strict=True)]
+
+
 def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool = False,
          may_charge: bool = False, policy: str = "optimal", objective: str = "destroy",
          boost_hit: bool = False, boost_damage: bool = False, power_attacks: bool = True,
@@ -401,6 +422,7 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
          attacker_damaged=None, buy: int | None = None, target_in_melee: bool = False,
          distance: float | None = None, arm_bonus: int = 0, def_bonus: int = 0,
          stationary: bool = False, upkeep: int = 0, shake: bool = False,
+         cripple: str | None = None, attacker_cripple: str | None = None,
          method: str = "auto", config: MonteCarloConfig | None = None, check: bool = False,
          explain: bool = False) -> Report:
     """``mathhammer wm duel ATTACKER TARGET``: P(destroyed), P(crippled X), damage (WM-S2).
@@ -422,6 +444,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
     limits.check_distance(distance, "--distance")
     limits.check("upkeep", upkeep, "--upkeep")
     base = load_warmachine(target).base
+    damaged = with_crippled(target, damaged, cripple, "--cripple")
+    attacker_damaged = with_crippled(attacker, attacker_damaged, attacker_cripple, "--attacker-cripple")
     refs = [attacker]
     specs = [activation_from_profile(attacker, focus, mode, power_attacks, ranged=ranged,
                                      aim=aim, target_base=base, damaged=attacker_damaged,

@@ -205,6 +205,34 @@ class Grid:
             bits |= ((1 << count) - 1) << (ROWS * c)
         return bits
 
+    def cripple_counts(self, systems: str, where: str = "--cripple") -> list[int]:
+        """WM-G3/WM-G7: the fewest boxes marked from the top of each column that leave every
+        box of the named systems marked ("L,M": left arm and movement), as ``start_bits``
+        takes them; a system the grid lacks, or a track, is one line."""
+        names = {v.split()[0]: k for k, v in SYSTEM_NAMES.items()}  # "left" -> "L"
+        letters = []
+        for part in (p.strip() for p in str(systems).split(",")):
+            letter = part.upper() if part.upper() in SYSTEM_NAMES else names.get(part.lower())
+            if letter is None:
+                raise InputError(where, "names a system by its letter: L, R, H, A, C or M", part,
+                                 "use e.g. --cripple L,M (left arm and movement)")
+            letters.append(letter)
+        if self.is_track:
+            raise InputError(where, "a damage track has no systems to cripple", systems,
+                             "use --damaged N for a warcaster or solo")
+        counts = [0] * N_COLUMNS
+        for letter in letters:
+            found = False
+            for c, col in enumerate(self.columns):
+                rows = [r for r, box in enumerate(col) if box == letter]
+                if rows:
+                    found = True
+                    counts[c] = max(counts[c], rows[-1] + 1)
+            if not found:
+                raise InputError(where, f"this grid has no {SYSTEM_NAMES[letter]} ({letter}) boxes",
+                                 systems, "name a system the grid has")
+        return counts
+
     def render(self, bits: int = 0) -> str:
         """Rows top to bottom; marked boxes shown as ``x``, missing boxes as a space."""
         if self.is_track:

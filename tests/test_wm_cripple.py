@@ -1,0 +1,55 @@
+"""`--cripple` / `--attacker-cripple` (issue 12 part 6): board state without arithmetic.
+The counts are checked box by box on the bundled Ironclad grid, and a duel asked with
+`--cripple` is the same duel as with the equivalent `--damaged` column counts (WM-G3, WM-G7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mathhammer.errors import InputError
+from mathhammer.warmachine.duel import duel
+from mathhammer.warmachine.grid import Grid
+from mathhammer.warmachine.models import load_warmachine
+
+IRONCLAD = Grid.from_columns(load_warmachine("cygnar/ironclad").grid_columns)
+
+
+@pytest.mark.parametrize("systems, counts", [
+    ("L", [4, 4, 0, 0, 0, 0]),        # ---L and --LL(M): the lowest L box of each column
+    ("M", [0, 5, 6, 0, 0, 0]),
+    ("L,M", [4, 5, 6, 0, 0, 0]),
+    ("cortex", [0, 0, 0, 6, 5, 0]),
+    ("right, head", None),            # the Ironclad grid has no head: an error
+])
+def test_cripple_counts_box_by_box(systems, counts):
+    if counts is None:
+        with pytest.raises(InputError):
+            IRONCLAD.cripple_counts(systems)
+        return
+    assert IRONCLAD.cripple_counts(systems) == counts
+    bits = IRONCLAD.start_bits(counts)
+    for letter in (s.strip()[0].upper() for s in systems.split(",")):
+        assert IRONCLAD.crippled(bits, letter)
+
+
+def test_a_crippled_duel_is_the_duel_with_those_marks():
+    kw = dict(focus=3, charge=True, method="exact")
+    by_name = duel("khador/juggernaut", "cygnar/ironclad", cripple="L,M", **kw)
+    by_count = duel("khador/juggernaut", "cygnar/ironclad", damaged=[4, 5, 6, 0, 0, 0], **kw)
+    assert by_name.results["p_destroyed"].value == by_count.results["p_destroyed"].value
+    fresh = duel("khador/juggernaut", "cygnar/ironclad", **kw)
+    assert by_name.results["p_destroyed"].value > fresh.results["p_destroyed"].value
+
+
+def test_an_attacker_with_a_crippled_weapon_arm_does_worse():
+    kw = dict(focus=3, charge=True, method="exact")
+    armed = duel("khador/juggernaut", "cygnar/ironclad", **kw).results["p_destroyed"].value
+    crippled = duel("khador/juggernaut", "cygnar/ironclad", attacker_cripple="R", **kw)
+    assert crippled.results["p_destroyed"].value < armed
+
+
+def test_cripple_on_a_track_or_an_unknown_letter_is_one_line():
+    with pytest.raises(InputError, match="damage track"):
+        duel("khador/juggernaut", "cygnar/stryker", cripple="L")
+    with pytest.raises(InputError, match="letter"):
+        duel("khador/juggernaut", "cygnar/ironclad", cripple="Q")
