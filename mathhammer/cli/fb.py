@@ -39,6 +39,8 @@ TargetWounds = Annotated[int, typer.Option("--target-wounds", help="Target's Wou
 TargetModels = Annotated[Optional[int], typer.Option("--target-models", help="Models in the target unit (caps the wounds).")]
 Flaming = Annotated[bool, Flag("--flaming", "Flaming attacks: no regeneration.")]
 AtLeast = Annotated[Optional[int], typer.Option("--at-least", help="Also report P(wounds >= K).")]
+MAX_COUNT = 1000  # attacks or shots in one query
+ForP = Annotated[Optional[float], typer.Option("--for-p", help="Instead: the fewest attacks (shots) whose P(at least --at-least unsaved wounds, default 1) reaches this probability, and the curve around it.")]
 
 #: library argument names → the flags a user typed (errors name the flag)
 FLAG_NAMES = {
@@ -165,14 +167,41 @@ def _profile_target(ref: str, rules, **raw):
                   unit.formation.models)
 
 
+def _given(text: str | None, flag: str) -> str:
+    if text is None:
+        from mathhammer.errors import InputError
+
+        raise InputError(flag, "is required (or ask --for-p P for the number needed)", None,
+                         f"add e.g. {flag} 10")
+    return text
+
+
+def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_p: float, command: str):
+    """``--for-p``: the fewest attacks (shots) with P(at least K unsaved wounds) >= for_p."""
+    from mathhammer.errors import InputError
+    from mathhammer.fantasy.chain_query import chain_report
+    from mathhammer.inverse import fewest_attacks
+
+    if count is not None:
+        raise InputError(flag, "is what --for-p finds: leave it out", count, f"drop {flag}")
+    k = 1 if at_least is None else at_least
+    if isinstance(k, bool) or not 1 <= k <= MAX_COUNT:
+        raise InputError("--at-least", f"must be 1..{MAX_COUNT} with --for-p", at_least, "use e.g. --at-least 3")
+    unit = "shots" if flag == "--shots" else "attacks"
+    return fewest_attacks(
+        lambda n: chain_report(spec, n, rules, at_least=k, method="exact").results["p_at_least"].value,
+        for_p, MAX_COUNT, command=command, unit=unit,
+        outcome=f"deal at least {k} unsaved wound{'s' if k > 1 else ''}")
+
+
 def _attacks(text: str, flag: str) -> int | str:
     from mathhammer.errors import InputError
 
     text = text.strip()
     if text.lstrip("+-").isdigit():  # "-1" is a count too (a bad one), not dice text
         value = int(text)
-        if not 1 <= value <= 1000:
-            raise InputError(flag, "must be 1..1000", value, f"use e.g. {flag} 20")
+        if not 1 <= value <= MAX_COUNT:
+            raise InputError(flag, f"must be 1..{MAX_COUNT}", value, f"use e.g. {flag} 20")
         return value
     return _dice(text, flag)
 
@@ -180,11 +209,11 @@ def _attacks(text: str, flag: str) -> int | str:
 @app.command("attack")
 @query_command
 def attack_command(
-    attacks: Annotated[str, typer.Option("--attacks", help="Number of attacks (or dice text, e.g. 2D6).")],
     ws: Annotated[int, typer.Option("--ws", help="Attacker's Weapon Skill (1..10).")],
     target_ws: Annotated[int, typer.Option("--target-ws", help="Defender's Weapon Skill (1..10).")],
     strength: Annotated[int, typer.Option("--strength", help="Strength of the attacks (1..10).")],
     toughness: Annotated[int, typer.Option("--toughness", help="Target's Toughness (1..10).")],
+    attacks: Annotated[Optional[str], typer.Option("--attacks", help="Number of attacks (or dice text, e.g. 2D6); required unless --for-p.")] = None,
     save: Save = None,
     ward: Ward = None,
     regeneration: Regen = None,
@@ -207,6 +236,7 @@ def attack_command(
     target_initiative: Annotated[Optional[int], typer.Option("--target-initiative", help="Defender's Initiative.")] = None,
     flaming: Flaming = False,
     at_least: AtLeast = None,
+    for_p: ForP = None,
     ruleset: RulesetOpt = "wfb8",
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
@@ -229,7 +259,10 @@ def attack_command(
                         reroll_ward, reroll_regeneration, poison, killing_blow,
                         multiple_wounds, target_wounds, flaming),
         )
-        n_attacks = _attacks(attacks, "--attacks")
+        if for_p is not None:
+            emit(_for_p(spec, rules, attacks, "--attacks", at_least, for_p, "fb attack"), opts)
+            return
+        n_attacks = _attacks(_given(attacks, "--attacks"), "--attacks")
         report = chain_report(spec, n_attacks, rules, at_least=at_least,
                               models=target_models, method=opts.method, config=opts.config(),
                               check=opts.check)
@@ -241,9 +274,9 @@ def attack_command(
 @app.command("shoot")
 @query_command
 def shoot_command(
-    shots: Annotated[str, typer.Option("--shots", help="Number of shots (or dice text, e.g. 2D6).")],
     bs: Annotated[int, typer.Option("--bs", help="Shooter's Ballistic Skill (1..10).")],
     strength: Annotated[int, typer.Option("--strength", help="Strength of the shots (1..10).")],
+    shots: Annotated[Optional[str], typer.Option("--shots", help="Number of shots (or dice text, e.g. 2D6); required unless --for-p.")] = None,
     toughness: Annotated[Optional[int], typer.Option("--toughness", help="Target's Toughness (1..10); or --target.")] = None,
     target: Annotated[Optional[str], typer.Option("--target", help="Target unit: profile id or unit TOML file; its T, saves, W and models replace --toughness, --save, --ward, --regeneration, --target-wounds, --target-models (a ridden monster: hits allotted to rider and monster, FB-P2).")] = None,
     modifier: Annotated[int, typer.Option("--modifier", help="Any other to-hit modifier (e.g. -1).")] = 0,
@@ -270,6 +303,7 @@ def shoot_command(
     target_models: TargetModels = None,
     flaming: Flaming = False,
     at_least: AtLeast = None,
+    for_p: ForP = None,
     ruleset: RulesetOpt = "wfb8",
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
@@ -301,7 +335,10 @@ def shoot_command(
                         reroll_ward, reroll_regeneration, poison, killing_blow,
                         multiple_wounds, target_wounds, flaming),
         )
-        n_shots = _attacks(shots, "--shots")
+        if for_p is not None:
+            emit(_for_p(spec, rules, shots, "--shots", at_least, for_p, "fb shoot"), opts)
+            return
+        n_shots = _attacks(_given(shots, "--shots"), "--shots")
         if unit is not None and unit.ridden_monster is not None:
             from mathhammer.fantasy.combat_target import ridden_shooting
 

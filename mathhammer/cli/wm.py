@@ -54,16 +54,19 @@ def attack_command(
     extra_damage_die: Annotated[int, typer.Option("--extra-damage-die", help="Extra damage dice from effects.")] = 0,
     weapon_master: Annotated[bool, Flag("--weapon-master", "Weapon Master: +1 damage die (WM-D1).")] = False,
     boxes: Annotated[Optional[int], typer.Option("--boxes", help="Damage boxes left: also report P(destroyed).")] = None,
+    for_p: Annotated[Optional[float], typer.Option("--for-p", help="Instead: the fewest attacks whose P(destroyed) (with --boxes) reaches this probability, and the curve around it.")] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(hit), damage distribution and P(destroyed) of n attacks (WM-A1..A8, WM-D1..D3)."""
+    import functools
+
     from mathhammer.warmachine.chain import attack
 
     if opts.precision is not None and opts.method == "auto":
         opts.method = "mc"
-    report = attack(
-        stat, defense, power, armor, method=opts.method, config=opts.config(), check=opts.check,
-        kind=kind, boost_hit=boost_hit, boost_damage=boost_damage, attacks=attacks,
+    query = functools.partial(
+        attack, stat, defense, power, armor, check=opts.check, kind=kind, boost_hit=boost_hit,
+        boost_damage=boost_damage,
         modifier=modifier, crippled=crippled, charge=charge, powerful_charge=powerful_charge,
         free_strike=free_strike, knocked_down=knocked_down, stationary=stationary,
         movement_crippled=movement_crippled, back_strike=back_strike, aim=aim,
@@ -71,8 +74,23 @@ def attack_command(
         concealment=concealment, elevated=elevated, def_bonus=def_bonus, shield=shield,
         camped_focus=camped_focus, arm_bonus=arm_bonus, stealth_range=stealth_range,
         stealth=stealth, distance=distance, rng=rng, weapon_master=weapon_master,
-        extra_hit_dice=extra_hit_die, extra_damage_dice=extra_damage_die,
-        boxes=boxes, explain=opts.explain)
+        extra_hit_dice=extra_hit_die, extra_damage_dice=extra_damage_die, boxes=boxes)
+    if for_p is not None:
+        from mathhammer.errors import InputError
+        from mathhammer.inverse import fewest_attacks
+        from mathhammer.warmachine import limits
+
+        if boxes is None:
+            raise InputError("--for-p", "asks for P(destroyed): give the target's --boxes", for_p,
+                             "add e.g. --boxes 26")
+        if attacks != 1:
+            raise InputError("--attacks", "is what --for-p finds: leave it out", attacks, "drop --attacks")
+        report = fewest_attacks(
+            lambda n: query(method="exact", attacks=n).results["p_destroyed"].value, for_p,
+            limits.LIMITS["attacks"][1], command="wm attack", outcome=f"destroy {boxes} boxes")
+    else:
+        report = query(method=opts.method, config=opts.config(), attacks=attacks,
+                       explain=opts.explain)
     emit(report, opts)
 
 

@@ -1,0 +1,71 @@
+"""`--for-p` (issue 12 part 7): the fewest attacks whose chance reaches the target is the
+first n with p(n) >= target — checked against the engines called at n and n - 1."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mathhammer.cli import main
+from mathhammer.fantasy.chain import AttackSpec
+from mathhammer.fantasy.chain_query import chain_report
+from mathhammer.warmachine.chain import attack
+
+
+def run(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("target", [0.25, 0.5, 0.9])
+def test_wm_attack_for_p_is_the_first_count_that_reaches_it(capsys, target):
+    """A Winter-Guard-like gun (RAT 5, POW 10) at a Lancer-like target (DEF 12, ARM 16, 26 boxes)."""
+    args = ["--stat", "5", "--defense", "12", "--power", "10", "--armor", "16", "--kind", "ranged",
+            "--boxes", "26"]
+    code, out, _ = run(capsys, "wm", "attack", *args, "--for-p", str(target), "--format", "json")
+    assert code == 0
+    n = int(json.loads(out)["results"]["attacks_needed"]["value"])
+
+    def p(k):
+        return attack(5, 12, 10, 16, kind="ranged", boxes=26, attacks=k, method="exact").results[
+            "p_destroyed"].value
+    assert p(n) >= target > p(n - 1)
+
+
+@pytest.mark.parametrize("command, k, target", [("attack", 1, 0.9), ("attack", 4, 0.5), ("shoot", 3, 0.75)])
+def test_fb_for_p_is_the_first_count_that_reaches_it(capsys, command, k, target):
+    if command == "attack":
+        argv = ["fb", "attack", "--ws", "4", "--target-ws", "3", "--strength", "4", "--toughness", "4",
+                "--save", "5"]
+        spec = AttackSpec(ws=4, target_ws=3, strength=4, toughness=4, save=5, close_combat=True)
+    else:
+        argv = ["fb", "shoot", "--bs", "3", "--strength", "4", "--toughness", "3", "--save", "6"]
+        spec = AttackSpec(bs=3, strength=4, toughness=3, save=6, close_combat=False)
+    code, out, _ = run(capsys, *argv, "--at-least", str(k), "--for-p", str(target), "--format", "json")
+    assert code == 0
+    results = json.loads(out)["results"]
+    n = int(results[f"{'attacks' if command == 'attack' else 'shots'}_needed"]["value"])
+
+    def p(m):
+        return chain_report(spec, m, "wfb8", at_least=k, method="exact").results["p_at_least"].value
+    assert p(n) >= target > p(n - 1)
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["wm", "attack", "--stat", "5", "--defense", "12", "--power", "10", "--armor", "16", "--for-p", "0.5"],
+     "--boxes"),
+    (["wm", "attack", "--stat", "5", "--defense", "12", "--power", "10", "--armor", "30", "--boxes", "26",
+      "--for-p", "0.9"], "even 100 attacks"),
+    (["fb", "attack", "--attacks", "3", "--ws", "4", "--target-ws", "3", "--strength", "4", "--toughness",
+      "4", "--for-p", "0.5"], "--attacks"),
+    (["fb", "shoot", "--bs", "3", "--strength", "4", "--toughness", "3", "--for-p", "0"], "--for-p"),
+    (["fb", "shoot", "--bs", "3", "--strength", "4", "--toughness", "3"], "--shots"),
+])
+def test_bad_for_p_questions_are_one_line(capsys, argv, flag):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and flag in err
