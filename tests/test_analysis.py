@@ -31,7 +31,7 @@ def test_fixed_sequence_cell_matches_the_convolution_engine_on_a_damage_track():
     jug, stryker = load_warmachine(JUG), load_warmachine(STRYKER)
     cell = Cell("warmachine", jug, stryker, {"attacks": 3, "mode": "melee"}, method="exact")
     res = evaluate(cell)
-    assert (jug.stats.mat, jug.weapons[0].p_plus_s, stryker.stats.defense, stryker.stats.arm,
+    assert (jug.stats.mat, jug.weapons[0].pow_plus_str, stryker.stats.defense, stryker.stats.arm,
             stryker.boxes) == (6, 19, 16, 15, 17)
     spec = AttackSpec(hit_dice=2, bonus=6, defense=16, damage_dice=2, power=19, armor=15)
     pmf = chain_pmf([spec] * 3)

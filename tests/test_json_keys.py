@@ -104,13 +104,7 @@ def _cases():
             argv = _json_argv(name, cmd, check)
             if argv is None:
                 continue
-            marks = []
-            if name == "profiles show":  # prints profile data, whose TOML key p_plus_s is P+S
-                marks = [pytest.mark.xfail(strict=True, reason="the Warmachine profile key "
-                                           "p_plus_s (P+S = POW + STR) is not a probability; "
-                                           "renaming a data key belongs to the wm stream")]
-            cases.append(pytest.param(argv, id=f"{name}{' --check' if check else ''}",
-                                      marks=marks))
+            cases.append(pytest.param(argv, id=f"{name}{' --check' if check else ''}"))
     return cases
 
 

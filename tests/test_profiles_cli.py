@@ -101,7 +101,7 @@ def test_show_json_is_the_model(capsys):
     assert code == 0
     data = json.loads(out)
     assert data["stats"]["def"] == 10 and data["grid"][1] == "---LLM"
-    assert data["weapons"][0]["p_plus_s"] == 19
+    assert data["weapons"][0]["pow_plus_str"] == 19
 
 
 def test_show_user_file(capsys, tmp_path):
@@ -150,7 +150,7 @@ def _bad_file(tmp_path, name, old, new):
 
 def test_validate_reports_every_error_sorted(capsys, tmp_path):
     bad = _bad_file(tmp_path, "bad.toml", '"----MM", "----CC"', '"----MX"')
-    text = bad.read_text().replace("def = 10", "def = -2").replace("p_plus_s = 19", "p_plus_s = 18")
+    text = bad.read_text().replace("def = 10", "def = -2").replace("pow_plus_str = 19", "pow_plus_str = 18")
     bad.write_text(text.replace('kind = "warjack"', 'kind = "warjack"\ncolour = "red"'))
     good = JUGGERNAUT
     code, out, err = cli(capsys, "profiles", "validate", str(good), str(bad))
@@ -164,7 +164,7 @@ def test_validate_reports_every_error_sorted(capsys, tmp_path):
         f"invalid {bad}: grid.2: column 3 has letter(s) 'X'; allowed: -, L, R, H, A, C, M "
         "(got '----MX')",
         f"invalid {bad}: stats.def: Input should be greater than or equal to 1 (got -2)",
-        f"invalid {bad}: weapons.0.p_plus_s: must equal POW + STR = 7 + 12 = 19 (got 18)",
+        f"invalid {bad}: weapons.0.pow_plus_str: must equal POW + STR = 7 + 12 = 19 (got 18)",
     ]
     assert err.splitlines()[-1] == "1 of 2 file(s) invalid"
 

@@ -37,7 +37,7 @@ def test_every_bundled_file_validates():
 
 def test_warmachine_consistency_errors_all_at_once_sorted(tmp_path):
     bad = _edit(JUGGERNAUT, tmp_path / "jug.toml",
-                ("points = 7", "points = -1"), ("p_plus_s = 19", "p_plus_s = 20"),
+                ("points = 7", "points = -1"), ("pow_plus_str = 19", "pow_plus_str = 20"),
                 ('"----L", "---LLM"', '"----Z", "---LLM"'), ("mat = 6", 'mat = "six"'))
     code, out, err = run_inprocess(["profiles", "validate", str(bad)])
     assert code == 2
@@ -46,7 +46,7 @@ def test_warmachine_consistency_errors_all_at_once_sorted(tmp_path):
         "(got '----Z')\n"
         f"invalid {bad}: points: Input should be greater than or equal to 0 (got -1)\n"
         f"invalid {bad}: stats.mat: Input should be a valid integer (got 'six')\n"
-        f"invalid {bad}: weapons.0.p_plus_s: must equal POW + STR = 7 + 12 = 19 (got 20)\n"
+        f"invalid {bad}: weapons.0.pow_plus_str: must equal POW + STR = 7 + 12 = 19 (got 20)\n"
         "1 of 1 file(s) invalid\n")
 
 

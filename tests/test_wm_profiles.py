@@ -205,7 +205,7 @@ def test_weapon_cell_by_cell(key):
     ident, index = key
     w = load_warmachine(ident).weapons[index]
     name, kind, loc, pow_, pps, rng, rof, aoe = WEAPONS[key]
-    assert (w.name, w.kind, w.location, w.pow, w.p_plus_s, w.rng, w.rof, w.aoe) == (
+    assert (w.name, w.kind, w.location, w.pow, w.pow_plus_str, w.rng, w.rof, w.aoe) == (
         name,
         kind,
         loc,
@@ -223,15 +223,15 @@ def test_every_weapon_is_in_the_table():
 
 
 @pytest.mark.parametrize("ident", EXPECTED_IDS)
-def test_melee_p_plus_s_is_pow_plus_str(ident):
+def test_melee_pow_plus_str_is_pow_plus_str(ident):
     """PR-3 on the bundled data itself (the validator enforces it too)."""
     p = load_warmachine(ident)
     for w in p.weapons:
         if w.kind == "melee":
-            assert w.p_plus_s == w.pow + p.stats.strength, w.name
-            assert w.damage_power == w.p_plus_s
+            assert w.pow_plus_str == w.pow + p.stats.strength, w.name
+            assert w.damage_power == w.pow_plus_str
         else:
-            assert w.p_plus_s is None and w.damage_power == w.pow
+            assert w.pow_plus_str is None and w.damage_power == w.pow
 
 
 @pytest.mark.parametrize("ident", sorted(SPELLS))
@@ -357,12 +357,12 @@ def test_def_zero_is_impossible():
     )
 
 
-def test_p_plus_s_mismatch():
+def test_pow_plus_str_mismatch():
     data = _jug()
-    data["weapons"][0]["p_plus_s"] = 20
+    data["weapons"][0]["pow_plus_str"] = 20
     assert (
         _errors_of(data)
-        == "my.toml: weapons.0.p_plus_s: must equal POW + STR = 7 + 12 = 19 (got 20)" + FIX
+        == "my.toml: weapons.0.pow_plus_str: must equal POW + STR = 7 + 12 = 19 (got 20)" + FIX
     )
 
 
@@ -370,7 +370,7 @@ def test_unknown_key_names_allowed_keys():
     data = _jug()
     data["weapons"][1]["colour"] = "red"
     assert _errors_of(data) == (
-        "my.toml: weapons.1.colour: unknown key; allowed here: name, kind, rng, pow, p_plus_s, "
+        "my.toml: weapons.1.colour: unknown key; allowed here: name, kind, rng, pow, pow_plus_str, "
         "location, rof, aoe, rules, confidence" + FIX
     )
 
@@ -379,13 +379,13 @@ def test_all_errors_at_once_sorted_by_key_path():
     data = _jug()
     data["grid"] = data["grid"][:5]
     data["stats"]["arm"] = 0
-    data["weapons"][0]["p_plus_s"] = 1
+    data["weapons"][0]["pow_plus_str"] = 1
     data["weapons"][1]["location"] = "Q"
     data["points"] = -3
     with pytest.raises(ProfileError) as info:
         validate_data("warmachine", data, "my.toml")
     keys = [key for key, _ in info.value.problems]
-    assert keys == ["grid", "points", "stats.arm", "weapons.0.p_plus_s", "weapons.1.location"]
+    assert keys == ["grid", "points", "stats.arm", "weapons.0.pow_plus_str", "weapons.1.location"]
 
 
 def test_truncated_toml(tmp_path):
@@ -422,12 +422,12 @@ def test_truncated_toml(tmp_path):
             "weapons.0.location: system 'H' is not on the grid (grid letters: CLMR)",
         ),
         (
-            lambda d: d["weapons"][0].pop("p_plus_s"),
-            "weapons.0.p_plus_s: a melee weapon with POW needs P+S (POW 7 + STR 12)",
+            lambda d: d["weapons"][0].pop("pow_plus_str"),
+            "weapons.0.pow_plus_str: a melee weapon with POW needs P+S (POW 7 + STR 12)",
         ),
         (
             lambda d: d["weapons"][0].update(kind="ranged", rng=12),
-            "weapons.0.p_plus_s: only melee weapons have P+S (got 19)",
+            "weapons.0.pow_plus_str: only melee weapons have P+S (got 19)",
         ),
         (
             lambda d: d["weapons"][0].update(rng="SP"),
@@ -501,7 +501,7 @@ def test_unknown_id_suggests_closest():
 
 def test_model_validator_guards_python_construction():
     data = _jug()
-    data["weapons"][0]["p_plus_s"] = 3
+    data["weapons"][0]["pow_plus_str"] = 3
     with pytest.raises(Exception, match="must equal POW \\+ STR"):
         WarmachineProfile.model_validate(data)
 

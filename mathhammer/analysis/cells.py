@@ -227,7 +227,7 @@ def _with_stats(profile, options: dict[str, Any]):
         # P+S follows STR (PR-3); ranged POW does not
         delta = changes["stats"]["str_"] - profile.stats.str_
         update["weapons"] = tuple(
-            w.model_copy(update={"p_plus_s": w.p_plus_s + delta}) if w.p_plus_s is not None else w
+            w.model_copy(update={"pow_plus_str": w.pow_plus_str + delta}) if w.pow_plus_str is not None else w
             for w in profile.weapons)
     return profile.model_copy(update=update)
 

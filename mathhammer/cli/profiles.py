@@ -299,7 +299,7 @@ def warmachine_card(profile: Any) -> list[str]:
                     (_number(w.rof) + s("rof")) if w.kind == "ranged" else "-",
                     (_number(w.aoe) if w.aoe else "-") + s("aoe"),
                     _number(w.pow) + s("pow"),
-                    _number(w.p_plus_s) + s("p_plus_s"),
+                    _number(w.pow_plus_str) + s("pow_plus_str"),
                     w.location + s("location"),
                     w.confidence or "",
                 )

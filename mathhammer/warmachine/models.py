@@ -67,7 +67,7 @@ class Stats(_Frozen):
 
 
 class Weapon(_Frozen):
-    """One weapon line. Melee damage adds ``p_plus_s`` (= POW + STR, PR-3), ranged adds
+    """One weapon line. Melee damage adds ``pow_plus_str`` (= POW + STR, PR-3), ranged adds
     ``pow`` (WM-D1); ``location`` is the grid system whose crippling costs a die (WM-G4)."""
 
     name: str = Field(min_length=1)
@@ -78,7 +78,7 @@ class Weapon(_Frozen):
     pow: Int | None = Field(
         None, ge=0, le=25, description="POW; omit for weapons without a damage roll"
     )
-    p_plus_s: Int | None = Field(None, ge=0, le=40, description="melee only: POW + STR (PR-3)")
+    pow_plus_str: Int | None = Field(None, ge=0, le=40, description="melee only: POW + STR (PR-3)")
     location: Literal["L", "R", "H", "-"] = Field(
         "-", description='grid system of the weapon (WM-G4); "-" for casters and solos'
     )
@@ -98,7 +98,7 @@ class Weapon(_Frozen):
     @property
     def damage_power(self) -> int | None:
         """The number added to the damage dice: P+S for melee, POW otherwise (WM-D1)."""
-        return self.p_plus_s if self.kind == "melee" else self.pow
+        return self.pow_plus_str if self.kind == "melee" else self.pow
 
     def has_rule(self, keyword: str) -> bool:
         """True if any rule starts with ``keyword`` (case-insensitive)."""
@@ -316,30 +316,32 @@ def _weapon_problems(
     key: str, weapon: dict, stats: dict, kind: Any, grid_letters: str
 ) -> list[tuple[str, str]]:
     problems = []
+    if "p_plus_s" in weapon:  # renamed: a p_ name reads as a probability (issue 22)
+        problems.append((f"{key}.p_plus_s", "was renamed pow_plus_str (P+S = POW + STR)"))
     pow_, pps, strength = (
         _as_int(weapon.get("pow")),
-        _as_int(weapon.get("p_plus_s")),
+        _as_int(weapon.get("pow_plus_str")),
         _as_int(stats.get("str")),
     )
     if weapon.get("kind") == "melee":
-        if pow_ is not None and weapon.get("p_plus_s") is None:
+        if pow_ is not None and weapon.get("pow_plus_str") is None and "p_plus_s" not in weapon:
             problems.append(
                 (
-                    f"{key}.p_plus_s",
+                    f"{key}.pow_plus_str",
                     f"a melee weapon with POW needs P+S (POW {pow_} + STR {stats.get('str')})",
                 )
             )
         if pow_ is not None and pps is not None and strength is not None and pps != pow_ + strength:
             problems.append(
                 (
-                    f"{key}.p_plus_s",
+                    f"{key}.pow_plus_str",
                     f"must equal POW + STR = {pow_} + {strength} = {pow_ + strength} (got {pps})",
                 )
             )
         if weapon.get("rof", 1) != 1:
             problems.append((f"{key}.rof", "only ranged weapons have ROF"))
     elif weapon.get("kind") == "ranged" and pps is not None:
-        problems.append((f"{key}.p_plus_s", f"only melee weapons have P+S (got {pps!r})"))
+        problems.append((f"{key}.pow_plus_str", f"only melee weapons have P+S (got {pps!r})"))
     rng = weapon.get("rng")
     if isinstance(rng, str) and not _SPRAY.match(rng):
         problems.append((f"{key}.rng", f"must be {_UNION_FIELDS['rng']['weapons']} (got {rng!r})"))
