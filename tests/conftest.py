@@ -64,6 +64,12 @@ def cli_inprocess(*args: str) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(["mathhammer", *args], code, out.getvalue(), err.getvalue())
 
 
+def cli_result(*args) -> tuple[int, str, str]:
+    """``cli_inprocess`` as (exit code, stdout, stderr); arguments may be paths or numbers."""
+    proc = cli_inprocess(*map(str, args))
+    return proc.returncode, proc.stdout, proc.stderr
+
+
 def run_json(*args: str) -> dict:
     """``mathhammer ARGS --format json`` (in-process): exit 0 and the parsed JSON."""
     proc = cli_inprocess(*args, "--format", "json")

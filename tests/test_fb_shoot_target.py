@@ -7,25 +7,19 @@ import json
 
 import pytest
 
-from mathhammer.cli import main
+from tests.conftest import cli_result
+
 
 SHOTS = ["fb", "shoot", "--shots", "12", "--bs", "3", "--strength", "4", "--format", "json"]
 
 
-def run(capsys, *argv):
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
-def test_a_profile_target_equals_its_stats_typed_out(capsys):
+def test_a_profile_target_equals_its_stats_typed_out():
     """Orc Boyz (wfb8): T4, 5+ armour, W1, 20 models."""
-    code, by_id, _ = run(capsys, *SHOTS, "--target", "wfb8/orc_boyz")
+    code, by_id, _ = cli_result(*SHOTS, "--target", "wfb8/orc_boyz")
     assert code == 0
-    code, by_stats, _ = run(capsys, *SHOTS, "--toughness", "4", "--save", "5",
+    code, by_stats, _ = cli_result(*SHOTS, "--toughness", "4", "--save", "5",
                             "--target-models", "20")
     assert code == 0
     a, b = json.loads(by_id), json.loads(by_stats)
@@ -34,14 +28,14 @@ def test_a_profile_target_equals_its_stats_typed_out(capsys):
     assert a["results"]["mean_unsaved_wounds"]["value"] == pytest.approx(12 / 2 / 2 * 5 / 6)
 
 
-def test_the_headline_names_the_target(capsys):
-    code, out, _ = run(capsys, "fb", "shoot", "--shots", "5", "--bs", "3", "--strength", "3",
+def test_the_headline_names_the_target():
+    code, out, _ = cli_result("fb", "shoot", "--shots", "5", "--bs", "3", "--strength", "3",
                        "--target", "wfb8/empire_halberdiers", "--brief")
     assert code == 0 and "vs Halberdiers (T3)" in out
 
 
-def test_a_ridden_monster_target_allots_the_hits(capsys):
-    code, out, _ = run(capsys, *SHOTS, "--target", "wfb8/high_elf_prince_star_dragon")
+def test_a_ridden_monster_target_allots_the_hits():
+    code, out, _ = cli_result(*SHOTS, "--target", "wfb8/high_elf_prince_star_dragon")
     assert code == 0
     report = json.loads(out)
     assert "wounds_on_rider" in report["distributions"] and "wounds_on_mount" in report["distributions"]
@@ -51,16 +45,16 @@ def test_a_ridden_monster_target_allots_the_hits(capsys):
 @pytest.mark.parametrize("extra, flag", [(["--save", "4"], "--save"),
                                          (["--toughness", "3"], "--toughness"),
                                          (["--target-models", "5"], "--target-models")])
-def test_stats_beside_a_profile_are_one_line(capsys, extra, flag):
-    code, out, err = run(capsys, *SHOTS, "--target", "wfb8/orc_boyz", *extra)
+def test_stats_beside_a_profile_are_one_line(extra, flag):
+    code, out, err = cli_result(*SHOTS, "--target", "wfb8/orc_boyz", *extra)
     assert code == 2 and out == "" and err.count("\n") == 1 and flag in err
 
 
-def test_a_profile_of_another_ruleset_names_the_fix(capsys):
-    code, _, err = run(capsys, *SHOTS, "--target", "t9a1/og_orcs")
+def test_a_profile_of_another_ruleset_names_the_fix():
+    code, _, err = cli_result(*SHOTS, "--target", "t9a1/og_orcs")
     assert code == 2 and "--ruleset t9a1" in err
 
 
-def test_no_target_at_all_is_one_line(capsys):
-    code, _, err = run(capsys, *SHOTS)
+def test_no_target_at_all_is_one_line():
+    code, _, err = cli_result(*SHOTS)
     assert code == 2 and "--target" in err and err.count("\n") == 1

@@ -7,27 +7,20 @@ import json
 
 import pytest
 
-from mathhammer.cli import main
 from mathhammer.fantasy.chain import AttackSpec
 from mathhammer.fantasy.chain_query import chain_report
 from mathhammer.warmachine.chain import attack
+from tests.conftest import cli_result
 
 
-def run(capsys, *argv):
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("target", [0.25, 0.5, 0.9])
-def test_wm_attack_for_p_is_the_first_count_that_reaches_it(capsys, target):
+def test_wm_attack_for_p_is_the_first_count_that_reaches_it(target):
     """A Winter-Guard-like gun (RAT 5, POW 10) at a Lancer-like target (DEF 12, ARM 16, 26 boxes)."""
     args = ["--stat", "5", "--defense", "12", "--power", "10", "--armor", "16", "--kind", "ranged",
             "--boxes", "26"]
-    code, out, _ = run(capsys, "wm", "attack", *args, "--for-p", str(target), "--format", "json")
+    code, out, _ = cli_result("wm", "attack", *args, "--for-p", str(target), "--format", "json")
     assert code == 0
     n = int(json.loads(out)["results"]["attacks_needed"]["value"])
 
@@ -38,7 +31,7 @@ def test_wm_attack_for_p_is_the_first_count_that_reaches_it(capsys, target):
 
 
 @pytest.mark.parametrize("command, k, target", [("attack", 1, 0.9), ("attack", 4, 0.5), ("shoot", 3, 0.75)])
-def test_fb_for_p_is_the_first_count_that_reaches_it(capsys, command, k, target):
+def test_fb_for_p_is_the_first_count_that_reaches_it(command, k, target):
     if command == "attack":
         argv = ["fb", "attack", "--ws", "4", "--target-ws", "3", "--strength", "4", "--toughness", "4",
                 "--save", "5"]
@@ -46,7 +39,7 @@ def test_fb_for_p_is_the_first_count_that_reaches_it(capsys, command, k, target)
     else:
         argv = ["fb", "shoot", "--bs", "3", "--strength", "4", "--toughness", "3", "--save", "6"]
         spec = AttackSpec(bs=3, strength=4, toughness=3, save=6, close_combat=False)
-    code, out, _ = run(capsys, *argv, "--at-least", str(k), "--for-p", str(target), "--format", "json")
+    code, out, _ = cli_result(*argv, "--at-least", str(k), "--for-p", str(target), "--format", "json")
     assert code == 0
     results = json.loads(out)["results"]
     n = int(results[f"{'attacks' if command == 'attack' else 'shots'}_needed"]["value"])
@@ -66,6 +59,6 @@ def test_fb_for_p_is_the_first_count_that_reaches_it(capsys, command, k, target)
     (["fb", "shoot", "--bs", "3", "--strength", "4", "--toughness", "3", "--for-p", "0"], "--for-p"),
     (["fb", "shoot", "--bs", "3", "--strength", "4", "--toughness", "3"], "--shots"),
 ])
-def test_bad_for_p_questions_are_one_line(capsys, argv, flag):
-    code, out, err = run(capsys, *argv)
+def test_bad_for_p_questions_are_one_line(argv, flag):
+    code, out, err = cli_result(*argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and flag in err

@@ -11,21 +11,14 @@ import zipfile
 
 import pytest
 
-from mathhammer.cli import main
 from mathhammer.imports import import_file
 from mathhammer.lists import load_list
+from tests.conftest import cli_result
 from tests.test_reliability_harness import ROOT
 
 EXAMPLES = ROOT / "profiles" / "imports"
 
 
-def run(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def units_of(text: str) -> list[tuple]:
@@ -92,16 +85,16 @@ def test_a_hand_written_roster_and_its_zip(tmp_path):
     assert import_file(rosz)[1].split("\n", 2)[2] == text.split("\n", 2)[2]
 
 
-def test_the_cli_writes_the_list_and_says_what_it_did(tmp_path, capsys):
+def test_the_cli_writes_the_list_and_says_what_it_did(tmp_path):
     out = tmp_path / "list.toml"
-    code, stdout, err = run(capsys, "import", EXAMPLES / "orcs_t9a.txt", "-o", out)
+    code, stdout, err = cli_result("import", EXAMPLES / "orcs_t9a.txt", "-o", out)
     assert code == 0 and stdout == "" and err.startswith("Converted 2 of 3 entries")
     assert "# UNKNOWN: Night Goblin Fanatic" in out.read_text()
     load_list(str(out))
-    code, stdout, _ = run(capsys, "import", EXAMPLES / "orcs_t9a.txt", "--format", "json")
+    code, stdout, _ = cli_result("import", EXAMPLES / "orcs_t9a.txt", "--format", "json")
     report = json.loads(stdout)
     assert report["command"] == "import" and report["results"]["entries_converted"]["value"] == 2
-    code, stdout, _ = run(capsys, "import", EXAMPLES / "khador_mk2.txt")
+    code, stdout, _ = cli_result("import", EXAMPLES / "khador_mk2.txt")
     assert stdout.startswith("# Converted 3 of 3 entries")
 
 
@@ -121,7 +114,7 @@ def _bomb() -> bytes:
     ("bomb.rosz", _bomb(), "archive"),
     ("two.rosz", None, ".ros rosters"),
 ])
-def test_bad_files_are_one_line_exit_2(tmp_path, capsys, name, content, words):
+def test_bad_files_are_one_line_exit_2(tmp_path, name, content, words):
     path = tmp_path / name
     if content is None:
         with zipfile.ZipFile(path, "w") as z:
@@ -130,7 +123,7 @@ def test_bad_files_are_one_line_exit_2(tmp_path, capsys, name, content, words):
     else:
         path.write_bytes(content)
     out_file = tmp_path / "out.toml"
-    code, out, err = run(capsys, "import", path, "-o", out_file)
+    code, out, err = cli_result("import", path, "-o", out_file)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert words.lower() in err.lower() and not out_file.exists()
 

@@ -9,19 +9,12 @@ import math
 import pytest
 
 from mathhammer.analysis import compare
-from mathhammer.cli import main
 from mathhammer.lists import load_list
 from mathhammer.tuning import diff_lists, load_meta, score_list
 from mathhammer.tuning.score import unit_value
+from tests.conftest import cli_result
 
 
-def run(capsys, *argv):
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_score_is_the_readme_weighting_of_the_compare_cells():
@@ -80,11 +73,11 @@ def test_a_warcaster_as_a_target_is_worth_its_warjack_points():
     assert sorscha.points == 0 and unit_value(sorscha) == 5
 
 
-def test_score_and_diff_from_the_cli_answer_first(capsys):
-    code, out, _ = run(capsys, "score", "wfb8_empire", "--meta", "wfb8_infantry", "--rounds", "1",
+def test_score_and_diff_from_the_cli_answer_first():
+    code, out, _ = cli_result("score", "wfb8_empire", "--meta", "wfb8_infantry", "--rounds", "1",
                        "--method", "exact", "--brief")
     assert code == 0 and out.startswith("Empire state troops destroys ") and "(exact)" in out
-    code, out, _ = run(capsys, "diff", "wfb8_empire", "wfb8_empire_gunline", "--meta", "wfb8_infantry",
+    code, out, _ = cli_result("diff", "wfb8_empire", "wfb8_empire_gunline", "--meta", "wfb8_infantry",
                        "--n-trials", "1000", "--seed", "1", "--format", "json")
     assert code == 0
     report = json.loads(out)
@@ -97,16 +90,16 @@ def test_score_and_diff_from_the_cli_answer_first(capsys):
     (["diff", "wfb8_empire", "khador_battlebox", "--meta", "wfb8_infantry"], "LIST"),
     (["score", "wfb8_empire", "--meta", "wfb8_infantry", "--n-trials", "3"], "--n-trials"),
 ])
-def test_bad_input_is_one_line_exit_2(capsys, argv, where):
-    code, out, err = run(capsys, *argv)
+def test_bad_input_is_one_line_exit_2(argv, where):
+    code, out, err = cli_result(*argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and where in err
 
 
-def test_a_meta_file_is_validated(tmp_path, capsys):
+def test_a_meta_file_is_validated(tmp_path):
     meta = tmp_path / "m.toml"
     meta.write_text('game = "fantasy"\nruleset = "wfb8"\n[[lists]]\nlist = "khador_battlebox"\n')
-    code, _, err = run(capsys, "score", "wfb8_empire", "--meta", str(meta))
+    code, _, err = cli_result("score", "wfb8_empire", "--meta", str(meta))
     assert code == 2 and "lists.0.list" in err
     meta.write_text('game = "fantasy"\nruleset = "wfb8"\n[[lists]]\nlist = "wfb8_orcs"\nweight = -1\n')
-    code, _, err = run(capsys, "score", "wfb8_empire", "--meta", str(meta))
+    code, _, err = cli_result("score", "wfb8_empire", "--meta", str(meta))
     assert code == 2 and "weight" in err
