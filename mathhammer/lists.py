@@ -141,16 +141,23 @@ def _is_file(path: Path) -> bool:
     return names_a_file(path)
 
 
-def find_list(ref: str | Path) -> Path:
-    """A list file path, or the name of a bundled list under ``profiles/lists/``."""
+def find_bundled(ref: str | Path, folder: str, what: str) -> Path:
+    """A file path, or the name of a bundled file under ``profiles/<folder>/`` (lists, metas,
+    options); a miss is one line listing the bundled names."""
     path = Path(ref)
     if _is_file(path):
         return path
-    bundled = profiles_root() / "lists" / f"{path.stem}.toml"
+    bundled = profiles_root() / folder / f"{path.stem}.toml"
     if path.suffix in ("", ".toml") and _is_file(bundled) and path.parent == Path("."):
         return bundled
-    hint = f"bundled lists: {', '.join(bundled_lists())}" if bundled_lists() else "check the path"
-    raise ProfileError(f"list {str(ref)!r}", "file not found", None, hint)
+    names = sorted(p.stem for p in (profiles_root() / folder).glob("*.toml"))
+    hint = f"bundled {folder}: {', '.join(names)}" if names else "check the path"
+    raise ProfileError(f"{what} {str(ref)!r}", "file not found", None, hint)
+
+
+def find_list(ref: str | Path) -> Path:
+    """A list file path, or the name of a bundled list under ``profiles/lists/``."""
+    return find_bundled(ref, "lists", "list")
 
 
 def load_list(ref: str | Path | dict, source: str | None = None) -> ArmyList:

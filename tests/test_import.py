@@ -133,3 +133,14 @@ def test_a_near_miss_says_did_you_mean(tmp_path):
     path.write_text("500 - Empire\n20 Halberdeers - 145\n10 Handgunners - 90\n")
     report, text = import_file(path, ruleset="wfb8")
     assert "did you mean wfb8/empire_halberdiers" in report.headline
+
+
+def test_names_with_quotes_and_newlines_still_give_a_list_file_that_loads(tmp_path):
+    body = ('<selection name="Orc Boyz" number="1" type="unit"/>'
+            '<selection name="Da &quot;Big&quot;&#10;Gun" number="1" type="model"/>')
+    ros = tmp_path / "odd.ros"
+    ros.write_bytes(_roster(body).replace(b'name="R"', b'name="Waaagh &quot;1&quot;&#10;list"'))
+    report, text = import_file(ros)
+    data = tomllib.loads(text)
+    assert data["name"] == 'Waaagh "1"\nlist' and report.results["entries_unknown"].value == 1
+    load_list(data)

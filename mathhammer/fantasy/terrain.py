@@ -19,17 +19,12 @@ import numpy as np
 from mathhammer.errors import InputError
 from mathhammer.explain import Step
 from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.tests import whole_number
 from mathhammer.results import Distribution, Estimate, Report
 
 MAX_MODELS = 1000  # a unit larger than this is a typo
 MAX_WOUNDS = 20
 HEIGHTS = ("standard", "large", "gigantic")
-
-
-def _count(value, where: str, low: int, high: int, fix: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InputError(where, f"must be a whole number from {low} to {high}", value, fix)
-    return value
 
 
 def _binomial(n: int, p: Fraction) -> list[Fraction]:
@@ -83,11 +78,11 @@ def dangerous_terrain(models: int, value: int = 1, height: str = "standard", cha
                       rules: Ruleset | str = "wfb8") -> Report:
     """``fb test --dangerous-terrain N``: models lost and wounds suffered (FB-T4), exact."""
     rules = load_ruleset(rules)
-    _count(models, "--dangerous-terrain", 1, MAX_MODELS, "give the number of models testing, e.g. 10")
-    _count(value, "--terrain-value", 1, 6, "use the terrain's value in brackets, e.g. 1 or 2")
-    _count(wounds, "--wounds", 1, MAX_WOUNDS, "use the Wounds of one model, e.g. 1")
+    whole_number(models, "--dangerous-terrain", 1, MAX_MODELS, "give the number of models testing, e.g. 10")
+    whole_number(value, "--terrain-value", 1, 6, "use the terrain's value in brackets, e.g. 1 or 2")
+    whole_number(wounds, "--wounds", 1, MAX_WOUNDS, "use the Wounds of one model, e.g. 1")
     if ward is not None:
-        _count(ward, "--ward", 2, 6, "use e.g. --ward 5 for a 5+ ward save")
+        whole_number(ward, "--ward", 2, 6, "use e.g. --ward 5 for a 5+ ward save")
     if height not in HEIGHTS:
         raise InputError("--height", "must be standard, large or gigantic", height, "use --height large")
     data = rules.dangerous_terrain

@@ -23,7 +23,7 @@ from mathhammer.results import Estimate, Report
 LD_LIMIT = 20  # a leadership value beyond this is a typo, not a unit
 
 
-def _int(value, where: str, low: int, high: int, fix: str) -> int:
+def whole_number(value, where: str, low: int, high: int, fix: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InputError(where, f"must be a whole number from {low} to {high}", value, fix)
     return value
@@ -36,7 +36,7 @@ def characteristic_test(value: int, where: str = "value",
     FB-V0: a characteristic of 0 fails every test where the ruleset says so
     (``zero.tests_fail``: wfb8, t9a1); without a ruleset, FB-T1 as written.
     """
-    _int(value, where, 0, 10, "use the characteristic, e.g. --value 4")
+    whole_number(value, where, 0, 10, "use the characteristic, e.g. --value 4")
     if value == 0 and rules is not None and load_ruleset(rules).zero.tests_fail:
         return Fraction(0)
     return Fraction(sum(1 for face in range(1, 7) if face == 1 or (face != 6 and face <= value)), 6)
@@ -53,7 +53,7 @@ def leadership_test(ld: int, rules: Ruleset | str = "wfb8", reroll: bool = False
     ``ld`` is the value tested against, already modified (e.g. Ld − combat difference).
     """
     rules = load_ruleset(rules)
-    _int(ld, where, -LD_LIMIT, LD_LIMIT, "use e.g. --ld 8")
+    whole_number(ld, where, -LD_LIMIT, LD_LIMIT, "use e.g. --ld 8")
     passes = 0
     for a in range(1, 7):
         for b in range(1, 7):
@@ -70,8 +70,8 @@ def break_test(ld: int, lost_by: int, rules: Ruleset | str = "wfb8", steadfast: 
         RulesError: Steadfast asked in a ruleset without it (``basic``).
     """
     rules = load_ruleset(rules)
-    _int(ld, "--ld", 0, 10, "use the unit's Ld, e.g. --ld 8")
-    _int(lost_by, "--lost-by", 0, 100, "use the combat score difference, e.g. --lost-by 3")
+    whole_number(ld, "--ld", 0, 10, "use the unit's Ld, e.g. --ld 8")
+    whole_number(lost_by, "--lost-by", 0, 100, "use the combat score difference, e.g. --lost-by 3")
     if steadfast and not rules.steadfast:
         raise RulesError("--steadfast", f"ruleset {rules.name} has no Steadfast", True,
                          "drop --steadfast or use --ruleset wfb8 / t9a1")
@@ -92,9 +92,9 @@ def magic_resistance(mr: int, rules: Ruleset | str = "basic", ward: int | None =
     """
     rules = load_ruleset(rules)
     if rules.magic_resistance == "d20_ignore":
-        _int(mr, "--magic-resistance", 1, 4, "use 1, 2, 3 or 4 (4: cannot be targeted)")
+        whole_number(mr, "--magic-resistance", 1, 4, "use 1, 2, 3 or 4 (4: cannot be targeted)")
         return Fraction(1) if mr == 4 else Fraction(5 * mr, 20)
-    _int(mr, "--magic-resistance", 1, 6, "use e.g. --magic-resistance 2")
+    whole_number(mr, "--magic-resistance", 1, 6, "use e.g. --magic-resistance 2")
     needed = 7 - mr if ward is None else rules.check_save(ward, "--ward") - mr
     needed = max(2, needed)
     return Fraction(max(0, 7 - needed), 6) if needed <= 6 else Fraction(0)
@@ -145,7 +145,7 @@ def fantasy_test_report(value: int | None = None, ld: int | None = None, reroll:
         return _report("fb test", p, f"characteristic test, value {value} ({rules.name})",
                        {"rule": rule, "reroll": reroll, "ruleset": rules.name})
     if ld is not None:
-        _int(ld, "--ld", 0, 10, "use e.g. --ld 8")
+        whole_number(ld, "--ld", 0, 10, "use e.g. --ld 8")
         p = leadership_test(ld, rules, reroll, where="--ld")
         if ld == 0 and rules.zero.tests_fail:  # FB-V0, even a double 1
             p = Fraction(0)

@@ -9,11 +9,13 @@ that matches nothing is kept as a comment in the list file and named in the repo
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from pathlib import Path
 
 from mathhammer.errors import InputError, InputFileError
 from mathhammer.imports.model import Entry, ParsedList
+from mathhammer.lists import load_list
 from mathhammer.results import Estimate, Report
 
 MAX_ENTRIES = 200  # a list longer than this is not an army list
@@ -26,19 +28,21 @@ def fold(text: str) -> str:
     return text[:-1] if text.endswith("s") and len(text) > 3 else text
 
 
-def _index(game: str, ruleset: str) -> dict[str, str]:
-    """Folded name -> profile id, over the bundled profiles of the game (and ruleset)."""
+def _index(game: str, ruleset: str) -> tuple[dict[str, str], dict[str, object]]:
+    """Folded name -> profile id over the bundled profiles of the game (and ruleset), and
+    the profiles by id (read once: the unit sizes come from them too)."""
     from mathhammer.profiles import bundled_ids, load_profile
 
     prefix = "" if game == "warmachine" else ruleset + "/"
     index: dict[str, str] = {}
+    profiles: dict[str, object] = {}
     for ident in bundled_ids(game):
         if not ident.startswith(prefix):
             continue
-        profile = load_profile(game, ident)
+        profiles[ident] = profile = load_profile(game, ident)
         for name in (profile.name, ident.rsplit("/", 1)[-1], *profile.aliases):
             index.setdefault(fold(name), ident)
-    return index
+    return index, profiles
 
 
 def match(name: str, index: dict[str, str]) -> tuple[str | None, list[str]]:
@@ -97,21 +101,20 @@ def import_file(path: str | Path, game: str | None = None, ruleset: str | None =
 
 
 def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
-    index = _index(parsed.game, parsed.ruleset)
+    index, profiles = _index(parsed.game, parsed.ruleset)
     units, unknown, lines, mapping = [], [], [], []
     for e in parsed.entries:
         ident, near = match(e.name, index)
         if ident is None:
             hint = f" — did you mean {', '.join(near)}?" if near else ""
             unknown.append(f"{e.name!r}{hint}")
-            lines.append(f"# UNKNOWN: {e.line.strip() or e.name}{hint}")
+            lines.append(_comment(f"UNKNOWN: {e.line.strip() or e.name}{hint}"))
             continue
         unit = {"profile": ident}
         if e.count > 1:
             unit["count"] = e.count
         if parsed.game == "fantasy":
-            profile_models = _models(ident)
-            if e.models and e.models != profile_models:
+            if e.models and e.models != profiles[ident].formation.models:
                 unit["models"] = e.models
             for key in ("champion", "standard", "musician"):
                 if key in e.options:
@@ -126,9 +129,11 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
     per_copy = parsed.game == "warmachine"  # "2x Ironclad (7pts)": a Mk II line prices one model
     total = sum((e.points or 0) * (e.count if per_copy else 1) for _, e in units)
     limit = parsed.points_limit or None
-    text = _list_text(parsed, units, lines, limit, total, label)
-    points = _loaded_points(text, label)
-    text = text.replace("points = {POINTS}", f"points = {max(limit or 0, points)}")
+    data = {"name": parsed.name, "game": parsed.game, "ruleset": parsed.ruleset,
+            "points": 100_000, "units": [unit for unit, _ in units]}
+    points = load_list(data, source=f"{label} (imported)").total_points  # priced by the profiles
+    data["points"] = max(limit or 0, points)  # the export's limit, or that price when higher
+    text = _list_text(parsed, data, [e for _, e in units], lines, limit, total, label)
     n, k = len(parsed.entries), len(units)
     headline = (f"Converted {k} of {n} entries to the {parsed.game} {parsed.ruleset} list "
                 f"{parsed.name!r} ({points} points by the bundled profiles)"
@@ -143,39 +148,27 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
     return report, text
 
 
-def _models(ident: str) -> int:
-    from mathhammer.fantasy.models import load_unit
-
-    return load_unit(ident).formation.models
-
-
 def _toml_str(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A TOML basic string: JSON's escapes are TOML's (a name from XML may hold a newline)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
-def _list_text(parsed: ParsedList, units, unknown_lines, limit, total, label) -> str:
-    out = [f"# Imported by `mathhammer import` from {Path(label).name} ({parsed.source_format}).",
+def _comment(text: str) -> str:
+    return "# " + " ".join(text.split())[:200]
+
+
+def _list_text(parsed: ParsedList, data: dict, entries: list[Entry], unknown_lines, limit, total,
+               label) -> str:
+    out = [_comment(f"Imported by `mathhammer import` from {Path(label).name} ({parsed.source_format})."),
            f"# Points printed in the export: {total}" + (f" of {limit}" if limit else "") + "."]
     if parsed.game == "warmachine":
         out.append("# No focus is allocated: give each warjack focus = N (at most 3; WM-F1).")
     out += unknown_lines
-    out += [f"name = {_toml_str(parsed.name)}", f'game = "{parsed.game}"', f'ruleset = "{parsed.ruleset}"',
-            "points = {POINTS}"]
-    for unit, e in units:
+    out += [f"{key} = {_toml_str(data[key])}" for key in ("name", "game", "ruleset")]
+    out.append(f"points = {data['points']}")
+    for unit, e in zip(data["units"], entries, strict=True):
         out.append("")
-        out.append(f"[[units]]  # {e.line.strip()[:100]}" if e.line.strip() else "[[units]]")
+        out.append("[[units]]  " + _comment(e.line.strip()[:100]) if e.line.strip() else "[[units]]")
         for key, value in unit.items():
             out.append(f"{key} = {_toml_str(value) if isinstance(value, str) else str(value).lower()}")
     return "\n".join(out) + "\n"
-
-
-def _loaded_points(text: str, label: str) -> int:
-    """Price the list with the bundled profiles; the limit is the export's or that price."""
-    import tomllib
-
-    from mathhammer.lists import load_list
-
-    data = tomllib.loads(text.replace("points = {POINTS}", "points = 100000"))
-    army = load_list(data, source=f"{label} (imported)")
-    return army.total_points
-

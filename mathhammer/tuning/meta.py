@@ -23,8 +23,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mathhammer.errors import ProfileError
-from mathhammer.lists import ArmyList, load_list
-from mathhammer.profiles import profiles_root, pydantic_errors, read_toml
+from mathhammer.lists import ArmyList, find_bundled, load_list
+from mathhammer.profiles import pydantic_errors, read_toml
 
 MAX_META_LISTS = 12  # each list multiplies the cells to evaluate
 
@@ -55,22 +55,8 @@ class Meta:
     source: str = ""
 
 
-def bundled_metas() -> list[str]:
-    root = profiles_root() / "metas"
-    return sorted(p.stem for p in root.glob("*.toml")) if root.is_dir() else []
-
-
 def find_meta(ref: str | Path) -> Path:
-    from mathhammer.io import names_a_file
-
-    path = Path(ref)
-    if names_a_file(path):
-        return path
-    bundled = profiles_root() / "metas" / f"{path.stem}.toml"
-    if path.suffix in ("", ".toml") and path.parent == Path(".") and names_a_file(bundled):
-        return bundled
-    raise ProfileError(f"meta {str(ref)!r}", "file not found", None,
-                       f"bundled metas: {', '.join(bundled_metas())}")
+    return find_bundled(ref, "metas", "meta")
 
 
 def load_meta(ref: str | Path | Meta, data: dict | None = None) -> Meta:

@@ -42,8 +42,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mathhammer.errors import InputError, MathhammerError, ProfileError
-from mathhammer.lists import find_list, load_list
-from mathhammer.profiles import profiles_root, pydantic_errors, read_toml
+from mathhammer.lists import find_bundled, find_list, load_list
+from mathhammer.profiles import pydantic_errors, read_toml
 from mathhammer.results import Estimate, Report
 from mathhammer.tuning.meta import Meta, load_meta
 from mathhammer.tuning.score import Ledger, _check, _method, _run, _seed_for, build_table
@@ -75,21 +75,6 @@ class OptionsFile(_Strict):
 
 
 Variant = tuple  # (profile, (("models", 20), ("charge", True), ...))
-
-
-def _find_options(ref: str) -> str:
-    from pathlib import Path
-
-    from mathhammer.io import names_a_file
-
-    path = Path(ref)
-    if names_a_file(path):
-        return str(path)
-    bundled = profiles_root() / "options" / f"{path.stem}.toml"
-    if path.suffix in ("", ".toml") and path.parent == Path(".") and names_a_file(bundled):
-        return str(bundled)
-    names = sorted(p.stem for p in (profiles_root() / "options").glob("*.toml"))
-    raise ProfileError(f"options {ref!r}", "file not found", None, f"bundled options: {', '.join(names)}")
 
 
 @dataclass
@@ -147,7 +132,7 @@ def validate_options(data: dict, where: str) -> OptionsFile:
 
 def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
                 ) -> tuple[Space, dict[Variant, int]]:
-    where = _find_options(options_ref)
+    where = str(find_bundled(options_ref, "options", "options"))
     spec = validate_options(read_toml(where), where)
     if (spec.game, spec.ruleset) != (game, ruleset):
         raise ProfileError(f"{where}: game", f"is for {spec.game} {spec.ruleset}, the list is {game} "
