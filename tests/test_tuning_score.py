@@ -103,3 +103,14 @@ def test_a_meta_file_is_validated(tmp_path):
     meta.write_text('game = "fantasy"\nruleset = "wfb8"\n[[lists]]\nlist = "wfb8_orcs"\nweight = -1\n')
     code, _, err = cli_result("score", "wfb8_empire", "--meta", str(meta))
     assert code == 2 and "weight" in err
+
+
+def test_monte_carlo_score_agrees_with_the_exact_score_within_5_se():
+    """One-round Fantasy cells have an exact engine: the Monte Carlo score and its se must
+    cover it (tolerance 5 se, fixed before the run)."""
+    exact = score_list("wfb8_empire", "wfb8_infantry", method="exact", rounds=1)
+    mc = score_list("wfb8_empire", "wfb8_infantry", method="mc", rounds=1, n_trials=4000, seed=99)
+    for name, e in exact.results.items():
+        m = mc.results[name]
+        assert e.se == 0.0
+        assert abs(m.value - e.value) <= 5 * m.se + 1e-12, (name, m, e)

@@ -18,6 +18,13 @@ Meta = Annotated[str, typer.Option("--meta", help="Meta file: the opposing lists
 NTrials = Annotated[Optional[int], typer.Option("--n-trials", help="Monte Carlo trials per cell (default 20000).")]
 
 
+def _engine(opts: CommonOptions, n_trials, rounds, policy, scheduler, workers) -> dict:
+    """The cell settings every tuning command passes on (and the first-compile notice)."""
+    opts.config()  # installs the first-compile notice on stderr
+    return dict(method=opts.method, n_trials=n_trials, seed=opts.seed, rounds=rounds, policy=policy,
+                scheduler=scheduler, workers=workers)
+
+
 @query_command(only=("method", "seed", "format", "output", "quiet"))
 def score_command(
     army: Annotated[str, typer.Argument(help="Army list TOML file, or a bundled list name.")],
@@ -32,9 +39,7 @@ def score_command(
     """A list's expected enemy points destroyed (and its own points lost) per turn against a meta."""
     from mathhammer.tuning import score_list
 
-    opts.config()  # installs the first-compile notice on stderr
-    report = score_list(army, meta, method=opts.method, n_trials=n_trials, seed=opts.seed,
-                        rounds=rounds, policy=policy, scheduler=scheduler, workers=workers,
+    report = score_list(army, meta, **_engine(opts, n_trials, rounds, policy, scheduler, workers),
                         progress=_cell_progress(opts, n_trials))
     emit(report, opts)
 
@@ -54,9 +59,8 @@ def diff_command(
     """Two lists side by side against a meta: B − A with its paired standard error."""
     from mathhammer.tuning import diff_lists
 
-    opts.config()
-    report = diff_lists(list_a, list_b, meta, method=opts.method, n_trials=n_trials, seed=opts.seed,
-                        rounds=rounds, policy=policy, scheduler=scheduler, workers=workers,
+    report = diff_lists(list_a, list_b, meta,
+                        **_engine(opts, n_trials, rounds, policy, scheduler, workers),
                         progress=_cell_progress(opts, n_trials))
     emit(report, opts)
 
@@ -80,9 +84,7 @@ def tune_command(
     """The best lists an options file allows against a meta, as changes to LIST with their paired gain."""
     from mathhammer.tuning.tune import tune_list
 
-    opts.config()
     report = tune_list(army, options, meta, points=points, budget_seconds=budget_seconds,
                        max_lists=max_lists, top=top,
-                       method=opts.method, n_trials=n_trials, seed=opts.seed, rounds=rounds,
-                       policy=policy, scheduler=scheduler, workers=workers)
+                       **_engine(opts, n_trials, rounds, policy, scheduler, workers))
     emit(report, opts)

@@ -97,6 +97,7 @@ class ScoreTable:
     lost: dict[str, Ledger]       # by unit label: that unit's points lost
     cells: dict[str, Cell]
     p_kill: dict[str, dict[str, str]]  # unit label -> "list: target" -> cell key
+    _net: Ledger | None = field(default=None, repr=False)
 
     def total(self, which: str) -> Ledger:
         out = Ledger()
@@ -106,10 +107,12 @@ class ScoreTable:
         return out
 
     def net(self) -> Ledger:
-        out = self.total("destroyed")
-        for k, w in self.total("lost").weights.items():
-            out.add(k, -w)
-        return out
+        """Destroyed minus lost; built once (tune asks for it at every comparison)."""
+        if self._net is None:
+            self._net = self.total("destroyed")
+            for k, w in self.total("lost").weights.items():
+                self._net.add(k, -w)
+        return self._net
 
 
 def _shares(army: ArmyList) -> list[tuple[ListUnit, float]]:
@@ -225,6 +228,10 @@ def score_list(army: str | ArmyList, meta: str | Meta, *, method: str = "auto",
     return report
 
 
+def _meta_text(meta: Meta) -> str:
+    return "; ".join(f"{lst.name} ({100 * w:.0f}%)" for lst, w in zip(meta.lists, meta.weights, strict=True))
+
+
 def _info(table: ScoreTable, meta: Meta, results: dict[str, CellResult], seed: int,
           policy: str) -> dict[str, Any]:
     rows = []
@@ -235,8 +242,7 @@ def _info(table: ScoreTable, meta: Meta, results: dict[str, CellResult], seed: i
                         + (f" ± {100 * e.se:.1f}" if e.se > 0 else ""))
     return {
         "list": table.army.summary(),
-        "meta": "; ".join(f"{lst.name} ({100 * w:.0f}%)" for lst, w in zip(meta.lists, meta.weights,
-                                                                             strict=True)),
+        "meta": _meta_text(meta),
         "score": "each unit attacks one enemy unit per turn, picked at random from the list "
                  "faced; points = P(kill) x the target's points (a Mk II warcaster: its warjack "
                  "points); README, List tuning",
@@ -286,7 +292,7 @@ def diff_lists(list_a: str | ArmyList, list_b: str | ArmyList, meta: str | Meta,
     for u in b.units:
         figures[f"points_destroyed_per_turn[B:{u.label}]"] = tb.destroyed[u.label].estimate(results)
     info = {"list_a": a.summary(), "list_b": b.summary(),
-            "meta": _info(ta, m, results, seed, policy)["meta"],
+            "meta": _meta_text(m),
             "pairing": "common random numbers: a cell both lists play is evaluated once (same seed, "
                        "same answer) and cancels in B − A; the paired se counts only the cells the "
                        "lists do not share",

@@ -36,7 +36,7 @@ import itertools
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -234,18 +234,18 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
             lst = load_list(data, source=f"candidate {'; '.join(changes) or 'input'}")
         except MathhammerError:
             return None  # breaks a list rule (points, focus, warjack points): not a candidate
-        return Scored(changes, state, lst, None, data)
+        table = build_table(lst, m, method=method, n_trials=screen, seed=seed, rounds=rounds,
+                            policy=policy)  # the weights; each fidelity only changes the trials
+        return Scored(changes, state, lst, table, data)
 
     def net(cands: list[Scored], trials: int) -> None:
         """Fill each candidate's table at this fidelity and compute the cells it lacks."""
         nonlocal evaluated
         todo = {}
         for c in cands:
-            c.table = build_table(c.army, m, method=method, n_trials=trials, seed=seed,
-                                  rounds=rounds, policy=policy)
             for k, cell in c.table.cells.items():
                 if lookup(k, trials) is None:
-                    todo[k] = cell
+                    todo[k] = replace(cell, n_trials=trials)
         if todo:
             for k, r in _run(todo, scheduler, workers, None).items():
                 cache[(k, None if r.method == "exact" else trials)] = r  # exact: any fidelity
