@@ -347,12 +347,9 @@ def shoot_command(
         else:
             report = shoot_report(spec, n_shots, rules, at_least=at_least,
                                   models=target_models, method=opts.method, config=opts.config(),
-                                  check=opts.check)
-            if unit is not None:  # the answer names the unit, not only its Toughness
+                                  check=opts.check, target_name=unit and unit.name)
+            if unit is not None:
                 report.info["target"] = f"{unit.id}: {unit.name}"
-                named = f"vs {unit.name} (T{toughness})"
-                report.title = report.title.replace(f"vs T{toughness}", named, 1)
-                report.headline = report.headline.replace(f"vs T{toughness}", named, 1)
     if opts.explain:
         from mathhammer.fantasy.explain import shooting_modifier_parts
 

@@ -64,7 +64,8 @@ def _slain_counts(counts, target_wounds: int):
 def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "wfb8", *,
                  at_least: int | None = None, models: int | None = None, method: str = "auto",
                  config: MonteCarloConfig | None = None, check: bool = False,
-                 command: str = "fb attack", shooting: bool = False) -> Report:
+                 command: str = "fb attack", shooting: bool = False,
+                 target_name: str | None = None) -> Report:
     """The distribution of unsaved wounds of ``attacks`` attacks of ``spec`` (FB-H..FB-V4)."""
     rules = load_ruleset(rules)
     from mathhammer.fantasy.chain import attack_counts
@@ -87,7 +88,8 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
     if shooting:
         info["to_hit_modifier"] = spec.shooting_modifier
         info["p_hit"] = "exact for one shot, also under Monte Carlo"
-    title = f"{command}: {attacks} x S{spec.strength} vs T{spec.toughness} ({rules.name})"
+    against = f"{target_name} (T{spec.toughness})" if target_name else f"T{spec.toughness}"
+    title = f"{command}: {attacks} x S{spec.strength} vs {against} ({rules.name})"
 
     def exact() -> Report:
         result = chain_exact(spec, attacks, rules, models)
