@@ -187,6 +187,15 @@ def wm_duel_headline(report: Report, attackers: Sequence[str], target: str,
     return _sentence(f"{who} {verb} {target}", pct(destroyed), report, [boxes])
 
 
+def wm_plan_headline(report: Report, target: str, objective: str, plan: str) -> str:
+    """``Best plan destroys Stryker: 97.12% (exact) · Sorscha (feat, 0, melee) → …``."""
+    if objective == "damage":
+        return _sentence(f"Best plan against {target}, mean damage",
+                         f"{num(report.results['mean_damage'], 1)} boxes", report, [plan])
+    return _sentence(f"Best plan destroys {target}", pct(report.results["p_destroyed"]),
+                     report, [plan])
+
+
 def _wm_aoe(report: Report) -> str:
     """``3" AOE at 8": direct hit on the target 41.67% (exact) · target destroyed …``."""
     spray = " spray " in f" {report.title} " or report.title.startswith("wm aoe: SP")

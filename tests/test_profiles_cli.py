@@ -159,7 +159,7 @@ def test_validate_reports_every_error_sorted(capsys, tmp_path):
     assert err.splitlines()[:5] == [
         f"invalid {bad}: colour: unknown key; allowed here: schema_version, game, id, name, "
         "faction, aliases, kind, size, base, points, warjack_points, confidence, sources, special_rules, "
-        "feat, stats, grid, boxes, low_confidence, weapons, spells",
+        "feat, stats, grid, boxes, low_confidence, weapons, spells, effects",
         f"invalid {bad}: grid: must have exactly 6 columns (got 5)",
         f"invalid {bad}: grid.2: column 3 has letter(s) 'X'; allowed: -, L, R, H, A, C, M "
         "(got '----MX')",

@@ -142,9 +142,9 @@ def test_activation_form_exact_and_monte_carlo_agree():
 def test_attacks_and_activations_are_exclusive():
     data = scenario()
     data["activations"] = [{"profile": "khador/juggernaut"}]
-    with pytest.raises(ProfileError, match="either"):
+    with pytest.raises(ProfileError, match="give one of"):
         run_scenario(data, "s.toml")
     data = scenario()
     data["attacks"] = []
-    with pytest.raises(ProfileError, match="either"):
+    with pytest.raises(ProfileError, match="give one of"):
         run_scenario(data, "s.toml")

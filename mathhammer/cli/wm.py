@@ -202,6 +202,8 @@ def duel_command(
     shake_knockdown: Annotated[bool, Flag("--shake-knockdown", "The warcaster pays 1 focus to shake knock-down or stationary (WM-F1).")] = False,
     cripple: Annotated[Optional[str], typer.Option("--cripple", help='Target starts with these systems crippled, e.g. "L,M" (letters L R H A C M, or left, right, head, arc, cortex, movement); added to --damaged (WM-G3).')] = None,
     attacker_cripple: Annotated[Optional[str], typer.Option("--attacker-cripple", help='Attacker starts with these systems crippled, e.g. "L" (a crippled arm loses a die, WM-G4).')] = None,
+    feat: Annotated[bool, Flag("--feat", "The chain's warcaster uses its feat as it activates: Icy Gaze, Menoth's Wrath, The Withering (WM-E2).")] = False,
+    target_effect: Annotated[Optional[list[str]], typer.Option("--target-effect", help='A friendly buff on the target from its faction\'s profiles: "Arcane Shield", "Invincibility", "Blur", "Defender\'s Ward" (WM-E4). Repeatable.')] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Attacker's activation(s) vs a target on its full damage grid, under a focus policy.
@@ -220,9 +222,53 @@ def duel_command(
                   target_in_melee=target_in_melee, distance=distance, arm_bonus=arm_bonus,
                   def_bonus=def_bonus, stationary=stationary, upkeep=upkeep,
                   shake=shake_knockdown, cripple=cripple, attacker_cripple=attacker_cripple,
-                  method=opts.method,
+                  feat=feat, target_effects=target_effect, method=opts.method,
                   config=opts.config(), check=opts.check, explain=opts.explain)
     emit(report, opts)
 
 
 app.command("duel")(duel_command)
+
+
+# ---------------------------------------------------------------------------- plan
+@query_command
+def plan_command(
+    attackers: Annotated[Optional[list[str]], typer.Argument(help="The battlegroup: one warcaster and its warjacks (profile ids or TOML paths), e.g. khador/sorscha khador/juggernaut khador/destroyer.")] = None,
+    target: Annotated[str, typer.Option("--target", help="The model to kill: profile id (cygnar/stryker) or TOML path.")] = "",
+    from_list: Annotated[Optional[Path], typer.Option("--list", help="Take the battlegroup from a list file (its warcaster and that warcaster's warjacks).")] = None,
+    camped_focus: Annotated[int, typer.Option("--camped-focus", help="Target warcaster's unspent focus: +1 ARM each (WM-D2).")] = 0,
+    damaged: Annotated[Optional[str], typer.Option("--damaged", help='Target starting damage: "0,2,0,0,1,0" per grid column, or N for a track (WM-G7).')] = None,
+    cripple: Annotated[Optional[str], typer.Option("--cripple", help='Target starts with these systems crippled, e.g. "L,M" (WM-G3).')] = None,
+    arm_bonus: Annotated[int, typer.Option("--arm-bonus", help="Target ARM from spells or feats not in its profiles.")] = 0,
+    def_bonus: Annotated[int, typer.Option("--def-bonus", help="Target DEF from spells or effects (every attack).")] = 0,
+    knocked_down: Annotated[bool, Flag("--knocked-down", "Target starts knocked down (WM-A4, WM-A7).")] = False,
+    stationary: Annotated[bool, Flag("--stationary", "Target starts stationary (WM-A4, WM-A7).")] = False,
+    target_in_melee: Annotated[bool, Flag("--target-in-melee", "The target is engaged by another model: ranged and magic attacks take -4 (WM-A6).")] = False,
+    target_effect: Annotated[Optional[list[str]], typer.Option("--target-effect", help='A friendly buff on the target: "Arcane Shield", "Invincibility" (WM-E4). Repeatable.')] = None,
+    objective: Annotated[str, typer.Option("--objective", help="destroy (maximise P(destroyed)) or damage (expected boxes).")] = "destroy",
+    top: Annotated[int, typer.Option("--top", help="How many runner-up plans to list with their values.")] = 3,
+    upkeep: Annotated[int, typer.Option("--upkeep", help="Spells the warcaster upkeeps: 1 focus each, out of the focus to split (WM-F1).")] = 0,
+    distance: Annotated[Optional[float], typer.Option("--distance", help="Inches to the target for models that shoot or cast from range (WM-A8); melee models are assumed to reach it.")] = None,
+    opts: CommonOptions = None,  # filled in by @query_command
+) -> None:
+    """The best plan for a warcaster and its warjacks to kill one model this turn (WM-P1).
+
+    Searches focus split, activation order, melee or ranged per model and the feat; each
+    activation plays the optimal policy (boosts, bought attacks, spells, charge) against
+    the target as the earlier ones left it. Prints the best plan's steps and P(destroyed),
+    then the runners-up with their values.
+    """
+    from mathhammer.warmachine.plan import plan_from_cli
+
+    report = plan_from_cli(attackers or [], target, from_list=from_list,
+                           camped_focus=camped_focus, damaged=_parse_damaged(damaged),
+                           cripple=cripple, arm_bonus=arm_bonus, def_bonus=def_bonus,
+                           knocked_down=knocked_down, stationary=stationary,
+                           target_in_melee=target_in_melee, target_effects=target_effect,
+                           objective=objective, top=top, upkeep=upkeep, distance=distance,
+                           method=opts.method, config=opts.config(), check=opts.check,
+                           explain=opts.explain)
+    emit(report, opts)
+
+
+app.command("plan")(plan_command)

@@ -49,7 +49,8 @@ def activation_from_profile(ref: str, focus: int | None = None, charge="no",
                             damaged_where: str = "--attacker-damaged",
                             max_bought: int | None = None, distance: float | None = None,
                             upkeep: int = 0, shake: bool = False,
-                            feat: bool = False) -> ActivationSpec:
+                            feat: bool = False, immunities: tuple[str, ...] = (),
+                            flag_bits: dict | None = None) -> ActivationSpec:
     """What the model ``ref`` (id or path) can do in one activation (WM-F1..F4);
     ``target_base`` (small/medium/large) bars head-butts and gives slams −2 when larger.
 
@@ -58,6 +59,9 @@ def activation_from_profile(ref: str, focus: int | None = None, charge="no",
     cortex leaves no focus, crippled movement forbids charge and slam (WM-G4).
     A warcaster's focus is its FOCUS less ``upkeep`` (1 per upkept spell) and 1 for
     shaking knock-down or stationary (``shake``), paid in the Control Phase (WM-F1).
+    ``feat``: the warcaster uses its feat as its activation starts (WM-E2); ``flag_bits`` are
+    the chain's effect flags (:func:`mathhammer.warmachine.effects.chain_flags`) and
+    ``immunities`` the target's, which stop some effects (WM-E3).
     """
     from mathhammer.warmachine.models import load_warmachine
 
@@ -116,10 +120,17 @@ def activation_from_profile(ref: str, focus: int | None = None, charge="no",
             crit_knockdown=w.has_rule("Critical Knockdown") or w.has_rule("Critical Freeze"),
             crit_amputation=w.has_rule("Critical Amputation"),
             crippled=w.location in crippled, aoe=float(w.aoe), rng=rng, spray=spray))
-    spells = tuple(sp for sp in (_spell(s) for s in prof.spells if s.cost <= focus) if sp)
+    bits = flag_bits or {}
+    spells = tuple(sp for sp in (_spell(s, prof, immunities, bits) for s in prof.spells
+                                 if s.cost <= focus) if sp)
     knock, flags = False, 0
     if feat:
-        knock = _feat_knockdown(prof)
+        from mathhammer.warmachine.effects import entry_of, has_feat_effect
+
+        if prof.kind != "warcaster" or not has_feat_effect(prof):
+            raise RulesError("--feat", f"{prof.name} has no feat the engine plays (WM-E2)",
+                             prof.name, "drop --feat or give the profile a feat effect")
+        knock, flags = entry_of(prof, bits, immunities)
     return ActivationSpec(prof.name, focus, tuple(weapons), prof.stats.strength, jack,
                           charge_mode(charge), power_attacks and jack, spells,
                           int(prof.stats.focus or 0), movement_crippled="M" in crippled,
@@ -128,28 +139,34 @@ def activation_from_profile(ref: str, focus: int | None = None, charge="no",
                           entry_flags=flags)
 
 
-def _spell(s) -> Spell | None:
-    """An offensive spell the engine plays: a damage roll, or knock-down (WM-F4)."""
+def _spell(s, prof, immunities=(), bits=None) -> Spell | None:
+    """An offensive spell the engine plays: a damage roll, knock-down or stationary, or
+    DEF/ARM modifiers on a hit (WM-F4, WM-E3); None when it does nothing to the target."""
+    from mathhammer.warmachine.effects import spell_effect
+
     if not s.offensive:
         return None
-    knocks = "knocked down" in s.effect
-    if s.pow is None and not knocks:
+    declared = any(e.source == "spell" and e.name == s.name for e in prof.effects)
+    effect = spell_effect(prof, s.name, immunities)
+    knocks = effect.knocks_down if effect else (not declared and "knocked down" in s.effect)
+    key = (prof.id, s.name)
+    flags = 1 << (bits or {})[key] if effect and key in (bits or {}) else 0
+    if s.pow is None and not knocks and not flags:
         return None
     rng, spray = _rng_of(s.rng)
     aoe = float(s.aoe) if isinstance(s.aoe, int | float) else 0.0
     return Spell(s.name, s.cost, int(s.pow or 0), aoe=aoe, rng=rng, spray=spray,
-                 knocks_down=knocks, no_damage=s.pow is None)
-
-
-def _feat_knockdown(prof) -> bool:
-    return "knocked down" in prof.feat or "stationary" in prof.feat
+                 knocks_down=knocks, no_damage=s.pow is None, flags_on_hit=flags)
 
 
 def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
                         camped_focus: int = 0, arm_bonus: int = 0, def_bonus: int = 0,
-                        stationary: bool = False, engaged: bool = False) -> Target:
+                        stationary: bool = False, engaged: bool = False,
+                        effects: list[str] | None = None) -> Target:
     """DEF, ARM (+ camped focus for a warcaster, WM-D2), grid or track, starting damage,
-    and what the rules read off the profile: Stealth, immunities, base size."""
+    and what the rules read off the profile: Stealth, immunities, base size; ``effects``
+    name friendly buffs on it (Arcane Shield, Invincibility: WM-E4)."""
+    from mathhammer.warmachine.effects import target_buffs
     from mathhammer.warmachine import limits, rules
     from mathhammer.warmachine.models import load_warmachine
 
@@ -167,13 +184,21 @@ def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
         raise InputError("--def-bonus", f"{prof.name}'s DEF {prof.stats.defense} would fall "
                          "below 1 (WM-A7)", def_bonus, f"use --def-bonus {1 - prof.stats.defense}"
                          " or more")
-    armor = rules.effective_armor(prof.stats.arm, camped_focus=camped_focus, spell_bonus=arm_bonus)
-    immunities = tuple(r.split(":", 1)[1].strip() for r in prof.special_rules
-                       if r.lower().startswith("immunity:"))
-    return Target(prof.stats.defense, armor, grid, start, knocked_down or stationary, prof.name,
-                  shield_mask_of(prof, grid), def_bonus=def_bonus,
+    e_def, e_rdef, e_arm, chosen = target_buffs(list(effects or []), prof)
+    armor = rules.effective_armor(prof.stats.arm, camped_focus=camped_focus,
+                                  spell_bonus=arm_bonus + e_arm)
+    name = prof.name + "".join(f" + {e.name}" for e in chosen)
+    return Target(prof.stats.defense, armor, grid, start, knocked_down or stationary, name,
+                  shield_mask_of(prof, grid), def_bonus=def_bonus + e_def,
+                  ranged_def_bonus=e_rdef,
                   stealth=any(r.split(":")[0].strip() == "Stealth" for r in prof.special_rules),
-                  immunities=immunities, base=prof.base, engaged=engaged)
+                  immunities=target_immunities(prof), base=prof.base, engaged=engaged)
+
+
+def target_immunities(prof) -> tuple[str, ...]:
+    """``("Cold",)`` for a model with "Immunity: Cold" (stops Critical Freeze, Icy Gaze)."""
+    return tuple(r.split(":", 1)[1].strip() for r in prof.special_rules
+                 if r.lower().startswith("immunity:"))
 
 
 def shield_mask_of(prof, grid: Grid) -> int:
@@ -291,7 +316,7 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
                objective: str = "destroy", boost_hit: bool = False, boost_damage: bool = False,
                method: str = "auto", config: MonteCarloConfig | None = None,
                check: bool = False, title: str = "", explain: bool = False,
-               effects=None) -> Report:
+               effects=None, solved=None) -> Report:
     """Activations ``specs`` in order against ``target`` under one focus policy (WM-S1, WM-F5).
 
     The policy is solved exactly on the full state; ``auto`` and ``exact`` report its exact
@@ -308,15 +333,17 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
     if len(specs) > MAX_ACTIVATIONS:
         raise InputError("activations", f"at most {MAX_ACTIVATIONS} activations in one chain",
                          len(specs), "split the question into shorter chains")
-    graph = build_graph(specs, effects)
-    opts = OptionTables.build(graph, target)
+    # ``solved``: the full-state solution of these specs already at hand (wm plan's finalists)
+    graph = solved.graph if solved is not None else build_graph(specs, effects)
+    opts = solved.opts if solved is not None else OptionTables.build(graph, target)
     box_target = box_model_target(target)
     box = solve_full(graph, box_target, policy, objective, boost_hit, boost_damage)
     key = "p_destroyed_box_model" if objective == "destroy" else "mean_damage_box_model"
     extra = {key: Estimate.exact(box.value)}
     n_left = target.grid.boxes_left(target.start_bits)
     try:
-        sol = solve_full(graph, target, policy, objective, boost_hit, boost_damage, opts)
+        sol = solved or solve_full(graph, target, policy, objective, boost_hit, boost_damage,
+                                   opts)
         model = (f"{policy} decided on the full state (grid, focus, activation node, "
                  f"knock-down, target engaged): exact programme over {sol.n_states:,} states")
     except ExactTooLarge as err:
@@ -423,6 +450,7 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
          distance: float | None = None, arm_bonus: int = 0, def_bonus: int = 0,
          stationary: bool = False, upkeep: int = 0, shake: bool = False,
          cripple: str | None = None, attacker_cripple: str | None = None,
+         feat: bool = False, target_effects: list[str] | None = None,
          method: str = "auto", config: MonteCarloConfig | None = None, check: bool = False,
          explain: bool = False) -> Report:
     """``mathhammer wm duel ATTACKER TARGET``: P(destroyed), P(crippled X), damage (WM-S2).
@@ -430,6 +458,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
     ``charge`` = the attacker charges (WM-D3, "must"); ``may_charge`` = the policy decides.
     ``then`` lists follow-up activations as ``"id[:focus][:charge|may-charge|no-charge|
     ranged]"`` (WM-S1); without a suffix they charge (or shoot) like the first.
+    ``feat``: the chain's first warcaster uses its feat as it activates (WM-E2);
+    ``target_effects`` names friendly buffs on the target (Arcane Shield, WM-E4).
     """
     from mathhammer.warmachine import limits
     from mathhammer.warmachine.models import load_warmachine
@@ -443,35 +473,48 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
                          "chain (a turn has far fewer models)", len(then), "use fewer --then")
     limits.check_distance(distance, "--distance")
     limits.check("upkeep", upkeep, "--upkeep")
-    base = load_warmachine(target).base
+    from mathhammer.warmachine.effects import chain_flags
+
+    target_prof = load_warmachine(target)
+    base = target_prof.base
     damaged = with_crippled(target, damaged, cripple, "--cripple")
     attacker_damaged = with_crippled(attacker, attacker_damaged, attacker_cripple, "--attacker-cripple")
-    refs = [attacker]
-    specs = [activation_from_profile(attacker, focus, mode, power_attacks, ranged=ranged,
-                                     aim=aim, target_base=base, damaged=attacker_damaged,
-                                     max_bought=buy, distance=distance, upkeep=_caster(attacker, upkeep),
-                                     shake=_caster(attacker, shake))]
-    wheres = ["--focus"]
+    rows = [(attacker, focus, mode, ranged, "--focus")]
     for i, item in enumerate(then or []):
         ref, f_val, suffix = _parse_then(item, i)
         m = {"charge": "must", "may-charge": "may", "no-charge": "no", "ranged": "no"}.get(
             suffix, mode)
-        shoots = ranged if suffix is None else suffix == "ranged"
-        specs.append(activation_from_profile(ref, f_val, m, power_attacks, f"--then[{i}]",
-                                             ranged=shoots, aim=aim and shoots, target_base=base,
-                                             distance=distance, upkeep=_caster(ref, upkeep),
-                                             shake=_caster(ref, shake)))
-        refs.append(ref)
-        wheres.append(f"--then[{i}]")
+        rows.append((ref, f_val, m, ranged if suffix is None else suffix == "ranged",
+                     f"--then[{i}]"))
+    refs = [r[0] for r in rows]
+    profs = [load_warmachine(r) for r in refs]
+    feat_at = next((a for a, p in enumerate(profs) if p.kind == "warcaster"), None)
+    if feat and feat_at is None:
+        raise RulesError("--feat", "no warcaster in the chain uses a feat (WM-E2)", True,
+                         "add a warcaster (--then cygnar/stryker) or drop --feat")
+    immunities = target_immunities(target_prof)
+    flags, bits = chain_flags(profs, {feat_at} if feat else set(), immunities)
+    specs = []
+    for a, (ref, f_val, m, shoots, where) in enumerate(rows):
+        specs.append(activation_from_profile(
+            ref, f_val, m, power_attacks, where, ranged=shoots, aim=aim and shoots,
+            target_base=base, damaged=attacker_damaged if a == 0 else None,
+            max_bought=buy if a == 0 else None, distance=distance,
+            upkeep=_caster(ref, upkeep), shake=_caster(ref, shake),
+            feat=feat and a == feat_at, immunities=immunities, flag_bits=bits))
+    wheres = [r[4] for r in rows]
     check_focus_budget(refs, specs, wheres, upkeep, shake)
     tgt = target_from_profile(target, damaged, knocked_down, camped_focus, arm_bonus, def_bonus,
-                              stationary, target_in_melee)
+                              stationary, target_in_melee, effects=target_effects or [])
     names = " then ".join(f"{s.name} ({s.focus} focus"
                           + {"must": ", charges", "may": ", may charge", "no": ""}[s.charge]
                           + (", ranged" if s.ranged else "") + ")" for s in specs)
+    if feat:
+        names += f"; {profs[feat_at].name} uses the feat"
     return duel_chain(specs, tgt, policy=policy, objective=objective, boost_hit=boost_hit,
                       boost_damage=boost_damage, method=method, config=config, check=check,
-                      title=f"{names} vs {tgt.name}, policy {policy}", explain=explain)
+                      title=f"{names} vs {tgt.name}, policy {policy}", explain=explain,
+                      effects=flags)
 
 
 def _caster(ref: str, value):

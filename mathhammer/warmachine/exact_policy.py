@@ -300,7 +300,8 @@ def _cache_key(comp: Compiled, opts: OptionTables, target: Target, policy: str,
 
 def solve_full(graph: Graph, target: Target, policy: str = "optimal",
                objective: str = "destroy", boost_hit: bool = False, boost_damage: bool = False,
-               opts: OptionTables | None = None, memory_limit: int = MEMORY_LIMIT) -> Solution:
+               opts: OptionTables | None = None, memory_limit: int = MEMORY_LIMIT,
+               cache: bool = True) -> Solution:
     """The exact programme on the full state. Raises :class:`ExactTooLarge` when it does
     not fit. The last few solutions are kept: the same question asked again (another
     seed, a page reloaded) does not solve it again."""
@@ -314,6 +315,8 @@ def solve_full(graph: Graph, target: Target, policy: str = "optimal",
     else:
         rt = rule_tables(graph, opts, policy, boost_hit, boost_damage)
         forced = (np.int64(1), rt.bh, rt.bd, rt.ch)
+    if not cache:  # a search solving thousands of programmes once each (wm plan)
+        return _solve(graph, target, policy, objective, opts, comp, forced, memory_limit)
     key = _cache_key(comp, opts, target, policy, objective, forced, memory_limit)
     with _CACHE_LOCK:
         hit = _CACHE.get(key)

@@ -124,6 +124,48 @@ class Spell(_Frozen):
     confidence: Confidence | None = None
 
 
+class EffectData(_Frozen):
+    """A feat's or spell's effect the engine plays (WM-E1..WM-E4).
+
+    ``on = "enemy"``: a feat hits the attacked model when the warcaster uses it (WM-E2), an
+    offensive spell when its magic attack hits (WM-E3). ``on = "friendly"``: a buff on the
+    caster's side — on the attacked model when it is the buffed one (WM-E4), and the attack
+    modifiers on the attackers activating after a feat (WM-E2).
+    """
+
+    name: str = Field(min_length=1, description="the feat's name, or one of this profile's spells")
+    source: Literal["feat", "spell"]
+    on: Literal["enemy", "friendly"]
+    rule: str = Field(pattern=r"^WM-E[1-4]$", description="the rule id that plays it")
+    defense: Int = Field(0, alias="def", ge=-10, le=10, description="DEF against every attack")
+    ranged_defense: Int = Field(0, alias="ranged_def", ge=-10, le=10,
+                                description="DEF against ranged and magic attacks only")
+    armor: Int = Field(0, alias="arm", ge=-10, le=10, description="ARM")
+    knock_down: Bool = Field(False, description="the model is knocked down (WM-A4, WM-A7)")
+    stationary: Bool = Field(False, description="the model is stationary for a round (as knocked "
+                                                "down for attack rolls, WM-A4, WM-A7)")
+    unless_immune: str = Field("", description='an immunity that stops it, e.g. "Cold"')
+    mat: Int = Field(0, ge=-5, le=5, description="friendly: attackers' MAT")
+    rat: Int = Field(0, ge=-5, le=5, description="friendly: attackers' RAT")
+    strength: Int = Field(0, alias="str", ge=-5, le=5, description="friendly: attackers' STR "
+                                                                 "(melee damage)")
+    power: Int = Field(0, alias="pow", ge=-5, le=5, description="friendly: attackers' POW")
+    not_played: str = Field("", description="what of the text the engine does not play")
+
+    @property
+    def target_mods(self) -> tuple[int, int, int]:
+        """(DEF, ranged DEF, ARM) it puts on the model it affects."""
+        return self.defense, self.ranged_defense, self.armor
+
+    @property
+    def attack_mods(self) -> tuple[int, int, int, int]:
+        return self.mat, self.rat, self.strength, self.power
+
+    @property
+    def knocks_down(self) -> bool:
+        return self.knock_down or self.stationary
+
+
 class WarmachineProfile(_Frozen):
     """A Warmachine Mk II model: a warjack (six-column ``grid``) or a warcaster/solo
     (``boxes``), with its stat line, weapons, spells and recorded doubts (PR-1..3)."""
@@ -156,6 +198,8 @@ class WarmachineProfile(_Frozen):
     weapons: tuple[Weapon, ...] = Field((), max_length=12,
                                         description="at most 12 (no Mk II model has more than 4)")
     spells: tuple[Spell, ...] = Field((), max_length=16, description="at most 16")
+    effects: tuple[EffectData, ...] = Field((), max_length=24,
+                                            description="feat and spell effects the engine plays")
 
     @model_validator(mode="after")
     def _consistent(self) -> WarmachineProfile:
@@ -247,6 +291,43 @@ def consistency_problems(data: Any) -> list[tuple[str, str]]:
             ("faction", f"must match the id's first part {ident.split('/')[0]!r} (got {faction!r})")
         )
     problems += _low_confidence_problems(data)
+    problems += _effect_problems(data)
+    return problems
+
+
+def _effect_problems(data: dict) -> list[tuple[str, str]]:
+    """WM-E1: an effect names this profile's feat or one of its spells, and does something."""
+    effects = data.get("effects")
+    if not isinstance(effects, list | tuple):
+        return []
+    problems = []
+    spells = {s.get("name"): s for s in data.get("spells") or [] if isinstance(s, dict)}
+    feat = data.get("feat") or ""
+    mods = ("def", "ranged_def", "arm", "mat", "rat", "str", "pow")
+    for i, e in enumerate(effects):
+        if not isinstance(e, dict):
+            continue
+        key, name, on = f"effects.{i}", e.get("name"), e.get("on")
+        if e.get("source") == "feat":
+            if data.get("kind") != "warcaster":
+                problems.append((f"{key}.source", "only warcasters have a feat"))
+            elif isinstance(name, str) and not feat.lower().startswith(name.lower()):
+                problems.append((f"{key}.name", f"must be the feat's name, the start of "
+                                 f"feat = {feat[:40]!r} (got {name!r})"))
+        elif e.get("source") == "spell":
+            spell = spells.get(name)
+            if spell is None:
+                problems.append((f"{key}.name", f"must be one of the spells "
+                                 f"({', '.join(map(str, spells)) or 'none'}) (got {name!r})"))
+            elif on == "enemy" and not spell.get("offensive"):
+                problems.append((f"{key}.on", f"{name} is not offensive: an enemy effect comes "
+                                 "from an offensive spell's hit (WM-E3)"))
+        if on == "enemy" and any(e.get(k) for k in ("mat", "rat", "str", "pow")):
+            problems.append((key, "attack modifiers (mat, rat, str, pow) belong to friendly "
+                             "effects: the attacked model does not attack here"))
+        if not (any(e.get(k) for k in mods) or e.get("knock_down") or e.get("stationary")):
+            problems.append((key, "does nothing the engine plays: give def, ranged_def, arm, "
+                             "mat, rat, str, pow, knock_down or stationary"))
     return problems
 
 

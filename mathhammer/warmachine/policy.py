@@ -67,7 +67,9 @@ class OptionTables:
     auto_miss: np.ndarray  # bool[option]: beyond RNG or Stealth (WM-A8)
 
     @classmethod
-    def build(cls, graph: Graph, target: Target) -> OptionTables:
+    def build(cls, graph: Graph, target: Target, memo: dict | None = None) -> OptionTables:
+        """``memo``: rows already computed for this ``target`` (a search building many
+        graphs from the same options, wm plan), keyed by option and flags."""
         n_opt = max(len(graph.options), 1)
         n_fl = 1 << len(graph.flags)
         cap = target.grid.n_boxes
@@ -78,6 +80,15 @@ class OptionTables:
         p_under = np.zeros(n_opt)
         auto = np.zeros(n_opt, dtype=bool)
         for o, opt in enumerate(graph.options):
+            key = (opt, tuple(graph.flags))
+            if memo is not None and key in memo:
+                hit_rows, crit_rows, rows_o, under, miss, w = memo[key]
+                p_hit[o], p_crit[o], p_under[o], auto[o] = hit_rows, crit_rows, under, miss
+                per.extend(rows_o)
+                width = max(width, w)
+                continue
+            start = len(per)
+            w_before, width = width, 1
             miss = option_auto_miss(opt, target)
             auto[o] = miss
             for fl in range(n_fl):
@@ -104,16 +115,26 @@ class OptionTables:
 
                 distance = opt.distance if opt.distance is not None else 12.0
                 p_under[o] = p_target_under_after_miss(opt.aoe, target.base, distance, opt.rng)
+            if memo is not None:
+                memo[key] = (p_hit[o].copy(), p_crit[o].copy(), per[start:], p_under[o],
+                             bool(auto[o]), width)
+            width = max(width, w_before)
         width = min(width, cap + 1)
         pmf = np.zeros((n_opt, 2, 2, n_fl, width))
         bpmf = np.zeros_like(pmf)
-        for o in range(len(graph.options)):
+        for o, opt in enumerate(graph.options):
+            key = (opt, tuple(graph.flags), width)
+            if memo is not None and key in memo:
+                pmf[o], bpmf[o] = memo[key]
+                continue
             for fl in range(n_fl):
                 for sc in (0, 1):
                     full, blast = per[o * n_fl + fl][sc]
                     for b in (0, 1):
                         pmf[o, sc, b, fl] = _capped(full[b], width)
                         bpmf[o, sc, b, fl] = _capped(blast[b], width)
+            if memo is not None:
+                memo[key] = (pmf[o].copy(), bpmf[o].copy())
         mean = np.array([[float(pmf[o, 0, b, 0] @ np.arange(width)) for b in (0, 1)]
                          for o in range(n_opt)])
         return cls(p_hit, p_crit, pmf, bpmf, p_under, mean, auto)

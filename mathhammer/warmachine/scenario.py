@@ -80,6 +80,8 @@ class TargetSpec(_Strict):
     stealth: bool = Field(False, description="ranged/magic from more than 5\" miss (WM-A8)")
     target_in_melee: bool = Field(False, description="engaged by another model: −4 to ranged and "
                                   "magic attacks (WM-A6)")
+    effects: list[str] = Field(default_factory=list, max_length=8,
+                               description='friendly buffs from its faction: "Arcane Shield" (WM-E4)')
     shield: Literal["", "L", "R", "H"] = Field(
         "", description="system holding a Shield: +2 ARM until it is crippled (WM-D2, WM-G4)")
     name: str = ""
@@ -166,6 +168,18 @@ class ActivationEntry(_Strict):
     buy: Int | None = Field(None, ge=0, le=20, description="at most this many bought attacks")
 
 
+class PlanEntry(_Strict):
+    """``[plan]``: search the battlegroup's best plan against the target (WM-P1)."""
+
+    attackers: list[str] = Field(default_factory=list, max_length=8,
+                                 description="a warcaster and its warjacks (profile ids or paths)")
+    list_file: str | None = Field(None, alias="list",
+                                  description="or a Warmachine list file: its warcaster and warjacks")
+    top: Int = Field(3, ge=1, le=20, description="runner-up plans listed")
+    upkeep: Int = Field(0, ge=0, le=10, description="upkept spells, 1 focus each (WM-F1)")
+    distance: float | None = Field(None, ge=0, le=1000, description="inches, ranged activations")
+
+
 class WarmachineScenario(_Strict):
     schema_version: Literal[1] = 1
     game: Literal["warmachine"]
@@ -175,6 +189,7 @@ class WarmachineScenario(_Strict):
     attacker: AttackerSpec | None = None
     attacks: list[AttackSpec] = Field(default_factory=list, max_length=50)
     activations: list[ActivationEntry] = Field(default_factory=list, max_length=60)
+    plan: PlanEntry | None = None
     policy: Literal["fixed", "greedy", "optimal"] = "optimal"
     objective: Literal["destroy", "damage"] = "destroy"
     boost_hit: bool = False
@@ -182,9 +197,10 @@ class WarmachineScenario(_Strict):
 
     @model_validator(mode="after")
     def _one_form(self) -> WarmachineScenario:
-        if bool(self.attacks) == bool(self.activations):
-            raise ValueError("give either [[attacks]] (fixed rolls) or [[activations]] "
-                             "(profiles with focus and a policy), not both or neither")
+        forms = [bool(self.attacks), bool(self.activations), self.plan is not None]
+        if sum(forms) != 1:
+            raise ValueError("give one of [[attacks]] (fixed rolls), [[activations]] (profiles "
+                             "with focus and a policy) or [plan] (search the best plan)")
         return self
 
 
@@ -228,15 +244,27 @@ def build_target(spec: TargetSpec, source: str) -> Target:
                              "not have", spec.shield,
                              f"use one of {', '.join(grid.systems) or '(none: a track)'}")
         shield_mask = grid.system_masks[spec.shield]
-    armor = rules.effective_armor(armor, camped_focus=spec.camped_focus, spell_bonus=spec.arm_bonus)
+    e_def = e_rdef = e_arm = 0
+    if spec.effects:
+        if spec.profile is None:
+            raise InputError(f"{source}: target.effects", "needs a target profile: effects are "
+                             "looked up in its faction (WM-E4)", spec.effects,
+                             "add profile = or use arm_bonus / def_bonus")
+        from mathhammer.warmachine.effects import target_buffs
+
+        e_def, e_rdef, e_arm, chosen = target_buffs(spec.effects, prof, f"{source}: target.effects")
+        name = (name or prof.name) + "".join(f" + {e.name}" for e in chosen)
+    armor = rules.effective_armor(armor, camped_focus=spec.camped_focus,
+                                  spell_bonus=spec.arm_bonus + e_arm)
     ranged = (4 if spec.cover else 2 if spec.concealment else 0) + (2 if spec.elevated else 0)
+    ranged += e_rdef
     immunities, base = (), "medium"
     if spec.profile is not None:
         immunities = tuple(r.split(":", 1)[1].strip() for r in prof.special_rules
                            if r.lower().startswith("immunity:"))
         base = prof.base
     return Target(int(defense), int(armor), grid, start, spec.knocked_down or spec.stationary,
-                  name or "target", shield_mask, def_bonus=spec.def_bonus,
+                  name or "target", shield_mask, def_bonus=spec.def_bonus + e_def,
                   ranged_def_bonus=ranged, stealth=spec.stealth, immunities=immunities,
                   base=base, engaged=spec.target_in_melee)
 
@@ -333,6 +361,8 @@ def run_scenario(data: dict, source: str, *, method: str = "auto",
     target = build_target(scenario.target, source)
     if scenario.activations:
         return _run_activations(scenario, source, target, method, config, check)
+    if scenario.plan is not None:
+        return _run_plan(scenario, source, target, method, config, check)
     steps = build_steps(scenario, source, target)
     title = scenario.title or scenario.name or f"{len(steps)} attacks against {target.name}"
     report = run_sequence(steps, target, method=method, config=config, check=check,
@@ -368,5 +398,29 @@ def _run_activations(scenario: WarmachineScenario, source: str, target: Target, 
     report = duel_chain(specs, target, policy=scenario.policy, objective=scenario.objective,
                         boost_hit=scenario.boost_hit, boost_damage=scenario.boost_damage,
                         method=method, config=config, check=check, title=title)
+    report.command = "run"
+    return report
+
+
+def _run_plan(scenario: WarmachineScenario, source: str, target: Target, method: str,
+              config: MonteCarloConfig | None, check: bool) -> Report:
+    """The plan form: the best plan of a battlegroup against the target (WM-P1)."""
+    from mathhammer.warmachine.plan import battlegroup_of_list, plan_turn
+
+    entry = scenario.plan
+    where = f"{source}: plan"
+    if bool(entry.attackers) == (entry.list_file is not None):
+        raise InputError(where, "give either attackers = [...] or list = \"...\"",
+                         entry.attackers or entry.list_file, 'use attackers = ["khador/sorscha", '
+                         '"khador/juggernaut"]')
+    if scenario.policy != "optimal":
+        raise InputError(f"{source}: policy", "a plan plays the optimal policy (WM-P1)",
+                         scenario.policy, 'drop policy = or use "optimal"')
+    refs = (battlegroup_of_list(entry.list_file, f"{where}.list") if entry.list_file is not None
+            else entry.attackers)
+    report = plan_turn(refs, target, objective=scenario.objective, top=entry.top,
+                       upkeep=entry.upkeep, distance=entry.distance, method=method,
+                       config=config, check=check, where=f"{where}.attackers",
+                       title=scenario.title or scenario.name)
     report.command = "run"
     return report

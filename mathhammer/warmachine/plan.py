@@ -1,0 +1,443 @@
+"""``wm plan``: the best way for a battlegroup to kill one model this turn (WM-P1).
+
+A plan fixes what the player decides before the dice roll: how the warcaster splits its
+focus (each warjack 0..3, the warcaster keeps the rest, WM-F1), the order the models
+activate in, whether each fights in melee (the policy may charge, WM-D3) or shoots and
+casts from range, and whether the warcaster uses its feat (WM-E2). Everything decided
+during the turn — boosts, bought attacks, which spells to cast, charge or not — is the
+optimal policy's, played on the target's state as the earlier activations left it
+(WM-S1, WM-F5). Every plan is a chain ``wm duel --then`` can play, so the best plan is at
+least as good as any hand-written one.
+
+Search: every plan is solved exactly on a damage track (a warcaster or solo target: the
+full state); on a warjack's grid every plan is screened on the box-count model and the
+best few are solved on the full grid (said in the output). When a finalist's full state
+does not fit, the finalists are compared by Monte Carlo with common random numbers:
+batch means of the paired differences give each difference its own se.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from mathhammer.engine import MonteCarloConfig
+from mathhammer.errors import InputError, RulesError
+from mathhammer.results import Z95, Estimate, Report
+from mathhammer.warmachine.activation import MAX_WARJACK_FOCUS, ActivationSpec, build_graph
+from mathhammer.warmachine.sequence import Target
+
+MAX_MODELS = 4  # a warcaster and three warjacks: 4! orders x 64 splits x modes stays seconds
+FINALISTS = 4  # plans re-solved on the full grid after box-model screening (at least)
+MC_BATCHES = 10  # batch means for paired Monte Carlo differences
+
+
+@dataclass(frozen=True)
+class Member:
+    """One model of the attacking side and the ways it can attack."""
+
+    ref: str
+    prof: object
+    modes: tuple[str, ...]  # "melee" (may charge) and/or "ranged"
+    label: str = ""  # "Juggernaut 2" when the battlegroup has two
+
+    @property
+    def name(self) -> str:
+        return self.label or self.prof.name
+
+    @property
+    def is_caster(self) -> bool:
+        return self.prof.kind == "warcaster"
+
+
+@dataclass(frozen=True)
+class Plan:
+    order: tuple[int, ...]  # member indices in activation order
+    focus: tuple[int, ...]  # per member
+    modes: tuple[str, ...]  # per member
+    feat: bool
+
+    def steps(self, members: list[Member], feat_name: str = "",
+              charges: dict[str, str] | None = None) -> list[str]:
+        """Readable steps; ``charges`` maps a model's name to "charges in 97.2% of games"."""
+        out = []
+        for i, m in enumerate(self.order):
+            mem = members[m]
+            focus = self.focus[m]
+            if mem.is_caster:
+                words = f"{mem.name} keeps {focus} focus"
+                if self.feat:
+                    words = f"{mem.name} uses the feat {feat_name} (WM-E2), keeps {focus} focus"
+            else:
+                words = f"{mem.name}, {focus} focus"
+            if self.modes[m] == "ranged":
+                words += ", shoots and casts from range"
+            elif mem.prof.is_warjack and focus == 0:
+                words += ", melee (no focus to charge)"
+            else:
+                said = (charges or {}).get(mem.prof.name)
+                words += f", melee: {said}" if said else ", melee"
+            out.append(f"{i + 1}. {words}")
+        return out
+
+    def short(self, members: list[Member]) -> str:
+        parts = []
+        for m in self.order:
+            tag = "feat, " if members[m].is_caster and self.feat else ""
+            parts.append(f"{members[m].name} ({tag}{self.focus[m]}, {self.modes[m]})")
+        return " → ".join(parts)
+
+
+def _modes(prof) -> tuple[str, ...]:
+    kinds = {w.kind for w in prof.weapons if w.damage_power is not None}
+    casts = any(s.offensive for s in prof.spells)
+    modes = []
+    if "melee" in kinds:
+        modes.append("melee")
+    if "ranged" in kinds or (casts and prof.kind == "warcaster"):
+        modes.append("ranged")
+    return tuple(modes)
+
+
+def members_of(refs: list[str], where: str = "attackers") -> tuple[list[Member], int]:
+    """The attacking models and the index of their warcaster (WM-F1: one battlegroup)."""
+    from mathhammer.warmachine.models import load_warmachine
+
+    if not refs:
+        raise InputError(where, "needs a warcaster and its warjacks", "", "e.g. khador/sorscha "
+                         "khador/juggernaut khador/destroyer")
+    if len(refs) > MAX_MODELS:
+        raise InputError(where, f"at most {MAX_MODELS} models (a warcaster and three warjacks): "
+                         "the search grows with every order", len(refs), "plan fewer models")
+    members = []
+    for ref in refs:
+        prof = load_warmachine(ref)
+        modes = _modes(prof)
+        if not modes:
+            raise RulesError(where, f"{prof.name} has no weapon or spell that deals damage", ref,
+                             "leave it out")
+        members.append(Member(ref, prof, modes))
+    names = [m.prof.name for m in members]
+    for i, m in enumerate(members):
+        if names.count(m.prof.name) > 1:
+            members[i] = replace(m, label=f"{m.prof.name} {names[:i + 1].count(m.prof.name)}")
+    casters = [i for i, m in enumerate(members) if m.is_caster]
+    if len(casters) != 1:
+        raise RulesError(where, "a plan is one battlegroup: exactly one warcaster and its "
+                         f"warjacks (got {len(casters)} warcasters)", " ".join(refs),
+                         "name one warcaster, e.g. khador/sorscha")
+    caster = members[casters[0]]
+    for m in members:
+        if m.prof.kind == "solo":
+            raise RulesError(where, f"{m.name} is a solo, not part of a battlegroup (WM-F1)",
+                             m.ref, "plan the battlegroup; chain solos with wm duel --then")
+        if m.prof.is_warjack and m.prof.faction != caster.prof.faction:
+            raise RulesError(where, f"{m.name} ({m.prof.faction}) cannot join "
+                             f"{caster.name}'s battlegroup ({caster.prof.faction})", m.ref,
+                             "use warjacks of the warcaster's faction")
+    return members, casters[0]
+
+
+def candidates(members: list[Member], caster: int, budget: int, use_feat: bool):
+    """Every plan: focus split, modes, feat, order (the warcaster keeps what it does not give)."""
+    jacks = [i for i in range(len(members)) if i != caster]
+    splits = []
+    for give in itertools.product(range(MAX_WARJACK_FOCUS + 1), repeat=len(jacks)):
+        if sum(give) <= budget:
+            focus = [0] * len(members)
+            for j, f in zip(jacks, give):
+                focus[j] = f
+            focus[caster] = budget - sum(give)
+            splits.append(tuple(focus))
+    modes = list(itertools.product(*(m.modes for m in members)))
+    feats = (False, True) if use_feat else (False,)
+    seen: set = set()  # two copies of a warjack swapped are the same plan
+    for focus in splits:
+        for mode in modes:
+            if not all(_viable(members[i], focus[i], mode[i]) for i in range(len(members))):
+                continue
+            for feat in feats:
+                for order in itertools.permutations(range(len(members))):
+                    key = (feat, tuple((members[m].ref, focus[m], mode[m]) for m in order))
+                    if key not in seen:
+                        seen.add(key)
+                        yield Plan(order, focus, mode, feat)
+
+
+def _viable(mem: Member, focus: int, mode: str) -> bool:
+    """A ranged activation needs a ranged weapon or a spell it can pay for (WM-F3, WM-F4)."""
+    if mode == "melee":
+        return True
+    from mathhammer.warmachine.duel import _spell
+
+    if any(w.kind == "ranged" and w.damage_power is not None for w in mem.prof.weapons):
+        return True
+    return any(s.cost <= focus and _spell(s, mem.prof) is not None for s in mem.prof.spells)
+
+
+class _Builder:
+    """Activation specs of plans, built once per (model, focus, mode, feat, buffed)."""
+
+    def __init__(self, members, caster, target: Target, distance, upkeep):
+        from mathhammer.warmachine.effects import chain_flags, friendly_feat
+
+        self.members, self.caster, self.target = members, caster, target
+        self.distance, self.upkeep = distance, upkeep
+        profs = [m.prof for m in members]
+        self.flags, self.bits = chain_flags(profs, {caster}, target.immunities)
+        self.flags_nofeat, self.bits_nofeat = chain_flags(profs, set(), target.immunities)
+        self.boost = friendly_feat(members[caster].prof)
+        self._cache: dict = {}
+        self.memo: dict = {}  # option-table rows per target (the screening and the full grid)
+
+    def spec(self, m: int, focus: int, mode: str, feat: bool, feat_on: bool,
+             buffed: bool) -> ActivationSpec:
+        from mathhammer.warmachine.duel import activation_from_profile
+
+        key = (m, focus, mode, feat, feat_on, buffed)
+        if key not in self._cache:
+            mem = self.members[m]
+            bits = self.bits if feat_on else self.bits_nofeat
+            spec = activation_from_profile(
+                mem.ref, focus, "may" if mode == "melee" and focus_can_charge(mem, focus)
+                else "no", True, ranged=mode == "ranged", target_base=self.target.base,
+                distance=self.distance, upkeep=self.upkeep if mem.is_caster else 0,
+                feat=feat, immunities=self.target.immunities, flag_bits=bits)
+            if buffed and self.boost is not None:
+                from mathhammer.warmachine.effects import buffed as with_buff
+
+                spec = with_buff(spec, self.boost)
+            self._cache[key] = spec
+        return self._cache[key]
+
+    def chain(self, plan: Plan) -> tuple[list[ActivationSpec], list]:
+        specs, feat_done = [], False
+        for m in plan.order:
+            feat_here = plan.feat and m == self.caster
+            feat_done = feat_done or feat_here
+            specs.append(self.spec(m, plan.focus[m], plan.modes[m], feat_here, plan.feat,
+                                   feat_done))
+        return specs, (self.flags if plan.feat else self.flags_nofeat)
+
+
+def focus_can_charge(mem: Member, focus: int) -> bool:
+    """A warjack pays 1 focus to charge (WM-F2); a warcaster charges for free."""
+    return not mem.prof.is_warjack or focus >= 1
+
+
+def _solve(builder: _Builder, plan: Plan, target: Target, objective: str):
+    from mathhammer.warmachine.exact_policy import solve_full
+    from mathhammer.warmachine.policy import OptionTables
+
+    specs, flags = builder.chain(plan)
+    graph = build_graph(specs, flags)
+    memo = builder.memo.setdefault(id(target), {})  # one target per memo: its rows
+    opts = OptionTables.build(graph, target, memo)
+    return solve_full(graph, target, "optimal", objective, opts=opts, cache=False)
+
+
+def _value(builder: _Builder, plan: Plan, target: Target, objective: str) -> float:
+    return _solve(builder, plan, target, objective).value
+
+
+def _values(builder: _Builder, plans: list[Plan], target: Target, objective: str,
+            config: MonteCarloConfig | None, at_once: int = 64, keep: bool = False) -> list:
+    """Exact values of ``plans`` (their solutions with ``keep``), on every core: the
+    programme's kernels release the GIL."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    threads = (config.threads if config is not None and config.threads else None) \
+        or os.cpu_count() or 1
+    def one(p):
+        sol = _solve(builder, p, target, objective)
+        return sol if keep else sol.value
+
+    if threads == 1 or len(plans) < at_once:
+        return [one(p) for p in plans]
+    first = one(plans[0])  # loads the kernels in one thread
+    with ThreadPoolExecutor(threads) as pool:
+        return [first, *pool.map(one, plans[1:])]
+
+
+def _mc_compare(builder: _Builder, plans: list[Plan], target: Target, objective: str,
+                config: MonteCarloConfig) -> tuple[list[Estimate], list[Estimate]]:
+    """Finalists by Monte Carlo with common random numbers: every plan plays the same
+    seeds in :data:`MC_BATCHES` batches; batch means of the paired differences to the
+    first plan give each difference its se (WM-P1)."""
+    from mathhammer.warmachine.duel import duel_chain
+
+    seed = config.seed if config.seed is not None else int(np.random.SeedSequence().entropy % 2**62)
+    per = max(config.n_trials // MC_BATCHES, 1000)
+    key = "p_destroyed" if objective == "destroy" else "mean_damage"
+    table = np.zeros((len(plans), MC_BATCHES))
+    for i, plan in enumerate(plans):
+        specs, flags = builder.chain(plan)
+        for b in range(MC_BATCHES):
+            cfg = replace(config, n_trials=per, seed=seed + b, precision=None, progress=None)
+            table[i, b] = duel_chain(specs, target, objective=objective, method="mc",
+                                     config=cfg, effects=flags).results[key].value
+    n = per * MC_BATCHES
+
+    def est(row):
+        value = float(row.mean())
+        se = float(row.std(ddof=1) / np.sqrt(MC_BATCHES))
+        return Estimate(value, se, (value - Z95 * se, value + Z95 * se), n)
+
+    return [est(r) for r in table], [est(r - table[0]) for r in table]
+
+
+def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy",
+              top: int = 3, upkeep: int = 0, distance: float | None = None,
+              method: str = "auto", config: MonteCarloConfig | None = None,
+              check: bool = False, explain: bool = False, where: str = "attackers",
+              title: str = "") -> Report:
+    """Search every plan of ``attackers`` against ``target``; report the best (WM-P1)."""
+    import time
+
+    from mathhammer.warmachine.duel import duel_chain
+    from mathhammer.warmachine.effects import has_feat_effect
+    from mathhammer.warmachine.exact_grid import ExactTooLarge
+    from mathhammer.warmachine.exact_policy import box_model_target
+    from mathhammer.warmachine.policy import check_policy
+
+    check_policy("optimal", objective)
+    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 20:
+        raise InputError("--top", "must be a whole number from 1 to 20", top, "use --top 3")
+    members, caster = members_of(attackers, where)
+    cprof = members[caster].prof
+    budget = int(cprof.stats.focus or 0) - upkeep
+    if budget < 0:
+        raise RulesError("--upkeep", f"{cprof.name} has FOCUS {cprof.stats.focus}: it cannot "
+                         f"upkeep {upkeep} spells (WM-F1)", upkeep, "upkeep fewer spells")
+    use_feat = has_feat_effect(cprof)
+    builder = _Builder(members, caster, target, distance, upkeep)
+    started = time.perf_counter()
+    plans = list(candidates(members, caster, budget, use_feat))
+    track = len(target.grid.systems) == 0
+    screen_target = target if track else box_model_target(target)
+    values = _values(builder, plans, screen_target, objective, config)
+    scored = sorted(((v, -i, p) for i, (v, p) in enumerate(zip(values, plans))),
+                    key=lambda t: (t[0], t[1]), reverse=True)
+    # ties keep the earlier plan: no feat before feat (once per game), less to charge
+    solved_best = None
+    if track:
+        finalists = [(v, p) for v, _, p in scored[: top + 1]]
+        exact_values = True
+        search = (f"every plan solved exactly on the full state ({len(plans):,} plans: focus "
+                  "splits × orders × melee/ranged" + (" × feat" if use_feat else "") + ")")
+    else:
+        short = [p for _, _, p in scored[: max(FINALISTS, top + 1)]]
+        try:
+            sols = _values(builder, short, target, objective, config, at_once=2, keep=True)
+            finalists = sorted(zip([s.value for s in sols], short), key=lambda t: t[0],
+                               reverse=True)  # stable: ties keep the screening order
+            solved_best = next(s for s in sols if s.value == finalists[0][0])
+            exact_values = True
+        except ExactTooLarge:
+            finalists, exact_values = [(0.0, p) for p in short], False
+        search = (f"{len(plans):,} plans screened on the box-count model (boxes left at base "
+                  f"DEF), the best {len(short)} solved on the full grid")
+    elapsed = time.perf_counter() - started
+    best = finalists[0][1]
+    if not exact_values:  # compare the finalists by Monte Carlo, common random numbers
+        cfg = config or MonteCarloConfig()
+        values, diffs = _mc_compare(builder, [p for _, p in finalists], target, objective, cfg)
+        order = sorted(range(len(finalists)), key=lambda i: values[i].value, reverse=True)
+        ranked = [(values[i], diffs[i], finalists[i][1]) for i in order]
+        best = ranked[0][2]
+        search += " — too large for the exact programme, compared by Monte Carlo (common random numbers)"
+        method = "mc" if method == "auto" else method
+    else:
+        ranked = [(Estimate.exact(v), Estimate.exact(v - finalists[0][0]), p)
+                  for v, p in finalists]
+    specs, flags = builder.chain(best)
+    feat_name = next((e.name for e in cprof.effects if e.source == "feat"), "")
+    report = duel_chain(specs, target, objective=objective, method=method, config=config,
+                        check=check, explain=explain, effects=flags, solved=solved_best,
+                        title=title or f"wm plan: {', '.join(m.name for m in members)} "
+                                       f"vs {target.name}")
+    report.command = "wm plan"
+    charges = {}
+    for part in (report.info.pop("charge", None) or "").split("; "):
+        name, _, said = part.partition(" charges ")
+        if said:
+            charges[name] = f"charges {said}"
+    steps = best.steps(members, feat_name, charges)
+    # the plan reads by model: per-attack P(hit) of a several-model chain and the long
+    # decision-state dump belong to wm duel, which replays any plan step by step
+    report.results = {k: v for k, v in report.results.items() if not k.startswith("p_hit_")}
+    report.info.pop("decision states", None)
+    alts = []
+    unit = "pp" if objective == "destroy" else "boxes"
+    scale = 100 if objective == "destroy" else 1
+    for rank, (value, diff, p) in enumerate(ranked[1: top + 1], start=2):
+        shown = f"{scale * value.value:.2f}" + ("%" if objective == "destroy" else " boxes")
+        gap = scale * diff.value
+        delta = f"{0.0 if abs(gap) < 5e-3 else gap:+.2f} {unit}"  # a tie prints +0.00
+        if not value.is_exact:
+            shown += f" ± {scale * value.se:.2f}"
+            delta += f" ± {scale * diff.se:.2f} (paired)"
+        alts.append(f"{rank}. {shown} ({delta}): {p.short(members)}")
+    info = {"plan": steps, "alternatives": alts or ["(no other plan)"],
+            "search": f"{search}; {elapsed:.1f} s"}
+    if upkeep:
+        info["upkeep"] = f"{cprof.name} upkeeps {upkeep} spells: {budget} focus to split (WM-F1)"
+    info["assumes"] = ("every model reaches the target (charge range, control area and line of "
+                       "sight for the feat)" + (f"; ranged activations shoot from {distance:g}\""
+                                                if distance is not None else ""))
+    report.info = {**info, **report.info}
+    from mathhammer.headline import wm_plan_headline
+
+    report.headline = wm_plan_headline(report, target.name, objective, best.short(members))
+    return report
+
+
+def battlegroup_of_list(path, where: str = "--list") -> list[str]:
+    """The warcaster of a Warmachine list and the warjacks of its faction (copies kept)."""
+    from mathhammer.lists import load_list
+
+    army = load_list(path)
+    if army.game != "warmachine":
+        raise InputError(where, "is a fantasy list; wm plan plans a Warmachine battlegroup",
+                         str(path), "give a Warmachine list, e.g. profiles/lists/khador_battlebox.toml")
+    casters = [u for u in army.units if u.kind == "warcaster"]
+    if not casters:
+        raise RulesError(where, "has no warcaster", str(path), "add a warcaster to the list")
+    caster = casters[0]
+    refs = [caster.options.get("ref") or caster.profile_id]
+    for u in army.units:
+        if u.kind == "warjack" and u.profile.faction == caster.profile.faction:
+            refs += [u.options.get("ref") or u.profile_id] * u.count
+    return refs
+
+
+def plan_from_cli(attackers: list[str], target: str, *, from_list=None, camped_focus: int = 0,
+                  damaged=None, cripple: str | None = None, arm_bonus: int = 0,
+                  def_bonus: int = 0, knocked_down: bool = False, stationary: bool = False,
+                  target_in_melee: bool = False, target_effects: list[str] | None = None,
+                  objective: str = "destroy", top: int = 3, upkeep: int = 0,
+                  distance: float | None = None, method: str = "auto",
+                  config: MonteCarloConfig | None = None, check: bool = False,
+                  explain: bool = False) -> Report:
+    """``mathhammer wm plan``: the battlegroup from ids or a list, the target from a profile."""
+    from mathhammer.warmachine import limits
+    from mathhammer.warmachine.duel import target_from_profile, with_crippled
+
+    if not target:
+        raise InputError("--target", "is required: the model to kill", "",
+                         "add --target cygnar/stryker")
+    if from_list is not None and attackers:
+        raise InputError("--list", "give the battlegroup either as ids or as --list, not both",
+                         str(from_list), "drop the ids or --list")
+    refs = battlegroup_of_list(from_list) if from_list is not None else list(attackers)
+    limits.check_distance(distance, "--distance")
+    limits.check("upkeep", upkeep, "--upkeep")
+    damaged = with_crippled(target, damaged, cripple, "--cripple")
+    tgt = target_from_profile(target, damaged, knocked_down, camped_focus, arm_bonus, def_bonus,
+                              stationary, target_in_melee, effects=target_effects or [])
+    where = "--list" if from_list is not None else "ATTACKERS"
+    return plan_turn(refs, tgt, objective=objective, top=top, upkeep=upkeep, distance=distance,
+                     method=method, config=config, check=check, explain=explain, where=where)
