@@ -48,6 +48,7 @@ BASE_ARGS: dict[str, list[str]] = {
     "wm attack": ["--stat", "6", "--defense", "13", "--power", "12", "--armor", "16"],
     "wm aoe": ["--stat", "6", "--defense", "13", "--power", "12", "--armor", "16", "--range", "8"],
     "wm duel": ["khador/juggernaut", "cygnar/charger"],
+    "wm plan": ["khador/sorscha", "khador/juggernaut", "--target", "cygnar/stryker"],
     "fb attack": ["--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength", "4",
                   "--toughness", "4"],
     "fb shoot": ["--shots", "5", "--bs", "4", "--strength", "4", "--toughness", "4"],

@@ -264,7 +264,7 @@ def _exact_report(sol, target: Target, extra: dict, info: dict, title: str) -> R
     for x in grid.systems:
         mask = np.uint64(grid.system_masks[x])
         crippled.append(Estimate.exact(float(final[(bits & mask) == mask].sum())))
-    destroyed = float(final[sol.grid.left_of == 0].sum())
+    destroyed = min(float(final[sol.grid.left_of == 0].sum()), 1.0)
     results = dict(extra)
     results["mean_focus_spent"] = Estimate.exact(out["focus"])
     for i, (made, hits) in enumerate(out["slots"][:-1], start=1):
@@ -339,7 +339,8 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
     box_target = box_model_target(target)
     box = solve_full(graph, box_target, policy, objective, boost_hit, boost_damage)
     key = "p_destroyed_box_model" if objective == "destroy" else "mean_damage_box_model"
-    extra = {key: Estimate.exact(box.value)}
+    # a sum of products of probabilities can land a rounding step above 1
+    extra = {key: Estimate.exact(min(box.value, 1.0) if objective == "destroy" else box.value)}
     n_left = target.grid.boxes_left(target.start_bits)
     try:
         sol = solved or solve_full(graph, target, policy, objective, boost_hit, boost_damage,

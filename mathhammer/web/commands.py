@@ -132,7 +132,8 @@ def _params(command) -> tuple[Param, ...]:
         flag = "" if positional else (longs[0] if longs else p.opts[0])
         out.append(Param(
             key=p.name if positional else flag.lstrip("-"), flag=flag, kind=_kind(p),
-            required=bool(p.required), default=p.default, multiple=bool(p.multiple),
+            required=bool(p.required), default=p.default,
+            multiple=bool(p.multiple) or getattr(p, "nargs", 1) == -1,  # ATTACKERS... of wm plan
             help=" ".join((getattr(p, "help", None) or "").split()), positional=positional))
     return tuple(out)
 
@@ -336,6 +337,6 @@ def argv_to_query(command: Command, argv: Sequence[str], path_id=None) -> list[t
                 value = path_id(value)
             pairs.append((param.key if param else name, value))
         elif positional:
-            param = positional.pop(0)
+            param = positional[0] if positional[0].multiple else positional.pop(0)
             pairs.append((param.key, path_id(word) if param.kind == "path" and path_id else word))
     return pairs
