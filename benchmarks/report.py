@@ -372,3 +372,16 @@ def scaling_markdown(rows: list[Scaling]) -> list[str]:
             f"| {'—' if row.min_ratio is None else f'≥ {row.min_ratio:g}×'} "
             f"| {row.status()} |")
     return lines
+
+
+def write_section(name: str, section: str, start: str, end: str) -> None:
+    """Replace the ``<!-- section: name -->`` block of RESULTS.md (or append it), keep the rest:
+    scripts beside run.py (tuning.py, planner.py) own their blocks."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent / "RESULTS.md"
+    text = path.read_text() if path.exists() else ""
+    if f"{start}{name} -->" in text:
+        head, rest = text.split(f"{start}{name} -->", 1)
+        text = head.rstrip("\n") + "\n" + rest.split(end, 1)[1] if end in rest else head
+    path.write_text(text.rstrip("\n") + "\n\n" + section + "\n")

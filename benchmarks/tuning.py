@@ -84,12 +84,9 @@ def main() -> int:
     section = "\n".join(lines)
     print(section)
     if "--write" in sys.argv:  # replace this script's section of RESULTS.md, keep the rest
-        path = Path(__file__).resolve().parent / "RESULTS.md"
-        text = path.read_text() if path.exists() else ""
-        if f"{START}list-tuning -->" in text:
-            head, rest = text.split(f"{START}list-tuning -->", 1)
-            text = head.rstrip("\n") + "\n" + rest.split(END, 1)[1] if END in rest else head
-        path.write_text(text.rstrip("\n") + "\n\n" + section + "\n")
+        from benchmarks.report import write_section
+
+        write_section("list-tuning", section, START, END)
     return 0
 
 
