@@ -146,10 +146,10 @@ def _characteristics(rules, **flags: int | None) -> None:
                                        low=0 if flag in ZERO_ALLOWED else 1)
 
 
-def _profile_target(ref: str, rules, **raw):
+def _profile_target(ref: str, rules, close_combat: bool = False, **raw):
     """A target profile's (T, armour, ward, regeneration, W, models) as the flags would give them."""
     from mathhammer.errors import InputError
-    from mathhammer.fantasy.combat_target import target_parts
+    from mathhammer.fantasy.combat_target import target_models, target_parts
     from mathhammer.fantasy.models import load_unit
 
     given = [flag for flag, value in raw.items() if value is not None]
@@ -161,10 +161,24 @@ def _profile_target(ref: str, rules, **raw):
     if unit.ruleset != rules.name and rules.name in ("basic", "wfb8", "t9a1"):
         raise InputError("--target", f"is a {unit.ruleset} profile, but the ruleset is {rules.name}",
                          ref, f"add --ruleset {unit.ruleset}")
-    part = target_parts(unit, rules)[0]
+    part = target_parts(unit, rules, close_combat)[0]
     text = lambda v: None if v is None else str(v)  # noqa: E731 - the flags' own form
     return unit, (part.t, text(part.armour), text(part.ward), text(part.regeneration), part.w,
-                  unit.formation.models)
+                  target_models(unit, rules))
+
+
+def _war_machine_note(report, unit, rules, close_combat: bool) -> None:
+    """FB-WM1 said where it applies: which Toughness, Wounds and (melee) the assault party."""
+    if unit.machine is None:
+        return
+    from mathhammer.fantasy.combat_target import target_models, target_parts, war_machine_words
+    from mathhammer.headline import pct
+
+    report.info["war machine"] = war_machine_words(unit, rules, close_combat)
+    total = target_parts(unit, rules, close_combat)[0].w * target_models(unit, rules)
+    destroyed = report.distributions["unsaved_wounds"].p_at_least(total)
+    report.results = {"p_destroyed": destroyed, **report.results}
+    report.headline += f" · {unit.name} destroyed {pct(destroyed)}"
 
 
 def _given(text: str | None, flag: str) -> str:
@@ -210,9 +224,10 @@ def _attacks(text: str, flag: str) -> int | str:
 @query_command
 def attack_command(
     ws: Annotated[int, typer.Option("--ws", help="Attacker's Weapon Skill (1..10).")],
-    target_ws: Annotated[int, typer.Option("--target-ws", help="Defender's Weapon Skill (1..10).")],
     strength: Annotated[int, typer.Option("--strength", help="Strength of the attacks (1..10).")],
-    toughness: Annotated[int, typer.Option("--toughness", help="Target's Toughness (1..10).")],
+    target_ws: Annotated[Optional[int], typer.Option("--target-ws", help="Defender's Weapon Skill (1..10); or --target.")] = None,
+    toughness: Annotated[Optional[int], typer.Option("--toughness", help="Target's Toughness (1..10); or --target.")] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="Target unit: profile id or unit TOML file; its WS, T, saves, W and models replace --target-ws, --toughness, --save, --ward, --regeneration, --target-wounds, --target-models (a war machine: its crew, FB-WM1).")] = None,
     attacks: Annotated[Optional[str], typer.Option("--attacks", help="Number of attacks (or dice text, e.g. 2D6); required unless --for-p.")] = None,
     save: Save = None,
     ward: Ward = None,
@@ -247,6 +262,23 @@ def attack_command(
 
     renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
+    unit = None
+    if target is not None:
+        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = _profile_target(
+            target, rules, close_combat=True, target_ws=target_ws, toughness=toughness, save=save,
+            ward=ward, regeneration=regeneration,
+            target_wounds=target_wounds if target_wounds != 1 else None, target_models=target_models)
+        target_ws = unit.stats.ws
+        poison = poison and unit.machine is None  # FB-WM1: war machines are immune to poison
+        no_kb_troop = no_kb_troop or unit.troop_type not in ("infantry", "cavalry", "war_beast")
+    else:
+        from mathhammer.errors import InputError
+
+        for flag, value in (("--target-ws", target_ws), ("--toughness", toughness)):
+            if value is None:
+                raise InputError(flag, "needs a target: raw stats (--target-ws, --toughness) or "
+                                 "--target ID", None, "add e.g. --target-ws 3 --toughness 4, or "
+                                 "--target wfb8/orc_boyz")
     _characteristics(rules, ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
                      initiative=initiative, target_initiative=target_initiative)
     with _flag_names():
@@ -265,7 +297,10 @@ def attack_command(
         n_attacks = _attacks(_given(attacks, "--attacks"), "--attacks")
         report = chain_report(spec, n_attacks, rules, at_least=at_least,
                               models=target_models, method=opts.method, config=opts.config(),
-                              check=opts.check)
+                              check=opts.check, target_name=unit and unit.name)
+        if unit is not None:
+            report.info["target"] = f"{unit.id}: {unit.name}"
+            _war_machine_note(report, unit, rules, close_combat=True)
     if opts.explain:
         _explain_chain(report, spec, rules, n_attacks)
     emit(report, opts)
@@ -319,6 +354,7 @@ def shoot_command(
         unit, (toughness, save, ward, regeneration, target_wounds, target_models) = _profile_target(
             target, rules, toughness=toughness, save=save, ward=ward, regeneration=regeneration,
             target_wounds=target_wounds if target_wounds != 1 else None, target_models=target_models)
+        poison = poison and unit.machine is None  # FB-WM1: war machines are immune to poison
     elif toughness is None:
         from mathhammer.errors import InputError
 
@@ -350,6 +386,7 @@ def shoot_command(
                                   check=opts.check, target_name=unit and unit.name)
             if unit is not None:
                 report.info["target"] = f"{unit.id}: {unit.name}"
+                _war_machine_note(report, unit, rules, close_combat=False)
     if opts.explain:
         from mathhammer.fantasy.explain import shooting_modifier_parts
 

@@ -53,9 +53,20 @@ def effective_armour(unit: UnitProfile, best: int = 1) -> int | None:
     return max(best, (7 if save is None else save) - bonus)
 
 
-def target_parts(unit: UnitProfile, rules: Ruleset | None = None) -> tuple[Part, ...]:
-    """The rider (with its mount's armour bonus) and, for a ridden monster, the monster."""
+def target_parts(unit: UnitProfile, rules: Ruleset | None = None,
+                 close_combat: bool = False) -> tuple[Part, ...]:
+    """The rider (with its mount's armour bonus) and, for a ridden monster, the monster.
+
+    A war machine (FB-WM1) is one part: the machine's T against shooting, the crew's in
+    close combat, the crew's saves; Wounds 1 per crewman (wfb8: its Wounds are the crew
+    left) or the machine's W (t9a1: one model)."""
     best = rules.caps.best_armour_save if rules is not None else 1
+    if unit.machine is not None:
+        by_machine = rules is not None and rules.war_machines.target_wounds == "machine"
+        return (Part(unit.machine.name if not close_combat else f"{unit.name} crew",
+                     unit.stats.t if close_combat else unit.machine.t,
+                     unit.machine.w if by_machine else 1, unit.saves.armour, unit.saves.ward,
+                     unit.saves.regeneration, unit.troop_type),)
     rider = Part(unit.name, unit.stats.t, unit.stats.w, effective_armour(unit, best), unit.saves.ward,
                  unit.saves.regeneration, unit.troop_type)
     m = unit.ridden_monster
@@ -63,6 +74,26 @@ def target_parts(unit: UnitProfile, rules: Ruleset | None = None) -> tuple[Part,
         return (rider,)
     return (rider, Part(m.name, m.t, m.w, m.saves.armour, m.saves.ward, m.saves.regeneration,
                         m.troop_type))
+
+
+def target_models(unit: UnitProfile, rules: Ruleset) -> int:
+    """Models that carry the wounds: a t9a1 war machine is one model (FB-WM1)."""
+    if unit.machine is not None and rules.war_machines.target_wounds == "machine":
+        return 1
+    return unit.formation.models
+
+
+def war_machine_words(unit: UnitProfile, rules: Ruleset, close_combat: bool) -> str:
+    """What FB-WM1 did with a war machine target, for the report."""
+    m = unit.machine
+    tough = (f"the crew's T{unit.stats.t} (close combat)" if close_combat
+             else f"{m.name}'s T{m.t} (shooting)")
+    wounds = (f"W{m.w} of the machine, one model" if rules.war_machines.target_wounds == "machine"
+              else f"its Wounds are the {unit.formation.models} crew, one each")
+    party = (f"; at most {rules.war_machines.assault_party} models fight it" if close_combat
+             else "")
+    return (f"war machine (FB-WM1): {tough}, the crew's saves, {wounds}{party}; poison does "
+            "not wound it automatically")
 
 
 def _on(spec: AttackSpec, part: Part) -> AttackSpec:

@@ -248,6 +248,14 @@ class Points(_Frozen):
     confidence: Confidence | None = None
 
 
+class Machine(_Frozen):
+    """FB-WM1: a war machine's own profile; its crew is the unit's stat line and formation."""
+
+    name: str = Field(min_length=1, description="the machine, e.g. Great Cannon")
+    t: int = Field(ge=1, le=10, description="Toughness against shooting and magic (FB-WM1)")
+    w: int = Field(ge=1, le=20, description="Wounds (t9a1; in wfb8 the crew count is its Wounds)")
+
+
 class UnitProfile(_Frozen):
     """One fantasy unit profile (see README "Fantasy unit files")."""
 
@@ -273,6 +281,8 @@ class UnitProfile(_Frozen):
     impact_hits: str | None = Field(None, description="FB-S5: impact hits on the charge (dice)")
     stomp: str | None = Field(None, description='FB-S6: stomp hits ("1"; thunderstomp "D6")')
     breath_weapon: BreathWeapon | None = None
+    machine: Machine | None = Field(None, description="FB-WM1: a war machine's machine (crew = "
+                                                      "the stat line and formation)")
     notes: tuple[str, ...] = Field((), description="rules the engine does not simulate (shown only)")
     aliases: tuple[str, ...] = Field((), max_length=12, description="other names list builders print (mathhammer import)")
     champion_extra_attacks: int = Field(1, ge=0, le=5)
@@ -321,6 +331,9 @@ class UnitProfile(_Frozen):
         if self.troop_type in ("cavalry", "monstrous_cavalry") and not self.mounts:
             raise ValueError(f"a {self.troop_type.replace('_', ' ')} model is a rider and its mount "
                              "(FB-P1): add a [[mounts]] entry (name, ws, s, i, a)")
+        if (self.troop_type == "war_machine") != (self.machine is not None):
+            raise ValueError("a war machine (troop_type = \"war_machine\") and a [machine] table "
+                             "(name, t, w) go together (FB-WM1)")
         if self.level is not None and self.role != "character":
             raise ValueError('level (lord / hero) is for role = "character" profiles')
         return self

@@ -158,6 +158,11 @@ class WarMachines(BaseModel):
     flame_template_length: float = Field(8.0, gt=0, le=20, description="FB-R1: inches")
     flame_template_width: float = Field(3.0, gt=0, le=10, description="FB-R1: widest, inches")
     misfire_note: str = ""
+    target_wounds: Literal["crew", "machine"] = Field(
+        "crew", description="FB-WM1: a war machine's Wounds are its crew left (8th) or the "
+                            "machine's W (T9A 1.x)")
+    assault_party: int = Field(6, ge=1, le=20, description="FB-WM1: models that may fight a war "
+                                                           "machine in close combat")
 
     @field_validator("stone_thrower_misfire", "black_powder_misfire")
     @classmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mathhammer.engine import MonteCarloConfig, simulate
+from mathhammer.engine import MonteCarloConfig, padded_tallies, simulate
 from mathhammer.magic.compile import POOLS, CompiledPhase
 from mathhammer.magic.models import MagicScenario
 from mathhammer.magic.rolls import flow_pools
@@ -78,13 +78,11 @@ def phase_monte_carlo(scenario: MagicScenario, rules: MagicRules, compiled: Comp
     s, j, r = len(c.order), len(scenario.in_play), len(c.row_names)
 
     def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
-        out = {"goes_off": np.zeros(s, np.int64), "in_play_end": np.zeros(s, np.int64),
-               "through": np.zeros(s + 1, np.int64), "power_left": np.zeros(POOLS, np.int64),
-               "dispel_left": np.zeros(POOLS, np.int64), "events": np.zeros(3, np.int64),
-               "rows": np.zeros(max(r, 1), np.int64), "in_play": np.zeros(max(j, 1), np.int64),
-               "in_play_ended": np.zeros(max(j, 1), np.int64),
-               "in_play_parts": np.zeros((max(j, 1), 6), np.int64),
-               "weights": np.zeros(2, np.int64)}
+        out = padded_tallies({"goes_off": s, "in_play_end": s, "through": s + 1,
+                              "power_left": POOLS, "dispel_left": POOLS, "events": 3,
+                              "rows": max(r, 1), "in_play": max(j, 1),
+                              "in_play_ended": max(j, 1), "in_play_parts": (max(j, 1), 6),
+                              "weights": 2})
         km.phase_kernel(c.rules_arr, c.flow_arr, c.spells_arr, c.plan, c.dispel_plan,
                         c.in_play_arr, c.in_play_plan, c.in_play_slain, c.retry_plan,
                         c.row_of_roll, state, np.int64(n), out["goes_off"], out["in_play_end"],
