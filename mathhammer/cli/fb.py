@@ -442,6 +442,31 @@ def pursuit_command(
     emit(report, opts)
 
 
+@app.command("charge")
+@query_command(only=("format", "output", "quiet", "explain"))
+def charge_command(
+    distance: Annotated[float, typer.Option("--distance", help="Inches from the charger to the charged unit.")],
+    movement: Annotated[int, typer.Option("--movement", help="The charger's Movement M.")],
+    reaction: Annotated[str, typer.Option("--reaction", help="The charged unit's reaction: hold, stand-and-shoot or flee (FB-G2).")] = "hold",
+    swiftstride: Annotated[bool, Flag("--swiftstride", "The charger has Swiftstride: 3D6, the best two (FB-G1).")] = False,
+    target_movement: Annotated[Optional[int], typer.Option("--target-movement", help="The charged unit's M: no stand and shoot at a charger starting within it (FB-G2).")] = None,
+    target_swiftstride: Annotated[bool, Flag("--target-swiftstride", "The fleeing unit has Swiftstride: it flees 3D6, the best two.")] = False,
+    ruleset: RulesetOpt = "wfb8",
+    opts: CommonOptions = None,  # filled in by @query_command
+) -> None:
+    """P(a charge reaches), or catches a fleeing unit: M + 2D6 against the distance (FB-G1..G3)."""
+    from mathhammer.fantasy.charge import charge_report, explain_charge
+
+    report = charge_report(distance, movement, ruleset, swiftstride=swiftstride,
+                           reaction=reaction, target_movement=target_movement,
+                           target_swiftstride=target_swiftstride)
+    if opts.explain:
+        from mathhammer.explain import attach
+
+        attach(report, explain_charge(report))
+    emit(report, opts)
+
+
 @app.command("test")
 @query_command(only=("format", "output", "quiet", "explain"))
 def test_command(

@@ -1,0 +1,146 @@
+"""The charge and its reactions (FB-G1..G3), exact: ``mathhammer fb charge``.
+
+Charge range = M × ``charge_movement_multiplier`` + ``charge_dice`` (FB-G1); it reaches when
+the range is at least the distance. Reactions (FB-G2): *hold* and *stand and shoot* leave
+the distance as it is (stand and shoot is barred when the charger starts within the
+charged unit's Movement, ``stand_and_shoot_min_distance``); *flee* moves the charged unit
+``flee_dice`` straight away, and the charger catches — and destroys — it when its range
+covers the distance plus the flight; otherwise the charge fails and the charger moves
+``failed_charge_moves`` (FB-G3). All sums are over the dice's exact distributions.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from mathhammer.dice import parse_dice
+from mathhammer.errors import InputError
+from mathhammer.explain import Step
+from mathhammer.results import Distribution, Estimate, Report
+
+REACTIONS = ("hold", "stand-and-shoot", "flee")
+MAX_INCHES = 100
+
+
+def _inches(value, flag: str, low: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value \
+            or not low <= value <= MAX_INCHES:
+        raise InputError(flag, f"must be inches from {low:g} to {MAX_INCHES}", value,
+                         f"use e.g. {flag} 8")
+    return float(value)
+
+
+def charge_dice(rules, swiftstride: bool) -> str:
+    return rules.combat.swiftstride_dice if swiftstride else rules.combat.charge_dice
+
+
+def range_pmf(movement: int, rules, swiftstride: bool) -> dict[int, Fraction]:
+    """FB-G1: the exact distribution of the charge range in inches."""
+    base = movement * rules.combat.charge_movement_multiplier
+    return {base + k: p for k, p in parse_dice(charge_dice(rules, swiftstride)).pmf().items()}
+
+
+def charge_outcome(distance: float, movement: int, rules, *, swiftstride: bool = False,
+                   reaction: str = "hold", target_swiftstride: bool = False
+                   ) -> dict[str, Fraction]:
+    """P(the charge reaches), and with ``flee`` P(the fleeing unit is caught) (FB-G1, G2)."""
+    rng = range_pmf(movement, rules, swiftstride)
+    reach = sum((p for r, p in rng.items() if r >= distance), Fraction(0))
+    out = {"p_reach": reach}
+    if reaction == "flee":
+        flee = parse_dice(rules.combat.swiftstride_dice if target_swiftstride
+                          else rules.combat.flee_dice).pmf()
+        caught = sum((pr * pf for r, pr in rng.items() for f, pf in flee.items()
+                      if r >= distance + f), Fraction(0))
+        out = {"p_caught": caught, "p_charge_fails": 1 - caught}
+    return out
+
+
+def charge_report(distance: float, movement: int, ruleset="wfb8", *, swiftstride: bool = False,
+                  reaction: str = "hold", target_movement: int | None = None,
+                  target_swiftstride: bool = False) -> Report:
+    """``fb charge``: the exact answer, the range distribution, what the reaction allows."""
+    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.tests import whole_number
+
+    rules = load_ruleset(ruleset)
+    distance = _inches(distance, "--distance", 0.0)
+    movement = whole_number(movement, "--movement", 0, 20, "use e.g. --movement 4")
+    if reaction not in REACTIONS:
+        raise InputError("--reaction", f"must be one of {', '.join(REACTIONS)}", reaction,
+                         "use --reaction hold")
+    if target_movement is not None:
+        target_movement = whole_number(target_movement, "--target-movement", 0, 20,
+                                       "use e.g. --target-movement 4")
+    dice = charge_dice(rules, swiftstride)
+    if swiftstride and rules.combat.charge_dice.strip() == "0":
+        raise InputError("--swiftstride", f"{rules.name} has no charge roll (range = "
+                         f"{rules.combat.charge_movement_multiplier} x M, FB-G1): Swiftstride "
+                         "changes nothing", True, "drop --swiftstride")
+    if target_swiftstride and reaction != "flee":
+        raise InputError("--target-swiftstride", "changes the flight only: it goes with "
+                         "--reaction flee", True, "add --reaction flee or drop it")
+    info: dict = {"ruleset": rules.name,
+                  "charge range": f"{movement} x {rules.combat.charge_movement_multiplier} + "
+                                  f"{dice} (FB-G1)"}
+    if reaction == "stand-and-shoot":
+        if target_movement is None:
+            raise InputError("--target-movement", "is needed with --reaction stand-and-shoot: a "
+                             "charger starting within the charged unit's Movement cannot be shot "
+                             "at (FB-G2)", None, "add e.g. --target-movement 4")
+        if distance <= target_movement:
+            raise InputError("--reaction", f"a charger {distance:g}\" away starts within the "
+                             f"charged unit's Movement {target_movement}: no stand and shoot "
+                             "(FB-G2)", reaction, "use --reaction hold or flee")
+        info["stand and shoot"] = ("allowed: the shots land before the charge — ask fb shoot "
+                                   "--stand-and-shoot for them (FB-G2, FB-H2)")
+    outcome = charge_outcome(distance, movement, rules, swiftstride=swiftstride,
+                             reaction=reaction, target_swiftstride=target_swiftstride)
+    results = {k: Estimate.exact(float(v)) for k, v in outcome.items()}
+    for k, v in outcome.items():
+        info[f"{k}_fraction"] = str(v)
+    rng = range_pmf(movement, rules, swiftstride)
+    lo = min(rng)
+    probs = np.zeros(max(rng) - lo + 1)
+    for r, p in rng.items():
+        probs[r - lo] = float(p)
+    dist = Distribution.exact(probs, offset=lo)
+    results["mean_charge_range"] = dist.mean_estimate()
+    failed = rules.combat.failed_charge_moves
+    info["failed charge"] = ("moves the highest D6 of the charge roll towards the target (FB-G3)"
+                             if failed == "highest_die" else
+                             "moves half the distance towards the target (FB-G3)"
+                             if failed == "half" else f"moves: {failed} (FB-G3)")
+    if reaction == "flee":
+        flee = rules.combat.swiftstride_dice if target_swiftstride else rules.combat.flee_dice
+        info["flee"] = (f"the charged unit flees {flee} straight away; caught when the range "
+                        f"covers {distance:g}\" + the flight, and destroyed (FB-G2)")
+    title = (f"charge of {distance:g}\" with M{movement} ({movement} x "
+             f"{rules.combat.charge_movement_multiplier} + {dice}, {rules.name}), {reaction}")
+    report = Report("fb charge", "exact", results, {"charge_range": dist}, info=info, title=title)
+    from mathhammer.headline import pct
+
+    if reaction == "flee":
+        report.headline = (f"Charge of {distance:g}\" at a fleeing unit catches it: "
+                           f"{pct(results['p_caught'])} (exact) · the charge fails "
+                           f"{pct(results['p_charge_fails'])}")
+    else:
+        report.headline = (f"Charge of {distance:g}\" with M{movement} reaches: "
+                           f"{pct(results['p_reach'])} (exact) · mean range "
+                           f"{dist.mean:.2f}\"")
+    return report
+
+
+def explain_charge(report: Report) -> list[Step]:
+    """The working of ``fb charge``: the range, then the reaction."""
+    steps = [Step("charge range", report.info["charge range"], None, ("FB-G1",))]
+    if "p_reach_fraction" in report.info:
+        steps.append(Step("reaches", f"range ≥ distance ({report.title.split(' with')[0]})",
+                          Fraction(report.info["p_reach_fraction"]), ("FB-G1",)))
+    else:
+        steps.append(Step("caught", report.info["flee"],
+                          Fraction(report.info["p_caught_fraction"]), ("FB-G2",)))
+    steps.append(Step("failed charge", report.info["failed charge"], None, ("FB-G3",)))
+    return steps

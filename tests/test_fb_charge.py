@@ -1,0 +1,73 @@
+"""``fb charge`` (FB-G1..G3): the exact answers against a brute force over the dice."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from fractions import Fraction
+
+import pytest
+
+from tests.conftest import cli_result
+
+
+def run_json(*args):
+    code, out, err = cli_result("fb", "charge", *args, "--format", "json", "--quiet")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def two_d6():
+    return [a + b for a, b in itertools.product(range(1, 7), repeat=2)]
+
+
+def swift():
+    return [sum(sorted(r)[1:]) for r in itertools.product(range(1, 7), repeat=3)]
+
+
+@pytest.mark.parametrize("distance, movement", [(9, 4), (12, 5), (2, 3), (17, 4), (7.5, 4)])
+def test_reach_is_m_plus_2d6_at_least_the_distance(distance, movement):
+    rolls = two_d6()
+    want = Fraction(sum(movement + r >= distance for r in rolls), len(rolls))
+    out = run_json("--distance", str(distance), "--movement", str(movement))
+    assert out["results"]["p_reach"]["value"] == pytest.approx(float(want), abs=1e-12)
+    assert out["info"]["p_reach_fraction"] == str(want)
+
+
+def test_swiftstride_keeps_the_best_two_of_three():
+    rolls = swift()
+    want = Fraction(sum(7 + r >= 14 for r in rolls), len(rolls))
+    out = run_json("--distance", "14", "--movement", "7", "--swiftstride")
+    assert out["info"]["p_reach_fraction"] == str(want)
+
+
+def test_a_fleeing_unit_is_caught_when_the_range_covers_the_flight():
+    charges, flights = two_d6(), swift()
+    want = Fraction(sum(5 + c >= 8 + f for c in charges for f in flights),
+                    len(charges) * len(flights))
+    out = run_json("--distance", "8", "--movement", "5", "--reaction", "flee",
+                   "--target-swiftstride")
+    assert out["info"]["p_caught_fraction"] == str(want)
+    assert out["results"]["p_charge_fails"]["value"] == pytest.approx(1 - float(want))
+
+
+def test_basic_charges_twice_the_movement_without_dice():
+    # seed 001 has no charge roll: 2 x M (FB-G1 decision)
+    assert run_json("--distance", "8", "--movement", "4", "--ruleset", "basic")[
+        "results"]["p_reach"]["value"] == 1.0
+    assert run_json("--distance", "8.5", "--movement", "4", "--ruleset", "basic")[
+        "results"]["p_reach"]["value"] == 0.0
+
+
+@pytest.mark.parametrize("args, what", [
+    (["--distance", "3", "--movement", "4", "--reaction", "stand-and-shoot",
+      "--target-movement", "4"], "no stand and shoot"),
+    (["--distance", "9", "--movement", "4", "--reaction", "stand-and-shoot"], "--target-movement"),
+    (["--distance", "9", "--movement", "4", "--reaction", "charge"], "--reaction"),
+    (["--distance", "-1", "--movement", "4"], "--distance"),
+    (["--distance", "9", "--movement", "4", "--ruleset", "basic", "--swiftstride"], "Swiftstride"),
+    (["--distance", "9", "--movement", "4", "--target-swiftstride"], "--reaction flee"),
+])
+def test_bad_input_is_one_line(args, what):
+    code, out, err = cli_result("fb", "charge", *args)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and what in err
