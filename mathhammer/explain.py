@@ -24,6 +24,10 @@ DECISIONS: dict[str, str] = {
     "FB-W1": "t9a1 wounds on the same S − T chart as wfb8 (its own chart is unverified)",
     "FB-C5": "wfb8 Undead Unstable / Daemonic Instability: the unit loses wounds as the "
              "combat result, without a test (ruleset file wfb8.toml)",
+    "WM-G5": "several points of first-available damage mark one X box each; what is left "
+             "once X is full overflows by WM-G2 from the last X box's column (not lost)",
+    "WM-E2": "a feat is used as its warcaster's activation starts and reaches the target "
+             "(control area and line of sight assumed)",
     "MG-1": "t9a1 magic flow is worked out like wfb8's (the 1.x flux table is unverified)",
 }
 
@@ -52,6 +56,10 @@ COMMAND_RULES: dict[str, tuple[str, ...]] = {
     "fb test": ("FB-T1", "FB-T2", "FB-T3", "FB-T4", "DICE-5"),
     "fb break-test": ("FB-T2", "FB-C5", "DICE-5"),
     "fb pursuit": ("FB-C6",),
+    "fb charge": ("FB-G1", "FB-G2", "FB-G3"),
+    "wm plan": ("WM-P1", "WM-E1", "WM-E2", "WM-E3", "WM-E4", "WM-F1", "WM-F5", "WM-S1",
+                "WM-A1", "WM-A4", "WM-A6", "WM-A7", "WM-D1", "WM-D2", "WM-D3", "WM-G1",
+                "WM-G2", "WM-G3", "WM-G4", "WM-G6"),
     "fb combat": ("FB-C1", "FB-C2", "FB-C3", "FB-C4", "FB-C5", "FB-C6", "FB-C7", "FB-H1",
                   "FB-W1", "FB-V1", "FB-V2", "FB-V4", "FB-K1", "FB-K2", "FB-K3", "FB-K4",
                   "FB-M1", "FB-M2", "FB-M3", "FB-M4", "FB-P1", "FB-E1", "FB-S1", "FB-S3"),
