@@ -62,10 +62,47 @@ def test_poison_does_not_wound_a_war_machine_automatically():
     assert run_json(*base, "--poison")["results"] == run_json(*base)["results"]
 
 
-def test_a_whole_combat_against_a_war_machine_is_one_line():
-    code, out, err = cli_result("fb", "combat", "wfb8/empire_halberdiers", "wfb8/empire_great_cannon")
-    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "FB-WM1" in err and "fb attack --target" in err
+def test_one_round_against_a_war_machine_by_hand():
+    # 5 Halberdiers (one rank: no rank bonus) charge the cannon's 3 crew, one round. Both I3:
+    # blows are simultaneous. Halberdiers WS3 S3 (halberd kit as the engine plays it aside,
+    # the test reads the spec) vs crew WS3 T3: hit 4+, wound by the chart; crew 3 x A1 back.
+    from mathhammer.fantasy.chain import chain_exact
+    from mathhammer.fantasy.models import load_unit
+    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.tests import break_test
+    from mathhammer.fantasy.war_machine_combat import (
+        Fight, _spec_crew_on_unit, _spec_unit_on_crew, war_machine_fight)
+
+    rules = load_ruleset("wfb8")
+    unit, cannon = load_unit("wfb8/empire_halberdiers"), load_unit("wfb8/empire_great_cannon")
+    f = Fight(unit, cannon, rules, 5, 5, unit.formation.standard, unit.formation.musician)
+    dealt = chain_exact(_spec_unit_on_crew(f), 5 * unit.stats.a, rules).wounds
+    taken = chain_exact(_spec_crew_on_unit(f), 3, rules).wounds
+    want = float(dealt[3:].sum())
+    bonus = rules.standard_bonus if f.standard else 0
+    for d in range(3):
+        for t in range(len(taken)):
+            score_u = d + bonus + (1 if f.musician and d + bonus == t else 0)
+            if score_u > t:
+                want += dealt[d] * taken[t] * (1 - float(break_test(cannon.stats.ld, score_u - t,
+                                                                    rules)))
+    report = war_machine_fight(unit, cannon, rules, models=5, rank_width=5, rounds=1,
+                               method="exact")
+    assert report.results["p_machine_destroyed"].value == pytest.approx(want, abs=1e-12)
+
+
+def test_war_machine_combat_monte_carlo_agrees_with_exact():
+    out = run_json("fb", "combat", "wfb8/orc_boyz", "wfb8/empire_great_cannon", "--rounds", "3",
+                   "--models-a", "8", "--check", "--n-trials", "20000", "--seed", "2")
+    rows = out["info"]["check"]
+    assert "p_machine_destroyed" in rows and "unit_models_left (distribution)" in rows
+    assert all(abs(row["z"]) <= 5 for row in rows.values())
+    assert out["distributions"]["unit_models_left"]["mean"] <= 8  # --models-a 8 was used
+
+
+def test_a_war_machine_with_company_is_one_line():
+    code, out, err = cli_result("fb", "combat", "wfb8/empire_great_cannon", "wfb8/empire_halberdiers")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "FB-WM1" in err
 
 
 def test_target_flags_and_raw_stats_do_not_mix():

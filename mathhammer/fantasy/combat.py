@@ -143,6 +143,10 @@ def combat(
     """
     if rounds is not None and not 1 <= rounds <= 100:
         raise InputError("--rounds", "must be 1..100", rounds, "use e.g. --rounds 3")
+    machine = _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config, check,
+                                 challenge, general_ld, bsb)
+    if machine is not None:
+        return machine
     c, tables = compile_fight(unit_a, unit_b, charger=charger, ruleset=ruleset, challenge=challenge,
                               general_ld=general_ld, bsb=bsb)
     n_rounds = rounds or DEFAULT_ROUNDS
@@ -163,6 +167,32 @@ def combat(
     return answer("fb combat", method=method, exact=exact if has_exact else None,
                   monte_carlo=lambda cfg: combat_monte_carlo(c, tables, n_rounds, cfg, title),
                   config=config, check=check)
+
+
+def _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config, check,
+                       challenge, general_ld, bsb) -> Report | None:
+    """FB-WM1: one unit against a war machine has its own small engine; None otherwise."""
+    from mathhammer.fantasy.rulesets import load_ruleset
+
+    a, b = _as_sides(unit_a, "a"), _as_sides(unit_b, "b")
+    machines = [s for s in a + b if s.unit.machine is not None]
+    if not machines:
+        return None
+    m = machines[0].unit
+    fix = f"fight it as fb combat UNIT {m.id} (one unit, charging; FB-WM1)"
+    if len(a) != 1 or len(b) != 1 or a[0].unit.machine is not None:
+        raise InputError("side A" if a[0].unit.machine is not None else "sides",
+                         f"{m.name} is a war machine: one unit (side A) charges it (side B)",
+                         m.id, fix)
+    if (challenge is not None or a[0].characters or b[0].characters or any(general_ld)
+            or any(bsb) or charger == "b"):
+        raise InputError("--challenge" if challenge is not None else "side B",
+                         f"{m.name} is a war machine: no characters, challenge, general or "
+                         "battle standard, and it does not charge (FB-WM1)", m.id, fix)
+    from mathhammer.fantasy.war_machine_combat import war_machine_fight
+
+    return war_machine_fight(a[0].unit, m, load_ruleset(ruleset), rounds=rounds, method=method,
+                             config=config, check=check)
 
 
 def _side_name(c: CompiledCombat, s: int) -> str:

@@ -507,12 +507,10 @@ def _validate(sides: tuple[tuple[Side, ...], tuple[Side, ...]], rules: Ruleset,
             raise InputError(f"side {label.upper()}", f"takes 1..{MAX_UNITS_PER_SIDE} units",
                              len(units), "split the fight")
         machines = [side.unit for side in units if side.unit.machine is not None]
-        if machines:  # FB-WM1: an assault party, no ranks, a broken machine is destroyed
-            raise InputError(f"side {label.upper()}", f"{machines[0].name} is a war machine: a "
-                             "whole combat against it is not played yet (FB-WM1)",
-                             machines[0].id, f"ask fb attack --target {machines[0].id} with the "
-                             f"assault party's attacks (at most "
-                             f"{rules.war_machines.assault_party} models)")
+        if machines:  # FB-WM1 has its own engine (fantasy.war_machine_combat)
+            raise InputError(f"side {label.upper()}", f"{machines[0].name} is a war machine: "
+                             "it fights one charging unit on its own (FB-WM1)", machines[0].id,
+                             f"fight it as fb combat UNIT {machines[0].id}")
         generals = [c.profile.name for side in units for c in side.characters if c.general]
         bsbs = [c.profile.name for side in units for c in side.characters if c.battle_standard]
         if len(generals) > 1:
