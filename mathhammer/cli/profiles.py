@@ -440,7 +440,7 @@ def _validate_list_or_scenario(data: dict, source: str) -> str | None:
 
     Told apart by their keys: a list has ``units``; a scenario is ``game = "magic"``,
     a fantasy ``kind = "combat" | "artillery"``, or a Warmachine file with
-    ``attacks``/``activations`` and no profile ``id``.
+    ``attacks``/``activations``/``plan`` and no profile ``id``.
     """
     game, label = data.get("game"), data.get("name") or data.get("title") or ""
     if "id" in data:
@@ -471,7 +471,7 @@ def _validate_list_or_scenario(data: dict, source: str) -> str | None:
             Scenario.model_validate(data)
         except ValidationError as err:
             raise pydantic_errors(err, source) from None
-    elif game == "warmachine" and ("attacks" in data or "activations" in data):
+    elif game == "warmachine" and ("attacks" in data or "activations" in data or "plan" in data):
         from mathhammer.warmachine.scenario import load_scenario as load_wm
 
         load_wm(data, source)

@@ -158,8 +158,13 @@ def parse_unit_text(text: str, where: str):
     from mathhammer.fantasy.combat import Character
     from mathhammer.fantasy.models import load_unit
 
-    if Path(text).is_file() or "+" not in text:
+    if "+" not in text:
         return text, []
+    try:
+        if Path(text).is_file():
+            return text, []
+    except OSError:  # a name too long for a path: not a file (load_unit says what is wrong)
+        pass
     unit, *rest = text.split("+")
     characters = []
     for part in rest:

@@ -301,13 +301,17 @@ def _effect_problems(data: dict) -> list[tuple[str, str]]:
     if not isinstance(effects, list | tuple):
         return []
     problems = []
-    spells = {s.get("name"): s for s in data.get("spells") or [] if isinstance(s, dict)}
-    feat = data.get("feat") or ""
+    spell_list = data.get("spells") if isinstance(data.get("spells"), list | tuple) else []
+    spells = {s.get("name"): s for s in spell_list
+              if isinstance(s, dict) and isinstance(s.get("name"), str)}
+    feat = data.get("feat") if isinstance(data.get("feat"), str) else ""
     mods = ("def", "ranged_def", "arm", "mat", "rat", "str", "pow")
     for i, e in enumerate(effects):
         if not isinstance(e, dict):
             continue
         key, name, on = f"effects.{i}", e.get("name"), e.get("on")
+        if not isinstance(name, str):
+            continue  # a name of the wrong type: pydantic reports it
         if e.get("source") == "feat":
             if data.get("kind") != "warcaster":
                 problems.append((f"{key}.source", "only warcasters have a feat"))
@@ -316,10 +320,10 @@ def _effect_problems(data: dict) -> list[tuple[str, str]]:
                                  f"feat = {feat[:40]!r} (got {name!r})"))
         elif e.get("source") == "spell":
             spell = spells.get(name)
-            if spell is None:
+            if spell is None:  # noqa: SIM114
                 problems.append((f"{key}.name", f"must be one of the spells "
                                  f"({', '.join(map(str, spells)) or 'none'}) (got {name!r})"))
-            elif on == "enemy" and not spell.get("offensive"):
+            elif on == "enemy" and spell.get("offensive") is not True:
                 problems.append((f"{key}.on", f"{name} is not offensive: an enemy effect comes "
                                  "from an offensive spell's hit (WM-E3)"))
         if on == "enemy" and any(e.get(k) for k in ("mat", "rat", "str", "pow")):
