@@ -57,6 +57,8 @@ COMMAND_RULES: dict[str, tuple[str, ...]] = {
     "fb break-test": ("FB-T2", "FB-C5", "DICE-5"),
     "fb pursuit": ("FB-C6",),
     "fb charge": ("FB-G1", "FB-G2", "FB-G3"),
+    "fb turn": ("FB-G1", "FB-G2", "FB-G3", "FB-G4", "FB-G5", "FB-H2", "FB-C1", "FB-C2",
+                "FB-C3", "FB-C4", "FB-C5", "FB-C6"),
     "wm plan": ("WM-P1", "WM-E1", "WM-E2", "WM-E3", "WM-E4", "WM-F1", "WM-F5", "WM-S1",
                 "WM-A1", "WM-A4", "WM-A6", "WM-A7", "WM-D1", "WM-D2", "WM-D3", "WM-G1",
                 "WM-G2", "WM-G3", "WM-G4", "WM-G6"),

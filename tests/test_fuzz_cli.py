@@ -32,7 +32,7 @@ from tests.test_reliability_harness import (
 )
 
 COMMANDS = {name: cmd for name, cmd in commands().items() if name not in SKIP_COMMANDS}
-MANY_CELLS = {"compare", "sweep", "score", "diff", "tune", "wm plan"}
+MANY_CELLS = {"compare", "sweep", "score", "diff", "tune", "wm plan", "fb turn"}
 
 JUNK = ["", " ", "abc", "☃", "Ꮚ١٢", "1e6", "0x10", "--", "-", "nan", "inf", "-inf",
         "12abc", "ünïcödé", "x" * 300, "1,000", "\t", "None", "true", "[]", "{}"]

@@ -12,6 +12,8 @@ is accepted as well as "5".
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from contextlib import contextmanager
 from typing import Annotated, Optional
 
@@ -439,6 +441,30 @@ def pursuit_command(
         from mathhammer.fantasy.explain import explain_pursuit
 
         attach(report, explain_pursuit(flee, pursue))
+    emit(report, opts)
+
+
+TURN_TRIALS = 100_000  # each trial walks every phase in Python: ~1.5 s for three game turns
+
+
+@app.command("turn")
+@query_command(trials=TURN_TRIALS)
+def turn_command(
+    scenario: Annotated[Path, typer.Argument(help='A kind = "turn" scenario: [a] charges [b], [turn] says how (see README).')],
+    opts: CommonOptions = None,  # filled in by @query_command
+) -> None:
+    """Whole game turns: rally, charge, shooting and missiles, combat (FB-G5), by turn."""
+    from mathhammer.errors import ProfileError
+    from mathhammer.fantasy.scenario import run_scenario
+    from mathhammer.profiles import read_toml
+
+    data = read_toml(scenario)
+    if data.get("game") != "fantasy" or data.get("kind") != "turn":
+        raise ProfileError(f"{scenario}: kind", 'fb turn plays game = "fantasy", kind = "turn" '
+                           "scenarios", data.get("kind"), 'add kind = "turn" (or use mathhammer run)')
+    report = run_scenario(data, str(scenario), method=opts.method, config=opts.config(),
+                          check=opts.check)
+    report.command = "fb turn"
     emit(report, opts)
 
 

@@ -180,6 +180,8 @@ class Mount(_Frozen):
     then the model has two parts, each attacked, wounded and slain on its own."""
 
     name: str = Field(min_length=1)
+    m: int | None = Field(None, ge=0, le=20, description="the model moves at its mount's M "
+                                                       "(charges, flights: FB-G1)")
     ws: int = Field(ge=1, le=10)
     s: int = Field(ge=1, le=10)
     i: int = Field(ge=1, le=10)
@@ -351,6 +353,12 @@ class UnitProfile(_Frozen):
     @property
     def wounds(self) -> int:
         return self.stats.w
+
+    @property
+    def movement(self) -> int:
+        """The model's M: a mounted model moves at its mount's M when the mount gives one."""
+        mount = next((m.m for m in self.mounts if m.m is not None), None)
+        return self.stats.m if mount is None else mount
 
     @property
     def ridden_monster(self) -> Mount | None:

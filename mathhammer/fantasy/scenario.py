@@ -248,9 +248,20 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
     base_dir = Path(source).resolve().parent
     if scenario.kind == "turn":
         from mathhammer.fantasy.combat_turn import run_turn_scenario
+        from mathhammer.fantasy.rulesets import load_ruleset
 
-        report = run_turn_scenario(scenario, source, base_dir, method=method, config=config,
-                                   check=check)
+        if scenario.a is None or scenario.b is None or scenario.turn is None:
+            missing = "a" if scenario.a is None else "b" if scenario.b is None else "turn"
+            raise ProfileError(f"{source}: {missing}", "a turn scenario needs [a], [b] and "
+                               "[turn]", None, "add [turn] distance = 12")
+        if isinstance(scenario.a, tuple) or isinstance(scenario.b, tuple):
+            raise ProfileError(f"{source}: a", "a turn scenario plays one unit a side", None,
+                               "give one [a] and one [b] table")
+        a = _side(scenario.a, f"{source}: a", base_dir, True)
+        b = _side(scenario.b, f"{source}: b", base_dir, False)
+        rules = load_ruleset(default_ruleset(scenario.ruleset, a.unit, b.unit))
+        report = run_turn_scenario(scenario.turn, a, b, rules, source, title=scenario.title,
+                                   method=method, config=config, check=check)
     elif scenario.kind == "combat":
         if scenario.a is None or scenario.b is None:
             raise ProfileError(f"{source}: {'a' if scenario.a is None else 'b'}",
