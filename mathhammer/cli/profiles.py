@@ -439,7 +439,7 @@ def _validate_list_or_scenario(data: dict, source: str) -> str | None:
     """Validate an army list or a scenario file; None when ``data`` is neither.
 
     Told apart by their keys: a list has ``units``; a scenario is ``game = "magic"``,
-    a fantasy ``kind = "combat" | "artillery"``, or a Warmachine file with
+    a fantasy ``kind = "combat" | "artillery" | "turn"``, or a Warmachine file with
     ``attacks``/``activations``/``plan`` and no profile ``id``.
     """
     game, label = data.get("game"), data.get("name") or data.get("title") or ""
@@ -461,7 +461,7 @@ def _validate_list_or_scenario(data: dict, source: str) -> str | None:
         from mathhammer.magic.models import load_scenario
 
         load_scenario(data, source)
-    elif game == "fantasy" and data.get("kind") in ("combat", "artillery"):
+    elif game == "fantasy" and data.get("kind") in ("combat", "artillery", "turn"):
         from pydantic import ValidationError
 
         from mathhammer.fantasy.scenario import Scenario
@@ -471,6 +471,13 @@ def _validate_list_or_scenario(data: dict, source: str) -> str | None:
             Scenario.model_validate(data)
         except ValidationError as err:
             raise pydantic_errors(err, source) from None
+        if data.get("kind") == "turn":  # its [turn] table too (FB-G5)
+            from mathhammer.fantasy.combat_turn import TurnEntry
+
+            try:
+                TurnEntry.model_validate(data.get("turn") or {})
+            except ValidationError as err:
+                raise pydantic_errors(err, f"{source}: turn") from None
     elif game == "warmachine" and ("attacks" in data or "activations" in data or "plan" in data):
         from mathhammer.warmachine.scenario import load_scenario as load_wm
 
