@@ -169,3 +169,18 @@ def test_scenario_form_and_list_file_run():
     assert np.isclose(p(listed), p(report)) or p(listed) >= 0  # runs from a list file
     with pytest.raises(RulesError):
         plan_turn(["khador/sorscha", "khador/sorscha"], target_from_profile("cygnar/stryker"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target, kw", [("cygnar/ironclad", {"arm_bonus": 3}),
+                                        ("cygnar/charger", {"arm_bonus": 4})])
+def test_screening_finds_the_exhaustive_optimum_on_a_grid(target, kw):
+    # every plan solved on the full grid (slow) against the screened search's answer
+    from mathhammer.warmachine.plan import _value
+
+    tgt = target_from_profile(target, **kw)
+    refs = ["khador/sorscha", "khador/destroyer"]
+    members, caster = members_of(refs)
+    builder = _Builder(members, caster, tgt, None, 0)
+    truth = max(_value(builder, p, tgt, "destroy") for p in candidates(members, caster, 6, True))
+    assert p(plan_turn(refs, tgt, top=1)) == pytest.approx(truth, abs=1e-12)
