@@ -206,6 +206,19 @@ WARMUP_ARGV.append(["run", _wm_scenario_example()])
 WARMUP_ARGV.append(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "1",
                     "--method", "exact"])
 
+DEMO_STEPS.append(("Warmachine: the best turn for Sorscha's battle box against a shielded Stryker (wm plan)",
+                   ["wm", "plan", "khador/sorscha", "khador/juggernaut", "khador/destroyer",
+                    "--target", "cygnar/stryker", "--camped-focus", "3", "--target-effect",
+                    "Arcane Shield"]))
+
+
+def _turn_scenario_example() -> str:
+    """The bundled whole-turn scenario (fb turn)."""
+    from mathhammer.profiles import profiles_root
+
+    return str(profiles_root() / "scenarios" / "fantasy_turns_knights_vs_orcs.toml")
+
+
 # fantasy attack chain and tests (fb attack / shoot / break-test)
 DEMO_STEPS.append(("Fantasy: 20 attacks, Killing Blow and a 6+ ward, exact vs Monte Carlo (--check)",
                    ["fb", "attack", "--attacks", "20", "--ws", "5", "--target-ws", "4", "--strength",
@@ -213,6 +226,8 @@ DEMO_STEPS.append(("Fantasy: 20 attacks, Killing Blow and a 6+ ward, exact vs Mo
                     "--at-least", "5", "--check", "--n-trials", "200000", "--seed", "1"]))
 DEMO_STEPS.append(("Fantasy: a break test, Ld 8 lost by 3, steadfast or not (wfb8)",
                    ["fb", "break-test", "--ld", "8", "--lost-by", "3"]))
+DEMO_STEPS.append(("Fantasy: Knights charge Orc Boyz from 14\", three game turns (fb turn)",
+                   ["fb", "turn", _turn_scenario_example(), "--n-trials", "20000", "--seed", "1"]))
 WARMUP_ARGV.append(["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength",
                     "3", "--toughness", "3", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["magic", "cast", "--dice", "2", "--cv", "7", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
