@@ -42,6 +42,24 @@ def range_pmf(movement: int, rules, swiftstride: bool) -> dict[int, Fraction]:
     return {base + k: p for k, p in parse_dice(charge_dice(rules, swiftstride)).pmf().items()}
 
 
+def charge_rolls(movement: int, rules, swiftstride: bool = False) -> list[tuple[float, int, float]]:
+    """Every charge roll as (probability, range, move if it fails): FB-G1's range and FB-G3's
+    failed move (the highest die; -1 for "half the distance", a ruleset without dice)."""
+    import itertools
+
+    base = movement * rules.combat.charge_movement_multiplier
+    text = charge_dice(rules, swiftstride).strip().upper()
+    if text == "0":
+        return [(1.0, base, -1.0)]
+    n, keep = {"2D6": (2, 2), "3D6KH2": (3, 2)}.get(text, (0, 0))
+    if not n:
+        raise InputError("ruleset combat.charge_dice", "the charge roll is played for 2D6 or "
+                         "3D6kh2", text, 'use charge_dice = "2D6"')
+    highest = rules.combat.failed_charge_moves == "highest_die"
+    return [(1 / 6**n, base + sum(sorted(dice)[-keep:]), float(max(dice)) if highest else -1.0)
+            for dice in itertools.product(range(1, 7), repeat=n)]
+
+
 def charge_outcome(distance: float, movement: int, rules, *, swiftstride: bool = False,
                    reaction: str = "hold", target_swiftstride: bool = False
                    ) -> dict[str, Fraction]:

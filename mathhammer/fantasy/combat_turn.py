@@ -26,7 +26,6 @@ flee reaction) reach ``edge`` inches; missiles are not dispelled (the caster's P
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from typing import NamedTuple
 
@@ -155,22 +154,10 @@ class Turns:
 
     def charge_rolls(self) -> list[tuple[float, int, float]]:
         """(probability, range, failed move) of A's charge roll (FB-G1, FB-G3)."""
-        rules, unit = self.rules, self.units[0]
-        base = unit.movement * rules.combat.charge_movement_multiplier
-        swift = unit.has("Swiftstride")
-        text = (rules.combat.swiftstride_dice if swift else rules.combat.charge_dice).strip().upper()
-        if text == "0":
-            return [(1.0, base, -1.0)]  # no dice: a failed charge moves half the distance
-        n, keep = {"2D6": (2, 2), "3D6KH2": (3, 2)}.get(text, (0, 0))
-        if not n:
-            raise InputError("ruleset combat.charge_dice", "fb turn plays 2D6 or 3D6kh2 charges",
-                             text, "use charge_dice = \"2D6\"")
-        out = []
-        for dice in itertools.product(range(1, 7), repeat=n):
-            top = sorted(dice)[-keep:]
-            move = float(max(dice)) if rules.combat.failed_charge_moves == "highest_die" else -1.0
-            out.append((1 / 6**n, base + sum(top), move))
-        return out
+        from mathhammer.fantasy.charge import charge_rolls
+
+        unit = self.units[0]
+        return charge_rolls(unit.movement, self.rules, unit.has("Swiftstride"))
 
     def charge(self, s: State, turn: int) -> list:
         e = self.entry
