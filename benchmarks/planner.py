@@ -13,15 +13,14 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from benchmarks.report import median_seconds, publish_section  # noqa: E402
 from benchmarks.run import SECTION_END as END  # noqa: E402
 from benchmarks.run import SECTION_START as START  # noqa: E402
 from mathhammer.engine import MonteCarloConfig  # noqa: E402
@@ -31,15 +30,6 @@ from mathhammer.warmachine.exact_policy import box_model_target, solve_full  # n
 from mathhammer.warmachine.plan import plan_from_cli  # noqa: E402
 
 
-def timed(fn, rounds: int = 3) -> float:
-    """Median seconds of ``rounds`` calls after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(rounds):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return sorted(times)[len(times) // 2]
 
 
 def main() -> int:
@@ -47,20 +37,22 @@ def main() -> int:
     # 1. exact optimal on the full grid beside the box model
     ironclad = target_from_profile("cygnar/ironclad")
     spec = activation_from_profile("khador/juggernaut", 3, "may", target_base=ironclad.base)
-    full = timed(lambda: solve_full(build_graph([spec]), ironclad, cache=False))
-    box = timed(lambda: solve_full(build_graph([spec]), box_model_target(ironclad), cache=False))
+    full = median_seconds(lambda: solve_full(build_graph([spec]), ironclad, cache=False))
+    box = median_seconds(lambda: solve_full(build_graph([spec]), box_model_target(ironclad),
+                                            cache=False))
     rows.append(("exact optimal duel, full grid: Juggernaut 3 focus (may charge) vs Ironclad",
                  f"{full:.2f} s", f"{box * 1000:.1f} ms (box-count model DP)", "<= 2 s",
                  "pass" if full <= 2 else "MISS"))
     # 2. the planner: warcaster + 2 warjacks vs a warcaster
     args = (["khador/sorscha", "khador/juggernaut", "khador/destroyer"], "cygnar/stryker")
     kw = dict(camped_focus=3, target_effects=["Arcane Shield"])
-    plan_s = timed(lambda: plan_from_cli(*args, **kw), rounds=3)
-    one = timed(lambda: plan_from_cli(*args, **kw, config=MonteCarloConfig(threads=1)), rounds=1)
+    plan_s = median_seconds(lambda: plan_from_cli(*args, **kw), rounds=3)
+    one = median_seconds(lambda: plan_from_cli(*args, **kw, config=MonteCarloConfig(threads=1)),
+                         rounds=1)
     stryker = target_from_profile("cygnar/stryker", camped_focus=3, effects=["Arcane Shield"])
     chain = [activation_from_profile(r, f, "may", target_base=stryker.base)
              for r, f in (("khador/juggernaut", 3), ("khador/destroyer", 3), ("khador/sorscha", 0))]
-    one_chain = timed(lambda: solve_full(build_graph(chain), box_model_target(stryker),
+    one_chain = median_seconds(lambda: solve_full(build_graph(chain), box_model_target(stryker),
                                          cache=False))
     report = plan_from_cli(*args, **kw)
     rows.append(("wm plan: Sorscha + Juggernaut + Destroyer vs Stryker (Arcane Shield, 3 camped)",
@@ -69,27 +61,15 @@ def main() -> int:
                  f"{one_chain * 1000:.1f} ms (box-model DP of one hand-written chain)", "<= 10 s",
                  "pass" if plan_s <= 10 else "MISS"))
     # 3. for the record
-    big = timed(lambda: plan_from_cli([], "khador/sorscha",
+    big = median_seconds(lambda: plan_from_cli([], "khador/sorscha",
                                       from_list="profiles/lists/cygnar_battlebox.toml"), rounds=1)
     rows.append(("wm plan: Cygnar battle box (Stryker + 3 warjacks) vs Sorscha", f"{big:.1f} s",
                  "", "(record)", ""))
-    grid = timed(lambda: plan_from_cli(args[0], "cygnar/ironclad"), rounds=1)
+    grid = median_seconds(lambda: plan_from_cli(args[0], "cygnar/ironclad"), rounds=1)
     rows.append(("wm plan: Sorscha + Juggernaut + Destroyer vs Ironclad (grid: screen + 4 "
                  "finalists)", f"{grid:.1f} s", "", "(record)", ""))
-    load = os.getloadavg()[0]
-    lines = [f"{START}warmachine-planner -->", "",
-             "## Warmachine optimum and planner (`benchmarks/planner.py`, issue 12)", "",
-             f"Load average {load:.1f} at the end" + ("; machine busy: times are upper bounds"
-                                                      if load > 1.5 else "") + ".", "",
-             "| case | mathhammer | baseline | target | verdict |", "|---|---|---|---|---|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    lines += ["", END]
-    section = "\n".join(lines)
-    print(section)
-    if "--write" in sys.argv:
-        from benchmarks.report import write_section
-
-        write_section("warmachine-planner", section, START, END)
+    publish_section("warmachine-planner", "## Warmachine optimum and planner (`benchmarks/planner.py`, issue 12)",
+                    rows, START, END, "--write" in sys.argv)
     return 0
 
 

@@ -385,3 +385,36 @@ def write_section(name: str, section: str, start: str, end: str) -> None:
         head, rest = text.split(f"{start}{name} -->", 1)
         text = head.rstrip("\n") + "\n" + rest.split(end, 1)[1] if end in rest else head
     path.write_text(text.rstrip("\n") + "\n\n" + section + "\n")
+
+
+def median_seconds(fn, rounds: int = 3) -> float:
+    """Median wall seconds of ``rounds`` calls of ``fn`` after one warm-up call."""
+    import time
+
+    fn()
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return sorted(times)[len(times) // 2]
+
+
+def publish_section(name: str, heading: str, rows: list[tuple], start: str, end: str,
+                    write: bool) -> str:
+    """A side script's RESULTS.md section — heading, the machine's load, the table of
+    (case, mathhammer, baseline, target, verdict) rows — printed, and written with ``write``."""
+    import os
+
+    load = os.getloadavg()[0]
+    lines = [f"{start}{name} -->", "", heading, "",
+             f"Load average {load:.1f} at the end" + ("; machine busy: times are upper bounds"
+                                                      if load > 1.5 else "") + ".", "",
+             "| case | mathhammer | baseline | target | verdict |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["", end]
+    section = "\n".join(lines)
+    print(section)
+    if write:
+        write_section(name, section, start, end)
+    return section

@@ -14,7 +14,6 @@ the variance reduction of pairing — each beside its baseline, timed in the sam
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from benchmarks.report import publish_section  # noqa: E402
 from benchmarks.run import SECTION_END as END  # noqa: E402
 from benchmarks.run import SECTION_START as START  # noqa: E402
 from mathhammer.lists import load_list  # noqa: E402
@@ -74,19 +74,8 @@ def main() -> int:
     # 3. variance reduction
     for line in d.info["variance_reduction"]:
         rows.append(("paired vs independent se (diff above)", line, "", "", ""))
-    load = os.getloadavg()[0]
-    lines = [f"{START}list-tuning -->", "", "## List tuning (`benchmarks/tuning.py`, issue 14)", "",
-             f"Load average {load:.1f} at the end" + ("; machine busy: times are upper bounds"
-                                                      if load > 1.5 else "") + ".", "",
-             "| case | mathhammer | baseline | target | verdict |", "|---|---|---|---|---|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    lines += ["", END]
-    section = "\n".join(lines)
-    print(section)
-    if "--write" in sys.argv:  # replace this script's section of RESULTS.md, keep the rest
-        from benchmarks.report import write_section
-
-        write_section("list-tuning", section, START, END)
+    publish_section("list-tuning", "## List tuning (`benchmarks/tuning.py`, issue 14)",
+                    rows, START, END, "--write" in sys.argv)
     return 0
 
 
