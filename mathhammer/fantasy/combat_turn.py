@@ -103,6 +103,11 @@ class Turns:
         self.start_models = tuple(self.models_of(tuple([0] * b_int.shape[0]), s) for s in (0, 1))
         self._fire: dict = {}
         self._rounds: dict = {}
+        from mathhammer.fantasy.charge import charge_rolls
+
+        # (probability, range, failed move) of A's charge roll (FB-G1, FB-G3), once
+        self.charge_rolls = charge_rolls(self.units[0].movement, rules,
+                                         self.units[0].has("Swiftstride"))
 
     # ---- bodies ----------------------------------------------------------------------------
     def _rf_body(self, u: int) -> int:
@@ -152,13 +157,6 @@ class Turns:
         text = self.rules.combat.swiftstride_dice if swift else self.rules.combat.flee_dice
         return {k: float(p) for k, p in parse_dice(text).pmf().items()}
 
-    def charge_rolls(self) -> list[tuple[float, int, float]]:
-        """(probability, range, failed move) of A's charge roll (FB-G1, FB-G3)."""
-        from mathhammer.fantasy.charge import charge_rolls
-
-        unit = self.units[0]
-        return charge_rolls(unit.movement, self.rules, unit.has("Swiftstride"))
-
     def charge(self, s: State, turn: int) -> list:
         e = self.entry
         if (s.charged or s.engaged or turn < e.charge_turn or s.units[0] != HOLD
@@ -174,7 +172,7 @@ class Turns:
                 out.append((p0, s0))
                 continue
             flee = self._flee_pmf(1) if e.reaction == "flee" else {0: 1.0}
-            for q, rng, move in self.charge_rolls():
+            for q, rng, move in self.charge_rolls:
                 for f, pf in flee.items():
                     p = p0 * q * pf
                     need = s0.distance + f

@@ -501,7 +501,9 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
             ref, f_val, m, power_attacks, where, ranged=shoots, aim=aim and shoots,
             target_base=base, damaged=attacker_damaged if a == 0 else None,
             max_bought=buy if a == 0 else None, distance=distance,
-            upkeep=_caster(ref, upkeep), shake=_caster(ref, shake),
+            # upkeep and shaking are the chain's warcaster's (its profile is loaded above)
+            upkeep=upkeep if profs[a].kind == "warcaster" else 0,
+            shake=shake and profs[a].kind == "warcaster",
             feat=feat and a == feat_at, immunities=immunities, flag_bits=bits))
     wheres = [r[4] for r in rows]
     check_focus_budget(refs, specs, wheres, upkeep, shake)
@@ -516,10 +518,3 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
                       boost_damage=boost_damage, method=method, config=config, check=check,
                       title=f"{names} vs {tgt.name}, policy {policy}", explain=explain,
                       effects=flags)
-
-
-def _caster(ref: str, value):
-    """Upkeep and shaking apply to the warcaster of the chain only."""
-    from mathhammer.warmachine.models import load_warmachine
-
-    return value if load_warmachine(ref).kind == "warcaster" else type(value)()
