@@ -216,3 +216,18 @@ def test_a_custom_friendly_feat_buffs_the_attackers_after_it(tmp_path):
     bare.write_text(text.split("\n[[effects]]")[0])
     plain = plan_turn([str(bare), "khador/destroyer"], tgt, top=1)
     assert p(report) > p(plain) + 0.01
+
+
+def test_effect_flags_agree_between_exact_and_monte_carlo():
+    # The Withering (entry flags) and Crippling Grasp / Parasite (flags on a hit) played by
+    # the Monte Carlo kernel: within 5 se of the exact programme
+    from mathhammer.engine import MonteCarloConfig
+
+    n = 20_000
+    exact = duel("cryx/deneghra", "cygnar/stryker", feat=True, ranged=True, **EXACT)
+    mc = duel("cryx/deneghra", "cygnar/stryker", feat=True, ranged=True, method="mc",
+              config=MonteCarloConfig(n, seed=9))
+    for name in ("p_destroyed", "mean_focus_spent"):
+        e, m = exact.results[name].value, mc.results[name]
+        se = m.se if name != "p_destroyed" else math.sqrt(max(e * (1 - e), 1e-12) / n)
+        assert abs(m.value - e) <= 5 * se + 1e-12, name
