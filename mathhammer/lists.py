@@ -39,48 +39,47 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from mathhammer import game as games
 from mathhammer.errors import InputError, ProfileError, RulesError, UnknownProfileError
 from mathhammer.profiles import profiles_root, pydantic_errors, read_toml
-
-GAMES_RULESETS = {"warmachine": ("mk2",), "fantasy": ("basic", "wfb8", "t9a1")}
-MAX_WARJACK_FOCUS = 3  # WM-F1
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class UnitEntry(_Strict):
-    """One ``[[units]]`` table (options of both games; the wrong game's are rejected)."""
+class BaseEntry(_Strict):
+    """The keys every ``[[units]]`` table may have; each game adds its own options
+    (:attr:`mathhammer.game.Game.entry_fields`)."""
 
     profile: str = Field(min_length=1, description="profile id or file path")
     count: int = Field(1, ge=1, le=50)
     name: str = ""
-    # warmachine
-    focus: int | None = Field(None, ge=0, le=12, description="focus the model spends (WM-F1, WM-F2)")
-    mode: Literal["melee", "ranged"] | None = Field(None, description="WM-F3: melee or ranged weapons")
-    # both
-    charge: bool = False
-    # fantasy
-    models: int | None = Field(None, ge=1, le=200)
-    rank_width: int | None = Field(None, ge=1, le=40)
-    champion: bool | None = None
-    standard: bool | None = None
-    musician: bool | None = None
 
 
-class ListFile(_Strict):
-    name: str = ""
-    game: Literal["warmachine", "fantasy"]
-    ruleset: str
-    points: int = Field(ge=1, le=100_000, description="the points limit")
-    units: list[UnitEntry] = Field(default_factory=list)
+_MODELS: dict[tuple[str, ...], tuple[type[BaseModel], type[BaseModel]]] = {}
 
 
-_WM_ONLY = ("focus", "mode")
-_FB_ONLY = ("models", "rank_width", "champion", "standard", "musician")
+def file_models() -> tuple[type[BaseModel], type[BaseModel]]:
+    """(entry model, list file model) over the registered games: an entry accepts every
+    game's options (the wrong game's are refused by name in :func:`_entry`), a list names
+    one of the games."""
+    names = games.names()
+    if names not in _MODELS:
+        fields: dict[str, tuple] = {}
+        for name in names:
+            for key, spec in games.get(name).entry_fields.items():
+                fields.setdefault(key, spec)
+        entry = create_model("UnitEntry", __base__=BaseEntry, **fields)
+        listfile = create_model(
+            "ListFile", __base__=_Strict, name=(str, ""), game=(Literal[names], ...),  # type: ignore[valid-type]
+            ruleset=(str, ...),
+            points=(int, Field(ge=1, le=100_000, description="the points limit")),
+            units=(list[entry], Field(default_factory=list)))  # type: ignore[valid-type]
+        _MODELS[names] = (entry, listfile)
+    return _MODELS[names]
 
 
 @dataclass(frozen=True)
@@ -174,19 +173,19 @@ def load_list(ref: str | Path | dict, source: str | None = None) -> ArmyList:
         path = find_list(ref)
         data, where = read_toml(path), source or str(path)
     try:
-        spec = ListFile.model_validate(data)
+        spec = file_models()[1].model_validate(data)
     except ValidationError as err:
         raise pydantic_errors(err, where) from None
-    if spec.ruleset not in GAMES_RULESETS[spec.game]:
+    game = games.get(spec.game)
+    if spec.ruleset not in game.rulesets:
         raise ProfileError(f"{where}: ruleset", f"is not a {spec.game} ruleset", spec.ruleset,
-                           f"use one of {', '.join(GAMES_RULESETS[spec.game])}")
+                           f"use one of {', '.join(game.rulesets)}")
     if not spec.units:
         raise ProfileError(f"{where}: units", "the list has no units", None,
                            'add [[units]] tables with profile = "<id>"')
-    units = [_entry(spec, i, e, where) for i, e in enumerate(spec.units)]
+    units = [_entry(game, spec, i, e, where) for i, e in enumerate(spec.units)]
     units = _unique_labels(units)
-    total = (_warmachine_points(units, where) if spec.game == "warmachine"
-             else sum(u.points * u.count for u in units))
+    total = game.list_points(units, where)
     if total > spec.points:
         detail = ", ".join(f"{u.label} {u.points * u.count}" for u in units)
         raise RulesError(f"{where}: points", f"the list costs {total} points, over its limit of "
@@ -196,84 +195,26 @@ def load_list(ref: str | Path | dict, source: str | None = None) -> ArmyList:
                     tuple(units), total, where)
 
 
-def _entry(spec: ListFile, i: int, entry: UnitEntry, where: str) -> ListUnit:
+def _entry(game: games.Game, spec: Any, i: int, entry: Any, where: str) -> ListUnit:
     key = f"{where}: units.{i}"
-    wrong = _FB_ONLY if spec.game == "warmachine" else _WM_ONLY
-    for option in wrong:
-        if getattr(entry, option) is not None:
-            raise ProfileError(f"{key}.{option}", f"is not a {spec.game} option",
-                               getattr(entry, option),
-                               f"remove it; {spec.game} entries take "
-                               f"{', '.join((_WM_ONLY if spec.game == 'warmachine' else _FB_ONLY))}")
+    wrong = [k for k in type(entry).model_fields
+             if k in entry.model_fields_set and k not in BaseEntry.model_fields
+             and k not in game.entry_fields]
+    if wrong:  # another game's option: name what this game's entries take instead
+        others = {k for name in games.names() if name != spec.game
+                  for k in games.get(name).entry_fields}
+        own = ", ".join(k for k in game.entry_fields if k not in others)
+        raise ProfileError(f"{key}.{wrong[0]}", f"is not a {spec.game} option",
+                           getattr(entry, wrong[0]), f"remove it; {spec.game} entries take {own}")
     try:
-        if spec.game == "warmachine":
-            from mathhammer.warmachine.models import load_warmachine
-
-            profile = load_warmachine(entry.profile)
-        else:
-            from mathhammer.fantasy.models import load_unit
-
-            profile = load_unit(entry.profile)
+        profile = game.load_profile(entry.profile)
     except UnknownProfileError as err:
         raise UnknownProfileError(f"{key}.profile", f"unknown unit {entry.profile!r}", None,
                                   err.fix) from None
     except ProfileError as err:
         raise ProfileError(f"{key}.profile", f"profile {entry.profile!r} is invalid: {err.what}",
                            None, err.fix) from None
-    label = entry.name or profile.name
-    if spec.game == "warmachine":
-        return _warmachine_entry(key, entry, profile, label)
-    if profile.ruleset != spec.ruleset and spec.ruleset != "basic":
-        raise ProfileError(f"{key}.profile", f"is a {profile.ruleset} unit in a {spec.ruleset} list",
-                           entry.profile, f"use a profiles/fantasy/{spec.ruleset}/ unit")
-    from mathhammer.fantasy.models import with_formation
-
-    unit = with_formation(profile, models=entry.models, rank_width=entry.rank_width,
-                          champion=entry.champion, standard=entry.standard, musician=entry.musician)
-    return ListUnit(label, unit, entry.count, unit.unit_points(), {"charge": entry.charge})
-
-
-def _warmachine_entry(key: str, entry: UnitEntry, profile, label: str) -> ListUnit:
-    focus = entry.focus or 0
-    if profile.kind == "warjack" and focus > MAX_WARJACK_FOCUS:
-        raise RulesError(f"{key}.focus", "a warjack is allocated at most 3 focus (WM-F1)", focus,
-                         "use focus = 3 or less")
-    if profile.kind == "warcaster" and focus > (profile.stats.focus or 0):
-        raise RulesError(f"{key}.focus", f"more than {profile.name}'s FOCUS {profile.stats.focus}",
-                         focus, f"use focus = {profile.stats.focus} or less")
-    if profile.kind == "solo" and focus:
-        raise RulesError(f"{key}.focus", "a solo has no focus (WM-F1)", focus, "remove focus")
-    if entry.charge and profile.kind == "warjack" and focus < 1:
-        raise RulesError(f"{key}.charge", "a warjack spends 1 focus to charge (WM-F2)", focus,
-                         "give it focus = 1 or more")
-    kinds = {w.kind for w in profile.weapons if w.damage_power is not None}
-    mode = entry.mode or ("melee" if "melee" in kinds else "ranged")
-    if mode not in kinds:
-        raise ProfileError(f"{key}.mode", f"{profile.name} has no {mode} weapon with a damage roll",
-                           mode, f"use mode = {sorted(kinds)[0]!r}" if kinds else "pick another unit")
-    if entry.charge and mode != "melee":
-        raise RulesError(f"{key}.charge", "a charge ends in melee: no ranged attacks after it (WM-F3)",
-                         mode, 'use mode = "melee" or drop charge')
-    return ListUnit(label, profile, entry.count, profile.points,
-                    {"focus": focus, "mode": mode, "charge": entry.charge, "ref": entry.profile})
-
-
-def _warmachine_points(units: list[ListUnit], where: str) -> int:
-    """Mk II pricing: warjack points pay for warjacks only; focus fits the casters' FOCUS."""
-    jacks = sum(u.points * u.count for u in units if u.kind == "warjack")
-    others = sum(u.points * u.count for u in units if u.kind != "warjack")
-    casters = [u for u in units if u.kind == "warcaster"]
-    if jacks and not casters:
-        raise RulesError(f"{where}: units", "warjacks need a warcaster to control them (WM-F1)",
-                         None, "add a warcaster entry")
-    bonus = sum((u.profile.warjack_points or 0) * u.count for u in casters)
-    focus_pool = sum((u.profile.stats.focus or 0) * u.count for u in casters)
-    focus_used = sum(u.options["focus"] * u.count for u in units)
-    if focus_used > focus_pool:
-        raise RulesError(f"{where}: focus", f"{focus_used} focus spent or allocated, but the "
-                         f"warcasters have FOCUS {focus_pool} (WM-F1)", focus_used,
-                         "lower the focus = N of some entries")
-    return others + max(0, jacks - bonus)
+    return game.list_unit(key, entry, profile, spec.ruleset, entry.name or profile.name)
 
 
 def _unique_labels(units: list[ListUnit]) -> list[ListUnit]:

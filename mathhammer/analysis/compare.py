@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mathhammer import game as games
 from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
 from mathhammer.analysis.pool import run_cells
 from mathhammer.errors import InputError
@@ -170,10 +171,7 @@ def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[C
     mc = frame[frame["method"] == "mc"]
     info: dict[str, Any] = {
         "list_a": a.summary(), "list_b": b.summary(),
-        "cell": (f"one activation of the attacker against a fresh target model ({policy} focus "
-                 "policy in melee); p_kill = P(destroyed)" if a.game == "warmachine" else
-                 "a close combat of the attacker unit against the target unit; p_kill = "
-                 "P(target breaks or is destroyed, attacker stands)"),
+        "cell": games.get(a.game).cell_words(policy),
         "per_100": "value x 100 / attacker points (one model or unit); empty for 0-point models",
     }
     comparison = Comparison(frame, Report("compare", method, named, {}, info=info), a, b)

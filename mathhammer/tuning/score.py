@@ -28,6 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from mathhammer import game as games
 from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
 from mathhammer.errors import InputError
 from mathhammer.lists import ArmyList, ListUnit, load_list
@@ -39,17 +40,15 @@ MAX_CELLS = 2_000  # a query past this is a typo (a 50-unit list against a 12-li
 
 
 def unit_value(unit: ListUnit) -> int:
-    """Points a target is worth: its points; a Mk II warcaster its warjack points."""
-    if getattr(unit.profile, "kind", None) == "warcaster":
-        return int(getattr(unit.profile, "warjack_points", 0) or 0)
-    return unit.points
+    """Points a target is worth, by its game (a Mk II warcaster: its warjack points)."""
+    return games.of_profile(unit.profile).unit_value(unit)
 
 
 def _key(attacker: ListUnit, target: ListUnit) -> str:
     """What a cell plays, in text: equal texts are the same question (and the same seed)."""
     def side(u: ListUnit) -> str:
         options = sorted((k, v) for k, v in u.options.items() if k != "ref")
-        return f"{u.profile_id}{options}{getattr(u.profile, 'formation', '')}"
+        return f"{u.profile_id}{options}{games.of_profile(u.profile).cell_key(u)}"
     return side(attacker) + " → " + side(target)
 
 
@@ -246,10 +245,7 @@ def _info(table: ScoreTable, meta: Meta, results: dict[str, CellResult], seed: i
         "score": "each unit attacks one enemy unit per turn, picked at random from the list "
                  "faced; points = P(kill) x the target's points (a Mk II warcaster: its warjack "
                  "points); README, List tuning",
-        "cell": ("one activation against a fresh target model (" + policy + " focus policy)"
-                 if meta.game == "warmachine" else
-                 "a close combat of the unit against the target unit (P(target breaks or is "
-                 "destroyed, attacker stands))"),
+        "cell": games.get(meta.game).cell_words(policy, for_score=True),
         "cells": len(table.cells),
         "seeds": f"each cell's seed comes from run seed {seed} and what the cell plays, so lists "
                  "that share a cell share its random numbers",

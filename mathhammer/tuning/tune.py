@@ -39,7 +39,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from mathhammer import game as games
 
 from mathhammer.errors import InputError, MathhammerError, ProfileError
 from mathhammer.lists import find_bundled, find_list, load_list
@@ -58,20 +60,30 @@ class _Strict(BaseModel):
 
 
 class OptionUnit(_Strict):
+    """One ``[[units]]`` entry of an options file: the copies allowed; each game adds the
+    entry keys it varies, each a list of values to try (:attr:`Game.variant_fields`)."""
+
     profile: str = Field(min_length=1)
     min: int = Field(0, ge=0, le=20)
     max: int = Field(1, ge=0, le=20)
-    models: list[int] = Field(default_factory=list, max_length=12)
-    focus: list[int] = Field(default_factory=list, max_length=13)
-    charge: list[bool] = Field(default_factory=list, max_length=2)
-    mode: list[str] = Field(default_factory=list, max_length=2)
 
 
-class OptionsFile(_Strict):
-    name: str = ""
-    game: str
-    ruleset: str
-    units: list[OptionUnit] = Field(min_length=1, max_length=30)
+_MODELS: dict[tuple[str, ...], type[BaseModel]] = {}
+
+
+def options_model() -> type[BaseModel]:
+    """The options file model over the registered games (every game's variant keys)."""
+    names = games.names()
+    if names not in _MODELS:
+        fields: dict[str, tuple] = {}
+        for name in names:
+            for key, spec in games.get(name).variant_fields.items():
+                fields.setdefault(key, spec)
+        unit = create_model("OptionUnit", __base__=OptionUnit, **fields)
+        _MODELS[names] = create_model(
+            "OptionsFile", __base__=_Strict, name=(str, ""), game=(str, ...), ruleset=(str, ...),
+            units=(list[unit], Field(min_length=1, max_length=30)))  # type: ignore[valid-type]
+    return _MODELS[names]
 
 
 Variant = tuple  # (profile, (("models", 20), ("charge", True), ...))
@@ -117,10 +129,10 @@ def _name(v: Variant) -> str:
     return profile.split("/")[-1] + (f" ({extra})" if extra else "")
 
 
-def validate_options(data: dict, where: str) -> OptionsFile:
+def validate_options(data: dict, where: str) -> Any:
     """An options file's table, validated (``profiles validate`` and :func:`build_space`)."""
     try:
-        spec = OptionsFile.model_validate(data)
+        spec = options_model().model_validate(data)
     except ValidationError as err:
         raise pydantic_errors(err, where) from None
     for i, u in enumerate(spec.units):
@@ -137,6 +149,7 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
     if (spec.game, spec.ruleset) != (game, ruleset):
         raise ProfileError(f"{where}: game", f"is for {spec.game} {spec.ruleset}, the list is {game} "
                            f"{ruleset}", spec.ruleset, f"use {game} {ruleset} options")
+    variant_keys = tuple(games.get(game).variant_fields)  # the game's own order: a variant's name
     raw = read_toml(find_list(list_ref))
     base = {k: v for k, v in raw.items() if k != "units"}
     named = {}
@@ -148,8 +161,13 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
     fixed, state = [], {}
     variants: dict[str, list[Variant]] = {}
     for profile, (i, u) in named.items():
-        keys = [(k, vals) for k, vals in (("models", u.models), ("focus", u.focus),
-                                          ("charge", u.charge), ("mode", u.mode)) if vals]
+        foreign = [k for k in type(u).model_fields if k not in variant_keys
+                   and k not in OptionUnit.model_fields and getattr(u, k)]
+        if foreign:
+            raise ProfileError(f"{where}: units.{i}.{foreign[0]}", f"is not a {game} option",
+                               getattr(u, foreign[0]),
+                               f"remove it; {game} options vary {', '.join(variant_keys)}")
+        keys = [(k, vals) for k in variant_keys if (vals := getattr(u, k))]
         combos = itertools.product(*[[(k, v) for v in vals] for k, vals in keys]) if keys else [()]
         variants[profile] = [(profile, tuple(c)) for c in combos]
     for entry in raw.get("units", []):
@@ -157,7 +175,7 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
         if profile not in named:
             fixed.append(entry)
             continue
-        opts = tuple((k, entry[k]) for k in ("models", "focus", "charge", "mode") if k in entry)
+        opts = tuple((k, entry[k]) for k in variant_keys if k in entry)
         v = (profile, opts)
         if v not in variants[profile]:
             variants[profile].append(v)  # the input's own choice is always allowed
@@ -175,7 +193,7 @@ def _state_key(state: dict) -> str:
 
 def _list_key(army) -> str:
     """Two candidates that are the same list (however their entries were written)."""
-    return repr(sorted((u.profile_id, repr(getattr(u.profile, "formation", "")),
+    return repr(sorted((u.profile_id, games.of_profile(u.profile).cell_key(u),
                         repr(sorted(u.options.items())), u.count) for u in army.units))
 
 
@@ -335,11 +353,7 @@ def _diff_text(a: Any, b: Any) -> str:
     def counts(lst):
         out = {}
         for u in lst.units:
-            if hasattr(u.profile, "formation"):
-                size = f" ({u.profile.formation.models})"
-            else:  # Warmachine: the focus it is given and whether it charges
-                size = f" (focus {u.options.get('focus', 0)}{', charge' if u.options.get('charge') else ''})"
-            name = u.profile.name + size
+            name = u.profile.name + games.of_profile(u.profile).variant_text(u)
             out[name] = out.get(name, 0) + u.count
         return out
     ca, cb = counts(a), counts(b)

@@ -1,0 +1,126 @@
+"""Warhammer Fantasy / The Ninth Age behind the Game interface (:mod:`mathhammer.game`).
+
+What the shared code asks of this game: list entries (unit size, rank width, command
+and whether the unit charges), the ruleset a unit belongs to, a unit's points (models
+plus command, :meth:`UnitProfile.unit_points`), and the cell ``compare``/``sweep``/
+``score`` evaluate: a close combat of the attacker unit against the target unit by
+:func:`mathhammer.fantasy.combat.combat` (the attacker charges when its ``charge``
+option is set). ``p_kill`` is the combat's ``p_a_wins`` (the target broke or was
+destroyed and the attacker stands), ``mean_damage`` the wounds dealt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from mathhammer.errors import ProfileError
+from mathhammer.game import Game, check_stat_by_model, register
+
+#: swept stat -> where it lives in the profile
+STAT_FIELDS = {"ws": "stats.ws", "bs": "stats.bs", "s": "stats.s", "t": "stats.t",
+               "w": "stats.w", "i": "stats.i", "a": "stats.a", "attacks": "stats.a",
+               "ld": "stats.ld", "save": "saves.armour", "ward": "saves.ward",
+               "models": "formation.models"}
+
+
+class Fantasy(Game):
+    name = "fantasy"
+    rulesets = ("basic", "wfb8", "t9a1")
+    entry_fields = {
+        "charge": (bool, False),
+        "models": (int | None, Field(None, ge=1, le=200)),
+        "rank_width": (int | None, Field(None, ge=1, le=40)),
+        "champion": (bool | None, None),
+        "standard": (bool | None, None),
+        "musician": (bool | None, None),
+    }
+    variant_fields = {
+        "models": (list[int], Field(default_factory=list, max_length=12)),
+        "charge": (list[bool], Field(default_factory=list, max_length=2)),
+    }
+    kill_words = "P(target breaks or is destroyed)"
+    sweep_stats = ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")
+    sweep_target_stats = ("t", "save", "ward")
+    sweep_also = ("charge",)
+    sweep_attacker_options = ("charge",)
+
+    # ------------------------------------------------------------------ profiles
+    def load_profile(self, ref: str):
+        from mathhammer.fantasy.models import load_unit
+
+        return load_unit(ref)
+
+    def owns(self, profile: Any) -> bool:
+        from mathhammer.fantasy.models import UnitProfile
+
+        return isinstance(profile, UnitProfile)
+
+    # ------------------------------------------------------------------ lists
+    def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
+        """A unit of the list's ruleset (``basic`` takes any), in the entry's formation."""
+        from mathhammer.fantasy.models import with_formation
+        from mathhammer.lists import ListUnit
+
+        if profile.ruleset != ruleset and ruleset != "basic":
+            raise ProfileError(f"{key}.profile", f"is a {profile.ruleset} unit in a {ruleset} list",
+                               entry.profile, f"use a profiles/fantasy/{ruleset}/ unit")
+        unit = with_formation(profile, models=entry.models, rank_width=entry.rank_width,
+                              champion=entry.champion, standard=entry.standard,
+                              musician=entry.musician)
+        return ListUnit(label, unit, entry.count, unit.unit_points(), {"charge": entry.charge})
+
+    def cell_key(self, unit: Any) -> str:
+        return f"{unit.profile.formation}"
+
+    def variant_text(self, unit: Any) -> str:
+        return f" ({unit.profile.formation.models})"
+
+    def default_ruleset(self, profile: Any) -> str:
+        return getattr(profile, "ruleset", None) or "wfb8"
+
+    # ------------------------------------------------------------------ cells
+    def evaluate_cell(self, cell: Any, config: Any):
+        from mathhammer.analysis.cells import CellResult
+        from mathhammer.fantasy.combat import Side, combat
+
+        attacker = self.with_stats(cell.attacker, cell.attacker_options)
+        target = self.with_stats(cell.target, cell.target_options)
+        a = Side(attacker, charged=bool(cell.attacker_options.get("charge")))
+        b = Side(target)
+        report = combat(a, b, rounds=cell.rounds, ruleset=cell.ruleset, method=cell.method,
+                        config=config)
+        return CellResult(cell.key, report.results["p_a_wins"], report.results["mean_wounds_dealt"],
+                          report.method, report.seed, report.n_trials,
+                          f"{'charging, ' if a.charged else ''}"
+                          f"{'until decided' if cell.rounds is None else f'{cell.rounds} round(s)'}")
+
+    def cell_words(self, policy: str, for_score: bool = False) -> str:
+        if for_score:
+            return ("a close combat of the unit against the target unit (P(target breaks or is "
+                    "destroyed, attacker stands))")
+        return ("a close combat of the attacker unit against the target unit; p_kill = "
+                "P(target breaks or is destroyed, attacker stands)")
+
+    # ------------------------------------------------------------------ sweeps
+    def with_stats(self, profile: Any, options: dict[str, Any]):
+        """A copy of ``profile`` with the stat options of :data:`STAT_FIELDS` applied."""
+        changes: dict[str, dict[str, Any]] = {}
+        for name, value in options.items():
+            path = STAT_FIELDS.get(name)
+            if path is not None:
+                part, attr = path.split(".")
+                changes.setdefault(part, {})[attr] = value
+        if not changes:
+            return profile
+        return profile.model_copy(update={part: getattr(profile, part).model_copy(update=attrs)
+                                          for part, attrs in changes.items()})
+
+    def check_sweep_value(self, profile: Any, side: str, stat: str, value: int) -> None:
+        if stat == "save" and value == 7:
+            return  # no save
+        check_stat_by_model(self.name, profile, STAT_FIELDS.get(stat) or f"stats.{stat}", stat, value)
+
+
+GAME = register(Fantasy())
