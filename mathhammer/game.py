@@ -55,9 +55,7 @@ class Game:
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str) -> Any:
         """The :class:`mathhammer.lists.ListUnit` of a validated list entry (its options and
         the points of one copy); rule breaks are RulesError / ProfileError at ``key``."""
-        from mathhammer.lists import ListUnit
-
-        return ListUnit(label, profile, entry.count, int(getattr(profile, "points", 0)), {})
+        raise NotImplementedError
 
     def list_points(self, units: list, where: str) -> int:
         """The list's total (list rules that span entries are checked here)."""
