@@ -94,8 +94,8 @@ def _lemire(bound: int) -> tuple[np.uint64, np.uint64]:
 
 
 def wm_single_attack() -> Pair:
-    """``kernels.warmachine.single_attack`` (the specialised one-attack kernel)."""
-    wm = require("mathhammer.kernels.warmachine", "single_attack")
+    """``warmachine.kernels.chain.single_attack`` (the specialised one-attack kernel)."""
+    wm = require("mathhammer.warmachine.kernels.chain", "single_attack")
     hit, dmg = _wm_tables()
     hb, ht = _lemire(hit.size)
     db, dt = _lemire(dmg.size)
@@ -112,8 +112,8 @@ def wm_single_attack() -> Pair:
 
 
 def wm_attack_chain() -> Pair:
-    """``kernels.warmachine.attack_chain`` with one attack (what ``wm attack`` runs)."""
-    wm = require("mathhammer.kernels.warmachine", "attack_chain")
+    """``warmachine.kernels.chain.attack_chain`` with one attack (what ``wm attack`` runs)."""
+    wm = require("mathhammer.warmachine.kernels.chain", "attack_chain")
     hit, dmg = _wm_tables()
     hb, ht = _lemire(hit.size)
     db, dt = _lemire(dmg.size)
@@ -181,8 +181,8 @@ def capture_chunk(module, call: Callable[[], object]) -> Callable:
 
 
 def grid_sequence() -> Pair:
-    """``kernels.grid.sequence_mc`` via the library's chunk: 3 boosted attacks, example grid."""
-    require("mathhammer.kernels.grid", "sequence_mc")
+    """``warmachine.kernels.grid.sequence_mc`` via the library's chunk: 3 boosted attacks, example grid."""
+    require("mathhammer.warmachine.kernels.grid", "sequence_mc")
     from mathhammer.engine import MonteCarloConfig
 
     seq, steps, target = grid_query()
@@ -209,8 +209,8 @@ def fantasy_spec(attacks: int = 20):
     return chain, spec
 
 def fantasy_chain() -> Pair:
-    """``kernels.fantasy.chain_kernel`` via the library's chunk: 20 attacks, every die rolled."""
-    require("mathhammer.kernels.fantasy", "chain_kernel")
+    """``fantasy.kernels.chain.chain_kernel`` via the library's chunk: 20 attacks, every die rolled."""
+    require("mathhammer.fantasy.kernels.chain", "chain_kernel")
     chain_mc = require("mathhammer.fantasy.chain_mc", "chain_monte_carlo")
     from mathhammer.engine import MonteCarloConfig
 
@@ -229,7 +229,7 @@ MAGIC_SCENARIO = "profiles/scenarios/magic_t9a1_four_spells.toml"
 def _magic_scenario():
     from pathlib import Path
 
-    require("mathhammer.kernels.magic", "phase_kernel")
+    require("mathhammer.magic.kernels", "phase_kernel")
     phase = require("mathhammer.magic.phase", "phase_monte_carlo")
     scenario_mod = require("mathhammer.magic.scenario", "run_phase")
     models = require("mathhammer.magic.models", "load_scenario")
@@ -242,7 +242,7 @@ def _magic_scenario():
 
 
 def magic_phase() -> Pair:
-    """``kernels.magic.phase_kernel`` via the library's chunk: the bundled four-spell phase."""
+    """``magic.kernels.phase_kernel`` via the library's chunk: the bundled four-spell phase."""
     from mathhammer.engine import MonteCarloConfig
 
     phase, scenario_mod, scenario = _magic_scenario()
@@ -300,7 +300,7 @@ def engine_grid_sequence() -> Callable[[int, int], object]:
     from mathhammer.engine import MonteCarloConfig
 
     seq, steps, target = grid_query()
-    require("mathhammer.kernels.grid", "sequence_mc")
+    require("mathhammer.warmachine.kernels.grid", "sequence_mc")
 
     def query(n: int, threads: int):
         return seq.run_sequence(steps, target, method="mc",
@@ -311,7 +311,7 @@ def engine_grid_sequence() -> Callable[[int, int], object]:
 
 def engine_fantasy_chain() -> Callable[[int, int], object]:
     """``fantasy.chain_mc.chain_monte_carlo`` (20 attacks) through the engine."""
-    require("mathhammer.kernels.fantasy", "chain_kernel")
+    require("mathhammer.fantasy.kernels.chain", "chain_kernel")
     chain_mc = require("mathhammer.fantasy.chain_mc", "chain_monte_carlo")
     from mathhammer.engine import MonteCarloConfig
 

@@ -108,7 +108,7 @@ def roll_off(bonus_a: int = 0, bonus_b: int = 0, *, method: str = "auto",
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
         from mathhammer import kernels
 
-        k = kernels.load("dicegames")
+        k = kernels.load("mathhammer.kernels.dicegames")
 
         def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
             wins = np.zeros(2, np.int64)
@@ -260,7 +260,7 @@ def scatter(distance: str | DiceExpr = "2D6", *, ruleset: str | None = None,
             raise InputError("DISTANCE", f"has more than {TABLE_LIMIT} outcomes for the "
                              "scatter kernel", str(expr), "use --method exact or fewer dice")
         table = expr.sampler().table
-        k = kernels.load("dicegames")
+        k = kernels.load("mathhammer.kernels.dicegames")
         radius = -1.0 if within is None else float(within)
 
         def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:

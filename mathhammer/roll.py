@@ -39,7 +39,7 @@ def roll_monte_carlo(
 ) -> Report:
     from mathhammer import kernels  # numba only when Monte Carlo is asked for
 
-    rolls = kernels.load("rolls")
+    rolls = kernels.load("mathhammer.kernels.rolls")
 
     sampler = expr.sampler()
     width = expr.max - expr.min + 1

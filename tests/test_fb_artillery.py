@@ -148,7 +148,7 @@ def test_cannon_line_by_hand():
     (y from 1.575 to 4.72): 4 models."""
     from mathhammer import kernels
 
-    k = kernels.load("artillery")
+    k = kernels.load("mathhammer.fantasy.kernels.artillery")
     r = formation_rects(10, 1, (20, 20))
     idx = np.zeros(10, np.int64)
     assert k.line_hits(*(np.ascontiguousarray(x) for x in r), 0.0, 2.0, 4.0, idx) == 4

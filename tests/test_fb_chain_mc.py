@@ -25,7 +25,7 @@ from mathhammer.fantasy.chain import AttackSpec, chain_exact, compile_spec, sing
 from mathhammer.fantasy.chain_mc import chain_monte_carlo, kernel_arguments
 from mathhammer.fantasy.rulesets import load_ruleset
 
-fantasy = kernels.load("fantasy")
+fantasy = kernels.load("mathhammer.fantasy.kernels.chain")
 
 SPECS = {
     "plain": (AttackSpec(ws=4, target_ws=3, strength=3, toughness=3, save=5), "wfb8"),

@@ -32,7 +32,7 @@ def kernel_agrees(spec: AttackSpec, rules: str) -> None:
     """Every 6^8 (·36) face combination resolved by the kernel's tables = the exact chance."""
     from mathhammer import kernels
 
-    k = kernels.load("fantasy")
+    k = kernels.load("mathhammer.fantasy.kernels.chain")
     args = kernel_arguments(spec, 1, rules)
     low, high, n_second = args.args[1], args.args[2], int(args.args[3])
     counts = np.zeros(3, np.int64)

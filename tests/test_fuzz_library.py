@@ -35,7 +35,9 @@ import mathhammer
 from tests.test_reliability_bounded import check_report
 from tests.test_reliability_harness import DERANDOMIZE, Slow, _alarm
 
-SKIP_PACKAGES = ("mathhammer.cli", "mathhammer.web", "mathhammer.kernels")
+SKIP_PACKAGES = ("mathhammer.cli", "mathhammer.web", "mathhammer.kernels",
+                 "mathhammer.warmachine.kernels", "mathhammer.fantasy.kernels",
+                 "mathhammer.magic.kernels")
 ENTRY_NAMES = {"parse_dice", "read_toml", "parse_toml", "load_profile", "load_unit",
                "load_warmachine", "load_list", "load_ruleset", "find_profile", "find_list",
                "parse_vary"}

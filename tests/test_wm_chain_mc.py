@@ -110,7 +110,7 @@ def test_same_seed_same_answer_any_threads():
 
 
 def test_single_attack_kernel_equals_general_kernel():
-    from mathhammer.kernels import warmachine as wm
+    from mathhammer.warmachine.kernels import chain as wm
 
     specs = build_chain(AttackSetup(**BASE, kind="ranged", boost_hit=True, boost_damage=True))
     t = kernel_tables(specs)

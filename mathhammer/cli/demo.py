@@ -28,7 +28,9 @@ DEMO_STEPS: list[tuple[str, list[str]]] = [
 ]
 
 #: kernel modules the demo's steps use (an empty cache for any of them means compiling)
-DEMO_KERNELS = ("rolls", "magic", "combat", "artillery", "grid", "fantasy")
+DEMO_KERNELS = ("mathhammer.kernels.rolls", "mathhammer.magic.kernels",
+                "mathhammer.fantasy.kernels.combat", "mathhammer.fantasy.kernels.artillery",
+                "mathhammer.warmachine.kernels.grid", "mathhammer.fantasy.kernels.chain")
 
 
 #: the short tour (the default) stays within this many lines

@@ -161,7 +161,7 @@ def _template(setup: Setup, method: str, config, check: bool) -> Report:
     def mc(cfg):
         from mathhammer import kernels
 
-        k = kernels.load("artillery")
+        k = kernels.load("mathhammer.fantasy.kernels.artillery")
         width = max(len(small), len(big))
         cdf_small, cdf_big = cdf(small, width), cdf(big, width)
         x0, x1, y0, y1 = (np.ascontiguousarray(r) for r in setup.rects)
@@ -204,7 +204,7 @@ def _bounce(setup: Setup, method: str, config, check: bool) -> Report:
         """Both artillery dice enumerated, with the kernel's own line test."""
         from mathhammer import kernels
 
-        k = kernels.load("artillery")
+        k = kernels.load("mathhammer.fantasy.kernels.artillery")
         hists = empty_hists(setup)
         idx = np.zeros(setup.models, np.int64)
         x0, x1, y0, y1 = (np.ascontiguousarray(r) for r in setup.rects)
@@ -231,7 +231,7 @@ def _bounce(setup: Setup, method: str, config, check: bool) -> Report:
     def mc(cfg) -> Report:
         from mathhammer import kernels
 
-        k = kernels.load("artillery")
+        k = kernels.load("mathhammer.fantasy.kernels.artillery")
         table = cdf(hit, len(hit))
         x0, x1, y0, y1 = (np.ascontiguousarray(r) for r in setup.rects)
 
@@ -298,7 +298,7 @@ def _line(setup: Setup, method: str, config, check: bool) -> Report:
     def mc(cfg) -> Report:
         from mathhammer import kernels
 
-        k = kernels.load("artillery")
+        k = kernels.load("mathhammer.fantasy.kernels.artillery")
         width = max(len(t) for t in tables) if tables else 2
         cdfs = np.ascontiguousarray(np.array([cdf(t, width) for t in tables] or [np.ones(width)]))
 

@@ -160,7 +160,7 @@ def mc_run(setup: Setup, run_kernel, names: dict[str, list[int]], hit_bins: int 
     """
     from mathhammer import kernels
 
-    k = kernels.load("artillery")
+    k = kernels.load("mathhammer.fantasy.kernels.artillery")
     models, w = setup.models, setup.w
     first = "models_hit" if hit_bins is None else "hits"
     size = models + 1 if hit_bins is None else hit_bins

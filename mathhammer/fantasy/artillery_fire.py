@@ -65,7 +65,7 @@ def _template_flame(setup: Setup, method: str, config, check: bool) -> Report:
     def hits_by_face() -> list[int]:
         from mathhammer import kernels
 
-        k = kernels.load("artillery")
+        k = kernels.load("mathhammer.fantasy.kernels.artillery")
         idx = np.zeros(setup.models, np.int64)
         x0, x1, y0, y1 = (np.ascontiguousarray(r) for r in setup.rects)
         return [int(k.flame_hits(x0, x1, y0, y1, float(line_x), muzzle_y + 2.0 * (f + 1),
@@ -98,7 +98,7 @@ def _template_flame(setup: Setup, method: str, config, check: bool) -> Report:
 
         from mathhammer import kernels
 
-        k = kernels.load("artillery")
+        k = kernels.load("mathhammer.fantasy.kernels.artillery")
         return mc_run(setup, run, {**misfire_slots(setup, k), "p_any_hit": [k.C_ANY_HIT]},
                       config=cfg)
 
@@ -162,7 +162,7 @@ def _rank_flame(setup: Setup, method: str, config, check: bool) -> Report:
     def mc(cfg) -> Report:
         from mathhammer import kernels
 
-        k = kernels.load("artillery")
+        k = kernels.load("mathhammer.fantasy.kernels.artillery")
         table = cdf(hit, len(hit))
         rank_models = np.array(lines or [0], dtype=np.int64)
 
@@ -303,7 +303,7 @@ def volley(setup: Setup, method: str, config, check: bool) -> Report:
     def mc(cfg) -> Report:
         from mathhammer import kernels
 
-        k = kernels.load("artillery")
+        k = kernels.load("mathhammer.fantasy.kernels.artillery")
         table = cdf(hit, len(hit))
         p_arr = np.array([float(p_hit[0]), float(p_hit[1])])
 

@@ -1,7 +1,7 @@
 """Monte Carlo of the attack chain: the die-by-die kernel behind :mod:`mathhammer.engine`.
 
 :func:`kernel_arguments` turns a spec into the flat arrays of
-:func:`mathhammer.kernels.fantasy.chain_kernel` plus the one-load outcome table of
+:func:`mathhammer.fantasy.kernels.chain.chain_kernel` plus the one-load outcome table of
 ``chain_kernel_counting`` (also used by the benchmark script); :func:`chain_monte_carlo`
 runs the fastest kernel that applies and returns the wounds histogram.
 """
@@ -67,7 +67,7 @@ def _attacks_fractions(attacks: int | str) -> dict[int, Fraction]:
 class KernelArguments:
     """Positional arguments of ``chain_kernel`` before (state, n_trials, hist).
 
-    ``outcome``: the uint8 6^8 table of :func:`~mathhammer.kernels.fantasy.build_outcome_table`
+    ``outcome``: the uint8 6^8 table of :func:`~mathhammer.fantasy.kernels.chain.build_outcome_table`
     (every face combination of one attack's 8 dice → final class) and ``unsaved_bits``
     its class-1 bitset, read by the faster ``chain_kernel_counting`` when no slay is
     possible, every unsaved wound does the same damage and the shot is not hopeless
@@ -85,7 +85,7 @@ class KernelArguments:
         """One chunk of ``n`` trials into ``hist`` with the fastest kernel that applies."""
         from mathhammer import kernels
 
-        fantasy = kernels.load("fantasy")  # already imported by kernel_arguments: no scan
+        fantasy = kernels.load("mathhammer.fantasy.kernels.chain")  # already imported by kernel_arguments: no scan
         if self.counting:
             attacks, _, _, _, wounds, _, _, cap = self.args
             fantasy.chain_kernel_counting(self.unsaved_bits, attacks, np.int64(wounds[0]), cap,
@@ -99,7 +99,7 @@ def kernel_arguments(spec: AttackSpec, attacks: int | str, rules: Ruleset | str 
     """Flat, typed kernel inputs for ``attacks`` attacks of ``spec``."""
     from mathhammer import kernels
 
-    fantasy = kernels.load("fantasy")
+    fantasy = kernels.load("mathhammer.fantasy.kernels.chain")
     rules = load_ruleset(rules)
     t = compile_spec(spec, rules)
     c = np.ascontiguousarray

@@ -209,7 +209,7 @@ def combat_monte_carlo(c: CompiledCombat, tables, rounds: int, config: MonteCarl
                        title: str) -> Report:
     from mathhammer import kernels
 
-    k = kernels.load("combat")
+    k = kernels.load("mathhammer.fantasy.kernels.combat")
     shapes = _tally_shapes(c, tables, rounds)
     args = tables.kernel_args()
 
@@ -244,7 +244,7 @@ def _estimate(value, n: int | None) -> Estimate:
 
 def _report(c: CompiledCombat, method: str, tally: dict, n: int | None, seed: int | None,
             rounds: int, title: str) -> Report:
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     cnt = tally["counters"]
     results = CombatResults()

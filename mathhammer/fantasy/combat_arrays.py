@@ -1,4 +1,4 @@
-"""The kernel arrays of a compiled combat (:mod:`mathhammer.kernels.combat` layouts).
+"""The kernel arrays of a compiled combat (:mod:`mathhammer.fantasy.kernels.combat` layouts).
 
 Exact tables built here, read by both engines: the per-group, per-target outcome of n
 attacking models (``g_sum``, by :func:`mathhammer.fantasy.chain.chain_distribution`),
@@ -81,7 +81,7 @@ def _sum_dist(per_attack: tuple, slay: float, attacks: tuple, w: int, models: in
 
 def build_tables(c: CompiledCombat) -> Tables:
     from mathhammer.fantasy import tests as fb_tests
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     rules = c.rules
     units, bodies, groups = c.units, c.bodies, c.groups

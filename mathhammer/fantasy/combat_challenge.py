@@ -159,7 +159,7 @@ def challenge(model_a: str | UnitProfile, model_b: str | UnitProfile, *, rounds:
         from mathhammer.engine import simulate
         from mathhammer.fantasy.combat import _tally_shapes
 
-        k = kernels.load("combat")
+        k = kernels.load("mathhammer.fantasy.kernels.combat")
         shapes = _tally_shapes(c, tables, n_rounds)
         args = tables.kernel_args()
 
@@ -185,7 +185,7 @@ def challenge(model_a: str | UnitProfile, model_b: str | UnitProfile, *, rounds:
 
 def _no_resolution(tables) -> None:
     """A duel stands apart from any combat: no ranks, standards, bonuses or musicians."""
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     for col in (k.U_MAX_RANK, k.U_STANDARD, k.U_MUSICIAN, k.U_BONUS, k.U_BSB_CR, k.U_FLANK_BONUS,
                 k.U_REAR_BONUS):
@@ -195,7 +195,7 @@ def _no_resolution(tables) -> None:
 def _report(c, method: str, tally: dict, n: int | None, seed: int | None, rounds: int, title: str,
             a: UnitProfile, b: UnitProfile) -> Report:
     from mathhammer.headline import figure, method_words
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     cnt = tally["counters"]
 

@@ -2,7 +2,7 @@
 
 The one place where combat profiles become flat numbers (DESIGN rule 1). A fight is
 units (``Side``), each with its characters; each unit becomes *bodies* (wound pools)
-and *groups* (attacking models), described in :mod:`mathhammer.kernels.combat`.
+and *groups* (attacking models), described in :mod:`mathhammer.fantasy.kernels.combat`.
 
 Decisions taken here (each documented in docs/rules.md under its id):
 

@@ -5,7 +5,7 @@ Frenzy, a breath weapon used, a challenge going on) between rounds; inside a rou
 the strike steps in order, each group's wounds the exact table the Monte Carlo kernel
 samples (:mod:`mathhammer.fantasy.combat_arrays`). Who strikes, at whom, the combat
 score, break tests and pursuit are the kernel's own jitted helpers
-(:mod:`mathhammer.kernels.combat`), so the two engines differ only in sampling.
+(:mod:`mathhammer.fantasy.kernels.combat`), so the two engines differ only in sampling.
 
 Limits: a Killing Blow against rank and file of W > 1 makes the wounds of n attacks
 depend on the wounds already on the unit, so such fights are Monte Carlo only; after
@@ -38,7 +38,7 @@ def exact_available(c, tables, rounds: int = 1) -> str | None:
 
 def combat_exact(c, tables, rounds: int) -> dict:
     """Probabilities of every tally the Monte Carlo kernel counts (same names and shapes)."""
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     reason = exact_available(c, tables, rounds)
     if reason is not None:
@@ -76,7 +76,7 @@ def combat_exact(c, tables, rounds: int) -> dict:
 
 
 def _empty_tally(c, t, rounds: int) -> dict:
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     n_u, n_b = t.u_int.shape[0], t.b_int.shape[0]
     caps = [int(t.b_int[b, k.B_MODELS] * t.b_int[b, k.B_W]) for b in range(n_b)]
@@ -93,7 +93,7 @@ def _empty_tally(c, t, rounds: int) -> dict:
 
 def _settle(tally: dict, c, t, state, p: float, fought: int, first_b: int) -> None:
     """Book a finished fight (probability p) exactly as the kernel's tallies do."""
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     wounds, status, *_ = state
     u_int, b_int = t.u_int, t.b_int
@@ -138,7 +138,7 @@ def _settle(tally: dict, c, t, state, p: float, fought: int, first_b: int) -> No
 
 def _round(c, t, state, rnd: int) -> dict:
     """Distribution of (wounds, status, frenzied, once, duel, diff, raw diff) after one round."""
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     wounds0, status, frenzied, once, duel0 = state
     u_int, b_int, g_int, chal = t.u_int, t.b_int, t.g_int, t.chal
@@ -232,7 +232,7 @@ def _round(c, t, state, rnd: int) -> dict:
 
 def _after_strikes(c, t, start, wounds, ok_a, ok_b, cap, status, frenzied, refused) -> dict:
     """FB-C4/C5/C6, M2..M4: score, musician, tests of each losing unit, pursuit."""
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     u_int, b_int = t.u_int, t.b_int
     n_u, n_b = u_int.shape[0], b_int.shape[0]
@@ -323,7 +323,7 @@ def _after_strikes(c, t, start, wounds, ok_a, ok_b, cap, status, frenzied, refus
 
 
 def _pursuit(t, st, loser: int) -> dict:
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     u_int, e_pair = t.u_int, t.e_pair
     n_u = u_int.shape[0]

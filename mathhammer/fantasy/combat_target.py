@@ -177,7 +177,7 @@ def ridden_shooting(spec: AttackSpec, shots: int | str, unit: UnitProfile, rules
         from mathhammer import kernels
         from mathhammer.engine import simulate
 
-        k = kernels.load("combat")
+        k = kernels.load("mathhammer.fantasy.kernels.combat")
         flat = step.ravel()
         cdf = np.cumsum(flat)
         cdf[int(np.nonzero(flat > 0)[0][-1]):] = 1.0

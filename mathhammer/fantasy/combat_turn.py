@@ -91,7 +91,7 @@ class Turns:
 
     def __init__(self, a_side, b_side, rules, entry: TurnEntry):
         from mathhammer.fantasy.combat import compile_fight
-        from mathhammer.kernels import combat as k
+        from mathhammer.fantasy.kernels import combat as k
 
         self.rules, self.entry = rules, entry
         self.c, self.t = compile_fight((a_side,), (b_side,), charger="a", ruleset=rules)

@@ -73,7 +73,7 @@ def phase_monte_carlo(scenario: MagicScenario, rules: MagicRules, compiled: Comp
                       config: MonteCarloConfig, rules_name: str) -> Report:
     from mathhammer import kernels
 
-    km = kernels.load("magic")
+    km = kernels.load("mathhammer.magic.kernels")
     c = compiled
     s, j, r = len(c.order), len(scenario.in_play), len(c.row_names)
 

@@ -144,7 +144,7 @@ def _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset, title, config) 
     from mathhammer import kernels
     from mathhammer.engine import simulate
 
-    km = kernels.load("magic")
+    km = kernels.load("mathhammer.magic.kernels")
     bonus = level + modifier
     twosix = 0 if rules.two_sixes == "irresistible" else 1
 
@@ -202,7 +202,7 @@ def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method:
         from mathhammer import kernels
         from mathhammer.engine import simulate
 
-        km = kernels.load("magic")
+        km = kernels.load("mathhammer.magic.kernels")
 
         def run_chunk(n: int, state):
             hits = np.zeros(1, np.int64)

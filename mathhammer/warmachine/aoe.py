@@ -209,7 +209,7 @@ def _flat(tables: list[np.ndarray], dtype):
 def aoe_monte_carlo(setup: AoeSetup, config: MonteCarloConfig) -> Report:
     from mathhammer import kernels
 
-    kern = kernels.load("aoe")
+    kern = kernels.load("mathhammer.warmachine.kernels.aoe")
     models = _resolve(setup)
     n = len(models)
     full_tabs = [rules.damage_table(*m.full) for m in models]

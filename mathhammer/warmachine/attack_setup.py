@@ -97,7 +97,7 @@ class AttackSpec:
     def fused_table(self) -> np.ndarray | None:
         """int16 ``damage << 2 | outcome`` per joint index ``a + 6^k_hit * d`` (None if too big).
 
-        The table of :func:`mathhammer.kernels.warmachine.single_attack_fused`: one
+        The table of :func:`mathhammer.warmachine.kernels.chain.single_attack_fused`: one
         index in [0, 6^(k_hit + k_damage)) is a whole attack, damage 0 on a miss.
         """
         if self.hit_dice + self.damage_dice > FUSED_MAX_DICE:

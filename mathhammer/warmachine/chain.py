@@ -64,7 +64,7 @@ def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str 
 
 @dataclass(frozen=True)
 class KernelTables:
-    """Flat arrays for :func:`mathhammer.kernels.warmachine.attack_chain`."""
+    """Flat arrays for :func:`mathhammer.warmachine.kernels.chain.attack_chain`."""
 
     hit_bound: np.ndarray
     hit_threshold: np.ndarray
@@ -103,7 +103,7 @@ def chain_monte_carlo(specs: list[AttackSpec], config: MonteCarloConfig, boxes: 
     from mathhammer import kernels
 
     _require_attacks(specs)
-    wm = kernels.load("warmachine")
+    wm = kernels.load("mathhammer.warmachine.kernels.chain")
     tables = kernel_tables(specs)
     n_attacks = len(specs)
     fused = specs[0].fused_table() if n_attacks == 1 else None

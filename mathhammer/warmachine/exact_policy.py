@@ -57,7 +57,7 @@ class Compiled:
 def compile_graph(graph: Graph, target: Target) -> Compiled:
     from mathhammer import kernels
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     nodes = graph.nodes
     succ_start, succ_list = [], []
     for n in nodes:
@@ -98,7 +98,7 @@ def compile_graph(graph: Graph, target: Target) -> Compiled:
 @dataclass
 class GridTables:
     """Every grid state reachable from the start, with dense transitions and the facts the
-    rules read from each (see :mod:`mathhammer.kernels.policy`)."""
+    rules read from each (see :mod:`mathhammer.warmachine.kernels.policy`)."""
 
     bits_of: np.ndarray  # uint64[S]
     T: np.ndarray  # int32[S, D, 6]
@@ -134,7 +134,7 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
     """Every grid state reachable from ``target``'s start by any damage (WM-G2..G4)."""
     from mathhammer import kernels
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     grid = target.grid
     if grid.is_track:
         capacity = grid.n_boxes + 1
@@ -232,7 +232,7 @@ class Solution:
         """Exact final grid states, reach probabilities, P(hit) per attack, focus, charges."""
         from mathhammer import kernels
 
-        kp = kernels.load("policy")
+        kp = kernels.load("mathhammer.warmachine.kernels.policy")
         n_s = self.grid.n_states
         final = np.zeros(n_s)
         reachp = np.zeros(self.V.shape)
@@ -251,7 +251,7 @@ class Solution:
         """(label, value, chosen) of every alternative at a decision state."""
         from mathhammer import kernels
 
-        kp = kernels.load("policy")
+        kp = kernels.load("mathhammer.warmachine.kernels.policy")
         GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under = self._kernel_args()
         g = int(kp.split_combo(np.int64(combo), n_f, n_fl)[0])
         node = self.graph.nodes[g]
@@ -340,7 +340,7 @@ def _solve(graph: Graph, target: Target, policy: str, objective: str, opts: Opti
            comp: Compiled, forced: tuple, memory_limit: int) -> Solution:
     from mathhammer import kernels
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     order, problem = kp.control_order(np.int64(comp.start_combo), comp.GR, comp.OP, forced,
                                       np.int64(comp.n_f), np.int64(comp.n_fl),
                                       np.int64(comp.n_combos), np.int64(comp.max_out))
@@ -381,7 +381,7 @@ def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
 
     if reachp is None:
         reachp = sol.distribution()["reachp"]
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     flat = np.lexsort((np.arange(reachp.size), -reachp.ravel()))
     lines = []
     grid = sol.target.grid
@@ -418,7 +418,7 @@ def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
     chooses there, weighted by reach — the readable table of a chain (WM-F5)."""
     from mathhammer import kernels
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     if reachp is None:
         reachp = sol.distribution()["reachp"]
     alive = sol.grid.left_of > 0
@@ -474,7 +474,7 @@ def simulate_policy(sol: Solution, target: Target, config, by_left: bool = False
     from mathhammer import kernels
     from mathhammer.engine import simulate
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     grid = target.grid
     MASKS = masks_of(target)
     n_sys = len(MASKS[2])

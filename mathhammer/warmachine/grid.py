@@ -4,7 +4,7 @@ A :class:`Grid` is built from six column strings (top to bottom; ``-`` is a blan
 hull box, ``L R H A C M`` are systems) or from a box count (a warcaster's or
 solo's track, WM-G6). Marked boxes are one integer: box ``r`` of column ``c``
 (both from 0) is bit ``6c + r``, so the fill order of WM-G2 is bit order and the
-kernels in :mod:`mathhammer.kernels.grid` work on the same numbers.
+kernels in :mod:`mathhammer.warmachine.kernels.grid` work on the same numbers.
 
 This module also holds a plain cell-by-cell implementation of the marking rules
 (:meth:`Grid.mark`), written from the rules text and independent of the bit

@@ -2,7 +2,7 @@
 rules as decision tables.
 
 The optimal policy is solved exactly on the full state by :mod:`exact_policy` (the
-kernel :mod:`mathhammer.kernels.policy`); the rules here are the habits it is compared
+kernel :mod:`mathhammer.warmachine.kernels.policy`); the rules here are the habits it is compared
 with, written as decisions over (node, focus, knocked down) — they never look at the
 grid:
 

@@ -2,7 +2,7 @@
 
 Each :class:`AttackStep` is turned into an outcome table per target situation
 (movement crippled or not × knocked down or not) with the per-roll rules of
-:mod:`mathhammer.warmachine.rules`; the kernels of :mod:`mathhammer.kernels.grid`
+:mod:`mathhammer.warmachine.rules`; the kernels of :mod:`mathhammer.warmachine.kernels.grid`
 then pick the table row from the grid state *at that moment*, so a crippled M
 makes DEF 7 for the next attack (WM-G4, WM-A7) and a knock-down makes later melee
 attacks hit automatically (WM-A4).
@@ -195,7 +195,7 @@ def _as_counts(probs: np.ndarray) -> tuple[int, np.ndarray] | None:
 
 @dataclass
 class LookupTables:
-    """Integer-draw tables of :func:`mathhammer.kernels.grid.sequence_lut` (same
+    """Integer-draw tables of :func:`mathhammer.warmachine.kernels.grid.sequence_lut` (same
     distribution as the outcome tables: hit and damage rolls are independent)."""
 
     att_bound: np.ndarray  # uint64[steps] 6^k of the attack roll
@@ -274,7 +274,7 @@ def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteC
                          title: str = "") -> Report:
     from mathhammer import kernels
 
-    kernel = kernels.load("grid")
+    kernel = kernels.load("mathhammer.warmachine.kernels.grid")
     a = SequenceArrays.build(steps, target)
     lut = LookupTables.build(steps, target) if steps else None
     n_sys = len(a.systems)

@@ -5,7 +5,7 @@ of the same decisions.
 State = (control, grid). The control part is ``(node g, focus f, knocked down kd,
 target engaged eng, effect flags fl)``, packed into one integer ``combo`` (see
 :func:`combo_of`); the grid part is an interned grid state ``s`` (index into
-``bits_of``: the uint64 marked-box mask of :mod:`mathhammer.kernels.grid`).
+``bits_of``: the uint64 marked-box mask of :mod:`mathhammer.warmachine.kernels.grid`).
 
 * :func:`control_order` — the reachable control states in topological order (the
   control graph is acyclic: focus only falls inside an activation, roots come in order).
@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from mathhammer.kernels.dice import next_u64, uniform
-from mathhammer.kernels.grid import (
+from mathhammer.warmachine.kernels.grid import (
     column_from_low_bits, mark_from, outcome_code, popcount, spread_codes,
     unit_from_high_bits,
 )
