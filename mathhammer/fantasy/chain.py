@@ -32,7 +32,7 @@ The stages and what they do (rule ids from docs/rules.md):
 Each stage is compiled into two small tables per incoming class — which first
 faces are re-rolled, and the outgoing class of the final face — so the exact
 engine (here) and the Monte Carlo kernel (:mod:`mathhammer.fantasy.kernels.chain`) read
-the same rule tables (DESIGN rule 2). Class codes: hit 0 miss / 1 hit / 2 poison
+the same rule tables (docs/design.md, rule 2). Class codes: hit 0 miss / 1 hit / 2 poison
 six; wound and armour 0 none / 1 wound / 2 natural-six wound / 3 automatic wound;
 final 0 nothing / 1 unsaved wound / 2 slain outright.
 

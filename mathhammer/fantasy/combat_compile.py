@@ -1,6 +1,6 @@
 """Compile a close combat (profiles, characters, kit, the ruleset) into kernel numbers.
 
-The one place where combat profiles become flat numbers (DESIGN rule 1). A fight is
+The one place where combat profiles become flat numbers (docs/design.md, rule 1). A fight is
 units (``Side``), each with its characters; each unit becomes *bodies* (wound pools)
 and *groups* (attacking models), described in :mod:`mathhammer.fantasy.kernels.combat`.
 

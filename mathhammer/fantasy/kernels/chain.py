@@ -6,7 +6,7 @@ of ONE exact uniform draw in [0, 6^8) (Lemire rejection on a 32-bit half; one
 64-bit word serves two attacks). The 7+/8+/9+ shooting procedure rolls two more
 dice; Multiple Wounds one exact draw from a table.
 
-Resolution is separate from randomness (DESIGN rule 2): :func:`hit_wound_class` and
+Resolution is separate from randomness (docs/design.md, rule 2): :func:`hit_wound_class` and
 :func:`armour_ward_class` resolve dice already rolled, using the integer tables
 compiled by :func:`mathhammer.fantasy.chain.compile_spec` (the exact engine reads the
 same tables). :func:`build_block_tables` applies them once to every combination of

@@ -15,7 +15,7 @@ slay against rank and file of W > 1: a slay adds the wounds that model had left)
 
 The per-round rules — who strikes, at whom, the combat score, break tests, pursuit —
 are the plain jitted helpers below; the exact engine
-(:mod:`mathhammer.fantasy.combat_exact`) calls the very same helpers (DESIGN rule 2).
+(:mod:`mathhammer.fantasy.combat_exact`) calls the very same helpers (docs/design.md, rule 2).
 ``fight_round`` plays one round on a trial's state, so the whole-turn kernel
 (:mod:`mathhammer.kernels.turn`) reuses it.
 

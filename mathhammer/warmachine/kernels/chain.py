@@ -13,7 +13,7 @@ roll index and its low 32 bits the damage roll index, each by Lemire's exact
 multiply-shift with rejection (``threshold = 2^32 mod bound``; rejection chance
 < 6^6 / 2^32 ≈ 1e-5, so the redraw branch is almost never taken). The damage roll is
 always drawn and multiplied by the hit flag, so the inner loop has no data-dependent
-branch (``/work/shared/reference/performance.md`` §2: 2.4 ns per trial).
+branch (docs/sources.md, "Performance figures": 2.4 ns per trial).
 
 The generator state lives in four local uint64 variables during the loop and is
 written back to ``state[0:4]`` at the end (state words 4.. are the digit buffer of
