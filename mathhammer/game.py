@@ -134,9 +134,12 @@ def _load_builtin() -> None:
 
 
 def names() -> tuple[str, ...]:
-    """Every known game's name, bundled games first."""
+    """Every known game's name: the bundled games in :data:`BUILTIN` order (whatever
+    imported them first), then the others in the order they registered."""
     _load_builtin()
-    return tuple(_REGISTRY)
+    builtin = [name for module in BUILTIN for name, g in _REGISTRY.items()
+               if type(g).__module__ == module]
+    return tuple(builtin + [name for name in _REGISTRY if name not in builtin])
 
 
 def get(name: str, where: str = "game") -> Game:
@@ -146,8 +149,8 @@ def get(name: str, where: str = "game") -> Game:
     if game is None:
         from mathhammer.errors import InputError
 
-        first = next(iter(_REGISTRY))
-        raise InputError(where, f"must be {' or '.join(_REGISTRY)}", name,
+        first = names()[0]
+        raise InputError(where, f"must be {' or '.join(names())}", name,
                          f"use {where} {first}" if where.startswith("-") else f'use {where} = "{first}"')
     return game
 
@@ -155,9 +158,9 @@ def get(name: str, where: str = "game") -> Game:
 def of_profile(profile: Any) -> Game:
     """The game a profile object belongs to."""
     _load_builtin()
-    for game in _REGISTRY.values():
-        if game.owns(profile):
-            return game
+    for name in names():
+        if _REGISTRY[name].owns(profile):
+            return _REGISTRY[name]
     raise TypeError(f"no registered game owns {type(profile).__name__}")
 
 
