@@ -78,7 +78,7 @@ def _rolls_pmf(tie: int) -> np.ndarray:
 
 
 def _roll_off_headline(report: Report) -> str:
-    from mathhammer.headline import figure, method_words
+    from mathhammer.words import figure, method_words
 
     r = report.results
     return (f"A wins the roll-off: {figure(r['p_a_wins'], True)} ({method_words(report)}) · "
@@ -206,7 +206,7 @@ def _scatter_exact(expr: DiceExpr, faces: int, within: float | None, offset: flo
 
 def _scatter_headline(report: Report, expr: DiceExpr, source: str, within: float | None,
                       offset: float) -> str:
-    from mathhammer.headline import figure, method_words
+    from mathhammer.words import figure, method_words
 
     r = report.results
     text = (f"Scatter {expr} ({source}): HIT {figure(r['p_hit'], True)} ({method_words(report)})"

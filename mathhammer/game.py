@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 #: the modules of the bundled games, imported on first use (each calls :func:`register`)
-BUILTIN = ("mathhammer.warmachine.game", "mathhammer.fantasy.game")
+BUILTIN = ("mathhammer.warmachine.game", "mathhammer.fantasy.game", "mathhammer.magic.game")
 
 _REGISTRY: dict[str, Game] = {}
 _loaded = False
@@ -39,6 +39,8 @@ class Game:
     #: entry keys an options file may list values for (``tune`` tries each combination):
     #: key -> (list type, pydantic Field), in the order a variant names them
     variant_fields: ClassVar[dict[str, tuple[Any, Any]]] = {}
+    #: whether army lists (and metas, options files) of this game exist
+    lists: ClassVar[bool] = True
     #: what ``p_kill`` of a cell means, in words (``sweep`` prints it)
     kill_words: ClassVar[str] = "P(kill)"
 
@@ -111,6 +113,19 @@ class Game:
     def default_ruleset(self, profile: Any) -> str:
         return self.rulesets[0] if self.rulesets else ""
 
+    # ------------------------------------------------------------------ presentation
+    def headline_builders(self) -> dict[str, Any]:
+        """Report name -> a function writing its headline from the report alone."""
+        return {}
+
+    def figure(self, report: Any) -> Any:
+        """The ``--plot`` figure of one of this game's reports, or None for the default."""
+        return None
+
+    def card(self, profile: Any) -> list[str] | None:
+        """``profiles show``: the profile as text lines, or None for the generic card."""
+        return None
+
 
 def register(game: Game) -> Game:
     """Make ``game`` known by its name (a game module calls this at import)."""
@@ -133,24 +148,27 @@ def _load_builtin() -> None:
             importlib.import_module(module)
 
 
-def names() -> tuple[str, ...]:
-    """Every known game's name: the bundled games in :data:`BUILTIN` order (whatever
-    imported them first), then the others in the order they registered."""
+def names(lists: bool = False) -> tuple[str, ...]:
+    """Every known game's name (``lists``: only games with army lists): the bundled games
+    in :data:`BUILTIN` order (whatever imported them first), then the others in the order
+    they registered."""
     _load_builtin()
     builtin = [name for module in BUILTIN for name, g in _REGISTRY.items()
                if type(g).__module__ == module]
-    return tuple(builtin + [name for name in _REGISTRY if name not in builtin])
+    order = builtin + [name for name in _REGISTRY if name not in builtin]
+    return tuple(name for name in order if _REGISTRY[name].lists or not lists)
 
 
-def get(name: str, where: str = "game") -> Game:
-    """The game called ``name``; an unknown name is one InputError line at ``where``."""
+def get(name: str, where: str = "game", lists: bool = False) -> Game:
+    """The game called ``name`` (``lists``: one with army lists); an unknown name is one
+    InputError line at ``where``."""
     _load_builtin()
     game = _REGISTRY.get(name) if isinstance(name, str) else None
-    if game is None:
+    if game is None or (lists and not game.lists):
         from mathhammer.errors import InputError
 
-        first = names()[0]
-        raise InputError(where, f"must be {' or '.join(names())}", name,
+        first = names(lists)[0]
+        raise InputError(where, f"must be {' or '.join(names(lists))}", name,
                          f"use {where} {first}" if where.startswith("-") else f'use {where} = "{first}"')
     return game
 

@@ -66,7 +66,7 @@ def file_models() -> tuple[type[BaseModel], type[BaseModel]]:
     """(entry model, list file model) over the registered games: an entry accepts every
     game's options (the wrong game's are refused by name in :func:`_entry`), a list names
     one of the games."""
-    names = games.names()
+    names = games.names(lists=True)
     if names not in _MODELS:
         fields: dict[str, tuple] = {}
         for name in names:
@@ -201,7 +201,7 @@ def _entry(game: games.Game, spec: Any, i: int, entry: Any, where: str) -> ListU
              if k in entry.model_fields_set and k not in BaseEntry.model_fields
              and k not in game.entry_fields]
     if wrong:  # another game's option: name what this game's entries take instead
-        others = {k for name in games.names() if name != spec.game
+        others = {k for name in games.names(lists=True) if name != spec.game
                   for k in games.get(name).entry_fields}
         own = ", ".join(k for k in game.entry_fields if k not in others)
         raise ProfileError(f"{key}.{wrong[0]}", f"is not a {spec.game} option",

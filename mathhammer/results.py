@@ -348,7 +348,7 @@ class Report:
     info: dict[str, Any] = field(default_factory=dict)
     title: str = ""
     #: one sentence answering the question asked; printed first in the table view
-    #: (:func:`mathhammer.headline.headline` builds one when a builder left it empty)
+    #: (:func:`mathhammer.present.headline.headline` builds one when a builder left it empty)
     headline: str = ""
 
     def __post_init__(self) -> None:

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from mathhammer.answer_plots import FIGURES, report_figure
+from mathhammer.present.answer_plots import report_figure
 from mathhammer.engine import MonteCarloConfig
-from mathhammer.headline import headline
+from mathhammer.present.headline import headline
 
 SMALL = MonteCarloConfig(n_trials=2000, seed=3)
 
@@ -79,9 +79,12 @@ def test_artillery_and_other_commands_draw_words():
 
 
 def test_every_answer_figure_is_registered_for_a_query_command():
+    from mathhammer.fantasy.figures import FIGURES as FANTASY
+    from mathhammer.magic.figures import FIGURES as MAGIC
+    from mathhammer.warmachine.figures import FIGURES as WARMACHINE
     from tests.test_headline import query_commands
 
-    assert set(FIGURES) <= set(query_commands())
+    assert set(FANTASY) | set(MAGIC) | set(WARMACHINE) <= set(query_commands())
 
 
 def test_heatmap_labels_wrap_long_names():

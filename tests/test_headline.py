@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import mathhammer.headline as headline_module
+import mathhammer.present.headline as headline_module
 from mathhammer.cli import main
-from mathhammer.cli._render import MAX_LINES
+from mathhammer.present.render import MAX_LINES
 from tests.test_reliability_harness import BASE_ARGS, commands, option_specs, run_inprocess
 
 ROOT = Path(__file__).resolve().parents[1]

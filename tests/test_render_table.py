@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mathhammer.cli import main
-from mathhammer.cli._render import FOLD_BELOW, fold_rows, render_table
+from mathhammer.present.render import FOLD_BELOW, fold_rows, render_table
 from mathhammer.results import Distribution, Estimate, Report
 
 

@@ -56,7 +56,7 @@ def parse_vary(text: str, game: str) -> Vary:
     if not m:
         raise InputError("--vary", "must be STAT=LO..HI or STAT=A,B,C", text, fix)
     side, stat, spec = m.groups()
-    rules = games.get(game, "--game")
+    rules = games.get(game, "--game", lists=True)
     if stat not in rules.sweep_stats:
         raise InputError("--vary", f"{stat!r} is not a {game} stat this sweep can vary", stat,
                          f"use one of {', '.join(rules.sweep_stats)}")
@@ -82,11 +82,11 @@ def load_any(ref: Any, game: str | None = None) -> tuple[str, Any]:
     """(game, profile) from a profile object, id or file; the game is found when not given."""
     if hasattr(ref, "id"):
         return games.of_profile(ref).name, ref
-    order = [game] if game else list(games.names())
+    order = [game] if game else list(games.names(lists=True))
     last: Exception | None = None
     for g in order:
         try:
-            return g, games.get(g, "--game").load_profile(ref)
+            return g, games.get(g, "--game", lists=True).load_profile(ref)
         except UnknownProfileError as err:
             last = err
     raise last  # type: ignore[misc]

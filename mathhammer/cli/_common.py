@@ -17,7 +17,12 @@ import typer
 
 from mathhammer.errors import InputError
 from mathhammer.io import (  # noqa: F401 (the CLI's writer is the library's)
-    STDOUT, all_or_nothing, check_outputs, resolve_output, short_path, write_atomically,
+    STDOUT,
+    all_or_nothing,
+    check_outputs,
+    resolve_output,
+    short_path,
+    write_atomically,
 )
 
 Method = Annotated[
@@ -253,7 +258,7 @@ def progress_bar(label: str = "simulating", unit: str = "trials"):
 
 def emit(report, opts: CommonOptions) -> None:
     """Render ``report`` as asked: stdout (or --output) and optional --plot."""
-    from mathhammer.cli import _render
+    from mathhammer.present import render as _render
 
     report.drop_empty()  # a distribution nothing can reach is named as empty, not printed
     if opts.explain and "explain" not in report.info:  # no stage builder: the rules followed
@@ -262,12 +267,12 @@ def emit(report, opts: CommonOptions) -> None:
         attach(report)
     host = HOST.get()
     if host is not None:
-        from mathhammer.answer_plots import save_report_plot
+        from mathhammer.present.answer_plots import save_report_plot
 
         host.receive(report, None, lambda path: save_report_plot(report, path))
         return
     if opts.brief:
-        from mathhammer.headline import headline
+        from mathhammer.present.headline import headline
 
         text = headline(report) + "\n"
     else:
@@ -275,7 +280,7 @@ def emit(report, opts: CommonOptions) -> None:
     if opts.explain and opts.format == "csv":  # CSV has no place for it: stderr, like notes
         print("explain:\n" + "\n".join(f"  {line}" for line in report.info["explain"]),
               file=sys.stderr)
-    from mathhammer.answer_plots import save_report_plot
+    from mathhammer.present.answer_plots import save_report_plot
 
     deliver(text, opts, (lambda path: save_report_plot(report, path)) if opts.plot else None)
     footer_on_screen = opts.format == "table" and opts.output is None  # shows n_trials, seed

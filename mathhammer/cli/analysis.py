@@ -37,9 +37,9 @@ Rounds = Annotated[
 
 
 def _emit(report, text_table: str, opts, plot_fn) -> None:
-    from mathhammer.cli import _render
     from mathhammer.cli._common import HOST
-    from mathhammer.headline import headline
+    from mathhammer.present import render as _render
+    from mathhammer.present.headline import headline
 
     if HOST.get() is not None:  # `mathhammer serve`: the report, this table and the plot
         HOST.get().receive(report, text_table, plot_fn)

@@ -11,7 +11,19 @@ from typing import Annotated
 import typer
 
 from mathhammer import __version__
-from mathhammer.cli import demo, dicegames, fb, fb_artillery, fb_combat, magic, profiles, roll, rules, run, wm  # noqa: F401
+from mathhammer.cli import (  # noqa: F401
+    demo,
+    dicegames,
+    fb,
+    fb_artillery,
+    fb_combat,
+    magic,
+    profiles,
+    roll,
+    rules,
+    run,
+    wm,
+)
 
 app = typer.Typer(
     name="mathhammer",
@@ -52,13 +64,17 @@ app.command("rules")(rules.rules_command)
 app.command("demo")(demo.demo_command)
 app.command("warmup")(demo.warmup_command)
 from mathhammer.cli import serve as _serve  # noqa: E402
+
 app.command("serve")(_serve.serve_command)
 from mathhammer.cli import analysis as _analysis  # noqa: E402
+
 app.command("compare")(_analysis.compare_command)
 app.command("sweep")(_analysis.sweep_command)
 from mathhammer.cli import tuning as _tuning  # noqa: E402
+
 app.command("score")(_tuning.score_command)
 app.command("diff")(_tuning.diff_command)
 app.command("tune")(_tuning.tune_command)
 from mathhammer.cli import imports as _imports  # noqa: E402
+
 app.command("import")(_imports.import_command)

@@ -12,9 +12,8 @@ is accepted as well as "5".
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -174,7 +173,7 @@ def _war_machine_note(report, unit, rules, close_combat: bool) -> None:
     if unit.machine is None:
         return
     from mathhammer.fantasy.combat_target import target_models, target_parts, war_machine_words
-    from mathhammer.headline import pct
+    from mathhammer.words import pct
 
     report.info["war machine"] = war_machine_words(unit, rules, close_combat)
     total = target_parts(unit, rules, close_combat)[0].w * target_models(unit, rules)

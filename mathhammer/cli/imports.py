@@ -26,10 +26,10 @@ def import_command(
     """Convert a list builder's export into a mathhammer list file (names matched to bundled profiles)."""
     import sys
 
-    from mathhammer.cli import _render
     from mathhammer.errors import InputError
     from mathhammer.imports import import_file
     from mathhammer.io import write_atomically
+    from mathhammer.present import render as _render
 
     if format not in ("toml", "json"):
         raise InputError("--format", "must be toml or json", format, "use --format json")

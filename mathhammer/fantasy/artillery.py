@@ -36,12 +36,32 @@ from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError
 from mathhammer.fantasy import artillery_fire
 from mathhammer.fantasy.artillery_common import (
-    LINE_WEAPONS, Setup, add, aim_point, cdf, empty_hists, file_models, flank_view,
-    formation_rects, misfire_probs, misfire_slots, mc_run, report, slain_of, wound_totals,
+    LINE_WEAPONS,
+    Setup,
+    add,
+    aim_point,
+    cdf,
+    empty_hists,
+    file_models,
+    flank_view,
+    formation_rects,
+    mc_run,
+    misfire_probs,
+    misfire_slots,
+    report,
+    slain_of,
+    wound_totals,
 )
 from mathhammer.fantasy.artillery_shot import (
-    ARTILLERY_FACES, TEMPLATES, ArtilleryEntry, Shot, check_weapon, misfire_table, uses_to_hit,
-    volley_shots, weapon_profile,
+    ARTILLERY_FACES,
+    TEMPLATES,
+    ArtilleryEntry,
+    Shot,
+    check_weapon,
+    misfire_table,
+    uses_to_hit,
+    volley_shots,
+    weapon_profile,
 )
 from mathhammer.fantasy.models import UnitProfile, load_unit, with_formation
 from mathhammer.fantasy.rulesets import Ruleset, load_ruleset

@@ -18,7 +18,13 @@ import numpy as np
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
 from mathhammer.fantasy.artillery_shot import (
-    MM_PER_INCH, Profile, Shot, hit_spec, misfire_rows, misfire_table, row_of_face,
+    MM_PER_INCH,
+    Profile,
+    Shot,
+    hit_spec,
+    misfire_rows,
+    misfire_table,
+    row_of_face,
 )
 from mathhammer.fantasy.chain import chain_distribution, single_attack_outcomes
 from mathhammer.fantasy.models import UnitProfile

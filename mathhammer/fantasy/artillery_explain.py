@@ -17,7 +17,11 @@ from mathhammer.explain import Step
 from mathhammer.fantasy import artillery_fire as fire
 from mathhammer.fantasy.artillery_common import Setup
 from mathhammer.fantasy.artillery_shot import (
-    TEMPLATES, hit_spec, misfire_rows, misfire_table, uses_to_hit,
+    TEMPLATES,
+    hit_spec,
+    misfire_rows,
+    misfire_table,
+    uses_to_hit,
 )
 from mathhammer.fantasy.explain import explain_attack
 

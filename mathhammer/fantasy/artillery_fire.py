@@ -29,7 +29,15 @@ from fractions import Fraction
 import numpy as np
 
 from mathhammer.fantasy.artillery_common import (
-    Setup, add, cdf, empty_hists, misfire_probs, misfire_slots, mc_run, report, slain_of,
+    Setup,
+    add,
+    cdf,
+    empty_hists,
+    mc_run,
+    misfire_probs,
+    misfire_slots,
+    report,
+    slain_of,
     wound_totals,
 )
 from mathhammer.fantasy.artillery_shot import volley_shots

@@ -14,7 +14,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from mathhammer.dice import parse_dice
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
 from mathhammer.fantasy.chain import AttackSpec, compile_spec

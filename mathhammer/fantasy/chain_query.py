@@ -109,7 +109,7 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
         return Report(command, "mc", results, dists, n_trials=run.n_trials, seed=run.seed,
                       info=dict(info), title=title)
 
-    from mathhammer.headline import fb_chain_headline
+    from mathhammer.fantasy.headlines import fb_chain_headline
 
     report = answer(command, method=method, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)

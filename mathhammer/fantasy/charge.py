@@ -138,7 +138,7 @@ def charge_report(distance: float, movement: int, ruleset="wfb8", *, swiftstride
     title = (f"charge of {distance:g}\" with M{movement} ({movement} x "
              f"{rules.combat.charge_movement_multiplier} + {dice}, {rules.name}), {reaction}")
     report = Report("fb charge", "exact", results, {"charge_range": dist}, info=info, title=title)
-    from mathhammer.headline import pct
+    from mathhammer.words import pct
 
     if reaction == "flee":
         report.headline = (f"Charge of {distance:g}\" at a fleeing unit catches it: "

@@ -39,7 +39,13 @@ import numpy as np
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
 from mathhammer.fantasy.combat_compile import (
-    POSITIONS, ChallengeSpec, Character, CompiledCombat, Side, compile_combat, key_text,
+    POSITIONS,
+    ChallengeSpec,
+    Character,
+    CompiledCombat,
+    Side,
+    compile_combat,
+    key_text,
 )
 from mathhammer.fantasy.models import UnitProfile, load_unit, with_formation
 from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
@@ -312,7 +318,7 @@ def _report(c: CompiledCombat, method: str, tally: dict, n: int | None, seed: in
     if c.notes:
         info["notes"] = "; ".join(dict.fromkeys(c.notes))
     report = Report("fb combat", method, results, dists, n_trials=n, seed=seed, info=info, title=title)
-    from mathhammer.headline import fb_combat_headline
+    from mathhammer.fantasy.headlines import fb_combat_headline
 
     report.headline = fb_combat_headline(report, _side_name(c, 0), _side_name(c, 1),
                                          None if rounds == DEFAULT_ROUNDS else rounds)

@@ -16,7 +16,13 @@ import numpy as np
 from mathhammer.dice import parse_dice
 from mathhammer.fantasy.chain import chain_distribution, single_attack_outcomes
 from mathhammer.fantasy.combat_compile import (
-    COUNT_FRONT_, COUNT_SIDE_, COUNT_SINGLE_, COUNT_SUPPORT_, CompiledCombat, _attacks_pmf, attack_spec,
+    COUNT_FRONT_,
+    COUNT_SIDE_,
+    COUNT_SINGLE_,
+    COUNT_SUPPORT_,
+    CompiledCombat,
+    _attacks_pmf,
+    attack_spec,
 )
 
 MAX_LD = 20

@@ -17,8 +17,6 @@ for a ridden monster), ``rounds``.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, ProfileError
 from mathhammer.fantasy.combat_compile import Side
@@ -194,8 +192,8 @@ def _no_resolution(tables) -> None:
 
 def _report(c, method: str, tally: dict, n: int | None, seed: int | None, rounds: int, title: str,
             a: UnitProfile, b: UnitProfile) -> Report:
-    from mathhammer.headline import figure, method_words
     from mathhammer.fantasy.kernels import combat as k
+    from mathhammer.words import figure, method_words
 
     cnt = tally["counters"]
 

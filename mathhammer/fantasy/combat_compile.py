@@ -25,12 +25,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-
-import numpy as np
 
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.chain import AttackSpec, chain_distribution, single_attack_outcomes
+from mathhammer.fantasy.chain import AttackSpec
 from mathhammer.fantasy.combat_rules import EquipmentEffect
 from mathhammer.fantasy.models import Mount, UnitProfile
 from mathhammer.fantasy.rulesets import Ruleset

@@ -14,8 +14,15 @@ from __future__ import annotations
 from mathhammer.explain import Step
 from mathhammer.fantasy import tests as fb_tests
 from mathhammer.fantasy.combat_compile import (
-    COUNT_FRONT_, COUNT_SIDE_, COUNT_SINGLE_, COUNT_SUPPORT_, POSITIONS, CompiledCombat, _attacks_pmf,
-    attack_spec, key_text,
+    COUNT_FRONT_,
+    COUNT_SIDE_,
+    COUNT_SINGLE_,
+    COUNT_SUPPORT_,
+    POSITIONS,
+    CompiledCombat,
+    _attacks_pmf,
+    attack_spec,
+    key_text,
 )
 from mathhammer.fantasy.rulesets import load_ruleset
 

@@ -15,13 +15,17 @@ the two parts are combined by a 2-D convolution capped at each part's W.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from mathhammer.errors import InputError
-from mathhammer.fantasy.chain import AttackSpec, attacks_pmf, hit_probability, single_attack_outcomes
+from mathhammer.fantasy.chain import (
+    AttackSpec,
+    attacks_pmf,
+    hit_probability,
+    single_attack_outcomes,
+)
 from mathhammer.fantasy.models import UnitProfile
 from mathhammer.fantasy.rulesets import Ruleset
 from mathhammer.results import Distribution, Estimate, Report
@@ -235,7 +239,7 @@ def _report(command: str, method: str, grid: np.ndarray, n: int | None, seed, pa
     results["mean_wounds_on_mount"] = dists["wounds_on_mount"].mean_estimate()
     info = {**info, "wounds_on_rider": rider.name, "wounds_on_mount": mount.name}
     report = Report(command, method, results, dists, n_trials=n, seed=seed, info=info, title=title)
-    from mathhammer.headline import method_words, pct
+    from mathhammer.words import method_words, pct
 
     report.headline = (f"{title[0].upper()}{title[1:]}: {rider.name} slain "
                        f"{pct(results[f'p_slain[{rider.name}]'])}, {mount.name} slain "

@@ -405,9 +405,9 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
                       config: MonteCarloConfig, check: bool) -> Report:
     """``kind = "turn"``: side ``a`` charges side ``b``; ``turn`` (the ``[turn]`` table) says
     how (see the module docstring). The scenario loader builds the sides and the ruleset."""
-    from mathhammer.headline import method_words, pct
     from mathhammer.profiles import pydantic_errors
     from mathhammer.query import answer
+    from mathhammer.words import method_words, pct
 
     try:
         entry = TurnEntry.model_validate(turn)

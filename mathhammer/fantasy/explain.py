@@ -20,7 +20,8 @@ from dataclasses import replace
 from fractions import Fraction
 
 from mathhammer.explain import Step
-from mathhammer.fantasy import chain, tests as fb_tests
+from mathhammer.fantasy import chain
+from mathhammer.fantasy import tests as fb_tests
 from mathhammer.fantasy.chain import AttackSpec, compile_spec
 from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
 

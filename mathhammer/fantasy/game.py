@@ -123,4 +123,17 @@ class Fantasy(Game):
         check_stat_by_model(self.name, profile, STAT_FIELDS.get(stat) or f"stats.{stat}", stat, value)
 
 
+    # ------------------------------------------------------------------ presentation
+    def headline_builders(self):
+        from mathhammer.fantasy.headlines import BUILDERS
+
+        return BUILDERS
+
+    def figure(self, report):
+        from mathhammer.fantasy.figures import FIGURES
+
+        builder = FIGURES.get(report.command)
+        return None if builder is None else builder(report)
+
+
 GAME = register(Fantasy())

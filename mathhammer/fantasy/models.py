@@ -22,8 +22,7 @@ import difflib
 import re
 from typing import Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
-                      model_validator)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mathhammer.profiles import find_profile, read_toml, register_model
 

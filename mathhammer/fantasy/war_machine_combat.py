@@ -241,8 +241,8 @@ def war_machine_fight(unit: UnitProfile, machine: UnitProfile, rules: Ruleset, *
                       rounds: int | None = None, method: str = "auto",
                       config: MonteCarloConfig | None = None, check: bool = False) -> Report:
     """``fb combat UNIT WAR_MACHINE`` (FB-WM1): the unit charges the machine."""
-    from mathhammer.headline import method_words, pct
     from mathhammer.query import answer
+    from mathhammer.words import method_words, pct
 
     if unit.machine is not None:
         raise InputError("A", "two war machines do not fight each other", unit.id,

@@ -15,7 +15,12 @@ from fractions import Fraction
 
 from mathhammer.explain import Step
 from mathhammer.magic.rolls import (
-    cast_odds, channel_extra, dispel_probability, flow_pools, marginals, miscast_rows,
+    cast_odds,
+    channel_extra,
+    dispel_probability,
+    flow_pools,
+    marginals,
+    miscast_rows,
     pool_classes,
 )
 from mathhammer.magic.rules import MagicRules

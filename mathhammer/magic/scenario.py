@@ -24,7 +24,7 @@ def run_phase(scenario: MagicScenario, *, method: str = "auto",
     rules = magic_rules(scenario.ruleset)
     compiled = compile_phase(scenario, rules)
     exact = lambda: phase_exact(scenario, rules, compiled, scenario.ruleset)  # noqa: E731
-    from mathhammer.headline import magic_phase_headline
+    from mathhammer.magic.headlines import magic_phase_headline
 
     report = answer(
         "magic phase",

@@ -12,7 +12,12 @@ import numpy as np
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
 from mathhammer.magic.rolls import (
-    cast_odds, check_cast_input, check_dispel_input, dispel_probability, flow_pools, marginals,
+    cast_odds,
+    check_cast_input,
+    check_dispel_input,
+    dispel_probability,
+    flow_pools,
+    marginals,
     miscast_rows,
 )
 from mathhammer.magic.rules import magic_rules

@@ -42,13 +42,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from mathhammer import game as games
-
 from mathhammer.errors import InputError, MathhammerError, ProfileError
 from mathhammer.lists import find_bundled, find_list, load_list
 from mathhammer.profiles import pydantic_errors, read_toml
 from mathhammer.results import Estimate, Report
 from mathhammer.tuning.meta import Meta, load_meta
-from mathhammer.tuning.score import Ledger, _check, _method, _run, _seed_for, build_table
+from mathhammer.tuning.score import _check, _method, _run, build_table
 
 SCREEN_TRIALS = 500
 RACE_FACTOR = 4
@@ -73,7 +72,7 @@ _MODELS: dict[tuple[str, ...], type[BaseModel]] = {}
 
 def options_model() -> type[BaseModel]:
     """The options file model over the registered games (every game's variant keys)."""
-    names = games.names()
+    names = games.names(lists=True)
     if names not in _MODELS:
         fields: dict[str, tuple] = {}
         for name in names:

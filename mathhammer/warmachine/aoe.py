@@ -60,8 +60,8 @@ from mathhammer.warmachine.aoe_geometry import (  # noqa: F401 (re-exported)
     ModelRow,
     ModelsFile,
     TemplateModel,
-    _Model,
     _aim,
+    _Model,
     _resolve,
     _scenarios,
     _under,
@@ -314,7 +314,7 @@ def aoe(setup: AoeSetup, *, method: str = "auto", config: MonteCarloConfig | Non
 
 def aoe_headline(report: Report, setup: AoeSetup) -> str:
     """``2 shots of a 3" AOE at 8" destroy the target: 59.62% (exact) · direct hit …``."""
-    from mathhammer.headline import SEP, brief_pct, method_words, num, pct
+    from mathhammer.words import SEP, brief_pct, method_words, num, pct
 
     what = (f"SP{setup.spray:g} spray" if setup.spray is not None else f'{setup.aoe:g}" AOE')
     shot = f"{setup.rof} shots of a {what}" if setup.rof > 1 else f"a {what}"

@@ -189,7 +189,7 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
              + (" (charge: first damage roll pre-boosted)" if setup.charge else ""))
     report = run_chain(specs, boxes=setup.boxes, method=method, config=config, check=check,
                        title=title)
-    from mathhammer.headline import wm_attack_headline
+    from mathhammer.warmachine.headlines import wm_attack_headline
 
     report.headline = wm_attack_headline(report, setup.attacks, setup.kind, first.defense,
                                          first.armor, setup.boxes)

@@ -22,10 +22,15 @@ from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
 from mathhammer.results import Distribution, Estimate, Report
 from mathhammer.warmachine.activation import (
-    MAX_WARJACK_FOCUS, ActivationSpec, Spell, Weapon, build_graph, charge_mode,
+    MAX_WARJACK_FOCUS,
+    ActivationSpec,
+    Spell,
+    Weapon,
+    build_graph,
+    charge_mode,
 )
-from mathhammer.warmachine.grid import Grid
 from mathhammer.warmachine.exact_policy import decision_lines, decision_summary
+from mathhammer.warmachine.grid import Grid
 from mathhammer.warmachine.sequence import Target
 
 BASE_MM = {"small": 30, "medium": 40, "large": 50}  # WM-D7
@@ -166,8 +171,8 @@ def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
     """DEF, ARM (+ camped focus for a warcaster, WM-D2), grid or track, starting damage,
     and what the rules read off the profile: Stealth, immunities, base size; ``effects``
     name friendly buffs on it (Arcane Shield, Invincibility: WM-E4)."""
-    from mathhammer.warmachine.effects import target_buffs
     from mathhammer.warmachine import limits, rules
+    from mathhammer.warmachine.effects import target_buffs
     from mathhammer.warmachine.models import load_warmachine
 
     prof = load_warmachine(ref)
@@ -381,7 +386,7 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         report.info.pop("charge", None)
     if report.method == "mc" and sol is not None and "decisions" not in report.info:
         _decisions(report, sol, sol.distribution()["reachp"])
-    from mathhammer.headline import wm_duel_headline
+    from mathhammer.warmachine.headlines import wm_duel_headline
 
     report.headline = wm_duel_headline(report, [s.name for s in specs], target.name, objective)
     if explain:

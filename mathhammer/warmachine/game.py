@@ -191,6 +191,19 @@ class Warmachine(Game):
         return {"policy": f"{policy} focus policy"}
 
 
+    # ------------------------------------------------------------------ presentation
+    def headline_builders(self):
+        from mathhammer.warmachine.headlines import BUILDERS
+
+        return BUILDERS
+
+    def figure(self, report):
+        from mathhammer.warmachine.figures import FIGURES
+
+        builder = FIGURES.get(report.command)
+        return None if builder is None else builder(report)
+
+
 # --------------------------------------------------------------------------- cell pieces
 def _strongest(weapons):
     return max(weapons, key=lambda w: (w.damage_power, w.rof))

@@ -385,7 +385,7 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
                        "sight for the feat)" + (f"; ranged activations shoot from {distance:g}\""
                                                 if distance is not None else ""))
     report.info = {**info, **report.info}
-    from mathhammer.headline import wm_plan_headline
+    from mathhammer.warmachine.headlines import wm_plan_headline
 
     report.headline = wm_plan_headline(report, target.name, objective, best.short(members))
     return report

@@ -30,9 +30,8 @@ fewer, WM-G4). Every table rejects unknown keys.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from dataclasses import replace
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 

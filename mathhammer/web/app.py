@@ -211,7 +211,7 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         result = await answer(request, command)
         if result.error is not None:
             return json_error(result.error, result.status)
-        from mathhammer.cli._render import render
+        from mathhammer.present.render import render
 
         text = render(result.outcome.report, "json")  # byte for byte the CLI's --format json
         headers = dict(SECURITY_HEADERS)

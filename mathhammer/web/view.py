@@ -62,8 +62,9 @@ def _is_probability(name: str) -> bool:
 
 
 def build(report, table: str | None) -> ReportView:
-    from mathhammer.cli._render import render_table
-    from mathhammer.headline import headline, method_words
+    from mathhammer.present.headline import headline
+    from mathhammer.present.render import render_table
+    from mathhammer.words import method_words
 
     view = ReportView(headline=headline(report), title=report.title or report.command,
                       how=method_words(report))
@@ -107,7 +108,7 @@ def _distribution(name: str, dist) -> DistView:
     """Rows as the CLI's table folds them (rare outcomes into ≤ k / a–b / ≥ k rows)."""
     import math
 
-    from mathhammer.cli._render import fold_rows
+    from mathhammer.present.render import fold_rows
 
     mc = not dist.is_exact
     at_least, at_most = dist.at_least_curve(), dist.at_most_curve()

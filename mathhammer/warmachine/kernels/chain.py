@@ -30,7 +30,6 @@ from mathhammer.kernels.dice import low_half_below as _low
 from mathhammer.kernels.dice import xoshiro_step as _step
 
 
-
 @njit(cache=True, nogil=True)
 def attack_chain(hit_bound, hit_threshold, hit_offset, hit_table,
                  dmg_bound, dmg_threshold, dmg_offset, dmg_table,

@@ -36,7 +36,11 @@ from numba import njit
 
 from mathhammer.kernels.dice import next_u64, uniform
 from mathhammer.warmachine.kernels.grid import (
-    column_from_low_bits, mark_from, outcome_code, popcount, spread_codes,
+    column_from_low_bits,
+    mark_from,
+    outcome_code,
+    popcount,
+    spread_codes,
     unit_from_high_bits,
 )
 

@@ -50,7 +50,7 @@ def render_table(report: Report, full: bool = False) -> str:
     list in the notes shows its first :data:`MAX_LIST_ITEMS` items, and a distribution
     whose table no longer fits is summarised on one line (``--full`` prints all of it).
     """
-    from mathhammer.headline import headline
+    from mathhammer.present.headline import headline
 
     title = report.title or report.command
     how = "exact" if report.method == "exact" else "Monte Carlo"

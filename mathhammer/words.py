@@ -1,0 +1,81 @@
+"""Numbers in words: how a report's figures read in a sentence.
+
+A probability reads ``48.33%`` when exact and ``48.83% ± 0.35`` when simulated, a mean
+``25.40`` or ``25.47 ± 0.04``, the method ``exact`` or ``Monte Carlo, 200,000 trials,
+seed 1``. Engines build their report's headline sentence with these (each game's
+``headlines`` module), and :mod:`mathhammer.present.headline` falls back on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mathhammer.results import Estimate, Report
+
+SEP = " · "
+
+
+def figure(est: Estimate, percent: bool) -> str:
+    """A value as a player reads it: 48.33% or 25.40, with ``± se`` when simulated."""
+    if percent:
+        text = f"{100 * est.value:.2f}%"
+        return text if est.is_exact else f"{text} ± {100 * est.se:.2f}"
+    text = f"{est.value:.2f}"
+    return text if est.is_exact else f"{text} ± {est.se:.2f}"
+
+
+def pct(est: Estimate) -> str:
+    """A probability: ``48.33%`` exact, ``48.83% ± 0.35`` simulated."""
+    return figure(est, True)
+
+
+def brief_pct(est: Estimate) -> str:
+    """A secondary probability, one decimal: ``7.4%`` exact, ``7.5% ± 0.1`` simulated."""
+    return _with_se(100 * est.value, 100 * est.se, 1, est.is_exact, "%")
+
+
+def num(est: Estimate, digits: int = 2) -> str:
+    """A mean: ``25.40`` exact, ``25.47 ± 0.04`` simulated (the error keeps a digit)."""
+    return _with_se(est.value, est.se, digits, est.is_exact, "")
+
+
+def _with_se(value: float, se: float, digits: int, exact: bool, unit: str) -> str:
+    if exact:
+        return f"{value:.{digits}f}{unit}"
+    while 0 < se and round(se, digits) == 0 and digits < 4:  # never "± 0.0"
+        digits += 1
+    return f"{value:.{digits}f}{unit} ± {se:.{digits}f}"
+
+
+def method_words(report: Report) -> str:
+    """``exact`` or ``Monte Carlo, 200,000 trials, seed 1``."""
+    if report.method == "exact":
+        return "exact"
+    n = f"{report.n_trials:,}" if report.n_trials else "?"
+    label = "Monte Carlo" if report.method == "mc" else f"{report.method}: Monte Carlo"
+    return f"{label}, {n} trials{'' if report.seed is None else f', seed {report.seed}'}"
+
+
+def words(name: str) -> str:
+    """A result key in words: ``p_goes_off_1`` → ``P(goes off 1)``, ``mean_damage`` → ``mean damage``."""
+    if name.startswith("p_"):
+        return f"P({name[2:].replace('_', ' ')})"
+    return name.replace("_", " ")
+
+
+def plural(n: int | str, noun: str) -> str:
+    return f"{n} {noun}" + ("" if str(n) == "1" else "s")
+
+
+def sentence(statement: str, main: str, report: Report, extras: Sequence[str] = ()) -> str:
+    text = f"{statement}: {main} ({method_words(report)})"
+    extras = [e for e in extras if e]
+    return text + (SEP + ", ".join(extras) if extras else "")
+
+
+def first_result(report: Report, *names: str) -> Estimate | None:
+    """The first of ``names`` the report has (keys are being renamed; accept either)."""
+    for name in names:
+        if name in report.results:
+            return report.results[name]
+    return None
