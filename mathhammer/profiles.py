@@ -118,6 +118,11 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as err:
         raise ProfileError(label, f"is not valid TOML: {err}", None,
                            "fix the syntax at that line (see toml.io)") from None
+    except ValueError as err:  # an integer of more than 4,300 digits: Python's own limit
+        raise ProfileError(label, "holds a number too long to read "
+                           f"({str(err).split(':', 1)[0].lower()})", None,
+                           "write the numbers the file needs (none has more than a few digits)"
+                           ) from None
     except RecursionError:  # e.g. 5000 nested arrays: tomllib recurses per level
         raise ProfileError(label, "nests arrays or tables too deeply to read", None,
                            "flatten the file (no profile needs more than a few levels)") from None
