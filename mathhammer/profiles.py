@@ -61,7 +61,9 @@ def model_class(game: str) -> Any:
 def natural_key(path: str) -> tuple:
     """Sort key for key paths: ``weapons.2`` before ``weapons.10``."""
     # isdecimal, not isdigit: "¹" is a digit that int() rejects (a fuzzed key crashed here)
-    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in path.split("."))
+    # and no int() of a 5,000-digit part (Python's conversion limit): such a part sorts as text
+    return tuple((0, int(p), "") if p.isdecimal() and len(p) <= 18 else (1, 0, p)
+                 for p in path.split("."))
 
 
 def profiles_root() -> Path:
