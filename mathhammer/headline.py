@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from mathhammer.errors import printable
 from mathhammer.results import Estimate, Report
 
 SEP = " · "
@@ -30,7 +31,12 @@ SEP = " · "
 
 # ---------------------------------------------------------------------------- the public API
 def headline(report: Report) -> str:
-    """The report's headline sentence (see the module docstring for where it comes from)."""
+    """The report's headline sentence (see the module docstring for where it comes from),
+    any control character from a name shown as an escape."""
+    return printable(_headline(report))
+
+
+def _headline(report: Report) -> str:
     if report.headline:
         return report.headline
     builder = BUILDERS.get(report.command)
