@@ -144,6 +144,12 @@ def test_counts_out_of_range_are_changed_and_reported(tmp_path):
     assert code == 0 and "models -3 → 1" in err and "2 changed" in err, err
 
 
+def test_a_list_past_what_a_list_file_holds_is_one_line(tmp_path):
+    code, _, err, took = _import(tmp_path, "t9a.txt", T9A_HEAD + "200 Orcs - 170\n" * 200)
+    assert code == 2 and "above the 100,000 a list file holds" in err and len(err) < 300
+    assert took < WITHIN
+
+
 def test_a_roster_limit_of_minus_one_means_none(tmp_path):
     extra = '<costLimits><costLimit name="pts" value="-1.0"/></costLimits>'
     code, _, err, _ = _import(tmp_path, "r.ros", _roster(_unit(), extra=extra))

@@ -20,7 +20,7 @@ import difflib
 import re
 from pathlib import Path
 
-from mathhammer.errors import InputError, InputFileError, MathhammerError, printable
+from mathhammer.errors import InputError, InputFileError, MathhammerError, RulesError, printable
 from mathhammer.imports.model import MAX_ENTRIES, Entry, ParsedList, display
 from mathhammer.lists import ListFile, UnitEntry, load_list
 from mathhammer.results import Estimate, Report
@@ -178,7 +178,14 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
     limit = _fit(parsed.points_limit, POINTS_RANGE, "points limit", changes) if parsed.points_limit else None
     data = {"name": name, "game": parsed.game, "ruleset": parsed.ruleset,
             "points": POINTS_RANGE[1], "units": [unit for unit, _, _ in units]}
-    points = load_list(data, source=f"{label} (imported)").total_points  # priced by the profiles
+    try:
+        points = load_list(data, source=f"{label} (imported)").total_points  # priced by the profiles
+    except RulesError as err:
+        if not str(err.where).endswith(": points"):
+            raise
+        raise InputFileError(label, f"converts to a list of {err.got:,} points by the bundled "
+                             f"profiles, above the {POINTS_RANGE[1]:,} a list file holds", None,
+                             "import one army list (fewer or smaller units)") from None
     # the export's limit, or that price when higher (a list of warcasters alone costs 0)
     data["points"] = max(limit or 0, points, POINTS_RANGE[0])
     if limit and points > limit:
