@@ -148,7 +148,7 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
             continue
         unit = {"profile": ident}
         what = f"{shown} ({e.where})" if e.where else shown
-        changed = list(e.changes)  # the reader's own, then the ranges' below
+        changed: list[str] = []  # each number moved into the list file's range
         count = _fit(e.count, COUNT_RANGE, f"{what}: count", changed)
         if count > 1:
             unit["count"] = count

@@ -37,7 +37,6 @@ class Entry:
     points: int | None = None
     line: str = ""
     where: str = ""           # "line 4" or "selection 2", for the report of changes
-    changes: list[str] = field(default_factory=list)  # what the reader changed, in words
 
 
 @dataclass
