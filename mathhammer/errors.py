@@ -39,7 +39,24 @@ class MathhammerError(Exception):
         text = " ".join(parts)
         if fix:
             text += f"; fix: {fix}"
-        return " ".join(text.split())  # one line, whatever the parts contained
+        # one line, whatever the parts contained; no control character reaches a terminal
+        return printable(" ".join(text.split()))
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: every control, format or unassigned
+    character (ESC, NUL, DEL, C1 codes, bidi overrides, lone surrogates) shown as its
+    escape (``\\x1b``, ``\\u202e``); printable text, spaces included, is unchanged."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 #: the longest "what" an error line carries (a report of many problems is cut here, so

@@ -61,7 +61,9 @@ def model_class(game: str) -> Any:
 def natural_key(path: str) -> tuple:
     """Sort key for key paths: ``weapons.2`` before ``weapons.10``."""
     # isdecimal, not isdigit: "¹" is a digit that int() rejects (a fuzzed key crashed here)
-    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in path.split("."))
+    # and no int() of a 5,000-digit part (Python's conversion limit): such a part sorts as text
+    return tuple((0, int(p), "") if p.isdecimal() and len(p) <= 18 else (1, 0, p)
+                 for p in path.split("."))
 
 
 def profiles_root() -> Path:
@@ -118,6 +120,11 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as err:
         raise ProfileError(label, f"is not valid TOML: {err}", None,
                            "fix the syntax at that line (see toml.io)") from None
+    except ValueError as err:  # an integer of more than 4,300 digits: Python's own limit
+        raise ProfileError(label, "holds a number too long to read "
+                           f"({str(err).split(':', 1)[0].lower()})", None,
+                           "write the numbers the file needs (none has more than a few digits)"
+                           ) from None
     except RecursionError:  # e.g. 5000 nested arrays: tomllib recurses per level
         raise ProfileError(label, "nests arrays or tables too deeply to read", None,
                            "flatten the file (no profile needs more than a few levels)") from None

@@ -78,10 +78,13 @@ def _save(text: str | None, flag: str) -> int | None:
 
     if text is None:
         return None
+    from mathhammer.numbers import shown, whole_text
+
     raw = text.strip().rstrip("+")
-    if not raw.isdigit():
-        raise InputError(flag, "must be a save score 1..6 (5 means 5+)", text, f"use e.g. {flag} 5")
-    value = int(raw)
+    value = whole_text(raw) if raw.isdigit() else None  # a 5,000-digit value is no save either
+    if value is None:
+        raise InputError(flag, "must be a save score 1..6 (5 means 5+)", shown(text),
+                         f"use e.g. {flag} 5")
     if value >= 7:
         raise InputError(flag, f"{value}+ is no save at all", text, f"omit {flag} for no save")
     if value < 1:
@@ -212,11 +215,13 @@ def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_
 def _attacks(text: str, flag: str) -> int | str:
     from mathhammer.errors import InputError
 
+    from mathhammer.numbers import shown, whole_text
+
     text = text.strip()
     if text.lstrip("+-").isdigit():  # "-1" is a count too (a bad one), not dice text
-        value = int(text)
-        if not 1 <= value <= MAX_COUNT:
-            raise InputError(flag, f"must be 1..{MAX_COUNT}", value, f"use e.g. {flag} 20")
+        value = whole_text(text)  # None for 5,000 digits or "²": not a count either
+        if value is None or not 1 <= value <= MAX_COUNT:
+            raise InputError(flag, f"must be 1..{MAX_COUNT}", shown(text), f"use e.g. {flag} 20")
         return value
     return _dice(text, flag)
 

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mathhammer.errors import InputError, MathhammerError, ProfileError
+from mathhammer.errors import InputError, MathhammerError, ProfileError, printable
 
 app = typer.Typer(
     no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema."
@@ -136,7 +136,8 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
     ]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *table, strict=True)]
     for line in (header, *table):
-        print("  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip())
+        row = "  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True))
+        print(printable(row.rstrip()))
     print("\n(n low) = values with a recorded doubt; see `mathhammer profiles show ID`")
 
 
@@ -409,7 +410,8 @@ def show_command(
         _print_json(profile.model_dump(by_alias=True, mode="json"))
         return
     lines = warmachine_card(profile) if name == "warmachine" else generic_card(name, profile)
-    print("\n".join(lines + _doubt_lines(profile)))
+    text = "\n".join(lines + _doubt_lines(profile))
+    print("\n".join(printable(line) for line in text.split("\n")))  # names from user files
 
 
 # --------------------------------------------------------------------------- validate
@@ -546,7 +548,7 @@ def validate_command(
         shown = total = 0
         for r in results:
             if r["ok"]:
-                print(f"ok {r['path']} ({r['game']} {r['id']})")
+                print(printable(f"ok {r['path']} ({r['game']} {r['id']})"))
             else:
                 for e in r["errors"]:
                     total += 1
@@ -555,7 +557,8 @@ def validate_command(
                     shown += 1
                     # one line each (a key "\r" stays on its line), 400 characters at most
                     line = " ".join(f"invalid {r['path']}: {e['key']}: {e['message']}".split())
-                    print(line if len(line) <= 400 else line[:380] + "... (cut)", file=sys.stderr)
+                    line = printable(line if len(line) <= 400 else line[:380] + "... (cut)")
+                    print(line, file=sys.stderr)
         bad = sum(not r["ok"] for r in results)
         if bad:
             hidden = f" (the first {shown} of {total} problems shown)" if total > shown else ""

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mathhammer.errors import InputError, RulesError
 from mathhammer.fantasy.chain import AttackSpec
 from mathhammer.fantasy.rulesets import MisfireRow, Ruleset
+from mathhammer.numbers import shown, whole_text
 
 WEAPONS = ("stone-thrower", "cannon", "bolt-thrower", "flame-cannon", "multi-barrel", "template")
 TEMPLATES = {"small": 1.5, "large": 2.5}  # FB-R1: radius in inches (3" and 5" across)
@@ -192,15 +193,18 @@ def volley_shots(text: str) -> tuple[int, int] | int:
     """``"2D6"`` → (2, 0), ``"3D6+1"`` → (3, 1), ``"6"`` → 6 (a fixed X never misfires)."""
     text = str(text).strip()
     if text.isdigit():
-        value = int(text)
-        if not 1 <= value <= 40:
-            raise InputError("--shots", "a volley gun fires 1..40 shots", text, "use e.g. --shots 2D6")
+        value = whole_text(text)  # None for "²" or 5,000 digits: no count of shots either
+        if value is None or not 1 <= value <= 40:
+            raise InputError("--shots", "a volley gun fires 1..40 shots", shown(text),
+                             "use e.g. --shots 2D6")
         return value
     match = SHOTS_TEXT.match(text)
     if not match:
         raise InputError("--shots", "a volley gun's Multiple Shots are nD6 (+k) or a number "
                          "(its sixes decide misfires)", text, "use e.g. --shots 2D6 or --shots 3D6")
-    dice = int(match.group(1) or 1)
-    if not 1 <= dice <= 6:
-        raise InputError("--shots", "at most 6 dice of shots", text, "use e.g. --shots 2D6")
-    return dice, int(match.group(2) or 0)
+    dice, plus = whole_text(match.group(1) or "1"), whole_text(match.group(2) or "0")
+    if dice is None or not 1 <= dice <= 6:
+        raise InputError("--shots", "at most 6 dice of shots", shown(text), "use e.g. --shots 2D6")
+    if plus is None or plus > 40:
+        raise InputError("--shots", "adds at most +40 shots", shown(text), "use e.g. --shots 3D6+1")
+    return dice, plus

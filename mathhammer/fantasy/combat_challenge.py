@@ -22,6 +22,7 @@ from mathhammer.errors import InputError, ProfileError
 from mathhammer.fantasy.combat_compile import Side
 from mathhammer.fantasy.models import UnitProfile, load_unit, validate_unit
 from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.numbers import shown, whole_text
 from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
 
@@ -47,7 +48,7 @@ REQUIRED = ("ws", "s", "t", "w", "i", "a")
 
 def inline_profile(text: str, label: str, ruleset: str) -> UnitProfile:
     """``stats:ws=6,s=4,t=4,w=3,i=6,a=4,save=3,ward=5,kb`` as a one-model profile."""
-    where = f"{label.upper()} ({text})"
+    where = f"{label.upper()} ({shown(text, 80)})"
     body = text[len("stats:"):]
     data: dict = {"id": f"inline/{label}", "name": label.upper(), "ruleset": ruleset,
                   "role": "character", "stats": {"m": 4, "bs": 3, "ld": 8},
@@ -75,9 +76,10 @@ def inline_profile(text: str, label: str, ruleset: str) -> UnitProfile:
         value = value.strip()
         if kind in ("int", "save"):
             raw = value.rstrip("+") if kind == "save" else value
-            if not raw.lstrip("-").isdigit():
-                raise InputError(where, f"{key} must be a whole number", value, f"e.g. {key}=4")
-            parsed: object = int(raw)
+            parsed: object = whole_text(raw)  # None for words and for 5,000 digits alike
+            if parsed is None:
+                raise InputError(where, f"{key} must be a whole number", shown(value),
+                                 f"e.g. {key}=4")
         else:
             parsed = value
         section, _, leaf = path.partition(".")

@@ -4,23 +4,51 @@ A name matches a profile when it equals, after folding case and dropping everyth
 letters and digits, the profile's name, the last part of its id, or one of its
 ``aliases`` (singular/plural ``s`` ignored). A near miss gets "did you mean"; an entry
 that matches nothing is kept as a comment in the list file and named in the report.
+
+Every number written is held to the list file's own ranges (:mod:`mathhammer.lists`:
+count 1..50, models 1..200, points 1..100,000): a value outside is set to the nearest
+allowed one and the change, with both values, goes into the headline (the coverage
+line), the JSON report's ``changed`` and a comment on the unit. Names are written as
+TOML strings with every control character escaped, comments with them shown as escapes,
+and the finished text is read back through :func:`mathhammer.lists.load_list` before it
+is returned: what is written always loads.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from pathlib import Path
 
-from mathhammer.errors import InputError, InputFileError
-from mathhammer.imports.model import Entry, ParsedList
-from mathhammer.lists import load_list
+from mathhammer.errors import InputError, InputFileError, MathhammerError, RulesError, printable
+from mathhammer.imports.model import MAX_ENTRIES, Entry, ParsedList, display
+from mathhammer.lists import ListFile, UnitEntry, load_list
 from mathhammer.results import Estimate, Report
 
-MAX_ENTRIES = 200  # a list longer than this is not an army list
 FILE_LIMIT = 1_048_576  # text exports and .ros XML: 1 MB (a real roster is a few tens of kB)
 FANTASY_RULESETS = ("wfb8", "t9a1")
+NAME_LIMIT = 200  # characters of the list's name kept (a longer one is cut, and said so)
+CHANGES_SHOWN = 10  # changes named in the headline; the rest are in the report and the file
+
+
+def _bounds(model, name: str) -> tuple[int, int]:
+    """(ge, le) of a field of the list file's schema: the importer's ranges are the loader's."""
+    meta = model.model_fields[name].metadata
+    return (next(m.ge for m in meta if hasattr(m, "ge")), next(m.le for m in meta if hasattr(m, "le")))
+
+
+COUNT_RANGE = _bounds(UnitEntry, "count")
+MODELS_RANGE = _bounds(UnitEntry, "models")
+POINTS_RANGE = _bounds(ListFile, "points")
+
+
+def _fit(value: int, bounds: tuple[int, int], what: str, changes: list[str]) -> int:
+    """``value`` moved into ``bounds`` (inclusive); a move is recorded in ``changes``."""
+    low, high = bounds
+    fitted = min(max(value, low), high)
+    if fitted != value:
+        changes.append(f"{what} {value} → {fitted} (a list file allows {low}..{high:,})")
+    return fitted
 
 
 def fold(text: str) -> str:
@@ -50,14 +78,21 @@ def match(name: str, index: dict[str, str]) -> tuple[str | None, list[str]]:
     key = fold(name)
     if key in index:
         return index[key], []
+    if len(key) > 2 * max(map(len, index), default=0):  # no ratio of 0.75 is possible:
+        return None, []  # skip the matcher's work on a megabyte of name
     near = difflib.get_close_matches(key, list(index), n=3, cutoff=0.75)
     return None, list(dict.fromkeys(index[k] for k in near))
 
 
 def detect(data: bytes, path: str) -> str:
-    """``battlescribe`` for zip/XML, ``wm`` or ``t9a`` for text (by its words)."""
+    """``battlescribe`` for zip/XML (UTF-16 and UTF-32 too), ``wm`` or ``t9a`` for text."""
     if data[:4] == b"PK\x03\x04" or path.lower().endswith((".rosz", ".ros")) or data.lstrip()[:1] == b"<":
         return "battlescribe"
+    for wide in ("utf-16", "utf-32"):  # a wide XML file: "<" after its BOM or with zero bytes
+        for codec in (wide, f"{wide}-le", f"{wide}-be"):
+            head = data[:64].decode(codec, "ignore").lstrip("\ufeff \t\r\n")
+            if head.startswith("<"):
+                return "battlescribe"
     text = data[:4000].decode("utf-8", "replace").lower()
     if any(w in text for w in ("warmachine", "wj:", "pc:", "warjack", "caster", "faction:")):
         return "wm"
@@ -105,70 +140,136 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
     units, unknown, lines, mapping = [], [], [], []
     for e in parsed.entries:
         ident, near = match(e.name, index)
+        shown = display(e.name)
         if ident is None:
             hint = f" — did you mean {', '.join(near)}?" if near else ""
-            unknown.append(f"{e.name!r}{hint}")
+            unknown.append(f"'{shown}'{hint}")
             lines.append(_comment(f"UNKNOWN: {e.line.strip() or e.name}{hint}"))
             continue
         unit = {"profile": ident}
-        if e.count > 1:
-            unit["count"] = e.count
+        what = f"{shown} ({e.where})" if e.where else shown
+        changed: list[str] = []  # each number moved into the list file's range
+        count = _fit(e.count, COUNT_RANGE, f"{what}: count", changed)
+        if count > 1:
+            unit["count"] = count
+        models = None
         if parsed.game == "fantasy":
-            if e.models and e.models != profiles[ident].formation.models:
-                unit["models"] = e.models
+            if e.models is not None:
+                models = _fit(e.models, MODELS_RANGE, f"{what}: models", changed)
+                if models != profiles[ident].formation.models:
+                    unit["models"] = models
             for key in ("champion", "standard", "musician"):
                 if key in e.options:
                     unit[key] = e.options[key]
-        units.append((unit, e))
-        mapping.append(f"{e.name} → {ident}" + (f" x {e.count}" if e.count > 1 else "")
-                       + (f" ({e.models} models)" if e.models else ""))
+        units.append((unit, e, changed))
+        mapping.append(f"{shown} → {ident}" + (f" x {count}" if count > 1 else "")
+                       + (f" ({models} models)" if models else ""))
     if not units:
         raise InputFileError(label, f"none of its {len(parsed.entries)} entries names a bundled "
                              f"{parsed.game} {parsed.ruleset} profile ({'; '.join(unknown[:3])})", None,
                              "check --game/--ruleset, or add aliases = [...] to the profiles")
     per_copy = parsed.game == "warmachine"  # "2x Ironclad (7pts)": a Mk II line prices one model
-    total = sum((e.points or 0) * (e.count if per_copy else 1) for _, e in units)
-    limit = parsed.points_limit or None
-    data = {"name": parsed.name, "game": parsed.game, "ruleset": parsed.ruleset,
-            "points": 100_000, "units": [unit for unit, _ in units]}
-    points = load_list(data, source=f"{label} (imported)").total_points  # priced by the profiles
-    data["points"] = max(limit or 0, points)  # the export's limit, or that price when higher
-    text = _list_text(parsed, data, [e for _, e in units], lines, limit, total, label)
+    total = sum((e.points or 0) * (e.count if per_copy else 1) for _, e, _ in units)
+    changes: list[str] = []  # the list's own; the units' are added after pricing
+    name = parsed.name
+    if len(name) > NAME_LIMIT:
+        changes.append(f"the list's name cut to {NAME_LIMIT} characters (from {len(name):,})")
+        name = name[:NAME_LIMIT]
+    limit = _fit(parsed.points_limit, POINTS_RANGE, "points limit", changes) if parsed.points_limit else None
+    data = {"name": name, "game": parsed.game, "ruleset": parsed.ruleset,
+            "points": POINTS_RANGE[1], "units": [unit for unit, _, _ in units]}
+    try:
+        points = load_list(data, source=f"{label} (imported)").total_points  # priced by the profiles
+    except RulesError as err:
+        if not str(err.where).endswith(": points"):
+            raise
+        raise InputFileError(label, f"converts to a list of {err.got:,} points by the bundled "
+                             f"profiles, above the {POINTS_RANGE[1]:,} a list file holds", None,
+                             "import one army list (fewer or smaller units)") from None
+    # the export's limit, or that price when higher (a list of warcasters alone costs 0)
+    data["points"] = max(limit or 0, points, POINTS_RANGE[0])
+    if limit and points > limit:
+        changes.append(f"points limit {limit} → {points} (the list's price by the bundled "
+                       "profiles)")
+    text = _list_text(parsed, data, units, lines, total, label, changes)
+    changes += [change for _, _, changed in units for change in changed]
+    _check_loads(text, label)
     n, k = len(parsed.entries), len(units)
     headline = (f"Converted {k} of {n} entries to the {parsed.game} {parsed.ruleset} list "
-                f"{parsed.name!r} ({points} points by the bundled profiles)"
-                + (f"; {n - k} unknown: {'; '.join(unknown)}" if unknown else ""))
+                f"'{display(name)}' ({points} points by the bundled profiles)"
+                + (f"; {n - k} unknown: {'; '.join(unknown)}" if unknown else "")
+                + _changes_note(changes))
     report = Report("import", "exact",
                     {"entries": Estimate.exact(n), "entries_converted": Estimate.exact(k),
-                     "entries_unknown": Estimate.exact(n - k)},
+                     "entries_unknown": Estimate.exact(n - k),
+                     "numbers_changed": Estimate.exact(len(changes))},
                     info={"format": parsed.source_format, "game": parsed.game, "ruleset": parsed.ruleset,
                           "mapping": mapping, "unknown": unknown or ["none"],
+                          "changed": changes or ["none"],
                           "points_printed": total, "points_by_profiles": points, "list": text},
-                    title=f"import: {label} ({parsed.source_format})", headline=headline)
+                    title=f"import: {display(label, 200)} ({parsed.source_format})", headline=headline)
     return report, text
 
 
+def _changes_note(changes: list[str]) -> str:
+    """The coverage line's part on changed numbers: each with its old and new value."""
+    if not changes:
+        return ""
+    named = "; ".join(changes[:CHANGES_SHOWN])
+    more = (f"; and {len(changes) - CHANGES_SHOWN} more (see the comments in the list file)"
+            if len(changes) > CHANGES_SHOWN else "")
+    return f"; {len(changes)} changed to fit the list file: {named}{more}"
+
+
+def _check_loads(text: str, label: str) -> None:
+    """The list file as written must load; if it ever did not, say so instead of writing it."""
+    import tomllib
+
+    try:
+        load_list(tomllib.loads(text), source=f"{label} (imported)")
+    except (tomllib.TOMLDecodeError, MathhammerError) as err:
+        reason = err.one_line() if isinstance(err, MathhammerError) else str(err)
+        raise InputFileError(label, f"converts to a list file that does not load back ({reason})",
+                             None, "report this with the export attached (a bug in the importer)"
+                             ) from None
+
+
 def _toml_str(text: str) -> str:
-    """A TOML basic string: JSON's escapes are TOML's (a name from XML may hold a newline)."""
-    return json.dumps(text, ensure_ascii=False)
+    """A TOML basic string: quotes and backslashes escaped, and every character a terminal
+    or a TOML reader would choke on (controls, DEL, C1, bidi overrides) as ``\\uXXXX``."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            code = ord(ch)
+            code = 0xFFFD if 0xD800 <= code <= 0xDFFF else code  # a lone surrogate has no escape
+            out.append(f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
 
 
 def _comment(text: str) -> str:
-    return "# " + " ".join(text.split())[:200]
+    """A TOML comment: one line, control characters shown as escapes (TOML allows none)."""
+    return "# " + printable(" ".join(text.split())[:200])
 
 
-def _list_text(parsed: ParsedList, data: dict, entries: list[Entry], unknown_lines, limit, total,
-               label) -> str:
+def _list_text(parsed: ParsedList, data: dict, units: list[tuple[dict, Entry, list[str]]],
+               unknown_lines, total, label, list_changes: list[str]) -> str:
     out = [_comment(f"Imported by `mathhammer import` from {Path(label).name} ({parsed.source_format})."),
-           f"# Points printed in the export: {total}" + (f" of {limit}" if limit else "") + "."]
+           f"# Points printed in the export: {total}"
+           + (f" of {parsed.points_limit}" if parsed.points_limit else "") + "."]
     if parsed.game == "warmachine":
         out.append("# No focus is allocated: give each warjack focus = N (at most 3; WM-F1).")
+    out += [_comment(f"Changed to fit the list file: {change}") for change in list_changes]
     out += unknown_lines
     out += [f"{key} = {_toml_str(data[key])}" for key in ("name", "game", "ruleset")]
     out.append(f"points = {data['points']}")
-    for unit, e in zip(data["units"], entries, strict=True):
+    for unit, e, changed in units:
         out.append("")
         out.append("[[units]]  " + _comment(e.line.strip()[:100]) if e.line.strip() else "[[units]]")
+        out += [_comment(f"changed: {change}") for change in changed]
         for key, value in unit.items():
             out.append(f"{key} = {_toml_str(value) if isinstance(value, str) else str(value).lower()}")
     return "\n".join(out) + "\n"

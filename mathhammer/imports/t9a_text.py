@@ -11,44 +11,64 @@ in front of the name, then its options after commas::
     Orc Chief, General, Shield [120]
 
 Options named Champion, Musician and Standard Bearer become the unit's command.
+
+Fast on any line, as :mod:`.wm_text`: whitespace is collapsed first, a digit run of
+more than 15 digits is refused, the tail pattern is searched for in a line's last 64
+characters and the head patterns are anchored.
 """
 
 from __future__ import annotations
 
 import re
 
-from mathhammer.imports.model import Entry, ParsedList
+from mathhammer.imports.model import (
+    Entry, ParsedList, check_entries, check_line, read_number, search_tail, text_lines,
+)
 
-SECTION = re.compile(r"^\s*(\+\+|==|--|\[).*?(\+\+|==|--|\])\s*$")
-LEAD_POINTS = re.compile(r"^\s*(\d+)\s*(?:pts?|points)?\s*[-–:]\s+")
-TAIL_POINTS = re.compile(r"\s*(?:[-–]\s*|\[|\()\s*(\d+)\s*(?:pts?|points)?\s*[\])]?\s*$", re.I)
-SIZE = re.compile(r"^(\d+)\s*x?\s+(?=\D)")
+OPENERS, CLOSERS = ("++", "==", "--", "["), ("++", "==", "--", "]")
+LEAD_POINTS = re.compile(r"([0-9]+) ?(?:pts?|points)? ?[-–:] ", re.I)
+TAIL_POINTS = re.compile(r"(?: ?[-–] ?| ?[\[(] ?)(?<![0-9])([0-9]+) ?(?:pts?|points)? ?[\])]?$",
+                         re.I)
+SIZE = re.compile(r"([0-9]+) ?x? (?=[^0-9])")
+FIRST_LINE_NUMBERS = re.compile(r"[0-9,]+ ?(?:pts?|points)?|[-–:]", re.I)
 COMMAND = {"champion": "champion", "musician": "musician", "standard bearer": "standard",
            "standard": "standard"}
 
 
+def _section(line: str) -> bool:
+    """``++ Core ++``, ``== Special ==``, ``[Rare]``: a header, not a unit."""
+    return any(line.startswith(o) and line.endswith(c) and len(line) >= len(o) + len(c)
+               for o in OPENERS for c in CLOSERS)
+
+
 def parse(text: str, label: str, ruleset: str) -> ParsedList:
-    lines = [raw for raw in text.splitlines() if raw.strip() and not raw.strip().startswith("#")]
+    lines = [(n, raw, " ".join(raw.split())) for n, raw in enumerate(text_lines(text, label), 1)]
+    lines = [item for item in lines if item[2] and not item[2].startswith("#")]
     name, limit = "Imported list", None
+    for number, _, line in lines:
+        check_line(line, label, f"line {number}")
     if lines:
-        first = lines[0].strip()
-        nums = re.findall(r"\d+", first)
-        words = re.sub(r"[\d,]+\s*(pts?|points)?|[-–:]", " ", first, flags=re.I).strip()
+        number, _, first = lines[0]
+        nums = re.findall(r"[0-9]+", first)
+        words = FIRST_LINE_NUMBERS.sub(" ", first).strip()
         if nums and words and ("pts" in first.lower() or "points" in first.lower() or
                                LEAD_POINTS.match(first) or first.split()[0].isdigit()):
-            name, limit, lines = " ".join(words.split()), int(nums[0]), lines[1:]
+            limit = int(read_number(nums[0], label, f"line {number}", "the points limit"))
+            name, lines = " ".join(words.split()), lines[1:]
     entries = []
-    for raw in lines:
-        line = raw.strip()
-        if SECTION.match(line) or line.lower().startswith("total"):
+    for number, raw, line in lines:
+        if _section(line) or line.lower().startswith("total"):
             continue
+        where = f"line {number}"
         points = None
         lead = LEAD_POINTS.match(line)
         if lead:
-            points, line = int(lead.group(1)), line[lead.end():]
-        tail = TAIL_POINTS.search(line)
+            points = int(read_number(lead.group(1), label, where, "the points"))
+            line = line[lead.end():]
+        tail = search_tail(TAIL_POINTS, line)
         if tail and tail.start() > 0:
-            points, line = int(tail.group(1)), line[: tail.start()]
+            points = int(read_number(tail.group(1), label, where, "the points"))
+            line = line[: tail.start()]
         parts = [p.strip() for p in line.split(",") if p.strip()]
         if not parts:
             continue
@@ -56,10 +76,13 @@ def parse(text: str, label: str, ruleset: str) -> ParsedList:
         models = None
         size = SIZE.match(head)
         if size:
-            models, head = int(size.group(1)), head[size.end():].strip()
+            models = int(read_number(size.group(1), label, where, "the unit size"))
+            head = head[size.end():].strip()
         for opt in parts[1:]:
             key = COMMAND.get(opt.lower())
             if key:
                 options[key] = True
-        entries.append(Entry(head, models=models, options=options, points=points, line=raw))
+        entries.append(Entry(head, models=models, options=options, points=points, line=raw,
+                             where=where))
+        check_entries(entries, label)
     return ParsedList("fantasy", ruleset, name, limit, entries, "army builder text")

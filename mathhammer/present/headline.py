@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mathhammer import game as games
+from mathhammer.errors import printable
 from mathhammer.results import Report
 from mathhammer.words import SEP, figure, method_words, words
 
@@ -31,7 +32,12 @@ __all__ = ["SEP", "headline", "headline_source", "fallback", "builder_for", "met
 
 
 def headline(report: Report) -> str:
-    """The report's headline sentence (see the module docstring for where it comes from)."""
+    """The report's headline sentence (see the module docstring for where it comes from),
+    any control character from a name shown as an escape."""
+    return printable(_headline(report))
+
+
+def _headline(report: Report) -> str:
     if report.headline:
         return report.headline
     builder = builder_for(report.command)

@@ -7,6 +7,7 @@ import io
 import json
 import math
 
+from mathhammer.errors import printable
 from mathhammer.results import Distribution, Report
 
 BAR_WIDTH = 30
@@ -81,7 +82,9 @@ def render_table(report: Report, full: bool = False) -> str:
         middle.append("")
     footer = [_footer(report, skip=summarised)]
     lines = top + middle + notes + footer
-    return "\n".join(lines).rstrip() + "\n"
+    # names from user files reach the terminal here: no control character gets through
+    text = "\n".join(printable(line) for line in "\n".join(lines).split("\n"))
+    return text.rstrip() + "\n"
 
 
 def _info_lines(report: Report, full: bool) -> list[str]:

@@ -20,6 +20,7 @@ import numpy as np
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
+from mathhammer.numbers import whole_text
 from mathhammer.results import Distribution, Estimate, Report
 from mathhammer.warmachine.activation import (
     MAX_WARJACK_FOCUS,
@@ -417,8 +418,8 @@ def _parse_then(item: str, i: int):
     for part in rest:
         if part in ("charge", "may-charge", "no-charge", "ranged"):
             mode = part
-        elif part.strip().lstrip("-").isdigit():
-            focus = int(part)
+        elif whole_text(part) is not None:  # a 5,000-digit focus is no focus: the line below
+            focus = whole_text(part)
         else:
             raise InputError(f"--then[{i}]", "after the id come :FOCUS (a whole number) and "
                              "optionally :charge, :may-charge, :no-charge or :ranged", item,
