@@ -41,6 +41,8 @@ class Game:
     variant_fields: ClassVar[dict[str, tuple[Any, Any]]] = {}
     #: whether army lists (and metas, options files) of this game exist
     lists: ClassVar[bool] = True
+    #: what a profile's points are per (``"model"``), or "" when they price the profile
+    points_per: ClassVar[str] = ""
     #: what ``p_kill`` of a cell means, in words (``sweep`` prints it)
     kill_words: ClassVar[str] = "P(kill)"
 
@@ -52,6 +54,11 @@ class Game:
     def owns(self, profile: Any) -> bool:
         """True for a profile object of this game."""
         raise NotImplementedError
+
+    def validate_scenario(self, data: dict, source: str) -> bool:
+        """Validate ``data`` when it is one of this game's scenario files (raising on a
+        problem) and say True; False when it is not one (``profiles validate``)."""
+        return False
 
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str) -> Any:
@@ -112,6 +119,43 @@ class Game:
 
     def default_ruleset(self, profile: Any) -> str:
         return self.rulesets[0] if self.rulesets else ""
+
+    # ------------------------------------------------------------------ imports
+    #: rulesets an export may be converted to (those with bundled profiles)
+    import_rulesets: ClassVar[tuple[str, ...]] = ()
+    #: whether an export's printed points are per copy (a Mk II line) or per entry
+    import_points_per_copy: ClassVar[bool] = False
+    #: comment lines at the top of an imported list file
+    import_notes: ClassVar[tuple[str, ...]] = ()
+
+    def reads_text(self, head: str) -> bool:
+        """Whether a text export (its first 4,000 characters, lower case) is this game's."""
+        return False
+
+    def parse_text(self, text: str, label: str, ruleset: str | None) -> Any:
+        """A text export as a :class:`mathhammer.imports.model.ParsedList`."""
+        raise NotImplementedError
+
+    def roster_ruleset(self, system: str, game: str | None, ruleset: str | None) -> str | None:
+        """The ruleset a BattleScribe roster of game system ``system`` (lower case) converts
+        to when it is this game's (``game``/``ruleset``: what the user said), else None."""
+        return None
+
+    def roster_entry(self, name: str, number: int, models: int | None, options: dict,
+                     points: int, line: str, where: str) -> Any:
+        """One roster selection as a :class:`mathhammer.imports.model.Entry`."""
+        from mathhammer.imports.model import Entry
+
+        return Entry(name, count=number, points=points, line=line, where=where)
+
+    def import_ids(self, ruleset: str) -> list[str]:
+        """The bundled profile ids an export of ``ruleset`` may name."""
+        raise NotImplementedError
+
+    def import_unit(self, entry: Any, profile: Any, fit: Any) -> dict[str, Any]:
+        """List entry keys beyond ``profile`` and ``count`` for an export's entry
+        (``fit(value, key, label)`` holds a number to the list file's range for ``key``)."""
+        return {}
 
     # ------------------------------------------------------------------ presentation
     def headline_builders(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ seed 1``. Engines build their report's headline sentence with these (each game's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from mathhammer.results import Estimate, Report
 
@@ -79,3 +80,21 @@ def first_result(report: Report, *names: str) -> Estimate | None:
         if name in report.results:
             return report.results[name]
     return None
+
+
+def number_text(value: Any) -> str:
+    """A stat as printed: ``-`` for none, ``3`` for 3.0."""
+    if value is None:
+        return "-"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def text_table(header: tuple, rows: list[tuple], indent: str = "  ") -> list[str]:
+    """Lines of a plain-text table, columns aligned."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+    return [
+        indent + "  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip()
+        for line in (header, *rows)
+    ]

@@ -458,17 +458,11 @@ def turn_command(
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Whole game turns: rally, charge, shooting and missiles, combat (FB-G5), by turn."""
-    from mathhammer.errors import ProfileError
-    from mathhammer.fantasy.scenario import run_scenario
+    from mathhammer.fantasy.scenario import run_turns
     from mathhammer.profiles import read_toml
 
-    data = read_toml(scenario)
-    if data.get("game") != "fantasy" or data.get("kind") != "turn":
-        raise ProfileError(f"{scenario}: kind", 'fb turn plays game = "fantasy", kind = "turn" '
-                           "scenarios", data.get("kind"), 'add kind = "turn" (or use mathhammer run)')
-    report = run_scenario(data, str(scenario), method=opts.method, config=opts.config(),
-                          check=opts.check)
-    report.command = "fb turn"
+    report = run_turns(read_toml(scenario), str(scenario), method=opts.method,
+                       config=opts.config(), check=opts.check)
     emit(report, opts)
 
 

@@ -16,7 +16,10 @@ from typing import Annotated, Any
 
 import typer
 
+from mathhammer import game as games
 from mathhammer.errors import InputError, MathhammerError, ProfileError, printable
+from mathhammer.profiles import flagged_paths, star
+from mathhammer.words import text_table
 
 app = typer.Typer(
     no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema."
@@ -30,8 +33,9 @@ FormatOption = Annotated[str, typer.Option("--format", help="table or json.")]
 
 def _games(game: str | None) -> tuple[str, ...]:
     """The games asked for; by default every game whose profile model is installed."""
-    from mathhammer.profiles import GAMES, model_class
+    from mathhammer.profiles import model_class
 
+    GAMES = games.names(lists=True)
     if game is None:
         available = []
         for name in GAMES:
@@ -86,9 +90,8 @@ def _points_text(row: dict) -> str:
         return "-"
     if "warjack_points" in row:
         return f"WJ +{row['warjack_points']}"
-    if row["game"] == "fantasy":
-        return f"{row['points']}/model"
-    return str(row["points"])
+    per = games.get(row["game"]).points_per
+    return f"{row['points']}/{per}" if per else str(row["points"])
 
 
 @app.command("list")
@@ -193,8 +196,7 @@ def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
 
 
 def _game_of(data: dict, source: str) -> str:
-    from mathhammer.profiles import GAMES
-
+    GAMES = games.names(lists=True)
     game = data.get("game")
     if game not in GAMES:
         raise ProfileError(
@@ -206,147 +208,9 @@ def _game_of(data: dict, source: str) -> str:
     return game
 
 
-def _flagged_paths(profile: Any) -> set[str]:
-    """Key paths with a doubt, names of list items turned into indices."""
-    data = profile.model_dump(by_alias=True)
-    paths = set()
-    for path in getattr(profile, "low_confidence", {}) or {}:
-        node, parts = data, []
-        for part in path.split("."):
-            if isinstance(node, list | tuple) and not part.isdigit():
-                index = next(
-                    (
-                        i
-                        for i, x in enumerate(node)
-                        if isinstance(x, dict) and x.get("name") == part
-                    ),
-                    None,
-                )
-                part = str(index) if index is not None else part
-            parts.append(part)
-            try:
-                node = node[int(part)] if isinstance(node, list | tuple) else node[part]
-            except (KeyError, IndexError, ValueError, TypeError):
-                break
-        paths.add(".".join(parts))
-    return paths
-
-
-def _star(paths: set[str], path: str) -> str:
-    """'*' when ``path`` or one of its parents has a doubt."""
-    parts = path.split(".")
-    return "*" if any(".".join(parts[:n]) in paths for n in range(1, len(parts) + 1)) else ""
-
-
-def _number(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _table(header: tuple, rows: list[tuple], indent: str = "  ") -> list[str]:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
-    return [
-        indent + "  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip()
-        for line in (header, *rows)
-    ]
-
-
-def warmachine_card(profile: Any) -> list[str]:
-    """A Warmachine profile as text lines (stat line, weapons, spells, grid, doubts)."""
-    from mathhammer.warmachine.models import draw_grid
-
-    flagged = _flagged_paths(profile)
-    kind = f"{profile.size} {profile.kind}" if profile.size else profile.kind
-    cost = (
-        f"WJ +{profile.warjack_points}"
-        if profile.warjack_points is not None
-        else f"{profile.points} points"
-    )
-    lines = [
-        f"{profile.name}  ({profile.id})",
-        f"warmachine · {profile.faction} · {kind} · {profile.base} base · {cost} · "
-        f"confidence {profile.confidence}",
-    ]
-    if profile.sources:
-        lines.append(f"sources: {', '.join(profile.sources)}")
-    lines.append("")
-    stats = profile.model_dump(by_alias=True)["stats"]
-    keys = [
-        k
-        for k in ("spd", "str", "mat", "rat", "def", "arm", "cmd", "focus")
-        if stats[k] is not None
-    ]
-    lines += _table(
-        tuple(k.upper() for k in keys),
-        [tuple(f"{stats[k]}{_star(flagged, f'stats.{k}')}" for k in keys)],
-    )
-    if profile.special_rules:
-        lines += ["", "special rules"] + [f"  {rule}" for rule in profile.special_rules]
-    if profile.feat:
-        lines += ["", f"feat: {profile.feat}"]
-    if profile.weapons:
-        lines += ["", "weapons"]
-        rows: list[tuple[str, ...]] = []
-        for i, w in enumerate(profile.weapons):
-            s = lambda field, i=i: _star(flagged, f"weapons.{i}.{field}")  # noqa: E731
-            rows.append(
-                (
-                    f"{w.name}{_star(flagged, f'weapons.{i}.name')}",
-                    w.kind,
-                    _number(w.rng) + s("rng"),
-                    (_number(w.rof) + s("rof")) if w.kind == "ranged" else "-",
-                    (_number(w.aoe) if w.aoe else "-") + s("aoe"),
-                    _number(w.pow) + s("pow"),
-                    _number(w.pow_plus_str) + s("pow_plus_str"),
-                    w.location + s("location"),
-                    w.confidence or "",
-                )
-            )
-        lines += _table(
-            ("name", "kind", "RNG", "ROF", "AOE", "POW", "P+S", "loc", "confidence"), rows
-        )
-        for w in profile.weapons:
-            lines += [f"    {w.name}: {rule}" for rule in w.rules]
-    if profile.spells:
-        lines += ["", "spells"]
-        rows = []  # same type as the weapon rows
-        for i, sp in enumerate(profile.spells):
-            s = lambda field, i=i: _star(flagged, f"spells.{i}.{field}")  # noqa: E731
-            rows.append(
-                (
-                    sp.name + s("name"),
-                    _number(sp.cost) + s("cost"),
-                    _number(sp.rng) + s("rng"),
-                    (_number(sp.aoe) if sp.aoe else "-") + s("aoe"),
-                    _number(sp.pow) + s("pow"),
-                    "yes" if sp.upkeep else "no",
-                    "yes" if sp.offensive else "no",
-                    (sp.effect or "") + s("effect"),
-                )
-            )
-        lines += _table(("name", "COST", "RNG", "AOE", "POW", "UP", "OFF", "effect"), rows)
-    lines.append("")
-    if profile.grid is not None:
-        total = sum(len(c) for c in profile.grid)
-        lines.append(
-            f"damage grid{_star(flagged, 'grid')}: {total} boxes, columns 1-6 top to bottom "
-            "(- hull; L/R arms, H head, A arc node, C cortex, M movement; WM-G1)"
-        )
-        lines.append("  (columns drawn top-aligned; damage fills each from its top box, WM-G2)")
-        lines += [f"  {row}".rstrip() for row in draw_grid(profile.grid)]
-        counts = {x: "".join(profile.grid).count(x) for x in "LRHACM"}
-        lines.append("  systems: " + ", ".join(f"{x} {n}" for x, n in counts.items() if n))
-    else:
-        lines.append(f"damage boxes{_star(flagged, 'boxes')}: {profile.boxes} (WM-G6)")
-    return lines
-
-
 def generic_card(game: str, profile: Any) -> list[str]:
     """Any other game's profile: its fields, flattened, one per line."""
-    flagged = _flagged_paths(profile)
+    flagged = flagged_paths(profile)
     lines = [
         f"{profile.name}  ({profile.id})",
         f"{game} · confidence {getattr(profile, 'confidence', '')}",
@@ -366,9 +230,9 @@ def generic_card(game: str, profile: Any) -> list[str]:
             lines.append(f"  {prefix}")
             lines.extend(
                 "  " + row
-                for row in _table(
+                for row in text_table(
                     tuple(k.upper() for k in keys),
-                    [tuple(f"{value[k]}{_star(flagged, f'{prefix}.{k}')}" for k in keys)],
+                    [tuple(f"{value[k]}{star(flagged, f'{prefix}.{k}')}" for k in keys)],
                 )
             )
         elif isinstance(value, dict):
@@ -380,7 +244,7 @@ def generic_card(game: str, profile: Any) -> list[str]:
                 walk(f"{prefix}.{i}", inner)
         elif value not in (None, "", (), []):
             shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else value
-            lines.append(f"  {prefix}{_star(flagged, prefix)} = {shown}")
+            lines.append(f"  {prefix}{star(flagged, prefix)} = {shown}")
 
     walk("", profile.model_dump(by_alias=True, exclude={"schema_version", "game", "id", "name"}))
     return lines
@@ -409,7 +273,7 @@ def show_command(
     if format == "json":
         _print_json(profile.model_dump(by_alias=True, mode="json"))
         return
-    lines = warmachine_card(profile) if name == "warmachine" else generic_card(name, profile)
+    lines = games.get(name).card(profile) or generic_card(name, profile)
     text = "\n".join(lines + _doubt_lines(profile))
     print("\n".join(printable(line) for line in text.split("\n")))  # names from user files
 
@@ -459,32 +323,7 @@ def _validate_list_or_scenario(data: dict, source: str) -> str | None:
         from mathhammer.lists import load_list
 
         return f"list {load_list(data, source).name!r}"
-    if game == "magic":
-        from mathhammer.magic.models import load_scenario
-
-        load_scenario(data, source)
-    elif game == "fantasy" and data.get("kind") in ("combat", "artillery", "turn"):
-        from pydantic import ValidationError
-
-        from mathhammer.fantasy.scenario import Scenario
-        from mathhammer.profiles import pydantic_errors
-
-        try:
-            Scenario.model_validate(data)
-        except ValidationError as err:
-            raise pydantic_errors(err, source) from None
-        if data.get("kind") == "turn":  # its [turn] table too (FB-G5)
-            from mathhammer.fantasy.combat_turn import TurnEntry
-
-            try:
-                TurnEntry.model_validate(data.get("turn") or {})
-            except ValidationError as err:
-                raise pydantic_errors(err, f"{source}: turn") from None
-    elif game == "warmachine" and ("attacks" in data or "activations" in data or "plan" in data):
-        from mathhammer.warmachine.scenario import load_scenario as load_wm
-
-        load_wm(data, source)
-    else:
+    if game not in games.names() or not games.get(game).validate_scenario(data, source):
         return None
     return f"scenario {label!r}" if label else "scenario"
 

@@ -41,6 +41,7 @@ class Fantasy(Game):
         "charge": (list[bool], Field(default_factory=list, max_length=2)),
     }
     kill_words = "P(target breaks or is destroyed)"
+    points_per = "model"
     sweep_stats = ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")
     sweep_target_stats = ("t", "save", "ward")
     sweep_also = ("charge",)
@@ -56,6 +57,29 @@ class Fantasy(Game):
         from mathhammer.fantasy.models import UnitProfile
 
         return isinstance(profile, UnitProfile)
+
+    def validate_scenario(self, data: dict, source: str) -> bool:
+        """A Fantasy scenario is ``kind = "combat" | "artillery" | "turn"``; a turn's
+        ``[turn]`` table is checked too (FB-G5)."""
+        if data.get("kind") not in ("combat", "artillery", "turn"):
+            return False
+        from pydantic import ValidationError
+
+        from mathhammer.fantasy.scenario import Scenario
+        from mathhammer.profiles import pydantic_errors
+
+        try:
+            Scenario.model_validate(data)
+        except ValidationError as err:
+            raise pydantic_errors(err, source) from None
+        if data.get("kind") == "turn":
+            from mathhammer.fantasy.combat_turn import TurnEntry
+
+            try:
+                TurnEntry.model_validate(data.get("turn") or {})
+            except ValidationError as err:
+                raise pydantic_errors(err, f"{source}: turn") from None
+        return True
 
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
@@ -122,6 +146,48 @@ class Fantasy(Game):
             return  # no save
         check_stat_by_model(self.name, profile, STAT_FIELDS.get(stat) or f"stats.{stat}", stat, value)
 
+
+    # ------------------------------------------------------------------ imports
+    import_rulesets = ("wfb8", "t9a1")
+
+    def reads_text(self, head: str) -> bool:
+        return True  # the Ninth Age builder's text: the reader of any other text export
+
+    def parse_text(self, text: str, label: str, ruleset: str | None):
+        from mathhammer.fantasy.list_text import parse
+
+        return parse(text, label, ruleset or "t9a1")
+
+    def roster_ruleset(self, system: str, game: str | None, ruleset: str | None) -> str | None:
+        if ruleset in self.import_rulesets:
+            return ruleset
+        if "9th age" in system or "ninth age" in system or "t9a" in system:
+            return "t9a1"
+        if "fantasy" in system or "warhammer" in system or game == self.name:
+            return "wfb8"
+        return None
+
+    def roster_entry(self, name, number, models, options, points, line, where):
+        from mathhammer.imports.model import Entry
+
+        return Entry(name, models=models, options=options, points=points, line=line, where=where)
+
+    def import_ids(self, ruleset: str) -> list[str]:
+        from mathhammer.profiles import bundled_ids
+
+        return [i for i in bundled_ids(self.name) if i.startswith(ruleset + "/")]
+
+    def import_unit(self, entry, profile, fit) -> dict[str, Any]:
+        """The unit's size (when not the profile's own) and its command."""
+        unit: dict[str, Any] = {}
+        if entry.models is not None:
+            models = fit(entry.models, "models", "models")
+            if models != profile.formation.models:
+                unit["models"] = models
+        for key in ("champion", "standard", "musician"):
+            if key in entry.options:
+                unit[key] = entry.options[key]
+        return unit
 
     # ------------------------------------------------------------------ presentation
     def headline_builders(self):

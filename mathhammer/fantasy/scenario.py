@@ -236,6 +236,17 @@ def sides_from_options(unit_a: str, unit_b: str, *, charger=None, ruleset=None,
     return sides, default_ruleset(ruleset, sides[0].unit, sides[1].unit), extra
 
 
+def run_turns(data: dict, source: str, *, method: str, config: MonteCarloConfig,
+              check: bool) -> Report:
+    """Whole game turns (FB-G5) from a ``kind = "turn"`` scenario file only (``fb turn``)."""
+    if data.get("game") != "fantasy" or data.get("kind") != "turn":
+        raise ProfileError(f"{source}: kind", 'fb turn plays game = "fantasy", kind = "turn" '
+                           "scenarios", data.get("kind"), 'add kind = "turn" (or use mathhammer run)')
+    report = run_scenario(data, source, method=method, config=config, check=check)
+    report.command = "fb turn"
+    return report
+
+
 def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConfig,
                  check: bool) -> Report:
     """Run a ``game = "fantasy"`` scenario file (see the module docstring)."""

@@ -22,6 +22,7 @@ import codecs
 import re
 import xml.etree.ElementTree as ET
 
+from mathhammer import game as games
 from mathhammer.errors import InputError, InputFileError
 from mathhammer.imports.model import Entry, ParsedList, check_entries, display, read_number
 
@@ -109,15 +110,12 @@ def _points(sel, label: str) -> float:
 
 
 def _game(system: str, game: str | None, ruleset: str | None) -> tuple[str, str]:
+    """(game, ruleset) of a roster: the first game that claims its game system."""
     text = system.lower()
-    if game == "warmachine" or (game is None and ("warmachine" in text or "hordes" in text)):
-        return "warmachine", "mk2"
-    if ruleset in ("wfb8", "t9a1"):
-        return "fantasy", ruleset
-    if "9th age" in text or "ninth age" in text or "t9a" in text:
-        return "fantasy", "t9a1"
-    if "fantasy" in text or "warhammer" in text or game == "fantasy":
-        return "fantasy", "wfb8"
+    for name in games.names(lists=True):
+        claimed = games.get(name).roster_ruleset(text, game, ruleset)
+        if claimed is not None:
+            return name, claimed
     raise InputError("--game", f"the roster's game system '{display(system)}' is not one "
                      "mathhammer plays", None,
                      "add --game fantasy --ruleset wfb8 (or t9a1), or --game warmachine")
@@ -175,12 +173,9 @@ def _entry(sel, game: str, label: str, index: int) -> Entry | None:
                 if word in child_name:
                     options[key] = True
     line = f"{number} x {name}" if number != 1 else name
-    where = f"selection {index}"
-    if game == "warmachine":
-        return Entry(name, count=number, points=round(_points(sel, label)), line=line, where=where)
     size = models if model_selections else (number if kind == "unit" and number != 1 else None)
-    return Entry(name, models=size, options=options, points=round(_points(sel, label)), line=line,
-                 where=where)
+    return games.get(game).roster_entry(name, number, size, options, round(_points(sel, label)),
+                                        line, f"selection {index}")
 
 
 def parse_rosz(source, label: str, game: str | None = None, ruleset: str | None = None) -> ParsedList:

@@ -20,13 +20,13 @@ import difflib
 import re
 from pathlib import Path
 
+from mathhammer import game as games
 from mathhammer.errors import InputError, InputFileError, MathhammerError, RulesError, printable
 from mathhammer.imports.model import MAX_ENTRIES, Entry, ParsedList, display
-from mathhammer.lists import ListFile, UnitEntry, load_list
+from mathhammer.lists import file_models, load_list
 from mathhammer.results import Estimate, Report
 
 FILE_LIMIT = 1_048_576  # text exports and .ros XML: 1 MB (a real roster is a few tens of kB)
-FANTASY_RULESETS = ("wfb8", "t9a1")
 NAME_LIMIT = 200  # characters of the list's name kept (a longer one is cut, and said so)
 CHANGES_SHOWN = 10  # changes named in the headline; the rest are in the report and the file
 
@@ -37,9 +37,13 @@ def _bounds(model, name: str) -> tuple[int, int]:
     return (next(m.ge for m in meta if hasattr(m, "ge")), next(m.le for m in meta if hasattr(m, "le")))
 
 
-COUNT_RANGE = _bounds(UnitEntry, "count")
-MODELS_RANGE = _bounds(UnitEntry, "models")
-POINTS_RANGE = _bounds(ListFile, "points")
+def entry_range(key: str) -> tuple[int, int]:
+    """(low, high) of a list entry's number ``key`` (``count``, ``models``) in the list file."""
+    return _bounds(file_models()[0], key)
+
+
+def points_range() -> tuple[int, int]:
+    return _bounds(file_models()[1], "points")
 
 
 def _fit(value: int, bounds: tuple[int, int], what: str, changes: list[str]) -> int:
@@ -59,14 +63,11 @@ def fold(text: str) -> str:
 def _index(game: str, ruleset: str) -> tuple[dict[str, str], dict[str, object]]:
     """Folded name -> profile id over the bundled profiles of the game (and ruleset), and
     the profiles by id (read once: the unit sizes come from them too)."""
-    from mathhammer.profiles import bundled_ids, load_profile
+    from mathhammer.profiles import load_profile
 
-    prefix = "" if game == "warmachine" else ruleset + "/"
     index: dict[str, str] = {}
     profiles: dict[str, object] = {}
-    for ident in bundled_ids(game):
-        if not ident.startswith(prefix):
-            continue
+    for ident in games.get(game).import_ids(ruleset):
         profiles[ident] = profile = load_profile(game, ident)
         for name in (profile.name, ident.rsplit("/", 1)[-1], *profile.aliases):
             index.setdefault(fold(name), ident)
@@ -85,7 +86,8 @@ def match(name: str, index: dict[str, str]) -> tuple[str | None, list[str]]:
 
 
 def detect(data: bytes, path: str) -> str:
-    """``battlescribe`` for zip/XML (UTF-16 and UTF-32 too), ``wm`` or ``t9a`` for text."""
+    """``battlescribe`` for zip/XML (UTF-16 and UTF-32 too), else the game whose text export
+    it reads as (:meth:`mathhammer.game.Game.reads_text`)."""
     if data[:4] == b"PK\x03\x04" or path.lower().endswith((".rosz", ".ros")) or data.lstrip()[:1] == b"<":
         return "battlescribe"
     for wide in ("utf-16", "utf-32"):  # a wide XML file: "<" after its BOM or with zero bytes
@@ -93,22 +95,23 @@ def detect(data: bytes, path: str) -> str:
             head = data[:64].decode(codec, "ignore").lstrip("\ufeff \t\r\n")
             if head.startswith("<"):
                 return "battlescribe"
-    text = data[:4000].decode("utf-8", "replace").lower()
-    if any(w in text for w in ("warmachine", "wj:", "pc:", "warjack", "caster", "faction:")):
-        return "wm"
-    return "t9a"
+    head = data[:4000].decode("utf-8", "replace").lower()
+    readers = [name for name in games.names(lists=True) if games.get(name).reads_text(head)]
+    return readers[0] if readers else games.names(lists=True)[-1]
 
 
 def import_file(path: str | Path, game: str | None = None, ruleset: str | None = None) -> tuple[Report, str]:
     """Parse an export, match its names; returns the report and the list file's text."""
-    from mathhammer.imports import battlescribe, t9a_text, wm_text
+    from mathhammer.imports import battlescribe
     from mathhammer.io import decode_utf8, read_bytes
 
     label = str(path)
-    if game not in (None, "warmachine", "fantasy"):
-        raise InputError("--game", "must be warmachine or fantasy", game, "use --game fantasy")
-    if ruleset is not None and ruleset not in ("mk2", *FANTASY_RULESETS):
-        raise InputError("--ruleset", "must be mk2, wfb8 or t9a1", ruleset, "use --ruleset t9a1")
+    if game is not None:
+        games.get(game, "--game", lists=True)
+    rulesets = [r for name in games.names(lists=True) for r in games.get(name).import_rulesets]
+    if ruleset is not None and ruleset not in rulesets:
+        raise InputError("--ruleset", f"must be {', '.join(rulesets[:-1])} or {rulesets[-1]}",
+                         ruleset, f"use --ruleset {rulesets[-1]}")
     kind_hint = str(path).lower()
     if kind_hint.endswith(".rosz"):
         parsed = battlescribe.parse_rosz(path, label, game, ruleset)
@@ -120,11 +123,8 @@ def import_file(path: str | Path, game: str | None = None, ruleset: str | None =
                       else battlescribe.parse_ros(data, label, game, ruleset))
         else:
             text = decode_utf8(data, label, "list export")
-            if game == "warmachine" or (game is None and kind == "wm"):
-                parsed = wm_text.parse(text, label)
-            else:
-                parsed = t9a_text.parse(text, label, ruleset or "t9a1")
-    if ruleset is not None and parsed.game == "fantasy":
+            parsed = games.get(game or kind).parse_text(text, label, ruleset)
+    if ruleset is not None and ruleset in games.get(parsed.game).import_rulesets:
         parsed.ruleset = ruleset
     if not parsed.entries:
         raise InputFileError(label, f"has no list entries this reader understands ({parsed.source_format})",
@@ -136,6 +136,7 @@ def import_file(path: str | Path, game: str | None = None, ruleset: str | None =
 
 
 def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
+    game = games.get(parsed.game)
     index, profiles = _index(parsed.game, parsed.ruleset)
     units, unknown, lines, mapping = [], [], [], []
     for e in parsed.entries:
@@ -149,18 +150,17 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
         unit = {"profile": ident}
         what = f"{shown} ({e.where})" if e.where else shown
         changed: list[str] = []  # each number moved into the list file's range
-        count = _fit(e.count, COUNT_RANGE, f"{what}: count", changed)
+        fitted: dict[str, int] = {}
+
+        def fit(value: int, key: str, label: str, what=what, changed=changed, fitted=fitted) -> int:
+            fitted[key] = _fit(value, entry_range(key), f"{what}: {label}", changed)
+            return fitted[key]
+
+        count = fit(e.count, "count", "count")
         if count > 1:
             unit["count"] = count
-        models = None
-        if parsed.game == "fantasy":
-            if e.models is not None:
-                models = _fit(e.models, MODELS_RANGE, f"{what}: models", changed)
-                if models != profiles[ident].formation.models:
-                    unit["models"] = models
-            for key in ("champion", "standard", "musician"):
-                if key in e.options:
-                    unit[key] = e.options[key]
+        unit.update(game.import_unit(e, profiles[ident], fit))
+        models = fitted.get("models")
         units.append((unit, e, changed))
         mapping.append(f"{shown} → {ident}" + (f" x {count}" if count > 1 else "")
                        + (f" ({models} models)" if models else ""))
@@ -168,26 +168,27 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
         raise InputFileError(label, f"none of its {len(parsed.entries)} entries names a bundled "
                              f"{parsed.game} {parsed.ruleset} profile ({'; '.join(unknown[:3])})", None,
                              "check --game/--ruleset, or add aliases = [...] to the profiles")
-    per_copy = parsed.game == "warmachine"  # "2x Ironclad (7pts)": a Mk II line prices one model
+    per_copy = game.import_points_per_copy
     total = sum((e.points or 0) * (e.count if per_copy else 1) for _, e, _ in units)
     changes: list[str] = []  # the list's own; the units' are added after pricing
     name = parsed.name
     if len(name) > NAME_LIMIT:
         changes.append(f"the list's name cut to {NAME_LIMIT} characters (from {len(name):,})")
         name = name[:NAME_LIMIT]
-    limit = _fit(parsed.points_limit, POINTS_RANGE, "points limit", changes) if parsed.points_limit else None
+    points_bounds = points_range()
+    limit = _fit(parsed.points_limit, points_bounds, "points limit", changes) if parsed.points_limit else None
     data = {"name": name, "game": parsed.game, "ruleset": parsed.ruleset,
-            "points": POINTS_RANGE[1], "units": [unit for unit, _, _ in units]}
+            "points": points_bounds[1], "units": [unit for unit, _, _ in units]}
     try:
         points = load_list(data, source=f"{label} (imported)").total_points  # priced by the profiles
     except RulesError as err:
         if not str(err.where).endswith(": points"):
             raise
         raise InputFileError(label, f"converts to a list of {err.got:,} points by the bundled "
-                             f"profiles, above the {POINTS_RANGE[1]:,} a list file holds", None,
+                             f"profiles, above the {points_bounds[1]:,} a list file holds", None,
                              "import one army list (fewer or smaller units)") from None
     # the export's limit, or that price when higher (a list of warcasters alone costs 0)
-    data["points"] = max(limit or 0, points, POINTS_RANGE[0])
+    data["points"] = max(limit or 0, points, points_bounds[0])
     if limit and points > limit:
         changes.append(f"points limit {limit} → {points} (the list's price by the bundled "
                        "profiles)")
@@ -260,8 +261,7 @@ def _list_text(parsed: ParsedList, data: dict, units: list[tuple[dict, Entry, li
     out = [_comment(f"Imported by `mathhammer import` from {Path(label).name} ({parsed.source_format})."),
            f"# Points printed in the export: {total}"
            + (f" of {parsed.points_limit}" if parsed.points_limit else "") + "."]
-    if parsed.game == "warmachine":
-        out.append("# No focus is allocated: give each warjack focus = N (at most 3; WM-F1).")
+    out += games.get(parsed.game).import_notes
     out += [_comment(f"Changed to fit the list file: {change}") for change in list_changes]
     out += unknown_lines
     out += [f"{key} = {_toml_str(data[key])}" for key in ("name", "game", "ruleset")]

@@ -20,6 +20,12 @@ class Magic(Game):
     def owns(self, profile: Any) -> bool:
         return False
 
+    def validate_scenario(self, data: dict, source: str) -> bool:
+        from mathhammer.magic.models import load_scenario
+
+        load_scenario(data, source)
+        return True
+
     def headline_builders(self):
         from mathhammer.magic.headlines import BUILDERS
 

@@ -58,6 +58,15 @@ class Warmachine(Game):
 
         return isinstance(profile, WarmachineProfile)
 
+    def validate_scenario(self, data: dict, source: str) -> bool:
+        """A Warmachine scenario has ``attacks``, ``activations`` or ``plan``."""
+        if not ("attacks" in data or "activations" in data or "plan" in data):
+            return False
+        from mathhammer.warmachine.scenario import load_scenario
+
+        load_scenario(data, source)
+        return True
+
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
         """Focus within WM-F1 (3 for a warjack, FOCUS for a warcaster, none for a solo), a
@@ -191,7 +200,35 @@ class Warmachine(Game):
         return {"policy": f"{policy} focus policy"}
 
 
+    # ------------------------------------------------------------------ imports
+    import_rulesets = ("mk2",)
+    import_points_per_copy = True  # "2x Ironclad (7pts)": a Mk II line prices one model
+    import_notes = ("# No focus is allocated: give each warjack focus = N (at most 3; WM-F1).",)
+
+    def reads_text(self, head: str) -> bool:
+        return any(w in head for w in ("warmachine", "wj:", "pc:", "warjack", "caster", "faction:"))
+
+    def parse_text(self, text: str, label: str, ruleset: str | None):
+        from mathhammer.warmachine.list_text import parse
+
+        return parse(text, label)
+
+    def import_ids(self, ruleset: str) -> list[str]:
+        from mathhammer.profiles import bundled_ids
+
+        return bundled_ids(self.name)
+
+    def roster_ruleset(self, system: str, game: str | None, ruleset: str | None) -> str | None:
+        if game == self.name or (game is None and ("warmachine" in system or "hordes" in system)):
+            return "mk2"
+        return None
+
     # ------------------------------------------------------------------ presentation
+    def card(self, profile):
+        from mathhammer.warmachine.card import card
+
+        return card(profile)
+
     def headline_builders(self):
         from mathhammer.warmachine.headlines import BUILDERS
 

@@ -417,7 +417,10 @@ def _bundled_files(command: cmds.Command | None) -> list[dict]:
     """Bundled data files that are not unit profiles: scenarios, lists, examples."""
     import tomllib
 
-    from mathhammer.profiles import GAMES, profiles_root
+    from mathhammer import game as games
+    from mathhammer.profiles import profiles_root
+
+    GAMES = games.names(lists=True)
 
     root = profiles_root()
     out = []

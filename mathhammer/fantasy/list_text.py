@@ -12,7 +12,7 @@ in front of the name, then its options after commas::
 
 Options named Champion, Musician and Standard Bearer become the unit's command.
 
-Fast on any line, as :mod:`.wm_text`: whitespace is collapsed first, a digit run of
+Fast on any line, as :mod:`mathhammer.warmachine.list_text`: whitespace is collapsed first, a digit run of
 more than 15 digits is refused, the tail pattern is searched for in a line's last 64
 characters and the head patterns are anchored.
 """
