@@ -192,11 +192,12 @@ def _given(text: str | None, flag: str) -> str:
     return text
 
 
-def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_p: float, command: str):
-    """``--for-p``: the fewest attacks (shots) with P(at least K unsaved wounds) >= for_p."""
+def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_p: float,
+           command: str, models: int | None = None):
+    """``--for-p``: the fewest attacks (shots) with P(at least K unsaved wounds) >= for_p,
+    on the target's models (``--target-models`` or the profile's) like the plain query."""
     from mathhammer.errors import InputError
-    from mathhammer.fantasy.chain_query import chain_report
-    from mathhammer.inverse import fewest_attacks
+    from mathhammer.fantasy.chain_query import chain_for_p
 
     if count is not None:
         raise InputError(flag, "is what --for-p finds: leave it out", count, f"drop {flag}")
@@ -204,10 +205,8 @@ def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_
     if isinstance(k, bool) or not 1 <= k <= MAX_COUNT:
         raise InputError("--at-least", f"must be 1..{MAX_COUNT} with --for-p", at_least, "use e.g. --at-least 3")
     unit = "shots" if flag == "--shots" else "attacks"
-    return fewest_attacks(
-        lambda n: chain_report(spec, n, rules, at_least=k, method="exact").results["p_at_least"].value,
-        for_p, MAX_COUNT, command=command, unit=unit,
-        outcome=f"deal at least {k} unsaved wound{'s' if k > 1 else ''}")
+    return chain_for_p(spec, rules, for_p, at_least=k, models=models, max_attacks=MAX_COUNT,
+                       command=command, unit=unit)
 
 
 def _attacks(text: str, flag: str) -> int | str:
@@ -294,7 +293,8 @@ def attack_command(
                         multiple_wounds, target_wounds, flaming),
         )
         if for_p is not None:
-            emit(_for_p(spec, rules, attacks, "--attacks", at_least, for_p, "fb attack"), opts)
+            emit(_for_p(spec, rules, attacks, "--attacks", at_least, for_p, "fb attack",
+                        target_models), opts)
             return
         n_attacks = _attacks(_given(attacks, "--attacks"), "--attacks")
         report = chain_report(spec, n_attacks, rules, at_least=at_least,
@@ -374,7 +374,8 @@ def shoot_command(
                         multiple_wounds, target_wounds, flaming),
         )
         if for_p is not None:
-            emit(_for_p(spec, rules, shots, "--shots", at_least, for_p, "fb shoot"), opts)
+            emit(_for_p(spec, rules, shots, "--shots", at_least, for_p, "fb shoot",
+                        target_models), opts)
             return
         n_shots = _attacks(_given(shots, "--shots"), "--shots")
         if unit is not None and unit.ridden_monster is not None:
