@@ -120,3 +120,45 @@ def test_a_war_machine_needs_its_machine_table():
     data.pop("machine")
     with pytest.raises(ProfileError, match="war machine"):
         validate_unit(data, "cannon.toml")
+
+
+def _binomial(n: int, p: Fraction) -> list[Fraction]:
+    return [math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+
+
+def _ld_pass(target: int) -> Fraction:
+    """FB-T2 in wfb8: 2D6 <= target, a double 1 always passes."""
+    return Fraction(sum(a + b <= target or a == b == 1 for a in range(1, 7) for b in range(1, 7)), 36)
+
+
+@pytest.mark.parametrize("width", [4, 5])
+def test_crew_striking_first_slays_members_of_the_assault_party(width):
+    """Issue 28 item 3, FB-C3 and FB-WM1 by hand in fractions, one round. 8 models (WS3 S3 T3
+    I1 A1 Ld7, no save, no command) charge the Great Cannon's 3 crew (WS3 S3 T3 I3 A1 Ld7):
+    the crew strike first (I3 > I1; wfb8 chargers do not strike first), 3 attacks at 1/4
+    each (4+ to hit, 4+ to wound). Six of the eight fight; each slain one strikes no more,
+    so 6 - t attacks at 1/4 come back. The machine has no ranks: width 5 is one rank of
+    five models and Steadfast (unmodified Ld 7); width 4 has no rank, so Ld 7 - difference."""
+    from mathhammer.fantasy.models import load_unit, validate_unit
+    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.war_machine_combat import war_machine_fight
+
+    unit = validate_unit({
+        "id": "test/slow", "name": "Slow", "ruleset": "wfb8", "base": "20mm",
+        "stats": {"m": 4, "ws": 3, "bs": 3, "s": 3, "t": 3, "w": 1, "i": 1, "a": 1, "ld": 7},
+        "formation": {"models": 8, "rank_width": width}, "points": {"per_model": 5}}, "test unit")
+    cannon = load_unit("wfb8/empire_great_cannon")
+    quarter = Fraction(1, 4)
+    destroyed = broken = Fraction(0)
+    for t, pt in enumerate(_binomial(3, quarter)):
+        for d, pd in enumerate(_binomial(6 - t, quarter)):  # the survivors of the six strike
+            p = pt * pd
+            if d >= 3:
+                destroyed += p
+            elif d > t:
+                destroyed += p * (1 - _ld_pass(7 - (d - t)))
+            elif t > d:
+                broken += p * (1 - _ld_pass(7 if width == 5 else 7 - (t - d)))
+    report = war_machine_fight(unit, cannon, load_ruleset("wfb8"), rounds=1, method="exact")
+    assert report.results["p_machine_destroyed"].value == pytest.approx(float(destroyed), abs=1e-12)
+    assert report.results["p_unit_broken"].value == pytest.approx(float(broken), abs=1e-12)

@@ -8,14 +8,17 @@ round (FB-C1..C5 as the war machine changes them):
   and Toughness, and the crew's saves count;
 * the machine strikes back with one crewman's attacks per crewman left (wfb8: the crew
   left; t9a1: the whole crew while it stands), at the unit's WS, T and armour;
-* strike order by Initiative, equal Initiatives simultaneously; models slain before
-  they strike do not strike (FB-C3);
-* combat result: wounds caused, plus the unit's rank bonus (full ranks behind the
-  first, at most ``max_rank_bonus``) and standard; the machine has no ranks, flanks or
-  standard; a musician wins a draw (FB-S3);
+* strike order by Initiative, equal Initiatives simultaneously; models of the assault
+  party slain before they strike do not strike, and no model steps up into the party
+  before the next round (FB-C3);
+* combat result: wounds caused, plus the unit's rank bonus (ranks of ``rank_width``
+  models behind the first, counted as the main combat counts them, at most
+  ``max_rank_bonus``) and standard; the machine has no ranks, flanks or standard; a
+  musician wins a draw (FB-S3);
 * the machine losing takes a break test on the crew's Ld less the difference: failed,
-  it is destroyed; the unit losing tests its Ld (Steadfast: it has ranks, the machine
-  none) and flees — the machine never pursues. A draw fights on.
+  it is destroyed; the unit losing tests its Ld — Steadfast (unmodified Ld) whenever it
+  has one rank of ``rank_width`` models, since the machine has none — and flees; the
+  machine never pursues. A draw fights on.
 
 Every round's distributions are exact (:func:`mathhammer.fantasy.chain.chain_exact`); the
 exact engine sums them over the state, the Monte Carlo engine draws each round from them.
@@ -74,11 +77,21 @@ class Fight:
             return self.crew if wounds_left > 0 else 0
         return wounds_left
 
+    def ranks(self, models_left: int) -> int:
+        """FB-C4/C5: ranks of at least the ruleset's ``rank_width`` models, the first
+        included — the main combat engine's own count (kernels.combat.ranks)."""
+        from mathhammer.kernels.combat import ranks
+
+        count = getattr(ranks, "py_func", ranks)  # the plain Python body: no compile for 3 lines
+        return int(count(models_left, self.rank_width, self.rules.rank_width))
+
     def rank_bonus(self, models_left: int) -> int:
-        """FB-C4: full ranks (at least the ruleset's width) behind the first, capped."""
-        if self.rank_width < self.rules.rank_width:
-            return 0
-        return min(max(models_left // self.rank_width - 1, 0), self.rules.max_rank_bonus)
+        """FB-C4: ranks behind the first, capped."""
+        return min(max(self.ranks(models_left) - 1, 0), self.rules.max_rank_bonus)
+
+    def steadfast(self, models_left: int) -> bool:
+        """FB-WM1/FB-C5: the machine has no ranks, so one rank of the unit is more."""
+        return self.rules.steadfast and self.ranks(models_left) > 0
 
 
 def _spec_unit_on_crew(f: Fight) -> AttackSpec:
@@ -145,11 +158,15 @@ def round_outcomes(f: Fight, w_left: int, n_left: int, charged: bool):
                 if pt:
                     branches.append((pd * pt, d, t))
     elif ci > ui:
+        fighting = f.party(n_left)  # the models in contact when the round starts
         for t, pt in enumerate(crew_strikes(w_left)):
             if pt == 0.0:
                 continue
             lost = min(n_left, t // uw)
-            for d, pd in enumerate(unit_strikes(n_left - lost)):
+            # FB-C3: the crew strikes the models in contact: each slain one strikes no more,
+            # and nobody steps up into the party before the round ends
+            strikes = _wounds(a_spec, max(0, fighting - lost) * f.unit.stats.a, rules.name, w_left)
+            for d, pd in enumerate(strikes):
                 if pd:
                     branches.append((pt * pd, d, t))
     else:
@@ -176,7 +193,7 @@ def round_outcomes(f: Fight, w_left: int, n_left: int, charged: bool):
             out.append((p * hold, d, lost, ""))
         elif score_m > score_u:
             hold = _break_pass(f.unit.stats.ld, score_m - score_u, rules,
-                               steadfast=f.rank_bonus(n_after) > 0)
+                               steadfast=f.steadfast(n_after))
             out.append((p * (1 - hold), d, lost, "unit"))
             out.append((p * hold, d, lost, ""))
         else:
