@@ -385,6 +385,24 @@ def generic_card(game: str, profile: Any) -> list[str]:
     return lines
 
 
+def fantasy_rule_lines(profile: Any) -> list[str]:
+    """What each special rule does under the profile's bundled ruleset, read from that
+    ruleset's file (FB-C5's ``unstable`` and the rest), so the card cannot contradict it."""
+    from mathhammer.fantasy.models import MODELLED_RULES
+    from mathhammer.fantasy.rulesets import BUNDLED, load_ruleset
+
+    if not profile.special_rules or profile.ruleset not in BUNDLED:
+        return []
+    rules = load_ruleset(profile.ruleset)
+    lines = ["", f"special rules as played under {rules.name} (its ruleset file)"]
+    for rule in profile.special_rules:
+        if rule in ("Unstable", "Daemonic Instability"):
+            lines.append(f"  {rules.instability_words(rule)}")
+        else:
+            lines.append(f"  {rule}: {MODELLED_RULES[rule]}")
+    return lines
+
+
 def _doubt_lines(profile: Any) -> list[str]:
     notes = getattr(profile, "low_confidence", {}) or {}
     if not notes:
@@ -409,6 +427,8 @@ def show_command(
         _print_json(profile.model_dump(by_alias=True, mode="json"))
         return
     lines = warmachine_card(profile) if name == "warmachine" else generic_card(name, profile)
+    if name == "fantasy":
+        lines += fantasy_rule_lines(profile)
     print("\n".join(lines + _doubt_lines(profile)))
 
 

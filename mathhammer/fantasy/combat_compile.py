@@ -626,9 +626,8 @@ def compile_combat(sides_a, sides_b, rules: Ruleset, *, challenge: ChallengeSpec
             if "Killing Blow" in p.special_rules and rules.killing_blow is None:
                 notes.append(f"{p.name}: Killing Blow ignored, ruleset {rules.name} has none")
         for rule in ("Unstable", "Daemonic Instability"):
-            if side.unit.has(rule) and rules.unstable != "lose_wounds":
-                notes.append(f"{side.unit.id}: {rule} not used, ruleset {rules.name} has "
-                             f"unstable = \"{rules.unstable}\" (it takes break tests)")
+            if side.unit.has(rule):  # FB-C5: said either way, so "broken 0%" is explained
+                notes.append(f"{side.unit.id}: {rules.instability_words(rule)}")
     faces = _resolve_faces(sides)
     model_ids = [-1]
     bodies: list[Body] = []

@@ -206,9 +206,7 @@ def _resolution_steps(c: CompiledCombat) -> list[Step]:
             continue
         unstable = [r for r in ("Unstable", "Daemonic Instability") if unit.has(r)]
         if unstable and rules.unstable == "lose_wounds":
-            extra = (" 2D6 + difference − Ld, if positive" if unstable[0] != "Unstable"
-                     else " equal to the difference")
-            steps.append(Step(f"{label} if it loses", f"{unstable[0]}: no break test, loses wounds{extra}",
+            steps.append(Step(f"{label} if it loses", rules.instability_words(unstable[0]),
                               None, ("FB-C5",)))
             continue
         ld = max([unit.stats.ld] + [ch.profile.stats.ld for ch in side.characters])
