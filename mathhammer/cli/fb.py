@@ -473,12 +473,14 @@ def turn_command(
 @query_command(only=("format", "output", "quiet", "explain"))
 def charge_command(
     distance: Annotated[float, typer.Option("--distance", help="Inches from the charger to the charged unit.")],
-    movement: Annotated[int, typer.Option("--movement", help="The charger's Movement M.")],
+    movement: Annotated[Optional[int], typer.Option("--movement", help="The charger's Movement M (or --unit; given with --unit, it overrides the profile's).")] = None,
     reaction: Annotated[str, typer.Option("--reaction", help="The charged unit's reaction: hold, stand-and-shoot or flee (FB-G2).")] = "hold",
-    swiftstride: Annotated[bool, Flag("--swiftstride", "The charger has Swiftstride: 3D6, the best two (FB-G1).")] = False,
-    target_movement: Annotated[Optional[int], typer.Option("--target-movement", help="The charged unit's M: no stand and shoot at a charger starting within it (FB-G2).")] = None,
-    target_swiftstride: Annotated[bool, Flag("--target-swiftstride", "The fleeing unit has Swiftstride: it flees 3D6, the best two.")] = False,
-    ruleset: RulesetOpt = "wfb8",
+    swiftstride: Annotated[Optional[bool], typer.Option("--swiftstride/--no-swiftstride", help="The charger has (not) Swiftstride: 3D6, the best two (FB-G1); overrides --unit's.")] = None,
+    target_movement: Annotated[Optional[int], typer.Option("--target-movement", help="The charged unit's M: no stand and shoot at a charger starting within it (FB-G2); overrides --target's.")] = None,
+    target_swiftstride: Annotated[Optional[bool], typer.Option("--target-swiftstride/--no-target-swiftstride", help="The fleeing unit has (not) Swiftstride: it flees 3D6, the best two; overrides --target's.")] = None,
+    unit: Annotated[Optional[str], typer.Option("--unit", help="The charger's profile id or unit file: its M (its mount's M when mounted) and Swiftstride. --movement / --(no-)swiftstride given as well override it.")] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="The charged unit's profile id or unit file: its M and Swiftstride (for --reaction flee / stand-and-shoot). --target-movement / --(no-)target-swiftstride override it.")] = None,
+    ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="basic, wfb8, t9a1 or a ruleset .toml file (default: the profiles' edition, else wfb8).")] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(a charge reaches), or catches a fleeing unit: M + 2D6 against the distance (FB-G1..G3)."""
@@ -486,7 +488,7 @@ def charge_command(
 
     report = charge_report(distance, movement, ruleset, swiftstride=swiftstride,
                            reaction=reaction, target_movement=target_movement,
-                           target_swiftstride=target_swiftstride)
+                           target_swiftstride=target_swiftstride, unit=unit, target=target)
     if opts.explain:
         from mathhammer.explain import attach
 
