@@ -221,7 +221,10 @@ def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
 
 def explain_charge(report: Report) -> list[Step]:
     """The working of ``fb charge``: the range, then the reaction."""
-    steps = [Step("charge range", report.info["charge range"], None, ("FB-G1",))]
+    steps = [Step(label, report.info[key], None, (rule,)) for key, label, rule in
+             (("unit", "charger (profile)", "FB-G1"), ("target", "charged unit (profile)", "FB-G2"))
+             if key in report.info]
+    steps.append(Step("charge range", report.info["charge range"], None, ("FB-G1",)))
     if "p_reach_fraction" in report.info:
         steps.append(Step("reaches", f"range ≥ distance ({report.title.split(' with')[0]})",
                           Fraction(report.info["p_reach_fraction"]), ("FB-G1",)))
