@@ -58,7 +58,8 @@ def explain_war_machine(f) -> list[Step]:
     the same :class:`Fight`, its attack specs, strike order and break tests."""
     from mathhammer.fantasy.explain import explain_attack
     from mathhammer.fantasy.war_machine_combat import (
-        _instability_losses, _spec_crew_on_unit, _spec_unit_on_crew, _unit_holds, _break_pass)
+        NOT_PLAYED, _break_pass, _instability_losses, _spec_crew_on_unit, _spec_unit_on_crew,
+        _unit_holds)
 
     unit, machine, rules = f.unit, f.machine, f.rules
     crew_wounds = rules.war_machines.target_wounds != "machine"
@@ -70,7 +71,7 @@ def explain_war_machine(f) -> list[Step]:
     steps.append(Step("assault party", f"{party} of {f.models} {unit.name} fight (at most "
                       f"{rules.war_machines.assault_party} models' worth), no supporting ranks; "
                       "those slain before they strike do not strike, nobody steps up until the "
-                      "next round", None, ("FB-WM1", "FB-C1", "FB-C3")))
+                      f"next round; {NOT_PLAYED}", None, ("FB-WM1", "FB-C1", "FB-C3")))
     order = []
     for charged, label in ((True, "round 1 (the unit charged)"), (False, "later rounds")):
         ui, ci = f.initiatives(charged)

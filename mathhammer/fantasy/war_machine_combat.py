@@ -317,7 +317,12 @@ def _party_words(f: Fight) -> str:
             f"{f.rules.war_machines.assault_party}), against the crew's WS{f.machine.stats.ws} "
             f"T{f.machine.stats.t}; the machine strikes with {f.machine.stats.a} attack(s) per "
             f"crewman; {f.machine_wounds} wounds to destroy it; a broken machine is destroyed, "
-            "it never pursues")
+            f"it never pursues; {NOT_PLAYED}")
+
+
+#: said wherever the fight is reported: what this small engine leaves out (FB-WM1 decision)
+NOT_PLAYED = ("the party fights with the unit's stat line: kit, mounts, the champion's extra "
+              "attack and attack rules (Hatred, Frenzy, Always Strikes First ...) are not played")
 
 
 def play_fight(f: Fight, *, rounds: int | None = None, method: str = "auto",
