@@ -170,6 +170,10 @@ class Game:
         """``profiles show``: the profile as text lines, or None for the generic card."""
         return None
 
+    def card_notes(self, profile: Any) -> list[str]:
+        """Lines ``profiles show`` adds after the card (how its rules are played)."""
+        return []
+
 
 def register(game: Game) -> Game:
     """Make ``game`` known by its name (a game module calls this at import)."""

@@ -100,3 +100,124 @@ def test_optimise_json():
 def test_bundled_magic_scenarios_run(path):
     out = run_json("run", str(path), "--n-trials", "20000", "--seed", "1")
     assert out["command"] == "magic phase" and "p_goes_off_1" in out["results"]
+
+
+# ---- issue 28 item 12: magic cast --dispel-dice N [--dispel-level L] ------------------------
+def _brute_goes_off(ruleset: str, n: int, level: int, cv: int, k: int, dlevel: int,
+                    bound: bool = False) -> tuple[Fraction, Fraction, Fraction]:
+    """(P(goes off), P(dispelled), P(miscast)) by enumerating every cast die, every dispel
+    die and every D3, straight from MG-4..MG-7 (no code of the package)."""
+    import itertools
+
+    wfb8 = ruleset == "wfb8"
+    fail_at, dfail_at = (2, 2) if wfb8 else (0, 0)
+    goes = dispelled = miscast = Fraction(0)
+    for cast_faces in itertools.product(range(1, 7), repeat=n):
+        p_cast_roll = Fraction(1, 6**n)
+        natural, sixes = sum(cast_faces), cast_faces.count(6)
+        if natural <= fail_at:
+            continue
+        if sixes >= 2 and wfb8:  # irresistible force: through, miscast unless bound
+            goes += p_cast_roll
+            miscast += 0 if bound else p_cast_roll
+            continue
+        casts = []  # (probability, total, miscasts if not dispelled)
+        if sixes >= 2 and not bound:  # t9a1 overwhelming power: + D3 + dice used
+            casts = [(Fraction(1, 3), natural + level + d3 + n, True) for d3 in (1, 2, 3)]
+        else:
+            casts = [(Fraction(1), natural + (0 if bound else level), False)]
+        for q, total, mis in casts:
+            if total < cv and not (bound and sixes >= 2):
+                continue
+            for dispel_faces in itertools.product(range(1, 7), repeat=k):
+                pd = p_cast_roll * q / 6**k
+                dnat = sum(dispel_faces)
+                if dnat <= dfail_at:
+                    beaten = [False]
+                elif dispel_faces.count(6) >= 2 and not wfb8:
+                    beaten = [dnat + dlevel + d3 + k >= total for d3 in (1, 2, 3)]
+                else:
+                    beaten = [dnat + dlevel >= total]
+                share = Fraction(sum(beaten), len(beaten))
+                dispelled += pd * share
+                goes += pd * (1 - share)
+                miscast += pd * (1 - share) if mis else 0
+    return goes, dispelled, miscast
+
+
+@pytest.mark.parametrize("ruleset, n, level, cv, k, dlevel, bound", [
+    ("t9a1", 3, 2, 9, 2, 1, False), ("t9a1", 2, 1, 7, 3, 0, False), ("t9a1", 3, 0, 6, 2, 0, True),
+    ("wfb8", 3, 2, 9, 2, 2, False), ("wfb8", 2, 1, 6, 3, 0, False), ("wfb8", 3, 0, 8, 2, 1, True),
+])
+def test_cast_against_a_dispel_attempt_by_brute_force(ruleset, n, level, cv, k, dlevel, bound):
+    args = ["magic", "cast", "--dice", str(n), "--cv", str(cv), "--ruleset", ruleset,
+            "--dispel-dice", str(k)] + (["--bound"] if bound else ["--level", str(level)])
+    if dlevel:
+        args += ["--dispel-level", str(dlevel)]
+    res = run_json(*args)
+    goes, dispelled, miscast = _brute_goes_off(ruleset, n, 0 if bound else level, cv, k, dlevel, bound)
+    assert res["info"]["p_goes_off_fraction"] == str(goes)
+    assert res["results"]["p_goes_off"]["value"] == pytest.approx(float(goes), abs=1e-12)
+    assert res["results"]["p_dispelled"]["value"] == pytest.approx(float(dispelled), abs=1e-12)
+    assert res["results"]["p_miscast"]["value"] == pytest.approx(float(miscast), abs=1e-12)
+    headline = cli_inprocess(*args).stdout.splitlines()[0]
+    assert f"the spell goes off: {100 * float(goes):.2f}%" in headline, headline
+
+
+@pytest.mark.parametrize("ruleset", ["t9a1", "wfb8"])
+def test_cast_against_a_dispel_attempt_is_the_magic_phase_with_one_spell(tmp_path, ruleset):
+    """The same cast in a one-spell phase (fixed pools, all-out dispel that rolls every die):
+    the phase engine's p_goes_off_1 is magic cast's p_goes_off."""
+    path = tmp_path / "one.toml"
+    path.write_text(f'''schema_version = 1
+game = "magic"
+ruleset = "{ruleset}"
+[flow]
+power_dice = 4
+dispel_dice = 3
+[caster]
+dice_rule = "fixed"
+[[wizards]]
+name = "w"
+level = 2
+[[spells]]
+name = "s"
+wizard = "w"
+cv = 10
+dice = 4
+[dispel]
+policy = "all_out"
+level = 1
+confidence = 1.0
+''')
+    phase = run_json("magic", "phase", str(path), "--method", "exact")
+    cast = run_json("magic", "cast", "--dice", "4", "--level", "2", "--cv", "10", "--ruleset",
+                    ruleset, "--dispel-dice", "3", "--dispel-level", "1")
+    assert cast["results"]["p_goes_off"]["value"] == pytest.approx(
+        phase["results"]["p_goes_off_1"]["value"], abs=1e-12)
+    assert cast["results"]["p_miscast"]["value"] == pytest.approx(
+        phase["results"]["p_miscast"]["value"], abs=1e-12)
+
+
+@pytest.mark.parametrize("ruleset", ["t9a1", "wfb8"])
+def test_cast_against_a_dispel_attempt_monte_carlo_agrees(ruleset):
+    out = run_json("magic", "cast", "--dice", "4", "--level", "1", "--cv", "10", "--ruleset",
+                   ruleset, "--dispel-dice", "3", "--dispel-level", "1", "--check",
+                   "--n-trials", "40000", "--seed", "3")
+    rows = out["info"]["check"]
+    assert {"p_goes_off", "p_dispelled", "p_miscast"} <= set(rows)
+    assert all(row["z"] is None or abs(row["z"]) <= 5 for row in rows.values())
+    for name, est in out["results"].items():
+        assert 0 <= est["value"] <= 1 or not name.startswith("p_")
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--dispel-level", "2"], "--dispel-dice"),
+    (["--dispel-dice", "0"], "--dispel-dice"),
+    (["--dispel-dice", "13"], "--dispel-dice"),
+    (["--dispel-dice", "2", "--dispel-level", "11"], "--dispel-level"),
+])
+def test_bad_dispel_attempt_is_one_line(args, match):
+    proc = cli_inprocess("magic", "cast", "--dice", "3", "--level", "1", "--cv", "8", *args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert match in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr

@@ -247,11 +247,25 @@ def test_supporting_ranks_per_ruleset():
     knights = make_side("wfb8/knights_of_the_realm", where="a")
     c, _ = compile_fight(knights, foe, ruleset="wfb8")
     assert c.support[0] == 0
-    assert [g.name for g in c.groups if g.unit == 0] == ["Knights of the Realm", "Bretonnian Warhorse",
-                                                          "Knights of the Realm champion"]
+    assert [g.name for g in c.groups if g.unit == 0] == [
+        "Knights of the Realm", "Bretonnian Warhorse", "Knights of the Realm champion",
+        "Knights of the Realm champion's Bretonnian Warhorse"]  # FB-C1: the champion's mount too
     c, tables = compile_fight(make_side("wfb8/knights_of_the_realm", where="a", charged=True), foe,
                               ruleset="wfb8")
     # lance: S3+2 on the charge vs T3: WS4 v WS3 3+, wounds 2+, the 6+ save is gone
     assert tables.per_attack[0, 0, 0][0][1] == pytest.approx(2 / 3 * 5 / 6)
     # later rounds S3: 3+, 4+, then the halberdier's 6+ save
     assert tables.per_attack[0, 0, 2][0][1] == pytest.approx(2 / 3 * 1 / 2 * 5 / 6)
+
+
+def test_the_cavalry_champions_mount_strikes_too():
+    """Issue 28 item 5, FB-C1: 10 Knights of the Realm, 5 wide, charge 20 Orc Boyz for one
+    round. Five front models in contact: 4 knights (A1) and the champion (A2), each on a
+    warhorse (A1). The knights (I3) strike before the orcs (I2), so no attacker is lost first:
+    knight and champion attacks WS4 vs WS3 3+ (2/3), lance S5 vs T4 3+ (2/3), the orcs' 4+
+    save at -2 → 6+ (5/6): 10/27 each; a horse WS3 vs WS3 4+ (1/2), S3 vs T4 5+ (1/3), 4+ save
+    (1/2): 1/12 each. Mean wounds dealt = 6 x 10/27 + 5 x 1/12 (4 horses gave 2.5556)."""
+    knights = make_side("wfb8/knights_of_the_realm", where="a", models=10, rank_width=5)
+    report = combat(knights, "wfb8/orc_boyz", rounds=1, charger="a", method="exact")
+    want = 6 * Fraction(10, 27) + 5 * Fraction(1, 12)
+    assert report.results["mean_wounds_dealt"].value == pytest.approx(float(want), abs=1e-12)

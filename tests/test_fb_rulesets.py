@@ -191,3 +191,53 @@ def test_ruleset_is_frozen():
     with pytest.raises(Exception):
         rules.steadfast = True  # type: ignore[misc]
     assert isinstance(rules, Ruleset)
+
+
+# ---- issue 28 item 6: one source of truth for Unstable (FB-C5) ------------------------------
+INSTABILITY = ("Unstable", "Daemonic Instability")
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_instability_words_follow_the_ruleset_file(name):
+    rules = load_ruleset(name)
+    for rule in INSTABILITY:
+        words = rules.instability_words(rule)
+        assert f'unstable = "{rules.unstable}"' in words
+        assert ("no break test" in words) == (rules.unstable == "lose_wounds")
+
+
+def _instability_profiles():
+    from mathhammer.fantasy.models import load_unit
+    from mathhammer.profiles import bundled_ids
+
+    units = [load_unit(ref) for ref in bundled_ids("fantasy")]
+    return [u for u in units if any(u.has(r) for r in INSTABILITY)]
+
+
+def test_profiles_show_says_what_the_ruleset_file_says():
+    """`profiles show` of every bundled Unstable / Daemonic unit prints its ruleset's own
+    words, and no profile's notes carry a ruleset's setting (they went stale once)."""
+    from tests.conftest import cli_result
+
+    units = _instability_profiles()
+    assert {u.ruleset for u in units} >= {"wfb8", "t9a1"}
+    for unit in units:
+        code, out, err = cli_result("profiles", "show", unit.id)
+        assert code == 0, err
+        rules = load_ruleset(unit.ruleset)
+        for rule in INSTABILITY:
+            if unit.has(rule):
+                assert rules.instability_words(rule) in out
+        assert not any("unstable =" in note or "unstable=" in note for note in unit.notes), unit.id
+
+
+def test_readme_names_the_rulesets_by_their_files():
+    """The README's FB-C5 sentence lists the bundled rulesets by their `unstable` value."""
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for value in ("lose_wounds", "none"):
+        match = re.search(rf'`unstable = "{value}"`\s*\(bundled: ([^)]*)\)', text)
+        assert match, value
+        named = set(re.findall(r"`(\w+)`", match.group(1)))
+        assert named == {n for n in BUNDLED if load_ruleset(n).unstable == value}, value

@@ -62,3 +62,44 @@ def test_fb_for_p_is_the_first_count_that_reaches_it(command, k, target):
 def test_bad_for_p_questions_are_one_line(argv, flag):
     code, out, err = cli_result(*argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and flag in err
+
+
+def test_fb_for_p_plays_the_target_models_like_the_plain_query():
+    """Issue 28 item 2: 3 models of W2 cap the wounds at 6; --for-p finds the first n that
+    reaches P on those models, checked against the plain query with --target-models."""
+    argv = ["fb", "attack", "--ws", "4", "--target-ws", "2", "--strength", "7", "--toughness", "2",
+            "--regeneration", "5", "--target-models", "3", "--target-wounds", "2", "--at-least", "5"]
+    code, out, _ = cli_result(*argv, "--for-p", "0.5", "--format", "json")
+    assert code == 0
+    n = int(json.loads(out)["results"]["attacks_needed"]["value"])
+    spec = AttackSpec(ws=4, target_ws=2, strength=7, toughness=2, regeneration=5, target_wounds=2,
+                      close_combat=True)
+
+    def p(m):
+        return chain_report(spec, m, "wfb8", at_least=5, models=3, method="exact").results[
+            "p_at_least"].value
+    assert p(n) >= 0.5 > p(n - 1)
+
+
+@pytest.mark.parametrize("command", ["attack", "shoot"])
+def test_fb_for_p_refuses_a_count_the_target_cannot_take(command):
+    """Issue 28 item 2: one W1 model never takes 4 wounds: one line, exit 2, no answer."""
+    if command == "attack":
+        argv = ["fb", "attack", "--ws", "4", "--target-ws", "2", "--strength", "7", "--toughness", "2",
+                "--regeneration", "5"]
+    else:
+        argv = ["fb", "shoot", "--bs", "4", "--strength", "7", "--toughness", "2"]
+    code, out, err = cli_result(*argv, "--target-models", "1", "--for-p", "0.203", "--at-least", "4")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--at-least" in err and "1 model of W1" in err
+
+
+def test_fb_for_p_library_refuses_too():
+    from mathhammer.errors import InputError
+    from mathhammer.fantasy.chain_query import chain_for_p
+
+    spec = AttackSpec(ws=4, target_ws=2, strength=7, toughness=2, close_combat=True)
+    with pytest.raises(InputError, match="can never happen"):
+        chain_for_p(spec, "wfb8", 0.2, at_least=4, models=1)
+    report = chain_for_p(spec, "wfb8", 0.2, at_least=1, models=1)
+    assert report.results["attacks_needed"].value == 1

@@ -194,11 +194,12 @@ def _given(text: str | None, flag: str) -> str:
     return text
 
 
-def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_p: float, command: str):
-    """``--for-p``: the fewest attacks (shots) with P(at least K unsaved wounds) >= for_p."""
+def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_p: float,
+           command: str, models: int | None = None):
+    """``--for-p``: the fewest attacks (shots) with P(at least K unsaved wounds) >= for_p,
+    on the target's models (``--target-models`` or the profile's) like the plain query."""
     from mathhammer.errors import InputError
-    from mathhammer.fantasy.chain_query import chain_report
-    from mathhammer.inverse import fewest_attacks
+    from mathhammer.fantasy.chain_query import chain_for_p
 
     if count is not None:
         raise InputError(flag, "is what --for-p finds: leave it out", count, f"drop {flag}")
@@ -206,10 +207,8 @@ def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_
     if isinstance(k, bool) or not 1 <= k <= MAX_COUNT:
         raise InputError("--at-least", f"must be 1..{MAX_COUNT} with --for-p", at_least, "use e.g. --at-least 3")
     unit = "shots" if flag == "--shots" else "attacks"
-    return fewest_attacks(
-        lambda n: chain_report(spec, n, rules, at_least=k, method="exact").results["p_at_least"].value,
-        for_p, MAX_COUNT, command=command, unit=unit,
-        outcome=f"deal at least {k} unsaved wound{'s' if k > 1 else ''}")
+    return chain_for_p(spec, rules, for_p, at_least=k, models=models, max_attacks=MAX_COUNT,
+                       command=command, unit=unit)
 
 
 def _attacks(text: str, flag: str) -> int | str:
@@ -298,7 +297,8 @@ def attack_command(
                         multiple_wounds, target_wounds, flaming),
         )
         if for_p is not None:
-            emit(_for_p(spec, rules, attacks, "--attacks", at_least, for_p, "fb attack"), opts)
+            emit(_for_p(spec, rules, attacks, "--attacks", at_least, for_p, "fb attack",
+                        target_models), opts)
             return
         n_attacks = _attacks(_given(attacks, "--attacks"), "--attacks")
         report = chain_report(spec, n_attacks, rules, at_least=at_least,
@@ -378,7 +378,8 @@ def shoot_command(
                         multiple_wounds, target_wounds, flaming),
         )
         if for_p is not None:
-            emit(_for_p(spec, rules, shots, "--shots", at_least, for_p, "fb shoot"), opts)
+            emit(_for_p(spec, rules, shots, "--shots", at_least, for_p, "fb shoot",
+                        target_models), opts)
             return
         n_shots = _attacks(_given(shots, "--shots"), "--shots")
         if unit is not None and unit.ridden_monster is not None:
@@ -470,12 +471,14 @@ def turn_command(
 @query_command(only=("format", "output", "quiet", "explain"))
 def charge_command(
     distance: Annotated[float, typer.Option("--distance", help="Inches from the charger to the charged unit.")],
-    movement: Annotated[int, typer.Option("--movement", help="The charger's Movement M.")],
+    movement: Annotated[Optional[int], typer.Option("--movement", help="The charger's Movement M (or --unit; given with --unit, it overrides the profile's).")] = None,
     reaction: Annotated[str, typer.Option("--reaction", help="The charged unit's reaction: hold, stand-and-shoot or flee (FB-G2).")] = "hold",
-    swiftstride: Annotated[bool, Flag("--swiftstride", "The charger has Swiftstride: 3D6, the best two (FB-G1).")] = False,
-    target_movement: Annotated[Optional[int], typer.Option("--target-movement", help="The charged unit's M: no stand and shoot at a charger starting within it (FB-G2).")] = None,
-    target_swiftstride: Annotated[bool, Flag("--target-swiftstride", "The fleeing unit has Swiftstride: it flees 3D6, the best two.")] = False,
-    ruleset: RulesetOpt = "wfb8",
+    swiftstride: Annotated[Optional[bool], typer.Option("--swiftstride/--no-swiftstride", help="The charger has (not) Swiftstride: 3D6, the best two (FB-G1); overrides --unit's.")] = None,
+    target_movement: Annotated[Optional[int], typer.Option("--target-movement", help="The charged unit's M: no stand and shoot at a charger starting within it (FB-G2); overrides --target's.")] = None,
+    target_swiftstride: Annotated[Optional[bool], typer.Option("--target-swiftstride/--no-target-swiftstride", help="The fleeing unit has (not) Swiftstride: it flees 3D6, the best two; overrides --target's.")] = None,
+    unit: Annotated[Optional[str], typer.Option("--unit", help="The charger's profile id or unit file: its M (its mount's M when mounted) and Swiftstride. --movement / --(no-)swiftstride given as well override it.")] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="The charged unit's profile id or unit file: its M and Swiftstride (for --reaction flee / stand-and-shoot). --target-movement / --(no-)target-swiftstride override it.")] = None,
+    ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="basic, wfb8, t9a1 or a ruleset .toml file (default: the profiles' edition, else wfb8).")] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(a charge reaches), or catches a fleeing unit: M + 2D6 against the distance (FB-G1..G3)."""
@@ -483,7 +486,7 @@ def charge_command(
 
     report = charge_report(distance, movement, ruleset, swiftstride=swiftstride,
                            reaction=reaction, target_movement=target_movement,
-                           target_swiftstride=target_swiftstride)
+                           target_swiftstride=target_swiftstride, unit=unit, target=target)
     if opts.explain:
         from mathhammer.explain import attach
 

@@ -59,14 +59,10 @@ def combat_command(
                                  config=opts.config(), check=opts.check, **flags, **fight)
     if opts.explain:
         from mathhammer.explain import attach
-        from mathhammer.fantasy.combat_explain import (
-            combat_decisions,
-            explain_combat,
-            fight_from_options,
-        )
+        from mathhammer.fantasy.combat_explain import explain_from_options
 
-        compiled = fight_from_options(unit_a, unit_b, **flags, **fight)
-        attach(report, explain_combat(compiled), decisions=combat_decisions(compiled))
+        steps, decisions = explain_from_options(unit_a, unit_b, **flags, **fight)
+        attach(report, steps, decisions=decisions)
     emit(report, opts)
 
 

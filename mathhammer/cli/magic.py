@@ -52,26 +52,32 @@ def cast_command(
     ruleset: Ruleset = "t9a1",
     modifier: Annotated[int, typer.Option("--modifier", help="Other casting modifiers.")] = 0,
     bound: Annotated[bool, typer.Option("--bound", help="Bound spell: no level, no overwhelming bonus, never miscasts (MG-7).")] = False,
+    dispel_dice: Annotated[Optional[int], typer.Option("--dispel-dice", help="Against one dispel attempt with N dice: adds p_goes_off (cast and not dispelled) and p_dispelled (MG-6).")] = None,
+    dispel_level: Annotated[int, typer.Option("--dispel-level", help="Level of the dispelling wizard, added to the dispel roll (0 = the army; with --dispel-dice).")] = 0,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """One casting attempt (exact by default; --method mc / --check): p_cast, p_two_sixes, p_miscast, casting_total (MG-4, MG-5, MG-10).
 
     p_cast counts every way the spell is cast (irresistible / overwhelming included);
-    p_two_sixes = two or more natural 6s (wfb8 irresistible force, t9a1 overwhelming power); p_miscast assumes it is not dispelled;
+    p_two_sixes = two or more natural 6s (wfb8 irresistible force, t9a1 overwhelming power); p_miscast assumes it is not dispelled
+    (with --dispel-dice: with that attempt);
     casting_total = totals of the casts without two 6s (given such a cast).
+    --dispel-dice N [--dispel-level L]: p_goes_off = P(cast and not dispelled) by N dice (irresistible force cannot be dispelled).
     """
     from mathhammer.magic.single import cast
 
     if opts.precision is not None and opts.method == "auto":
         opts.method = "mc"
     report = cast(dice, level, cv, ruleset, modifier, bound, method=opts.method,
-                  config=opts.config(), check=opts.check)
+                  config=opts.config(), check=opts.check, dispel_dice=dispel_dice,
+                  dispel_level=dispel_level)
     if opts.explain:  # exact fractions even when the answer was Monte Carlo
         from mathhammer.explain import attach
         from mathhammer.magic.explain import explain_cast
         from mathhammer.magic.rules import magic_rules
 
-        attach(report, explain_cast(magic_rules(ruleset), dice, level, cv, modifier, bound))
+        attach(report, explain_cast(magic_rules(ruleset), dice, level, cv, modifier, bound,
+                                    dispel_dice, dispel_level))
     emit(report, opts)
 
 

@@ -274,7 +274,7 @@ def show_command(
         _print_json(profile.model_dump(by_alias=True, mode="json"))
         return
     lines = games.get(name).card(profile) or generic_card(name, profile)
-    text = "\n".join(lines + _doubt_lines(profile))
+    text = "\n".join(lines + games.get(name).card_notes(profile) + _doubt_lines(profile))
     print("\n".join(printable(line) for line in text.split("\n")))  # names from user files
 
 

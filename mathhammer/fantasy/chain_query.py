@@ -117,6 +117,32 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
     return report
 
 
+def chain_for_p(spec: AttackSpec, rules: Ruleset | str, target: float, *, at_least: int = 1,
+                models: int | None = None, max_attacks: int = 1000, command: str = "fb attack",
+                unit: str = "attacks") -> Report:
+    """``--for-p``: the fewest attacks (shots) whose P(at least ``at_least`` unsaved wounds)
+    reaches ``target``, on ``models`` models of ``spec.target_wounds`` wounds (FB-V4 caps the
+    wounds there). A K the target cannot take is refused in one line, never answered."""
+    from mathhammer.inverse import check_target, fewest_attacks
+
+    rules = load_ruleset(rules)
+    target = check_target(target)
+    if models is not None and (isinstance(models, bool) or models < 1):
+        raise InputError("--target-models", "must be at least 1", models, "use e.g. 10")
+    if models is not None and at_least > models * spec.target_wounds:
+        total = models * spec.target_wounds
+        raise InputError("--at-least", f"{at_least} unsaved wounds can never happen: the target "
+                         f"is {models} model{'s' * (models > 1)} of W{spec.target_wounds} "
+                         f"({total} wound{'s' * (total > 1)} in all), whatever the attacks",
+                         at_least, f"ask --at-least {total}{' or less' * (total > 1)}, or more "
+                         "--target-models")
+    return fewest_attacks(
+        lambda n: chain_report(spec, n, rules, at_least=at_least, models=models,
+                               method="exact").results["p_at_least"].value,
+        target, max_attacks, command=command, unit=unit,
+        outcome=f"deal at least {at_least} unsaved wound{'s' if at_least > 1 else ''}")
+
+
 def shoot_report(spec: AttackSpec, shots: int | str, rules: Ruleset | str = "wfb8",
                  **kwargs) -> Report:
     """``fb shoot``: the chain for shots (``spec.bs`` set), plus ``p_hit`` of one shot."""

@@ -175,11 +175,14 @@ def combat(
                   config=config, check=check)
 
 
-def _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config, check,
-                       challenge, general_ld, bsb) -> Report | None:
-    """FB-WM1: one unit against a war machine has its own small engine; None otherwise."""
-    from mathhammer.fantasy.rulesets import load_ruleset
-
+def war_machine_fight_of(unit_a, unit_b, *, ruleset: str | Ruleset = "wfb8",
+                         charger: str | None = None, challenge: ChallengeSpec | None = None,
+                         general_ld: tuple[int | None, int | None] = (None, None),
+                         bsb: tuple[bool, bool] = (False, False)):
+    """FB-WM1: the :class:`~mathhammer.fantasy.war_machine_combat.Fight` of one unit against a
+    war machine — what its engine and ``--explain`` both read — or None without a war
+    machine. What that fight cannot play (company, a charging machine, flank, bonus ...) is
+    refused in one line, never dropped."""
     a, b = _as_sides(unit_a, "a"), _as_sides(unit_b, "b")
     machines = [s for s in a + b if s.unit.machine is not None]
     if not machines:
@@ -191,14 +194,38 @@ def _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config,
                          f"{m.name} is a war machine: one unit (side A) charges it (side B)",
                          m.id, fix)
     if (challenge is not None or a[0].characters or b[0].characters or any(general_ld)
-            or any(bsb) or charger == "b"):
+            or any(bsb) or charger == "b" or b[0].charged):
         raise InputError("--challenge" if challenge is not None else "side B",
                          f"{m.name} is a war machine: no characters, challenge, general or "
-                         "battle standard, and it does not charge (FB-WM1)", m.id, fix)
-    from mathhammer.fantasy.war_machine_combat import war_machine_fight
+                         "battle standard, and it does not charge (FB-WM1)", m.id,
+                         "drop those options (the unit charges the machine)")
+    unit = a[0]
+    for flag, given, what in (
+            ("--flank / --rear", unit.position != "front" or b[0].position != "front",
+             "it has no flank or rear: the unit fights its front"),
+            ("--bonus-a / --bonus-b", unit.bonus or b[0].bonus, "its combat result is played as "
+             "FB-WM1 says, without stated bonuses"),
+            ("--target-a / --target-b", unit.target or b[0].target, "it has no champion or "
+             "character to single out"),
+            ("--attack-mount", unit.attack_mount or b[0].attack_mount, "it has no ridden monster")):
+        if given:
+            raise InputError(flag, f"{m.name} is a war machine: {what} (FB-WM1)", m.id,
+                             f"drop {flag}")
+    from mathhammer.fantasy.war_machine_combat import make_fight
 
-    return war_machine_fight(a[0].unit, m, load_ruleset(ruleset), rounds=rounds, method=method,
-                             config=config, check=check)
+    return make_fight(unit.unit, m, load_ruleset(ruleset))
+
+
+def _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config, check,
+                       challenge, general_ld, bsb) -> Report | None:
+    """FB-WM1: one unit against a war machine has its own small engine; None otherwise."""
+    fight = war_machine_fight_of(unit_a, unit_b, ruleset=ruleset, charger=charger,
+                                 challenge=challenge, general_ld=general_ld, bsb=bsb)
+    if fight is None:
+        return None
+    from mathhammer.fantasy.war_machine_combat import play_fight
+
+    return play_fight(fight, rounds=rounds, method=method, config=config, check=check)
 
 
 def _side_name(c: CompiledCombat, s: int) -> str:

@@ -369,6 +369,17 @@ def _groups_of(u: int, side: Side, bodies: list[Body], enemy_front: int, rules: 
             att = _attacker(unit, _Stats(body.ws, s, body.i, a), body.name, rules, unit.mounted, notes, base_w)
             if a > 0:
                 groups.append(Group(u, b, COUNT_SINGLE_, enemy_front, att, name=body.name))
+            # FB-C1: the champion is a front model: its mount strikes (and the model's and the
+            # mount's automatic hits land) as for every front model, while the champion lives
+            groups += _auto_groups(u, b, COUNT_SINGLE_, enemy_front, unit, unit.stats.s, body.name, base_w, rules)
+            for m in unit.mounts:
+                if m.is_part:  # a ridden monster is its own body of the rank and file's model
+                    continue
+                name = f"{body.name}'s {m.name}"
+                if m.a > 0:
+                    matt = _attacker(m, _Stats(m.ws, m.s, m.i, m.a), name, rules, False, notes, base_w)
+                    groups.append(Group(u, b, COUNT_SINGLE_, enemy_front, matt, name=name))
+                groups += _auto_groups(u, b, COUNT_SINGLE_, enemy_front, m, m.s, name, base_w, rules)
     for ch in side.characters:
         p = ch.profile
         rider = next(b for b in mine if bodies[b].role == "character" and bodies[b].name == p.name)
@@ -612,9 +623,8 @@ def compile_combat(sides_a, sides_b, rules: Ruleset, *, challenge: ChallengeSpec
             if "Killing Blow" in p.special_rules and rules.killing_blow is None:
                 notes.append(f"{p.name}: Killing Blow ignored, ruleset {rules.name} has none")
         for rule in ("Unstable", "Daemonic Instability"):
-            if side.unit.has(rule) and rules.unstable != "lose_wounds":
-                notes.append(f"{side.unit.id}: {rule} not used, ruleset {rules.name} has "
-                             f"unstable = \"{rules.unstable}\" (it takes break tests)")
+            if side.unit.has(rule):  # FB-C5: said either way, so "broken 0%" is explained
+                notes.append(f"{side.unit.id}: {rules.instability_words(rule)}")
     faces = _resolve_faces(sides)
     model_ids = [-1]
     bodies: list[Body] = []

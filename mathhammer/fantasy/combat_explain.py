@@ -44,6 +44,94 @@ def fight_from_options(unit_a: str, unit_b: str, **flags) -> CompiledCombat:
     return c
 
 
+def explain_from_options(unit_a: str, unit_b: str, **flags) -> tuple[list[Step], tuple[str, ...]]:
+    """``fb combat --explain``: the steps and decisions of the fight the same flags play —
+    the compiled combat, or the war machine fight (FB-WM1) where B is a war machine."""
+    from mathhammer.fantasy.combat import compile_fight, war_machine_fight_of
+    from mathhammer.fantasy.scenario import sides_from_options
+
+    sides, rules, extra = sides_from_options(unit_a, unit_b, **flags)
+    fight = war_machine_fight_of(sides[0], sides[1], ruleset=load_ruleset(rules), **extra)
+    if fight is not None:
+        from mathhammer.fantasy.explain import chain_decisions
+
+        return explain_war_machine(fight), chain_decisions(fight.rules)
+    c, _ = compile_fight(sides[0], sides[1], ruleset=load_ruleset(rules), **extra)
+    return explain_combat(c), combat_decisions(c)
+
+
+def explain_war_machine(f) -> list[Step]:
+    """FB-WM1: the war machine fight as :mod:`mathhammer.fantasy.war_machine_combat` plays it —
+    the same :class:`Fight`, its attack specs, strike order and break tests."""
+    from mathhammer.fantasy.explain import explain_attack
+    from mathhammer.fantasy.war_machine_combat import (
+        NOT_PLAYED, _break_pass, _instability_losses, _spec_crew_on_unit, _spec_unit_on_crew,
+        _unit_holds)
+
+    unit, machine, rules = f.unit, f.machine, f.rules
+    crew_wounds = rules.war_machines.target_wounds != "machine"
+    steps = [Step("war machine", f"{machine.name}: {f.crew} crew; {f.machine_wounds} wound(s) "
+                  "destroy it (" + ("each unsaved wound slays a crewman" if crew_wounds else
+                                    "the machine's W on one model") + "); close combat against "
+                  f"the crew's WS{machine.stats.ws} T{machine.stats.t}", None, ("FB-WM1",))]
+    party = f.party(f.models)
+    steps.append(Step("assault party", f"{party} of {f.models} {unit.name} fight (at most "
+                      f"{rules.war_machines.assault_party} models' worth), no supporting ranks; "
+                      "those slain before they strike do not strike, nobody steps up until the "
+                      f"next round; {NOT_PLAYED}", None, ("FB-WM1", "FB-C1", "FB-C3")))
+    order = []
+    for charged, label in ((True, "round 1 (the unit charged)"), (False, "later rounds")):
+        ui, ci = f.initiatives(charged)
+        first = ("the unit strikes first" if ui > ci else "the crew strike first" if ci > ui
+                 else "both strike together")
+        order.append(f"{label}: {first}")
+    steps.append(Step("strike order", f"{unit.name} I{unit.stats.i} vs crew I{machine.stats.i}"
+                      + (", chargers first in round 1" if rules.chargers_strike_first else "")
+                      + ": " + "; ".join(order), None, ("FB-C2", "FB-C3")))
+    for label, who, spec in (
+            (f"A {unit.name}", f"{unit.stats.a} attack(s) per model of the party → the crew",
+             _spec_unit_on_crew(f)),
+            (f"B {machine.name} crew", f"{machine.stats.a} attack(s) per crewman "
+             + ("left" if rules.war_machines.target_wounds != "machine" else "while it stands")
+             + f" → {unit.name}", _spec_crew_on_unit(f))):
+        steps.append(Step(label, who, None, ("FB-C1", "FB-WM1")))
+        for step in explain_attack(spec, rules):
+            steps.append(Step(f"  {step.stage}", step.detail, step.p, step.rules))
+    bonus = (f"+ the rank bonus (ranks of ≥ {rules.rank_width} behind the first, max "
+             f"+{rules.max_rank_bonus})" + (f" + standard +{rules.standard_bonus}" if f.standard else ""))
+    steps.append(Step("combat result", f"{unit.name}: wounds caused {bonus}; the machine: wounds "
+                      "caused (no ranks, no standard); a drawn round "
+                      + ("goes to the musician" if f.musician and rules.combat.musician_breaks_ties
+                         else "is a draw"), None, ("FB-C4", "FB-S3", "FB-WM1")))
+    chances = ", ".join(f"lost by {d}: {_fraction(_break_pass(machine.stats.ld, d, rules, False))}"
+                        for d in (1, 2, 3))
+    steps.append(Step("machine if it loses", f"break test on the crew's Ld {machine.stats.ld} − "
+                      f"difference; failed, it is destroyed. P(pass) {chances}", None,
+                      ("FB-C5", "FB-T2", "FB-WM1")))
+    unstable = next((r for r in ("Unstable", "Daemonic Instability") if unit.has(r)), None)
+    if unstable and _instability_losses(f, 1) is not None:
+        text = rules.instability_words(unstable)
+    elif unit.has("Unbreakable"):
+        text = "Unbreakable: no break test"
+    else:
+        how = ("Stubborn: unmodified Ld" if unit.has("Stubborn") else
+               f"Ld {unit.stats.ld} − difference"
+               + ("; Steadfast (unmodified Ld) with one rank of "
+                  f"{rules.rank_width} models, the machine having none" if rules.steadfast else ""))
+        chances = ", ".join(f"lost by {d}: {_fraction(_unit_holds(f, d, f.models))}" for d in (1, 2, 3))
+        text = (f"break test, {how}; it flees unpursued. P(pass) with {f.models} models "
+                f"{chances}")
+    steps.append(Step(f"{unit.name} if it loses", text, None, ("FB-C5", "FB-T2", "FB-WM1")))
+    return steps
+
+
+def _fraction(p: float) -> str:
+    """A 2D6 chance the engine holds as a float, shown as its 36ths (exact for a Ld test)."""
+    from fractions import Fraction
+
+    return str(Fraction(p).limit_denominator(36 * 36))
+
+
 def combat_decisions(c: CompiledCombat) -> tuple[str, ...]:
     """Decisions in play: FB-W1 under t9a1, FB-C5 for wfb8 instability, the kit of basic."""
     from mathhammer.fantasy.explain import chain_decisions
@@ -213,9 +301,7 @@ def _resolution_steps(c: CompiledCombat) -> list[Step]:
             continue
         unstable = [r for r in ("Unstable", "Daemonic Instability") if unit.has(r)]
         if unstable and rules.unstable == "lose_wounds":
-            extra = (" 2D6 + difference − Ld, if positive" if unstable[0] != "Unstable"
-                     else " equal to the difference")
-            steps.append(Step(f"{label} if it loses", f"{unstable[0]}: no break test, loses wounds{extra}",
+            steps.append(Step(f"{label} if it loses", rules.instability_words(unstable[0]),
                               None, ("FB-C5",)))
             continue
         ld = max([unit.stats.ld] + [ch.profile.stats.ld for ch in side.characters])

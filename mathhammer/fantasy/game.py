@@ -190,6 +190,23 @@ class Fantasy(Game):
         return unit
 
     # ------------------------------------------------------------------ presentation
+    def card_notes(self, profile: Any) -> list[str]:
+        """What each special rule does under the profile's bundled ruleset, read from that
+        ruleset's file (FB-C5's ``unstable`` and the rest), so the card cannot contradict it."""
+        from mathhammer.fantasy.models import MODELLED_RULES
+        from mathhammer.fantasy.rulesets import BUNDLED, load_ruleset
+
+        if not profile.special_rules or profile.ruleset not in BUNDLED:
+            return []
+        rules = load_ruleset(profile.ruleset)
+        lines = ["", f"special rules as played under {rules.name} (its ruleset file)"]
+        for rule in profile.special_rules:
+            if rule in ("Unstable", "Daemonic Instability"):
+                lines.append(f"  {rules.instability_words(rule)}")
+            else:
+                lines.append(f"  {rule}: {MODELLED_RULES[rule]}")
+        return lines
+
     def headline_builders(self):
         from mathhammer.fantasy.headlines import BUILDERS
 

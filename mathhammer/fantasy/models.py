@@ -37,8 +37,10 @@ MODELLED_RULES = {
     "Hatred": "FB-H3: re-roll failed to-hit rolls in the first round",
     "Stubborn": "FB-C5: break tests on unmodified Ld",
     "Unbreakable": "FB-C5: never breaks",
-    "Unstable": "FB-C5: on a lost combat loses wounds equal to the difference (t9a1 rule; wfb8 Undead)",
-    "Daemonic Instability": "FB-C5: on a lost combat loses 2D6 + difference - Ld wounds if positive",
+    "Unstable": "FB-C5: where the ruleset has unstable = \"lose_wounds\", a lost combat costs "
+                "wounds equal to the difference instead of a break test",
+    "Daemonic Instability": "FB-C5: where the ruleset has unstable = \"lose_wounds\", a lost combat "
+                            "costs 2D6 + difference - Ld wounds if positive",
     "Swiftstride": "FB-C6: flee and pursue 3D6, keep the highest 2",
     "Killing Blow": "FB-W2: natural 6 to wound slays (wfb8) / Lethal Strike (t9a1)",
     "Poisoned Attacks": "FB-W2: natural 6 to hit wounds automatically",

@@ -241,7 +241,8 @@ class Ruleset(BaseModel):
     killing_blow: Literal["slay", "lethal_strike"] | None = Field(
         description='FB-W2: "slay" (wfb8), "lethal_strike" (t9a1) or "none"')
     artillery: Literal["template", "to_hit"] = Field(description="FB-R3")
-    unstable: Literal["none", "lose_wounds"] = Field("none", description="FB-C5: t9a1 Unstable/Undead")
+    unstable: Literal["none", "lose_wounds"] = Field(
+        "none", description="FB-C5: Unstable / Daemonic Instability lose wounds instead of testing")
     regeneration_default: int = Field(4, ge=2, le=6, description="FB-V2: Regeneration without a value")
     charts: Charts
     shooting_modifiers: ShootingModifiers = ShootingModifiers()
@@ -264,6 +265,16 @@ class Ruleset(BaseModel):
         return self
 
     # ---- characteristic checks ----------------------------------------------------------
+    def instability_words(self, rule: str = "Unstable") -> str:
+        """FB-C5: what a lost combat does to an ``Unstable`` / ``Daemonic Instability`` unit,
+        read from this ruleset's ``unstable`` key (every text that says so comes from here)."""
+        setting = f'ruleset {self.name}: unstable = "{self.unstable}", FB-C5'
+        if self.unstable != "lose_wounds":
+            return f"{rule} not used: a lost combat means a break test ({setting})"
+        loss = ("2D6 + difference − Ld wounds, if positive" if rule == "Daemonic Instability"
+                else "wounds equal to the difference")
+        return f"{rule}: no break test, a lost combat loses {loss} ({setting})"
+
     def check_characteristic(self, value: int, where: str, low: int = 1) -> int:
         """Raise InputError naming ``where`` unless ``low <= value <= max_characteristic``."""
         top = self.caps.max_characteristic

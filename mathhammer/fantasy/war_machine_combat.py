@@ -8,14 +8,17 @@ round (FB-C1..C5 as the war machine changes them):
   and Toughness, and the crew's saves count;
 * the machine strikes back with one crewman's attacks per crewman left (wfb8: the crew
   left; t9a1: the whole crew while it stands), at the unit's WS, T and armour;
-* strike order by Initiative, equal Initiatives simultaneously; models slain before
-  they strike do not strike (FB-C3);
-* combat result: wounds caused, plus the unit's rank bonus (full ranks behind the
-  first, at most ``max_rank_bonus``) and standard; the machine has no ranks, flanks or
-  standard; a musician wins a draw (FB-S3);
+* strike order by Initiative, equal Initiatives simultaneously; models of the assault
+  party slain before they strike do not strike, and no model steps up into the party
+  before the next round (FB-C3);
+* combat result: wounds caused, plus the unit's rank bonus (ranks of ``rank_width``
+  models behind the first, counted as the main combat counts them, at most
+  ``max_rank_bonus``) and standard; the machine has no ranks, flanks or standard; a
+  musician wins a draw (FB-S3);
 * the machine losing takes a break test on the crew's Ld less the difference: failed,
-  it is destroyed; the unit losing tests its Ld (Steadfast: it has ranks, the machine
-  none) and flees — the machine never pursues. A draw fights on.
+  it is destroyed; the unit losing tests its Ld — Steadfast (unmodified Ld) whenever it
+  has one rank of ``rank_width`` models, since the machine has none — and flees; the
+  machine never pursues. A draw fights on.
 
 Every round's distributions are exact (:func:`mathhammer.fantasy.chain.chain_exact`); the
 exact engine sums them over the state, the Monte Carlo engine draws each round from them.
@@ -69,16 +72,33 @@ class Fight:
             size = 6 if self.rules.name == "t9a1" else 5
         return min(models_left, max(1, self.rules.war_machines.assault_party // size))
 
+    def initiatives(self, charged: bool) -> tuple[int, int]:
+        """(the unit's, the crew's) Initiative for the strike order (FB-C2): a charging unit
+        goes first where the ruleset has ``chargers_strike_first``."""
+        if charged and self.rules.chargers_strike_first:
+            return 100, self.machine.stats.i
+        return self.unit.stats.i, self.machine.stats.i
+
     def crew_striking(self, wounds_left: int) -> int:
         if self.rules.war_machines.target_wounds == "machine":
             return self.crew if wounds_left > 0 else 0
         return wounds_left
 
+    def ranks(self, models_left: int) -> int:
+        """FB-C4/C5: ranks of at least the ruleset's ``rank_width`` models, the first
+        included — the main combat engine's own count (kernels.combat.ranks)."""
+        from mathhammer.kernels.combat import ranks
+
+        count = getattr(ranks, "py_func", ranks)  # the plain Python body: no compile for 3 lines
+        return int(count(models_left, self.rank_width, self.rules.rank_width))
+
     def rank_bonus(self, models_left: int) -> int:
-        """FB-C4: full ranks (at least the ruleset's width) behind the first, capped."""
-        if self.rank_width < self.rules.rank_width:
-            return 0
-        return min(max(models_left // self.rank_width - 1, 0), self.rules.max_rank_bonus)
+        """FB-C4: ranks behind the first, capped."""
+        return min(max(self.ranks(models_left) - 1, 0), self.rules.max_rank_bonus)
+
+    def steadfast(self, models_left: int) -> bool:
+        """FB-WM1/FB-C5: the machine has no ranks, so one rank of the unit is more."""
+        return self.rules.steadfast and self.ranks(models_left) > 0
 
 
 def _spec_unit_on_crew(f: Fight) -> AttackSpec:
@@ -117,13 +137,40 @@ def _break_pass(ld: int, lost_by: int, rules: Ruleset, steadfast: bool) -> float
     return float(break_test(ld, lost_by, rules, steadfast=steadfast and rules.steadfast))
 
 
+def _unit_holds(f: Fight, lost_by: int, models_left: int) -> float:
+    """FB-C5 for the unit: Unbreakable holds; Stubborn, or Steadfast against a machine
+    without ranks, tests unmodified Ld."""
+    if f.unit.has("Unbreakable"):
+        return 1.0
+    from mathhammer.fantasy.tests import break_test
+
+    return float(break_test(f.unit.stats.ld, lost_by, f.rules, steadfast=f.steadfast(models_left),
+                            stubborn=f.unit.has("Stubborn")))
+
+
+def _instability_losses(f: Fight, lost_by: int) -> dict[int, float] | None:
+    """FB-C5 where the ruleset has ``unstable = "lose_wounds"``: the unit's wounds lost
+    instead of a test (Unstable: the difference; Daemonic Instability: 2D6 + difference
+    − Ld, if positive); None when the unit tests."""
+    if f.rules.unstable != "lose_wounds" or f.unit.has("Unbreakable"):
+        return None
+    if f.unit.has("Unstable"):
+        return {lost_by: 1.0}
+    if f.unit.has("Daemonic Instability"):
+        out: dict[int, float] = {}
+        for a in range(1, 7):
+            for b in range(1, 7):
+                wounds = max(0, a + b + lost_by - f.unit.stats.ld)
+                out[wounds] = out.get(wounds, 0.0) + 1 / 36
+        return out
+    return None
+
+
 def round_outcomes(f: Fight, w_left: int, n_left: int, charged: bool):
     """[(p, wounds on the machine, unit models lost, outcome)] of one round from a state;
     outcome "machine", "unit" (broken), "" (both stand)."""
     rules = f.rules
-    ui, ci = f.unit.stats.i, f.machine.stats.i
-    if charged and rules.chargers_strike_first:
-        ui = 100
+    ui, ci = f.initiatives(charged)
     a_spec, c_spec = _spec_unit_on_crew(f), _spec_crew_on_unit(f)
     uw = f.unit.stats.w
     unit_wounds_cap = n_left * uw
@@ -145,11 +192,15 @@ def round_outcomes(f: Fight, w_left: int, n_left: int, charged: bool):
                 if pt:
                     branches.append((pd * pt, d, t))
     elif ci > ui:
+        fighting = f.party(n_left)  # the models in contact when the round starts
         for t, pt in enumerate(crew_strikes(w_left)):
             if pt == 0.0:
                 continue
             lost = min(n_left, t // uw)
-            for d, pd in enumerate(unit_strikes(n_left - lost)):
+            # FB-C3: the crew strikes the models in contact: each slain one strikes no more,
+            # and nobody steps up into the party before the round ends
+            strikes = _wounds(a_spec, max(0, fighting - lost) * f.unit.stats.a, rules.name, w_left)
+            for d, pd in enumerate(strikes):
                 if pd:
                     branches.append((pt * pd, d, t))
     else:
@@ -175,8 +226,13 @@ def round_outcomes(f: Fight, w_left: int, n_left: int, charged: bool):
             out.append((p * (1 - hold), d, lost, "machine"))
             out.append((p * hold, d, lost, ""))
         elif score_m > score_u:
-            hold = _break_pass(f.unit.stats.ld, score_m - score_u, rules,
-                               steadfast=f.rank_bonus(n_after) > 0)
+            losses = _instability_losses(f, score_m - score_u)
+            if losses is not None:  # FB-C5: no test, wounds lost (whole models, as above)
+                for wounds, q in losses.items():
+                    gone = min(n_after, wounds // uw)
+                    out.append((p * q, d, lost + gone, "unit" if gone == n_after else ""))
+                continue
+            hold = _unit_holds(f, score_m - score_u, n_after)
             out.append((p * (1 - hold), d, lost, "unit"))
             out.append((p * hold, d, lost, ""))
         else:
@@ -236,31 +292,52 @@ def _monte_carlo(f: Fight, rounds: int, config: MonteCarloConfig) -> dict:
             "standing": int((end == 0).sum()), "w": w, "m": m, "n": n}
 
 
+def make_fight(unit: UnitProfile, machine: UnitProfile, rules: Ruleset, *,
+               models: int | None = None, rank_width: int | None = None) -> Fight:
+    """The fight ``fb combat UNIT WAR_MACHINE`` plays and explains (FB-WM1)."""
+    if unit.machine is not None:
+        raise InputError("A", "two war machines do not fight each other", unit.id,
+                         "give a unit as A and the war machine as B")
+    return Fight(unit, machine, rules, models or unit.formation.models,
+                 rank_width or unit.formation.rank_width, unit.formation.standard,
+                 unit.formation.musician)
+
+
 def war_machine_fight(unit: UnitProfile, machine: UnitProfile, rules: Ruleset, *,
                       models: int | None = None, rank_width: int | None = None,
                       rounds: int | None = None, method: str = "auto",
                       config: MonteCarloConfig | None = None, check: bool = False) -> Report:
     """``fb combat UNIT WAR_MACHINE`` (FB-WM1): the unit charges the machine."""
+    return play_fight(make_fight(unit, machine, rules, models=models, rank_width=rank_width),
+                      rounds=rounds, method=method, config=config, check=check)
+
+
+def _party_words(f: Fight) -> str:
+    return (f"FB-WM1: {f.party(f.models)} of the {f.unit.name} fight (assault party of "
+            f"{f.rules.war_machines.assault_party}), against the crew's WS{f.machine.stats.ws} "
+            f"T{f.machine.stats.t}; the machine strikes with {f.machine.stats.a} attack(s) per "
+            f"crewman; {f.machine_wounds} wounds to destroy it; a broken machine is destroyed, "
+            f"it never pursues; {NOT_PLAYED}")
+
+
+#: said wherever the fight is reported: what this small engine leaves out (FB-WM1 decision)
+NOT_PLAYED = ("the party fights with the unit's stat line: kit, mounts, the champion's extra "
+              "attack and attack rules (Hatred, Frenzy, Always Strikes First ...) are not played")
+
+
+def play_fight(f: Fight, *, rounds: int | None = None, method: str = "auto",
+               config: MonteCarloConfig | None = None, check: bool = False) -> Report:
+    """The exact (or Monte Carlo) answer of a :class:`Fight`, round by round (FB-C7)."""
     from mathhammer.query import answer
     from mathhammer.words import method_words, pct
 
-    if unit.machine is not None:
-        raise InputError("A", "two war machines do not fight each other", unit.id,
-                         "give a unit as A and the war machine as B")
+    unit, machine, rules = f.unit, f.machine, f.rules
     rounds = MAX_ROUNDS if rounds is None else rounds
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
         raise InputError("--rounds", f"must be 1..{MAX_ROUNDS}", rounds, "use --rounds 3")
-    f = Fight(unit, machine, rules, models or unit.formation.models,
-              rank_width or unit.formation.rank_width, unit.formation.standard,
-              unit.formation.musician)
     title = (f"{f.models} {unit.name} charge {machine.name} ({f.crew} crew, "
              f"{rules.name}), {rounds} round{'s' * (rounds > 1)} at most")
-    info = {"ruleset": rules.name,
-            "war machine": (f"FB-WM1: {f.party(f.models)} of the {unit.name} fight (assault "
-                            f"party of {rules.war_machines.assault_party}), against the crew's "
-                            f"WS{machine.stats.ws} T{machine.stats.t}; the machine strikes with "
-                            f"{machine.stats.a} attack(s) per crewman; {f.machine_wounds} wounds "
-                            "to destroy it; a broken machine is destroyed, it never pursues")}
+    info = {"ruleset": rules.name, "war machine": _party_words(f)}
 
     def exact() -> Report:
         out = _exact(f, rounds)

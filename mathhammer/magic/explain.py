@@ -112,8 +112,10 @@ def explain_flow(rules: MagicRules, channelers: int = 0, reactive_channelers: in
 
 # ---- MG-4, MG-5, MG-7, MG-10: one casting attempt -------------------------------------------
 def explain_cast(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: int = 0,
-                 bound: bool = False) -> list[Step]:
-    """Dice → two 6s? → total vs casting value → P(cast) → fail → miscast and its rows."""
+                 bound: bool = False, dispel_dice: int | None = None,
+                 dispel_level: int = 0) -> list[Step]:
+    """Dice → two 6s? → total vs casting value → P(cast) → fail → (the dispel attempt →
+    P(goes off)) → miscast and its rows."""
     odds = cast_odds(rules, n_dice, level, cv, modifier, bound)
     bonus = 0 if bound else level + modifier
     need = cv - bonus
@@ -156,7 +158,23 @@ def explain_cast(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: 
     if bound:
         fail_detail += "; a bound spell never ends a wizard's casting"
     steps.append(Step("P(fail)", fail_detail, odds.p_fail, ("MG-7",) if bound else ("MG-4",)))
-    steps += _miscast_steps(rules, odds.p_miscast_undispelled, n_dice, bound)
+    if dispel_dice is None:
+        steps += _miscast_steps(rules, odds.p_miscast_undispelled, n_dice, bound)
+        return steps
+    from mathhammer.magic.rolls import against_dispel
+
+    met = against_dispel(rules, odds, dispel_dice, dispel_level)
+    who = f"level {dispel_level}" if dispel_level else "no wizard (the army), level 0"
+    steps.append(Step("dispel attempt", f"{dispel_dice}D6 + {who} against each dispellable "
+                      "casting total above, a tie dispels"
+                      + ("; a natural {} or less fails".format(rules.dispel_natural_fail_at_most)
+                         if rules.dispel_natural_fail_at_most else "")
+                      + ("; overwhelming power on the dispel roll too" if rules.op_on_dispel else "")
+                      + "; P(a cast is dispelled)", met.p_dispelled, ("MG-6", "MG-5")))
+    steps.append(Step("P(goes off)", "cast and not dispelled"
+                      + (" (irresistible force cannot be dispelled)" if odds.p_irresistible_cast
+                         else ""), met.p_goes_off, ("MG-4", "MG-5", "MG-6")))
+    steps += _miscast_steps(rules, met.p_miscast, n_dice, bound)
     return steps
 
 

@@ -24,11 +24,13 @@ def _magic_flow(report: Report) -> str:
 
 def _magic_cast(report: Report) -> str:
     """``3 dice at level 2 cast a casting value 9 spell (wfb8): 90.74% (exact) · …``."""
-    m = re.match(r"cast (\d+) dice, (bound spell|level (\d+)), casting value (\d+)(.*)$",
+    m = re.match(r"cast (\d+) dice, (bound spell|level (\d+)), casting value (\d+) (\(.*?\))(.*)$",
                  report.title)
     statement = report.title
+    against = ""
     if m:
-        dice, kind, level, value, rest = m.groups()
+        dice, kind, level, value, rules, against = m.groups()
+        rest = f" {rules}"
         who = "1 die" if dice == "1" else f"{dice} dice"
         if kind == "bound spell":
             statement = f"{who} cast{'s' if dice == '1' else ''} a bound spell of power level {value}{rest}"
@@ -44,6 +46,11 @@ def _magic_cast(report: Report) -> str:
     miscast = first_result(report, "p_miscast")
     if miscast is not None and miscast.value > 0:
         extras.append(f"miscast {brief_pct(miscast)}")
+    goes = first_result(report, "p_goes_off")
+    if goes is not None:  # MG-6: one line for the cast met by a dispel attempt
+        extras[:0] = [f"cast {brief_pct(report.results['p_cast'])}",
+                      f"dispelled {brief_pct(report.results['p_dispelled'])}"]
+        return sentence(f"{statement}{against}, the spell goes off", pct(goes), report, extras)
     return sentence(statement, pct(report.results["p_cast"]), report, extras)
 
 

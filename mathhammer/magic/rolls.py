@@ -246,6 +246,46 @@ def dispel_probability(rules: MagicRules, n_dice: int, level: int, against: int)
     return hit
 
 
+def check_dispel_attempt(rules: MagicRules, dispel_dice: int | None, dispel_level: int) -> None:
+    """``magic cast --dispel-dice N --dispel-level L``: a dispel attempt's dice and level."""
+    if dispel_dice is None:
+        if dispel_level:
+            raise InputError("--dispel-level", "is the dispelling wizard's level: it goes with "
+                             "--dispel-dice", dispel_level, "add e.g. --dispel-dice 3")
+        return
+    cap = rules.dispel_dice_cap
+    if isinstance(dispel_dice, bool) or not 1 <= dispel_dice <= cap:
+        raise RulesError("--dispel-dice", f"a dispel attempt uses 1 to {cap} dice in this "
+                         "ruleset (MG-3, MG-6)", dispel_dice, f"use 1..{cap} dice")
+    if isinstance(dispel_level, bool) or not 0 <= dispel_level <= 10:
+        raise InputError("--dispel-level", "a wizard level must be 0..10 (0 = the army)",
+                         dispel_level, "use e.g. --dispel-level 2")
+
+
+@dataclass(frozen=True)
+class AgainstDispel:
+    """One cast met by one dispel attempt (MG-4..MG-6), exact."""
+
+    p_goes_off: Fraction  # cast and not dispelled (irresistible force included)
+    p_dispelled: Fraction  # cast, then dispelled
+    p_miscast: Fraction  # MG-5: wfb8 irresistible force; t9a1 overwhelming power not dispelled
+
+
+def against_dispel(rules: MagicRules, odds: CastOdds, dispel_dice: int,
+                   dispel_level: int = 0) -> AgainstDispel:
+    """The cast ``odds`` against ``dispel_dice`` dice of a level ``dispel_level`` dispeller:
+    every dispellable total meets :func:`dispel_probability` (the magic phase's own table)."""
+    goes = odds.p_irresistible_cast
+    miscast = odds.p_irresistible_cast if odds.miscast_when_through else Fraction(0)
+    for totals, miscasts in ((odds.plain, False), (odds.overwhelming, odds.miscast_when_through)):
+        for total, p in totals.items():
+            through = p * (1 - dispel_probability(rules, dispel_dice, dispel_level, total))
+            goes += through
+            if miscasts:
+                miscast += through
+    return AgainstDispel(goes, odds.p_cast - goes, miscast)
+
+
 def miscast_rows(rules: MagicRules) -> list[tuple[str, Fraction]]:
     """P(each miscast-table row) given a miscast: the 2D6 roll by row (MG-10)."""
     two_d6 = {t: Fraction(6 - abs(t - 7), 36) for t in range(2, 13)}
