@@ -378,6 +378,14 @@ def _is_file(path: Path) -> bool:
     return names_a_file(path)
 
 
+def default_ruleset(ruleset: str | None, *units) -> str:
+    """The ruleset asked for, else the edition of the profiles (wfb8 when they differ)."""
+    if ruleset is not None:
+        return ruleset
+    editions = {u.ruleset for u in units}
+    return editions.pop() if len(editions) == 1 else "wfb8"
+
+
 def load_ruleset(name_or_path: str | Path | Ruleset = "wfb8", where: str = "--ruleset") -> Ruleset:
     """A bundled ruleset by name (``basic``, ``wfb8``, ``t9a1``) or a user TOML file.
 

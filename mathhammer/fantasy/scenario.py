@@ -51,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, ProfileError
 from mathhammer.fantasy.artillery_shot import ArtilleryEntry
+from mathhammer.fantasy.rulesets import default_ruleset
 from mathhammer.results import Report
 
 
@@ -175,14 +176,6 @@ def parse_unit_text(text: str, where: str):
                              f"e.g. {unit}+wfb8/empire_captain:general")
         characters.append(Character(load_unit(ref), "general" in flags, "bsb" in flags))
     return unit, characters
-
-
-def default_ruleset(ruleset: str | None, *units) -> str:
-    """The ruleset asked for, else the edition of the profiles (wfb8 when they differ)."""
-    if ruleset is not None:
-        return ruleset
-    editions = {u.ruleset for u in units}
-    return editions.pop() if len(editions) == 1 else "wfb8"
 
 
 def combat_from_options(unit_a: str, unit_b: str, *, rounds, charger, ruleset, models, widths,

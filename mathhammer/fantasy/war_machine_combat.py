@@ -86,8 +86,8 @@ class Fight:
 
     def ranks(self, models_left: int) -> int:
         """FB-C4/C5: ranks of at least the ruleset's ``rank_width`` models, the first
-        included — the main combat engine's own count (kernels.combat.ranks)."""
-        from mathhammer.kernels.combat import ranks
+        included — the main combat engine's own count (fantasy.kernels.combat.ranks)."""
+        from mathhammer.fantasy.kernels.combat import ranks
 
         count = getattr(ranks, "py_func", ranks)  # the plain Python body: no compile for 3 lines
         return int(count(models_left, self.rank_width, self.rules.rank_width))
