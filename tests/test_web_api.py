@@ -109,9 +109,6 @@ BAD = [
      ["wm", "attack", "--stat", "x", "--defense", "12", "--power", "19", "--armor", "18"]),
     ("wm/attack", "defense=12&power=19&armor=18",
      ["wm", "attack", "--defense", "12", "--power", "19", "--armor", "18"]),
-    ("wm/attack", "stat=7&defense=12&power=19&armor=18&bogus=1",
-     ["wm", "attack", "--stat", "7", "--defense", "12", "--power", "19", "--armor", "18",
-      "--bogus", "1"]),
     ("wm/duel", "attacker=khador/juggernaut&target=cygnar/ironclad&focus=9",
      ["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "9"]),
     ("wm/duel", "attacker=khador/juggernot&target=cygnar/ironclad",
@@ -229,6 +226,46 @@ def test_server_owned_options_are_refused(client):
         assert "is set by the web server" in response.json()["error"]
 
 
+SMUGGLED = ["output%3D{dir}/x", "plot%3D{dir}/x.png", "scheduler%3Dtcp://127.0.0.1:9",
+            "--output", "-o", "%20output", "output%20", "Output", "o", "_output",
+            "format%3Djson", "quiet%3D1", "at-least%3D{dir}", "expression%3D3D6"]
+
+
+@pytest.mark.parametrize("key", SMUGGLED)
+def test_a_server_option_in_any_spelling_of_a_key_is_refused_and_touches_no_file(
+        client, tmp_path, key):
+    """Issue 26: a key is a parameter's name and nothing else (no "name=value", no flags)."""
+    key = key.format(dir=tmp_path)
+    for prefix in ("/api/", "/", "/plot/"):
+        slug = "roll.svg" if prefix == "/plot/" else "roll"
+        response = client.get(f"{prefix}{slug}?expression=2D6&{key}=1")
+        assert response.status_code == 400, (prefix, key, response.text[:200])
+        assert 'id="cli"' not in response.text  # no copy command for a refused query
+    assert list(tmp_path.iterdir()) == []  # no probe file was ever created there
+
+
+def test_an_unknown_key_names_the_closest_parameter(client):
+    response = client.get("/api/wm/attack?stat=7&defense=12&power=19&armor=18&boxs=1")
+    assert response.status_code == 400
+    assert response.json()["error"] == ("boxs: is not a parameter of wm attack; fix: did you "
+                                        "mean boxes? the parameters are listed at /api/commands")
+
+
+def test_the_copy_command_holds_allowed_parameters_only(client):
+    page = client.get("/roll?expression=2D6&at-least=8")
+    assert page.status_code == 200
+    line = html.unescape(page.text.split('id="cli" readonly value="')[1].split('"')[0])
+    assert line == "mathhammer roll 2D6 --at-least 8"
+    chosen = {"expression": ["2D6"], "output": ["/tmp/x"], "output=/tmp/x": ["1"]}
+    assert cmds.cli_line(cmds.find("roll"), chosen) == "mathhammer roll 2D6"
+
+
+def test_the_copy_command_writes_control_characters_as_escapes():
+    line = cmds.cli_line(cmds.find("roll"), {"expression": ["2D6\x1b[31m'"]})
+    assert line == "mathhammer roll $'2D6\\x1b[31m\\''"
+    assert "\x1b" not in line
+
+
 # ------------------------------------------------------------------------- caps
 def test_too_many_trials_is_a_422_naming_the_cap(client):
     response = client.get("/api/roll?expression=2D6&method=mc&n-trials=10000001")
@@ -278,18 +315,23 @@ def test_a_full_queue_answers_503_with_retry_after():
 
 
 def test_stopping_ends_a_running_monte_carlo_at_its_next_chunk():
+    import time
+
     from mathhammer.web.runner import QueryFailed, Runner
 
     runner = Runner(Limits(time_limit=60))
-    timer = threading.Timer(0.3, runner.stopping.set)
-    timer.start()
     try:
+        ticket = runner.start(lambda t: runner.run(
+            ["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--quiet", "--method=mc",
+             "--n-trials=10000000", "--seed=1", "--threads=1"], ticket=t))
+        time.sleep(0.5)
+        began = time.monotonic()
+        runner.stop_all("the server is shutting down")
         with pytest.raises(QueryFailed) as failed:
-            runner.run(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--quiet",
-                        "--method=mc", "--n-trials=10000000", "--seed=1", "--threads=1"])
+            ticket.future.result(10)
+        assert time.monotonic() - began < 1.0
         assert failed.value.status == 503 and "shutting down" in failed.value.line
     finally:
-        timer.cancel()
         runner.close()
 
 
