@@ -23,6 +23,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from mathhammer.profiles import profiles_root  # noqa: E402
 from mathhammer.web import Limits, create_app  # noqa: E402
 from mathhammer.web import commands as cmds  # noqa: E402
+from mathhammer.web.runner import QueryFailed  # noqa: E402
 from tests.test_reliability_harness import BASE_ARGS, run_inprocess  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -387,3 +388,154 @@ def test_hostile_values_never_get_a_5xx(client, command):
             param.key, query[param.key], response.text[-300:])
         if response.status_code >= 400:
             assert response.json()["error"]
+
+
+# ------------------------------------------------------------------------- issue 26: stopping
+HEAVY_EXACT = ("/api/fb/challenge?model_a=stats:ws=5,s=4,t=4,w=20,i=5,a=10"
+               "&model_b=stats:ws=5,s=4,t=4,w=20,i=5,a=10")  # exact, > 20 s on this machine
+
+
+def test_a_heavy_exact_query_past_its_deadline_frees_its_worker_at_once():
+    """The exact engine is a Python loop with no stop check: the watchdog ends it."""
+    import time
+
+    with TestClient(create_app(Limits(workers=1, time_limit=1.0))) as c:
+        began = time.monotonic()
+        response = c.get(HEAVY_EXACT)
+        assert response.status_code == 422, response.text
+        assert "did not finish within this server's 1 s" in response.json()["error"]
+        assert time.monotonic() - began < 3.0
+        answered = time.monotonic()
+        cheap = c.get("/api/roll?expression=3D5%2B1")  # uncached, and the only worker
+        assert cheap.status_code == 200
+        assert time.monotonic() - answered < 2.0
+        health = c.get("/api/health").json()
+        assert health["in_flight"] == 0 and health["stopped_jobs"] == 1
+
+
+def test_a_stopped_job_is_not_stopped_again_after_it_left():
+    """The exception raised into a worker never lands in the next job of that thread."""
+    from mathhammer.web.runner import Runner
+
+    runner = Runner(Limits(workers=1, time_limit=0.3))
+    try:
+        ticket = runner.start(lambda t: sum(i for i in range(10**12)))  # a pure-Python loop
+        with pytest.raises(QueryFailed):
+            ticket.future.result(5)
+        follow = runner.start(lambda t: [time_sleep(0.04) for _ in range(5)] and "done")
+        assert follow.future.result(5) == "done"
+    finally:
+        runner.close()
+
+
+def time_sleep(seconds: float) -> None:
+    import time
+
+    time.sleep(seconds)
+
+
+def test_a_query_waits_for_a_worker_at_most_queue_wait_then_503():
+    import time
+
+    with TestClient(create_app(Limits(workers=1, queue=4, queue_wait=0.5))) as c:
+        runner = c.app.state.runner
+        release = threading.Event()
+        blocker = runner.submit(lambda: release.wait(10))
+        try:
+            began = time.monotonic()
+            response = c.get("/api/roll?expression=2D7")
+            assert response.status_code == 503 and response.headers["retry-after"] == "1"
+            assert "no worker was free within 0.5 s" in response.json()["error"]
+            assert time.monotonic() - began < 2.0
+        finally:
+            release.set()
+            blocker.result(5)
+        assert c.get("/api/roll?expression=2D7").status_code == 200  # the dropped one never ran
+
+
+# ------------------------------------------------------------------------- issue 26: charts
+def test_a_chart_with_too_many_outcomes_is_refused_before_it_is_drawn(client):
+    import time
+
+    began = time.monotonic()
+    response = client.get("/plot/roll.svg?expression=40D100")  # 1,717 outcomes
+    assert response.status_code == 422
+    assert "outcomes is above this server's limit of 1,000 to draw" in response.text
+    assert time.monotonic() - began < 5.0
+    assert client.get("/api/roll?expression=40D100").status_code == 200  # the JSON has them
+
+
+def test_a_chart_waits_in_the_same_queue_and_gets_503_when_it_is_full():
+    with TestClient(create_app(Limits(workers=1, queue=0))) as c:
+        assert c.get("/api/roll?expression=2D6").status_code == 200  # the answer is cached
+        runner = c.app.state.runner
+        release = threading.Event()
+        blocker = runner.submit(lambda: release.wait(10))
+        try:
+            response = c.get("/plot/roll.svg?expression=2D6")
+            assert response.status_code == 503 and response.headers["retry-after"] == "1"
+        finally:
+            release.set()
+            blocker.result(5)
+        assert c.get("/plot/roll.svg?expression=2D6").status_code == 200
+
+
+def test_the_answer_cache_is_bounded_in_outcomes():
+    from mathhammer.web.runner import outcome_points
+
+    with TestClient(create_app(Limits(cache_outcomes=2000))) as c:
+        for sides in range(100, 110):
+            assert c.get(f"/api/roll?expression=4D{sides}").status_code == 200
+        runner = c.app.state.runner
+        kept = [outcome for outcome, _ in runner._cache.values()]
+        assert sum(1 + outcome_points(o) for o in kept) <= 2000 and len(kept) < 10
+
+
+# ------------------------------------------------------------------------- issue 26: origin
+@pytest.mark.parametrize(("headers", "status"), [
+    ({}, 200),  # a script or curl
+    ({"origin": "http://testserver"}, 200),  # this server's own page
+    ({"origin": "http://evil.example"}, 403),
+    ({"origin": "null"}, 403),
+    ({"origin": "http://testserver.evil.example"}, 403),
+    ({"sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors"}, 403),  # <img src=…>
+    ({"sec-fetch-site": "same-site", "sec-fetch-mode": "cors"}, 403),  # another local port
+    ({"sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate"}, 200),  # a link followed
+    ({"sec-fetch-site": "same-origin", "sec-fetch-mode": "cors"}, 200),
+])
+def test_the_origin_policy(client, headers, status):
+    response = client.get("/api/roll?expression=2D6", headers=headers)
+    assert response.status_code == status
+    assert "access-control-allow-origin" not in response.headers
+    if status == 403:
+        assert response.json()["error"].startswith("origin: this server answers its own pages")
+
+
+def test_a_form_posted_from_another_site_is_refused(client):
+    response = client.post("/api/roll?expression=2D6", data={"at-least": "7"},
+                           headers={"origin": "http://evil.example",
+                                    "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate"})
+    assert response.status_code == 403
+
+
+# ------------------------------------------------------------------------- issue 26: values
+@pytest.mark.parametrize(("query", "line"), [
+    ("fb/attack?attacks=1" + "0" * 1500 + "&ws=4&target-ws=4&strength=4&toughness=4",
+     "--attacks: holds a number of 1,501 digits (at most 30)"),
+    ("fb/attack?attacks=%C2%B2&ws=4&target-ws=4&strength=4&toughness=4",
+     "--attacks: is not dice text"),
+    ("wm/duel?attacker=khador/juggernaut&target=cygnar/ironclad&distance=nan",
+     "--distance: must be a finite number (got nan)"),
+    ("run?scenario=" + "x" * 300, "SCENARIO: names no bundled file"),
+    ("roll?expression=2D6&at-least=" + "9" * 40, "--at-least: has more than 30 digits"),
+])
+def test_huge_non_finite_and_malformed_numbers_are_one_line_400s(client, query, line):
+    response = client.get(f"/api/{query}")
+    assert response.status_code == 400, response.text[:300]
+    assert response.json()["error"].startswith(line)
+
+
+def test_a_value_longer_than_the_limit_is_refused(client):
+    response = client.get("/api/roll?expression=" + "1" * 2001)
+    assert response.status_code == 400
+    assert "2,001 characters is above this server's limit of 2,000" in response.json()["error"]

@@ -80,7 +80,7 @@ def _save(text: str | None, flag: str) -> int | None:
     if text is None:
         return None
     raw = text.strip().rstrip("+")
-    if not raw.isdigit():
+    if not raw.isdecimal():  # int() takes every decimal digit, not "²"
         raise InputError(flag, "must be a save score 1..6 (5 means 5+)", text, f"use e.g. {flag} 5")
     value = int(raw)
     if value >= 7:
@@ -214,7 +214,7 @@ def _attacks(text: str, flag: str) -> int | str:
     from mathhammer.errors import InputError
 
     text = text.strip()
-    if text.lstrip("+-").isdigit():  # "-1" is a count too (a bad one), not dice text
+    if text.lstrip("+-").isdecimal():  # "-1" is a count too (a bad one), not dice text
         value = int(text)
         if not 1 <= value <= MAX_COUNT:
             raise InputError(flag, f"must be 1..{MAX_COUNT}", value, f"use e.g. {flag} 20")

@@ -29,7 +29,9 @@ Limits: --workers queries compute at once and --queue more wait, each at most
 stopped --time-limit seconds after it starts, or as soon as its client disconnects,
 and its worker is free again within a fraction of a second (422). Charts go through
 the same queue and draw at most 1,000 outcomes (4 MB). A request's head must arrive
-within 10 s of its first byte and its body within 10 s; at most --max-connections
+within --request-timeout seconds of the connection (or of its first byte on a kept-alive
+one), and its body as well; at most
+--max-connections
 are open at once (a new one closes the longest-idle); queries are at most 8 kB,
 uploads 256 kB. Only the parameters listed at /api/commands are taken from a query;
 the server's own options (--output, --plot, --threads, --scheduler, --format) never are.
@@ -55,6 +57,9 @@ def serve_command(
                                             "may ask for.")] = 10_000_000,
     time_limit: Annotated[float, typer.Option("--time-limit", help="Seconds a query may "
                                               "compute before it is stopped.")] = 30.0,
+    request_timeout: Annotated[float, typer.Option(
+        "--request-timeout", help="Seconds a client may take to send a request's head, and "
+        "again its body; a slower connection is closed (a slow body gets 408).")] = 10.0,
     max_connections: Annotated[int, typer.Option(
         "--max-connections", help="Open connections at most (capped below the descriptor "
         "limit); a new one closes the longest-idle.")] = 500,
@@ -74,9 +79,10 @@ def serve_command(
     if not 0.1 <= time_limit <= 3600:  # a NaN fails this test too
         raise InputError("--time-limit", "must be between 0.1 and 3600 seconds", time_limit,
                          "use e.g. --time-limit 10")
-    if not 0.1 <= queue_wait <= 3600:
-        raise InputError("--queue-wait", "must be between 0.1 and 3600 seconds", queue_wait,
-                         "use e.g. --queue-wait 10")
+    for flag, seconds in (("--queue-wait", queue_wait), ("--request-timeout", request_timeout)):
+        if not 0.1 <= seconds <= 3600:
+            raise InputError(flag, "must be between 0.1 and 3600 seconds", seconds,
+                             f"use e.g. {flag} 10")
     try:
         import uvicorn
 
@@ -94,7 +100,8 @@ def serve_command(
               file=sys.stderr, flush=True)
     connections = min(max_connections, max(8, _raise_descriptor_limit() - SPARE_DESCRIPTORS))
     limits = Limits(workers=workers, queue=queue, max_trials=max_trials, time_limit=time_limit,
-                    queue_wait=queue_wait, max_connections=connections)
+                    queue_wait=queue_wait, max_connections=connections,
+                    header_timeout=request_timeout, body_timeout=request_timeout)
     app = create_app(limits, warm=not no_warm,
                      allowed_hosts=("127.0.0.1", "localhost", "::1", "[::1]")
                      if host in LOOPBACK else None)

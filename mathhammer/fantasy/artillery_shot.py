@@ -191,7 +191,7 @@ SHOTS_TEXT = re.compile(r"^\s*(\d*)\s*[dD]\s*6\s*(?:\+\s*(\d+))?\s*$")
 def volley_shots(text: str) -> tuple[int, int] | int:
     """``"2D6"`` → (2, 0), ``"3D6+1"`` → (3, 1), ``"6"`` → 6 (a fixed X never misfires)."""
     text = str(text).strip()
-    if text.isdigit():
+    if text.isdecimal():
         value = int(text)
         if not 1 <= value <= 40:
             raise InputError("--shots", "a volley gun fires 1..40 shots", text, "use e.g. --shots 2D6")

@@ -77,7 +77,7 @@ def inline_profile(text: str, label: str, ruleset: str) -> UnitProfile:
         value = value.strip()
         if kind in ("int", "save"):
             raw = value.rstrip("+") if kind == "save" else value
-            if not raw.lstrip("-").isdigit():
+            if not raw.lstrip("-").isdecimal():
                 raise InputError(where, f"{key} must be a whole number", value, f"e.g. {key}=4")
             parsed: object = int(raw)
         else:

@@ -412,7 +412,7 @@ def _parse_then(item: str, i: int):
     for part in rest:
         if part in ("charge", "may-charge", "no-charge", "ranged"):
             mode = part
-        elif part.strip().lstrip("-").isdigit():
+        elif part.strip().lstrip("-").isdecimal():
             focus = int(part)
         else:
             raise InputError(f"--then[{i}]", "after the id come :FOCUS (a whole number) and "

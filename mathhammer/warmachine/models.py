@@ -475,7 +475,7 @@ def resolve_key_path(data: Any, path: str) -> Any:
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list | tuple):
-            if part.isdigit() and int(part) < len(node):
+            if part.isdecimal() and int(part) < len(node):
                 node = node[int(part)]
             else:
                 named = [x for x in node if isinstance(x, dict) and x.get("name") == part]

@@ -163,6 +163,8 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
             raise
         finally:
             gone.cancel()
+            if not future.done():  # its stopped answer comes later and is nobody's
+                future.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     async def _compute(request: Request, command: cmds.Command, result: _Answer,
                        files) -> Outcome:

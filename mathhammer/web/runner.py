@@ -178,6 +178,24 @@ def _safe_to_raise(thread_id: int) -> bool:
     return False
 
 
+def _quiet_stops_in_finalizers() -> None:
+    """A _Stop delivered while the garbage collector ran a finalizer (``__del__``) in the
+    worker is dropped there by Python and printed as "Exception ignored": print nothing;
+    the watchdog raises it again shortly."""
+    import sys
+
+    previous = sys.unraisablehook
+    if getattr(previous, "_mathhammer_stop", False):
+        return
+
+    def hook(unraisable) -> None:
+        if not isinstance(unraisable.exc_value, _Stop):
+            previous(unraisable)
+
+    hook._mathhammer_stop = True
+    sys.unraisablehook = hook
+
+
 def _raise_in(thread_id: int, exception: type[BaseException] | None) -> None:
     """Raise ``exception`` in thread ``thread_id`` at its next bytecode (None: withdraw it)."""
     ctypes.pythonapi.PyThreadState_SetAsyncExc(
@@ -220,6 +238,7 @@ class Runner:
         self._wake = threading.Event()
         self._watchdog = threading.Thread(target=self._watch, name="mh-watchdog", daemon=True)
         self._watchdog.start()
+        _quiet_stops_in_finalizers()
 
     # ------------------------------------------------------------------ admission
     @property
