@@ -194,11 +194,12 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int
         for name, ann, default in chosen
     ]
 
-    labels = {prm.name: _label(prm) for prm in keyword_only + shared}
+    # the command's own parameters (the shared ones have their own range checks and words)
+    labels = {prm.name: _label(prm) for prm in keyword_only}
 
     @functools.wraps(func)
     def command(*args, **kwargs):
-        check_numbers(kwargs, labels)
+        check_numbers({name: kwargs[name] for name in labels if name in kwargs}, labels)
         opts = common_options(**{name: kwargs.pop(name) for name in names},
                               default_trials=trials or DEFAULT_TRIALS)
         return func(*args, opts=opts, **kwargs)

@@ -18,9 +18,12 @@ import typer
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
-#: descriptors kept free for everything but connections (listening socket, kernels'
-#: cache files, uploads, plots, pipes)
-SPARE_DESCRIPTORS = 128
+#: connections accepted in one go: asyncio accepts up to the listen backlog in one
+#: callback, before any of them can be closed, so the cap can be overshot by this much
+BACKLOG = 128
+#: descriptors kept free for everything but connections: one accept batch beyond the cap,
+#: as many closing, and the listening socket, kernels' cache files, uploads, plots, pipes
+SPARE_DESCRIPTORS = 2 * BACKLOG + 128
 
 SERVE_HELP = """Serve the pages and the JSON API on this machine (Ctrl-C stops it).
 
@@ -112,7 +115,8 @@ def serve_command(
     config = uvicorn.Config(app, host=host, port=port, log_config=LOG_CONFIG,
                             log_level="warning", access_log=False, timeout_graceful_shutdown=3,
                             lifespan="on", http=guarded_protocol(limits),
-                            timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024)
+                            timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024,
+                            backlog=BACKLOG)
     server = _server_class(uvicorn, app.state.runner)(config)
     if not no_warm:
         print("mathhammer serve: loading the kernels (the first start on a machine compiles "

@@ -298,6 +298,7 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
             "served": runner.served, "workers": limits.workers, "queue": limits.queue,
             "max_trials": limits.max_trials, "time_limit": limits.time_limit,
             "queue_wait": limits.queue_wait, "stopped_jobs": runner.stopped_jobs,
+            "dropped_jobs": runner.dropped_jobs,
             "uptime_seconds": round(time.time() - state["started"], 1),
         }, headers=SECURITY_HEADERS)
 

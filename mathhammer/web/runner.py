@@ -233,6 +233,7 @@ class Runner:
         self._cached_outcomes = 0
         self.served = 0
         self.stopped_jobs = 0  # jobs ended by a deadline, a gone client or the stop
+        self.dropped_jobs = 0  # jobs taken out of the queue before they started
         self.plot_lock = threading.Lock()  # matplotlib's font and text caches are shared
         self._running: set[Ticket] = set()
         self._wake = threading.Event()
@@ -277,10 +278,12 @@ class Runner:
         """``fn()`` on a worker (no ticket needed): its future."""
         return self.start(lambda _ticket: fn()).future
 
-    def _done(self, _future: Future) -> None:
+    def _done(self, future: Future) -> None:
         with self._lock:
             self._in_flight -= 1
             self.served += 1
+            if future.cancelled():
+                self.dropped_jobs += 1
 
     # ------------------------------------------------------------------ stopping jobs
     @contextlib.contextmanager
@@ -330,7 +333,7 @@ class Runner:
             now = time.monotonic()
             for ticket in running:
                 if not ticket.cancel.is_set() and now > ticket.deadline:
-                    ticket.stop(f"its {self.limits.time_limit:g} s were up")
+                    ticket.stop(f"stopped after {now - (ticket.started or now):.1f} s")
                 if ticket.cancel.is_set() and now - (ticket.cancelled_at or now) >= GRACE \
                         and now - ticket.last_shot >= REPEAT:
                     with ticket.lock:
@@ -482,8 +485,8 @@ class Runner:
             return QueryFailed(f"{name}: stopped, the server is shutting down", status=503)
         return QueryFailed(
             f"{name}: did not finish within this server's {self.limits.time_limit:g} s per "
-            f"query ({ticket.why}); fix: use fewer --n-trials or a larger --precision, a "
-            "smaller query, or the command line for long runs", status=422)
+            f"query ({ticket.why}); fix: a smaller query (fewer --n-trials, a larger "
+            "--precision, fewer rounds or units), or the command line for long runs", status=422)
 
     def _shown(self, line: str, upload_folder: Path | None) -> str:
         """Error text as the user knows the files: uploads by their own names."""
