@@ -33,7 +33,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mathhammer.web import commands as cmds
-from mathhammer.web.runner import Busy, Limits, Outcome, QueryFailed, Runner, Ticket
+from mathhammer.web.runner import (
+    Busy, Limits, Outcome, QueryFailed, Runner, Ticket, outcome_points,
+)
 
 HERE = Path(__file__).resolve().parent
 SECURITY_HEADERS = {
@@ -132,6 +134,8 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
             result.status = 503
         except _ClientGone:
             result.error, result.status = "the client closed the connection", 499
+        if result.error is not None:  # it may quote the query's text: no raw escape codes
+            result.error = cmds.printable(result.error)
         return result
 
     async def wait_for(request: Request, ticket: Ticket):
@@ -229,7 +233,8 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         link = result.link() if has_query else None
         plot = None
         if result.outcome is not None and not result.uploaded and (
-                result.outcome.report.distributions or result.outcome.table is not None):
+                result.outcome.report.distributions or result.outcome.table is not None) \
+                and outcome_points(result.outcome) <= limits.max_plot_points:
             plot = result.link("/plot/").replace(f"/plot/{command.slug}",
                                                  f"/plot/{command.slug}.svg", 1)
         return page(

@@ -451,7 +451,7 @@ class Runner:
         token = HOST.set(host)  # reset below: a thread reused later must not keep it
         stop_token = STOP.set(ticket.cancel)  # the engine stops at its next chunk (cells too)
         roots = [self.bundled, PACKAGE] + ([upload_folder] if upload_folder is not None else [])
-        name = " ".join(argv[:2])
+        name = " ".join(word for word in argv[:2] if not word.startswith("-")) or "query"
         try:
             with read_scope.only_under(*roots):
                 click_root().main(args=argv, prog_name="mathhammer", standalone_mode=False)
