@@ -101,7 +101,9 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         return JSONResponse({"error": line, "status": status}, status_code=status, headers=headers)
 
     # ------------------------------------------------------------------ the query path
-    async def answer(request: Request, command: cmds.Command) -> _Answer:
+    async def answer(request: Request, command: cmds.Command, finish=None) -> _Answer:
+        """The query of ``request`` answered; ``finish(outcome)`` (JSON text, page view) is
+        made on the worker too, so that a big answer never holds up the event loop."""
         result = _Answer(command)
         try:
             if len(request.url.query) > limits.max_query:
@@ -124,7 +126,7 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
                              if p.key in result.chosen}
             cmds.check_not_paths(command, result.chosen, files)
             result.uploaded = sorted(files)
-            result.outcome = await _compute(request, command, result, files)
+            result.outcome = await _compute(request, command, result, files, finish)
         except cmds.QueryRefused as refused:
             result.error, result.status = refused.line, refused.status
         except QueryFailed as failed:
@@ -171,12 +173,15 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
                 future.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     async def _compute(request: Request, command: cmds.Command, result: _Answer,
-                       files) -> Outcome:
+                       files, finish) -> Outcome:
         key = (command.slug, tuple(result.pairs))
         if not files:
             hit = runner.cached(key)
             if hit is not None:
-                return Outcome(hit.report, hit.table, hit.plot, 0.0, cached=True)
+                if finish is not None and finish.__name__ not in hit.made:
+                    await asyncio.to_thread(finish, hit)  # the other route made it before
+                return Outcome(hit.report, hit.table, hit.plot, 0.0, cached=True,
+                               made=hit.made)
         upload_folder, saved = runner.save_uploads(files) if files else (None, {})
 
         def resolve(param, value):
@@ -199,7 +204,7 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
                 shutil.rmtree(upload_folder, ignore_errors=True)
             raise
         try:
-            ticket = runner.start(lambda t: runner.run(argv, upload_folder, t),
+            ticket = runner.start(lambda t: _made(runner.run(argv, upload_folder, t), finish),
                                   what=command.name)
         except Busy:
             if upload_folder is not None:
@@ -224,12 +229,8 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         if command is None:
             return page("missing.html", status=404, slug=request.path_params["slug"])
         has_query = bool(request.url.query) or request.method == "POST"
-        result = await answer(request, command) if has_query else _Answer(command)
-        view = None
-        if result.outcome is not None:
-            from mathhammer.web.view import build
-
-            view = build(result.outcome.report, result.outcome.table)
+        result = await answer(request, command, view_of) if has_query else _Answer(command)
+        view = view_of(result.outcome) if result.outcome is not None else None
         link = result.link() if has_query else None
         plot = None
         if result.outcome is not None and not result.uploaded and (
@@ -251,12 +252,10 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         if command is None:
             return json_error(f"no query command {request.path_params['slug']!r}; "
                               "see /api/commands", 404)
-        result = await answer(request, command)
+        result = await answer(request, command, json_of)
         if result.error is not None:
             return json_error(result.error, result.status)
-        from mathhammer.cli._render import render
-
-        text = render(result.outcome.report, "json")  # byte for byte the CLI's --format json
+        text = json_of(result.outcome)  # byte for byte the CLI's --format json
         headers = dict(SECURITY_HEADERS)
         headers["X-Mathhammer-Link"] = result.link()
         headers["X-Mathhammer-Seconds"] = f"{result.outcome.seconds:.4f}"
@@ -354,6 +353,30 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
     app.state.runner = runner
     app.state.limits = limits
     return app
+
+
+def _made(outcome: Outcome, finish) -> Outcome:
+    if finish is not None:
+        finish(outcome)
+    return outcome
+
+
+def json_of(outcome: Outcome) -> str:
+    """The CLI's ``--format json`` text of the answer (made once)."""
+    if "json_of" not in outcome.made:
+        from mathhammer.cli._render import render
+
+        outcome.made["json_of"] = render(outcome.report, "json")
+    return outcome.made["json_of"]
+
+
+def view_of(outcome: Outcome):
+    """The page's view of the answer (made once)."""
+    if "view_of" not in outcome.made:
+        from mathhammer.web.view import build
+
+        outcome.made["view_of"] = build(outcome.report, outcome.table)
+    return outcome.made["view_of"]
 
 
 def _busy_headers(status: int) -> dict[str, str]:
@@ -533,6 +556,7 @@ def _profile_rows() -> list[dict]:
     return rows
 
 
+@functools.cache
 def _choices(command: cmds.Command) -> dict[str, list[str]]:
     game = _GAME_OF_GROUP.get(command.path[0]) if len(command.path) > 1 else None
     out = {}
@@ -548,8 +572,10 @@ def _choices(command: cmds.Command) -> dict[str, list[str]]:
     return out
 
 
+@functools.cache
 def _bundled_files(command: cmds.Command | None) -> list[dict]:
-    """Bundled data files that are not unit profiles: scenarios, lists, examples."""
+    """Bundled data files that are not unit profiles: scenarios, lists, examples (read once:
+    the bundled data does not change while the server runs)."""
     import tomllib
 
     from mathhammer.profiles import GAMES, profiles_root
@@ -571,6 +597,7 @@ def _bundled_files(command: cmds.Command | None) -> list[dict]:
     return out
 
 
+@functools.cache
 def _examples(command: cmds.Command) -> list[tuple[str, str]]:
     """(link, CLI line) of the demo's and warm-up's queries of this command."""
     from mathhammer.cli.demo import DEMO_STEPS, WARMUP_ARGV

@@ -37,7 +37,7 @@ import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,8 @@ class Outcome:
     plot: Callable[[Path], None]
     seconds: float
     cached: bool = False
+    #: what the routes made of it (its JSON text, its page view), made once on a worker
+    made: dict = field(default_factory=dict)
 
 
 class QueryFailed(Exception):
