@@ -515,6 +515,8 @@ class _Parser:
         if start == self.pos:
             found = self.text[self.pos] if self.pos < len(self.text) else "end of text"
             raise self.fail(f"expected {what}, found {found!r}", start)
+        if self.pos - start > 30:  # int() refuses 4,300+ digits; no die needs 31
+            raise self.fail(f"{what} has {self.pos - start:,} digits (at most 30)", start)
         return int(self.text[start : self.pos])
 
     def parse(self) -> DiceExpr:

@@ -264,7 +264,7 @@ def flagged_paths(profile: Any) -> set[str]:
     for path in getattr(profile, "low_confidence", {}) or {}:
         node, parts = data, []
         for part in path.split("."):
-            if isinstance(node, list | tuple) and not part.isdigit():
+            if isinstance(node, list | tuple) and not part.isdecimal():
                 index = next(
                     (
                         i

@@ -199,8 +199,12 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int
         for name, ann, default in chosen
     ]
 
+    # the command's own parameters (the shared ones have their own range checks and words)
+    labels = {prm.name: _label(prm) for prm in keyword_only}
+
     @functools.wraps(func)
     def command(*args, **kwargs):
+        check_numbers({name: kwargs[name] for name in labels if name in kwargs}, labels)
         opts = common_options(**{name: kwargs.pop(name) for name in names},
                               default_trials=trials or DEFAULT_TRIALS)
         return func(*args, opts=opts, **kwargs)
@@ -210,6 +214,53 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int
     command.__annotations__ = {p.name: p.annotation for p in keyword_only + shared}
     del command.__wrapped__  # Typer must read the new signature, not the original
     return command
+
+
+#: the most digits a number in a parameter may have: no count, stat, distance or seed
+#: needs more, and Python refuses int() of more than 4,300 digits (a traceback, not a line)
+MAX_DIGITS = 30
+
+
+def check_numbers(values: dict, labels: dict[str, str]) -> None:
+    """Every parameter of a query command bounded before use (issue 26): a float is finite,
+    an int has at most :data:`MAX_DIGITS` digits, and so has every number written in a text
+    parameter (counts like ``--attacks 10``, saves, ``--damaged 0,2``, ``stats:w=3``)."""
+    import math
+    import re
+
+    for name, value in values.items():
+        label = labels.get(name, name)
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, bool) or item is None:
+                continue
+            if isinstance(item, float) and not math.isfinite(item):
+                raise InputError(label, "must be a finite number", str(item),
+                                 f"use e.g. {label} 1")
+            if isinstance(item, int) and abs(item) >= 10**MAX_DIGITS:
+                raise InputError(label, f"has more than {MAX_DIGITS} digits", _digits(str(item)),
+                                 "use a smaller number")
+            if isinstance(item, str):
+                longest = max((len(run) for run in re.findall(r"\d+", item)), default=0)
+                if longest > MAX_DIGITS:
+                    raise InputError(label, f"holds a number of {longest:,} digits (at most "
+                                     f"{MAX_DIGITS})", _digits(item), "use a smaller number")
+
+
+def _label(parameter) -> str:
+    """``--attacks`` for an option, ``EXPRESSION`` for an argument (as Click names them)."""
+    import typing
+
+    for info in typing.get_args(parameter.annotation)[1:]:
+        decls = [d for d in getattr(info, "param_decls", None) or () if d.startswith("--")]
+        if decls:
+            return decls[0]
+        if type(info).__name__ == "ArgumentInfo":
+            return parameter.name.upper()
+    return f"--{parameter.name.replace('_', '-')}"
+
+
+def _digits(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text):,} characters)"
 
 
 def common_options(**kwargs) -> CommonOptions:

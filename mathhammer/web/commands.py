@@ -77,11 +77,26 @@ class Command:
         return "/".join(self.path)
 
     def param(self, key: str) -> Param | None:
-        key = key.strip().lstrip("-").replace("_", "-")
+        """The parameter named ``key`` (``_`` and ``-`` alike), server-owned ones included."""
+        key = key.replace("_", "-")
         for p in self.params:
             if p.key.replace("_", "-") == key:
                 return p
         return None
+
+    def web_param(self, key: str) -> Param | None:
+        """The parameter a web query may set under ``key``, or None.
+
+        Strict: ``key`` is a parameter's name exactly (``boost-hit`` or ``boost_hit``), not a
+        flag, not ``name=value``, nothing added; the options the server owns never match.
+        """
+        param = self.param(key) if _KEY.fullmatch(key) else None
+        return None if param is None or param.key in SERVER_OWNED else param
+
+    @property
+    def web_params(self) -> tuple[Param, ...]:
+        """The allow-list: every parameter a web query may set (CLI names, no server options)."""
+        return tuple(p for p in self.params if p.key not in SERVER_OWNED)
 
     @property
     def own_params(self) -> tuple[Param, ...]:
@@ -191,6 +206,13 @@ class QueryRefused(Exception):
         self.line, self.status = line, status
 
 
+#: a query key: a parameter's name, lower case words joined by "-" or "_" (nothing else)
+_KEY = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+#: the longest value one parameter takes on the web (a query is at most 8 kB anyway)
+MAX_VALUE = 2000
+#: the most values a repeated parameter (--then, --model, ATTACKERS...) takes on the web
+MAX_VALUES = 64
+
 _PATHLIKE = re.compile(r"(^[/~])|\\|\x00|(^|/)\.\.(/|$)|\.toml\s*$", re.IGNORECASE)
 
 
@@ -206,35 +228,65 @@ def _values(query: Mapping[str, Sequence[str]], key: str, param: Param) -> list[
 def normalise(command: Command, query: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     """{key: values} of the parameters the query sets, in the command's order.
 
-    Empty fields and defaults are dropped (a form sends every field); unknown keys are
-    kept as given so that the CLI's parser names them; a key the server owns (an
-    output path, threads, help) is refused here.
+    Every key must name one of the command's web parameters exactly (the allow-list,
+    :meth:`Command.web_param`); anything else — an unknown name, a server option such as
+    ``output``, a key carrying ``=`` or ``--`` — is refused before any work. Empty fields
+    and defaults are dropped (a form sends every field).
     """
     known: dict[str, list[str]] = {}
-    unknown: dict[str, list[str]] = {}
     for key in query:
-        param = command.param(key)
-        if key.startswith("_"):
-            continue  # the page's own fields (e.g. _upload markers)
-        if param is None or param.key in SERVER_OWNED:
-            name = key.lstrip("-")
-            if name.replace("_", "-") in SERVER_OWNED:
-                raise QueryRefused(f"--{name}: is set by the web server, not by a query "
-                                   f"(got {name}); fix: drop {name} from the link")
-            values = [v for v in query[key] if v.strip()]
-            if values:
-                unknown[name] = values
-            continue
+        param = command.web_param(key)
+        if param is None:
+            raise _refuse_key(command, key)
         values = _values(query, key, param)
+        for value in values:
+            if len(value) > MAX_VALUE:
+                raise QueryRefused(f"{param.label}: {len(value):,} characters is above this "
+                                   f"server's limit of {MAX_VALUE:,} for one value (got "
+                                   f"{_shown(value)}); fix: a shorter value, or upload a file")
         if param.kind == "flag":
             values = [v for v in values if v.lower() not in FALSE_WORDS]
+            for value in values[-1:]:
+                if value.lower() not in TRUE_WORDS:
+                    raise QueryRefused(f"{param.label}: is a switch: 1 or 0 (got "
+                                       f"{_shown(value)}); fix: {param.key}=1")
         elif not param.multiple and values and values[-1] == param.default_text():
             values = []
+        if param.multiple and len(values) > MAX_VALUES:
+            raise QueryRefused(f"{param.label}: {len(values):,} values is above this server's "
+                               f"limit of {MAX_VALUES}; fix: fewer values, or the command line")
         if values:
             known.setdefault(param.key, []).extend(values)
-    ordered = {p.key: known[p.key] for p in command.params if p.key in known}
-    ordered.update(unknown)
-    return ordered
+    return {p.key: known[p.key] for p in command.params if p.key in known}
+
+
+def _refuse_key(command: Command, key: str) -> QueryRefused:
+    """The one line for a query key that is not one of the command's web parameters."""
+    import difflib
+
+    name = key.split("=", 1)[0].strip().lstrip("-").replace("_", "-").lower()
+    if name in SERVER_OWNED:
+        return QueryRefused(f"{_shown(key)}: is set by the web server, not by a query; fix: "
+                            "drop it from the link")
+    close = difflib.get_close_matches(name, [p.key for p in command.web_params], n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return QueryRefused(f"{_shown(key)}: is not a parameter of {command.name}; fix: {hint}"
+                        f"the parameters are listed at /api/commands")
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """``text`` for an error line: control characters escaped, long text cut."""
+    text = printable(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def printable(text: str) -> str:
+    """``text`` with control and format characters written as escapes (\\x1b, \\u202e):
+    a value shown back on a page or a terminal cannot move the cursor or recolour it."""
+    import unicodedata
+
+    return "".join(ch if ch == " " or unicodedata.category(ch)[0] not in "CZ"
+                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def check_not_paths(command: Command, chosen: Mapping[str, list[str]],
@@ -262,10 +314,9 @@ def to_argv(command: Command, chosen: Mapping[str, list[str]], *,
     options: list[str] = []
     arguments: list[str] = []
     for key, values in chosen.items():
-        param = command.param(key)
-        if param is None:  # unknown: let the CLI's parser say so, as it would
-            options.extend(f"--{key}={v}" for v in values)
-            continue
+        param = command.web_param(key)
+        if param is None:  # normalise refuses these; never pass one on to the CLI
+            raise QueryRefused(f"{_shown(key)}: is not a parameter of {command.name} on the web")
         if param.kind == "path" and resolve_path is not None:
             values = [resolve_path(param, v) for v in values]
         if param.positional:
@@ -294,16 +345,19 @@ def canonical_query(command: Command, chosen: Mapping[str, list[str]]) -> list[t
 
 
 def cli_line(command: Command, chosen: Mapping[str, list[str]], path_text=None) -> str:
-    """The equivalent ``mathhammer …`` command line, quoted for a POSIX shell."""
+    """The equivalent ``mathhammer …`` command line, quoted for a POSIX shell.
+
+    Built from the allow-listed parameters only: a server option never appears in it.
+    """
     words = ["mathhammer", *command.path]
     arguments: list[str] = []
     for key, values in chosen.items():
-        param = command.param(key)
-        if param is not None and param.kind == "path" and path_text is not None:
-            values = [path_text(param, v) for v in values]
+        param = command.web_param(key)
         if param is None:
-            words.extend(w for v in values for w in (f"--{key}", v))
-        elif param.positional:
+            continue
+        if param.kind == "path" and path_text is not None:
+            values = [path_text(param, v) for v in values]
+        if param.positional:
             arguments.extend(values if param.multiple else values[-1:])
         elif param.kind == "flag":
             words.append(param.flag)
@@ -314,7 +368,17 @@ def cli_line(command: Command, chosen: Mapping[str, list[str]], path_text=None) 
         words.extend(["--", *arguments])
     else:
         words[1 + len(command.path):1 + len(command.path)] = arguments
-    return " ".join(shlex.quote(w) for w in words)
+    return " ".join(shell_quote(w) for w in words)
+
+
+def shell_quote(word: str) -> str:
+    """``word`` quoted for a POSIX shell; a control character (an escape sequence, a line
+    break) is written as $'\\x1b' so that the pasted line is what the page shows."""
+    if printable(word) == word:
+        return shlex.quote(word)
+    inner = "".join(ch.encode("unicode_escape").decode("ascii") if printable(ch) != ch
+                    else "\\'" if ch == "'" else "\\\\" if ch == "\\" else ch for ch in word)
+    return f"$'{inner}'"
 
 
 def argv_to_query(command: Command, argv: Sequence[str], path_id=None) -> list[tuple[str, str]]:

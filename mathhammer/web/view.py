@@ -82,7 +82,7 @@ def build(report, table: str | None) -> ReportView:
                 name, value, f"± {est.se * scale:.{digits}f}{unit}",
                 f"[{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"))
     for name, dist in report.distributions.items():
-        view.distributions.append(_distribution(name, dist))
+        view.distributions.append(_distribution(_clean(name), dist))
     for key, value in report.info.items():
         if key == "exact":
             continue
@@ -101,7 +101,20 @@ def build(report, table: str | None) -> ReportView:
             view.notes.append((key, str(value)))
     view.text = table if table is not None else render_table(report)
     view.own_table = table is not None
+    # names come from uploaded files: an escape sequence in one is shown as text, not kept
+    # raw for a reader who copies the table into a terminal
+    view.headline, view.title, view.text = (_clean(view.headline), _clean(view.title),
+                                            _clean(view.text))
+    view.notes = [(_clean(key), [_clean(v) for v in value] if isinstance(value, list)
+                   else _clean(value)) for key, value in view.notes]
+    view.results = [ResultRow(_clean(r.name), r.value, r.se, r.interval) for r in view.results]
     return view
+
+
+def _clean(text: str) -> str:
+    from mathhammer.web.commands import printable
+
+    return "\n".join(printable(line) for line in str(text).split("\n"))
 
 
 def _distribution(name: str, dist) -> DistView:
