@@ -6,7 +6,8 @@ kernel :mod:`mathhammer.kernels.policy`); the rules here are the habits it is co
 with, written as decisions over (node, focus, knocked down) — they never look at the
 grid:
 
-* **fixed**: charge when allowed; initial attacks with every melee weapon; boost every
+* **fixed**: charge when allowed; initial attacks with every melee weapon, heaviest first
+  (a Sustained Attack weapon last); boost every
   attack roll (``boost_hit``) and/or every damage roll (``boost_damage``) while focus
   lasts — keeping the focus for ``max_bought`` bought attacks when the activation sets
   it (``--buy N``); spend what is left on bought attacks with the weapon (or spell) of
@@ -220,6 +221,8 @@ class _Rule:
             if not wanted:
                 wanted = [x for x in feasible if self.g.nodes[x].kind == "choice"]
             return wanted[0] if wanted else -1
+        if node.initial:  # the habit's order of initial attacks: as listed (heaviest first)
+            return feasible[0] if feasible else -1
         # buy phase: the option with the best expected damage per focus, while focus lasts
         if not feasible:
             return -1
@@ -241,7 +244,7 @@ class GreedyRule(_Rule):
     def _buy_value(self, g: int, kd: int) -> float:
         act = self.g.nodes[g].activation
         buys = [x for node in self.g.nodes if node.kind == "choice" and node.reset_focus < 0
-                and node.activation == act for x in node.successors]
+                and not node.initial and node.activation == act for x in node.successors]
         return max((self.per_focus(x, kd) for x in buys), default=0.0)
 
     def boost_hit(self, g: int, f: int, kd: int) -> bool:
