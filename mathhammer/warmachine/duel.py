@@ -354,13 +354,23 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         model = (f"fallback — the full state does not fit ({err.what}): decisions planned on "
                  "the box-count model (boxes left at base DEF) and played on the full grid by "
                  "Monte Carlo")
+    from mathhammer.warmachine.explain import start_numbers, start_situation
+
+    # the DEF and ARM the engine plays at the start (crippled M, knock-down, buffs, feat)
+    melee_def, ranged_def, armor, _ = start_numbers(graph, target)
+    knocked = start_situation(graph, target)[2]
+    plays = f"DEF {melee_def}" + (f" (vs ranged and magic {ranged_def})"
+                                  if ranged_def != melee_def else "")
     info = {
         "policy": f"{policy} (objective: {objective})",
         "model": model,
-        "target": f"{target.name}: DEF {target.defense}, ARM {target.armor}, "
-                  f"{target.grid.n_boxes} boxes, {n_left} left"
+        "target": f"{target.name}: {plays}, ARM {armor} as the chain starts (base DEF "
+                  f"{target.defense}, ARM {target.armor}), {target.grid.n_boxes} boxes, "
+                  f"{n_left} left"
                   + (", engaged in melee" if target.engaged else "")
-                  + (", knocked down" if target.knocked_down else ""),
+                  + (", knocked down or stationary" if knocked else "")
+                  + (", movement crippled" if target.grid.crippled(target.start_bits, "M")
+                     else ""),
     }
     notes = _range_notes(graph, opts)
     if notes:
