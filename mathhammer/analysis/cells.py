@@ -9,8 +9,9 @@ Warmachine (``game = "warmachine"``): the attacker makes one activation against 
 fresh target, played by :func:`mathhammer.warmachine.duel.duel_chain` under a focus
 policy (WM-F5: ``optimal`` by default, ``greedy`` or ``fixed``; the ``boost_hit`` /
 ``boost_damage`` options are the fixed policy boosting every roll) with the model's
-focus: melee (with the option to charge when ``charge`` is set, and the offensive
-spells the focus can pay for) or ranged (``mode = "ranged"``, WM-F3). The target is
+focus: melee (``charge = "must"``: the attacker charges, as ``wm duel --charge``; ``True``
+or ``"may"``: the policy decides whether to charge, as a list's ``charge = true``; and the
+offensive spells the focus can pay for) or ranged (``mode = "ranged"``, WM-F3). The target is
 the duel's (grid or track, shield boxes, base size for head-butts and slams) with any
 swept DEF / ARM. ``attacks = N`` is instead a fixed sequence of N attacks with the
 strongest weapon and no focus (:func:`mathhammer.warmachine.sequence.run_sequence`).
@@ -153,9 +154,9 @@ def _duel(cell: Cell, attacker, target, config):
     focus = int(opts.get("focus") or 0)
     ranged = opts.get("mode") == "ranged"
     # the duel loads by reference: the list's or sweep's own ref (a bundled id or a file path)
-    spec = activation_from_profile(opts.get("ref") or cell.attacker.id, focus,
-                                   "may" if opts.get("charge") and not ranged else "no", ranged=ranged,
-                                   target_base=cell.target.base)
+    charge = charge_option(opts.get("charge"), ranged)
+    spec = activation_from_profile(opts.get("ref") or cell.attacker.id, focus, charge,
+                                   ranged=ranged, target_base=cell.target.base)
     spec = _adjust_activation(spec, cell.attacker, attacker)
     boost_hit, boost_damage = bool(opts.get("boost_hit")), bool(opts.get("boost_damage"))
     policy = "fixed" if (boost_hit or boost_damage) else cell.policy
@@ -164,9 +165,17 @@ def _duel(cell: Cell, attacker, target, config):
     boosts = " + ".join(b for b, on in (("boost every attack roll", boost_hit),
                                        ("boost every damage roll", boost_damage)) if on)
     text = (f"{policy} focus policy, {focus} focus" + (", ranged" if ranged else "")
-            + (", may charge" if opts.get("charge") and not ranged else "")
+            + {"must": ", charges", "may": ", may charge", "no": ""}[charge]
             + (f", {boosts}" if boosts else ""))
     return report, text
+
+
+def charge_option(value, ranged: bool) -> str:
+    """A cell's ``charge`` option as the duel's mode: ``"must"`` charges (WM-D3); ``True``
+    or ``"may"`` lets the policy decide (a ranged activation never charges); else no."""
+    if value == "must":
+        return "must"  # a ranged activation refuses it in one line (WM-F3)
+    return "may" if value and not ranged else "no"
 
 
 def _adjust_activation(spec, original, changed):

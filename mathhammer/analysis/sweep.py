@@ -8,7 +8,7 @@ to the attacker. Stats: Warmachine ``def arm mat rat str focus attacks``; Fantas
 
 Each point is a cell of :mod:`mathhammer.analysis.cells`. ``also`` adds series with
 an attacker option switched on (Warmachine ``boost_hit``, ``boost_damage``,
-``charge``; Fantasy ``charge``), which answers "what is +1 MAT worth against a
+``charge`` — the attacker charges, WM-D3; Fantasy ``charge``), which answers "what is +1 MAT worth against a
 boost": at each value the report gives the gain of one more stat point next to the
 gain of the option.
 
@@ -170,7 +170,9 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     Args:
         attacker, target: profile ids, files or objects (same game).
         vary: ``"def=10..18"`` (see the module docstring) or a :class:`Vary`.
-        attacker_options: cell options, e.g. ``{"focus": 3, "charge": True}``.
+        attacker_options: cell options, e.g. ``{"focus": 3, "charge": "must"}``; Warmachine
+            ``charge``: ``"must"`` the attacker charges (``--charge``), ``True`` or ``"may"``
+            the policy decides (``--may-charge``).
         also: extra series with an attacker option switched on (``boost_hit`` ...).
         policy: Warmachine focus policy of melee activations (optimal, greedy, fixed); the
             ``boost_*`` series are the fixed policy boosting every roll.
@@ -204,6 +206,13 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     if not 0 < threshold < 1:
         raise InputError("--threshold", "must be a probability between 0 and 1", threshold,
                          "use e.g. --threshold 0.05")
+    charge = (attacker_options or {}).get("charge")
+    if charge not in (None, False, True, "must", "may", "no"):
+        raise InputError("charge", 'must be "must" (charges), "may" (the policy decides) or '
+                         "false", charge, 'use {"charge": "must"}')
+    if charge == "may" and game != "warmachine":
+        raise InputError("--may-charge", "is a Warmachine option (the focus policy decides)",
+                         True, "use --charge")
     for value in v.values:
         _check_value(game, att if v.side == "attacker" else tgt, v.side, v.stat, value)
     rules = ruleset or (getattr(att, "ruleset", None) or "wfb8")
@@ -218,14 +227,17 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
             base_t["ref"] = target
         base_a.setdefault("mode", "melee" if any(w.kind == "melee" and w.damage_power is not None
                                                  for w in att.weapons) else "ranged")
+        if base_a.get("charge") == "must" and base_a["mode"] == "ranged":
+            raise RulesError("--charge", "a charge ends in melee: no ranged attacks after it "
+                             "(WM-F3)", True, "drop --charge or --mode ranged")
         # like `wm duel`: a warjack gets its full allocation, a warcaster its FOCUS (WM-F1)
         base_a.setdefault("focus", 3 if att.is_warjack else (att.stats.focus or 0))
     cells = []
     for series in ("plain", *also):
         for value in v.values:
             a_opts, t_opts = dict(base_a), dict(base_t)
-            if series != "plain":
-                a_opts[series] = True
+            if series != "plain":  # a Warmachine charge series charges (WM-D3), like --charge
+                a_opts[series] = "must" if (series, game) == ("charge", "warmachine") else True
             (a_opts if v.side == "attacker" else t_opts)[v.stat] = _option_value(v.stat, value)
             cells.append(Cell(game, att, tgt, a_opts, t_opts, ruleset=rules, method=method,
                               n_trials=DEFAULT_TRIALS if n_trials is None else n_trials, seed=cell_seed(seed, len(cells)),

@@ -16,6 +16,8 @@ the most likely decision states with the value of every alternative.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from mathhammer.engine import MonteCarloConfig
@@ -391,6 +393,10 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         report.info.pop("charge", None)
     if report.method == "mc" and sol is not None and "decisions" not in report.info:
         _decisions(report, sol, sol.distribution()["reachp"])
+    if policy == "optimal" and sol is not None and solved is None:
+        better = _forced_options_note(specs, target, sol.value, objective, effects)
+        if better:
+            report.info["policy's choice"] = better
     from mathhammer.headline import wm_duel_headline
 
     report.headline = wm_duel_headline(report, [s.name for s in specs], target.name, objective)
@@ -400,6 +406,52 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
 
         attach(report, explain_duel(graph, target, opts, policy, report))
     return report
+
+
+# options a query may force on the policy, how to leave the choice to it, and the words
+_FORCED = (
+    ("--charge", lambda s: s.charge == "must", lambda s: replace(s, charge="may"),
+     "letting the policy decide whether to charge (--may-charge)"),
+    ("--no-power-attacks", lambda s: s.is_warjack and not s.power_attacks and not s.ranged,
+     lambda s: replace(s, power_attacks=True), "allowing power attacks"),
+    ("--buy", lambda s: s.max_bought is not None, lambda s: replace(s, max_bought=None),
+     "leaving the number of bought attacks to the policy"),
+)
+
+
+def _forced_options_note(specs: list[ActivationSpec], target: Target, value: float,
+                         objective: str, effects) -> str | None:
+    """One line per forced option (``--charge``, ``--no-power-attacks``, ``--buy``) that the
+    optimal policy, left to choose, would beat: both values, exact (WM-F5). Only where the
+    full state fits the exact programme; otherwise nothing is said."""
+    from mathhammer.warmachine.exact_grid import ExactTooLarge
+    from mathhammer.warmachine.exact_policy import solve_full
+
+    lines = []
+    for flag, forced, relax, words in _FORCED:
+        if not any(forced(s) for s in specs):
+            continue
+        free = [relax(s) if forced(s) else s for s in specs]
+        try:
+            alt = solve_full(build_graph(free, effects), target, "optimal", objective)
+        except ExactTooLarge:
+            continue
+        if alt.value <= value + 1e-9:
+            continue
+
+        def shown(v: float) -> str:
+            return f"{100 * min(v, 1.0):.2f}%" if objective == "destroy" else f"{v:.2f} boxes"
+        if flag == "--charge":
+            share = alt.distribution()["charge"]
+            if float(share.sum()) < 1e-12:  # the policy never charges
+                lines.append(f"walking in instead: {shown(alt.value)} against {shown(value)} "
+                             "with --charge (the policy's choice with --may-charge)")
+                continue
+            lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with --charge; "
+                         + _charge_words(alt.graph, share, 1.0, exact=True))
+            continue
+        lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with {flag}")
+    return " | ".join(lines) or None
 
 
 def _fallback_run(box, target: Target, cfg: MonteCarloConfig, n_left: int):
