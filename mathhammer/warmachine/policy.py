@@ -35,7 +35,7 @@ from mathhammer.warmachine.activation import AttackOption, Graph
 from mathhammer.warmachine.sequence import Target
 
 POLICIES = ("fixed", "greedy", "optimal")
-OBJECTIVES = ("destroy", "damage")
+OBJECTIVES = ("destroy", "damage")  # and "cripple:X": maximise P(system X crippled)
 EPS = 1e-12  # spend focus only for a strict improvement
 MAX_FLAGS = 3  # effect flags a chain may switch on (2^3 table variants)
 
@@ -44,9 +44,29 @@ def check_policy(policy: str, objective: str) -> None:
     if policy not in POLICIES:
         raise InputError("--policy", "must be fixed, greedy or optimal", policy,
                          "use --policy optimal")
-    if objective not in OBJECTIVES:
-        raise InputError("--objective", "must be destroy or damage", objective,
-                         "use --objective destroy")
+    if objective not in OBJECTIVES and objective_system(objective) is None:
+        raise InputError("--objective", "must be destroy, damage or cripple:X (a system letter "
+                         "L R H A C M)", objective, "use --objective destroy")
+
+
+def objective_system(objective) -> str | None:
+    """The system letter of a ``cripple:X`` objective (maximise P(X crippled), WM-G3), else
+    None. ``cripple:movement`` and ``cripple:m`` read as ``cripple:M``."""
+    from mathhammer.warmachine.grid import SYSTEM_NAMES
+
+    if not isinstance(objective, str) or not objective.lower().startswith("cripple:"):
+        return None
+    part = objective.split(":", 1)[1].strip()
+    if part.upper() in SYSTEM_NAMES:
+        return part.upper()
+    names = {v.split()[0]: k for k, v in SYSTEM_NAMES.items()}  # "movement" -> "M"
+    return names.get(part.lower())
+
+
+def normal_objective(objective: str) -> str:
+    """``destroy``, ``damage`` or ``cripple:X`` with X a capital system letter."""
+    system = objective_system(objective)
+    return f"cripple:{system}" if system else objective
 
 
 @dataclass
