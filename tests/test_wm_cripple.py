@@ -71,3 +71,19 @@ def test_cripple_marks_the_boxes_above_and_help_and_rules_say_so():
         assert "every box above" in text, command
     rules = (Path(__file__).parents[1] / "docs" / "rules.md").read_text()
     assert "keeps 17 of its 28 boxes" in rules
+
+
+@pytest.mark.parametrize("argv", [
+    ["wm", "duel", "khador/juggernaut", "cryx/slayer", "--cripple", "L,M"],
+    ["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--damaged", "4,5,6,6,5,0",
+     "--objective", "cripple:C"],
+])
+def test_json_probabilities_stay_in_0_1_when_a_system_starts_crippled(argv):
+    """Issue 28: P(crippled) summed over many final states drifted to 1.0000000000000426."""
+    import json
+
+    proc = run_cli(*argv, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    for name, est in json.loads(proc.stdout)["results"].items():
+        if name.startswith("p_"):
+            assert 0.0 <= est["value"] <= 1.0, (name, est["value"])
