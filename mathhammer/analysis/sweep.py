@@ -8,9 +8,9 @@ to the attacker. Stats: Warmachine ``def arm mat rat str focus attacks``; Fantas
 
 Each point is a cell of :mod:`mathhammer.analysis.cells`. ``also`` adds series with
 an attacker option switched on (Warmachine ``boost_hit``, ``boost_damage``,
-``charge`` — the attacker charges, WM-D3; Fantasy ``charge``), which answers "what is +1 MAT worth against a
-boost": at each value the report gives the gain of one more stat point next to the
-gain of the option.
+``charge`` — the attacker charges, WM-D3; Fantasy ``charge``), which answers "what is
++1 MAT worth against a boost": at each value the report gives the gain of one more stat
+point next to the gain of the option.
 
 A **breakpoint** is a step between neighbouring values where P(kill) moves by at
 least ``threshold`` (default 5 percentage points) and by more than the steps on

@@ -84,31 +84,19 @@ def attack_command(
                          "the fewest attacks that cripple a system", cripple or grid,
                          "add --for-p 0.5, or ask wm duel for P(crippled)")
     if for_p is not None and (cripple is not None or grid is not None):
-        from mathhammer.inverse import fewest_attacks
-        from mathhammer.warmachine import limits
-        from mathhammer.warmachine.chain import AttackSetup, cripple_chance
+        from mathhammer.warmachine.chain import attacks_to_cripple
 
         if cripple is None or grid is None:
             raise InputError("--grid" if grid is None else "--cripple", "--for-p --cripple asks "
                              "for a system crippled on a damage grid: give both --cripple and "
-                             "--grid", cripple or grid, "add e.g. --cripple M --grid cygnar/ironclad")
-        if boxes is not None:
-            raise InputError("--boxes", "with --cripple, --for-p asks for P(crippled), not "
-                             "P(destroyed)", boxes, "drop --boxes")
+                             "--grid", cripple or grid,
+                             "add e.g. --cripple M --grid cygnar/ironclad")
         if attacks != 1:
             raise InputError("--attacks", "is what --for-p finds: leave it out", attacks, "drop --attacks")
-        name, target_grid, shield_mask = _attack_grid(grid)
-        letter = _grid_system(target_grid, cripple, name)
-        from mathhammer.warmachine.grid import SYSTEM_NAMES
-
-        # the same flags the chain gets (query's keywords), less the engine's and --boxes
-        flags = {k: v for k, v in query.keywords.items() if k not in ("check", "boxes")}
-        setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
-
-        report = fewest_attacks(
-            cripple_chance(setup, target_grid, letter, shield_mask if shield else 0), for_p,
-            limits.LIMITS["attacks"][1], command="wm attack",
-            outcome=f"cripple {name}'s {SYSTEM_NAMES[letter]} ({letter})")
+        # the same flags the chain gets (query's keywords), less the engine's
+        flags = {k: v for k, v in query.keywords.items() if k != "check"}
+        report = attacks_to_cripple(stat, defense, power, armor, system=cripple, grid=grid,
+                                    for_p=for_p, **flags)
     elif for_p is not None:
         from mathhammer.inverse import fewest_attacks
         from mathhammer.warmachine import limits
@@ -128,35 +116,6 @@ def attack_command(
 
 
 app.command("attack")(attack_command)
-
-
-def _attack_grid(text: str):
-    """(name, Grid, shield system mask) of ``--grid``: six columns, or a profile's grid."""
-    from mathhammer.errors import InputError
-    from mathhammer.warmachine.grid import Grid
-
-    if "," in text:
-        return "the target", Grid.from_columns([c.strip() for c in text.split(",")], "--grid"), 0
-    from mathhammer.warmachine.duel import shield_mask_of
-    from mathhammer.warmachine.models import load_warmachine
-
-    prof = load_warmachine(text)
-    if not prof.grid:
-        raise InputError("--grid", f"{prof.name} has a damage track, not a grid: no system to "
-                         "cripple", text, "name a warjack, e.g. --grid cygnar/ironclad")
-    grid = Grid.from_columns(prof.grid_columns, f"{text}: grid")
-    return prof.name, grid, shield_mask_of(prof, grid)
-
-
-def _grid_system(grid, name: str, who: str) -> str:
-    from mathhammer.errors import InputError
-    from mathhammer.warmachine.grid import SYSTEM_NAMES, system_letter
-
-    letter = system_letter(name, "--cripple")
-    if letter not in grid.system_masks:
-        raise InputError("--cripple", f"{who}'s grid has no {SYSTEM_NAMES[letter]} ({letter}) "
-                         "boxes", name, "name a system the grid has")
-    return letter
 
 
 # ---------------------------------------------------------------------------- aoe (below)

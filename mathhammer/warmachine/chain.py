@@ -269,3 +269,63 @@ def cripple_chance(setup: AttackSetup, grid, system: str, shield_mask: int = 0):
         return seen[n]
 
     return chance
+
+
+def attacks_to_cripple(stat: int, defense: int, power: int, armor: int, *, system: str,
+                       grid: str, for_p: float, **flags) -> Report:
+    """The fewest identical attacks whose P(``system`` crippled) on ``grid`` reaches
+    ``for_p`` (``wm attack --for-p P --cripple X --grid ID``), with the curve around it.
+
+    ``grid`` is a profile id or path (its grid; with ``shield=True`` its Shield system is
+    lost once crippled) or six column strings joined by commas; ``flags`` as
+    :func:`attack` (``boxes`` is refused: the goal is crippling, not destroying).
+
+    >>> r = attacks_to_cripple(6, 12, 19, 18, system="M", grid="cygnar/ironclad", for_p=0.5)
+    >>> int(r.results["attacks_needed"].value), round(r.results["p_at_needed"].value, 5)
+    (4, 0.51697)
+    """
+    from mathhammer.inverse import fewest_attacks
+    from mathhammer.warmachine import limits
+    from mathhammer.warmachine.grid import SYSTEM_NAMES
+
+    if flags.get("boxes") is not None:
+        raise InputError("--boxes", "with --cripple, --for-p asks for P(crippled), not "
+                         "P(destroyed)", flags["boxes"], "drop --boxes")
+    flags.pop("boxes", None)
+    if flags.get("attacks", 1) != 1:
+        raise InputError("--attacks", "is what --for-p finds: leave it out", flags["attacks"],
+                         "drop --attacks")
+    name, target_grid, shield_mask = grid_of(grid)
+    letter = _grid_system(target_grid, system, name)
+    setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
+    return fewest_attacks(
+        cripple_chance(setup, target_grid, letter, shield_mask if setup.shield else 0), for_p,
+        limits.LIMITS["attacks"][1], command="wm attack",
+        outcome=f"cripple {name}'s {SYSTEM_NAMES[letter]} ({letter})")
+
+
+def grid_of(text: str):
+    """(name, Grid, shield system mask) of ``--grid``: six columns, or a profile's grid."""
+    from mathhammer.warmachine.grid import Grid
+
+    if "," in str(text):
+        return "the target", Grid.from_columns([c.strip() for c in text.split(",")], "--grid"), 0
+    from mathhammer.warmachine.duel import shield_mask_of
+    from mathhammer.warmachine.models import load_warmachine
+
+    prof = load_warmachine(text)
+    if not prof.grid:
+        raise InputError("--grid", f"{prof.name} has a damage track, not a grid: no system to "
+                         "cripple", text, "name a warjack, e.g. --grid cygnar/ironclad")
+    grid = Grid.from_columns(prof.grid_columns, f"{text}: grid")
+    return prof.name, grid, shield_mask_of(prof, grid)
+
+
+def _grid_system(grid, name: str, who: str) -> str:
+    from mathhammer.warmachine.grid import SYSTEM_NAMES, system_letter
+
+    letter = system_letter(name, "--cripple")
+    if letter not in grid.system_masks:
+        raise InputError("--cripple", f"{who}'s grid has no {SYSTEM_NAMES[letter]} ({letter}) "
+                         "boxes", name, "name a system the grid has")
+    return letter
