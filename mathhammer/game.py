@@ -113,6 +113,10 @@ class Game:
         """Fill the sweep's base cell options in place; returns the policy the cells play."""
         return policy
 
+    def sweep_series_value(self, option: str) -> Any:
+        """The value an ``--also`` series gives its option."""
+        return True
+
     def sweep_info(self, policy: str) -> dict[str, str]:
         """Extra ``info`` lines of a sweep report."""
         return {}

@@ -60,3 +60,35 @@ def fewest_attacks(chance: Callable[[int], float], target: float, max_attacks: i
                         "how": "the exact engine at n = 1, 2, 4, ... then halving the gap (the "
                                "chance never falls as attacks are added)"},
                   title=title or f"{command}: the fewest {unit} that {outcome}", headline=headline)
+
+
+def least_level(levels: list[tuple[int, float]], target: float, *, command: str,
+                outcome: str, who: str, unit: str = "focus", title: str = "",
+                where: str = "--for-p", notes: list[str] | None = None) -> Report:
+    """The smallest level (focus given to the attacker, ``wm duel --for-p``) whose chance
+    reaches ``target``, from every level's exact chance (a scan: no monotonicity assumed),
+    every level listed."""
+    target = check_target(target, where)
+    if not levels:
+        raise InputError(where, f"no {unit} level can be played", target, "check the attacker")
+    reached = [(n, p) for n, p in levels if p >= target - 1e-12]
+    top_n, top_p = max(levels, key=lambda np_: np_[1])
+    if not reached:
+        raise InputError(where, f"even {top_n} {unit} reaches only {100 * top_p:.2f}% "
+                         f"to {outcome}", target, "ask for a lower probability, add --then "
+                         "activations or pick a stronger attacker")
+    found, p = reached[0]
+    shown = [f"{n} {unit}: {100 * v:.2f}%" + (" ◀" if n == found else "") for n, v in levels]
+    below = [(n, v) for n, v in levels if n < found]
+    before = f"; {below[-1][0]} {unit}: {100 * below[-1][1]:.2f}%" if below else ""
+    headline = (f"{who} needs {found} {unit} to {outcome} at least {100 * target:g}% of the "
+                f"time: {100 * p:.2f}% (exact){before}")
+    info = {"for_p": target, "outcome": outcome, "curve": shown,
+            "how": f"the exact programme at every {unit} level (" + ", ".join(
+                str(n) for n, _ in levels) + "); the least that reaches it"}
+    if notes:
+        info["note"] = "; ".join(notes)
+    return Report(command, "exact", {f"{unit}_needed": Estimate.exact(found),
+                                     "p_at_needed": Estimate.exact(min(p, 1.0))},
+                  info=info, title=title or f"{command}: the least {unit} that {outcome}",
+                  headline=headline)

@@ -62,6 +62,11 @@ class Estimate:
         return cls(v, 0.0, (v, v), None)
 
     @classmethod
+    def exact_probability(cls, value: float) -> Estimate:
+        """An exact probability summed from many states: float drift past 0 or 1 clipped."""
+        return cls.exact(min(max(float(value), 0.0), 1.0))
+
+    @classmethod
     def proportion(cls, successes: int, n_trials: int) -> Estimate:
         """A Monte Carlo probability: ``successes`` out of ``n_trials``."""
         p = successes / n_trials

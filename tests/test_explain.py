@@ -206,4 +206,5 @@ def test_duel_explanation_is_the_policy_option_tables():
 
     report = duel("khador/juggernaut", "cygnar/ironclad", focus=3, charge=True, explain=True,
                   config=MonteCarloConfig(n_trials=2000, seed=1))
-    assert report.info["explain"][0].startswith("target: Ironclad: DEF 12")
+    assert report.info["explain"][0].startswith("target: Ironclad: base DEF 12, ARM 18; as the "
+                                                "chain starts DEF 12 vs melee")

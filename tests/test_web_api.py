@@ -539,3 +539,19 @@ def test_a_value_longer_than_the_limit_is_refused(client):
     response = client.get("/api/roll?expression=" + "1" * 2001)
     assert response.status_code == 400
     assert "2,001 characters is above this server's limit of 2,000" in response.json()["error"]
+
+
+@pytest.mark.parametrize("slug, argv", [  # issue 28: the new questions, from the web page too
+    ("wm/duel", ["khador/juggernaut", "cygnar/ironclad", "--focus", "3", "--charge"]),
+    ("wm/duel", ["khador/juggernaut", "cygnar/ironclad", "--for-p", "0.5", "--objective",
+                 "cripple:M"]),
+    ("wm/attack", ["--stat", "6", "--defense", "12", "--power", "19", "--armor", "18",
+                   "--for-p", "0.5", "--cripple", "M", "--grid", "cygnar/ironclad"]),
+])
+def test_issue_28_questions_answer_alike_on_the_web(client, slug, argv):
+    command = next(c for c in cmds.query_commands() if c.slug == slug)
+    code, out, err = _cli([*command.path, *argv, "--format", "json", "--quiet"])
+    assert code == 0, err
+    response = client.get(f"/api/{slug}?{_query(command, argv)}")
+    assert response.status_code == 200, response.text
+    assert response.text == out

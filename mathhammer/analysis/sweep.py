@@ -8,9 +8,9 @@ to the attacker. Stats: Warmachine ``def arm mat rat str focus attacks``; Fantas
 
 Each point is a cell of :mod:`mathhammer.analysis.cells`. ``also`` adds series with
 an attacker option switched on (Warmachine ``boost_hit``, ``boost_damage``,
-``charge``; Fantasy ``charge``), which answers "what is +1 MAT worth against a
-boost": at each value the report gives the gain of one more stat point next to the
-gain of the option.
+``charge`` — the attacker charges, WM-D3; Fantasy ``charge``), which answers "what is
++1 MAT worth against a boost": at each value the report gives the gain of one more stat
+point next to the gain of the option.
 
 A **breakpoint** is a step between neighbouring values where P(kill) moves by at
 least ``threshold`` (default 5 percentage points) and by more than the steps on
@@ -127,7 +127,9 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     Args:
         attacker, target: profile ids, files or objects (same game).
         vary: ``"def=10..18"`` (see the module docstring) or a :class:`Vary`.
-        attacker_options: cell options, e.g. ``{"focus": 3, "charge": True}``.
+        attacker_options: cell options, e.g. ``{"focus": 3, "charge": "must"}``; Warmachine
+            ``charge``: ``"must"`` the attacker charges (``--charge``), ``True`` or ``"may"``
+            the policy decides (``--may-charge``).
         also: extra series with an attacker option switched on (``boost_hit`` ...).
         policy: Warmachine focus policy of melee activations (optimal, greedy, fixed); the
             ``boost_*`` series are the fixed policy boosting every roll.
@@ -160,6 +162,10 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     if not 0 < threshold < 1:
         raise InputError("--threshold", "must be a probability between 0 and 1", threshold,
                          "use e.g. --threshold 0.05")
+    charge = (attacker_options or {}).get("charge")
+    if charge not in (None, False, True, "must", "may", "no"):
+        raise InputError("charge", 'must be "must" (charges), "may" (the policy decides) or '
+                         "false", charge, 'use {"charge": "must"}')
     for value in v.values:
         rules.check_sweep_value(att if v.side == "attacker" else tgt, v.side, v.stat, value)
     ruleset = ruleset or rules.default_ruleset(att)
@@ -171,7 +177,7 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
         for value in v.values:
             a_opts, t_opts = dict(base_a), dict(base_t)
             if series != "plain":
-                a_opts[series] = True
+                a_opts[series] = rules.sweep_series_value(series)
             (a_opts if v.side == "attacker" else t_opts)[v.stat] = _option_value(v.stat, value)
             cells.append(Cell(game, att, tgt, a_opts, t_opts, ruleset=ruleset, method=method,
                               n_trials=DEFAULT_TRIALS if n_trials is None else n_trials, seed=cell_seed(seed, len(cells)),

@@ -195,10 +195,11 @@ def sweep_command(
                        "(Warmachine def arm mat rat str focus attacks; Fantasy ws s t i a ld save "
                        "ward models).")],
     also: Annotated[Optional[str], typer.Option(
-        "--also", help="Extra series with an option on: boost_hit, boost_damage, charge (comma list).")] = None,
+        "--also", help="Extra series with an option on: boost_hit, boost_damage, charge (the attacker charges) (comma list).")] = None,
     focus: Annotated[Optional[int], typer.Option("--focus", help="Warmachine: focus the attacker spends (buys attacks; 1 pays a warjack's charge); default 3 for a warjack, FOCUS for a warcaster.")] = None,
     mode: Annotated[Optional[str], typer.Option("--mode", help="Warmachine: melee or ranged weapons.")] = None,
-    charge: Annotated[bool, typer.Option("--charge", help="The attacker charges.")] = False,
+    charge: Annotated[bool, typer.Option("--charge", help="The attacker charges (Warmachine: the first attack's damage pre-boosted, 1 focus for a warjack, WM-D3).")] = False,
+    may_charge: Annotated[bool, typer.Option("--may-charge", help="Warmachine: the focus policy decides whether to charge.")] = False,
     ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="Fantasy: basic, wfb8 or t9a1 (default: the attacker's).")] = None,
     threshold: Annotated[float, typer.Option("--threshold", help="Smallest P(kill) step that counts as a breakpoint.")] = 0.05,
     game: Annotated[Optional[str], typer.Option("--game", help="warmachine or fantasy (found from the profiles when omitted).")] = None,
@@ -220,8 +221,11 @@ def sweep_command(
     if mode not in (None, "melee", "ranged"):
         raise InputError("--mode", "must be melee or ranged", mode, "use --mode ranged")
     options = {k: v for k, v in (("focus", focus), ("mode", mode)) if v is not None}
-    if charge:
-        options["charge"] = True
+    if charge and may_charge:
+        raise InputError("--charge", "choose one: --charge (the attacker charges) or --may-charge "
+                         "(the policy decides)", True, "drop one of them")
+    if charge or may_charge:
+        options["charge"] = "must" if charge else "may"
     extra = tuple(a.strip() for a in also.split(",") if a.strip()) if also else ()
     result = sweep(attacker, target, vary, game=game, attacker_options=options, also=extra,
                    ruleset=ruleset, method=opts.method, n_trials=n_trials, seed=opts.seed,

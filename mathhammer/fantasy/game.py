@@ -141,6 +141,15 @@ class Fantasy(Game):
         return profile.model_copy(update={part: getattr(profile, part).model_copy(update=attrs)
                                           for part, attrs in changes.items()})
 
+    def sweep_setup(self, attacker, target, attacker_ref, target_ref, base_a, base_t, also,
+                    policy: str) -> str:
+        if base_a.get("charge") == "may":
+            from mathhammer.errors import InputError
+
+            raise InputError("--may-charge", "is a Warmachine option (the focus policy decides)",
+                             True, "use --charge")
+        return policy
+
     def check_sweep_value(self, profile: Any, side: str, stat: str, value: int) -> None:
         if stat == "save" and value == 7:
             return  # no save

@@ -15,7 +15,8 @@ warcaster its FOCUS less upkeep and shaking). Damage, crippling, knock-down and 
 target being engaged in melee carry over (WM-S1, WM-A6).
 
 Openers of a warjack activation (WM-F3): one initial attack with each melee
-weapon, or one power attack — head-butt (knocks down, WM-A4 makes later melee
+weapon, in the order the policy picks (which weapon first, then which next), or one
+power attack — head-butt (knocks down, WM-A4 makes later melee
 attacks hit automatically; not against a larger base), Combo Strike (``*Attack``:
 POW = STR + 2 × POW of the weapon, one attack) — and the charge versions (1 focus for
 a warjack, WM-F2; the first attack's damage pre-boosted, WM-D3) and slam (1 focus,
@@ -98,6 +99,7 @@ class Node:
     charge: bool = False  # the opener of a charge (reported as the policy's choice)
     entry_knockdown: bool = False  # a root: the activation starts by knocking down (feat)
     entry_flags: int = 0  # a root: effect flags switched on when the activation starts
+    initial: bool = False  # a choice of the next initial attack (WM-F3)
 
     @property
     def after_hit(self) -> int:
@@ -194,6 +196,7 @@ class ActivationSpec:
     distance: float | None = None  # inches to the target for ranged activations (WM-A8)
     entry_knockdown: bool = False  # the activation starts by knocking the target down (feat)
     entry_flags: int = 0  # effect flags the activation starts with (feat)
+    fixed_order: bool = False  # initial attacks in the listed weapon order, no choice (tests)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "charge", charge_mode(self.charge))
@@ -258,30 +261,79 @@ def _spell_option(sp: Spell, spec: ActivationSpec) -> AttackOption:
         crit_knocks_down=sp.crit_knockdown, can_boost_damage=not sp.no_damage)
 
 
-def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], charge: bool,
-                   buy: int, buy_sustained: int, a: int) -> int:
-    """Initial attacks with each weapon, heaviest first (so a charge uses it), a
-    Sustained Attack weapon last (a hit with it makes the bought attacks with it
-    automatic hits)."""
-    order = melee[:1] + sorted(melee[1:], key=lambda w: w.sustained)
-    first = -1
-    prev = -1
-    for i, w in enumerate(order):
-        pre = charge and i == 0 and w.kind == "melee"
-        opt = graph.add_option(_option(w, spec, pre))
-        cost = 1 if (pre and spec.is_warjack) else 0
-        label = f"{'charge, ' if pre else ''}{w.name}"
-        node = graph.add(Node("attack", label, opt, cost, next=buy, activation=a,
-                              reserve=spec.max_bought or 0, charge=pre))
-        if prev >= 0:
-            graph.nodes[prev].next = node
-            graph.nodes[prev].next_hit = SAME
+def _initial_attacks(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
+                     charges: list[bool], buy: int, buy_sustained: int, a: int) -> list[int]:
+    """The initial attacks (WM-F3): one with each weapon, in the order the policy picks.
+
+    The order is the player's choice (WM-F3), so it is part of the policy: the opening
+    offers every weapon as the first attack (a charge attack too, WM-D3), and after each
+    initial attack a choice node offers every weapon still to attack (or stop). The
+    state is the multiset of weapons still to attack and whether a Sustained Attack
+    weapon has hit (WM-A4); identical weapons are one kind. The fixed and greedy habits
+    take the successors in their listed order: heaviest first, a Sustained Attack weapon
+    last (``Node.initial``). ``spec.fixed_order`` plays the weapons in the order given
+    (no choice: a yardstick the optimum is tested against). Returns the first attacks,
+    one per (charge, weapon kind)."""
+    habit = list(weapons) if spec.fixed_order else \
+        weapons[:1] + sorted(weapons[1:], key=lambda w: w.sustained)
+    kinds: list[tuple[tuple, Weapon]] = []
+    counts: list[int] = []
+    for w in habit:  # group identical weapons: their order does not matter
+        key = (_option(w, spec), w.sustained)
+        j = next((i for i, (k, _) in enumerate(kinds) if k == key), -1)
+        if j < 0:
+            kinds.append((key, w))
+            counts.append(1)
         else:
-            first = node
-        if w.sustained and buy_sustained >= 0:
-            graph.nodes[node].next_hit = buy_sustained
-        prev = node
-    return first
+            counts[j] += 1
+    options: dict[tuple[int, bool], int] = {}
+    attacks: dict[tuple, int] = {}
+    phases: dict[tuple, int] = {}
+
+    def option(j: int, pre: bool) -> int:
+        if (j, pre) not in options:
+            options[j, pre] = graph.add_option(_option(kinds[j][1], spec, pre))
+        return options[j, pre]
+
+    def offered(left: tuple[int, ...]) -> list[int]:
+        js = [j for j, n in enumerate(left) if n > 0]
+        return js[:1] if spec.fixed_order else js
+
+    def attack(j: int, left: tuple[int, ...], sustained: bool, pre: bool) -> int:
+        key = (j, left, sustained, pre)
+        if key in attacks:
+            return attacks[key]
+        w = kinds[j][1]
+        rest = left[:j] + (left[j] - 1,) + left[j + 1:]
+        nxt = after(rest, sustained)
+        hit = after(rest, True) if (w.sustained and buy_sustained >= 0) else SAME
+        cost = 1 if (pre and spec.is_warjack) else 0
+        node = graph.add(Node("attack", f"{'charge, ' if pre else ''}{w.name}", option(j, pre),
+                              cost, next=nxt, next_hit=hit, activation=a,
+                              reserve=spec.max_bought or 0, charge=pre))
+        attacks[key] = node
+        return node
+
+    def after(left: tuple[int, ...], sustained: bool) -> int:
+        """The node entered with the weapons ``left`` still to make their initial attack."""
+        if not any(left):
+            return buy_sustained if sustained else buy
+        key = (left, sustained)
+        if key in phases:
+            return phases[key]
+        js = offered(left)
+        if len(js) == 1:
+            node = attack(js[0], left, sustained, False)
+        else:
+            names = ", ".join(kinds[j][1].name for j in js)
+            node = graph.add(Node("choice", f"{spec.name}: next initial attack ({names} left)",
+                                  activation=a, initial=True))
+            graph.nodes[node].successors = [attack(j, left, sustained, False) for j in js]
+        phases[key] = node
+        return node
+
+    start = tuple(counts)
+    return [attack(j, start, False, pre) for pre in charges for j in offered(start)]
 
 
 def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
@@ -355,10 +407,11 @@ def build_graph(specs: list[ActivationSpec], effects: list[Effect] | None = None
                        key=lambda w: (w.crippled, -w.power))
         buy, buy_sustained = _buy_nodes(graph, spec, melee, a)
         charges = {"must": [True], "may": [False, True], "no": [False]}[spec.charge]
+        if melee:
+            listed = [w for w in spec.weapons if w.kind == kind] if spec.fixed_order else melee
+            graph.nodes[root].successors.extend(
+                _initial_attacks(graph, spec, listed, charges, buy, buy_sustained, a))
         for charge in charges:
-            if melee:
-                first = _initial_chain(graph, spec, melee, charge, buy, buy_sustained, a)
-                graph.nodes[root].successors.append(first)
             for w in melee:
                 if w.combo_strike and not w.crippled:
                     opt = graph.add_option(AttackOption(

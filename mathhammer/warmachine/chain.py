@@ -14,7 +14,7 @@ library function behind ``mathhammer wm attack``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -213,3 +213,119 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
 
         attach(report, explain_attack(setup))
     return report
+
+
+# --------------------------------------------------------------------------- crippling (--for-p)
+def cripple_chance(setup: AttackSetup, grid, system: str, shield_mask: int = 0):
+    """``n → P(system crippled after n attacks of setup)`` on ``grid`` (``wm attack --for-p
+    --cripple``), exact: the grid programme of :mod:`exact_grid` stepped once per attack,
+    each damage roll marked from a d6 column (WM-G2); a crippled movement system makes the
+    later attacks roll against DEF 7 and a crippled shield system (``shield_mask``, with
+    ``setup.shield``) drops the +2 ARM (WM-G4, WM-A7, WM-D2). The target starts unmarked.
+    """
+    from mathhammer import kernels
+    from mathhammer.warmachine.exact_grid import MAX_CANDIDATES, ExactTooLarge
+    from mathhammer.warmachine.sequence import N_VARIANTS, variant_situation
+
+    kernel = kernels.load("mathhammer.warmachine.kernels.grid")
+    rows: list[list[np.ndarray]] = [[], []]  # [first attack, later attacks][variant]
+    for v in range(N_VARIANTS):
+        mcrip, _, scrip = variant_situation(v)  # knock-down never changes in a wm attack chain
+        s = replace(setup, attacks=2, movement_crippled=setup.movement_crippled or mcrip,
+                    shield=setup.shield and not (scrip and shield_mask))
+        for i, spec in enumerate(build_chain(s)):
+            rows[i].append(np.concatenate([[1.0 - spec.p_hit], spec.p_hit * spec.damage_pmf()]))
+    width = max(len(r) for per in rows for r in per)
+    pmf = np.zeros((2, N_VARIANTS, width))
+    for i, per in enumerate(rows):
+        for v, r in enumerate(per):
+            pmf[i, v, : len(r)] = r
+    full = np.uint64(grid.full)
+    args = (full, np.int64(grid.width), np.asarray(grid.col_start, dtype=np.int64),
+            np.uint64(grid.system_masks.get("M", 0)), np.uint64(shield_mask if setup.shield else 0),
+            np.ascontiguousarray(pmf), np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.uint64))
+    goal = np.uint64(grid.system_masks[system])
+    kd = setup.knocked_down or setup.stationary
+    state = {"keys": np.array([1 << 63 if kd else 0], dtype=np.uint64),
+             "probs": np.ones(1), "made": 0}
+    seen = {0: 0.0}
+    p_hits = np.zeros(2)
+
+    def chance(n: int) -> float:
+        while state["made"] < n:
+            keys, probs = state["keys"], state["probs"]
+            need = keys.shape[0] * (2 + 6 * width)
+            if need > MAX_CANDIDATES:
+                raise ExactTooLarge("--for-p", f"the exact grid programme would expand {need:,} "
+                                    f"states at attack {state['made'] + 1}", "exact",
+                                    "ask for a lower probability")
+            step = min(state["made"], 1)
+            keys, probs = kernel.sequence_exact(keys, probs, args[0], args[1], args[2], args[3],
+                                                args[4], args[5], args[6], args[7],
+                                                np.int64(step), p_hits)
+            state["keys"], state["probs"] = keys, probs
+            state["made"] += 1
+            seen[state["made"]] = min(float(probs[(keys & goal) == goal].sum()), 1.0)
+        return seen[n]
+
+    return chance
+
+
+def attacks_to_cripple(stat: int, defense: int, power: int, armor: int, *, system: str,
+                       grid: str, for_p: float, **flags) -> Report:
+    """The fewest identical attacks whose P(``system`` crippled) on ``grid`` reaches
+    ``for_p`` (``wm attack --for-p P --cripple X --grid ID``), with the curve around it.
+
+    ``grid`` is a profile id or path (its grid; with ``shield=True`` its Shield system is
+    lost once crippled) or six column strings joined by commas; ``flags`` as
+    :func:`attack` (``boxes`` is refused: the goal is crippling, not destroying).
+
+    >>> r = attacks_to_cripple(6, 12, 19, 18, system="M", grid="cygnar/ironclad", for_p=0.5)
+    >>> int(r.results["attacks_needed"].value), round(r.results["p_at_needed"].value, 5)
+    (4, 0.51697)
+    """
+    from mathhammer.inverse import fewest_attacks
+    from mathhammer.warmachine import limits
+    from mathhammer.warmachine.grid import SYSTEM_NAMES
+
+    if flags.get("boxes") is not None:
+        raise InputError("--boxes", "with --cripple, --for-p asks for P(crippled), not "
+                         "P(destroyed)", flags["boxes"], "drop --boxes")
+    flags.pop("boxes", None)
+    if flags.get("attacks", 1) != 1:
+        raise InputError("--attacks", "is what --for-p finds: leave it out", flags["attacks"],
+                         "drop --attacks")
+    name, target_grid, shield_mask = grid_of(grid)
+    letter = _grid_system(target_grid, system, name)
+    setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
+    return fewest_attacks(
+        cripple_chance(setup, target_grid, letter, shield_mask if setup.shield else 0), for_p,
+        limits.LIMITS["attacks"][1], command="wm attack",
+        outcome=f"cripple {name}'s {SYSTEM_NAMES[letter]} ({letter})")
+
+
+def grid_of(text: str):
+    """(name, Grid, shield system mask) of ``--grid``: six columns, or a profile's grid."""
+    from mathhammer.warmachine.grid import Grid
+
+    if "," in str(text):
+        return "the target", Grid.from_columns([c.strip() for c in text.split(",")], "--grid"), 0
+    from mathhammer.warmachine.duel import shield_mask_of
+    from mathhammer.warmachine.models import load_warmachine
+
+    prof = load_warmachine(text)
+    if not prof.grid:
+        raise InputError("--grid", f"{prof.name} has a damage track, not a grid: no system to "
+                         "cripple", text, "name a warjack, e.g. --grid cygnar/ironclad")
+    grid = Grid.from_columns(prof.grid_columns, f"{text}: grid")
+    return prof.name, grid, shield_mask_of(prof, grid)
+
+
+def _grid_system(grid, name: str, who: str) -> str:
+    from mathhammer.warmachine.grid import SYSTEM_NAMES, system_letter
+
+    letter = system_letter(name, "--cripple")
+    if letter not in grid.system_masks:
+        raise InputError("--cripple", f"{who}'s grid has no {SYSTEM_NAMES[letter]} ({letter}) "
+                         "boxes", name, "name a system the grid has")
+    return letter

@@ -16,6 +16,9 @@ the most likely decision states with the value of every alternative.
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import numpy as np
 
 from mathhammer.engine import MonteCarloConfig
@@ -269,7 +272,7 @@ def _exact_report(sol, target: Target, extra: dict, info: dict, title: str) -> R
     crippled = []
     for x in grid.systems:
         mask = np.uint64(grid.system_masks[x])
-        crippled.append(Estimate.exact(float(final[(bits & mask) == mask].sum())))
+        crippled.append(Estimate.exact_probability(final[(bits & mask) == mask].sum()))
     destroyed = min(float(final[sol.grid.left_of == 0].sum()), 1.0)
     results = dict(extra)
     results["mean_focus_spent"] = Estimate.exact(out["focus"])
@@ -335,18 +338,31 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
     from mathhammer.warmachine.exact_policy import box_model_target, solve_full
     from mathhammer.warmachine.policy import OptionTables, check_policy
 
+    from mathhammer.warmachine.policy import normal_objective, objective_system
+
     check_policy(policy, objective)
+    objective = normal_objective(objective)
+    system = objective_system(objective)
+    if system and system not in target.grid.system_masks:
+        from mathhammer.warmachine.grid import SYSTEM_NAMES
+
+        raise InputError("--objective", f"{target.name} has no {SYSTEM_NAMES[system]} "
+                         f"({system}) boxes to cripple", objective,
+                         "name a system its grid has, e.g. cripple:M")
     if len(specs) > MAX_ACTIVATIONS:
         raise InputError("activations", f"at most {MAX_ACTIVATIONS} activations in one chain",
                          len(specs), "split the question into shorter chains")
     # ``solved``: the full-state solution of these specs already at hand (wm plan's finalists)
     graph = solved.graph if solved is not None else build_graph(specs, effects)
     opts = solved.opts if solved is not None else OptionTables.build(graph, target)
-    box_target = box_model_target(target)
-    box = solve_full(graph, box_target, policy, objective, boost_hit, boost_damage)
-    key = "p_destroyed_box_model" if objective == "destroy" else "mean_damage_box_model"
-    # a sum of products of probabilities can land a rounding step above 1
-    extra = {key: Estimate.exact(min(box.value, 1.0) if objective == "destroy" else box.value)}
+    box, extra = None, {}
+    if not system:  # the box-count model has no systems to cripple
+        box_target = box_model_target(target)
+        box = solve_full(graph, box_target, policy, objective, boost_hit, boost_damage)
+        key = "p_destroyed_box_model" if objective == "destroy" else "mean_damage_box_model"
+        # a sum of products of probabilities can land a rounding step above 1
+        extra = {key: Estimate.exact(min(box.value, 1.0) if objective == "destroy"
+                                     else box.value)}
     n_left = target.grid.boxes_left(target.start_bits)
     try:
         sol = solved or solve_full(graph, target, policy, objective, boost_hit, boost_damage,
@@ -354,19 +370,29 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         model = (f"{policy} decided on the full state (grid, focus, activation node, "
                  f"knock-down, target engaged): exact programme over {sol.n_states:,} states")
     except ExactTooLarge as err:
-        if method == "exact" or check:
+        if method == "exact" or check or box is None:  # no box-model plan for a cripple goal
             raise
         sol = None
         model = (f"fallback — the full state does not fit ({err.what}): decisions planned on "
                  "the box-count model (boxes left at base DEF) and played on the full grid by "
                  "Monte Carlo")
+    from mathhammer.warmachine.explain import start_numbers, start_situation
+
+    # the DEF and ARM the engine plays at the start (crippled M, knock-down, buffs, feat)
+    melee_def, ranged_def, armor, _ = start_numbers(graph, target)
+    knocked = start_situation(graph, target)[2]
+    plays = f"DEF {melee_def}" + (f" (vs ranged and magic {ranged_def})"
+                                  if ranged_def != melee_def else "")
     info = {
         "policy": f"{policy} (objective: {objective})",
         "model": model,
-        "target": f"{target.name}: DEF {target.defense}, ARM {target.armor}, "
-                  f"{target.grid.n_boxes} boxes, {n_left} left"
+        "target": f"{target.name}: {plays}, ARM {armor} as the chain starts (base DEF "
+                  f"{target.defense}, ARM {target.armor}), {target.grid.n_boxes} boxes, "
+                  f"{n_left} left"
                   + (", engaged in melee" if target.engaged else "")
-                  + (", knocked down" if target.knocked_down else ""),
+                  + (", knocked down or stationary" if knocked else "")
+                  + (", movement crippled" if target.grid.crippled(target.start_bits, "M")
+                     else ""),
     }
     notes = _range_notes(graph, opts)
     if notes:
@@ -387,6 +413,10 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         report.info.pop("charge", None)
     if report.method == "mc" and sol is not None and "decisions" not in report.info:
         _decisions(report, sol, sol.distribution()["reachp"])
+    if policy == "optimal" and sol is not None and solved is None:
+        better = _forced_options_note(specs, target, sol.value, objective, effects)
+        if better:
+            report.info["policy's choice"] = better
     from mathhammer.warmachine.headlines import wm_duel_headline
 
     report.headline = wm_duel_headline(report, [s.name for s in specs], target.name, objective)
@@ -396,6 +426,107 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
 
         attach(report, explain_duel(graph, target, opts, policy, report))
     return report
+
+
+# options a query may force on the policy, how to leave the choice to it, and the words
+_FORCED = (
+    ("--charge", lambda s: s.charge == "must", lambda s: replace(s, charge="may"),
+     "letting the policy decide whether to charge (--may-charge)"),
+    ("--no-power-attacks", lambda s: s.is_warjack and not s.power_attacks and not s.ranged,
+     lambda s: replace(s, power_attacks=True), "allowing power attacks"),
+    ("--buy", lambda s: s.max_bought is not None, lambda s: replace(s, max_bought=None),
+     "leaving the number of bought attacks to the policy"),
+)
+
+
+def _forced_options_note(specs: list[ActivationSpec], target: Target, value: float,
+                         objective: str, effects) -> str | None:
+    """One line per forced option (``--charge``, ``--no-power-attacks``, ``--buy``) that the
+    optimal policy, left to choose, would beat: both values, exact (WM-F5). Only where the
+    full state fits the exact programme; otherwise nothing is said."""
+    from mathhammer.warmachine.exact_grid import ExactTooLarge
+    from mathhammer.warmachine.exact_policy import solve_full
+
+    lines = []
+    for flag, forced, relax, words in _FORCED:
+        if not any(forced(s) for s in specs):
+            continue
+        free = [relax(s) if forced(s) else s for s in specs]
+        try:
+            alt = solve_full(build_graph(free, effects), target, "optimal", objective)
+        except ExactTooLarge:
+            continue
+        if alt.value <= value + 1e-9:
+            continue
+
+        def shown(v: float) -> str:
+            return f"{100 * min(v, 1.0):.2f}%" if objective != "damage" else f"{v:.2f} boxes"
+        if flag == "--charge":
+            share = alt.distribution()["charge"]
+            if float(share.sum()) < 1e-12:  # the policy never charges
+                lines.append(f"walking in instead: {shown(alt.value)} against {shown(value)} "
+                             "with --charge (the policy's choice with --may-charge)")
+                continue
+            lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with --charge; "
+                         + _charge_words(alt.graph, share, 1.0, exact=True))
+            continue
+        lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with {flag}")
+    return " | ".join(lines) or None
+
+
+def least_focus(chain_specs, allowance: int, name: str, target: Target, for_p: float, *,
+                policy: str = "optimal",
+                objective: str = "destroy", boost_hit: bool = False, boost_damage: bool = False,
+                effects=None, method: str = "auto") -> Report:
+    """``wm duel --for-p P``: the least focus given to the first attacker whose exact chance
+    of the objective — P(destroyed), or P(X crippled) with ``cripple:X`` — reaches P under
+    the policy, every level from 0 to its allowance (a warjack 3, a warcaster its FOCUS less
+    upkeep and shaking, WM-F1) solved on the full state and listed. ``chain_specs(f)``
+    builds the chain with the first activation (``name``) given ``f`` focus, up to
+    ``allowance``; a level the rules refuse
+    (a warjack's charge needs 1 focus, a battlegroup's focus that does not fit) is left out
+    and said."""
+    from mathhammer.errors import MathhammerError
+    from mathhammer.inverse import check_target, least_level
+    from mathhammer.warmachine.exact_policy import solve_full
+    from mathhammer.warmachine.grid import SYSTEM_NAMES
+    from mathhammer.warmachine.policy import check_policy, normal_objective, objective_system
+
+    check_target(for_p)
+    check_policy(policy, objective)
+    objective = normal_objective(objective)
+    if objective == "damage":
+        raise InputError("--objective", "--for-p asks for a probability: destroy or cripple:X",
+                         objective, "use --objective destroy or --objective cripple:M")
+    if method == "mc":
+        raise InputError("--method", "--for-p answers with the exact programme", method,
+                         "drop --method mc")
+    system = objective_system(objective)
+    if system and system not in target.grid.system_masks:
+        raise InputError("--objective", f"{target.name} has no {SYSTEM_NAMES[system]} "
+                         f"({system}) boxes to cripple", objective,
+                         "name a system its grid has, e.g. cripple:M")
+    levels, skipped, first_error = [], [], None
+    for f in range(allowance + 1):
+        try:
+            graph = build_graph(chain_specs(f), effects)  # the rules' checks of each activation
+        except MathhammerError as err:  # this level is not playable; others may be
+            skipped.append((f, err.what))
+            first_error = first_error or err
+            continue
+        sol = solve_full(graph, target, policy, objective, boost_hit, boost_damage)
+        levels.append((f, min(sol.value, 1.0)))
+    if not levels and first_error is not None:
+        raise first_error
+    outcome = (f"cripple {target.name}'s {SYSTEM_NAMES[system]} ({system})" if system
+               else f"destroy {target.name}")
+    groups: dict[str, tuple[list[int], str]] = {}  # one line per reason, numbers aside
+    for f, what in skipped:
+        groups.setdefault(re.sub(r"\d+", "#", what), ([], what))[0].append(f)
+    notes = [f"{', '.join(map(str, fs))} focus left out: {what}" for fs, what in groups.values()]
+    return least_level(levels, for_p, command="wm duel", outcome=outcome, who=name,
+                       title=f"wm duel: the least focus for {name} ({policy} policy) to "
+                             f"{outcome}", notes=notes or None)
 
 
 def _fallback_run(box, target: Target, cfg: MonteCarloConfig, n_left: int):
@@ -459,7 +590,7 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
          cripple: str | None = None, attacker_cripple: str | None = None,
          feat: bool = False, target_effects: list[str] | None = None,
          method: str = "auto", config: MonteCarloConfig | None = None, check: bool = False,
-         explain: bool = False) -> Report:
+         explain: bool = False, for_p: float | None = None) -> Report:
     """``mathhammer wm duel ATTACKER TARGET``: P(destroyed), P(crippled X), damage (WM-S2).
 
     ``charge`` = the attacker charges (WM-D3, "must"); ``may_charge`` = the policy decides.
@@ -467,6 +598,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
     ranged]"`` (WM-S1); without a suffix they charge (or shoot) like the first.
     ``feat``: the chain's first warcaster uses its feat as it activates (WM-E2);
     ``target_effects`` names friendly buffs on the target (Arcane Shield, WM-E4).
+    ``for_p``: instead, the least focus for the first attacker (``focus`` left out) whose
+    exact chance of the objective (destroy, or ``cripple:X``) reaches it (:func:`least_focus`).
     """
     from mathhammer.warmachine import limits
     from mathhammer.warmachine.models import load_warmachine
@@ -501,20 +634,34 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
                          "add a warcaster (--then cygnar/stryker) or drop --feat")
     immunities = target_immunities(target_prof)
     flags, bits = chain_flags(profs, {feat_at} if feat else set(), immunities)
-    specs = []
-    for a, (ref, f_val, m, shoots, where) in enumerate(rows):
-        specs.append(activation_from_profile(
-            ref, f_val, m, power_attacks, where, ranged=shoots, aim=aim and shoots,
-            target_base=base, damaged=attacker_damaged if a == 0 else None,
-            max_bought=buy if a == 0 else None, distance=distance,
-            # upkeep and shaking are the chain's warcaster's (its profile is loaded above)
-            upkeep=upkeep if profs[a].kind == "warcaster" else 0,
-            shake=shake and profs[a].kind == "warcaster",
-            feat=feat and a == feat_at, immunities=immunities, flag_bits=bits))
-    wheres = [r[4] for r in rows]
-    check_focus_budget(refs, specs, wheres, upkeep, shake)
+    def chain_specs(first_focus, budget: bool = True):
+        specs = []
+        for a, (ref, f_val, m, shoots, where) in enumerate(rows):
+            specs.append(activation_from_profile(
+                ref, first_focus if a == 0 else f_val, m, power_attacks, where, ranged=shoots,
+                aim=aim and shoots, target_base=base,
+                damaged=attacker_damaged if a == 0 else None,
+                max_bought=buy if a == 0 else None, distance=distance,
+                # upkeep and shaking are the chain's warcaster's (its profile is loaded above)
+                upkeep=upkeep if profs[a].kind == "warcaster" else 0,
+                shake=shake and profs[a].kind == "warcaster",
+                feat=feat and a == feat_at, immunities=immunities, flag_bits=bits))
+        if budget:
+            check_focus_budget(refs, specs, [r[4] for r in rows], upkeep, shake)
+        return specs
+
     tgt = target_from_profile(target, damaged, knocked_down, camped_focus, arm_bonus, def_bonus,
                               stationary, target_in_melee, effects=target_effects or [])
+    if for_p is not None:
+        if focus is not None:
+            raise InputError("--focus", "is what --for-p finds: leave it out", focus,
+                             "drop --focus")
+        first = chain_specs(None, budget=False)[0]  # its focus: the allowance (WM-F1)
+        return least_focus(chain_specs, first.focus, first.name, tgt, for_p, policy=policy,
+                           objective=objective,
+                           boost_hit=boost_hit, boost_damage=boost_damage, effects=flags,
+                           method=method)
+    specs = chain_specs(focus)
     names = " then ".join(f"{s.name} ({s.focus} focus"
                           + {"must": ", charges", "may": ", may charge", "no": ""}[s.charge]
                           + (", ranged" if s.ranged else "") + ")" for s in specs)

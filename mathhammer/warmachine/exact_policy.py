@@ -27,7 +27,9 @@ import numpy as np
 from mathhammer.warmachine.activation import Graph
 from mathhammer.warmachine.exact_grid import ExactTooLarge
 from mathhammer.warmachine.grid import Grid
-from mathhammer.warmachine.policy import OptionTables, RuleTables, check_policy, rule_tables
+from mathhammer.warmachine.policy import (
+    OptionTables, RuleTables, check_policy, objective_system, rule_tables,
+)
 from mathhammer.warmachine.sequence import Target
 
 MAX_GRID_STATES = 400_000  # interned grid states (a Mk II grid has at most 7^6 fill vectors)
@@ -189,8 +191,11 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
     scrip = np.zeros(n, dtype=np.int8)
     term = np.zeros(n)
     start_left = grid.boxes_left(target.start_bits)
-    kp.grid_facts(bits_of, sc[0], sc[2], sc[3], np.int64(0 if objective == "destroy" else 1),
-                  np.int64(start_left), left, mcrip, scrip, term)
+    system = objective_system(objective)
+    code = 0 if objective == "destroy" else (2 if system else 1)
+    goal = np.uint64(grid.system_masks.get(system, 0) if system else 0)
+    kp.grid_facts(bits_of, sc[0], sc[2], sc[3], np.int64(code), goal, np.int64(start_left),
+                  left, mcrip, scrip, term)
     return GridTables(bits_of, T, TA, left, mcrip, scrip, term, start)
 
 
@@ -268,10 +273,6 @@ class Solution:
                          p_hit, p_crit, pmf, bpmf, p_under, self.row_of, self.V, pair)
         return [(name, float(v), (d & 1) == b) for b, (name, v) in
                 enumerate((("no boost", pair[0]), ("boost hit", pair[1]))) if v >= 0]
-
-    @property
-    def _objective_code(self) -> int:
-        return 0 if self.objective == "destroy" else 1
 
     def simulate(self, config, by_left: bool = False, box_n: int = 0):
         """Monte Carlo of these decisions on the target's full grid (engine run)."""
@@ -385,7 +386,7 @@ def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
     flat = np.lexsort((np.arange(reachp.size), -reachp.ravel()))
     lines = []
     grid = sol.target.grid
-    pct = sol.objective == "destroy"
+    pct = sol.objective != "damage"  # a probability: destroy or cripple
     for idx in flat[: top * 4]:
         r, s = np.unravel_index(idx, reachp.shape)
         p = reachp[r, s]

@@ -8,7 +8,9 @@ activation against a fresh target under a focus policy (WM-F5) by
 N attacks with the strongest weapon and no focus
 (:func:`mathhammer.warmachine.sequence.run_sequence`). Both engines play the full grid
 (a crippled M lowers DEF mid-activation, WM-G4); ``p_kill`` is P(destroyed) and
-``mean_damage`` the expected boxes marked.
+``mean_damage`` the expected boxes marked. A cell's ``charge`` option: ``"must"`` the
+attacker charges (as ``wm duel --charge``); ``True`` or ``"may"`` the policy decides
+whether to charge (as a list's ``charge = true``).
 """
 
 from __future__ import annotations
@@ -190,11 +192,18 @@ class Warmachine(Game):
             base_t["ref"] = target_ref
         base_a.setdefault("mode", "melee" if any(w.kind == "melee" and w.damage_power is not None
                                                  for w in attacker.weapons) else "ranged")
+        if base_a.get("charge") == "must" and base_a["mode"] == "ranged":
+            raise RulesError("--charge", "a charge ends in melee: no ranged attacks after it "
+                             "(WM-F3)", True, "drop --charge or --mode ranged")
         # like `wm duel`: a warjack gets its full allocation, a warcaster its FOCUS (WM-F1)
         base_a.setdefault("focus", 3 if attacker.is_warjack else (attacker.stats.focus or 0))
         if {"boost_hit", "boost_damage"} & set(also) and policy != "fixed":
             return "fixed"  # like for like: a boost series is the fixed policy with boosts on
         return policy
+
+    def sweep_series_value(self, option: str):
+        """A charge series charges (WM-D3), like ``--charge``; a boost series boosts."""
+        return "must" if option == "charge" else True
 
     def sweep_info(self, policy: str) -> dict[str, str]:
         return {"policy": f"{policy} focus policy"}
@@ -282,9 +291,9 @@ def _duel(cell, attacker, target, config):
     focus = int(opts.get("focus") or 0)
     ranged = opts.get("mode") == "ranged"
     # the duel loads by reference: the list's or sweep's own ref (a bundled id or a file path)
-    spec = activation_from_profile(opts.get("ref") or cell.attacker.id, focus,
-                                   "may" if opts.get("charge") and not ranged else "no", ranged=ranged,
-                                   target_base=cell.target.base)
+    charge = charge_option(opts.get("charge"), ranged)
+    spec = activation_from_profile(opts.get("ref") or cell.attacker.id, focus, charge,
+                                   ranged=ranged, target_base=cell.target.base)
     spec = _adjust_activation(spec, cell.attacker, attacker)
     boost_hit, boost_damage = bool(opts.get("boost_hit")), bool(opts.get("boost_damage"))
     policy = "fixed" if (boost_hit or boost_damage) else cell.policy
@@ -293,9 +302,17 @@ def _duel(cell, attacker, target, config):
     boosts = " + ".join(b for b, on in (("boost every attack roll", boost_hit),
                                        ("boost every damage roll", boost_damage)) if on)
     text = (f"{policy} focus policy, {focus} focus" + (", ranged" if ranged else "")
-            + (", may charge" if opts.get("charge") and not ranged else "")
+            + {"must": ", charges", "may": ", may charge", "no": ""}[charge]
             + (f", {boosts}" if boosts else ""))
     return report, text
+
+
+def charge_option(value, ranged: bool) -> str:
+    """A cell's ``charge`` option as the duel's mode: ``"must"`` charges (WM-D3); ``True``
+    or ``"may"`` lets the policy decide (a ranged activation never charges); else no."""
+    if value == "must":
+        return "must"  # a ranged activation refuses it in one line (WM-F3)
+    return "may" if value and not ranged else "no"
 
 
 def _adjust_activation(spec, original, changed):

@@ -39,6 +39,12 @@ def wm_duel_headline(report: Report, attackers: Sequence[str], target: str,
     if objective == "damage":
         return sentence(f"{who} against {target}, mean damage", f"{num(damage, 1)} boxes",
                          report, [f"destroyed {brief_pct(destroyed)}"])
+    if objective.startswith("cripple:") and f"p_crippled_{objective[8:]}" in report.results:
+        system = objective[8:]
+        verb = "cripples" if len(attackers) == 1 else "cripple"
+        return sentence(f"{who} {verb} {target}'s {system}",
+                        pct(report.results[f"p_crippled_{system}"]), report,
+                        [f"destroyed {brief_pct(destroyed)}", boxes])
     return sentence(f"{who} {verb} {target}", pct(destroyed), report, [boxes])
 
 

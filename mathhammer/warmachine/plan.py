@@ -302,6 +302,9 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
     from mathhammer.warmachine.policy import check_policy
 
     check_policy("optimal", objective)
+    if objective not in ("destroy", "damage"):  # plans are screened on the box-count model
+        raise InputError("--objective", "wm plan maximises destroy or damage", objective,
+                         "use --objective destroy, or wm duel --objective cripple:X")
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 20:
         raise InputError("--top", "must be a whole number from 1 to 20", top, "use --top 3")
     members, caster = members_of(attackers, where)

@@ -265,8 +265,9 @@ def sequence_exact(steps: list[AttackStep], target: Target, title: str = "",
                            else state_distribution(arrays, max_candidates))
     dmg, crip, dest = summarise(arrays, target.grid.n_boxes, keys, probs)
     results, dists = _results(target, Distribution.exact(dmg),
-                              [Estimate.exact(float(c)) for c in crip], Estimate.exact(dest),
-                              [Estimate.exact(p) for p in p_hits])
+                              [Estimate.exact_probability(c) for c in crip],
+                              Estimate.exact_probability(dest),
+                              [Estimate.exact_probability(p) for p in p_hits])
     return Report("sequence", "exact", results, dists, title=title)
 
 

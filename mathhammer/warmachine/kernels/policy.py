@@ -161,10 +161,11 @@ def build_fill_grid(heights, strides, bits_of, T):
 
 
 @njit(cache=True, nogil=True)
-def grid_facts(bits_of, full, m_mask, shield_mask, objective, start_left, left_of, mcrip_of,
-               scrip_of, term):
+def grid_facts(bits_of, full, m_mask, shield_mask, objective, goal_mask, start_left, left_of,
+               mcrip_of, scrip_of, term):
     """Per grid state: boxes left, M crippled, shield crippled (WM-G3, WM-G4) and the
-    final value (1 if destroyed, or boxes marked since the start)."""
+    final value: objective 0 — 1 if destroyed; 1 — boxes marked since the start; 2 — 1 if
+    every box of ``goal_mask`` (a system) is marked."""
     for s in range(bits_of.shape[0]):
         bits = bits_of[s]
         left = popcount(full & ~bits)
@@ -173,6 +174,8 @@ def grid_facts(bits_of, full, m_mask, shield_mask, objective, start_left, left_o
         scrip_of[s] = 1 if (shield_mask != _U0 and (bits & shield_mask) == shield_mask) else 0
         if objective == 0:
             term[s] = 1.0 if left == 0 else 0.0
+        elif objective == 2:
+            term[s] = 1.0 if (bits & goal_mask) == goal_mask else 0.0
         else:
             term[s] = float(start_left - left)
 
