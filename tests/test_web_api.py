@@ -523,7 +523,7 @@ def test_a_form_posted_from_another_site_is_refused(client):
     ("fb/attack?attacks=1" + "0" * 1500 + "&ws=4&target-ws=4&strength=4&toughness=4",
      "--attacks: holds a number of 1,501 digits (at most 30)"),
     ("fb/attack?attacks=%C2%B2&ws=4&target-ws=4&strength=4&toughness=4",
-     "--attacks: is not dice text"),
+     "--attacks: must be 1..1000 (got ²)"),
     ("wm/duel?attacker=khador/juggernaut&target=cygnar/ironclad&distance=nan",
      "--distance: must be a finite number (got nan)"),
     ("run?scenario=" + "x" * 300, "SCENARIO: names no bundled file"),
