@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import sys
 
+from mathhammer.cli._interrupt import CTRL_C as _CTRL_C
+from mathhammer.cli._interrupt import ctrl_c_seen  # noqa: F401 (public)
+
 
 def main(argv: list[str] | None = None) -> None:
     # argv None: the real command line, where Ctrl-C ends the process with os._exit(130);
@@ -66,17 +69,11 @@ def main(argv: list[str] | None = None) -> None:
     _leave(code if isinstance(code, int) else 0, hard)
 
 
-_CTRL_C: list[bool] = []
 _LEAVING: list[bool] = []
 #: after a Ctrl-C the process is gone within this many seconds, even if the interrupt
 #: was swallowed (raised inside a C callback of llvmlite while a kernel loads, it is
 #: printed as "Exception ignored" and the run went on to print its answer)
 STOP_DEADLINE = 0.6
-
-
-def ctrl_c_seen() -> bool:
-    """True once the user pressed Ctrl-C (command line only)."""
-    return bool(_CTRL_C)
 
 
 def _watch_ctrl_c() -> None:

@@ -8,7 +8,6 @@ Use the ``Annotated`` aliases in a command's signature, collect them with
 from __future__ import annotations
 
 import sys
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
@@ -16,6 +15,7 @@ from typing import Annotated, Optional
 import typer
 
 from mathhammer.errors import InputError
+from mathhammer.present.host import HOST  # an in-process host takes the report (`serve`)
 from mathhammer.io import (  # noqa: F401 (the CLI's writer is the library's)
     STDOUT,
     all_or_nothing,
@@ -81,12 +81,6 @@ Explain = Annotated[
 
 FORMATS = ("table", "json", "csv")
 
-#: An in-process host (``mathhammer serve``) sets this to run a command through the same
-#: parse → options → library path as the command line and take the finished report
-#: instead of printed text: ``host.receive(report, table, plot)`` (``table`` is the
-#: command's own table text or None for the standard one; ``plot(path)`` draws what
-#: ``--plot`` would) and ``host.progress(done, planned)`` in place of the progress bar.
-HOST: ContextVar = ContextVar("mathhammer_host", default=None)
 
 
 @dataclass
@@ -342,7 +336,7 @@ def emit(report, opts: CommonOptions) -> None:
 def deliver(text: str, opts: CommonOptions, plot=None) -> None:
     """Write a command's outputs, all or nothing: ``plot(path)`` to ``--plot`` if given,
     ``text`` to ``--output`` or standard output (checked: a full disk is exit 2)."""
-    from mathhammer.cli import ctrl_c_seen
+    from mathhammer.cli._interrupt import ctrl_c_seen
 
     if ctrl_c_seen():  # a Ctrl-C swallowed on the way (inside a C callback): no answer now
         raise KeyboardInterrupt

@@ -37,7 +37,7 @@ Rounds = Annotated[
 
 
 def _emit(report, text_table: str, opts, plot_fn) -> None:
-    from mathhammer.cli._common import HOST
+    from mathhammer.present.host import HOST
     from mathhammer.present import render as _render
     from mathhammer.present.headline import headline
 
@@ -58,7 +58,8 @@ def _emit(report, text_table: str, opts, plot_fn) -> None:
 
 def _cell_progress(opts: CommonOptions, n_trials: int | None):
     """Cells done / planned on a terminal (the planned size first: cells x trials each)."""
-    from mathhammer.cli._common import HOST, progress_bar
+    from mathhammer.cli._common import progress_bar
+    from mathhammer.present.host import HOST
 
     if HOST.get() is not None:  # the server's own limits apply, as before
         return None

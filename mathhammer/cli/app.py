@@ -6,6 +6,7 @@ inside its body so that ``mathhammer --help`` stays fast.
 
 from __future__ import annotations
 
+import importlib
 from typing import Annotated
 
 import typer
@@ -63,9 +64,11 @@ app.add_typer(profiles.app, name="profiles")
 app.command("rules")(rules.rules_command)
 app.command("demo")(demo.demo_command)
 app.command("warmup")(demo.warmup_command)
-from mathhammer.cli import serve as _serve  # noqa: E402
-
-app.command("serve")(_serve.serve_command)
+#: commands a front end above the CLI adds to the command line, by module name: data, so
+#: the CLI imports nothing above it (docs/design.md, "Layers"); the web's ``serve``
+EXTENSIONS = (("serve", "mathhammer.web.serve", "serve_command"),)
+for _name, _module, _function in EXTENSIONS:
+    app.command(_name)(getattr(importlib.import_module(_module), _function))
 from mathhammer.cli import analysis as _analysis  # noqa: E402
 
 app.command("compare")(_analysis.compare_command)

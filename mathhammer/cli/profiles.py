@@ -18,8 +18,7 @@ import typer
 
 from mathhammer import game as games
 from mathhammer.errors import InputError, MathhammerError, ProfileError, printable
-from mathhammer.profiles import flagged_paths, star
-from mathhammer.words import text_table
+from mathhammer.present.catalogue import card_lines, points_text, profile_games, summary_row
 
 app = typer.Typer(
     no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema."
@@ -29,27 +28,6 @@ GameOption = Annotated[
     str | None, typer.Option("--game", help="warmachine or fantasy (default: every game).")
 ]
 FormatOption = Annotated[str, typer.Option("--format", help="table or json.")]
-
-
-def _games(game: str | None) -> tuple[str, ...]:
-    """The games asked for; by default every game whose profile model is installed."""
-    from mathhammer.profiles import model_class
-
-    GAMES = games.names(lists=True)
-    if game is None:
-        available = []
-        for name in GAMES:
-            try:
-                model_class(name)
-            except ProfileError:
-                continue  # that game's engine is not installed (yet): list the others
-            available.append(name)
-        return tuple(available)
-    if game not in GAMES:
-        raise InputError(
-            "--game", f"must be one of {', '.join(GAMES)}", game, "use --game warmachine"
-        )
-    return (game,)
 
 
 def _check_format(fmt: str) -> None:
@@ -64,36 +42,6 @@ def _print_json(payload: Any) -> None:
 # --------------------------------------------------------------------------- summaries
 
 
-def _summary(game: str, profile: Any) -> dict:
-    """The list row of any game's profile, read defensively (fields differ by game)."""
-    kind = getattr(profile, "kind", None) or getattr(profile, "troop_type", "")
-    size = getattr(profile, "size", None)
-    points: Any = getattr(profile, "points", None)
-    if hasattr(points, "per_model"):  # fantasy: points per model
-        points = points.per_model
-    row = {
-        "game": game,
-        "id": profile.id,
-        "name": profile.name,
-        "kind": f"{size} {kind}" if size else str(kind).replace("_", " "),
-        "points": points,
-        "confidence": getattr(profile, "confidence", ""),
-        "low_confidence": len(getattr(profile, "low_confidence", {}) or {}),
-    }
-    if getattr(profile, "warjack_points", None) is not None:
-        row["warjack_points"] = profile.warjack_points
-    return row
-
-
-def _points_text(row: dict) -> str:
-    if row["points"] is None:
-        return "-"
-    if "warjack_points" in row:
-        return f"WJ +{row['warjack_points']}"
-    per = games.get(row["game"]).points_per
-    return f"{row['points']}/{per}" if per else str(row["points"])
-
-
 @app.command("list")
 def list_command(game: GameOption = None, format: FormatOption = "table") -> None:
     """Every bundled profile: id, name, kind, points and confidence (PR-2)."""
@@ -101,10 +49,10 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
 
     _check_format(format)
     rows = []
-    for name in _games(game):
+    for name in profile_games(game):
         for ident in bundled_ids(name):
             try:
-                rows.append(_summary(name, load_profile(name, ident)))
+                rows.append(summary_row(name, load_profile(name, ident)))
             except ProfileError as err:  # one broken file must not hide the others
                 rows.append(
                     {
@@ -132,7 +80,7 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
             r["id"],
             r["name"],
             r["kind"],
-            _points_text(r),
+            points_text(r),
             r["confidence"] + (f" ({r['low_confidence']} low)" if r["low_confidence"] else ""),
         )
         for r in rows
@@ -174,7 +122,7 @@ def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
             raise UnknownProfileError(f"profile {ref!r}", "file not found", None, "check the path")
         data = read_toml(as_path)
         return _game_of(data, ref), validate_data(_game_of(data, ref), data, ref)
-    games = _games(game)
+    games = profile_games(game)
     for name in games:
         try:
             path = find_profile(name, ref)
@@ -208,57 +156,6 @@ def _game_of(data: dict, source: str) -> str:
     return game
 
 
-def generic_card(game: str, profile: Any) -> list[str]:
-    """Any other game's profile: its fields, flattened, one per line."""
-    flagged = flagged_paths(profile)
-    lines = [
-        f"{profile.name}  ({profile.id})",
-        f"{game} · confidence {getattr(profile, 'confidence', '')}",
-        "",
-    ]
-
-    def walk(prefix: str, value: Any) -> None:
-        scalar = lambda v: isinstance(v, int | float | str) or v is None  # noqa: E731
-        if (
-            isinstance(value, dict)
-            and prefix
-            and len(value) >= 4
-            and all(map(scalar, value.values()))
-            and max(map(len, value)) <= 5
-        ):
-            keys = [k for k, v in value.items() if v is not None]  # a stat line: one table row
-            lines.append(f"  {prefix}")
-            lines.extend(
-                "  " + row
-                for row in text_table(
-                    tuple(k.upper() for k in keys),
-                    [tuple(f"{value[k]}{star(flagged, f'{prefix}.{k}')}" for k in keys)],
-                )
-            )
-        elif isinstance(value, dict):
-            for key, inner in value.items():
-                if key != "low_confidence":
-                    walk(f"{prefix}.{key}" if prefix else key, inner)
-        elif isinstance(value, list | tuple) and value and isinstance(value[0], dict):
-            for i, inner in enumerate(value):
-                walk(f"{prefix}.{i}", inner)
-        elif value not in (None, "", (), []):
-            shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else value
-            lines.append(f"  {prefix}{star(flagged, prefix)} = {shown}")
-
-    walk("", profile.model_dump(by_alias=True, exclude={"schema_version", "game", "id", "name"}))
-    return lines
-
-
-def _doubt_lines(profile: Any) -> list[str]:
-    notes = getattr(profile, "low_confidence", {}) or {}
-    if not notes:
-        return ["", "low confidence: none recorded"]
-    lines = ["", "low confidence (PR-2; starred above):"]
-    lines += [f"  * {path}: {note}" for path, note in notes.items()]
-    return lines
-
-
 @app.command("show")
 def show_command(
     profile_id: Annotated[
@@ -273,8 +170,7 @@ def show_command(
     if format == "json":
         _print_json(profile.model_dump(by_alias=True, mode="json"))
         return
-    lines = games.get(name).card(profile) or generic_card(name, profile)
-    text = "\n".join(lines + games.get(name).card_notes(profile) + _doubt_lines(profile))
+    text = "\n".join(card_lines(name, profile))
     print("\n".join(printable(line) for line in text.split("\n")))  # names from user files
 
 
@@ -414,6 +310,6 @@ def schema_command(game: GameOption = None) -> None:
     """The JSON schema of the profile model(s): every key, type and allowed range."""
     from mathhammer.profiles import model_class
 
-    games = _games(game)
+    games = profile_games(game)
     schemas = {name: model_class(name).model_json_schema(by_alias=True) for name in games}
     _print_json(schemas[games[0]] if game else schemas)

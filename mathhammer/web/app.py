@@ -540,15 +540,15 @@ _SUGGEST = {"attacker": "profiles", "target": "profiles", "defender": "profiles"
 @functools.cache
 def _profile_rows() -> list[dict]:
     """The rows of ``mathhammer profiles list --format json`` (bundled data: read once)."""
-    from mathhammer.cli.profiles import _games, _summary
+    from mathhammer.present.catalogue import profile_games, summary_row
     from mathhammer.errors import ProfileError
     from mathhammer.profiles import bundled_ids, load_profile
 
     rows = []
-    for game in _games(None):
+    for game in profile_games():
         for ident in bundled_ids(game):
             try:
-                rows.append(_summary(game, load_profile(game, ident)))
+                rows.append(summary_row(game, load_profile(game, ident)))
             except ProfileError as err:  # as the CLI: one broken file does not hide the rest
                 rows.append({"game": game, "id": ident, "name": "", "kind": "INVALID",
                              "points": None, "confidence": "", "low_confidence": 0,
@@ -603,7 +603,7 @@ def _bundled_files(command: cmds.Command | None) -> list[dict]:
 @functools.cache
 def _examples(command: cmds.Command) -> list[tuple[str, str]]:
     """(link, CLI line) of the demo's and warm-up's queries of this command."""
-    from mathhammer.cli.demo import DEMO_STEPS, WARMUP_ARGV
+    from mathhammer.present.tour import DEMO_STEPS, WARMUP_ARGV
     from mathhammer.profiles import profiles_root
 
     root = str(profiles_root().resolve())
@@ -642,7 +642,7 @@ def _describe(command: cmds.Command) -> dict:
 
 def warm_up(runner: Runner) -> None:
     """Run the warm-up queries of ``mathhammer warmup`` once: kernels loaded and compiled."""
-    from mathhammer.cli.demo import WARMUP_ARGV
+    from mathhammer.present.tour import WARMUP_ARGV
 
     for argv in WARMUP_ARGV:
         try:

@@ -1,7 +1,7 @@
 """The CLI's own command tree, read for the web: forms, argv, canonical links.
 
 Nothing here is written per command. Every query command of the Typer app (those
-built with :func:`mathhammer.cli._common.query_command`) becomes a :class:`Command`
+marked as query commands: they take the shared query options) becomes a :class:`Command`
 whose parameters keep the CLI's names, types, defaults and help. A web query (a
 multi-dict of strings) is turned back into the argv the CLI would get, so the CLI's
 own parser validates it and its error text is the answer to a bad value; the

@@ -2,7 +2,7 @@
 
 A query becomes the argv the command line would get (:mod:`mathhammer.web.commands`)
 and runs through the same Click parser, the same validated ``CommonOptions``, the
-same library call and the same ``emit`` — which, with :data:`mathhammer.cli._common.HOST`
+same library call and the same ``emit`` — which, with :data:`mathhammer.present.host.HOST`
 set, hands the finished report here instead of printing it. So the numbers and the
 error text are the CLI's by construction.
 
@@ -446,7 +446,7 @@ class Runner:
             ticket = Ticket()
             ticket.started = time.monotonic()
         from mathhammer import read_scope
-        from mathhammer.cli._common import HOST
+        from mathhammer.present.host import HOST
         from mathhammer.engine import STOP
 
         host = _Host(ticket)

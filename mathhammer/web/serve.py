@@ -274,7 +274,7 @@ def rate_limit_filter() -> _RateLimit:
 LOG_CONFIG = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"limit": {"()": "mathhammer.cli.serve.rate_limit_filter"}},
+    "filters": {"limit": {"()": "mathhammer.web.serve.rate_limit_filter"}},
     "formatters": {"plain": {"format": "%(levelname)s: %(message)s"}},
     "handlers": {"stderr": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr",
                             "formatter": "plain", "filters": ["limit"]}},
