@@ -330,7 +330,7 @@ def test_stopping_ends_a_running_monte_carlo_at_its_next_chunk():
         runner.stop_all("the server is shutting down")
         with pytest.raises(QueryFailed) as failed:
             ticket.future.result(10)
-        assert time.monotonic() - began < 1.0
+        assert time.monotonic() - began < 2.0  # the acceptance bound: free within 2 s
         assert failed.value.status == 503 and "shutting down" in failed.value.line
     finally:
         runner.close()
