@@ -115,6 +115,7 @@ class Turns:
         self.first_b = next(u for u in range(u_int.shape[0]) if u_int[u, k.U_SIDE] == 1)
         self.units = (a_side.unit, b_side.unit)
         self.rf = tuple(self._rf_body(u) for u in (0, self.first_b))
+        self.shot = tuple(self._shot_bodies(side) for side in (0, 1))
         self._models: dict = {}
         self.start_models = tuple(self.models_of(tuple([0] * b_int.shape[0]), s) for s in (0, 1))
         self._fire: dict = {}
@@ -164,9 +165,18 @@ class Turns:
                                                        np.array(wounds, np.int64), 0))
         return self._models[key]
 
-    def cap(self, side: int) -> int:
-        b = self.rf[side]
-        return int(self.t.b_int[b, self.k.B_MODELS] * self.t.b_int[b, self.k.B_W])
+    def _shot_bodies(self, side: int) -> tuple[tuple[int, int, int], ...]:
+        """(body, wounds it can take, W) of what shooting and magic kill in the unit: the
+        rank and file, then its champion (characters are not hit: FB-G5)."""
+        k, b_int, u = self.k, self.t.b_int, (0, self.first_b)[side]
+        champions = [b for b, body in enumerate(self.c.bodies)
+                     if body.role == "champion" and b_int[b, k.B_UNIT] == u]
+        return tuple((b, int(b_int[b, k.B_MODELS] * b_int[b, k.B_W]), int(b_int[b, k.B_W]))
+                     for b in (self.rf[side], *champions))
+
+    def shootable(self, wounds: tuple, side: int) -> int:
+        """The models shooting can still slay (see :meth:`_shot_bodies`)."""
+        return sum(-(-(cap - wounds[b]) // w) for b, cap, w in self.shot[side])
 
     # ---- steps: each returns [(probability, next state)] -------------------------------------
     def start(self) -> State:
@@ -313,15 +323,19 @@ class Turns:
                  stand_and_shoot: bool = False) -> list:
         """[(probability, wounds after)] of one fire entry at ``target`` (kept per wounds)."""
         key = (wounds, id(fire), target, stand_and_shoot)
+        if key not in self._after_fire and self.shootable(wounds, target) == 0:
+            self._after_fire[key] = [(1.0, wounds)]  # only characters left: nothing is hit
         if key not in self._after_fire:
-            table, p_cast = self._fire_table(fire, target, self.models_of(wounds, target),
+            table, p_cast = self._fire_table(fire, target, self.shootable(wounds, target),
                                              stand_and_shoot)
             out = [(1.0 - p_cast, wounds)] if p_cast < 1.0 else []
-            b, cap = self.rf[target], self.cap(target)
             for w, q in enumerate(table):
                 if q > 0.0:
                     new = list(wounds)
-                    new[b] = min(new[b] + w, cap)
+                    for b, cap, _ in self.shot[target]:  # the rank and file first
+                        taken = min(w, cap - new[b])
+                        new[b] += taken
+                        w -= taken
                     out.append((p_cast * q, tuple(new)))
             self._after_fire[key] = out
         return self._after_fire[key]
