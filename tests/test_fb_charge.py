@@ -71,3 +71,18 @@ def test_basic_charges_twice_the_movement_without_dice():
 def test_bad_input_is_one_line(args, what):
     code, out, err = cli_result("fb", "charge", *args)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and what in err
+
+
+def test_a_ruleset_without_the_movement_bar_stands_and_shoots_at_any_distance(tmp_path):
+    # FB-G2: stand_and_shoot_min_distance = "none" (a house rule) lifts the bar inside M
+    from tests.conftest import ROOT
+
+    text = (ROOT / "mathhammer/fantasy/rulesets/wfb8.toml").read_text(encoding="utf-8")
+    assert 'stand_and_shoot_min_distance = "movement"' in text
+    path = tmp_path / "house.toml"
+    path.write_text(text.replace('stand_and_shoot_min_distance = "movement"',
+                                 'stand_and_shoot_min_distance = "none"'), encoding="utf-8")
+    out = run_json("--distance", "3", "--movement", "4", "--reaction", "stand-and-shoot",
+                   "--ruleset", str(path))
+    assert out["info"]["stand and shoot"].startswith("allowed")
+    assert out["results"]["p_reach"]["value"] == 1.0

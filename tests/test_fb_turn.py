@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
 from collections import defaultdict
 from fractions import Fraction
@@ -113,8 +114,6 @@ def sas_turn(distance, turns=1, **turn):
 def test_stand_and_shoot_hits_are_the_fb_shoot_chain_with_its_modifier():
     # from 30" the knights (M8, 3D6kh2) never reach: the orcs' shots are all that happens
     # in game turn 1, so the knights left are 5 less the fb shoot --stand-and-shoot wounds
-    import json
-
     report = run(sas_turn(30))
     code, out, err = cli_result("fb", "shoot", "--bs", "3", "--strength", "3", "--shots", "10",
                                 "--target", "wfb8/knights_of_the_realm", "--stand-and-shoot",
@@ -137,6 +136,19 @@ def test_stand_and_shoot_within_the_charged_units_movement_is_a_hold():
     assert run(sas_turn(5)).results != held.results
 
 
+def test_a_ruleset_without_the_movement_bar_stands_and_shoots_inside_m(tmp_path):
+    from tests.conftest import ROOT
+
+    text = (ROOT / "mathhammer/fantasy/rulesets/wfb8.toml").read_text(encoding="utf-8")
+    path = tmp_path / "house.toml"
+    path.write_text(text.replace('stand_and_shoot_min_distance = "movement"',
+                                 'stand_and_shoot_min_distance = "none"'), encoding="utf-8")
+    held, shot = one_turn(distance=4), sas_turn(4)
+    held["ruleset"] = shot["ruleset"] = str(path)
+    assert run(shot).results["p_destroyed[Knights of the Realm, turn 1]"].value > \
+        run(held).results["p_destroyed[Knights of the Realm, turn 1]"].value
+
+
 def test_stand_and_shoot_exact_and_monte_carlo_agree_and_run_as_a_scenario_file(tmp_path):
     data = sas_turn(12, turns=2, fire=read_toml(PATH)["turn"]["fire"])
     exact = run(data)
@@ -145,18 +157,20 @@ def test_stand_and_shoot_exact_and_monte_carlo_agree_and_run_as_a_scenario_file(
     for name, est in exact.results.items():
         se = math.sqrt(max(est.value * (1 - est.value), 1e-12) / n)
         assert abs(mc.results[name].value - est.value) <= 5 * se + 1e-12, name
-    # the same scenario through `mathhammer run` and `fb turn`: no traceback, same numbers
+    # the same scenario through `mathhammer run` (fb turn --method mc: the bundled-scenario
+    # test, which stands and shoots too): no traceback, the same numbers
     path = tmp_path / "sas.toml"
-    path.write_text(PATH_TEXT.replace("models = 8", "models = 5").replace("models = 20", "models = 10")
-                    .replace("turns = 3", "turns = 2").replace("distance = 14", "distance = 12"))
-    for command in (("run",), ("fb", "turn")):
-        code, out, err = cli_result(*command, path, "--method", "exact", "--format", "json")
-        assert code == 0, err
-        import json
-
-        got = json.loads(out)["results"]
-        for name, est in exact.results.items():
-            assert got[name]["value"] == pytest.approx(est.value, abs=1e-12), name
+    small = {"models = 8": "models = 5", "models = 20": "models = 10", "turns = 3": "turns = 2",
+             "distance = 14": "distance = 12"}
+    text = PATH_TEXT
+    for old, new in small.items():
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    code, out, err = cli_result("run", path, "--method", "exact", "--format", "json")
+    assert code == 0, err
+    got = json.loads(out)["results"]
+    for name, est in exact.results.items():
+        assert got[name]["value"] == pytest.approx(est.value, abs=1e-12), name
 
 
 PATH_TEXT = open(PATH, encoding="utf-8").read()
@@ -235,37 +249,32 @@ def test_flee_rally_flee_again_leaves_the_table_when_the_flights_reach_the_edge(
     report = run(one_turn(distance=40, turns=2, reaction="flee"))
     rally = Fraction(sum(r <= 7 for r in two_d6()), 36)
     dice = {f: Fraction(sum(r == f for r in two_d6()), 36) for f in range(2, 13)}
-    status = defaultdict(Fraction)  # (fleeing?, inches fled) after B's turn 2, or "fled"
+    end = defaultdict(Fraction)  # B after its turn 2: "rallied", "fleeing" or "fled"
 
     def flee(p, fled, then):
         for f, q in dice.items():
             if fled + f >= 12:
-                status["fled"] += p * q
+                end["fled"] += p * q
             else:
                 then(p * q, fled + f)
 
-    def b_turn_2(p, fled):  # B fleeing: rally, or flee on
-        status["held" if True else ""] += 0
-        status["rallied"] += p * rally
-        flee(p * (1 - rally), fled, lambda p2, f2: status.__setitem__("fleeing", status["fleeing"] + p2))
+    def still_fleeing(p, fled):
+        end["fleeing"] += p
 
-    def a_turn_2(p, fled, holding):
-        if holding:  # charged again: flees from where it rallied
-            flee(p, fled, b_turn_2)
-        else:
-            b_turn_2(p, fled)
+    def b_turn_2(p, fled):  # B is fleeing: it rallies where it stands, or flees on
+        end["rallied"] += p * rally
+        flee(p * (1 - rally), fled, still_fleeing)
 
     def b_turn_1(p, fled):
-        a_turn_2(p * rally, fled, True)
-        flee(p * (1 - rally), fled, lambda p2, f2: a_turn_2(p2, f2, False))
+        flee(p * rally, fled, b_turn_2)  # rallied, charged again in turn 2: flees again
+        flee(p * (1 - rally), fled, b_turn_2)  # flees on; not charged while fleeing
 
     flee(Fraction(1), 0, b_turn_1)
     r = report.results
-    assert r["p_fled[Orc Boyz, turn 2]"].value == pytest.approx(float(status["fled"]), abs=1e-12)
-    assert r["p_fleeing[Orc Boyz, turn 2]"].value == pytest.approx(float(status["fleeing"]),
-                                                                   abs=1e-12)
-    assert r["p_holding[Orc Boyz, turn 2]"].value == pytest.approx(float(status["rallied"]),
-                                                                   abs=1e-12)
+    for status, key in (("fled", "fled"), ("fleeing", "fleeing"), ("holding", "rallied")):
+        assert r[f"p_{status}[Orc Boyz, turn 2]"].value == pytest.approx(float(end[key]),
+                                                                          abs=1e-12), status
+    assert sum(end.values()) == 1
 
 
 def turns_for(**turn):

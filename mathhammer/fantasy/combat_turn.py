@@ -123,7 +123,6 @@ class Turns:
         self._after_fire: dict = {}
         self._plans: dict = {}
         self._flights: dict = {}
-        self._fighting: dict = {}
         self._charges: dict = {}
         self.flee_pmf = tuple(self._flee_table(side) for side in (0, 1))
         from mathhammer.fantasy.tests import leadership_test
@@ -219,8 +218,12 @@ class Turns:
         """FB-G4/G5: the unit flees ``inches`` from where it stands, straight away from the
         enemy towards its own table edge, and leaves the table when that reaches the edge."""
         room = s.room[side] - inches
-        units = _pair(s.units, side, GONE if room <= 0 else FLEE)
-        return _replace(s, units=units, room=_pair(s.room, side, room), **kw)
+        if room <= 0 or kw:
+            units = _pair(s.units, side, GONE if room <= 0 else FLEE)
+            return _replace(s, units=units, room=_pair(s.room, side, room), **kw)
+        # still on the table: nothing else to tidy (the hot path of the exact sum)
+        return tuple.__new__(State, (*s[:7], _pair(s.room, side, room),
+                                     _pair(s.units, side, FLEE), s.charged))
 
     def advance(self, s: State, inches: float, **kw) -> State:
         """A moves ``inches`` towards B (a charge, FB-G3's failed move): further from its edge."""
@@ -366,7 +369,7 @@ class Turns:
                 hold = self.p_ld[target]
                 out.append((q * hold, _wounds(s, wounds)))
                 out += [(q * (1 - hold) * r, x) for r, x in
-                        self.flights(s, target, self.flee_pmf[target], wounds=wounds)]
+                        self.flights(_wounds(s, wounds), target, self.flee_pmf[target])]
             else:
                 out.append((q, _wounds(s, wounds)))
         return out
@@ -399,37 +402,41 @@ class Turns:
         return self._plans[key]
 
     def _round_table(self, s: State) -> tuple[np.ndarray, list]:
-        """The combat engine's exact round from this fight's state: (P, outcomes), kept for
-        the same fight reached by other paths."""
+        """The combat engine's exact round from this fight's state, kept for the same fight
+        reached by other paths: P of each outcome, and each outcome as (wounds, statuses,
+        frenzy, once-only, duel, the units after it or None while the fight goes on, the
+        unit that broke and got away or None, its flee roll given it got away)."""
         from mathhammer.fantasy.combat_exact import _round
 
         state5 = (s.wounds, s.cstatus, s.frenzied, s.once, s.duel)
         key = (state5, s.rnd)
         if key not in self._rounds:
+            k = self.k
             items = list(_round(self.c, self.t, state5, s.rnd).items())
-            self._rounds[key] = (np.array([q for _, q in items]), [o for o, _ in items])
+            outcomes = []
+            for (w2, st2, fr2, once2, duel2, _diff, _raw), _ in items:
+                units = fled = pmf = None
+                if not k.any_engagement(np.array(st2, np.int64), self.t.e_pair):
+                    codes = (st2[0], st2[self.first_b])
+                    units = tuple(DEAD if code in (k.DESTROYED, k.CAUGHT) else
+                                  FLEE if code == k.FLED else HOLD for code in codes)
+                    if FLEE in units:  # FB-C6: it got away, so its roll beat the pursuit
+                        fled = units.index(FLEE)
+                        pmf = self._escape_pmf(fled, chased=codes[1 - fled] == k.PURSUED)
+                outcomes.append((w2, st2, fr2, once2, duel2, units, fled, pmf))
+            self._rounds[key] = (np.array([q for _, q in items]), outcomes)
         return self._rounds[key]
 
     def _after_round(self, s: State, outcome) -> list:
         """[(probability, state)] after one outcome of the round: a unit that broke and
         got away flees its roll (FB-C6), and that flight counts towards its edge (FB-G4)."""
-        k = self.k
-        w2, st2, fr2, once2, duel2, _diff, _raw = outcome
-        if st2 not in self._fighting:
-            self._fighting[st2] = bool(k.any_engagement(np.array(st2, np.int64), self.t.e_pair))
-        if self._fighting[st2]:  # still engaged: only the fight's own fields change
+        w2, st2, fr2, once2, duel2, units, fled, pmf = outcome
+        if units is None:  # still engaged: only the fight's own fields change
             return [(1.0, tuple.__new__(State, (w2, st2, fr2, once2, duel2, True, s.rnd + 1,
                                                 s.room, s.units, s.charged)))]
-        codes = (st2[0], st2[self.first_b])
-        units = tuple(DEAD if code in (k.DESTROYED, k.CAUGHT) else
-                      FLEE if code == k.FLED else HOLD for code in codes)
         nxt = self.settle(_replace(s, wounds=w2, cstatus=st2, frenzied=fr2, once=once2,
                                    duel=duel2, rnd=s.rnd + 1, engaged=False, units=units))
-        for side in (0, 1):
-            if units[side] == FLEE:
-                pmf = self._escape_pmf(side, chased=codes[1 - side] == k.PURSUED)
-                return self.flights(nxt, side, pmf)
-        return [(1.0, nxt)]
+        return [(1.0, nxt)] if fled is None else self.flights(nxt, fled, pmf)
 
     def settle(self, s: State) -> State:
         """Forget the room of a holding unit that can no longer flee (A has charged home and
@@ -457,8 +464,14 @@ class Turns:
         if not s.engaged:
             return [(1.0, s)]
         p, outcomes = self._round_table(s)
-        return [(float(q) * r, s2) for q, o in zip(p, outcomes)
-                for r, s2 in self._after_round(s, o)]
+        out = []
+        rnd, room, units, charged = s.rnd + 1, s.room, s.units, s.charged
+        for q, o in zip(p.tolist(), outcomes):
+            if o[5] is None:  # still engaged (the bulk): built here, as _after_round would
+                out.append((q, tuple.__new__(State, (*o[:5], True, rnd, room, units, charged))))
+            else:
+                out += [(q * r, s2) for r, s2 in self._after_round(s, o)]
+        return out
 
     def combat_round_drawn(self, s: State, count: int, rng) -> list:
         """Monte Carlo: ``count`` trials through one round; only drawn outcomes are built."""
