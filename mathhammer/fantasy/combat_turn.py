@@ -298,11 +298,10 @@ class Turns:
         key = (id(fire), target_side, models, stand_and_shoot)  # the entries live in self.entry
         if key not in self._fire:
             from mathhammer.fantasy.chain import AttackSpec, chain_exact
+            from mathhammer.fantasy.chain_query import shooting_modifier
             from mathhammer.fantasy.combat_target import target_parts
 
             part = target_parts(self.units[target_side], self.rules)[0]
-            from mathhammer.fantasy.chain_query import shooting_modifier
-
             # FB-H2: the stand-and-shoot modifier, as fb shoot --stand-and-shoot adds it
             modifier = shooting_modifier(self.rules, fire.modifier,
                                          stand_and_shoot=stand_and_shoot)
