@@ -129,3 +129,18 @@ def test_the_library_takes_the_same_profiles():
     assert report.info["ruleset"] == "wfb8"  # the profile's edition
     assert report.results["p_reach"].value == run_json(
         "--distance", "14", "--unit", "wfb8/knights_of_the_realm")["results"]["p_reach"]["value"]
+
+
+def test_a_ruleset_without_the_movement_bar_stands_and_shoots_at_any_distance(tmp_path):
+    # FB-G2: stand_and_shoot_min_distance = "none" (a house rule) lifts the bar inside M
+    from tests.conftest import ROOT
+
+    text = (ROOT / "mathhammer/fantasy/rulesets/wfb8.toml").read_text(encoding="utf-8")
+    assert 'stand_and_shoot_min_distance = "movement"' in text
+    path = tmp_path / "house.toml"
+    path.write_text(text.replace('stand_and_shoot_min_distance = "movement"',
+                                 'stand_and_shoot_min_distance = "none"'), encoding="utf-8")
+    out = run_json("--distance", "3", "--movement", "4", "--reaction", "stand-and-shoot",
+                   "--ruleset", str(path))
+    assert out["info"]["stand and shoot"].startswith("allowed")
+    assert out["results"]["p_reach"]["value"] == 1.0

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
 import math
+from collections import defaultdict
 from fractions import Fraction
 
 import pytest
@@ -58,10 +60,14 @@ def test_a_fleeing_target_is_caught_as_fb_charge_says():
     assert report.results["p_fled[Orc Boyz, turn 1]"].value == 0.0
 
 
+ORC_BOWS = {"name": "Orc bows", "side": "b", "shots": "10", "bs": 3, "strength": 3}
+
+
 def test_monte_carlo_agrees_with_exact():
+    # both sides shoot and cast: panic tests and flights of either unit (FB-G4)
     data = one_turn()
     data["turn"]["turns"] = 2
-    data["turn"]["fire"] = read_toml(PATH)["turn"]["fire"]
+    data["turn"]["fire"] = read_toml(PATH)["turn"]["fire"] + [{**ORC_BOWS, "modifier": -1}]
     exact = run(data)
     n = 20_000
     mc = run(data, method="mc", n_trials=n, seed=4)
@@ -81,7 +87,9 @@ def test_the_bundled_scenario_prints_per_turn_outcomes_with_errors():
 
 @pytest.mark.parametrize("change, what", [
     (lambda d: d.pop("turn"), "turn"),
-    (lambda d: d["turn"].update(reaction="stand-and-shoot"), "stand_and_shoot"),
+    (lambda d: d["turn"].pop("stand_and_shoot"), "stand_and_shoot"),
+    (lambda d: d["turn"].update(reaction="hold"), "stand_and_shoot"),
+    (lambda d: d["turn"]["stand_and_shoot"].update(side="a"), "stand_and_shoot"),
     (lambda d: d["turn"]["fire"][0].pop("bs"), "fire[0]"),
     (lambda d: d["turn"].update(turns=9), "turns"),
 ])
@@ -90,3 +98,242 @@ def test_bad_scenarios_are_one_error(change, what):
     change(data)
     with pytest.raises(ProfileError, match=what.replace("[", r"\[").replace("]", r"\]")):
         run(data)
+
+
+# ---- stand and shoot (FB-G2, FB-H2) ------------------------------------------------------
+
+def pmf_of(dist) -> dict[int, float]:
+    return dict(zip(dist.outcomes.tolist(), dist.probs.tolist()))
+
+
+def sas_turn(distance, turns=1, **turn):
+    return one_turn(distance=distance, turns=turns, reaction="stand-and-shoot",
+                    stand_and_shoot=dict(ORC_BOWS), **turn)
+
+
+def test_stand_and_shoot_hits_are_the_fb_shoot_chain_with_its_modifier():
+    # from 30" the knights (M8, 3D6kh2) never reach: the orcs' shots are all that happens
+    # in game turn 1, so the knights left are 5 less the fb shoot --stand-and-shoot wounds
+    report = run(sas_turn(30))
+    code, out, err = cli_result("fb", "shoot", "--bs", "3", "--strength", "3", "--shots", "10",
+                                "--target", "wfb8/knights_of_the_realm", "--stand-and-shoot",
+                                "--method", "exact", "--format", "json")
+    assert code == 0, err
+    shot = json.loads(out)
+    assert shot["info"]["to_hit_modifier"] == -1
+    pmf = {int(k): v for k, v in shot["distributions"]["unsaved_wounds"]["pmf"].items()}
+    left = pmf_of(report.distributions["models_left_a"])
+    for k in range(5):
+        assert left.get(5 - k, 0.0) == pytest.approx(pmf.get(k, 0.0), abs=1e-12), k
+    assert left.get(0, 0.0) == pytest.approx(sum(v for k, v in pmf.items() if k >= 5), abs=1e-12)
+    assert report.results["p_destroyed[Orc Boyz, turn 1]"].value == 0.0
+
+
+def test_stand_and_shoot_within_the_charged_units_movement_is_a_hold():
+    # the orcs' M is 4: a charger starting 4" away cannot be shot at (FB-G2)
+    held, shot = run(one_turn(distance=4)), run(sas_turn(4))
+    assert shot.results == held.results
+    assert run(sas_turn(5)).results != held.results
+
+
+def test_a_ruleset_without_the_movement_bar_stands_and_shoots_inside_m(tmp_path):
+    from tests.conftest import ROOT
+
+    text = (ROOT / "mathhammer/fantasy/rulesets/wfb8.toml").read_text(encoding="utf-8")
+    path = tmp_path / "house.toml"
+    path.write_text(text.replace('stand_and_shoot_min_distance = "movement"',
+                                 'stand_and_shoot_min_distance = "none"'), encoding="utf-8")
+    held, shot = one_turn(distance=4), sas_turn(4)
+    held["ruleset"] = shot["ruleset"] = str(path)
+    assert run(shot).results["p_destroyed[Knights of the Realm, turn 1]"].value > \
+        run(held).results["p_destroyed[Knights of the Realm, turn 1]"].value
+
+
+def test_stand_and_shoot_exact_and_monte_carlo_agree_and_run_as_a_scenario_file(tmp_path):
+    data = sas_turn(12, turns=2, fire=read_toml(PATH)["turn"]["fire"])
+    exact = run(data)
+    n = 20_000
+    mc = run(data, method="mc", n_trials=n, seed=7)
+    for name, est in exact.results.items():
+        se = math.sqrt(max(est.value * (1 - est.value), 1e-12) / n)
+        assert abs(mc.results[name].value - est.value) <= 5 * se + 1e-12, name
+    # the same scenario through `mathhammer run` (fb turn --method mc: the bundled-scenario
+    # test, which stands and shoots too): no traceback, the same numbers
+    path = tmp_path / "sas.toml"
+    small = {"models = 8": "models = 5", "models = 20": "models = 10", "turns = 3": "turns = 2",
+             "distance = 14": "distance = 12"}
+    text = PATH_TEXT
+    for old, new in small.items():
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    code, out, err = cli_result("run", path, "--method", "exact", "--format", "json")
+    assert code == 0, err
+    got = json.loads(out)["results"]
+    for name, est in exact.results.items():
+        assert got[name]["value"] == pytest.approx(est.value, abs=1e-12), name
+
+
+PATH_TEXT = open(PATH, encoding="utf-8").read()
+
+
+# ---- panic: one test a phase on the phase's losses (FB-G4) --------------------------------
+
+MEN = {"schema_version": 1, "game": "fantasy", "id": "test/men", "name": "Men", "ruleset": "wfb8",
+       "troop_type": "infantry", "points": {"per_model": 5},
+       "stats": {"m": 4, "ws": 3, "bs": 3, "s": 3, "t": 3, "w": 1, "i": 3, "a": 1, "ld": 7}}
+
+
+def one_shot(name, **extra):
+    # BS 3 (4+) and S 3 against T 3 (4+), no save: one model slain with probability 1/4
+    return {"name": name, "side": "a", "shots": "1", "bs": 3, "strength": 3, **extra}
+
+
+def shot_at(models, fire, turns=1):
+    data = one_turn(distance=40, charge_turn=2, turns=turns, fire=fire)
+    data["b"] = {"profile": {**MEN, "formation": {"models": models, "rank_width": 4}}}
+    return data
+
+
+def two_d6():
+    return [a + b for a in range(1, 7) for b in range(1, 7)]
+
+
+def panic_then_rally(p_test):
+    """Fractions: P(fleeing), P(fled) of B at the end of game turn 1 when B (Ld 7, 12" from
+    its edge) takes a panic test with probability ``p_test`` in A's turn: a failed test flees
+    2D6 at once; in B's turn it rallies on Ld 7 or flees 2D6 more (FB-G4)."""
+    fail = 1 - Fraction(sum(r <= 7 for r in two_d6()), 36)
+    fleeing = fled = Fraction(0)
+    for f1 in two_d6():
+        if f1 >= 12:
+            fled += Fraction(1, 36)
+            continue
+        for f2 in two_d6():
+            if f1 + f2 >= 12:
+                fled += fail * Fraction(1, 36 * 36)
+            else:
+                fleeing += fail * Fraction(1, 36 * 36)
+    return p_test * fail * fleeing, p_test * fail * fled
+
+
+def test_two_entries_whose_losses_reach_a_quarter_together_cause_one_panic_test():
+    # 8 models: each shot slays one with 1/4; one alone is 1/8 (then 1/7), both are 2/8
+    report = run(shot_at(8, [one_shot("Crossbows"), one_shot("Archers")]))
+    fleeing, fled = panic_then_rally(Fraction(1, 16))
+    r = report.results
+    assert r["p_fleeing[Men, turn 1]"].value == pytest.approx(float(fleeing), abs=1e-12)
+    assert r["p_fled[Men, turn 1]"].value == pytest.approx(float(fled), abs=1e-12)
+    assert r["p_holding[Men, turn 1]"].value == pytest.approx(float(1 - fleeing - fled), abs=1e-12)
+    assert fleeing > 0 and fled > 0
+
+
+@pytest.mark.parametrize("models, fire", [
+    (9, [one_shot("Crossbows"), one_shot("Archers")]),  # 2 of 9 is below a quarter
+    (8, [one_shot("Crossbows"),  # a magic phase and a shooting phase: 1 of 8 in each
+         {"name": "Bolt", "side": "a", "shots": "1", "strength": 3, "cast_dice": 2,
+          "casting_value": 5, "level": 1}]),
+])
+def test_losses_below_a_quarter_in_each_phase_cause_no_panic_test(models, fire):
+    report = run(shot_at(models, fire))
+    assert report.results["p_holding[Men, turn 1]"].value == 1.0
+    assert pmf_of(report.distributions["models_left_b"])[models - 2] > 0  # two slain happens
+
+
+# ---- flights: every flight counts, a rallied unit keeps its place (FB-G4) -----------------
+
+def test_flee_rally_flee_again_leaves_the_table_when_the_flights_reach_the_edge():
+    # B flees each charge (FB-G2); from 40" the knights never catch it. Game turn 1: B flees
+    # f1; B's turn: it rallies (Ld 7) or flees f2 more. Game turn 2: a rallied B is charged
+    # again and flees f3 from where it stood; B's turn: it rallies or flees f4 more. It is
+    # off the table when its flights reach 12".
+    report = run(one_turn(distance=40, turns=2, reaction="flee"))
+    rally = Fraction(sum(r <= 7 for r in two_d6()), 36)
+    dice = {f: Fraction(sum(r == f for r in two_d6()), 36) for f in range(2, 13)}
+    end = defaultdict(Fraction)  # B after its turn 2: "rallied", "fleeing" or "fled"
+
+    def flee(p, fled, then):
+        for f, q in dice.items():
+            if fled + f >= 12:
+                end["fled"] += p * q
+            else:
+                then(p * q, fled + f)
+
+    def still_fleeing(p, fled):
+        end["fleeing"] += p
+
+    def b_turn_2(p, fled):  # B is fleeing: it rallies where it stands, or flees on
+        end["rallied"] += p * rally
+        flee(p * (1 - rally), fled, still_fleeing)
+
+    def b_turn_1(p, fled):
+        flee(p * rally, fled, b_turn_2)  # rallied, charged again in turn 2: flees again
+        flee(p * (1 - rally), fled, b_turn_2)  # flees on; not charged while fleeing
+
+    flee(Fraction(1), 0, b_turn_1)
+    r = report.results
+    for status, key in (("fled", "fled"), ("fleeing", "fleeing"), ("holding", "rallied")):
+        assert r[f"p_{status}[Orc Boyz, turn 2]"].value == pytest.approx(float(end[key]),
+                                                                          abs=1e-12), status
+    assert sum(end.values()) == 1
+
+
+def turns_for(**turn):
+    from mathhammer.fantasy.combat import make_side
+    from mathhammer.fantasy.combat_turn import Turns, TurnEntry
+    from mathhammer.fantasy.rulesets import load_ruleset
+
+    a = make_side("wfb8/knights_of_the_realm", where="a", models=5, rank_width=5, charged=True)
+    b = make_side("wfb8/orc_boyz", where="b", models=10, rank_width=5)
+    return Turns(a, b, load_ruleset("wfb8"), TurnEntry(**turn))
+
+
+def test_a_unit_that_fled_9_of_12_rallies_in_place_and_a_flight_of_4_takes_it_off():
+    from mathhammer.fantasy.combat_turn import FLEE, GONE, HOLD
+
+    tr = turns_for(distance=40, edge=12, reaction="flee", turns=2)
+    fled_9 = tr.start()._replace(units=(HOLD, FLEE), room=(12.0, 3.0))
+    rally = Fraction(21, 36)
+    after = defaultdict(float)
+    for p, s in tr.rally(fled_9, 1):
+        after[s.units[1], s.room[1]] += p
+    assert after[HOLD, 3.0] == pytest.approx(float(rally))  # rallied where it stopped
+    assert after[FLEE, 1.0] == pytest.approx(float((1 - rally) / 36))  # a 2: 1" left
+    assert after[GONE, math.inf] == pytest.approx(float((1 - rally) * 35 / 36))
+    rallied = tr.start()._replace(room=(12.0, 3.0))
+    gone = sum(p for p, s in tr.charge(rallied, 2) if s.units[1] == GONE)
+    assert gone == pytest.approx(35 / 36)  # flees 2D6 from 3" to its edge: a 3 or more
+
+
+def test_a_broken_unit_flees_from_the_combat_and_its_flight_counts():
+    # 1" to the edge: a unit that breaks and gets away flees off the table at once
+    from mathhammer.fantasy.combat import combat, make_side
+
+    report = run(one_turn(distance=1, edge=1))
+    a = make_side("wfb8/knights_of_the_realm", where="a", models=5, rank_width=4)
+    b = make_side("wfb8/orc_boyz", where="b", models=10, rank_width=5)
+    fight = combat(a, b, rounds=2, charger="a", method="exact").results
+    r = report.results
+    escaped = fight["p_enemy_breaks"].value - fight["p_caught"].value
+    assert r["p_fled[Orc Boyz, turn 1]"].value == pytest.approx(escaped, abs=1e-9)
+    assert r["p_fleeing[Orc Boyz, turn 1]"].value == 0.0
+    # the knights charged 1": 2" from their edge, a flight of 2 or more takes them off
+    own = fight["p_own_break"].value - fight["p_own_caught"].value
+    assert r["p_fled[Knights of the Realm, turn 1]"].value == pytest.approx(own, abs=1e-9)
+    assert escaped > 0.05
+
+
+def test_the_flee_roll_of_an_escaped_unit_is_the_roll_given_the_pursuit_fell_short():
+    tr = turns_for(distance=10)
+    # orcs flee 2D6, the knights pursue 3D6 keeping the best two (FB-C6)
+    swift = [sum(sorted((a, b, c))[1:]) for a in range(1, 7) for b in range(1, 7)
+             for c in range(1, 7)]
+    weight = {f: Fraction(sum(r == f for r in two_d6()), 36)
+              * Fraction(sum(x < f for x in swift), 216) for f in range(2, 13)}
+    total = sum(weight.values())
+    got = tr._escape_pmf(1, chased=True)
+    for f, w in weight.items():
+        assert got.get(f, 0.0) == pytest.approx(float(w / total), abs=1e-12), f
+    caught = 1 - total  # the combat engine's own pursuit table says the same
+    mask = 1 << int(tr.t.u_int[0, tr.k.U_SIDE_INDEX])
+    assert tr.t.p_caught[tr.first_b, mask] == pytest.approx(float(caught), abs=1e-12)
+    assert tr._escape_pmf(1, chased=False) == pytest.approx(tr.flee_pmf[1])

@@ -449,7 +449,7 @@ def pursuit_command(
     emit(report, opts)
 
 
-TURN_TRIALS = 100_000  # each trial walks every phase in Python: ~1.5 s for three game turns
+TURN_TRIALS = 100_000  # each trial walks every phase in Python: ~3 s for three game turns
 
 
 @app.command("turn")

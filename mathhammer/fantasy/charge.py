@@ -170,7 +170,9 @@ def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
     info: dict = {**profiles, "ruleset": rules.name,
                   "charge range": f"{movement} x {rules.combat.charge_movement_multiplier} + "
                                   f"{dice} (FB-G1)"}
-    if reaction == "stand-and-shoot":
+    # FB-G2: a ruleset with stand_and_shoot_min_distance = "none" lets it shoot at any distance
+    barred_within_m = rules.combat.stand_and_shoot_min_distance == "movement"
+    if reaction == "stand-and-shoot" and barred_within_m:
         if target_movement is None:
             raise InputError("--target-movement", "is needed with --reaction stand-and-shoot: a "
                              "charger starting within the charged unit's Movement cannot be shot "
@@ -179,6 +181,7 @@ def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
             raise InputError("--reaction", f"a charger {distance:g}\" away starts within the "
                              f"charged unit's Movement {target_movement}: no stand and shoot "
                              "(FB-G2)", reaction, "use --reaction hold or flee")
+    if reaction == "stand-and-shoot":
         info["stand and shoot"] = ("allowed: the shots land before the charge — ask fb shoot "
                                    "--stand-and-shoot for them (FB-G2, FB-H2)")
     outcome = charge_outcome(distance, movement, rules, swiftstride=swiftstride,

@@ -6,27 +6,35 @@ then B's:
 * **A's turn**: a fleeing A tests to rally (FB-G4); A, holding and not yet engaged,
   declares its charge from ``distance`` inches (from ``charge_turn`` on): the charge roll
   (FB-G1) against B's reaction (FB-G2: hold, stand and shoot, flee); a failed charge
-  moves the charger (FB-G3); then A's magic missiles and shooting at B when the two are
-  not in combat (a panic test when B loses ``panic_fraction`` of its models in the
-  phase, FB-G4); then a round of combat when engaged (FB-C1..C7);
-* **B's turn**: a fleeing B rallies; B's missiles and shooting at A when not in combat
-  (with A's panic test); then a round of combat.
+  moves the charger (FB-G3); then A's magic missiles (the magic phase) and A's shooting
+  (the shooting phase) at B when the two are not in combat, each phase with one panic
+  test when B lost ``panic_fraction`` of the models it had at the phase's start (FB-G4);
+  then a round of combat when engaged (FB-C1..C7);
+* **B's turn**: a fleeing B rallies; B's magic phase and shooting phase at A when not in
+  combat (with A's panic tests); then a round of combat.
 
-The state — every body's wounds, the combat statuses, the distance, each unit's
-holding / fleeing / off the table / destroyed — is carried exactly: each step's outcome
-distribution comes from the shooting chain (:func:`chain.chain_exact`), the magic
-engine (P(cast)), the charge dice and the combat engine's exact round
-(:func:`combat_exact._round`), and the exact engine sums them. The Monte Carlo engine
-draws every trial's steps from the same tables (``--check`` compares the two).
+The state — every body's wounds, the combat statuses, each unit's distance to its own
+table edge (the distance between the units is what the two leave of the line across the
+table), each unit's holding / fleeing / off the table / destroyed — is carried exactly:
+each step's outcome distribution comes from the shooting chain (:func:`chain.chain_exact`),
+the magic engine (P(cast)), the charge and flee dice and the combat engine's exact round
+(:func:`combat_exact._round`), and the exact engine sums them.
+The Monte Carlo engine draws every trial's steps from the same tables (``--check``
+compares the two).
 
-Decisions: one charge (after a combat ends nobody charges again); a fleeing target is
-not charged; a unit leaves the table when the flights of its failed rallies (and of a
-flee reaction) reach ``edge`` inches; missiles are not dispelled (the caster's P(cast)).
+Decisions (FB-G5, FB-G4): A declares its charge every turn until one reaches B (a failed
+charge is declared again next turn; after a combat ends nobody charges again); a fleeing
+target is not charged; every flight — the flee reaction, a failed panic test, a failed
+break test, a failed rally — moves the unit away from the enemy towards its table edge,
+``edge`` inches from where it started, and it leaves the table when a flight reaches the
+edge (a rallied unit stays where it stopped; its moves towards the enemy take it further
+from its edge); missiles are not dispelled (the caster's P(cast)).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -68,7 +76,8 @@ class TurnEntry(_Strict):
     charge_turn: int = Field(1, ge=1, le=8, description="A's first turn that may charge")
     reaction: str = Field("hold", pattern="^(hold|flee|stand-and-shoot)$")
     stand_and_shoot: FireEntry | None = Field(None, description="B's shots at the charger")
-    edge: float = Field(12.0, ge=0, le=72, description="inches a fleeing unit has to the table edge")
+    edge: float = Field(12.0, ge=0, le=72, description="inches from each unit to its own table "
+                                                    "edge at the start (FB-G4)")
     fire: tuple[FireEntry, ...] = Field((), max_length=8, description="shooting and missiles")
 
 
@@ -80,10 +89,13 @@ class State(NamedTuple):
     duel: int
     engaged: bool
     rnd: int
-    distance: float
+    room: tuple[float, float]  # inches from A and from B to its own table edge (FB-G4)
     units: tuple[int, int]  # HOLD / FLEE / GONE / DEAD of A and B
-    flight: tuple[float, float]
     charged: bool  # A has charged home once
+
+
+# a room that no longer matters (the unit is gone, or nothing can make it flee again)
+NO_EDGE = float("inf")
 
 
 class Turns:
@@ -94,20 +106,49 @@ class Turns:
         from mathhammer.fantasy.kernels import combat as k
 
         self.rules, self.entry = rules, entry
+        # one line across the table: A's edge, A, B, B's edge; each unit starts ``edge``
+        # inches from its own edge, so the distance A-B is this length less the two rooms
+        self.length = 2 * entry.edge + entry.distance
         self.c, self.t = compile_fight((a_side,), (b_side,), charger="a", ruleset=rules)
         self.k = k
         u_int, b_int = self.t.u_int, self.t.b_int
         self.first_b = next(u for u in range(u_int.shape[0]) if u_int[u, k.U_SIDE] == 1)
         self.units = (a_side.unit, b_side.unit)
         self.rf = tuple(self._rf_body(u) for u in (0, self.first_b))
+        self.shot = tuple(self._shot_bodies(side) for side in (0, 1))
+        self._models: dict = {}
         self.start_models = tuple(self.models_of(tuple([0] * b_int.shape[0]), s) for s in (0, 1))
         self._fire: dict = {}
+        self._escape: dict = {}
+        self._after_fire: dict = {}
+        self._plans: dict = {}
+        self._flights: dict = {}
+        self._charges: dict = {}
+        self.flee_pmf = tuple(self._flee_table(side) for side in (0, 1))
+        from mathhammer.fantasy.tests import leadership_test
+
+        # a plain Leadership test of each unit: rally (FB-G4) and panic (FB-G4)
+        self.p_ld = tuple(float(leadership_test(u.stats.ld, rules)) for u in self.units)
+        # once A has charged home, only the enemy's shooting and magic (a panic test) can make
+        # a holding unit flee again: without them its flights no longer matter
+        self.shot_at = tuple(any(f.side == "ab"[1 - side] for f in entry.fire) for side in (0, 1))
+        # each side's magic phase (its missiles), then its shooting phase: built once, as the
+        # phase plans are kept per entries tuple
+        self.phases = tuple(
+            tuple(phase for phase in (
+                tuple(f for f in entry.fire if f.side == "ab"[side] and f.cast_dice is not None),
+                tuple(f for f in entry.fire if f.side == "ab"[side] and f.cast_dice is None))
+                if phase) for side in (0, 1))
         self._rounds: dict = {}
         from mathhammer.fantasy.charge import charge_rolls
 
-        # (probability, range, failed move) of A's charge roll (FB-G1, FB-G3), once
-        self.charge_rolls = charge_rolls(self.units[0].movement, rules,
-                                         self.units[0].has("Swiftstride"))
+        # (probability, range, failed move) of A's charge roll (FB-G1, FB-G3), once; the
+        # dice that give the same range and move are one outcome
+        rolls: dict = defaultdict(float)
+        for q, reach, move in charge_rolls(self.units[0].movement, rules,
+                                           self.units[0].has("Swiftstride")):
+            rolls[reach, move] += q
+        self.charge_rolls = [(q, reach, move) for (reach, move), q in rolls.items()]
 
     # ---- bodies ----------------------------------------------------------------------------
     def _rf_body(self, u: int) -> int:
@@ -116,91 +157,154 @@ class Turns:
         return max(bodies, key=lambda b: (b_int[b, k.B_RANKS], b_int[b, k.B_MODELS]))
 
     def models_of(self, wounds, side: int) -> int:
-        u = 0 if side == 0 else self.first_b
-        return int(self.k.unit_models(self.t.b_int, u, np.array(wounds, np.int64), 0))
+        key = (wounds, side)
+        if key not in self._models:
+            u = 0 if side == 0 else self.first_b
+            self._models[key] = int(self.k.unit_models(self.t.b_int, u,
+                                                       np.array(wounds, np.int64), 0))
+        return self._models[key]
 
-    def cap(self, side: int) -> int:
-        b = self.rf[side]
-        return int(self.t.b_int[b, self.k.B_MODELS] * self.t.b_int[b, self.k.B_W])
+    def _shot_bodies(self, side: int) -> tuple[tuple[int, int, int], ...]:
+        """(body, wounds it can take, W) of what shooting and magic kill in the unit: the
+        rank and file, then its champion (characters are not hit: FB-G5)."""
+        k, b_int, u = self.k, self.t.b_int, (0, self.first_b)[side]
+        champions = [b for b, body in enumerate(self.c.bodies)
+                     if body.role == "champion" and b_int[b, k.B_UNIT] == u]
+        return tuple((b, int(b_int[b, k.B_MODELS] * b_int[b, k.B_W]), int(b_int[b, k.B_W]))
+                     for b in (self.rf[side], *champions))
+
+    def shootable(self, wounds: tuple, side: int) -> int:
+        """The models shooting can still slay (see :meth:`_shot_bodies`)."""
+        return sum(-(-(cap - wounds[b]) // w) for b, cap, w in self.shot[side])
 
     # ---- steps: each returns [(probability, next state)] -------------------------------------
     def start(self) -> State:
         u_int, n_b = self.t.u_int, self.t.b_int.shape[0]
         return State(tuple([0] * n_b), tuple([self.k.IN] * u_int.shape[0]),
                      tuple(int(x) for x in u_int[:, self.k.U_FRENZY]),
-                     tuple([0] * len(self.c.groups)), 0, False, 0, float(self.entry.distance),
-                     (HOLD, HOLD), (0.0, 0.0), False)
+                     tuple([0] * len(self.c.groups)), 0, False, 0,
+                     (float(self.entry.edge), float(self.entry.edge)), (HOLD, HOLD), False)
+
+    def distance(self, s: State) -> float:
+        """A to B: what the two rooms leave of the line (both units on the table)."""
+        return self.length - s.room[0] - s.room[1]
 
     def rally(self, s: State, side: int) -> list:
-        """FB-G4: a fleeing unit rallies on Ld (below a quarter: a double 1 only)."""
-        from mathhammer.fantasy.tests import leadership_test
-
+        """FB-G4: a fleeing unit rallies on Ld (below a quarter: a double 1 only); one that
+        fails flees again from where it stands."""
         if s.units[side] != FLEE:
             return [(1.0, s)]
-        ld = self.units[side].stats.ld
         quarter = self.models_of(s.wounds, side) * 4 < self.start_models[side]
         p = (1 / 36 if quarter and self.rules.combat.rally_below_quarter_needs_double_one
-             else float(leadership_test(ld, self.rules)))
-        out = [(p, _with(s, side, HOLD))]
-        for f, q in self._flee_pmf(side).items():
-            flight = s.flight[side] + f
-            gone = flight >= self.entry.edge
-            nxt = _with(s, side, GONE if gone else FLEE)
-            nxt = _replace(nxt, flight=_pair(s.flight, side, flight))
-            out.append(((1 - p) * q, nxt))
+             else self.p_ld[side])
+        # rallied, the unit stands where its flights left it (FB-G4)
+        out = [(p, self.settle(_with(s, side, HOLD)))]
+        out += [((1 - p) * q, x) for q, x in self.flights(s, side, self.flee_pmf[side])]
         return out
 
-    def _flee_pmf(self, side: int) -> dict[int, float]:
+    def flights(self, s: State, side: int, pmf: dict, **kw) -> list:
+        """[(probability, state)] of a flight of ``pmf`` inches by ``side`` (see :meth:`flee`),
+        the rolls that reach the edge summed into one outcome."""
+        key = (side, id(pmf), s.room[side])
+        if key not in self._flights:
+            room = s.room[side]
+            off = sum(q for f, q in pmf.items() if f >= room)
+            self._flights[key] = ([(off, None)] if off else []) + [
+                (q, f) for f, q in pmf.items() if f < room]
+        return [(q, self.flee(s, side, s.room[side] if f is None else f, **kw))
+                for q, f in self._flights[key]]
+
+    def flee(self, s: State, side: int, inches: float, **kw) -> State:
+        """FB-G4/G5: the unit flees ``inches`` from where it stands, straight away from the
+        enemy towards its own table edge, and leaves the table when that reaches the edge."""
+        room = s.room[side] - inches
+        if room <= 0 or kw:
+            units = _pair(s.units, side, GONE if room <= 0 else FLEE)
+            return _replace(s, units=units, room=_pair(s.room, side, room), **kw)
+        # still on the table: nothing else to tidy (the hot path of the exact sum)
+        return tuple.__new__(State, (*s[:7], _pair(s.room, side, room),
+                                     _pair(s.units, side, FLEE), s.charged))
+
+    def advance(self, s: State, inches: float, **kw) -> State:
+        """A moves ``inches`` towards B (a charge, FB-G3's failed move): further from its edge."""
+        return _replace(s, room=(s.room[0] + inches, s.room[1]), **kw)
+
+    def _flee_table(self, side: int) -> dict[int, float]:
+        """FB-G2/C6: the unit's flee roll (Swiftstride's where it has it)."""
         from mathhammer.dice import parse_dice
 
         swift = self.units[side].has("Swiftstride")
         text = self.rules.combat.swiftstride_dice if swift else self.rules.combat.flee_dice
         return {k: float(p) for k, p in parse_dice(text).pmf().items()}
 
+    def stand_and_shoot_allowed(self, distance: float) -> bool:
+        """FB-G2: no stand and shoot at a charger starting within the charged unit's M."""
+        return self.entry.reaction == "stand-and-shoot" and (
+            self.rules.combat.stand_and_shoot_min_distance == "none"
+            or distance > self.units[1].movement)
+
     def charge(self, s: State, turn: int) -> list:
+        """A declares a charge (every turn until one reaches, FB-G5): B's reaction (FB-G2),
+        the roll (FB-G1), a failed charge's move (FB-G3)."""
         e = self.entry
         if (s.charged or s.engaged or turn < e.charge_turn or s.units[0] != HOLD
                 or s.units[1] != HOLD):
             return [(1.0, s)]
+        distance = self.distance(s)
         first = [(1.0, s)]
-        if e.reaction == "stand-and-shoot" and e.stand_and_shoot is not None \
-                and s.distance > self.units[1].movement:
-            first = self.fire(s, e.stand_and_shoot, panic=False, stand_and_shoot=True)
+        if self.stand_and_shoot_allowed(distance):
+            # FB-G2: B's shots land before the charge; the charger takes no panic test for them
+            first = self.hits(s, e.stand_and_shoot, stand_and_shoot=True)
         out = []
         for p0, s0 in first:
             if s0.units[0] != HOLD:
                 out.append((p0, s0))
                 continue
-            flee = self._flee_pmf(1) if e.reaction == "flee" else {0: 1.0}
-            for q, rng, move in self.charge_rolls:
-                for f, pf in flee.items():
-                    p = p0 * q * pf
-                    need = s0.distance + f
-                    if rng >= need and e.reaction == "flee":
-                        out.append((p, _replace(_with(s0, 1, DEAD), charged=True)))
-                    elif rng >= need:
-                        out.append((p, _replace(s0, engaged=True, rnd=0, charged=True,
-                                                cstatus=tuple([self.k.IN] * len(s0.cstatus)))))
-                    else:
-                        moved = need / 2 if move < 0 else move
-                        nxt = _replace(s0, distance=max(need - moved, 0.0))
-                        if e.reaction == "flee":
-                            flight = s0.flight[1] + f
-                            nxt = _replace(_with(nxt, 1, GONE if flight >= e.edge else FLEE),
-                                           flight=_pair(s0.flight, 1, flight))
-                        out.append((p, nxt))
+            for p, what, f, moved in self._charge_plan(distance, s0.room[1]):
+                if what == "caught":
+                    out.append((p0 * p, _replace(_with(s0, 1, DEAD), charged=True)))
+                elif what == "contact":  # A moves into contact, where B stands
+                    out.append((p0 * p, self.advance(s0, distance, engaged=True, rnd=0,
+                                                     charged=True, cstatus=tuple(
+                                                         [self.k.IN] * len(s0.cstatus)))))
+                else:
+                    nxt = self.flee(s0, 1, f) if f else s0
+                    out.append((p0 * p, self.advance(nxt, moved)))
         return out
+
+    def _charge_plan(self, distance: float, room_b: float) -> list:
+        """[(probability, "caught" / "contact" / "short", B's flight, A's move)] of a charge
+        from ``distance`` (kept per distance): the rolls that end the same way summed."""
+        key = (distance, room_b)
+        if key not in self._charges:
+            flee = self.flee_pmf[1] if self.entry.reaction == "flee" else {0: 1.0}
+            plan: dict = defaultdict(float)
+            for q, reach, move in self.charge_rolls:
+                for f, pf in flee.items():
+                    need = distance + f
+                    off = f >= room_b  # fled off the table: nothing left to catch (FB-G2)
+                    if reach >= need and f and not off:
+                        plan["caught", f, 0.0] += q * pf
+                    elif reach >= need and not f:
+                        plan["contact", 0, 0.0] += q * pf
+                    else:
+                        plan["short", f, min(need / 2 if move < 0 else move, need)] += q * pf
+            self._charges[key] = [(p, *k) for k, p in plan.items()]
+        return self._charges[key]
 
     def _fire_table(self, fire: FireEntry, target_side: int, models: int,
                     stand_and_shoot: bool) -> tuple[np.ndarray, float]:
         """(P(k unsaved wounds), P(cast)) of one fire entry at a target with ``models`` left."""
-        key = (fire, target_side, models, stand_and_shoot)
+        key = (id(fire), target_side, models, stand_and_shoot)  # the entries live in self.entry
         if key not in self._fire:
             from mathhammer.fantasy.chain import AttackSpec, chain_exact
+            from mathhammer.fantasy.chain_query import shooting_modifier
             from mathhammer.fantasy.combat_target import target_parts
 
             part = target_parts(self.units[target_side], self.rules)[0]
-            modifier = fire.modifier + (self.rules.stand_and_shoot if stand_and_shoot else 0)
+            # FB-H2: the stand-and-shoot modifier, as fb shoot --stand-and-shoot adds it
+            modifier = shooting_modifier(self.rules, fire.modifier,
+                                         stand_and_shoot=stand_and_shoot)
             hit = dict(bs=fire.bs, shooting_modifier=modifier) if fire.bs is not None \
                 else dict(auto_hit=True)
             spec = AttackSpec(strength=fire.strength, toughness=part.t, save=part.armour,
@@ -217,70 +321,156 @@ class Turns:
             self._fire[key] = (wounds, p_cast)
         return self._fire[key]
 
-    def fire(self, s: State, fire: FireEntry, panic: bool = True,
-             stand_and_shoot: bool = False) -> list:
-        target = 1 if fire.side == "a" else 0
-        shooter = 1 - target
-        if (s.engaged and not stand_and_shoot) or s.units[target] in (GONE, DEAD) \
-                or s.units[shooter] in (GONE, DEAD) or s.units[shooter] == FLEE and not stand_and_shoot:
-            return [(1.0, s)]
-        models = self.models_of(s.wounds, target)
-        wounds, p_cast = self._fire_table(fire, target, models, stand_and_shoot)
-        out = [(1.0 - p_cast, s)] if p_cast < 1.0 else []
-        b = self.rf[target]
-        for w, q in enumerate(wounds):
-            if q == 0.0:
-                continue
-            new = list(s.wounds)
-            new[b] = min(new[b] + w, self.cap(target))
-            nxt = _replace(s, wounds=tuple(new))
-            left = self.models_of(nxt.wounds, target)
-            if left == 0:
-                out.append((p_cast * q, _with(nxt, target, DEAD)))
-                continue
-            lost = models - left
-            if panic and s.units[target] == HOLD and lost and \
-                    lost >= self.rules.combat.panic_fraction * models:
-                from mathhammer.fantasy.tests import leadership_test
+    def _wounded(self, wounds: tuple, fire: FireEntry, target: int,
+                 stand_and_shoot: bool = False) -> list:
+        """[(probability, wounds after)] of one fire entry at ``target`` (kept per wounds)."""
+        key = (wounds, id(fire), target, stand_and_shoot)
+        if key not in self._after_fire and self.shootable(wounds, target) == 0:
+            self._after_fire[key] = [(1.0, wounds)]  # only characters left: nothing is hit
+        if key not in self._after_fire:
+            table, p_cast = self._fire_table(fire, target, self.shootable(wounds, target),
+                                             stand_and_shoot)
+            out = [(1.0 - p_cast, wounds)] if p_cast < 1.0 else []
+            for w, q in enumerate(table):
+                if q > 0.0:
+                    new = list(wounds)
+                    for b, cap, _ in self.shot[target]:  # the rank and file first
+                        taken = min(w, cap - new[b])
+                        new[b] += taken
+                        w -= taken
+                    out.append((p_cast * q, tuple(new)))
+            self._after_fire[key] = out
+        return self._after_fire[key]
 
-                hold = float(leadership_test(self.units[target].stats.ld, self.rules))
-                out.append((p_cast * q * hold, nxt))
-                out.append((p_cast * q * (1 - hold), _with(nxt, target, FLEE)))
-            else:
-                out.append((p_cast * q, nxt))
+    def hits(self, s: State, fire: FireEntry, stand_and_shoot: bool = False) -> list:
+        """One fire entry's unsaved wounds on its target (no panic test: see :meth:`phase`)."""
+        target = 1 if fire.side == "a" else 0
+        out = []
+        for q, wounds in self._wounded(s.wounds, fire, target, stand_and_shoot):
+            dead = self.models_of(wounds, target) == 0
+            out.append((q, _replace(s, wounds=wounds, units=_pair(s.units, target, DEAD))
+                        if dead else _wounds(s, wounds)))
         return out
 
+    def phase(self, s: State, entries: tuple[FireEntry, ...], side: int) -> list:
+        """The magic or the shooting phase of ``side``: its ``entries`` one after another, then
+        one panic test (FB-G4) when the target lost ``panic_fraction`` of the models it had
+        at the start of the phase, over all the entries together."""
+        target = 1 - side
+        if s.engaged or s.units[side] != HOLD or s.units[target] in (GONE, DEAD):
+            return [(1.0, s)]
+        out = []
+        for q, wounds, dead, panics in self._phase_plan(s.wounds, entries, target,
+                                                        s.units[target] == HOLD):
+            if dead:
+                out.append((q, _replace(s, wounds=wounds, units=_pair(s.units, target, DEAD))))
+            elif panics:
+                hold = self.p_ld[target]
+                out.append((q * hold, _wounds(s, wounds)))
+                out += [(q * (1 - hold) * r, x) for r, x in
+                        self.flights(_wounds(s, wounds), target, self.flee_pmf[target])]
+            else:
+                out.append((q, _wounds(s, wounds)))
+        return out
+
+    def _phase_plan(self, wounds: tuple, entries: tuple, target: int, holding: bool) -> list:
+        """[(probability, wounds after, destroyed, takes a panic test)] of one phase (kept per
+        wounds): the losses of all its entries against the models at its start (FB-G4)."""
+        key = (wounds, id(entries), target, holding)
+        if key not in self._plans:
+            after = {wounds: 1.0}
+            for fire in entries:
+                nxt: dict = defaultdict(float)
+                for w, p in after.items():
+                    if self.models_of(w, target) == 0:  # destroyed: the rest shoot at nothing
+                        nxt[w] += p
+                        continue
+                    for q, w2 in self._wounded(w, fire, target):
+                        nxt[w2] += p * q
+                after = nxt
+            at_start = self.models_of(wounds, target)
+            fraction = Fraction(str(self.rules.combat.panic_fraction))  # 0.3 x 10 is 3, not 3.0..04
+            plan = []
+            for w, p in after.items():
+                left = self.models_of(w, target)
+                lost = at_start - left
+                panics = (holding and left > 0 and fraction > 0 and lost > 0
+                          and lost >= fraction * at_start)
+                plan.append((p, w, left == 0, panics))
+            self._plans[key] = plan
+        return self._plans[key]
+
     def _round_table(self, s: State) -> tuple[np.ndarray, list]:
-        """The combat engine's exact round from this fight's state: (P, outcomes), kept for
-        the same fight reached by other paths."""
+        """The combat engine's exact round from this fight's state, kept for the same fight
+        reached by other paths: P of each outcome, and each outcome as (wounds, statuses,
+        frenzy, once-only, duel, the units after it or None while the fight goes on, the
+        unit that broke and got away or None, its flee roll given it got away)."""
         from mathhammer.fantasy.combat_exact import _round
 
         state5 = (s.wounds, s.cstatus, s.frenzied, s.once, s.duel)
         key = (state5, s.rnd)
         if key not in self._rounds:
+            k = self.k
             items = list(_round(self.c, self.t, state5, s.rnd).items())
-            self._rounds[key] = (np.array([q for _, q in items]), [o for o, _ in items])
+            outcomes = []
+            for (w2, st2, fr2, once2, duel2, _diff, _raw), _ in items:
+                units = fled = pmf = None
+                if not k.any_engagement(np.array(st2, np.int64), self.t.e_pair):
+                    codes = (st2[0], st2[self.first_b])
+                    units = tuple(DEAD if code in (k.DESTROYED, k.CAUGHT) else
+                                  FLEE if code == k.FLED else HOLD for code in codes)
+                    if FLEE in units:  # FB-C6: it got away, so its roll beat the pursuit
+                        fled = units.index(FLEE)
+                        pmf = self._escape_pmf(fled, chased=codes[1 - fled] == k.PURSUED)
+                outcomes.append((w2, st2, fr2, once2, duel2, units, fled, pmf))
+            self._rounds[key] = (np.array([q for _, q in items]), outcomes)
         return self._rounds[key]
 
-    def _after_round(self, s: State, outcome) -> State:
-        k = self.k
-        w2, st2, fr2, once2, duel2, _diff, _raw = outcome
-        nxt = _replace(s, wounds=w2, cstatus=st2, frenzied=fr2, once=once2, duel=duel2,
-                       rnd=s.rnd + 1)
-        if not k.any_engagement(np.array(st2, np.int64), self.t.e_pair):
-            units = []
-            for u in (0, self.first_b):
-                code = st2[u]
-                units.append(DEAD if code in (k.DESTROYED, k.CAUGHT) else
-                             FLEE if code == k.FLED else HOLD)
-            nxt = _replace(nxt, engaged=False, units=tuple(units), flight=(0.0, 0.0))
-        return nxt
+    def _after_round(self, s: State, outcome) -> list:
+        """[(probability, state)] after one outcome of the round: a unit that broke and
+        got away flees its roll (FB-C6), and that flight counts towards its edge (FB-G4)."""
+        w2, st2, fr2, once2, duel2, units, fled, pmf = outcome
+        if units is None:  # still engaged: only the fight's own fields change
+            return [(1.0, tuple.__new__(State, (w2, st2, fr2, once2, duel2, True, s.rnd + 1,
+                                                s.room, s.units, s.charged)))]
+        nxt = self.settle(_replace(s, wounds=w2, cstatus=st2, frenzied=fr2, once=once2,
+                                   duel=duel2, rnd=s.rnd + 1, engaged=False, units=units))
+        return [(1.0, nxt)] if fled is None else self.flights(nxt, fled, pmf)
+
+    def settle(self, s: State) -> State:
+        """Forget the room of a holding unit that can no longer flee (A has charged home and
+        the enemy has no shooting or magic at it), so equal situations merge."""
+        if not s.charged or s.engaged:
+            return s
+        room = tuple(NO_EDGE if s.units[side] == HOLD and not self.shot_at[side]
+                     else s.room[side] for side in (0, 1))
+        return s if room == s.room else _replace(s, room=room)
+
+    def _escape_pmf(self, side: int, chased: bool) -> dict[int, float]:
+        """The flee roll of a unit that broke, given it was not caught: a roll ``f`` escapes
+        a pursuit below ``f`` (FB-C6), so P(f | escaped) ∝ P(f)·P(pursuit < f)."""
+        key = (side, chased)
+        if key not in self._escape:
+            flee = self.flee_pmf[side]
+            if chased:
+                pursue = self.flee_pmf[1 - side]
+                flee = {f: q * sum(r for x, r in pursue.items() if x < f) for f, q in flee.items()}
+            total = sum(flee.values())
+            self._escape[key] = {f: q / total for f, q in flee.items() if q > 0.0}
+        return self._escape[key]
 
     def combat_round(self, s: State) -> list:
         if not s.engaged:
             return [(1.0, s)]
         p, outcomes = self._round_table(s)
-        return [(float(q), self._after_round(s, o)) for q, o in zip(p, outcomes)]
+        out = []
+        rnd, room, units, charged = s.rnd + 1, s.room, s.units, s.charged
+        for q, o in zip(p.tolist(), outcomes):
+            if o[5] is None:  # still engaged (the bulk): built here, as _after_round would
+                out.append((q, tuple.__new__(State, (*o[:5], True, rnd, room, units, charged))))
+            else:
+                out += [(q * r, s2) for r, s2 in self._after_round(s, o)]
+        return out
 
     def combat_round_drawn(self, s: State, count: int, rng) -> list:
         """Monte Carlo: ``count`` trials through one round; only drawn outcomes are built."""
@@ -288,38 +478,58 @@ class Turns:
             return [(count, s)]
         p, outcomes = self._round_table(s)
         draws = rng.multinomial(count, p / p.sum())
-        return [(int(c), self._after_round(s, outcomes[i])) for i, c in enumerate(draws) if c]
+        out = []
+        for i, c in enumerate(draws):
+            if c:
+                after = self._after_round(s, outcomes[i])
+                weights = np.array([q for q, _ in after])
+                split = rng.multinomial(c, weights / weights.sum())
+                out += [(int(n), s2) for n, (_, s2) in zip(split, after) if n]
+        return out
 
     def steps(self, side: int, turn: int) -> list:
-        """The steps of one player turn, in order, each a function of the state."""
+        """The steps of one player turn, in order, each a function of the state: rally,
+        charge (A), the magic phase, the shooting phase, a round of combat (FB-G5)."""
         steps = [lambda x: self.rally(x, side)]
         if side == 0:
             steps.append(lambda x: self.charge(x, turn))
-        for fire in self.entry.fire:
-            if fire.side == "ab"[side]:
-                steps.append(lambda x, f=fire: self.fire(x, f))
+        for entries in self.phases[side]:
+            steps.append(lambda x, e=entries: self.phase(x, e, side))
         steps.append(self.combat_round)
         return steps
 
 
+_FIELD = {name: i for i, name in enumerate(State._fields)}
+
+
 def _replace(s: State, **kw) -> State:
     """A new state, with what no longer matters reset, so equal situations merge: the combat
-    bookkeeping once nobody is engaged, the distance once the charge is spent, a flight
-    once the unit stopped fleeing."""
-    s = s._replace(**kw)
-    if not s.engaged and (s.rnd or s.duel or any(s.once)):
-        s = s._replace(cstatus=(0,) * len(s.cstatus), once=(0,) * len(s.once), duel=0, rnd=0)
-    if s.charged and not s.engaged and s.distance:
-        s = s._replace(distance=0.0)
-    if (s.flight[0] and s.units[0] != FLEE) or (s.flight[1] and s.units[1] != FLEE):
-        s = s._replace(flight=tuple(f if u == FLEE else 0.0 for f, u in zip(s.flight, s.units)))
-    return s
+    bookkeeping once nobody is engaged; the room of a unit off the table or destroyed, and
+    of a holding unit whose enemy is (nothing can make it flee again). Built field by
+    field: the exact sum makes millions of states."""
+    f = list(s)
+    for name, value in kw.items():
+        f[_FIELD[name]] = value
+    wounds, cstatus, frenzied, once, duel, engaged, rnd, room, units, charged = f
+    if not engaged and (rnd or duel or any(once)):
+        cstatus, once, duel, rnd = (0,) * len(cstatus), (0,) * len(once), 0, 0
+    out_a, out_b = units[0] >= GONE, units[1] >= GONE  # GONE or DEAD
+    if out_a or out_b:
+        ra = NO_EDGE if out_a or units[0] == HOLD else room[0]
+        rb = NO_EDGE if out_b or units[1] == HOLD else room[1]
+        if (ra, rb) != room:
+            room = (ra, rb)
+    return tuple.__new__(State, (wounds, cstatus, frenzied, once, duel, engaged, rnd, room,
+                                 units, charged))
+
+
+def _wounds(s: State, wounds: tuple) -> State:
+    """The state with new wounds and nothing else changed (nothing to tidy)."""
+    return tuple.__new__(State, (wounds,) + tuple(s[1:]))
 
 
 def _with(s: State, side: int, status: int) -> State:
-    units = list(s.units)
-    units[side] = status
-    return _replace(s, units=tuple(units))
+    return _replace(s, units=_pair(s.units, side, status))
 
 
 def _pair(pair, side, value):
@@ -328,7 +538,7 @@ def _pair(pair, side, value):
     return tuple(out)
 
 
-MAX_EXACT_STATES = 20_000  # beyond this the exact sum is minutes; Monte Carlo is seconds
+MAX_EXACT_STATES = 100_000  # beyond this the exact sum takes about a minute; Monte Carlo is seconds
 
 
 def _exact(tr: Turns) -> tuple[list[np.ndarray], dict]:
@@ -417,6 +627,15 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
         raise ProfileError(f"{source}: turn.stand_and_shoot", "is needed with reaction = "
                            "\"stand-and-shoot\" (B's shots at the charger)", None,
                            "add [turn.stand_and_shoot] name, side = \"b\", shots, bs, strength")
+    sas = entry.stand_and_shoot
+    if sas is not None and entry.reaction != "stand-and-shoot":
+        raise ProfileError(f"{source}: turn.stand_and_shoot", "is B's shots at the charger: it "
+                           "goes with reaction = \"stand-and-shoot\"", entry.reaction,
+                           "set reaction = \"stand-and-shoot\" or drop [turn.stand_and_shoot]")
+    if sas is not None and (sas.side != "b" or sas.bs is None or sas.cast_dice is not None):
+        raise ProfileError(f"{source}: turn.stand_and_shoot", "is shooting by the charged unit: "
+                           "side = \"b\" with bs, no cast_dice", sas.side,
+                           "use side = \"b\", bs = 3 (FB-G2)")
     for i, f in enumerate(entry.fire):
         if (f.cast_dice is None) != (f.casting_value is None):
             raise ProfileError(f"{source}: turn.fire[{i}]", "a missile gives cast_dice and "
@@ -426,8 +645,9 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
                                "casting_value (a magic missile)", None, "add bs = 3")
     tr = Turns(a, b, rules, entry)
     names = (a.unit.name, b.unit.name)
+    span = f"{entry.turns} game turn{'s' if entry.turns > 1 else ''}"
     title = title or (f"{names[0]} charge {names[1]} from {entry.distance:g}\" "
-                               f"({rules.name}, {entry.turns} game turns, reaction {entry.reaction})")
+                      f"({rules.name}, {span}, reaction {entry.reaction})")
 
     def results_of(tables, est) -> dict[str, Estimate]:
         out = {}
@@ -438,11 +658,16 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
         return out
 
     info = {"ruleset": rules.name,
-            "sequence": "each game turn: A rallies, charges (FB-G1..G3), shoots and casts, "
-                        "fights; then B rallies, shoots and casts, fights (FB-G5)",
-            "decisions": "one charge; a fleeing target is not charged; a unit leaves the "
-                         f"table when its flights reach {entry.edge:g}\"; missiles are not "
-                         "dispelled"}
+            "sequence": "each game turn: A rallies, charges (FB-G1..G3), casts (magic phase), "
+                        "shoots (shooting phase), fights; then B rallies, casts, shoots, fights "
+                        "(FB-G5); one panic test a phase on that phase's losses (FB-G4)",
+            "decisions": "A declares its charge each turn until one reaches (a failed charge is "
+                         "declared again next turn; after a combat ends nobody charges again); "
+                         "a fleeing target is not charged; every flight (flee reaction, panic, "
+                         "break test, failed rally) counts: a unit leaves the table when its "
+                         f"flights reach its edge, {entry.edge:g}\" from its start plus its "
+                         "moves towards the enemy, a rallied unit staying where it stopped "
+                         "(FB-G4); missiles are not dispelled"}
 
     def exact() -> Report:
         tables, final = _exact(tr)
@@ -478,7 +703,7 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
         return ", ".join(f"{status} {pct(r[f'p_{status}[{names[side]}, turn {last}]'])}"
                          for status in STATUSES)
 
-    report.headline = (f"After {last} game turns, {names[1]}: {line(1)} ({method_words(report)}) · "
+    report.headline = (f"After {span}, {names[1]}: {line(1)} ({method_words(report)}) · "
                        f"{names[0]}: {line(0)}")
     return report
 
