@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,28 @@ class _Answer:
     def link(self, prefix: str = "/") -> str:
         query = _encode(self.pairs)
         return f"{prefix}{self.command.slug}" + (f"?{query}" if query else "")
+
+    @property
+    def bad(self) -> frozenset[str]:
+        """Keys of the parameters the error line names (their fields are marked)."""
+        if not self.error:
+            return frozenset()
+        return frozenset(p.key for p in self.command.params if _names(self.error, p))
+
+    def folds(self) -> dict[str, bool]:
+        """Which folded parts of the form open: one holding a value asked for or a field
+        the error names (the seed alone does not open the engine options)."""
+        shown = set(self.chosen) | self.bad
+        return {"more": any(p.key in shown for p in self.command.more_params),
+                "engine": any(p.key in shown - {"seed"} for p in self.command.engine_params)}
+
+
+def _names(error: str, param: cmds.Param) -> bool:
+    """``error`` names ``param``: its flag as a whole word (--target, not --target-ws) or
+    its argument name in quotes, as Click writes it."""
+    if param.flag:
+        return re.search(re.escape(param.flag) + r"(?![\w-])", error) is not None
+    return f"'{param.key}'" in error or error.startswith(f"{param.label}:")
 
 
 def _encode(pairs) -> str:

@@ -26,6 +26,9 @@ SERVER_OWNED = frozenset({"format", "plot", "output", "quiet", "threads", "worke
 TEXT_ONLY = frozenset({"brief", "full"})
 #: the engine options every query command shares, shown together at the end of a form
 ENGINE_OPTIONS = ("method", "n-trials", "seed", "precision", "check", "explain")
+#: the fields a form shows before "more options": every required parameter, then the
+#: command's first options in the order its --help lists them, up to this many fields
+QUESTION_FIELDS = 4
 TRUE_WORDS = frozenset({"1", "on", "true", "yes"})
 FALSE_WORDS = frozenset({"0", "off", "false", "no"})
 
@@ -104,6 +107,25 @@ class Command:
                      and p.key not in TEXT_ONLY and p.key not in ENGINE_OPTIONS)
 
     @property
+    def question_params(self) -> tuple[Param, ...]:
+        """The few fields a question needs (shown first; the rest fold under "more options").
+
+        Read from the command tree, not listed per command: the arguments and required
+        options, then the leading options in the command line's own order (the order of
+        ``--help``), until the question has :data:`QUESTION_FIELDS` fields.
+        """
+        own = _unique(self.own_params)
+        needed = [p for p in own if p.required or p.positional]
+        leading = [p for p in own if p not in needed][:max(0, QUESTION_FIELDS - len(needed))]
+        return tuple(p for p in own if p in needed or p in leading)
+
+    @property
+    def more_params(self) -> tuple[Param, ...]:
+        """The command's other own parameters (folded under "more options")."""
+        question = self.question_params
+        return tuple(p for p in _unique(self.own_params) if p not in question)
+
+    @property
     def engine_params(self) -> tuple[Param, ...]:
         return tuple(p for key in ENGINE_OPTIONS if (p := self.param(key)) is not None)
 
@@ -114,6 +136,13 @@ class Command:
     @property
     def takes_files(self) -> bool:
         return any(p.takes_file for p in self.own_params)
+
+
+def _unique(params: Iterable[Param]) -> list[Param]:
+    """One field per query key: an option spelling an argument's name again (``fb artillery
+    WEAPON TARGET`` and ``--target``) sets the same value on the web."""
+    seen: set[str] = set()
+    return [p for p in params if not (p.key in seen or seen.add(p.key))]
 
 
 def _kind(param) -> str:
