@@ -539,3 +539,14 @@ def test_a_value_longer_than_the_limit_is_refused(client):
     response = client.get("/api/roll?expression=" + "1" * 2001)
     assert response.status_code == 400
     assert "2,001 characters is above this server's limit of 2,000" in response.json()["error"]
+
+
+def test_the_commands_list_marks_the_question_fields(client):
+    """Issue 28 item 16: /api/commands says which parameters a form asks first."""
+    described = {c["command"]: c for c in client.get("/api/commands").json()["commands"]}
+    for command in cmds.query_commands():
+        marked = list(dict.fromkeys(
+            p["key"] for p in described[command.name]["params"] if p["question"]))
+        assert marked == [p.key for p in command.question_params], command.name
+    assert [p["key"] for p in described["fb attack"]["params"] if p["question"]] == [
+        "ws", "strength", "target-ws", "toughness", "attacks"]

@@ -557,7 +557,8 @@ _SUGGEST = {"attacker": "profiles", "target": "profiles", "defender": "profiles"
             "unit": "profiles", "enemy": "profiles", "opponent": "profiles", "ruleset": "rulesets",
             "list-a": "lists", "list_a": "lists", "list-b": "lists", "list_b": "lists",
             "lists": "lists", "list": "lists", "meta": "metas", "options": "options",
-            "army": "lists", "then": "profiles"}
+            "army": "lists", "then": "profiles", "unit_a": "profiles", "unit_b": "profiles",
+            "model_a": "profiles", "model_b": "profiles"}
 
 
 @functools.cache
@@ -652,13 +653,15 @@ def _examples(command: cmds.Command) -> list[tuple[str, str]]:
 
 
 def _describe(command: cmds.Command) -> dict:
+    question = {p.key for p in command.question_params}
     return {
         "command": command.name, "page": f"/{command.slug}", "api": f"/api/{command.slug}",
         "summary": command.summary,
         "params": [{"key": p.key, "flag": p.flag, "type": p.kind, "required": p.required,
                     "default": p.default if isinstance(p.default, (int, float, str, bool))
                     or p.default is None else str(p.default),
-                    "multiple": p.multiple, "help": p.help}
+                    "multiple": p.multiple, "help": p.help,
+                    "question": p.key in question}  # a form asks it first (the rest fold)
                    for p in command.params if p.key not in cmds.SERVER_OWNED],
     }
 
