@@ -558,6 +558,7 @@ _SUGGEST = {"attacker": "profiles", "target": "profiles", "defender": "profiles"
             "list-a": "lists", "list_a": "lists", "list-b": "lists", "list_b": "lists",
             "lists": "lists", "list": "lists", "meta": "metas", "options": "options",
             "army": "lists", "then": "profiles", "unit_a": "profiles", "unit_b": "profiles",
+            "unit-a": "profiles", "unit-b": "profiles",
             "model_a": "profiles", "model_b": "profiles"}
 
 
