@@ -221,3 +221,100 @@ def test_bad_dispel_attempt_is_one_line(args, match):
     proc = cli_inprocess("magic", "cast", "--dice", "3", "--level", "1", "--cv", "8", *args)
     assert proc.returncode == 2 and proc.stdout == ""
     assert match in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+# ---- issue 28 item 18: magic phase from options, no file ------------------------------------
+PHASE_OPTIONS = ["--spell", "Fireball:8", "--spell", "Hex: the long one:11",
+                 "--spell", "Burning blade:4:bound", "--level", "2", "--dispel-level", "1",
+                 "--ruleset", "wfb8", "--reactive-channelers", "1"]
+PHASE_FILE = """game = "magic"
+ruleset = "wfb8"
+[flow]
+reactive_channelers = 1
+[[wizards]]
+name = "wizard"
+level = 2
+[[spells]]
+name = "Fireball"
+wizard = "wizard"
+cv = 8
+[[spells]]
+name = "Hex: the long one"
+wizard = "wizard"
+cv = 11
+[[spells]]
+name = "Burning blade"
+bound = true
+cv = 4
+[dispel]
+level = 1
+"""
+
+
+def test_phase_from_options_is_the_phase_of_the_same_file(tmp_path):
+    path = tmp_path / "phase.toml"
+    path.write_text(PHASE_FILE)
+    for engine in (["--n-trials", "20000", "--seed", "5"], ["--method", "exact"]):
+        by_options = run_json("magic", "phase", *PHASE_OPTIONS, *engine)
+        by_file = run_json("magic", "phase", str(path), *engine)
+        assert by_options["results"] == by_file["results"]
+        assert by_options["distributions"] == by_file["distributions"]
+    assert by_options["info"]["caster dice rule"] == "target"  # the file's default
+    assert by_options["info"]["cast order (file numbers)"] == [
+        "1. Fireball", "2. Hex: the long one", "3. Burning blade"]
+
+
+FIXED_FILE = """game = "magic"
+[flow]
+power_dice = 6
+dispel_dice = 3
+[caster]
+dice_rule = "fixed"
+[[wizards]]
+name = "wizard"
+level = 1
+[[spells]]
+name = "Fireball"
+wizard = "wizard"
+cv = 8
+dice = 3
+[[spells]]
+name = "Shield"
+wizard = "wizard"
+cv = 6
+dice = 2
+"""
+
+
+def test_phase_options_with_dice_and_pools_is_the_fixed_rule_file(tmp_path):
+    path = tmp_path / "fixed.toml"
+    path.write_text(FIXED_FILE)
+    options = ["--spell", "Fireball:8:3", "--spell", "Shield:6:2", "--level", "1",
+               "--power-dice", "6", "--dispel-dice", "3", "--method", "exact"]
+    by_options = run_json("magic", "phase", *options)
+    by_file = run_json("magic", "phase", str(path), "--method", "exact")
+    assert by_options["results"] == by_file["results"]
+    assert by_options["info"]["caster dice rule"] == "fixed"
+    assert by_options["info"]["dice per spell"] == {"1. Fireball": 3, "2. Shield": 2}
+
+
+@pytest.mark.parametrize("args,where,match", [
+    (["--spell", "Fireball:8"], "--level", "level is needed"),
+    (["--spell", "Fireball", "--level", "2"], "--spell", "casting value"),
+    (["--spell", "Fireball:1", "--level", "2"], "--spell", "CASTING_VALUE"),
+    (["--spell", "Fireball:8:3", "--spell", "Hex:9", "--level", "2"], "--spell", "every spell"),
+    (["--spell", "Fireball:8:3", "--level", "2", "--dice-rule", "optimal"], "--spell", "fixed"),
+    (["--spell", "Fireball:8", "--level", "2", "--dice-rule", "fixed"], "--dice-rule", "DICE"),
+    (["--spell", "Fireball:8", "--level", "11"], "--level", "10"),
+    (["--spell", "Fireball:8", "--level", "2", "--power-dice", "5"], "--power-dice", "both"),
+    (["--spell", "Fireball:8", "--level", "2", "--dice-rule", "best"], "--dice-rule", "optimal"),
+    (["--spell", "Fireball:8", "--level", "2", "--ruleset", "basic"], "--ruleset", "no magic"),
+    (["--level", "2"], "SCENARIO", "spells"),
+    ([EXAMPLE, "--level", "2"], "--level", "without a file"),
+])
+def test_phase_options_bad_input_is_one_line(args, where, match):
+    proc = cli_inprocess("magic", "phase", *args)
+    assert proc.returncode == 2, proc.stderr
+    line = proc.stderr.strip()
+    assert len(line.splitlines()) == 1 and line.startswith(f"error: {where}: "), line
+    assert match in line, line

@@ -555,3 +555,14 @@ def test_issue_28_questions_answer_alike_on_the_web(client, slug, argv):
     response = client.get(f"/api/{slug}?{_query(command, argv)}")
     assert response.status_code == 200, response.text
     assert response.text == out
+
+
+def test_the_commands_list_marks_the_question_fields(client):
+    """Issue 28 item 16: /api/commands says which parameters a form asks first."""
+    described = {c["command"]: c for c in client.get("/api/commands").json()["commands"]}
+    for command in cmds.query_commands():
+        marked = list(dict.fromkeys(
+            p["key"] for p in described[command.name]["params"] if p["question"]))
+        assert marked == [p.key for p in command.question_params], command.name
+    assert [p["key"] for p in described["fb attack"]["params"] if p["question"]] == [
+        "ws", "strength", "target-ws", "toughness", "attacks"]

@@ -10,8 +10,9 @@ JSON contract (``mathhammer compare ... --format json``): the shared report shap
 ``kills_per_100_points[...]`` and ``mean_damage_per_100[...]`` (the per-100 keys are
 absent for a 0-point attacker such as a Mk II warcaster), each ``{value, se,
 ci95}``; ``info.matrix`` holds, per direction (``A→B``, ``B→A``), the attacker and
-target labels and the row-major matrices ``p_kill``, ``p_kill_se``, ``mean_damage``,
-``mean_damage_se``, ``kills_per_100_points``, ``mean_damage_per_100`` (null where undefined).
+target labels and the row-major matrices ``p_kill``, ``mean_damage``,
+``kills_per_100_points``, ``mean_damage_per_100``, each with its ``<metric>_se`` (null
+where undefined).
 """
 
 from __future__ import annotations
@@ -157,7 +158,9 @@ def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[C
             "p_kill": res.p_kill.value, "p_kill_se": res.p_kill.se,
             "mean_damage": res.mean_damage.value, "mean_damage_se": res.mean_damage.se,
             "kills_per_100_points": per_kill.value if per_kill else float("nan"),
+            "kills_per_100_points_se": per_kill.se if per_kill else float("nan"),
             "mean_damage_per_100": per_dmg.value if per_dmg else float("nan"),
+            "mean_damage_per_100_se": per_dmg.se if per_dmg else float("nan"),
             "method": res.method, "n_trials": res.n_trials, "seed": res.seed, "how": res.note,
         })
         named[f"p_kill[{name}]"] = res.p_kill
@@ -189,7 +192,7 @@ def _matrix_info(c: Comparison, direction: str) -> dict[str, Any]:
     import math
 
     out: dict[str, Any] = {}
-    for metric in ("p_kill", "p_kill_se", "mean_damage", "mean_damage_se", *METRICS[2:]):
+    for metric in (name for m in METRICS for name in (m, f"{m}_se")):
         m = c.matrix(metric, direction)
         out.setdefault("attackers", list(m.index))
         out.setdefault("targets", list(m.columns))

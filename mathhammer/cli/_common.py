@@ -165,17 +165,20 @@ COMMON_PARAMETERS: tuple[tuple[str, object, object], ...] = (
 ALWAYS = ("brief", "full")
 
 
-def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int | None = None):
+def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int | None = None,
+                  ask: tuple[str, ...] = ()):
     """Give a Typer command the shared query options without repeating them.
 
     The decorated function declares its own parameters plus ``opts:
     CommonOptions = None``; the wrapper adds ``--method … --quiet`` (or just the
     names in ``only``) to the signature Typer reads and passes the validated
     :class:`CommonOptions` in as ``opts``. ``trials`` is the command's own Monte Carlo
-    default (``--help`` states it and ``opts.config()`` uses it).
+    default (``--help`` states it and ``opts.config()`` uses it). ``ask`` names options a
+    question needs although the parser cannot require them (``--attacks`` unless
+    ``--for-p``): a form asks them with the required ones (``mathhammer serve``).
     """
     if func is None:
-        return lambda f: query_command(f, only=only, trials=trials)
+        return lambda f: query_command(f, only=only, trials=trials, ask=ask)
     import functools
     import inspect
 
@@ -204,6 +207,7 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int
         return func(*args, opts=opts, **kwargs)
 
     command.query_options = tuple(names)  # marks a query command (`mathhammer serve` lists these)
+    command.query_ask = tuple(ask)
     command.__signature__ = own.replace(parameters=keyword_only + shared)
     command.__annotations__ = {p.name: p.annotation for p in keyword_only + shared}
     del command.__wrapped__  # Typer must read the new signature, not the original

@@ -80,21 +80,32 @@ def _num(v: float) -> str:
     return "      —" if v is None or math.isnan(v) else f"{v:7.2f}"
 
 
-def _matrix_text(comparison, metric: str, direction: str, fmt) -> list[str]:
+def _matrix_text(comparison, metric: str, direction: str, fmt,
+                 columns: int | None = None) -> list[str]:
+    """One matrix as text; wider than ``columns`` characters (a narrow terminal), its
+    targets are split into blocks that fit, each repeating the attackers' names."""
     m = comparison.matrix(metric, direction)
-    width = max(len(str(a)) for a in m.index)
-    cell = max(12, min(18, max(len(str(c)) for c in m.columns)))
-    cols = [str(c) if len(str(c)) <= cell else str(c)[: cell - 1] + "…" for c in m.columns]
     corner = "attacker / target"
-    width = max(width, len(corner))
-    lines = [f"  {corner:<{width}}  " + "  ".join(f"{c:>{cell}}" for c in cols)]
-    for a, row in zip(m.index, m.to_numpy(), strict=True):
-        lines.append(f"  {a:<{width}}  " + "  ".join(f"{fmt(v):>{cell}}" for v in row))
+    width = max(len(corner), *(len(str(a)) for a in m.index))
+    cell = max(12, min(18, max(len(str(c)) for c in m.columns)))
+    if columns is not None and 2 + width + len(m.columns) * (cell + 2) > columns:
+        cell = 11  # narrow: shorter target names, more of them side by side
+    cols = [str(c) if len(str(c)) <= cell else str(c)[: cell - 1] + "…" for c in m.columns]
+    fit = len(cols) if columns is None else max(1, (columns - width - 2) // (cell + 2))
+    values = m.to_numpy()
+    lines = []
+    for start in range(0, len(cols), fit):
+        if start:
+            lines.append("")
+        lines.append(f"  {corner:<{width}}  " + "  ".join(f"{c:>{cell}}" for c in cols[start:start + fit]))
+        for a, row in zip(m.index, values, strict=True):
+            lines.append(f"  {a:<{width}}  " + "  ".join(f"{fmt(v):>{cell}}" for v in row[start:start + fit]))
     return lines
 
 
-def compare_table(comparison, full: bool = False) -> str:
-    """The matrices as text; damage per 100 points only with ``full`` (the view stays short)."""
+def compare_table(comparison, full: bool = False, columns: int | None = None) -> str:
+    """The matrices as text; damage per 100 points only with ``full`` (the view stays short).
+    ``columns``: the terminal's width, for a narrow one (a phone) the matrices wrap."""
     report = comparison.report
     lines = [report.title, "", comparison.list_a.summary(), comparison.list_b.summary(), ""]
     mc = report.method != "exact"
@@ -105,7 +116,7 @@ def compare_table(comparison, full: bool = False) -> str:
             if metric == "mean_damage_per_100" and not full:
                 continue
             lines.append(f"{d}  {label}")
-            lines.extend(_matrix_text(comparison, metric, d, fmt))
+            lines.extend(_matrix_text(comparison, metric, d, fmt, columns))
             lines.append("")
     lines.append(f"cell: {report.info['cell']}")
     lines.append(f"per 100 points: {report.info['per_100']}"
@@ -142,8 +153,19 @@ def compare_command(
     result = compare(list_a, list_b, targets=chosen, method=opts.method, n_trials=n_trials,
                      seed=opts.seed, rounds=rounds, policy=policy, both_ways=not one_way, scheduler=scheduler,
                      workers=workers, progress=_cell_progress(opts, n_trials))
-    _emit(result.report, compare_table(result, full=opts.full), opts,
-          lambda path: save_comparison_plot(result, Path(path)))
+    _emit(result.report, compare_table(result, full=opts.full, columns=_terminal_columns(opts)),
+          opts, lambda path: save_comparison_plot(result, Path(path)))
+
+
+def _terminal_columns(opts) -> int | None:
+    """The terminal's width when the table goes to one (a file or a pipe gets it whole)."""
+    import shutil
+
+    from mathhammer.cli._common import HOST
+
+    if HOST.get() is not None or opts.output is not None or not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns
 
 
 def sweep_table(result) -> str:

@@ -226,7 +226,7 @@ def _attacks(text: str, flag: str) -> int | str:
 
 
 @app.command("attack")
-@query_command
+@query_command(ask=("attacks",))  # required unless --for-p
 def attack_command(
     ws: Annotated[int, typer.Option("--ws", help="Attacker's Weapon Skill (1..10).")],
     strength: Annotated[int, typer.Option("--strength", help="Strength of the attacks (1..10).")],

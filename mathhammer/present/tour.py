@@ -52,6 +52,8 @@ DEMO_STEPS.append(("Magic (T9A): cast 3 dice at level 2 against casting value 9 
 DEMO_STEPS.append(("Magic: a whole phase, four spells, optimal dice vs a threshold dispeller",
                    ["magic", "phase", _magic_example(), "--n-trials", "200000", "--seed", "1"]))
 WARMUP_ARGV.append(["magic", "phase", _magic_example(), "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["magic", "phase", "--spell", "Fireball:8", "--spell", "Hex:11", "--level", "2",
+                    "--dispel-level", "1", "--n-trials", "1000", "--seed", "0"])  # no file
 DEMO_STEPS.append(("Fantasy: 20 Halberdiers against 20 Orc Boyz, up to 3 rounds of close combat",
                    ["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "3",
                     "--seed", "1"]))

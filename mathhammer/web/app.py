@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,28 @@ class _Answer:
     def link(self, prefix: str = "/") -> str:
         query = _encode(self.pairs)
         return f"{prefix}{self.command.slug}" + (f"?{query}" if query else "")
+
+    @property
+    def bad(self) -> frozenset[str]:
+        """Keys of the parameters the error line names (their fields are marked)."""
+        if not self.error:
+            return frozenset()
+        return frozenset(p.key for p in self.command.params if _names(self.error, p))
+
+    def folds(self) -> dict[str, bool]:
+        """Which folded parts of the form open: one holding a value asked for or a field
+        the error names (the seed alone does not open the engine options)."""
+        shown = set(self.chosen) | self.bad
+        return {"more": any(p.key in shown for p in self.command.more_params),
+                "engine": any(p.key in shown - {"seed"} for p in self.command.engine_params)}
+
+
+def _names(error: str, param: cmds.Param) -> bool:
+    """``error`` names ``param``: its flag as a whole word (--target, not --target-ws) or
+    its argument name in quotes, as Click writes it."""
+    if param.flag:
+        return re.search(re.escape(param.flag) + r"(?![\w-])", error) is not None
+    return f"'{param.key}'" in error or error.startswith(f"{param.label}:")
 
 
 def _encode(pairs) -> str:
@@ -534,7 +557,9 @@ _SUGGEST = {"attacker": "profiles", "target": "profiles", "defender": "profiles"
             "unit": "profiles", "enemy": "profiles", "opponent": "profiles", "ruleset": "rulesets",
             "list-a": "lists", "list_a": "lists", "list-b": "lists", "list_b": "lists",
             "lists": "lists", "list": "lists", "meta": "metas", "options": "options",
-            "army": "lists", "then": "profiles"}
+            "army": "lists", "then": "profiles", "unit_a": "profiles", "unit_b": "profiles",
+            "unit-a": "profiles", "unit-b": "profiles",
+            "model_a": "profiles", "model_b": "profiles"}
 
 
 @functools.cache
@@ -629,13 +654,15 @@ def _examples(command: cmds.Command) -> list[tuple[str, str]]:
 
 
 def _describe(command: cmds.Command) -> dict:
+    question = {p.key for p in command.question_params}
     return {
         "command": command.name, "page": f"/{command.slug}", "api": f"/api/{command.slug}",
         "summary": command.summary,
         "params": [{"key": p.key, "flag": p.flag, "type": p.kind, "required": p.required,
                     "default": p.default if isinstance(p.default, (int, float, str, bool))
                     or p.default is None else str(p.default),
-                    "multiple": p.multiple, "help": p.help}
+                    "multiple": p.multiple, "help": p.help,
+                    "question": p.key in question}  # a form asks it first (the rest fold)
                    for p in command.params if p.key not in cmds.SERVER_OWNED],
     }
 

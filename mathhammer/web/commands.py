@@ -26,6 +26,9 @@ SERVER_OWNED = frozenset({"format", "plot", "output", "quiet", "threads", "worke
 TEXT_ONLY = frozenset({"brief", "full"})
 #: the engine options every query command shares, shown together at the end of a form
 ENGINE_OPTIONS = ("method", "n-trials", "seed", "precision", "check", "explain")
+#: the fields a form shows before "more options": every required parameter, then the
+#: command's first options in the order its --help lists them, up to this many fields
+QUESTION_FIELDS = 4
 TRUE_WORDS = frozenset({"1", "on", "true", "yes"})
 FALSE_WORDS = frozenset({"0", "off", "false", "no"})
 
@@ -67,6 +70,7 @@ class Command:
     help: str
     params: tuple[Param, ...]
     shared: frozenset[str] = field(default_factory=frozenset)  # the common options it has
+    ask: frozenset[str] = field(default_factory=frozenset)  # options a question needs (query_command)
 
     @property
     def name(self) -> str:
@@ -104,6 +108,29 @@ class Command:
                      and p.key not in TEXT_ONLY and p.key not in ENGINE_OPTIONS)
 
     @property
+    def question_params(self) -> tuple[Param, ...]:
+        """The few fields a question needs (shown first; the rest fold under "more options").
+
+        Read from the command tree, not listed per command: the arguments, the required
+        options and those the command marks as needed although its parser cannot require
+        them (``query_command(ask=...)``: ``fb attack --attacks`` unless ``--for-p``), then
+        the leading options in the command line's own order (the order of ``--help``)
+        until :data:`QUESTION_FIELDS` fields besides the marked ones.
+        """
+        own = _unique(self.own_params)
+        marked = [p for p in own if p.key.replace("-", "_") in self.ask]
+        needed = [p for p in own if (p.required or p.positional) and p not in marked]
+        leading = [p for p in own if p not in needed][:max(0, QUESTION_FIELDS - len(needed))]
+        leading = [p for p in leading if p not in marked]
+        return tuple(p for p in own if p in needed or p in leading or p in marked)
+
+    @property
+    def more_params(self) -> tuple[Param, ...]:
+        """The command's other own parameters (folded under "more options")."""
+        question = self.question_params
+        return tuple(p for p in _unique(self.own_params) if p not in question)
+
+    @property
     def engine_params(self) -> tuple[Param, ...]:
         return tuple(p for key in ENGINE_OPTIONS if (p := self.param(key)) is not None)
 
@@ -116,6 +143,13 @@ class Command:
         return any(p.takes_file for p in self.own_params)
 
 
+def _unique(params: Iterable[Param]) -> list[Param]:
+    """One field per query key: an option spelling an argument's name again (``fb artillery
+    WEAPON TARGET`` and ``--target``) sets the same value on the web."""
+    seen: set[str] = set()
+    return [p for p in params if not (p.key in seen or seen.add(p.key))]
+
+
 def _kind(param) -> str:
     annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
     if getattr(param, "is_flag", False):
@@ -125,16 +159,18 @@ def _kind(param) -> str:
     return {int: "int", float: "float"}.get(annotation, "str")
 
 
-def _is_query(callback) -> tuple[bool, frozenset[str]]:
-    """(is a query command, the shared options it takes), from @query_command's mark."""
+def _is_query(callback) -> tuple[bool, frozenset[str], frozenset[str]]:
+    """(is a query command, the shared options it takes, the options a question needs),
+    from @query_command's mark."""
     seen = set()
     while callback is not None and id(callback) not in seen:
         seen.add(id(callback))
         marked = getattr(callback, "query_options", None)
         if marked is not None:
-            return True, frozenset(name.replace("_", "-") for name in marked)
+            return (True, frozenset(name.replace("_", "-") for name in marked),
+                    frozenset(getattr(callback, "query_ask", ())))
         callback = getattr(callback, "__wrapped__", None)
-    return False, frozenset()
+    return False, frozenset(), frozenset()
 
 
 def _params(command) -> tuple[Param, ...]:
@@ -178,13 +214,13 @@ def click_root():
 def query_commands() -> tuple[Command, ...]:
     commands = []
     for path, command in walk(click_root()):
-        is_query, shared = _is_query(command.callback)
+        is_query, shared, ask = _is_query(command.callback)
         if not is_query:
             continue
         text = (command.help or "").strip()
         summary = text.split("\n\n")[0].replace("\n", " ").strip()
         commands.append(Command(path=path, summary=summary, help=text, params=_params(command),
-                                shared=shared))
+                                shared=shared, ask=ask))
     return tuple(commands)
 
 

@@ -38,6 +38,22 @@ class DistView:
 
 
 @dataclass
+class TableView:
+    """A grid of the answer (:mod:`mathhammer.present.tables`) as the page shows it:
+    each cell (value, "± se" or "")."""
+
+    title: str
+    corner: str
+    columns: list[str]
+    rows: list[tuple[str, list[tuple[str, str]]]]
+
+    @property
+    def mc(self) -> bool:
+        """Some cell carries a standard error."""
+        return any(se for _, cells in self.rows for _, se in cells)
+
+
+@dataclass
 class ReportView:
     headline: str
     title: str
@@ -47,6 +63,7 @@ class ReportView:
     notes: list[tuple[str, Any]] = field(default_factory=list)  # (key, text or list of lines)
     text: str = ""
     own_table: bool = False  # the command prints its own table (compare's matrices, a sweep)
+    tables: list[TableView] = field(default_factory=list)  # grids: compare, score, fb turn ...
 
 
 def _scalar(value: Any) -> bool:
@@ -64,6 +81,7 @@ def _is_probability(name: str) -> bool:
 def build(report, table: str | None) -> ReportView:
     from mathhammer.present.headline import headline
     from mathhammer.present.render import render_table
+    from mathhammer.present.tables import report_tables
     from mathhammer.words import method_words
 
     view = ReportView(headline=headline(report), title=report.title or report.command,
@@ -99,6 +117,7 @@ def build(report, table: str | None) -> ReportView:
                 view.notes.append((key, [f"{k}: {v}" for k, v in value.items()]))
         else:
             view.notes.append((key, str(value)))
+    view.tables = [_table(t) for t in report_tables(report)]
     view.text = table if table is not None else render_table(report)
     view.own_table = table is not None
     # names come from uploaded files: an escape sequence in one is shown as text, not kept
@@ -109,6 +128,32 @@ def build(report, table: str | None) -> ReportView:
                    else _clean(value)) for key, value in view.notes]
     view.results = [ResultRow(_clean(r.name), r.value, r.se, r.interval) for r in view.results]
     return view
+
+
+def _table(table) -> TableView:
+    """Cells as text: a probability in percent (value 1 decimal, se in points), other
+    figures with 2 decimals; a Monte Carlo cell carries its standard error."""
+    rows = []
+    for label, cells in zip(table.rows, table.cells, strict=True):
+        shown = []
+        for j, est in enumerate(cells):
+            if est is None:
+                shown.append(("—", ""))
+                continue
+            scale, unit = (100.0, "%") if table.percent(j) else (1.0, "")
+            se = est.se * scale
+            shown.append((f"{est.value * scale:.{1 if unit else 2}f}{unit}",
+                           "" if est.is_exact else f"± {se:.{2 if se >= 0.01 or se == 0 else 3}f}"))
+        rows.append((_clean(label), shown))
+    return TableView(_clean(table.title), _clean(table.corner),
+                     [_breakable(_clean(c)) for c in table.columns], rows)
+
+
+def _breakable(name: str):
+    """A result name that may wrap after each ``_`` in a narrow column (markup, escaped)."""
+    from markupsafe import Markup, escape
+
+    return Markup("_<wbr>").join(escape(part) for part in name.split("_"))
 
 
 def _clean(text: str) -> str:
