@@ -1,0 +1,210 @@
+"""Who attacks whom, and how each model moves: the battle's rules of thumb (WM-B6, WM-B11).
+
+A side's policy chooses the turn's *posture* (advance, assassinate, hold), its focus and
+its feat; inside that, every model follows the stated rule below, the same for every
+policy, so that policies differ only in the choices they make:
+
+* a model in melee (an enemy inside its melee range) fights there, the enemy warcaster
+  first, then the enemy with the fewest boxes left;
+* otherwise it attacks an enemy it can reach this activation — in melee by standing,
+  advancing (up to SPD) or charging (SPD + 3", WM-B6), or with a ranged weapon or spell
+  after an advance — preferring the enemy warcaster under *assassinate*, otherwise
+  warjacks and solos, fewest boxes left first, then the nearest;
+* with nothing in reach it advances on the nearest enemy model;
+* the warcaster (except when assassinating) stays out of every enemy's threat range
+  (what the enemy could reach next turn: SPD + 3" + melee reach, or SPD + weapon or spell
+  range), as close to its warjacks as that allows, and attacks only what it reaches from
+  there;
+* under *hold* nobody moves toward the enemy: models out of melee step back out of the
+  threat ranges (as far as SPD allows); models in melee fight where they stand, except the
+  warcaster, which walks out (taking free strikes, WM-B7).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mathhammer.warmachine.battle.state import KNOCKED_DOWN, STATIONARY, UP
+from mathhammer.warmachine.battle.table import approach, gap, retreat
+
+CHARGE_BONUS = 3.0  # WM-B6: a charge moves SPD + 3"
+PRE_BOOST_MOVE = 3.0  # WM-D3: a charge attack is boosted after a move of more than 3"
+POSTURES = ("advance", "assassinate", "hold")
+
+
+@dataclass
+class Intent:
+    """What a model means to do in its activation."""
+
+    model: int
+    target: int = -1  # enemy model index, -1 none
+    mode: str = "none"  # melee | ranged | none
+    move: str = "stay"  # stay | advance | charge | retreat | support
+    need: float = 0.0  # inches to move before the attack (melee: into range; ranged: to RNG)
+
+
+def edge(battle, state, i: int, j: int) -> float:
+    a, b = state.models[i], state.models[j]
+    return gap(a.x, a.y, battle.models[i].radius, b.x, b.y, battle.models[j].radius)
+
+
+def m_crippled(battle, state, i: int) -> bool:
+    spec = battle.models[i]
+    return spec.grid.crippled(state.models[i].bits, "M")
+
+
+def melee_reach(battle, state, i: int) -> float:
+    """Melee range now: 0 when the model has no melee weapon or is down (a knocked-down or
+    stationary model engages nobody, so it makes no free strikes)."""
+    if state.models[i].down != UP:
+        return 0.0
+    return battle.models[i].melee_reach
+
+
+def engaging(battle, state, i: int) -> list[int]:
+    """Enemies that have model ``i`` inside their melee range (WM-B7: it would take their
+    free strikes by walking away; it cannot make ranged attacks)."""
+    side = battle.models[i].side
+    return [j for j in battle.alive(state, 1 - side)
+            if melee_reach(battle, state, j) > 0 and edge(battle, state, i, j)
+            <= melee_reach(battle, state, j) + 1e-9]
+
+
+def in_melee(battle, state, i: int) -> bool:
+    """WM-A6: a model is in melee when an enemy is in its melee range or it is in an
+    enemy's: ranged and magic attacks at it take −4."""
+    if engaging(battle, state, i):
+        return True
+    reach = melee_reach(battle, state, i)
+    side = battle.models[i].side
+    return reach > 0 and any(edge(battle, state, i, j) <= reach + 1e-9
+                             for j in battle.alive(state, 1 - side))
+
+
+def threat(battle, state, j: int) -> float:
+    """How far from its base model ``j`` could attack in its next activation (WM-B6)."""
+    spec = battle.models[j]
+    st = state.models[j]
+    if st.down == STATIONARY:
+        return 0.0
+    move = 0.0 if st.down == KNOCKED_DOWN else float(spec.spd)
+    charge = move + (CHARGE_BONUS if move and not m_crippled(battle, state, j) else 0.0)
+    out = 0.0
+    if spec.melee_reach:
+        out = charge + spec.melee_reach
+    return max(out, move + spec.ranged_reach, move + spec.spell_reach)
+
+
+def priority(battle, state, j: int, caster_first: bool) -> tuple:
+    spec = battle.models[j]
+    left = spec.grid.boxes_left(state.models[j].bits)
+    return (0 if (spec.is_caster and caster_first) else 1, left)
+
+
+def melee_option(battle, state, i: int, j: int, focus: int) -> tuple[str, float] | None:
+    """(move, inches) that brings enemy ``j`` into ``i``'s melee range this activation, or
+    None: stay (already there), advance (≤ SPD), or charge (≤ SPD + 3", movement system
+    working, 1 focus for a warjack, WM-F2, WM-G4); a move of 3" or less is an advance."""
+    spec = battle.models[i]
+    if not spec.melee_reach:
+        return None
+    need = edge(battle, state, i, j) - spec.melee_reach
+    if need <= 1e-9:
+        return "stay", 0.0
+    if state.models[i].down != UP:
+        return None  # standing up forfeits the movement (WM-B6)
+    can_charge = not m_crippled(battle, state, i) and (not spec.is_warjack or focus >= 1)
+    if can_charge and PRE_BOOST_MOVE < need <= spec.spd + CHARGE_BONUS:
+        return "charge", need
+    if need <= spec.spd:
+        return "advance", need
+    return None
+
+
+def ranged_option(battle, state, i: int, j: int, spells: bool) -> tuple[str, float] | None:
+    """(move, inches) to bring ``j`` within a ranged weapon's (or spell's) range after at most
+    an advance; None when the model is engaged (no ranged attacks in melee) or too far."""
+    spec = battle.models[i]
+    reach = max(spec.ranged_reach, spec.spell_reach if spells else 0.0)
+    if not reach or engaging(battle, state, i):
+        return None
+    need = edge(battle, state, i, j) - reach
+    if need <= 1e-9:
+        return "stay", 0.0
+    if state.models[i].down != UP or need > spec.spd:
+        return None
+    return "advance", need
+
+
+def intent(battle, state, i: int, posture: str, focus: int) -> Intent:
+    """The rule of thumb of the module docstring for model ``i`` with ``focus`` to use."""
+    spec = battle.models[i]
+    st = state.models[i]
+    if st.down == STATIONARY:
+        return Intent(i)
+    enemies = battle.alive(state, 1 - spec.side)
+    if not enemies:
+        return Intent(i)
+    caster = battle.sides[1 - spec.side].caster
+    assassinate = posture == "assassinate"
+    reach = spec.melee_reach  # a knocked-down model stands up and fights what is in reach
+    close = [j for j in enemies if reach and edge(battle, state, i, j) <= reach + 1e-9]
+    if spec.is_caster and posture == "hold" and engaging(battle, state, i):
+        return Intent(i, move="retreat")
+    if close and not (assassinate and caster not in close and caster in enemies
+                      and melee_option(battle, state, i, caster, focus) is not None):
+        j = min(close, key=lambda j: priority(battle, state, j, True))
+        return Intent(i, j, "melee", "stay")
+    if posture == "hold":
+        return Intent(i, move="retreat")
+    if spec.is_caster and not assassinate:
+        return Intent(i, move="support")
+    order = sorted(enemies, key=lambda j: (priority(battle, state, j, assassinate),
+                                           edge(battle, state, i, j)))
+    if not assassinate and len(order) > 1:  # the warcaster last: warjacks and solos first
+        order = [j for j in order if j != caster] + [j for j in order if j == caster]
+    for j in order:
+        m = melee_option(battle, state, i, j, focus)
+        if m is not None:
+            return Intent(i, j, "melee", m[0], m[1])
+        r = ranged_option(battle, state, i, j, spec.is_caster)
+        if r is not None:
+            return Intent(i, j, "ranged", r[0], r[1])
+    nearest = min(enemies, key=lambda j: edge(battle, state, i, j))
+    return Intent(i, nearest, "none", "advance", float(spec.spd))
+
+
+def safe_spot(battle, state, i: int) -> tuple[float, float]:
+    """Where the warcaster goes when it supports (WM-B11): toward its warjacks' centre, as far
+    as SPD allows, stopping before any enemy threat range; back out when already inside."""
+    spec = battle.models[i]
+    st = state.models[i]
+    if st.down != UP:
+        return st.x, st.y
+    side = spec.side
+    friends = [j for j in battle.alive(state, side) if j != i]
+    threats = [(j, threat(battle, state, j)) for j in battle.alive(state, 1 - side)]
+
+    def safe(x: float, y: float) -> bool:
+        for j, t in threats:
+            o = state.models[j]
+            if gap(x, y, spec.radius, o.x, o.y, battle.models[j].radius) <= t:
+                return False
+        return True
+
+    if not safe(st.x, st.y):
+        j, _ = min(threats, key=lambda jt: edge(battle, state, i, jt[0]) - jt[1])
+        o = state.models[j]
+        x, y, _ = retreat(st.x, st.y, spec.radius, o.x, o.y, float(spec.spd), side)
+        return x, y
+    if not friends:
+        return st.x, st.y
+    cx = sum(state.models[j].x for j in friends) / len(friends)
+    cy = sum(state.models[j].y for j in friends) / len(friends)
+    best = (st.x, st.y)
+    for k in range(1, 9):  # the farthest of eight steps along the line that stays safe
+        x, y, _ = approach(st.x, st.y, 0.0, cx, cy, 0.0, spec.spd * k / 8, 2.0)
+        if not safe(x, y):
+            break
+        best = (x, y)
+    return best

@@ -1,0 +1,263 @@
+"""Many battles: one trial is one battle, in fixed chunks with a seed per chunk.
+
+The Monte Carlo conventions of :mod:`mathhammer.engine`: the chunks are a function of
+``n_trials`` alone (:func:`chunk_sizes`), chunk ``i`` draws from the stream
+``SeedSequence(seed, spawn_key=(i,))``, and a chunk's tally is integer counts, so the sum
+is the same whatever ran where: one worker, several processes of the local pool, or a Dask
+cluster (``scheduler``). A worker builds its :class:`~.game.Battle` once from the
+:class:`BattleSpec` (plain, picklable inputs) and keeps it for the chunks it runs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mathhammer.warmachine.battle.game import Battle, first_player
+from mathhammer.warmachine.battle.turn import play_turn
+
+CHUNK = 64  # battles per chunk (a few seconds of best-response at most)
+MAX_CHUNKS = 4096
+
+
+@dataclass(frozen=True)
+class BattleSpec:
+    """Everything a worker needs to rebuild a battle (all plain values: picklable)."""
+
+    list_a: str
+    list_b: str
+    turns: int
+    first: str = "roll-off"
+    deployment: str | None = None
+    policy_a: str = "greedy"
+    policy_b: str = "greedy"
+    iterations: int = 8
+    plan: str = "auto"
+    options_a: tuple = ()
+    options_b: tuple = ()
+
+
+@dataclass
+class Tally:
+    """Integer counts of a chunk of battles (sums of tallies are tallies)."""
+
+    n: int = 0
+    wins: np.ndarray = field(default_factory=lambda: np.zeros(3, dtype=np.int64))
+    first: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
+    first_wins: np.ndarray = field(default_factory=lambda: np.zeros(3, dtype=np.int64))
+    caster_dead: np.ndarray | None = None  # [side, round]: dead by the end of the round
+    destroyed: np.ndarray | None = None  # [model, round]
+    crippled: np.ndarray | None = None  # [model, round]: alive with a crippled system
+    kill_rounds: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
+    rounds: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
+    plans: list = field(default_factory=lambda: [Counter(), Counter()])
+    choices: Counter = field(default_factory=Counter)  # (side, round, kind, option) -> count
+    decisions: dict = field(default_factory=dict)  # first decision values (best response)
+
+    def add(self, other: Tally) -> None:
+        self.n += other.n
+        for name in ("wins", "first", "first_wins", "kill_rounds", "rounds"):
+            getattr(self, name)[:] += getattr(other, name)
+        for name in ("caster_dead", "destroyed", "crippled"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine is None:
+                setattr(self, name, None if theirs is None else theirs.copy())
+            elif theirs is not None:
+                mine += theirs
+        for s in (0, 1):
+            self.plans[s].update(other.plans[s])
+        self.choices.update(other.choices)
+        for key, rows in other.decisions.items():
+            mine = self.decisions.setdefault(key, {})
+            for option, (total, sq, count) in rows.items():
+                t0, s0, c0 = mine.get(option, (0.0, 0.0, 0))
+                mine[option] = (t0 + total, s0 + sq, c0 + count)
+
+
+def chunk_sizes(n_trials: int) -> list[int]:
+    n_chunks = max(1, min(MAX_CHUNKS, math.ceil(n_trials / CHUNK)))
+    base, extra = divmod(n_trials, n_chunks)
+    return [base + (1 if i < extra else 0) for i in range(n_chunks)]
+
+
+def chunk_rng(seed: int, chunk: int) -> random.Random:
+    """The chunk's stream: SeedSequence(seed, spawn_key=(chunk,)), as the engine's chunks."""
+    words = np.random.SeedSequence(seed, spawn_key=(chunk,)).generate_state(4, np.uint64)
+    return random.Random(int.from_bytes(words.tobytes(), "little"))
+
+
+_BUILT: dict = {}
+
+
+def build(spec: BattleSpec):
+    """(battle, policies) of ``spec``, built once per process."""
+    got = _BUILT.get(spec)
+    if got is None:
+        from mathhammer.warmachine.battle.policies import make_policy
+        from mathhammer.warmachine.battle.setup import build_sides
+        from mathhammer.warmachine.battle.table import default_positions, load_deployment
+
+        models, sides = build_sides(spec.list_a, spec.list_b)
+        positions = (load_deployment(spec.deployment, models, sides) if spec.deployment
+                     else default_positions(models, sides))
+        battle = Battle(models, sides, positions, spec.turns, spec.first, spec.plan)
+        policies = [make_policy(spec.policy_a, battle, "--policy-a", **dict(spec.options_a),
+                                iterations=spec.iterations),
+                    make_policy(spec.policy_b, battle, "--policy-b", **dict(spec.options_b),
+                                iterations=spec.iterations)]
+        got = (battle, policies)
+        if len(_BUILT) > 8:
+            _BUILT.clear()
+        _BUILT[spec] = got
+    return got
+
+
+def play_battle(battle: Battle, policies, rng, record: list | None = None,
+                crippled: list | None = None):
+    """One battle from the deployment to its end; ``record`` collects each player's first
+    turn (choices and plan), ``crippled`` the models alive with a crippled system at the end
+    of each round played."""
+    state = battle.new_state(first_player(battle.first, rng))
+    while not state.over:
+        rec = {} if (record is not None and state.h < 2) else None
+        side = state.active
+        play_turn(battle, state, policies, rng, rec)
+        if rec is not None:
+            record.append((side, rec))
+        if crippled is not None and (state.h % 2 == 0 or state.over):
+            crippled.append([i for i, st in enumerate(state.models) if st.alive and any(
+                battle.models[i].grid.crippled(st.bits, x) for x in battle.models[i].grid.systems)])
+    return state
+
+
+def run_chunk(spec: BattleSpec, chunk: int, size: int, seed: int) -> Tally:
+    """``size`` battles of chunk ``chunk`` (the unit a worker runs)."""
+    battle, policies = build(spec)
+    rng = chunk_rng(seed, chunk)
+    rounds = battle.turns
+    n_models = len(battle.models)
+    tally = Tally(caster_dead=np.zeros((2, rounds), dtype=np.int64),
+                  destroyed=np.zeros((n_models, rounds), dtype=np.int64),
+                  crippled=np.zeros((n_models, rounds), dtype=np.int64))
+    for _ in range(size):
+        record: list = []
+        for p in policies:
+            if hasattr(p, "decisions"):
+                p.decisions = {}
+        crippled: list = []
+        state = play_battle(battle, policies, rng, record, crippled)
+        _count(battle, state, record, crippled, tally, policies)
+    return tally
+
+
+def _count(battle: Battle, state, record, crippled, tally: Tally, policies) -> None:
+    tally.n += 1
+    tally.wins[state.winner] += 1
+    tally.first[state.first] += 1
+    if state.winner == 2:
+        tally.first_wins[2] += 1
+    else:
+        tally.first_wins[0 if state.winner == state.first else 1] += 1
+    rounds = battle.turns
+    for i, st in enumerate(state.models):
+        spec = battle.models[i]
+        if not st.alive:
+            r = st.destroyed_h // 2  # the round it fell in (0-based)
+            tally.destroyed[i, r:] += 1
+            if spec.is_caster:
+                tally.caster_dead[spec.side, r:] += 1
+    for r in range(rounds):  # after a caster kill the last round's state stands
+        for i in crippled[min(r, len(crippled) - 1)] if crippled else ():
+            tally.crippled[i, r] += 1
+    if state.kill_h >= 0:
+        r = state.kill_h // 2 + 1
+        tally.kill_rounds += (r, r * r)
+    played = (state.h + 1) // 2 if state.over else rounds
+    tally.rounds += (played, played * played)
+    for side, rec in record:
+        if "plan" in rec:
+            choices = ", ".join(f"{k} {v}" for k, v in rec.get("choices", []))
+            tally.plans[side][f"{rec['plan']}" + (f" [{choices}]" if choices else "")] += 1
+    for side, p in enumerate(policies):
+        for key, rows in getattr(p, "decisions", {}).items():
+            mine = tally.decisions.setdefault((side, *key), {})
+            for option, values in rows.items():
+                t0, s0, c0 = mine.get(option, (0.0, 0.0, 0))
+                total = float(np.sum(values))
+                mine[option] = (t0 + total, s0 + float(np.sum(np.square(values))),
+                                c0 + len(values))
+
+
+def run(spec: BattleSpec, n_trials: int, seed: int, workers: int | None = None,
+        scheduler=None, progress=None) -> Tally:
+    """Every chunk of the run, on this process, a local process pool or a Dask cluster; the
+    sum does not depend on which."""
+    sizes = chunk_sizes(n_trials)
+    jobs = [(spec, i, n, seed) for i, n in enumerate(sizes)]
+    total = Tally()
+    done = 0
+    if progress is not None:
+        progress(0, n_trials)
+    if scheduler is not None and scheduler != "local":
+        parts = _dask(jobs, scheduler)
+        for part in parts:
+            total.add(part)
+        return total
+    n_workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    if n_workers == 1:
+        for job in jobs:
+            total.add(run_chunk(*job))
+            done += job[2]
+            if progress is not None:
+                progress(done, n_trials)
+        return total
+    build(spec)  # a bad list fails here, in one line, before any process starts
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
+        for part, job in zip(pool.map(_run_job, jobs), jobs):
+            total.add(part)
+            done += job[2]
+            if progress is not None:
+                progress(done, n_trials)
+    return total
+
+
+def _run_job(job) -> Tally:
+    return run_chunk(*job)
+
+
+def _dask(jobs, scheduler):
+    from mathhammer.errors import InputError
+
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - depends on the install
+        raise InputError("--scheduler", "needs dask.distributed, which is not installed",
+                         scheduler, "pip install 'mathhammer[dask]' or drop --scheduler") from None
+    own = not isinstance(scheduler, Client)
+    if own:
+        if not isinstance(scheduler, str) or ":" not in scheduler:
+            raise InputError("--scheduler", "must be a Dask scheduler address", scheduler,
+                             "use e.g. --scheduler tcp://127.0.0.1:8786")
+        try:
+            client = Client(scheduler, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError) as err:
+            raise InputError("--scheduler", f"cannot reach the Dask scheduler ({err})",
+                             scheduler, "start one with `dask scheduler` or check the address") \
+                from None
+    else:
+        client = scheduler
+    try:
+        futures = client.map(_run_job, jobs, pure=False)
+        return client.gather(futures)
+    finally:
+        if own:
+            client.close()

@@ -1,0 +1,465 @@
+"""The turn sequence of a battle (WM-B3..WM-B10).
+
+A player's turn: :func:`start_turn` (effects of a round ago end, the warcaster's focus is
+replenished and the warjacks' is gone, WM-B4), :func:`decide_turn` (the side's policy
+chooses its posture, its feat and its focus, WM-B11; the warcaster allocates, WM-F1),
+:func:`execute_turn` (each model activates in the order of WM-B5: moves, takes free
+strikes, attacks, WM-B6, WM-B7, WM-B12), :func:`end_turn` (the game ends on a caster kill
+or after the last round on points, WM-B10). The three stages are separate so a
+best-response rollout can start at a decision with the choices made so far.
+"""
+
+from __future__ import annotations
+
+from mathhammer.warmachine.battle import orders
+from mathhammer.warmachine.battle.attacks import FREEZE, KNOCK, play
+from mathhammer.warmachine.battle.state import KNOCKED_DOWN, STATIONARY, UP
+from mathhammer.warmachine.battle.table import approach, gap, retreat
+
+FOCUS_CHOICES = ("allocate", "camp", "run hot", "as listed")
+FEAT_CHOICES = ("keep", "use")
+KINDS = ("posture", "feat", "focus")
+
+
+# ---------------------------------------------------------------------------- stages
+def start_turn(battle, state) -> None:
+    """WM-B4: effects that end now end; the active warcaster gets FOCUS afresh, its warjacks
+    lose what focus they had; the choices of the turn start empty."""
+    h = state.h
+    for st in state.models:
+        if st.mods:
+            st.mods = [m for m in st.mods if m[3] > h]
+        if st.down == STATIONARY and st.down_until <= h:
+            st.down = UP
+        st.boost = (0, 0, 0, 0)
+    side = state.active
+    for m in battle.members[side]:
+        st = state.models[m]
+        spec = battle.models[m]
+        st.focus = spec.focus_stat if (spec.is_caster and st.alive) else 0
+    state.choices = {}
+    state.options = {}
+    state.plan = None
+
+
+def options_for(battle, state, kind: str) -> list[str]:
+    """The choices a side has at the start of its turn (WM-B11); worked out once a turn
+    (nothing moves while a side decides)."""
+    got = state.options.get(kind)
+    if got is None:
+        got = state.options[kind] = _options(battle, state, kind)
+    return got
+
+
+def _options(battle, state, kind: str) -> list[str]:
+    side = state.active
+    caster = battle.sides[side].caster
+    enemy_caster = battle.sides[1 - side].caster
+    alive = state.models[caster].alive
+    if kind == "posture":
+        out = ["advance"]
+        if state.models[enemy_caster].alive and any(
+                _reaches(battle, state, i, enemy_caster) for i in battle.alive(state, side)):
+            out.append("assassinate")
+        return out + ["hold"]
+    if planned(battle, state) is not None:
+        return ["as planned"]  # WM-B13: the plan search fixes the feat and the focus split
+    if kind == "feat":
+        if not alive or state.feat_used[side] or not battle.feats[side]:
+            return ["keep"]
+        return list(FEAT_CHOICES)
+    jacks = eligible_jacks(battle, state, side)
+    if not jacks or not alive:
+        return ["camp"]
+    out = ["allocate", "camp", "run hot"]
+    if any(battle.sides[side].list_script.get(j, {}).get("focus") for j in jacks):
+        out.append("as listed")
+    return out
+
+
+def planned(battle, state):
+    """The plan search's best plan when this turn assassinates and the search applies
+    (WM-B13), else None."""
+    if state.choices.get("posture") is None:
+        return None
+    side = state.active
+    if options_for(battle, state, "posture")[state.choices["posture"]] != "assassinate":
+        return None
+    from mathhammer.warmachine.battle import planner
+
+    if not planner.applies(battle, state):
+        return None
+    return planner.search(battle, state, side)
+
+
+def _reaches(battle, state, i: int, j: int) -> bool:
+    spec = battle.models[i]
+    return (orders.melee_option(battle, state, i, j, 3) is not None
+            or orders.ranged_option(battle, state, i, j, spec.is_caster) is not None)
+
+
+def decide_turn(battle, state, policies, record=None) -> None:
+    """The side's policy makes the turn's choices not made yet (``state.choices``)."""
+    side = state.active
+    for kind in KINDS:
+        if kind in state.choices:
+            continue
+        options = options_for(battle, state, kind)
+        k = 0 if len(options) == 1 else policies[side].choose(state, side, kind, options)
+        if not 0 <= k < len(options):
+            raise ValueError(f"policy {policies[side].name} chose {k} of {len(options)}")
+        state.choices[kind] = k
+        if record is not None:
+            record.setdefault("choices", []).append((kind, options[k]))
+    state.plan = allocation(battle, state, side)
+    if record is not None:
+        record["plan"] = describe(battle, state, side)
+
+
+def choice(battle, state, kind: str) -> str:
+    return options_for(battle, state, kind)[state.choices[kind]] if state.choices.get(kind) \
+        is not None else "keep"
+
+
+def eligible_jacks(battle, state, side: int) -> list[int]:
+    """Warjacks that can take focus (WM-F1, WM-G4): alive, inside the control area (2 × FOCUS
+    from the warcaster's base), cortex working, not stationary."""
+    caster = battle.sides[side].caster
+    if not state.models[caster].alive:
+        return []
+    area = 2.0 * battle.models[caster].focus_stat
+    out = []
+    for j in battle.alive(state, side):
+        spec = battle.models[j]
+        if not spec.is_warjack or state.models[j].down == STATIONARY:
+            continue
+        if spec.grid.crippled(state.models[j].bits, "C"):
+            continue
+        if orders.edge(battle, state, caster, j) <= area + 1e-9:
+            out.append(j)
+    return out
+
+
+def allocation(battle, state, side: int) -> dict:
+    """WM-B4: the focus each warjack gets under the chosen focus option, and what the
+    warcaster keeps; ``spends``: the warcaster spends its kept focus on its own attacks."""
+    posture = options_for(battle, state, "posture")[state.choices["posture"]]
+    how = options_for(battle, state, "focus")[state.choices["focus"]]
+    caster = battle.sides[side].caster
+    pool = state.models[caster].focus
+    best = planned(battle, state)
+    if best is not None:  # WM-B13: the plan's split; the warcaster keeps (and spends) the rest
+        give = {}
+        for k, mem in enumerate(best.members):
+            if battle.models[mem.model].is_warjack and best.focus[k]:
+                give[mem.model] = best.focus[k]
+        for j, f in give.items():
+            state.models[j].focus = f
+        state.models[caster].focus = pool - sum(give.values())
+        return {"posture": posture, "focus": "plan", "give": give, "spends": True,
+                "feat": best.feat, "exact": best}
+    jacks = eligible_jacks(battle, state, side)
+    enemy_caster = battle.sides[1 - side].caster
+
+    def attacking(j: int) -> bool:
+        return orders.intent(battle, state, j, posture, 3).mode != "none"
+
+    ranked = sorted(jacks, key=lambda j: (orders.intent(battle, state, j, posture, 3).target
+                                          != enemy_caster, j))
+    give = {}
+    for j in ranked:
+        if how == "allocate" and attacking(j):
+            want = 3
+        elif how == "run hot":
+            want = 3
+        elif how == "as listed":
+            want = min(3, int(battle.sides[side].list_script.get(j, {}).get("focus") or 0))
+        else:
+            want = 0
+        want = min(want, pool)
+        if want:
+            give[j] = want
+            pool -= want
+    for j, f in give.items():
+        state.models[j].focus = f
+    state.models[caster].focus = pool
+    cast = orders.intent(battle, state, caster, posture, pool)
+    spends = how == "run hot" or (posture == "assassinate" and cast.target == enemy_caster)
+    return {"posture": posture, "focus": how, "give": give, "spends": spends,
+            "feat": choice(battle, state, "feat") == "use"}
+
+
+def describe(battle, state, side: int) -> str:
+    plan = state.plan
+    caster = battle.sides[side].caster
+    parts = [f"{plan['posture']}", f"focus {plan['focus']}"]
+    given = ", ".join(f"{battle.models[j].label} {f}" for j, f in plan["give"].items())
+    keeps = state.models[caster].focus
+    parts.append((given + "; " if given else "") + f"{battle.models[caster].label} keeps {keeps}")
+    if plan["feat"]:
+        parts.append("feat")
+    best = plan.get("exact")
+    if best is not None:
+        parts.append(f"plan search (WM-P1): {best.words(battle)}, P(kill) "
+                     f"{100 * best.value:.2f}% exact over {best.n_plans:,} plans")
+    return ", ".join(parts)
+
+
+def activation_order(battle, state, side: int) -> list[int]:
+    """WM-B5: a warcaster using its feat first; then warjacks and solos, nearest to an
+    enemy first; then the warcaster."""
+    caster = battle.sides[side].caster
+    enemies = battle.alive(state, 1 - side)
+
+    def nearest(i: int) -> float:
+        return min((orders.edge(battle, state, i, j) for j in enemies), default=0.0)
+
+    others = sorted((i for i in battle.alive(state, side) if i != caster),
+                    key=lambda i: (nearest(i), i))
+    if state.plan["feat"]:
+        return [caster] + others
+    return others + [caster]
+
+
+def execute_turn(battle, state, rng) -> None:
+    side = state.active
+    done: set = set()
+    if state.plan.get("exact") is not None:
+        done = play_plan(battle, state, state.plan["exact"], rng)
+    for i in activation_order(battle, state, side):
+        if i in done:
+            continue
+        if state.over:
+            return
+        if state.models[i].alive:
+            activate(battle, state, i, rng)
+
+
+def end_turn(battle, state) -> None:
+    """WM-B10: after the last round the side that destroyed more points wins; equal points
+    (nothing destroyed included) leave the battle undecided."""
+    for m in battle.members[state.active]:
+        if not battle.models[m].is_caster:
+            state.models[m].focus = 0
+    state.h += 1
+    if not state.over and state.h >= 2 * battle.turns:
+        state.over = True
+        a, b = state.points
+        state.winner = 0 if a > b else 1 if b > a else 2
+
+
+def play_turn(battle, state, policies, rng, record=None) -> None:
+    start_turn(battle, state)
+    decide_turn(battle, state, policies, record)
+    execute_turn(battle, state, rng)
+    end_turn(battle, state)
+
+
+# ---------------------------------------------------------------------------- activations
+def play_plan(battle, state, best, rng) -> set:
+    """WM-B13: the plan's activations against the enemy warcaster, one chain played with the
+    plan's optimal decisions; then each member moves to where its attack was made."""
+    from mathhammer.warmachine.battle.planner import decisions
+
+    side = state.active
+    caster = battle.sides[side].caster
+    enemy = battle.sides[1 - side].caster
+    if best.feat and not state.feat_used[side]:
+        use_feat(battle, state, caster, skip=enemy)  # the chain plays the feat on its target
+    graph = best.solution.graph
+    dec = decisions(best, graph.max_focus + 1, 1 << len(graph.flags))
+    tgt = state.models[enemy]
+    engaged = 1 if orders.in_melee(battle, state, enemy) else 0
+    per: dict = {}
+    out = play(best.program, battle.markers[enemy], tgt.bits, tgt.down, engaged, rng, dec, per)
+    members = [best.members[k] for k in best.order]
+    for a, mem in enumerate(members):
+        i = mem.model
+        spec = battle.models[i]
+        st = state.models[i]
+        if spec.is_caster:
+            st.focus -= min(per.get(("spent", a), 0), st.focus)
+        mode = best.modes[best.order[a]]
+        reach = spec.melee_reach if mode == "melee" else max(
+            spec.ranged_reach, spec.spell_reach if spec.is_caster else 0.0)
+        limit = spec.spd + (orders.CHARGE_BONUS if per.get(("charged", a)) else 0.0)
+        if st.down == KNOCKED_DOWN:
+            st.down, limit = UP, 0.0
+        x, y, _ = approach(st.x, st.y, spec.radius, tgt.x, tgt.y, battle.models[enemy].radius,
+                           limit, reach)
+        st.x, st.y = x, y
+    _apply(battle, state, caster if any(m.model == caster for m in members) else members[0].model,
+           enemy, best.program, out)
+    return {m.model for m in members}
+
+
+def activate(battle, state, i: int, rng) -> None:
+    """One model's activation: stand up, feat, move, free strikes, attack (WM-B5..B8)."""
+    st = state.models[i]
+    spec = battle.models[i]
+    if st.down == STATIONARY:
+        return  # WM-B8: a stationary model neither moves nor attacks
+    plan = state.plan
+    posture = plan["posture"]
+    if spec.is_caster and plan["feat"] and not state.feat_used[spec.side]:
+        use_feat(battle, state, i)
+    focus = st.focus if (not spec.is_caster or plan["spends"]) else 0
+    want = orders.intent(battle, state, i, posture, focus)
+    if st.down == KNOCKED_DOWN:
+        st.down = UP  # stands up, forfeiting its movement (WM-B6)
+    if want.move == "retreat":
+        _retreat(battle, state, i, rng)
+        if not st.alive:
+            return
+        want = _from_where_it_stands(battle, state, i, posture, focus, allow_melee=False)
+    elif want.move == "support":
+        x, y = orders.safe_spot(battle, state, i)
+        _move_to(battle, state, i, x, y, rng)
+        if not st.alive:
+            return
+        want = _from_where_it_stands(battle, state, i, posture, focus, allow_melee=True)
+    elif want.move in ("advance", "charge") and want.target >= 0:
+        t = state.models[want.target]
+        tr = battle.models[want.target].radius
+        if want.mode == "none":
+            x, y, _ = approach(st.x, st.y, spec.radius, t.x, t.y, tr, float(spec.spd), 0.0)
+        else:
+            reach = spec.melee_reach if want.mode == "melee" else max(
+                spec.ranged_reach, spec.spell_reach if spec.is_caster else 0.0)
+            limit = spec.spd + (orders.CHARGE_BONUS if want.move == "charge" else 0.0)
+            x, y, _ = approach(st.x, st.y, spec.radius, t.x, t.y, tr, limit, reach)
+        _move_to(battle, state, i, x, y, rng)
+        if not st.alive:
+            return
+    if want.mode in ("melee", "ranged") and state.models[want.target].alive and not state.over:
+        attack(battle, state, i, want, focus, rng)
+
+
+def _from_where_it_stands(battle, state, i: int, posture: str, focus: int,
+                          allow_melee: bool) -> orders.Intent:
+    """After a supporting or backing-off move: what it can attack without moving again."""
+    spec = battle.models[i]
+    enemies = battle.alive(state, 1 - spec.side)
+    caster_first = posture == "assassinate" or allow_melee
+    for j in sorted(enemies, key=lambda j: orders.priority(battle, state, j, caster_first)):
+        if allow_melee and spec.melee_reach and \
+                orders.edge(battle, state, i, j) <= spec.melee_reach + 1e-9:
+            return orders.Intent(i, j, "melee")
+        r = orders.ranged_option(battle, state, i, j, spec.is_caster)
+        if r is not None and r[0] == "stay":
+            return orders.Intent(i, j, "ranged")
+    return orders.Intent(i)
+
+
+def _retreat(battle, state, i: int, rng) -> None:
+    """Step back from the nearest enemy threat, as far as SPD allows (WM-B11)."""
+    spec = battle.models[i]
+    st = state.models[i]
+    if st.down != UP:
+        return
+    enemies = battle.alive(state, 1 - spec.side)
+    if not enemies:
+        return
+    j = min(enemies, key=lambda j: orders.edge(battle, state, i, j) - orders.threat(battle, state, j))
+    o = state.models[j]
+    x, y, _ = retreat(st.x, st.y, spec.radius, o.x, o.y, float(spec.spd), spec.side)
+    _move_to(battle, state, i, x, y, rng)
+
+
+def _move_to(battle, state, i: int, x: float, y: float, rng) -> None:
+    """Move ``i`` to (x, y); every enemy whose melee range it leaves gets a free strike
+    first (WM-B7); a model destroyed by one does not move."""
+    st = state.models[i]
+    if (x, y) == (st.x, st.y):
+        return
+    spec = battle.models[i]
+    for j in orders.engaging(battle, state, i):
+        o = state.models[j]
+        after = gap(x, y, spec.radius, o.x, o.y, battle.models[j].radius)
+        if after > orders.melee_reach(battle, state, j) + 1e-9:
+            free_strike(battle, state, j, i, rng)
+            if not st.alive or state.over:
+                return
+    st.x, st.y = x, y
+
+
+def free_strike(battle, state, j: int, i: int, rng) -> None:
+    """WM-B7: ``j`` strikes ``i`` as it leaves: +2 to hit, damage boosted, no focus."""
+    prog = battle.free_strike(state, j, i)
+    tgt = state.models[i]
+    out = play(prog, battle.markers[i], tgt.bits, tgt.down, 1, rng)
+    _apply(battle, state, j, i, prog, out)
+
+
+def attack(battle, state, i: int, want: orders.Intent, focus: int, rng) -> None:
+    """Play the activation program of ``i`` against its target and write the result."""
+    j = want.target
+    st = state.models[i]
+    distance = orders.edge(battle, state, i, j) if want.mode == "ranged" else None
+    charge = want.move == "charge"
+    aim = want.mode == "ranged" and want.move == "stay"
+    prog = battle.program(state, i, j, focus, want.mode, charge, aim, distance)
+    tgt = state.models[j]
+    engaged = 1 if orders.in_melee(battle, state, j) else 0
+    out = play(prog, battle.markers[j], tgt.bits, tgt.down, engaged, rng)
+    st.focus -= min(out.spent, st.focus)
+    _apply(battle, state, i, j, prog, out)
+
+
+def _apply(battle, state, i: int, j: int, prog, out) -> None:
+    """Write an activation's result on its target: damage, knock-down or stationary,
+    spell effects for the rest of the turn (WM-B8, WM-B9), destruction (WM-B10)."""
+    tgt = state.models[j]
+    tgt.bits = out.bits
+    if out.down == FREEZE and tgt.down != STATIONARY:
+        tgt.down = STATIONARY
+        tgt.down_until = state.h + 2  # one round: the applying side's next turn
+    elif out.down == KNOCK and tgt.down == UP:
+        tgt.down = KNOCKED_DOWN
+    if out.flags:
+        have = {m[4] for m in tgt.mods}
+        feats = {e.name for e in battle.feats[battle.models[i].side]}
+        for b, eff in enumerate(prog.flags):
+            if out.flags >> b & 1 and eff.name not in have:
+                # a feat's modifiers last one round, a spell's the rest of the turn (WM-B9)
+                until = state.h + (2 if eff.name in feats else 1)
+                tgt.mods.append((eff.defense, eff.ranged_defense, eff.armor, until, eff.name))
+    spec = battle.models[j]
+    if spec.grid.destroyed(tgt.bits):
+        tgt.alive = False
+        tgt.destroyed_h = state.h
+        side = battle.models[i].side
+        state.points[side] += spec.points
+        if spec.is_caster:
+            state.over = True
+            state.winner = side
+            state.kill_h = state.h
+
+
+def use_feat(battle, state, caster: int, skip: int = -1) -> None:
+    """WM-B8: the feat's effects land as the warcaster's activation starts, on every model
+    of the side it names inside the control area (without the immunity that stops it)."""
+    spec = battle.models[caster]
+    side = spec.side
+    state.feat_used[side] = True
+    area = 2.0 * spec.focus_stat
+    h = state.h
+    for e in battle.feats[side]:
+        pool = battle.alive(state, 1 - side if e.on == "enemy" else side)
+        for j in pool:
+            if j == skip:
+                continue
+            if orders.edge(battle, state, caster, j) > area + 1e-9 and j != caster:
+                continue
+            if e.unless_immune and e.unless_immune in battle.immunities[j]:
+                continue
+            st = state.models[j]
+            if e.stationary:
+                st.down, st.down_until = STATIONARY, h + 2
+            elif e.knock_down and st.down == UP:
+                st.down = KNOCKED_DOWN
+            if any(e.target_mods):
+                d, rd, arm = e.target_mods
+                st.mods.append((d, rd, arm, h + 2, e.name))  # one round (WM-B8)
+            if any(e.attack_mods):
+                st.boost = tuple(a + b for a, b in zip(st.boost, e.attack_mods))
