@@ -11,13 +11,14 @@ policy, so that policies differ only in the choices they make:
   after an advance — preferring the enemy warcaster under *assassinate*, otherwise
   warjacks and solos, fewest boxes left first, then the nearest;
 * with nothing in reach it advances on the nearest enemy model;
-* the warcaster (except when assassinating) stays out of every enemy's threat range
-  (what the enemy could reach next turn: SPD + 3" + melee reach, or SPD + weapon or spell
-  range), as close to its warjacks as that allows, and attacks only what it reaches from
-  there;
-* under *hold* nobody moves toward the enemy: models out of melee step back out of the
-  threat ranges (as far as SPD allows); models in melee fight where they stand, except the
-  warcaster, which walks out (taking free strikes, WM-B7).
+* the warcaster (except when assassinating) follows its warjacks: it heads for a point
+  3" behind their centre (toward its own table edge), as far as SPD allows, keeping them in
+  its control area, and attacks only what it reaches from there;
+* under *hold* nobody moves toward the enemy: models out of melee step back out of every
+  enemy's threat range (what it could reach next turn: SPD + 3" + melee reach, or SPD +
+  weapon or spell range), the warcaster staying as near its warjacks as that allows; models
+  in melee fight where they stand, except the warcaster, which walks out (taking free
+  strikes, WM-B7).
 """
 
 from __future__ import annotations
@@ -155,10 +156,10 @@ def intent(battle, state, i: int, posture: str, focus: int) -> Intent:
                       and melee_option(battle, state, i, caster, focus) is not None):
         j = min(close, key=lambda j: priority(battle, state, j, True))
         return Intent(i, j, "melee", "stay")
-    if posture == "hold":
-        return Intent(i, move="retreat")
     if spec.is_caster and not assassinate:
         return Intent(i, move="support")
+    if posture == "hold":
+        return Intent(i, move="retreat")
     order = sorted(enemies, key=lambda j: (priority(battle, state, j, assassinate),
                                            edge(battle, state, i, j)))
     if not assassinate and len(order) > 1:  # the warcaster last: warjacks and solos first
@@ -174,15 +175,27 @@ def intent(battle, state, i: int, posture: str, focus: int) -> Intent:
     return Intent(i, nearest, "none", "advance", float(spec.spd))
 
 
-def safe_spot(battle, state, i: int) -> tuple[float, float]:
-    """Where the warcaster goes when it supports (WM-B11): toward its warjacks' centre, as far
-    as SPD allows, stopping before any enemy threat range; back out when already inside."""
+BEHIND = 3.0  # the warcaster follows 3" behind its warjacks' centre (WM-B11)
+
+
+def support_spot(battle, state, i: int, careful: bool) -> tuple[float, float]:
+    """Where the warcaster goes when it supports (WM-B11): 3" behind its warjacks' centre (as
+    far as SPD allows); ``careful`` (hold): toward their centre only as far as it stays out of
+    every enemy threat range, and back out when already inside one."""
     spec = battle.models[i]
     st = state.models[i]
     if st.down != UP:
         return st.x, st.y
     side = spec.side
     friends = [j for j in battle.alive(state, side) if j != i]
+    if not careful:
+        if not friends:
+            return st.x, st.y
+        cx = sum(state.models[j].x for j in friends) / len(friends)
+        cy = sum(state.models[j].y for j in friends) / len(friends) + (
+            -BEHIND if side == 0 else BEHIND)
+        x, y, _ = approach(st.x, st.y, 0.0, cx, cy, 0.0, float(spec.spd), 0.0)
+        return x, y
     threats = [(j, threat(battle, state, j)) for j in battle.alive(state, 1 - side)]
 
     def safe(x: float, y: float) -> bool:

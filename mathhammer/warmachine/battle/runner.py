@@ -59,6 +59,12 @@ class Tally:
     choices: Counter = field(default_factory=Counter)  # (side, round, kind, option) -> count
     decisions: dict = field(default_factory=dict)  # first decision values (best response)
 
+    def __add__(self, other: Tally) -> Tally:
+        out = Tally()
+        out.add(self)
+        out.add(other)
+        return out
+
     def add(self, other: Tally) -> None:
         self.n += other.n
         for name in ("wins", "first", "first_wins", "kill_rounds", "rounds"):
@@ -137,8 +143,11 @@ def play_battle(battle: Battle, policies, rng, record: list | None = None,
 
 def run_chunk(spec: BattleSpec, chunk: int, size: int, seed: int) -> Tally:
     """``size`` battles of chunk ``chunk`` (the unit a worker runs)."""
+    return run_chunk_rng(spec, size, chunk_rng(seed, chunk))
+
+
+def run_chunk_rng(spec: BattleSpec, size: int, rng) -> Tally:
     battle, policies = build(spec)
-    rng = chunk_rng(seed, chunk)
     rounds = battle.turns
     n_models = len(battle.models)
     tally = Tally(caster_dead=np.zeros((2, rounds), dtype=np.int64),
@@ -195,43 +204,92 @@ def _count(battle: Battle, state, record, crippled, tally: Tally, policies) -> N
 
 def run(spec: BattleSpec, n_trials: int, seed: int, workers: int | None = None,
         scheduler=None, progress=None) -> Tally:
-    """Every chunk of the run, on this process, a local process pool or a Dask cluster; the
-    sum does not depend on which."""
+    """Every chunk of the run — on this process, local worker processes (``workers`` > 1)
+    or a Dask cluster — summed; the sum does not depend on which. Local runs go through the
+    engine's chunk runner (:func:`mathhammer.engine._run_chunks`: the chunk streams,
+    progress and Ctrl-C of every Monte Carlo query); each of its worker threads hands its
+    chunk to a worker process, since a battle is Python and holds the GIL."""
+    from mathhammer import engine
+    from mathhammer.errors import Interrupted
+
     sizes = chunk_sizes(n_trials)
-    jobs = [(spec, i, n, seed) for i, n in enumerate(sizes)]
-    total = Tally()
+    if scheduler is not None and scheduler != "local":
+        total = Tally()
+        for part in _dask([(spec, i, n, seed) for i, n in enumerate(sizes)], scheduler):
+            total.add(_unwrap(part))
+        return total
+    build(spec)  # a bad list fails here, in one line, before any chunk runs
+    n_workers = max(1, min(workers or os.cpu_count() or 1, len(sizes)))
     done = 0
     if progress is not None:
         progress(0, n_trials)
-    if scheduler is not None and scheduler != "local":
-        parts = _dask(jobs, scheduler)
-        for part in parts:
-            total.add(part)
-        return total
-    n_workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
-    if n_workers == 1:
-        for job in jobs:
-            total.add(run_chunk(*job))
-            done += job[2]
-            if progress is not None:
-                progress(done, n_trials)
-        return total
-    build(spec)  # a bad list fails here, in one line, before any process starts
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
 
-    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
-    with ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
-        for part, job in zip(pool.map(_run_job, jobs), jobs):
-            total.add(part)
-            done += job[2]
-            if progress is not None:
-                progress(done, n_trials)
-    return total
+    def on_chunk(size: int) -> None:
+        nonlocal done
+        done += size
+        if progress is not None:
+            progress(done, n_trials)
+
+    pool = None
+    if n_workers > 1:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = mp.get_all_start_methods()
+        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+        pool = ProcessPoolExecutor(n_workers, mp_context=ctx)
+
+    def chunk(n: int, state) -> dict:
+        job = (spec, n, np.array(state[:4], dtype=np.uint64))
+        part = pool.submit(_run_state_job, job).result() if pool else _run_state_job(job)
+        return {"tally": np.array([_unwrap(part)], dtype=object)}
+
+    try:
+        tally = engine._run_chunks(chunk, sizes, seed, 0, n_workers, on_chunk)
+    except engine._PartialInterrupt as stop:
+        raise Interrupted(engine.MonteCarloRun(stop.tally, stop.n_done, seed, stop.n_chunks, True)
+                          if stop.n_done else None) from None
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+    return tally["tally"][0]
 
 
-def _run_job(job) -> Tally:
-    return run_chunk(*job)
+def _state_rng(words) -> random.Random:
+    """The chunk stream from the engine's chunk state (its first four words are
+    SeedSequence(seed, spawn_key=(chunk,)).generate_state(4): :func:`chunk_rng`'s)."""
+    return random.Random(int.from_bytes(np.asarray(words, dtype=np.uint64).tobytes(), "little"))
+
+
+def _run_state_job(job):
+    spec, n, words = job
+    return _guarded(run_chunk_rng, spec, n, _state_rng(words))
+
+
+def _run_job(job):
+    return _guarded(run_chunk, *job)
+
+
+def _guarded(fn, *args):
+    """A chunk in a worker; a MathhammerError comes back as plain values (its class does
+    not unpickle), raised again by :func:`_unwrap` in the caller."""
+    from mathhammer.errors import MathhammerError
+
+    try:
+        return fn(*args)
+    except MathhammerError as err:
+        return ("error", type(err).__module__, type(err).__name__, err.where, err.what,
+                err.got if isinstance(err.got, (str, int, float, type(None))) else repr(err.got),
+                err.fix)
+
+
+def _unwrap(part):
+    if isinstance(part, tuple) and part and part[0] == "error":
+        import importlib
+
+        _, module, name, where, what, got, fix = part
+        raise getattr(importlib.import_module(module), name)(where, what, got, fix)
+    return part
 
 
 def _dask(jobs, scheduler):

@@ -313,7 +313,7 @@ def activate(battle, state, i: int, rng) -> None:
             return
         want = _from_where_it_stands(battle, state, i, posture, focus, allow_melee=False)
     elif want.move == "support":
-        x, y = orders.safe_spot(battle, state, i)
+        x, y = orders.support_spot(battle, state, i, careful=posture == "hold")
         _move_to(battle, state, i, x, y, rng)
         if not st.alive:
             return
@@ -396,7 +396,12 @@ def attack(battle, state, i: int, want: orders.Intent, focus: int, rng) -> None:
     j = want.target
     st = state.models[i]
     distance = orders.edge(battle, state, i, j) if want.mode == "ranged" else None
-    charge = want.move == "charge"
+    # a free strike on the way in may have crippled its movement or cortex (WM-G4): then the
+    # attack is not a charge attack
+    if battle.models[i].grid.crippled(st.bits, "C"):
+        focus = 0
+    charge = (want.move == "charge" and not orders.m_crippled(battle, state, i)
+              and (focus >= 1 or not battle.models[i].is_warjack))
     aim = want.mode == "ranged" and want.move == "stay"
     prog = battle.program(state, i, j, focus, want.mode, charge, aim, distance)
     tgt = state.models[j]

@@ -1,0 +1,160 @@
+"""The answer of ``wm battle``: who wins, how, and when (issue 31 part 5).
+
+Results (JSON ``results``): ``p_a_wins``, ``p_draw`` (undecided), ``p_b_wins``;
+``p_caster_kill`` and ``mean_kill_turn`` (given a kill); ``p_first_player_wins``;
+per round ``t`` ``p_a_caster_dead_turn_t`` / ``p_b_caster_dead_turn_t`` (dead by the end of
+round t); per model ``p_destroyed_<a|b>_<model>`` and ``p_crippled_<a|b>_<model>`` (alive
+with a crippled system) at the end. Distribution ``kill_turn``: the round of the caster kill,
+given one (``p_caster_kill`` says how often). ``info`` holds the same per round and per model as lines, each side's first-turn
+plan, the decisions a best-responding side weighed at its first turn, and what the battle
+does not play.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from mathhammer.results import Distribution, Estimate, Report
+
+NOT_PLAYED = (
+    "terrain, line of sight, facing and back strikes (an open table, WM-B1); bases do not "
+    "block movement; running (WM-B6)",
+    "upkeep spells and buffs cast on friends (Arcane Shield, Blur, Defender's Ward, Fog of War, "
+    "Boundless Charge, Wind Rush …), shaking knock-down, healing (WM-B4, WM-B9)",
+    "Disruption, continuous effects (Fire, Corrosion), arc nodes and channelling, Set Defense, "
+    "Shadow Bind, slams moving the model hit",
+    "spells that only buff or move (WM-E1 lists what each profile's effects leave out)",
+)
+
+
+def slug(label: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
+
+
+def _p(count: int, n: int) -> Estimate:
+    return Estimate.proportion(int(count), int(n))
+
+
+def _pct(est: Estimate) -> str:
+    return f"{100 * est.value:.1f}% ± {100 * est.se:.1f}"
+
+
+def build_report(battle, spec, tally, seed: int, names: tuple[str, str]) -> Report:
+    n = tally.n
+    turns = battle.turns
+    results: dict[str, Estimate] = {
+        "p_a_wins": _p(tally.wins[0], n), "p_draw": _p(tally.wins[2], n),
+        "p_b_wins": _p(tally.wins[1], n)}
+    kills = int(tally.caster_dead[0, -1] + tally.caster_dead[1, -1])
+    results["p_caster_kill"] = _p(kills, n)
+    if kills:
+        results["mean_kill_turn"] = Estimate.mean(float(tally.kill_rounds[0]),
+                                                  float(tally.kill_rounds[1]), kills)
+    results["p_first_player_wins"] = _p(tally.first_wins[0], n)
+    for t in range(turns):
+        results[f"p_a_caster_dead_turn_{t + 1}"] = _p(tally.caster_dead[0, t], n)
+        results[f"p_b_caster_dead_turn_{t + 1}"] = _p(tally.caster_dead[1, t], n)
+    for i, m in enumerate(battle.models):
+        if m.is_caster:
+            continue
+        key = f"{'ab'[m.side]}_{slug(m.label)}"
+        results[f"p_destroyed_{key}"] = _p(tally.destroyed[i, -1], n)
+        if not m.grid.is_track:
+            results[f"p_crippled_{key}"] = _p(tally.crippled[i, -1], n)
+    per_round = np.diff(np.concatenate([[0], tally.caster_dead.sum(axis=0)])).astype(np.int64)
+    dists = {}
+    if kills:  # the round of the kill, given one
+        dists["kill_turn"] = Distribution.from_counts(per_round, offset=1)
+    else:
+        info_note = "kill_turn: no caster kill in any battle"
+    info = _info(battle, spec, tally, results, names)
+    if not kills:
+        info["empty_distributions"] = [info_note]
+    report = Report("wm battle", "mc", results, dists, n_trials=n, seed=seed, info=info,
+                    title=f"wm battle: {names[0]} (A) vs {names[1]} (B), {turns} rounds")
+    report.headline = headline(report, names, turns)
+    return report
+
+
+def headline(report: Report, names: tuple[str, str], turns: int) -> str:
+    r = report.results
+    a, b, d = r["p_a_wins"], r["p_b_wins"], r["p_draw"]
+    if a.value >= b.value:
+        lead = f"{names[0]} beats {names[1]} {100 * a.value:.1f}% ± {100 * a.se:.1f}"
+        other = f"{names[1]} wins {100 * b.value:.1f}%"
+    else:
+        lead = f"{names[1]} beats {names[0]} {100 * b.value:.1f}% ± {100 * b.se:.1f}"
+        other = f"{names[0]} wins {100 * a.value:.1f}%"
+    kill = r["p_caster_kill"]
+    text = (f"{lead} — caster kill by turn {turns} in {100 * kill.value:.1f}%"
+            f" ({other}, undecided {100 * d.value:.1f}%)")
+    n = report.n_trials
+    return text + f" (Monte Carlo, {n:,} battles, seed {report.seed})"
+
+
+def _info(battle, spec, tally, results, names) -> dict:
+    n = tally.n
+    info: dict = {}
+    sides = []
+    for s, side in enumerate(battle.sides):
+        who = ", ".join(battle.models[m].label for m in side.members)
+        policy = (spec.policy_a, spec.policy_b)[s]
+        sides.append(f"{'AB'[s]}: {names[s]} ({who}); policy {policy}")
+    info["sides"] = sides
+    first = {"a": "A always goes first", "b": "B always goes first"}.get(
+        spec.first, f"rolled off: A first in {100 * tally.first[0] / n:.1f}% of battles")
+    info["first player"] = (f"{first}; the first player wins "
+                            f"{_pct(results['p_first_player_wins'])}")
+    info["deployment"] = (f"file {spec.deployment}" if spec.deployment else
+                          "default: warjack lines 20\" apart, warcasters 4\" behind (WM-B1)")
+    lines = []
+    for t in range(battle.turns):
+        a = results[f"p_a_caster_dead_turn_{t + 1}"]
+        b = results[f"p_b_caster_dead_turn_{t + 1}"]
+        lost = []
+        for i, m in enumerate(battle.models):
+            if not m.is_caster:
+                lost.append(f"{'AB'[m.side]} {m.label} {100 * tally.destroyed[i, t] / n:.1f}%")
+        lines.append(f"turn {t + 1}: A's warcaster dead {_pct(a)}, B's {_pct(b)}; "
+                     f"destroyed: {', '.join(lost) or 'none'}")
+    info["by turn"] = lines
+    crippled = []
+    for i, m in enumerate(battle.models):
+        if m.is_caster or m.grid.is_track:
+            continue
+        per = ", ".join(f"{100 * tally.crippled[i, t] / n:.1f}%" for t in range(battle.turns))
+        crippled.append(f"{'AB'[m.side]} {m.label}: crippled and still fighting after each "
+                        f"turn {per}")
+    if crippled:
+        info["crippled"] = crippled
+    for s in (0, 1):
+        plans = tally.plans[s]
+        total = sum(plans.values())
+        if total:
+            info[f"first-turn plan {'AB'[s]}"] = [
+                f"{100 * c / total:.1f}%: {text}" for text, c in plans.most_common(3)]
+    if tally.decisions:
+        info["decisions at the first turn"] = _decision_lines(battle, tally)
+    info["rules"] = ("WM-B1..WM-B13 (mathhammer rules WM-B): movement, charges, free strikes, "
+                     "feats, the caster kill and the points end as stated there")
+    info["not_played"] = list(NOT_PLAYED)
+    return info
+
+
+def _decision_lines(battle, tally) -> list[str]:
+    """Each option a best-responding side weighed at its first turn: its value (P(win) +
+    half P(undecided), by rollouts) ± se, over the battles where the choice came up."""
+    lines = []
+    for key in sorted(tally.decisions):
+        side, kind = key[0], key[1]
+        rows = tally.decisions[key]
+        parts = []
+        for option, (total, sq, count) in sorted(rows.items(), key=lambda kv: -kv[1][0] / max(kv[1][2], 1)):
+            mean = total / count
+            var = max(sq / count - mean * mean, 0.0)
+            se = (var / count) ** 0.5 if count > 1 else float("nan")
+            parts.append(f"{option} {100 * mean:.1f}% ± {100 * se:.1f}")
+        lines.append(f"{'AB'[side]} {kind}: " + " · ".join(parts))
+    return lines
