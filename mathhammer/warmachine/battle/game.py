@@ -9,6 +9,7 @@ distance). Every battle of a run (and every best-response rollout) reuses them.
 
 from __future__ import annotations
 
+from mathhammer.errors import RulesError
 from mathhammer.warmachine.battle.attacks import (
     FREEZE, KNOCK, Marker, compile_program, distance_bucket, free_strike_graph,
 )
@@ -49,6 +50,7 @@ class Battle:
         self.strikes: dict = {}
         self.plans: dict = {}  # the plan search's answers by state key (planner)
         self.members = [list(s.members) for s in sides]
+        self.radius = [m.radius for m in models]
         # WM-B8: the feat effects each side's warcaster can use (none: no feat to decide)
         self.feats = [[e for e in models[s.caster].prof.effects if e.source == "feat"]
                       for s in sides]
@@ -61,11 +63,12 @@ class Battle:
 
     # ------------------------------------------------------------------ state
     def new_state(self, first: int) -> BattleState:
-        return BattleState([ModelState(x, y) for x, y in self.positions], first)
+        return BattleState([ModelState(x, y) for x, y in self.positions], first,
+                           standing=[list(self.members[0]), list(self.members[1])])
 
     def alive(self, state: BattleState, side: int) -> list[int]:
-        models = state.models
-        return [m for m in self.members[side] if models[m].alive]
+        """The side's models still standing (a list kept by the state: do not change it)."""
+        return state.standing[side]
 
     def crippled(self, state: BattleState, i: int) -> frozenset:
         spec = self.models[i]
@@ -100,10 +103,13 @@ class Battle:
         dist = distance_bucket(distance) if (mode == "ranged" and distance is not None) else None
         boost = state.models[i].boost
         key = (i, focus, mode, charge, aim, crippled, boost, j, camped + arm, d, rd, on, dist)
-        prog = self.programs.get(key)
-        if prog is None:
+        if key in self.programs:
+            return self.programs[key]
+        try:
             prog = self._build(state, i, j, focus, mode, charge, aim, dist, crippled, on)
-            self.programs[key] = prog
+        except RulesError:  # nothing to attack with this way (WM-F3): the model does not attack
+            prog = None
+        self.programs[key] = prog
         return prog
 
     def _build(self, state, i, j, focus, mode, charge, aim, dist, crippled, on):

@@ -23,6 +23,7 @@ policy, so that policies differ only in the choices they make:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from mathhammer.warmachine.battle.state import KNOCKED_DOWN, STATIONARY, UP
@@ -45,8 +46,10 @@ class Intent:
 
 
 def edge(battle, state, i: int, j: int) -> float:
+    """Base edge to base edge between models ``i`` and ``j`` now (WM-B2)."""
     a, b = state.models[i], state.models[j]
-    return gap(a.x, a.y, battle.models[i].radius, b.x, b.y, battle.models[j].radius)
+    d = math.hypot(b.x - a.x, b.y - a.y) - battle.radius[i] - battle.radius[j]
+    return d if d > 0.0 else 0.0
 
 
 def m_crippled(battle, state, i: int) -> bool:
@@ -65,21 +68,27 @@ def melee_reach(battle, state, i: int) -> float:
 def engaging(battle, state, i: int) -> list[int]:
     """Enemies that have model ``i`` inside their melee range (WM-B7: it would take their
     free strikes by walking away; it cannot make ranged attacks)."""
-    side = battle.models[i].side
-    return [j for j in battle.alive(state, 1 - side)
-            if melee_reach(battle, state, j) > 0 and edge(battle, state, i, j)
-            <= melee_reach(battle, state, j) + 1e-9]
+    models = state.models
+    specs = battle.models
+    out = []
+    for j in battle.alive(state, 1 - specs[i].side):
+        reach = specs[j].melee_reach
+        if reach and models[j].down == UP and edge(battle, state, i, j) <= reach + 1e-9:
+            out.append(j)
+    return out
 
 
 def in_melee(battle, state, i: int) -> bool:
     """WM-A6: a model is in melee when an enemy is in its melee range or it is in an
     enemy's: ranged and magic attacks at it take −4."""
-    if engaging(battle, state, i):
-        return True
-    reach = melee_reach(battle, state, i)
-    side = battle.models[i].side
-    return reach > 0 and any(edge(battle, state, i, j) <= reach + 1e-9
-                             for j in battle.alive(state, 1 - side))
+    own = melee_reach(battle, state, i)
+    models = state.models
+    specs = battle.models
+    for j in battle.alive(state, 1 - specs[i].side):
+        reach = max(own, specs[j].melee_reach if models[j].down == UP else 0.0)
+        if reach and edge(battle, state, i, j) <= reach + 1e-9:
+            return True
+    return False
 
 
 def threat(battle, state, j: int) -> float:
@@ -102,39 +111,55 @@ def priority(battle, state, j: int, caster_first: bool) -> tuple:
     return (0 if (spec.is_caster and caster_first) else 1, left)
 
 
-def melee_option(battle, state, i: int, j: int, focus: int) -> tuple[str, float] | None:
-    """(move, inches) that brings enemy ``j`` into ``i``'s melee range this activation, or
-    None: stay (already there), advance (≤ SPD), or charge (≤ SPD + 3", movement system
-    working, 1 focus for a warjack, WM-F2, WM-G4); a move of 3" or less is an advance."""
-    spec = battle.models[i]
+def _melee(spec, down: int, mcrip: bool, dist: float, focus: int) -> tuple[str, float] | None:
     if not spec.melee_reach:
         return None
-    need = edge(battle, state, i, j) - spec.melee_reach
+    need = dist - spec.melee_reach
     if need <= 1e-9:
         return "stay", 0.0
-    if state.models[i].down != UP:
+    if down != UP:
         return None  # standing up forfeits the movement (WM-B6)
-    can_charge = not m_crippled(battle, state, i) and (not spec.is_warjack or focus >= 1)
-    if can_charge and PRE_BOOST_MOVE < need <= spec.spd + CHARGE_BONUS:
+    if (not mcrip and (not spec.is_warjack or focus >= 1)
+            and PRE_BOOST_MOVE < need <= spec.spd + CHARGE_BONUS):
         return "charge", need
     if need <= spec.spd:
         return "advance", need
     return None
 
 
+def _ranged(spec, down: int, held: bool, dist: float, spells: bool) -> tuple[str, float] | None:
+    reach = max(spec.ranged_reach, spec.spell_reach if spells else 0.0)
+    if not reach or held:
+        return None
+    need = dist - reach
+    if need <= 1e-9:
+        return "stay", 0.0
+    if down != UP or need > spec.spd:
+        return None
+    return "advance", need
+
+
+def melee_option(battle, state, i: int, j: int, focus: int) -> tuple[str, float] | None:
+    """(move, inches) that brings enemy ``j`` into ``i``'s melee range this activation, or
+    None: stay (already there), advance (≤ SPD), or charge (≤ SPD + 3", movement system
+    working, 1 focus for a warjack, WM-F2, WM-G4); a move of 3" or less is an advance."""
+    return _melee(battle.models[i], state.models[i].down, m_crippled(battle, state, i),
+                  edge(battle, state, i, j), focus)
+
+
+def casts(spec, focus: int) -> bool:
+    """A warcaster casts offensive spells only with the focus to pay for one (WM-F4)."""
+    return spec.is_caster and spec.spell_reach > 0 and focus >= spec.spell_cost
+
+
 def ranged_option(battle, state, i: int, j: int, spells: bool) -> tuple[str, float] | None:
     """(move, inches) to bring ``j`` within a ranged weapon's (or spell's) range after at most
     an advance; None when the model is engaged (no ranged attacks in melee) or too far."""
     spec = battle.models[i]
-    reach = max(spec.ranged_reach, spec.spell_reach if spells else 0.0)
-    if not reach or engaging(battle, state, i):
+    if not max(spec.ranged_reach, spec.spell_reach if spells else 0.0):
         return None
-    need = edge(battle, state, i, j) - reach
-    if need <= 1e-9:
-        return "stay", 0.0
-    if state.models[i].down != UP or need > spec.spd:
-        return None
-    return "advance", need
+    return _ranged(spec, state.models[i].down, bool(engaging(battle, state, i)),
+                   edge(battle, state, i, j), spells)
 
 
 def intent(battle, state, i: int, posture: str, focus: int) -> Intent:
@@ -146,32 +171,37 @@ def intent(battle, state, i: int, posture: str, focus: int) -> Intent:
     enemies = battle.alive(state, 1 - spec.side)
     if not enemies:
         return Intent(i)
+    models = state.models
+    dist = {j: edge(battle, state, i, j) for j in enemies}
+    held = any(models[j].down == UP and battle.models[j].melee_reach
+               and dist[j] <= battle.models[j].melee_reach + 1e-9 for j in enemies)
     caster = battle.sides[1 - spec.side].caster
     assassinate = posture == "assassinate"
+    mcrip = m_crippled(battle, state, i)
     reach = spec.melee_reach  # a knocked-down model stands up and fights what is in reach
-    close = [j for j in enemies if reach and edge(battle, state, i, j) <= reach + 1e-9]
-    if spec.is_caster and posture == "hold" and engaging(battle, state, i):
+    close = [j for j in enemies if reach and dist[j] <= reach + 1e-9]
+    if spec.is_caster and posture == "hold" and held:
         return Intent(i, move="retreat")
-    if close and not (assassinate and caster not in close and caster in enemies
-                      and melee_option(battle, state, i, caster, focus) is not None):
+    if close and not (assassinate and caster not in close and caster in dist
+                      and _melee(spec, st.down, mcrip, dist[caster], focus) is not None):
         j = min(close, key=lambda j: priority(battle, state, j, True))
         return Intent(i, j, "melee", "stay")
     if spec.is_caster and not assassinate:
         return Intent(i, move="support")
     if posture == "hold":
         return Intent(i, move="retreat")
-    order = sorted(enemies, key=lambda j: (priority(battle, state, j, assassinate),
-                                           edge(battle, state, i, j)))
+    order = sorted(enemies, key=lambda j: (priority(battle, state, j, assassinate), dist[j]))
     if not assassinate and len(order) > 1:  # the warcaster last: warjacks and solos first
         order = [j for j in order if j != caster] + [j for j in order if j == caster]
+    spells = casts(spec, focus)
     for j in order:
-        m = melee_option(battle, state, i, j, focus)
+        m = _melee(spec, st.down, mcrip, dist[j], focus)
         if m is not None:
             return Intent(i, j, "melee", m[0], m[1])
-        r = ranged_option(battle, state, i, j, spec.is_caster)
+        r = _ranged(spec, st.down, held, dist[j], spells)
         if r is not None:
             return Intent(i, j, "ranged", r[0], r[1])
-    nearest = min(enemies, key=lambda j: edge(battle, state, i, j))
+    nearest = min(enemies, key=lambda j: dist[j])
     return Intent(i, nearest, "none", "advance", float(spec.spd))
 
 

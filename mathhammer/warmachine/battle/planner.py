@@ -81,7 +81,8 @@ def members_in_reach(battle, state, side: int) -> list[Member]:
             if walk or boosted:
                 modes.append("melee")
                 charge = "may" if (walk and boosted) else "must" if boosted else "no"
-        r = orders.ranged_option(battle, state, i, enemy, spec.is_caster)
+        r = orders.ranged_option(battle, state, i, enemy,
+                                 orders.casts(spec, state.models[battle.sides[side].caster].focus))
         if r is not None:
             modes.append("ranged")
             reach = max(spec.ranged_reach, spec.spell_reach if spec.is_caster else 0.0)

@@ -142,7 +142,7 @@ def kill_potential(battle, state, side: int) -> float:
     for i in battle.alive(state, side):
         spec = battle.models[i]
         melee = orders.melee_option(battle, state, i, enemy, 3)
-        ranged = orders.ranged_option(battle, state, i, enemy, spec.is_caster)
+        ranged = orders.ranged_option(battle, state, i, enemy, orders.casts(spec, spec.focus_stat))
         if melee is None and ranged is None:
             continue
         kind = "melee" if melee is not None else "ranged"

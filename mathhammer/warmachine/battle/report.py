@@ -135,26 +135,51 @@ def _info(battle, spec, tally, results, names) -> dict:
         if total:
             info[f"first-turn plan {'AB'[s]}"] = [
                 f"{100 * c / total:.1f}%: {text}" for text, c in plans.most_common(3)]
+    info["choices by turn (where there was a choice)"] = _choice_lines(battle, tally)
     if tally.decisions:
-        info["decisions at the first turn"] = _decision_lines(battle, tally)
+        info["decisions at the first turn"] = _decision_lines(tally, spec.iterations)
     info["rules"] = ("WM-B1..WM-B13 (mathhammer rules WM-B): movement, charges, free strikes, "
                      "feats, the caster kill and the points end as stated there")
     info["not_played"] = list(NOT_PLAYED)
     return info
 
 
-def _decision_lines(battle, tally) -> list[str]:
+def _choice_lines(battle, tally) -> list[str]:
+    """What each side chose, turn by turn: posture, feat and focus shares (WM-B11)."""
+    lines = []
+    for side in (0, 1):
+        for kind in ("posture", "feat", "focus"):
+            per_turn = []
+            for t in range(1, battle.turns + 1):
+                rows = {opt: c for (s, r, k, opt), c in tally.choices.items()
+                        if s == side and r == t and k == kind}
+                total = sum(rows.values())
+                if not total:
+                    continue
+                shares = ", ".join(f"{opt} {100 * c / total:.0f}%" for opt, c in
+                                   sorted(rows.items(), key=lambda kv: -kv[1]))
+                per_turn.append(f"t{t} {shares}")
+            if per_turn:
+                lines.append(f"{'AB'[side]} {kind}: " + "; ".join(per_turn))
+    return lines
+
+
+def _decision_lines(tally, iterations: int) -> list[str]:
     """Each option a best-responding side weighed at its first turn: its value (P(win) +
-    half P(undecided), by rollouts) ± se, over the battles where the choice came up."""
+    half P(undecided)) ± se over every rollout of the battles where the choice came up
+    (common random numbers: the options of one choice were played with the same dice)."""
     lines = []
     for key in sorted(tally.decisions):
         side, kind = key[0], key[1]
         rows = tally.decisions[key]
         parts = []
-        for option, (total, sq, count) in sorted(rows.items(), key=lambda kv: -kv[1][0] / max(kv[1][2], 1)):
-            mean = total / count
-            var = max(sq / count - mean * mean, 0.0)
-            se = (var / count) ** 0.5 if count > 1 else float("nan")
+        for option, (total, sq, count) in sorted(rows.items(),
+                                                 key=lambda kv: -kv[1][0] / kv[1][2]):
+            mean = total / count / 2.0  # half points
+            var = max(sq / count / 4.0 - mean * mean, 0.0)
+            se = (var / (count - 1)) ** 0.5 if count > 1 else float("nan")
             parts.append(f"{option} {100 * mean:.1f}% ± {100 * se:.1f}")
-        lines.append(f"{'AB'[side]} {kind}: " + " · ".join(parts))
+        battles = max(c for _, _, c in rows.values()) // max(iterations, 1)
+        many = f"{battles:,} battle{'s' * (battles != 1)} × {iterations} rollouts"
+        lines.append(f"{'AB'[side]} {kind} ({many}): " + " · ".join(parts))
     return lines

@@ -81,7 +81,7 @@ class Tally:
         for key, rows in other.decisions.items():
             mine = self.decisions.setdefault(key, {})
             for option, (total, sq, count) in rows.items():
-                t0, s0, c0 = mine.get(option, (0.0, 0.0, 0))
+                t0, s0, c0 = mine.get(option, (0, 0, 0))
                 mine[option] = (t0 + total, s0 + sq, c0 + count)
 
 
@@ -112,10 +112,13 @@ def build(spec: BattleSpec):
         positions = (load_deployment(spec.deployment, models, sides) if spec.deployment
                      else default_positions(models, sides))
         battle = Battle(models, sides, positions, spec.turns, spec.first, spec.plan)
-        policies = [make_policy(spec.policy_a, battle, "--policy-a", **dict(spec.options_a),
-                                iterations=spec.iterations),
-                    make_policy(spec.policy_b, battle, "--policy-b", **dict(spec.options_b),
-                                iterations=spec.iterations)]
+        policies = [make_policy(spec.policy_a, battle, "--policy-a", iterations=spec.iterations,
+                                **dict(spec.options_a)),
+                    make_policy(spec.policy_b, battle, "--policy-b", iterations=spec.iterations,
+                                **dict(spec.options_b))]
+        for side, policy in enumerate(policies):
+            if hasattr(policy, "bind"):
+                policy.bind(policies, side)
         got = (battle, policies)
         if len(_BUILT) > 8:
             _BUILT.clear()
@@ -125,16 +128,20 @@ def build(spec: BattleSpec):
 
 def play_battle(battle: Battle, policies, rng, record: list | None = None,
                 crippled: list | None = None):
-    """One battle from the deployment to its end; ``record`` collects each player's first
-    turn (choices and plan), ``crippled`` the models alive with a crippled system at the end
-    of each round played."""
+    """One battle from the deployment to its end; ``record`` collects every turn's choices
+    (and plan), ``crippled`` the models alive with a crippled system at the end of each
+    round played."""
     state = battle.new_state(first_player(battle.first, rng))
+    policy_seed = rng.getrandbits(64)  # drawn whatever the policies: the dice stay paired
+    for p in policies:
+        if hasattr(p, "start_battle"):
+            p.start_battle(policy_seed)
     while not state.over:
-        rec = {} if (record is not None and state.h < 2) else None
-        side = state.active
+        rec = {} if record is not None else None
+        side, h = state.active, state.h
         play_turn(battle, state, policies, rng, rec)
         if rec is not None:
-            record.append((side, rec))
+            record.append((side, h, rec))
         if crippled is not None and (state.h % 2 == 0 or state.over):
             crippled.append([i for i, st in enumerate(state.models) if st.alive and any(
                 battle.models[i].grid.crippled(st.bits, x) for x in battle.models[i].grid.systems)])
@@ -155,9 +162,6 @@ def run_chunk_rng(spec: BattleSpec, size: int, rng) -> Tally:
                   crippled=np.zeros((n_models, rounds), dtype=np.int64))
     for _ in range(size):
         record: list = []
-        for p in policies:
-            if hasattr(p, "decisions"):
-                p.decisions = {}
         crippled: list = []
         state = play_battle(battle, policies, rng, record, crippled)
         _count(battle, state, record, crippled, tally, policies)
@@ -188,18 +192,17 @@ def _count(battle: Battle, state, record, crippled, tally: Tally, policies) -> N
         tally.kill_rounds += (r, r * r)
     played = (state.h + 1) // 2 if state.over else rounds
     tally.rounds += (played, played * played)
-    for side, rec in record:
-        if "plan" in rec:
-            choices = ", ".join(f"{k} {v}" for k, v in rec.get("choices", []))
-            tally.plans[side][f"{rec['plan']}" + (f" [{choices}]" if choices else "")] += 1
+    for side, h, rec in record:
+        for kind, option in rec.get("choices", []):
+            tally.choices[(side, h // 2 + 1, kind, option)] += 1
+        if h < 2 and "plan" in rec:
+            tally.plans[side][rec["plan"]] += 1
     for side, p in enumerate(policies):
         for key, rows in getattr(p, "decisions", {}).items():
             mine = tally.decisions.setdefault((side, *key), {})
-            for option, values in rows.items():
-                t0, s0, c0 = mine.get(option, (0.0, 0.0, 0))
-                total = float(np.sum(values))
-                mine[option] = (t0 + total, s0 + float(np.sum(np.square(values))),
-                                c0 + len(values))
+            for option, (total, sq, count) in rows.items():  # integers: any order agrees
+                t0, s0, c0 = mine.get(option, (0, 0, 0))
+                mine[option] = (t0 + total, s0 + sq, c0 + count)
 
 
 def run(spec: BattleSpec, n_trials: int, seed: int, workers: int | None = None,

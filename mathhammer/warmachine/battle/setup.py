@@ -42,26 +42,16 @@ class ModelSpec:
     ranged_reach: float  # the longest ranged weapon RNG, 0 without one
     spell_reach: float  # the longest offensive spell that deals damage or knocks down
     points: int
+    spell_cost: int = 0  # the cheapest such spell (a warcaster casts only with that focus)
+    # read from the profile once (the turn loop asks them thousands of times a second)
+    is_caster: bool = False
+    is_warjack: bool = False
+    spd: int = 0
+    focus_stat: int = 0
 
     @property
     def name(self) -> str:
         return self.label
-
-    @property
-    def is_caster(self) -> bool:
-        return self.prof.kind == "warcaster"
-
-    @property
-    def is_warjack(self) -> bool:
-        return self.prof.kind == "warjack"
-
-    @property
-    def spd(self) -> int:
-        return int(self.prof.stats.spd)
-
-    @property
-    def focus_stat(self) -> int:
-        return int(self.prof.stats.focus or 0)
 
     @property
     def attack_reach(self) -> float:
@@ -86,12 +76,15 @@ def _model_spec(index: int, side: int, label: str, ref: str, prof) -> ModelSpec:
     melee = [_reach(w.rng) for w in prof.weapons if w.kind == "melee" and w.damage_power is not None]
     ranged = [_reach(w.rng) for w in prof.weapons
               if w.kind == "ranged" and w.damage_power is not None]
-    spells = [_reach(s.rng) for s in prof.spells if s.offensive and (
+    castable = [s for s in prof.spells if s.offensive and (
         s.pow is not None or any(e.name == s.name and e.on == "enemy" for e in prof.effects))]
+    spells = [_reach(s.rng) for s in castable]
     return ModelSpec(index, side, label, ref, prof, grid, BASE_RADIUS[prof.base],
                      shield_mask_of(prof, grid), max(melee, default=0.0),
                      max(ranged, default=0.0), max(spells, default=0.0) if prof.kind == "warcaster"
-                     else 0.0, int(prof.points))
+                     else 0.0, int(prof.points), min((max(s.cost, 1) for s in castable), default=0),
+                     prof.kind == "warcaster", prof.kind == "warjack", int(prof.stats.spd),
+                     int(prof.stats.focus or 0))
 
 
 def _load_side(ref, where: str):

@@ -66,6 +66,11 @@ class BattleState:
     choices: dict = field(default_factory=dict)  # this turn's choices so far: kind -> index
     plan: dict | None = None  # this turn's allocation and posture once chosen
     options: dict = field(default_factory=dict)  # this turn's options by kind (worked out once)
+    standing: list = field(default_factory=list)  # per side: its models still alive
+
+    def destroy(self, i: int, side: int) -> None:
+        self.models[i].alive = False
+        self.standing[side] = [m for m in self.standing[side] if m != i]
 
     @property
     def active(self) -> int:
@@ -79,4 +84,5 @@ class BattleState:
         return BattleState([m.copy() for m in self.models], self.first, self.h,
                            list(self.feat_used), self.over, self.winner, self.kill_h,
                            list(self.points), dict(self.choices),
-                           None if self.plan is None else dict(self.plan), dict(self.options))
+                           None if self.plan is None else dict(self.plan), dict(self.options),
+                           list(self.standing))

@@ -95,7 +95,8 @@ def planned(battle, state):
 def _reaches(battle, state, i: int, j: int) -> bool:
     spec = battle.models[i]
     return (orders.melee_option(battle, state, i, j, 3) is not None
-            or orders.ranged_option(battle, state, i, j, spec.is_caster) is not None)
+            or orders.ranged_option(battle, state, i, j,
+                                    orders.casts(spec, spec.focus_stat)) is not None)
 
 
 def decide_turn(battle, state, policies, record=None) -> None:
@@ -109,8 +110,9 @@ def decide_turn(battle, state, policies, record=None) -> None:
         if not 0 <= k < len(options):
             raise ValueError(f"policy {policies[side].name} chose {k} of {len(options)}")
         state.choices[kind] = k
-        if record is not None:
-            record.setdefault("choices", []).append((kind, options[k]))
+    if record is not None:  # the choices there were to make (two options or more)
+        record["choices"] = [(kind, options_for(battle, state, kind)[state.choices[kind]])
+                             for kind in KINDS if len(options_for(battle, state, kind)) > 1]
     state.plan = allocation(battle, state, side)
     if record is not None:
         record["plan"] = describe(battle, state, side)
@@ -161,14 +163,11 @@ def allocation(battle, state, side: int) -> dict:
     jacks = eligible_jacks(battle, state, side)
     enemy_caster = battle.sides[1 - side].caster
 
-    def attacking(j: int) -> bool:
-        return orders.intent(battle, state, j, posture, 3).mode != "none"
-
-    ranked = sorted(jacks, key=lambda j: (orders.intent(battle, state, j, posture, 3).target
-                                          != enemy_caster, j))
+    intents = {j: orders.intent(battle, state, j, posture, 3) for j in jacks}
+    ranked = sorted(jacks, key=lambda j: (intents[j].target != enemy_caster, j))
     give = {}
     for j in ranked:
-        if how == "allocate" and attacking(j):
+        if how == "allocate" and intents[j].mode != "none":
             want = 3
         elif how == "run hot":
             want = 3
@@ -345,7 +344,7 @@ def _from_where_it_stands(battle, state, i: int, posture: str, focus: int,
         if allow_melee and spec.melee_reach and \
                 orders.edge(battle, state, i, j) <= spec.melee_reach + 1e-9:
             return orders.Intent(i, j, "melee")
-        r = orders.ranged_option(battle, state, i, j, spec.is_caster)
+        r = orders.ranged_option(battle, state, i, j, orders.casts(spec, focus))
         if r is not None and r[0] == "stay":
             return orders.Intent(i, j, "ranged")
     return orders.Intent(i)
@@ -404,6 +403,8 @@ def attack(battle, state, i: int, want: orders.Intent, focus: int, rng) -> None:
               and (focus >= 1 or not battle.models[i].is_warjack))
     aim = want.mode == "ranged" and want.move == "stay"
     prog = battle.program(state, i, j, focus, want.mode, charge, aim, distance)
+    if prog is None:
+        return  # nothing to attack with from here (a crippled weapon set, no focus to cast)
     tgt = state.models[j]
     engaged = 1 if orders.in_melee(battle, state, j) else 0
     out = play(prog, battle.markers[j], tgt.bits, tgt.down, engaged, rng)
@@ -431,7 +432,7 @@ def _apply(battle, state, i: int, j: int, prog, out) -> None:
                 tgt.mods.append((eff.defense, eff.ranged_defense, eff.armor, until, eff.name))
     spec = battle.models[j]
     if spec.grid.destroyed(tgt.bits):
-        tgt.alive = False
+        state.destroy(j, spec.side)
         tgt.destroyed_h = state.h
         side = battle.models[i].side
         state.points[side] += spec.points
