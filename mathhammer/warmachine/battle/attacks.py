@@ -62,6 +62,7 @@ class Program:
     flags: list  # Effect of each flag bit (spells with DEF/ARM modifiers, WM-E3)
     charge_nodes: frozenset
     act: list  # the activation (of a chain) each node belongs to
+    names: list  # each option's name (weapon, spell, power attack)
     label: str = ""
 
 
@@ -116,7 +117,7 @@ def compile_program(graph: Graph, target: Target, statuses: dict[str, tuple[int,
         pre=[int(o.pre_boosted) for o in o_all], amp=[int(o.crit_amputation) for o in o_all],
         rule_bh=rules.bh.tolist(), rule_bd=rules.bd.tolist(), rule_ch=rules.ch.tolist(),
         flags=list(graph.flags), charge_nodes=frozenset(i for i, n in enumerate(nodes) if n.charge),
-        act=[n.activation for n in nodes], label=label)
+        act=[n.activation for n in nodes], names=[o.name for o in o_all], label=label)
 
 
 class Marker:
