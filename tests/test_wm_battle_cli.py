@@ -20,7 +20,7 @@ def test_the_answer_comes_first_and_json_has_the_three_outcomes():
     assert done.returncode == 0, done.stderr
     first = done.stdout.splitlines()[0]
     assert " beats " in first and "±" in first and "caster kill by turn 3" in first
-    assert "first-turn plan A:" in done.stdout and "not_played:" in done.stdout
+    assert "first-turn plans:" in done.stdout and "not_played:" in done.stdout
     done = cli_inprocess("wm", "battle", "khador_battlebox", "cygnar_battlebox", "--turns", "3",
                          *SMALL, "--format", "json")
     data = json.loads(done.stdout)
@@ -31,8 +31,10 @@ def test_the_answer_comes_first_and_json_has_the_three_outcomes():
     for key, est in results.items():
         if key.startswith("p_"):
             assert 0.0 <= est["value"] <= 1.0, key
-    assert {"p_a_caster_dead_turn_3", "p_destroyed_b_ironclad", "p_crippled_a_juggernaut"} \
+    assert {"p_a_caster_dead", "p_b_caster_dead", "p_destroyed_b_ironclad", "p_caster_kill"} \
         <= set(results)
+    by_turn = data["info"]["by turn"]
+    assert len(by_turn) == 3 and by_turn[2].startswith("turn 3: warcaster dead A ")
 
 
 @pytest.mark.parametrize("argv, where", [

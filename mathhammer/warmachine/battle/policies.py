@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mathhammer.errors import InputError
 from mathhammer.warmachine import rules
 from mathhammer.warmachine.battle import orders
 
@@ -158,17 +157,3 @@ def kill_potential(battle, state, side: int) -> float:
         total += p_hit * mean * (len(weapons) + focus)
     left = tspec.grid.boxes_left(tstate.bits)
     return total / max(left, 1)
-
-
-def make_policy(name: str, battle, where: str, **options) -> Policy:
-    """The policy ``name`` for one side (``--policy-a`` / ``--policy-b``)."""
-    if name == "scripted":
-        return Scripted(battle)
-    if name == "greedy":
-        return Greedy(battle)
-    if name == "best-response":
-        from mathhammer.warmachine.battle.response import BestResponse
-
-        return BestResponse(battle, **options)
-    raise InputError(where, "must be scripted, greedy or best-response", name,
-                     f"use {where} greedy")

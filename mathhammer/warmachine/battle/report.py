@@ -2,12 +2,12 @@
 
 Results (JSON ``results``): ``p_a_wins``, ``p_draw`` (undecided), ``p_b_wins``;
 ``p_caster_kill`` and ``mean_kill_turn`` (given a kill); ``p_first_player_wins``;
-per round ``t`` ``p_a_caster_dead_turn_t`` / ``p_b_caster_dead_turn_t`` (dead by the end of
-round t); per model ``p_destroyed_<a|b>_<model>`` and ``p_crippled_<a|b>_<model>`` (alive
-with a crippled system) at the end. Distribution ``kill_turn``: the round of the caster kill,
-given one (``p_caster_kill`` says how often). ``info`` holds the same per round and per model as lines, each side's first-turn
-plan, the decisions a best-responding side weighed at its first turn, and what the battle
-does not play.
+``p_a_caster_dead`` / ``p_b_caster_dead`` and per model ``p_destroyed_<a|b>_<model>`` by the
+end. Distribution ``kill_turn``: the round of the caster kill, given one. ``info["by turn"]``
+gives, round by round, P(each warcaster dead), each model destroyed and crippled (alive with a
+crippled system); then each side's first-turn plan, the choices made turn by turn, the
+options a best-responding side weighed at its first turn with their values ± se, and what
+the battle does not play.
 """
 
 from __future__ import annotations
@@ -19,13 +19,11 @@ import numpy as np
 from mathhammer.results import Distribution, Estimate, Report
 
 NOT_PLAYED = (
-    "terrain, line of sight, facing and back strikes (an open table, WM-B1); bases do not "
-    "block movement; running (WM-B6)",
-    "upkeep spells and buffs cast on friends (Arcane Shield, Blur, Defender's Ward, Fog of War, "
-    "Boundless Charge, Wind Rush …), shaking knock-down, healing (WM-B4, WM-B9)",
-    "Disruption, continuous effects (Fire, Corrosion), arc nodes and channelling, Set Defense, "
-    "Shadow Bind, slams moving the model hit",
-    "spells that only buff or move (WM-E1 lists what each profile's effects leave out)",
+    "terrain, line of sight, facing, back strikes; bases do not block movement; running "
+    "(WM-B1, WM-B6); upkeep, buff and movement spells (Arcane Shield, Blur, Fog of War …), "
+    "shaking knock-down, healing (WM-B4, WM-B9)",
+    "Disruption, continuous effects (Fire, Corrosion), arc nodes, Set Defense, Shadow Bind, "
+    "slams moving the model hit (each profile's effects say what they leave out, WM-E1)",
 )
 
 
@@ -53,16 +51,11 @@ def build_report(battle, spec, tally, seed: int, names: tuple[str, str]) -> Repo
         results["mean_kill_turn"] = Estimate.mean(float(tally.kill_rounds[0]),
                                                   float(tally.kill_rounds[1]), kills)
     results["p_first_player_wins"] = _p(tally.first_wins[0], n)
-    for t in range(turns):
-        results[f"p_a_caster_dead_turn_{t + 1}"] = _p(tally.caster_dead[0, t], n)
-        results[f"p_b_caster_dead_turn_{t + 1}"] = _p(tally.caster_dead[1, t], n)
+    results["p_a_caster_dead"] = _p(tally.caster_dead[0, -1], n)
+    results["p_b_caster_dead"] = _p(tally.caster_dead[1, -1], n)
     for i, m in enumerate(battle.models):
-        if m.is_caster:
-            continue
-        key = f"{'ab'[m.side]}_{slug(m.label)}"
-        results[f"p_destroyed_{key}"] = _p(tally.destroyed[i, -1], n)
-        if not m.grid.is_track:
-            results[f"p_crippled_{key}"] = _p(tally.crippled[i, -1], n)
+        if not m.is_caster:
+            results[f"p_destroyed_{'ab'[m.side]}_{slug(m.label)}"] = _p(tally.destroyed[i, -1], n)
     per_round = np.diff(np.concatenate([[0], tally.caster_dead.sum(axis=0)])).astype(np.int64)
     dists = {}
     if kills:  # the round of the kill, given one
@@ -111,30 +104,29 @@ def _info(battle, spec, tally, results, names) -> dict:
                           "default: warjack lines 20\" apart, warcasters 4\" behind (WM-B1)")
     lines = []
     for t in range(battle.turns):
-        a = results[f"p_a_caster_dead_turn_{t + 1}"]
-        b = results[f"p_b_caster_dead_turn_{t + 1}"]
-        lost = []
+        a = _p(tally.caster_dead[0, t], n)
+        b = _p(tally.caster_dead[1, t], n)
+        lost, hurt = [], []
         for i, m in enumerate(battle.models):
-            if not m.is_caster:
-                lost.append(f"{'AB'[m.side]} {m.label} {100 * tally.destroyed[i, t] / n:.1f}%")
-        lines.append(f"turn {t + 1}: A's warcaster dead {_pct(a)}, B's {_pct(b)}; "
-                     f"destroyed: {', '.join(lost) or 'none'}")
+            if m.is_caster:
+                continue
+            tag = f"{'AB'[m.side]} {m.label}"
+            lost.append(f"{tag} {100 * tally.destroyed[i, t] / n:.1f}%")
+            if not m.grid.is_track:
+                hurt.append(f"{tag} {100 * tally.crippled[i, t] / n:.1f}%")
+        lines.append(f"turn {t + 1}: warcaster dead A {_pct(a)}, B {_pct(b)}; destroyed "
+                     f"{', '.join(lost) or 'none'}; crippled {', '.join(hurt) or 'none'}")
     info["by turn"] = lines
-    crippled = []
-    for i, m in enumerate(battle.models):
-        if m.is_caster or m.grid.is_track:
-            continue
-        per = ", ".join(f"{100 * tally.crippled[i, t] / n:.1f}%" for t in range(battle.turns))
-        crippled.append(f"{'AB'[m.side]} {m.label}: crippled and still fighting after each "
-                        f"turn {per}")
-    if crippled:
-        info["crippled"] = crippled
+    plans = []
     for s in (0, 1):
-        plans = tally.plans[s]
-        total = sum(plans.values())
+        total = sum(tally.plans[s].values())
         if total:
-            info[f"first-turn plan {'AB'[s]}"] = [
-                f"{100 * c / total:.1f}%: {text}" for text, c in plans.most_common(3)]
+            text, count = tally.plans[s].most_common(1)[0]
+            others = len(tally.plans[s]) - 1
+            plans.append(f"{'AB'[s]} ({100 * count / total:.1f}% of battles"
+                         + (f"; {others} other plan{'s' * (others > 1)}" if others else "")
+                         + f"): {text}")
+    info["first-turn plans"] = plans
     info["choices by turn (where there was a choice)"] = _choice_lines(battle, tally)
     if tally.decisions:
         info["decisions at the first turn"] = _decision_lines(tally, spec.iterations)

@@ -37,6 +37,9 @@ class BestResponse:
         self.opponent = None  # set by the runner: the other side's policy
         self.decisions: dict = {}
         self._seeds = random.Random(0)
+        self._turn: tuple = ()
+        self._turn_seeds: list = []
+        self._played: dict = {}
 
     def bind(self, policies: list, side: int) -> None:
         other = policies[1 - side]
@@ -46,6 +49,7 @@ class BestResponse:
     def start_battle(self, seed: int) -> None:
         self._seeds = random.Random(seed)
         self.decisions = {}
+        self._turn = ()
 
     def continuation(self, side: int) -> list:
         out = [self.fallback, self.fallback]
@@ -57,19 +61,28 @@ class BestResponse:
         preferred = cont[side].choose(state, side, kind, options)
         if kind not in self.kinds:
             return preferred
-        seeds = [self._seeds.getrandbits(64) for _ in range(self.iterations)]
+        if self._turn != (id(state.models), state.h):  # a new turn: new streams, new cache
+            self._turn = (id(state.models), state.h)
+            self._turn_seeds = [self._seeds.getrandbits(64) for _ in range(self.iterations)]
+            self._played = {}
+        seeds = self._turn_seeds
         # options that leave the turn the same (the same posture, split, spending and feat:
-        # "allocate" and "as listed" often are) are one option: played once
-        starts, by_plan, totals = [], {}, []
+        # "allocate" and "as listed" often are) are one option, and a decided turn already
+        # played out for an earlier choice of this turn (with the same streams) is not
+        # played again
+        decided = []
         for k in range(len(options)):
             s = state.copy()
             s.choices[kind] = k
             decide_turn(self.battle, s, cont)
-            starts.append(s)
-            key = _signature(s)
-            if key not in by_plan:
-                by_plan[key] = self.rollouts(s, side, seeds, cont)
-            totals.append(by_plan[key])
+            decided.append((_signature(s), s))
+        if len({key for key, _ in decided}) == 1 and state.h >= 2:
+            return preferred  # nothing to choose between (and nothing to report)
+        totals = []
+        for key, s in decided:
+            if key not in self._played:
+                self._played[key] = self.rollouts(s, side, seeds, cont)
+            totals.append(self._played[key])
         best = preferred
         for k, (total, _) in enumerate(totals):
             if total > totals[best][0]:

@@ -100,11 +100,26 @@ def chunk_rng(seed: int, chunk: int) -> random.Random:
 _BUILT: dict = {}
 
 
+def make_policy(name: str, battle, where: str, **options):
+    """The policy ``name`` for one side (``--policy-a`` / ``--policy-b``, WM-B11)."""
+    from mathhammer.errors import InputError
+    from mathhammer.warmachine.battle.policies import Greedy, Scripted
+    from mathhammer.warmachine.battle.response import BestResponse
+
+    if name == "scripted":
+        return Scripted(battle)
+    if name == "greedy":
+        return Greedy(battle)
+    if name == "best-response":
+        return BestResponse(battle, **options)
+    raise InputError(where, "must be scripted, greedy or best-response", name,
+                     f"use {where} greedy")
+
+
 def build(spec: BattleSpec):
     """(battle, policies) of ``spec``, built once per process."""
     got = _BUILT.get(spec)
     if got is None:
-        from mathhammer.warmachine.battle.policies import make_policy
         from mathhammer.warmachine.battle.setup import build_sides
         from mathhammer.warmachine.battle.table import default_positions, load_deployment
 
