@@ -60,7 +60,8 @@ class Scripted:
 class Greedy:
     """Rule of thumb (WM-B11): assassinate when the plan search (where it applies, WM-B13)
     kills the enemy warcaster more often than not, or — without it — when the models that
-    reach the warcaster could, on average, deal the boxes it has left; otherwise advance.
+    reach the warcaster could, on average, deal the boxes it has left; on the side's last
+    turn whenever a kill is possible; otherwise advance.
     Focus: allocate, or run hot when assassinating. Feat: when it lands on two or more
     models (an enemy feat on enemies in the control area; a defensive one on friends inside
     enemy threat ranges) or on the enemy warcaster."""
@@ -86,11 +87,12 @@ class Greedy:
     def assassinate(self, state, side: int) -> bool:
         from mathhammer.warmachine.battle import planner
 
+        last = state.h >= 2 * self.battle.turns - 2  # the side's last turn: nothing to keep
         if planner.applies(self.battle, state):
             best = planner.search(self.battle, state, side)
             if best is not None:
-                return best.value >= 0.5
-        return kill_potential(self.battle, state, side) >= 1.0
+                return best.value > 0.0 if last else best.value >= 0.5
+        return last or kill_potential(self.battle, state, side) >= 1.0
 
 
 def _chosen(battle, state, kind: str) -> str:

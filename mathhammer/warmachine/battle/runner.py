@@ -58,6 +58,7 @@ class Tally:
     plans: list = field(default_factory=lambda: [Counter(), Counter()])
     choices: Counter = field(default_factory=Counter)  # (side, round, kind, option) -> count
     decisions: dict = field(default_factory=dict)  # first decision values (best response)
+    cpu_seconds: float = 0.0  # CPU time the chunks took (benchmarks; not part of an answer)
 
     def __add__(self, other: Tally) -> Tally:
         out = Tally()
@@ -67,6 +68,7 @@ class Tally:
 
     def add(self, other: Tally) -> None:
         self.n += other.n
+        self.cpu_seconds += other.cpu_seconds
         for name in ("wins", "first", "first_wins", "kill_rounds", "rounds"):
             getattr(self, name)[:] += getattr(other, name)
         for name in ("caster_dead", "destroyed", "crippled"):
@@ -117,9 +119,11 @@ def make_policy(name: str, battle, where: str, **options):
 
 
 def build(spec: BattleSpec):
-    """(battle, policies) of ``spec``, built once per process."""
-    got = _BUILT.get(spec)
-    if got is None:
+    """(battle, policies) of ``spec``: the battle (and its programs) built once per process
+    and shared; the policies new at each call (a best-responding one keeps per-battle
+    state, and two queries may run the same battle on two threads)."""
+    battle = _BUILT.get(spec)
+    if battle is None:
         from mathhammer.warmachine.battle.setup import build_sides
         from mathhammer.warmachine.battle.table import default_positions, load_deployment
 
@@ -127,18 +131,17 @@ def build(spec: BattleSpec):
         positions = (load_deployment(spec.deployment, models, sides) if spec.deployment
                      else default_positions(models, sides))
         battle = Battle(models, sides, positions, spec.turns, spec.first, spec.plan)
-        policies = [make_policy(spec.policy_a, battle, "--policy-a", iterations=spec.iterations,
-                                **dict(spec.options_a)),
-                    make_policy(spec.policy_b, battle, "--policy-b", iterations=spec.iterations,
-                                **dict(spec.options_b))]
-        for side, policy in enumerate(policies):
-            if hasattr(policy, "bind"):
-                policy.bind(policies, side)
-        got = (battle, policies)
         if len(_BUILT) > 8:
             _BUILT.clear()
-        _BUILT[spec] = got
-    return got
+        _BUILT[spec] = battle
+    policies = [make_policy(spec.policy_a, battle, "--policy-a", iterations=spec.iterations,
+                            **dict(spec.options_a)),
+                make_policy(spec.policy_b, battle, "--policy-b", iterations=spec.iterations,
+                            **dict(spec.options_b))]
+    for side, policy in enumerate(policies):
+        if hasattr(policy, "bind"):
+            policy.bind(policies, side)
+    return battle, policies
 
 
 def play_battle(battle: Battle, policies, rng, record: list | None = None,
@@ -169,6 +172,9 @@ def run_chunk(spec: BattleSpec, chunk: int, size: int, seed: int) -> Tally:
 
 
 def run_chunk_rng(spec: BattleSpec, size: int, rng) -> Tally:
+    import time
+
+    started = time.process_time()
     battle, policies = build(spec)
     rounds = battle.turns
     n_models = len(battle.models)
@@ -180,6 +186,7 @@ def run_chunk_rng(spec: BattleSpec, size: int, rng) -> Tally:
         crippled: list = []
         state = play_battle(battle, policies, rng, record, crippled)
         _count(battle, state, record, crippled, tally, policies)
+    tally.cpu_seconds = time.process_time() - started
     return tally
 
 
