@@ -66,6 +66,8 @@ def _options(battle, state, kind: str) -> list[str]:
     if kind == "feat":
         if not alive or state.feat_used[side] or not battle.feats[side]:
             return ["keep"]
+        if not _feat_lands(battle, state, side):
+            return ["keep"]  # used now it would land on nobody: never the better choice
         return list(FEAT_CHOICES)
     jacks = eligible_jacks(battle, state, side)
     if not jacks or not alive:
@@ -89,6 +91,22 @@ def planned(battle, state):
     if not planner.applies(battle, state):
         return None
     return planner.search(battle, state, side)
+
+
+def _feat_lands(battle, state, side: int) -> bool:
+    """WM-B8: the feat would land on at least one model now (the warcaster using it activates
+    first, from where it stands): an enemy inside the control area for an enemy effect, any
+    friend (the warcaster included) for a friendly one."""
+    caster = battle.sides[side].caster
+    area = 2.0 * battle.models[caster].focus_stat
+    for e in battle.feats[side]:
+        if e.on == "friendly":
+            return True
+        for j in battle.alive(state, 1 - side):
+            if orders.edge(battle, state, caster, j) <= area + 1e-9 and not (
+                    e.unless_immune and e.unless_immune in battle.immunities[j]):
+                return True
+    return False
 
 
 def _reaches(battle, state, i: int, j: int) -> bool:
