@@ -76,10 +76,14 @@ def activate(battle, state, i: int, rng) -> None:
         if not st.alive:
             return
         want = _from_where_it_stands(battle, state, i, posture, focus, allow_melee=True)
-    elif want.move in ("advance", "charge") and want.target >= 0:
+    elif want.move in ("advance", "charge", "run") and want.target >= 0:
         t = state.models[want.target]
         tr = battle.models[want.target].radius
-        if want.mode == "none":
+        if want.move == "run":  # WM-B6: 2 × SPD for 1 focus; a running model does not attack
+            st.focus -= 1
+            x, y, _ = approach(st.x, st.y, spec.radius, t.x, t.y, tr, 2.0 * spec.spd,
+                               orders.RUN_SHORT)
+        elif want.mode == "none":
             x, y, _ = approach(st.x, st.y, spec.radius, t.x, t.y, tr, float(spec.spd), 0.0)
         else:
             reach = spec.melee_reach if want.mode == "melee" else max(

@@ -10,7 +10,8 @@ policy, so that policies differ only in the choices they make:
   advancing (up to SPD) or charging (SPD + 3", WM-B6), or with a ranged weapon or spell
   after an advance — preferring the enemy warcaster under *assassinate*, otherwise
   warjacks and solos, fewest boxes left first, then the nearest;
-* with nothing in reach it advances on the nearest enemy model;
+* with nothing in reach it advances on the nearest enemy model — a warjack with focus runs
+  (2 × SPD for 1 focus, WM-B6), stopping 1" short of it;
 * the warcaster (except when assassinating) follows its warjacks: it heads for a point
   3" behind their centre (toward its own table edge), as far as SPD allows, keeping them in
   its control area, and attacks only what it reaches from there;
@@ -30,6 +31,7 @@ from mathhammer.warmachine.battle.state import KNOCKED_DOWN, STATIONARY, UP
 from mathhammer.warmachine.battle.table import approach, gap, retreat
 
 CHARGE_BONUS = 3.0  # WM-B6: a charge moves SPD + 3"
+RUN_SHORT = 1.0  # a running model stops this far from the enemy it runs at (no attack after)
 PRE_BOOST_MOVE = 3.0  # WM-D3: a charge attack is boosted after a move of more than 3"
 POSTURES = ("advance", "assassinate", "hold")
 
@@ -202,6 +204,8 @@ def intent(battle, state, i: int, posture: str, focus: int) -> Intent:
         if r is not None:
             return Intent(i, j, "ranged", r[0], r[1])
     nearest = min(enemies, key=lambda j: dist[j])
+    if spec.is_warjack and focus >= 1 and not mcrip and st.down == UP:
+        return Intent(i, nearest, "none", "run", 2.0 * spec.spd)  # WM-B6: 1 focus, no attack
     return Intent(i, nearest, "none", "advance", float(spec.spd))
 
 

@@ -19,9 +19,9 @@ import numpy as np
 from mathhammer.results import Distribution, Estimate, Report
 
 NOT_PLAYED = (
-    "terrain, line of sight, facing, back strikes; bases do not block movement; running "
-    "(WM-B1, WM-B6); upkeep, buff and movement spells (Arcane Shield, Blur, Fog of War …), "
-    "shaking knock-down, healing (WM-B4, WM-B9)",
+    "terrain, line of sight, facing, back strikes; bases do not block movement; warcasters "
+    "do not run (WM-B1, WM-B6); upkeep, buff and movement spells (Arcane Shield, Blur, Fog of "
+    "War …), shaking knock-down, healing (WM-B4, WM-B9)",
     "Disruption, continuous effects (Fire, Corrosion), arc nodes, Set Defense, Shadow Bind, "
     "slams moving the model hit (each profile's effects say what they leave out, WM-E1)",
 )
