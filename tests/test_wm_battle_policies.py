@@ -79,6 +79,6 @@ def test_the_first_turn_decisions_are_shown_with_their_values():
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)["info"]
     lines = info["decisions at the first turn"]
-    assert any(line.startswith("A posture (") for line in lines)
+    assert any(line.startswith("A moving first, posture (") for line in lines)
     assert all("±" in line and "%" in line for line in lines)
     assert info["sides"][0].endswith("policy best-response")

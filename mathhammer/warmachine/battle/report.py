@@ -130,6 +130,9 @@ def _info(battle, spec, tally, results, names) -> dict:
     info["choices by turn (where there was a choice)"] = _choice_lines(battle, tally)
     if tally.decisions:
         info["decisions at the first turn"] = _decision_lines(tally, spec.iterations)
+        info["decision values"] = ("P(win) + half P(undecided) of each option when the rest of "
+                                   "the battle — this turn's later choices included — is played "
+                                   "by the continuation policies (greedy, or the opponent's own)")
     info["rules"] = ("WM-B1..WM-B13 (mathhammer rules WM-B): movement, charges, free strikes, "
                      "feats, the caster kill and the points end as stated there")
     info["not_played"] = list(NOT_PLAYED)
@@ -161,8 +164,9 @@ def _decision_lines(tally, iterations: int) -> list[str]:
     half P(undecided)) ± se over every rollout of the battles where the choice came up
     (common random numbers: the options of one choice were played with the same dice)."""
     lines = []
-    for key in sorted(tally.decisions):
-        side, kind = key[0], key[1]
+    order = {"posture": 0, "feat": 1, "focus": 2}
+    for key in sorted(tally.decisions, key=lambda k: (k[0], k[1], order.get(k[2], 3))):
+        side, h, kind = key
         rows = tally.decisions[key]
         parts = []
         for option, (total, sq, count) in sorted(rows.items(),
@@ -173,5 +177,6 @@ def _decision_lines(tally, iterations: int) -> list[str]:
             parts.append(f"{option} {100 * mean:.1f}% ± {100 * se:.1f}")
         battles = max(c for _, _, c in rows.values()) // max(iterations, 1)
         many = f"{battles:,} battle{'s' * (battles != 1)} × {iterations} rollouts"
-        lines.append(f"{'AB'[side]} {kind} ({many}): " + " · ".join(parts))
+        when = "moving first" if h == 0 else "moving second"
+        lines.append(f"{'AB'[side]} {when}, {kind} ({many}): " + " · ".join(parts))
     return lines

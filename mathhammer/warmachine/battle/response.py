@@ -87,9 +87,9 @@ class BestResponse:
         for k, (total, _) in enumerate(totals):
             if total > totals[best][0]:
                 best = k
-        if state.h < 2:  # the side's first turn: what it weighed, for the report
-            self.decisions[(kind,)] = {options[k]: (t, sq, self.iterations)
-                                       for k, (t, sq) in enumerate(totals)}
+        if state.h < 2:  # the side's first turn (moving first or second), for the report
+            self.decisions[(state.h, kind)] = {options[k]: (t, sq, self.iterations)
+                                               for k, (t, sq) in enumerate(totals)}
         return best
 
     def rollouts(self, decided, side: int, seeds, cont) -> tuple[int, int]:
