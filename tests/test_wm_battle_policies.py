@@ -1,6 +1,6 @@
 """Who decides in a Warmachine battle (WM-B11, issue 31 part 4).
 
-* best-response is never worse than greedy for the side that uses it: the same battles
+* best-response is never worse than greedy or scripted for the side that uses it: the same battles
   (the same dice streams: the runner draws the policies' seed whatever the policy) played
   both ways, the paired difference of the scores (win 1, undecided ½) at least −5 se;
 * the camping choice made by best-response (best-responding on the focus choice only) is
@@ -20,13 +20,14 @@ from tests.conftest import ROOT, cli_inprocess
 CLOSE = str(ROOT / "tests" / "data" / "wm_battle" / "close.toml")
 
 
-def _paired(options_a: tuple, n: int, turns: int = 2) -> tuple[float, float, int]:
+def _paired(options_a: tuple, n: int, turns: int = 2,
+            baseline: str = "greedy") -> tuple[float, float, int]:
     from mathhammer.warmachine.battle.runner import BattleSpec, build, play_battle
 
     base = dict(list_a="khador_battlebox", list_b="cygnar_battlebox", turns=turns,
                 deployment=CLOSE, iterations=6)
     tried, t_pols = build(BattleSpec(policy_a="best-response", options_a=options_a, **base))
-    plain, p_pols = build(BattleSpec(policy_a="greedy", **base))
+    plain, p_pols = build(BattleSpec(policy_a=baseline, **base))
 
     def score(state) -> float:
         return 1.0 if state.winner == 0 else 0.5 if state.winner == 2 else 0.0
@@ -45,6 +46,13 @@ def test_best_response_is_never_worse_than_greedy():
     mean, se, differ = _paired((), 60)
     assert differ > 0  # the choices changed something: the test can fail
     assert mean >= -5 * max(se, 1.0 / 60)
+
+
+def test_best_response_is_never_worse_than_scripted():
+    """The same, against the list's script. N = 40 paired battles."""
+    mean, se, differ = _paired((), 40, baseline="scripted")
+    assert differ > 0
+    assert mean >= -5 * max(se, 1.0 / 40)
 
 
 def test_camping_chosen_by_best_response_is_never_worse_than_never_camping():
