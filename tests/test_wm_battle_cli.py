@@ -113,3 +113,19 @@ def test_same_seed_same_answer_on_dask():
     local = run(spec, 140, seed=12, workers=1)
     assert (local.wins == remote.wins).all() and (local.destroyed == remote.destroyed).all()
     assert local.plans == remote.plans
+
+
+def test_plot_draws_the_answer():
+    """--plot: who wins, each warcaster's death turn by turn, warjacks destroyed; the headline
+    on top, words (no result keys) on the axes."""
+    from mathhammer.answer_plots import report_figure
+    from mathhammer.headline import headline
+    from mathhammer.warmachine.battle.query import wm_battle
+
+    report = wm_battle("khador_battlebox", "cygnar_battlebox", turns=3, n_trials=30, seed=4,
+                       workers=1)
+    fig = report_figure(report)
+    title = " ".join(fig._suptitle.get_text().split())
+    assert title == " ".join(headline(report).replace(" ± ", "\u00a0±\u00a0").split())
+    texts = " ".join(t.get_text() for ax in fig.axes for t in ax.get_yticklabels())
+    assert "A juggernaut" in texts and "_" not in texts
