@@ -269,15 +269,32 @@ def run(spec: BattleSpec, n_trials: int, seed: int, workers: int | None = None,
         part = pool.submit(_run_state_job, job).result() if pool else _run_state_job(job)
         return {"tally": np.array([_unwrap(part)], dtype=object)}
 
+    finished = False
     try:
         tally = engine._run_chunks(chunk, sizes, seed, 0, n_workers, on_chunk)
+        finished = True
     except engine._PartialInterrupt as stop:
         raise Interrupted(engine.MonteCarloRun(stop.tally, stop.n_done, seed, stop.n_chunks, True)
                           if stop.n_done else None) from None
     finally:
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            _close(pool, finished)
     return tally["tally"][0]
+
+
+def _close(pool, finished: bool) -> None:
+    """Shut the worker processes down; after Ctrl-C or an error, stop them now (a worker
+    left waiting for work would hold the interpreter's exit, which joins its children)."""
+    if finished:
+        pool.shutdown(wait=True)
+        return
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(timeout=2)
 
 
 def _state_rng(words) -> random.Random:
