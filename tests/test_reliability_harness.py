@@ -49,6 +49,8 @@ BASE_ARGS: dict[str, list[str]] = {
     "wm aoe": ["--stat", "6", "--defense", "13", "--power", "12", "--armor", "16", "--range", "8"],
     "wm duel": ["khador/juggernaut", "cygnar/charger"],
     "wm plan": ["khador/sorscha", "khador/juggernaut", "--target", "cygnar/stryker"],
+    "wm battle": [str(P / "lists/khador_battlebox.toml"), str(P / "lists/cygnar_battlebox.toml"),
+                  "--turns", "1"],
     "fb attack": ["--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength", "4",
                   "--toughness", "4"],
     "fb shoot": ["--shots", "5", "--bs", "4", "--strength", "4", "--toughness", "4"],

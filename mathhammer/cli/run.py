@@ -14,6 +14,8 @@ import typer
 from mathhammer.cli._common import CommonOptions, emit, query_command
 
 SCENARIO_GAMES = {"warmachine": "warmachine", "fantasy": "fantasy", "magic": "magic"}
+#: ``kind = "battle"`` files, by game: the module whose ``run_battle_scenario`` plays them
+BATTLE_GAMES = {"warmachine": "mathhammer.warmachine.battle.query"}
 
 
 @query_command
@@ -32,6 +34,12 @@ def run_command(
     if not isinstance(game, str) or game not in SCENARIO_GAMES:  # game = [] is unhashable
         raise ProfileError(f"{scenario}: game", "must name the engine", game,
                            'add game = "warmachine", "fantasy" or "magic"')
+    if data.get("kind") == "battle" and game in BATTLE_GAMES:
+        battle = importlib.import_module(BATTLE_GAMES[game])
+        report = battle.run_battle_scenario(data, str(scenario), method=opts.method,
+                                            config=opts.config(), n_trials=opts.n_trials)
+        emit(report, opts)
+        return
     module = importlib.import_module(f"mathhammer.{SCENARIO_GAMES[game]}.scenario")
     report = module.run_scenario(data, str(scenario), method=opts.method, config=opts.config(),
                                  check=opts.check)

@@ -294,3 +294,9 @@ def plan_command(
 
 
 app.command("plan")(plan_command)
+
+
+# ---------------------------------------------------------------------------- battle (issue 31)
+from mathhammer.cli.wm_battle import battle_command  # noqa: E402
+
+app.command("battle")(battle_command)

@@ -93,8 +93,54 @@ def aoe_figure(report):
     return fig
 
 
+
+def battle_figure(report):
+    """wm battle: who wins, each warcaster's death turn by turn, warjacks destroyed."""
+    from matplotlib.ticker import PercentFormatter
+
+    r = report.results
+    turns = sorted(int(k.rsplit("_", 1)[1]) for k in r if k.startswith("p_a_caster_dead_turn_"))
+    jacks = [k for k in r if k.startswith("p_destroyed_")]
+    fig, axes = stacked_panels(panel_heights(1.6, 2.6, 0.35 * len(jacks) + 0.8))
+    outcome = [("A wins", r["p_a_wins"], COLOURS["win"]), ("undecided", r["p_draw"],
+               COLOURS["draw"]), ("B wins", r["p_b_wins"], COLOURS["lose"])]
+    left = 0.0
+    ax = axes[0]
+    for label, est, colour in outcome:
+        width = 100 * est.value
+        ax.barh(0, width, left=left, color=colour, height=0.5, label=label)
+        if width >= 6:
+            ax.text(left + width / 2, 0, f"{width:.1f}%", ha="center", va="center", fontsize=9,
+                    color="white")
+        left += width
+    ax.set_yticks([])
+    ax.set_xlim(0, 100)
+    ax.xaxis.set_major_formatter(PercentFormatter())
+    ax.legend(ncol=3, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=9)
+    ax.set_xlabel(f"share of battles ({how_words(report)})")
+    ax = axes[1]
+    for side, colour in (("a", COLOURS["main"]), ("b", COLOURS["second"])):
+        ests = [r[f"p_{side}_caster_dead_turn_{t}"] for t in turns]
+        values = [100 * e.value for e in ests]
+        ax.plot(turns, values, marker="o", color=colour,
+                label=f"side {side.upper()}'s warcaster dead by the end of the turn")
+        ax.fill_between(turns, [100 * e.ci95[0] for e in ests], [100 * e.ci95[1] for e in ests],
+                        color=colour, alpha=0.2)
+    ax.set_xticks(turns)
+    ax.set_xlabel("turn (round)")
+    ax.yaxis.set_major_formatter(PercentFormatter())
+    ax.set_ylim(0, 100)
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=9)
+    labels = [k[len("p_destroyed_"):].replace("_", " ", 1).upper()[:1] + k[len("p_destroyed_") + 1:]
+              .replace("_", " ") for k in jacks]
+    probability_bars(axes[2], labels, [r[k] for k in jacks], xlabel="destroyed by the end")
+    return fig
+
+
 #: report name -> its figure builder
 FIGURES = {
+    "wm battle": battle_figure,
     "wm duel": duel_figure,
     "run": duel_figure,  # a Warmachine scenario: the same answer as a duel
     "wm aoe": aoe_figure,
