@@ -70,6 +70,11 @@ class Game:
         """The list's total (list rules that span entries are checked here)."""
         return sum(u.points * u.count for u in units)
 
+    def free_by_rule(self, unit: Any) -> str | None:
+        """The rule that lets a list unit cost 0 points, or None when nothing does (PR-4:
+        the list loader refuses a 0-point unit without one)."""
+        return None
+
     def unit_value(self, unit: Any) -> int:
         """Points a unit is worth as a target (``score``)."""
         return unit.points

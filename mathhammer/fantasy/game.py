@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import Field
 
-from mathhammer.errors import ProfileError
+from mathhammer.errors import ProfileError, RulesError
 from mathhammer.game import Game, check_stat_by_model, register
 
 #: swept stat -> where it lives in the profile
@@ -41,7 +41,6 @@ class Fantasy(Game):
         "charge": (list[bool], Field(default_factory=list, max_length=2)),
     }
     kill_words = "P(target breaks or is destroyed)"
-    points_per = "model"
     sweep_stats = ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")
     sweep_target_stats = ("t", "save", "ward")
     sweep_also = ("charge",)
@@ -93,7 +92,20 @@ class Fantasy(Game):
         unit = with_formation(profile, models=entry.models, rank_width=entry.rank_width,
                               champion=entry.champion, standard=entry.standard,
                               musician=entry.musician)
+        unpriced = unit.unpriced()  # PR-4: the entry's own command too, not only the profile's
+        if unpriced:
+            _, what, part = unpriced[0]
+            raise ProfileError(key, f"{what}, and no rule in {entry.profile} makes it free", None,
+                               f'give the profile its points, or points.free = {{ "{part}" = "why" }}')
+        size = unit.size_problem(unit.formation.models)
+        if size:
+            raise RulesError(f"{key}.models", size, unit.formation.models,
+                             f"use models = {profile.points.min_models or 1}.."
+                             f"{profile.points.max_models or 200}")
         return ListUnit(label, unit, entry.count, unit.unit_points(), {"charge": entry.charge})
+
+    def free_by_rule(self, unit: Any) -> str | None:
+        return unit.profile.points.free.get("per_model")
 
     def cell_key(self, unit: Any) -> str:
         return f"{unit.profile.formation}"
