@@ -20,7 +20,7 @@ table per entry::
 Entry keys: ``profile`` (required), ``count`` (default 1), ``name`` (a label),
 and per game — Warmachine: ``focus``, ``mode`` ("melee" / "ranged"), ``charge``;
 Fantasy: ``models``, ``rank_width``, ``champion``, ``standard``, ``musician``,
-``charge``. Unknown keys are errors.
+``battle_standard``, ``charge``. Unknown keys are errors.
 
 Points (checked by :func:`load_list`): a Fantasy unit costs its models plus command
 (:meth:`UnitProfile.unit_points`); a unit priced 0 is refused unless a rule makes it
