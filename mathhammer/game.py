@@ -70,6 +70,10 @@ class Game:
         """The list's total (list rules that span entries are checked here)."""
         return sum(u.points * u.count for u in units)
 
+    def check_prices(self, profile: Any, source: str) -> None:
+        """Refuse (one ProfileError naming the key) a profile with a part priced 0 that no
+        rule makes free (PR-4); ``profiles validate`` asks this of every profile file."""
+
     def free_by_rule(self, unit: Any) -> str | None:
         """The rule that lets a list unit cost 0 points, or None when nothing does (PR-4:
         the list loader refuses a 0-point unit without one)."""

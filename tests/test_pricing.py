@@ -11,7 +11,7 @@ import pytest
 from mathhammer import game as games
 from mathhammer.cli import main
 from mathhammer.errors import ProfileError, RulesError
-from mathhammer.fantasy.models import find_profile, load_unit, validate_unit
+from mathhammer.fantasy.models import check_prices, find_profile, load_unit, validate_unit
 from mathhammer.lists import bundled_lists, load_list
 from mathhammer.profiles import bundled_ids, read_toml
 
@@ -93,8 +93,9 @@ def test_a_t9a_unit_is_a_fixed_part_plus_a_price_per_model():
 def test_a_zero_point_character_is_refused_in_one_line(tmp_path):
     data = _profile("t9a1/og_orc_warlord")
     data["points"]["per_model"] = 0
+    unit = validate_unit(data, "warlord.toml")  # a what-if unit still fights in fb commands
     with pytest.raises(ProfileError) as info:
-        validate_unit(data, "warlord.toml")
+        check_prices(unit, "warlord.toml")  # where it is bought: validate, lists
     text = info.value.one_line()
     assert "points.per_model" in text and "Orc Warlord is priced 0 points" in text
     assert "\n" not in text
@@ -104,7 +105,9 @@ def test_free_by_a_stated_rule_loads():
     data = _profile("t9a1/og_orc_warlord")
     data["points"]["per_model"] = 0
     data["points"]["free"] = {"per_model": "a scenario's free hero, given by the scenario rules"}
-    assert validate_unit(data, "warlord.toml").unit_points() == 0
+    unit = validate_unit(data, "warlord.toml")
+    check_prices(unit, "warlord.toml")
+    assert unit.unit_points() == 0
 
 
 @pytest.mark.parametrize("change, where", [
@@ -118,7 +121,7 @@ def test_an_unpriced_part_is_named(change, where):
     data = _profile("t9a1/og_orcs")
     change(data)
     with pytest.raises(ProfileError) as info:
-        validate_unit(data, "orcs.toml")
+        check_prices(validate_unit(data, "orcs.toml"), "orcs.toml")
     assert where in info.value.one_line()
 
 

@@ -84,7 +84,7 @@ class Fantasy(Game):
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
         """A unit of the list's ruleset (``basic`` takes any), in the entry's formation."""
-        from mathhammer.fantasy.models import with_formation
+        from mathhammer.fantasy.models import check_prices, with_formation
         from mathhammer.lists import ListUnit
 
         if profile.ruleset != ruleset and ruleset != "basic":
@@ -93,17 +93,21 @@ class Fantasy(Game):
         unit = with_formation(profile, models=entry.models, rank_width=entry.rank_width,
                               champion=entry.champion, standard=entry.standard,
                               musician=entry.musician, battle_standard=entry.battle_standard)
-        unpriced = unit.unpriced()  # PR-4: the entry's own command too, not only the profile's
-        if unpriced:
-            _, what, part = unpriced[0]
-            raise ProfileError(key, f"{what}, and no rule in {entry.profile} makes it free", None,
-                               f'give the profile its points, or points.free = {{ "{part}" = "why" }}')
         size = unit.size_problem(unit.formation.models)
         if size:
             raise RulesError(f"{key}.models", size, unit.formation.models,
                              f"use models = {profile.points.min_models or 1}.."
                              f"{profile.points.max_models or 200}")
+        try:  # PR-4: the entry's own command too, not only the profile's
+            check_prices(unit, f"{entry.profile}", unit.formation)
+        except ProfileError as err:
+            raise ProfileError(f"{key}.profile", f"{err.where}: {err.what}", None, err.fix) from None
         return ListUnit(label, unit, entry.count, unit.unit_points(), {"charge": entry.charge})
+
+    def check_prices(self, profile: Any, source: str) -> None:
+        from mathhammer.fantasy.models import check_prices
+
+        check_prices(profile, source)
 
     def free_by_rule(self, unit: Any) -> str | None:
         return unit.profile.points.free.get("per_model")

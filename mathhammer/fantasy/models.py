@@ -404,7 +404,28 @@ class UnitProfile(_Frozen):
                              "(name, t, w) go together (FB-WM1)")
         if self.level is not None and self.role != "character":
             raise ValueError('level (lord / hero) is for role = "character" profiles')
+        self._priced_parts_exist()
         return self
+
+    def _priced_parts_exist(self) -> None:
+        """PR-4: a price names a part the profile has (a typo is not a free upgrade)."""
+        p = self.points
+        mounts = {m.name for m in self.mounts}
+        for name in p.mounts:
+            if name not in mounts:
+                raise ValueError(f"points.mounts: {name!r} is not one of the profile's mounts "
+                                 f"({', '.join(sorted(mounts)) or 'it has none'})")
+        for name in p.upgrades:
+            if "_" in name and name not in self.equipment:
+                raise ValueError(f"points.upgrades: {name!r} is neither an item of its equipment "
+                                 f"({', '.join(self.equipment) or 'none'}) nor an upgrade named in "
+                                 'words ("heavy armour")')
+        for part in p.free:
+            head, _, item = part.partition(".")
+            if head == "mounts" and item and item not in mounts:
+                raise ValueError(f"points.free: {part!r} names no mount of the profile")
+            if head == "equipment" and item and item not in self.equipment:
+                raise ValueError(f"points.free: {part!r} names no item of its equipment")
 
     # ---- derived values ---------------------------------------------------------------
     @property
@@ -484,16 +505,15 @@ class UnitProfile(_Frozen):
 
 
 def validate_unit(data: dict, source: str) -> UnitProfile:
-    """Validate a parsed TOML dict; every error of the file in one ProfileError, then the
-    prices (PR-4): a part priced 0 with no rule making it free is refused, naming it."""
+    """Validate a parsed TOML dict; every error of the file in one ProfileError. Prices are
+    checked where a unit is bought (:func:`check_prices`: `profiles validate`, the list
+    loader), so a what-if unit of your own still fights in ``fb`` commands unpriced."""
     try:
-        unit = UnitProfile.model_validate(data)
+        return UnitProfile.model_validate(data)
     except ValidationError as err:
         from mathhammer.profiles import pydantic_errors
 
         raise pydantic_errors(err, source) from None
-    check_prices(unit, source)
-    return unit
 
 
 def check_prices(unit: UnitProfile, source: str, formation: Formation | None = None) -> None:
