@@ -70,6 +70,15 @@ class Game:
         """The list's total (list rules that span entries are checked here)."""
         return sum(u.points * u.count for u in units)
 
+    def check_prices(self, profile: Any, source: str) -> None:
+        """Refuse (one ProfileError naming the key) a profile with a part priced 0 that no
+        rule makes free (PR-4); ``profiles validate`` asks this of every profile file."""
+
+    def free_by_rule(self, unit: Any) -> str | None:
+        """The rule that lets a list unit cost 0 points, or None when nothing does (PR-4:
+        the list loader refuses a 0-point unit without one)."""
+        return None
+
     def unit_value(self, unit: Any) -> int:
         """Points a unit is worth as a target (``score``)."""
         return unit.points
@@ -150,7 +159,7 @@ class Game:
         """One roster selection as a :class:`mathhammer.imports.model.Entry`."""
         from mathhammer.imports.model import Entry
 
-        return Entry(name, count=number, points=points, line=line, where=where)
+        return Entry(name, count=number, options=options, points=points, line=line, where=where)
 
     def import_ids(self, ruleset: str) -> list[str]:
         """The bundled profile ids an export of ``ruleset`` may name."""
@@ -158,8 +167,16 @@ class Game:
 
     def import_unit(self, entry: Any, profile: Any, fit: Any) -> dict[str, Any]:
         """List entry keys beyond ``profile`` and ``count`` for an export's entry
-        (``fit(value, key, label)`` holds a number to the list file's range for ``key``)."""
+        (``fit(value, key, label, bounds=None, why=None)`` holds a number to the list
+        file's range for ``key``, and to ``bounds`` when given)."""
         return {}
+
+    def import_options(self, entry: Any, profile: Any
+                       ) -> tuple[dict[str, Any], list[str], list[tuple[str, str]]]:
+        """The export's options of ``entry`` (``entry.options``, names as printed) against
+        its profile: (list entry keys they set, options kept — the profile accounts for
+        them —, (option, why) for each one dropped). By default none is kept."""
+        return {}, [], [(o, f"{profile.name}'s profile takes no options") for o in entry.options]
 
     # ------------------------------------------------------------------ presentation
     def headline_builders(self) -> dict[str, Any]:

@@ -20,10 +20,11 @@ table per entry::
 Entry keys: ``profile`` (required), ``count`` (default 1), ``name`` (a label),
 and per game — Warmachine: ``focus``, ``mode`` ("melee" / "ranged"), ``charge``;
 Fantasy: ``models``, ``rank_width``, ``champion``, ``standard``, ``musician``,
-``charge``. Unknown keys are errors.
+``battle_standard``, ``charge``. Unknown keys are errors.
 
 Points (checked by :func:`load_list`): a Fantasy unit costs its models plus command
-(:meth:`UnitProfile.unit_points`); a Mk II warcaster costs nothing and brings
+(:meth:`UnitProfile.unit_points`); a unit priced 0 is refused unless a rule makes it
+free (PR-4, :meth:`mathhammer.game.Game.free_by_rule`); a Mk II warcaster costs nothing and brings
 ``warjack_points`` that only warjacks can use, so the list total is
 ``solos + max(0, warjacks - warjack points)``. Warjacks need a warcaster; the focus
 given to warjacks and spent by warcasters cannot exceed the warcasters' FOCUS.
@@ -35,6 +36,7 @@ given to warjacks and spent by warcasters cannot exceed the warcasters' FOCUS.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -212,9 +214,16 @@ def _entry(game: games.Game, spec: Any, i: int, entry: Any, where: str) -> ListU
         raise UnknownProfileError(f"{key}.profile", f"unknown unit {entry.profile!r}", None,
                                   err.fix) from None
     except ProfileError as err:
-        raise ProfileError(f"{key}.profile", f"profile {entry.profile!r} is invalid: {err.what}",
-                           None, err.fix) from None
-    return game.list_unit(key, entry, profile, spec.ruleset, entry.name or profile.name)
+        inner = str(err.where).rsplit(": ", 1)[-1] if ": " in str(err.where) else ""
+        inner = f"{inner}: " if re.fullmatch(r"[A-Za-z0-9_.]+", inner) else ""  # the key in it
+        raise ProfileError(f"{key}.profile", f"profile {entry.profile!r} is invalid: {inner}"
+                           f"{err.what}", None, err.fix) from None
+    unit = game.list_unit(key, entry, profile, spec.ruleset, entry.name or profile.name)
+    if unit.points <= 0 and game.free_by_rule(unit) is None:  # PR-4: a forgotten price is not 0
+        raise ProfileError(f"{key}.profile", f"{unit.label} is priced {unit.points} points and no "
+                           "rule makes it free", entry.profile,
+                           "give the profile its points from the army book")
+    return unit
 
 
 def _unique_labels(units: list[ListUnit]) -> list[ListUnit]:

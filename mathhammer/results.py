@@ -420,6 +420,27 @@ class Report:
         return "\n".join(parts)
 
 
+@dataclass(frozen=True)
+class Column:
+    """One column of an :class:`InfoTable`: the row key it shows, its heading, and the key
+    of that figure's standard error (then shown as ``value ± se`` rounded to the se)."""
+
+    key: str
+    heading: str
+    se: str | None = None
+    signed: bool = False  # a change: "+63" / "−12"
+
+
+class InfoTable(list):
+    """Rows (dicts) of a report's ``info`` entry that the table view shows as an aligned
+    table of the given columns, each figure rounded to its standard error; the JSON view
+    keeps every row whole, at full precision (it is a plain list of dicts there)."""
+
+    def __init__(self, rows: Any = (), columns: tuple[Column, ...] = ()) -> None:
+        super().__init__(rows)
+        self.columns = tuple(columns)
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}

@@ -8,6 +8,7 @@ seed 1``. Engines build their report's headline sentence with these (each game's
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,6 +47,31 @@ def _with_se(value: float, se: float, digits: int, exact: bool, unit: str) -> st
     while 0 < se and round(se, digits) == 0 and digits < 4:  # never "± 0.0"
         digits += 1
     return f"{value:.{digits}f}{unit} ± {se:.{digits}f}"
+
+
+def rounded(value: float, se: float | None, signed: bool = False, exact_digits: int = 2) -> str:
+    """``value ± se`` with no more digits than the se supports: the se to one significant
+    digit (two when it starts with a 1) and the value to the same place, e.g. ``-73 ± 2``,
+    ``31.7 ± 1.5``, ``1230 ± 20``; an exact figure (se 0 or None) keeps ``exact_digits``."""
+    if se is None or not math.isfinite(se) or se <= 0:
+        place, tail = exact_digits, ""
+    else:
+        place = -math.floor(math.log10(se))
+        if math.floor(se * 10.0 ** place) < 2:
+            place += 1  # 1.4 keeps two digits: "1" would say anything from 0.5 to 1.5
+        place = min(place, 6)  # a float-noise se (1e-12) is no reason for 12 decimals
+        tail = f" ± {_at(se, place)}" if round(se, place) > 0 else f" ± {se:.0e}"
+    text = _at(value, place)
+    if float(text) == 0:
+        text = text.lstrip("-")  # never "-0"
+    elif signed and value > 0:
+        text = "+" + text
+    return text + tail
+
+
+def _at(x: float, place: int) -> str:
+    """``x`` rounded to ``place`` decimals (a negative place rounds to tens, hundreds...)."""
+    return f"{round(x, place):.{max(place, 0)}f}" if place > 0 else f"{round(x, place):.0f}"
 
 
 def method_words(report: Report) -> str:

@@ -135,13 +135,13 @@ def test_counts_out_of_range_are_changed_and_reported(tmp_path):
     text = "Orcs and Goblins, 500000 pts\n0 Orcs - 170\n500 Orcs - 170\n"
     code, _, err, _ = _import(tmp_path, "t9a.txt", text)
     assert code == 0
-    for change in ("Orcs (line 2): models 0 → 1", "Orcs (line 3): models 500 → 200",
+    for change in ("Orcs (line 2): models 0 → 20", "Orcs (line 3): models 500 → 50",
                    "points limit 500000 → 100000"):
         assert change in err, err
     body = (_unit(number="0") + _unit(inner='<selections><selection name="Orc" number="-3" '
                                              'type="model"/></selections>'))
     code, _, err, _ = _import(tmp_path, "r.ros", _roster(body))
-    assert code == 0 and "models -3 → 1" in err and "2 changed" in err, err
+    assert code == 0 and "models -3 → 10" in err and "2 changed" in err, err  # PR-4: 10 or more
 
 
 def test_a_list_past_what_a_list_file_holds_is_one_line(tmp_path):
@@ -154,7 +154,8 @@ def test_a_roster_limit_of_minus_one_means_none(tmp_path):
     extra = '<costLimits><costLimit name="pts" value="-1.0"/></costLimits>'
     code, _, err, _ = _import(tmp_path, "r.ros", _roster(_unit(), extra=extra))
     assert code == 0 and "changed" not in err
-    assert tomllib.loads((tmp_path / "out.toml").read_text())["points"] == 145  # its price
+    # its price: 20 Orc Boyz with shields (7 each); the roster lists no command, so none
+    assert tomllib.loads((tmp_path / "out.toml").read_text())["points"] == 140
 
 
 def test_selections_nested_deeply_are_walked_without_recursion(tmp_path):
@@ -201,7 +202,7 @@ def test_doctype_or_entity_is_refused_in_any_encoding(tmp_path, label, data, suf
 ])
 def test_a_roster_in_another_encoding_converts(tmp_path, label, data):
     code, _, err, _ = _import(tmp_path, "r.ros", data)
-    assert code == 0 and "Converted 1 of 1" in err, err
+    assert code == 0 and "kept 1 of 1 entry" in err, err
 
 
 def test_an_unusual_declared_encoding_is_one_line(tmp_path):
@@ -218,7 +219,7 @@ def test_an_unusual_declared_encoding_is_one_line(tmp_path):
 def test_control_characters_in_names_give_a_list_that_loads(tmp_path, char):
     text = f"Faction: Khador{char}x\nKommander Sorscha - WJ: +5\n{char}Mystery{char} - PC: 1\n"
     code, stdout, err, _ = _import(tmp_path, "mk2.txt", text)
-    assert code == 0 and "1 unknown: '" in err  # the mystery line: a comment and the headline
+    assert code == 0 and "kept 1 of 2 entries" in err and "— no bundled" in err  # the mystery line
     written = (tmp_path / "out.toml").read_text()
     # kept exactly, but for whitespace (a line separator too), read as one space
     assert tomllib.loads(written)["name"] == " ".join(f"Khador{char}x (imported)".split())
@@ -267,10 +268,12 @@ def _outcome(tmp_path: Path, name: str, data: bytes) -> tuple[object, str, dict 
     return code, err, data
 
 
-def _check_count(code, err: str, data, printed: int, what: str, profile: str, default) -> None:
+def _check_count(code, err: str, data, printed: int, what: str, profile: str, default,
+                 sold: tuple[int, int] = (1, 200)) -> None:
     """Exit 2 for an oversized count; else the unit holds the count fitted to the list
-    file's range, and a changed count is in the coverage line with both values."""
-    low, high = (1, 50) if what == "count" else (1, 200)
+    file's range (and a unit size to the sizes its army book sells, PR-4), and a changed
+    count is in the coverage line with both values."""
+    low, high = (1, 50) if what == "count" else sold
     if printed > 10**6:
         assert code == 2, err
         return
@@ -304,7 +307,7 @@ def test_random_names_and_counts_in_mk2_text(tmp_path_factory, list_name, unit_n
 def test_random_names_and_counts_in_t9a_text(tmp_path_factory, list_name, unit_name, count):
     text = f"500 - {list_name}\n{count} Orcs, Musician - 170\n{unit_name}, Champion - 50\n"
     code, err, data = _outcome(tmp_path_factory.mktemp("t9a"), "t9a.txt", text.encode())
-    _check_count(code, err, data, count, "models", "t9a1/og_orcs", 20)
+    _check_count(code, err, data, count, "models", "t9a1/og_orcs", 20, sold=(20, 50))
 
 
 @FUZZ
@@ -322,7 +325,7 @@ def test_random_names_and_counts_in_rosters(tmp_path_factory, list_name, unit_na
         xml = buf.getvalue()
     code, err, data = _outcome(tmp_path_factory.mktemp("ros"), "r.rosz" if zipped else "r.ros",
                                xml)
-    _check_count(code, err, data, count, "models", "wfb8/orc_boyz", 25)
+    _check_count(code, err, data, count, "models", "wfb8/orc_boyz", 25, sold=(10, 200))
     if code == 0:
         assert data["name"] == (list_name[:200] or "Imported roster")
 
@@ -348,3 +351,90 @@ def test_an_imported_number_is_checked_before_use(text, words):
         read_number(text, "army.txt", "line 3", "the count")
     line = err.value.one_line()
     assert line.startswith("army.txt: line 3: the count") and words in line and len(line) < 300
+
+
+# --------------------------------------------------------------------------- New Recruit JSON
+
+
+def _json_unit(name: str = "Orc Boyz", number: object = 1, inner: str = "") -> str:
+    import json
+
+    return (f'{{"name": {json.dumps(name)}, "type": "unit", "number": {number}'
+            + (f", {inner}" if inner else "") + "}")
+
+
+def _nr(body: str = "", name: str = '"R"', system: str = "Warhammer Fantasy 8th Edition",
+        extra: str = "") -> str:
+    """A New Recruit JSON roster (BattleScribe's roster structure as JSON) around ``body``."""
+    return (f'{{"roster": {{"name": {name}, "gameSystemName": "{system}"{extra}, '
+            f'"forces": [{{"name": "F", "selections": [{body}]}}]}}}}')
+
+
+DEEP = 100_000
+JSON_CASES = {
+    "not JSON": ('{"roster": nope', "not valid JSON"),
+    "a JSON list": ("[1, 2, 3]", "not a roster export"),
+    "roster a number": ('{"roster": 5}', "not a roster export"),
+    "no forces": ('{"roster": {"name": "R", "gameSystemName": "Warhammer Fantasy 8th Edition"}}',
+                  "no list entries"),
+    "nested 100,000 deep": ('{"roster": ' + "[" * DEEP + "]" * DEEP + "}", "levels deep"),
+    "unclosed 900,000 deep": ("[" * 900_000, "levels deep"),
+    "cost NaN": (_nr(_json_unit(inner='"costs": [{"name": "pts", "value": NaN}]')), "NaN"),
+    "limit Infinity": (_nr(_json_unit(), extra=', "costLimits": [{"name": "pts", "value": Infinity}]'),
+                       "Infinity"),
+    "cost -Infinity": (_nr(_json_unit(inner='"costs": [{"name": "pts", "value": -Infinity}]')),
+                       "Infinity"),
+    "cost 1e400": (_nr(_json_unit(inner='"costs": [{"name": "pts", "value": 1e400}]')), "a cost"),
+    "number of 5,000 digits": (_nr(_json_unit(number="7" * 5000)), "far beyond"),
+    "number 2.5": (_nr(_json_unit(number="2.5")), "whole number"),
+    "number true": (_nr(_json_unit(number="true")), "a name or a number"),
+    "selections a string": (_nr(_json_unit(inner='"selections": "Orc"')), "a list"),
+    "a selection a number": (_nr(_json_unit(inner='"selections": [7]')), "a list of objects"),
+    "name a list": (_nr('{"name": ["Orc Boyz"], "type": "unit"}'), "a name or a number"),
+    "forces an object": ('{"roster": {"name": "R", "gameSystemName": "Warhammer Fantasy", "forces": {}}}',
+                         "a list"),
+    "strings never closed": ('{"roster": "' + '\\"' * 400_000, "not valid JSON"),
+}
+
+
+@pytest.mark.parametrize("label", list(JSON_CASES))
+def test_garbage_json_is_one_line_exit_2(tmp_path, label):
+    content, words = JSON_CASES[label]
+    code, _, err, took = _import(tmp_path, "roster.json", content)
+    assert code == 2 and words in err, err
+    assert took < WITHIN, f"{label}: {took:.2f} s"
+
+
+def test_oversized_json_is_one_line_before_it_is_parsed(tmp_path):
+    from mathhammer.imports.newrecruit import JSON_LIMIT
+
+    content = _nr(_json_unit()).replace('"R"', '"' + "R" * JSON_LIMIT + '"')
+    code, _, err, took = _import(tmp_path, "roster.json", content)
+    assert code == 2 and ("MB" in err or "bytes" in err), err
+    assert took < WITHIN
+
+
+def test_json_selections_nested_deep_but_within_bounds_are_walked(tmp_path):
+    inner = '{"name": "Veteran", "type": "upgrade"}'
+    for _ in range(90):  # 90 selections deep: about 180 brackets, inside the bound
+        inner = f'{{"name": "Upgrade", "type": "upgrade", "selections": [{inner}]}}'
+    content = _nr(_json_unit(inner=f'"selections": [{inner}]'))
+    code, _, err, _ = _import(tmp_path, "roster.json", content)
+    assert code == 0 and "Upgrade (Orc Boyz) — not in the profile" in err, err
+
+
+@FUZZ
+@given(list_name=st.text(max_size=300), unit_name=st.text(max_size=300),
+       count=st.one_of(COUNTS, st.integers(-300, 0)))
+def test_random_names_and_counts_in_json_rosters(tmp_path_factory, list_name, unit_name, count):
+    import json
+
+    body = (_json_unit(inner=f'"selections": [{{"name": "Orc", "number": {count}, "type": "model"}},'
+                             '{"name": "Shields", "type": "upgrade"}]')
+            + ", " + _json_unit(name=unit_name))
+    content = _nr(body, name=json.dumps(list_name))
+    code, err, data = _outcome(tmp_path_factory.mktemp("json"), "r.json", content.encode())
+    _check_count(code, err, data, count, "models", "wfb8/orc_boyz", 25, sold=(10, 200))
+    if code == 0:
+        assert data["name"] == (list_name[:200] or "Imported roster")
+        assert "kept " in err and " option" in err

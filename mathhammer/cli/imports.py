@@ -15,7 +15,7 @@ import typer
 
 
 def import_command(
-    export: Annotated[Path, typer.Argument(help="The export: Mk II list text, Ninth Age army builder text, or a BattleScribe .ros / .rosz roster.")],
+    export: Annotated[Path, typer.Argument(help="The export: Mk II list text, Ninth Age army builder text, a BattleScribe .ros / .rosz roster, or a New Recruit .json roster.")],
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the list file here (atomically; - for standard output, the default).")] = None,
     game: Annotated[Optional[str], typer.Option("--game", help="warmachine or fantasy (default: read from the file).")] = None,
     ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="mk2, wfb8 or t9a1 (default: the roster's game system; text exports t9a1).")] = None,

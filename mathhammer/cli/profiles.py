@@ -237,6 +237,7 @@ def validate_file(path: Path) -> dict:
             return result
         result["game"] = _game_of(data, str(path))
         profile = validate_data(result["game"], data, str(path))
+        games.get(result["game"]).check_prices(profile, str(path))  # PR-4: every part priced
     except MathhammerError as err:
         problems = getattr(err, "problems", None)
         if problems:

@@ -331,8 +331,7 @@ def _report(c: CompiledCombat, method: str, tally: dict, n: int | None, seed: in
         if against is not None and face:
             text += f", in the {POSITIONS[face]} of {c.labels[against]}"
         info[f"unit_{c.labels[u].lower()}"] = text
-        info[f"points_{c.labels[u].lower()}"] = side.unit.unit_points() + sum(
-            ch.profile.unit_points() for ch in side.characters)
+        info[f"points_{c.labels[u].lower()}"] = _points_text(side)
     info["strike_order_round_1"] = strike_order_text(c)
     if c.challenge[2]:
         issuer, other = c.bodies[c.challenge[0]].name, c.bodies[c.challenge[1]].name
@@ -363,3 +362,14 @@ def strike_order_text(c: CompiledCombat, variant: int | None = None) -> str:
             keys.setdefault(key, []).append(g.name)
     return " > ".join(" = ".join(dict.fromkeys(names)) + f" ({key_text(key)})"
                       for key, names in sorted(keys.items(), reverse=True))
+
+
+def _points_text(side) -> int | str:
+    """The side's price (PR-4), or why it has none: a unit size its army book does not sell
+    has no price (a T9A unit's fixed part would make it wrong, even negative)."""
+    parts = [side.unit] + [ch.profile for ch in side.characters]
+    unsold = next((p.size_problem(p.formation.models) for p in parts
+                   if p.size_problem(p.formation.models)), None)
+    if unsold:
+        return f"none: {unsold}"
+    return sum(p.unit_points() for p in parts)

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import Field
 
-from mathhammer.errors import ProfileError
+from mathhammer.errors import ProfileError, RulesError
 from mathhammer.game import Game, check_stat_by_model, register
 
 #: swept stat -> where it lives in the profile
@@ -35,13 +35,13 @@ class Fantasy(Game):
         "champion": (bool | None, None),
         "standard": (bool | None, None),
         "musician": (bool | None, None),
+        "battle_standard": (bool | None, None),
     }
     variant_fields = {
         "models": (list[int], Field(default_factory=list, max_length=12)),
         "charge": (list[bool], Field(default_factory=list, max_length=2)),
     }
     kill_words = "P(target breaks or is destroyed)"
-    points_per = "model"
     sweep_stats = ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")
     sweep_target_stats = ("t", "save", "ward")
     sweep_also = ("charge",)
@@ -84,7 +84,7 @@ class Fantasy(Game):
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
         """A unit of the list's ruleset (``basic`` takes any), in the entry's formation."""
-        from mathhammer.fantasy.models import with_formation
+        from mathhammer.fantasy.models import check_prices, with_formation
         from mathhammer.lists import ListUnit
 
         if profile.ruleset != ruleset and ruleset != "basic":
@@ -92,8 +92,25 @@ class Fantasy(Game):
                                entry.profile, f"use a profiles/fantasy/{ruleset}/ unit")
         unit = with_formation(profile, models=entry.models, rank_width=entry.rank_width,
                               champion=entry.champion, standard=entry.standard,
-                              musician=entry.musician)
+                              musician=entry.musician, battle_standard=entry.battle_standard)
+        size = unit.size_problem(unit.formation.models)
+        if size:
+            raise RulesError(f"{key}.models", size, unit.formation.models,
+                             f"use models = {profile.points.min_models or 1}.."
+                             f"{profile.points.max_models or 200}")
+        try:  # PR-4: the entry's own command too, not only the profile's
+            check_prices(unit, f"{entry.profile}", unit.formation)
+        except ProfileError as err:
+            raise ProfileError(f"{key}.profile", f"{err.where}: {err.what}", None, err.fix) from None
         return ListUnit(label, unit, entry.count, unit.unit_points(), {"charge": entry.charge})
+
+    def check_prices(self, profile: Any, source: str) -> None:
+        from mathhammer.fantasy.models import check_prices
+
+        check_prices(profile, source)
+
+    def free_by_rule(self, unit: Any) -> str | None:
+        return unit.profile.points.free.get("per_model")
 
     def cell_key(self, unit: Any) -> str:
         return f"{unit.profile.formation}"
@@ -187,16 +204,53 @@ class Fantasy(Game):
         return [i for i in bundled_ids(self.name) if i.startswith(ruleset + "/")]
 
     def import_unit(self, entry, profile, fit) -> dict[str, Any]:
-        """The unit's size (when not the profile's own) and its command."""
+        """The unit's size when not the profile's own, held to the sizes its army book
+        sells (PR-4) and to the list file's range."""
         unit: dict[str, Any] = {}
         if entry.models is not None:
-            models = fit(entry.models, "models", "models")
+            low, high = profile.points.min_models, profile.points.max_models
+            sold = (low or 1, high or 200)
+            why = (f"{profile.name} come in units of {sold[0]}..{sold[1]} in the army book"
+                   if low or high else None)
+            models = fit(entry.models, "models", "models", bounds=sold, why=why)
             if models != profile.formation.models:
                 unit["models"] = models
-        for key in ("champion", "standard", "musician"):
-            if key in entry.options:
-                unit[key] = entry.options[key]
         return unit
+
+    def import_options(self, entry, profile):
+        """Each printed option against the profile: command (champion, standard bearer,
+        musician, battle standard) the profile prices becomes the entry's, kit in its
+        equipment, weapon, upgrades or mounts is kept (the profile plays it), anything
+        else is dropped with the reason. The export's command is the unit's: command it
+        does not list is switched off where the profile fields it by default."""
+        from mathhammer.fantasy.list_text import option_words
+
+        keys: dict[str, Any] = {}
+        kept: list[str] = []
+        dropped: list[tuple[str, str]] = []
+        command = _command_names(profile)
+        kit = _kit_names(profile)
+        for option in entry.options:
+            words = option_words(option)
+            part = command.get(words)
+            if part is not None:
+                if _priced(profile, part):
+                    keys[part] = True
+                    kept.append(option)
+                else:
+                    dropped.append((option, f"the profile prices no {part.replace('_', ' ')}"))
+            elif words in GENERAL_NAMES:
+                dropped.append((option, "a list file has no general (score and tune play each "
+                                        "unit on its own)"))
+            elif words in kit:
+                kept.append(option)
+            else:
+                dropped.append((option, "not in the profile"))
+        if profile.role == "unit":
+            for part in ("champion", "standard", "musician"):
+                if part not in keys and getattr(profile.formation, part):
+                    keys[part] = False  # the export did not buy it
+        return keys, kept, dropped
 
     # ------------------------------------------------------------------ presentation
     def card_notes(self, profile: Any) -> list[str]:
@@ -226,6 +280,49 @@ class Fantasy(Game):
 
         builder = FIGURES.get(report.command)
         return None if builder is None else builder(report)
+
+
+#: option names (as :func:`~mathhammer.fantasy.list_text.option_words` folds them) of the
+#: command parts, and of the army general
+COMMAND_NAMES = {"champion": ("champion", "boss", "first knight", "sergeant", "veteran"),
+                 "standard": ("standard bearer", "standard", "banner bearer"),
+                 "musician": ("musician", "drummer", "hornblower"),
+                 "battle_standard": ("battle standard bearer", "battle standard", "bsb")}
+GENERAL_NAMES = ("general", "army general", "the general")
+#: equipment ids by the names builders print
+KIT_NAMES = {"great_weapon": ("great weapon",), "halberd": ("halberd",), "spear": ("spear",),
+             "shield": ("shield",), "lance": ("lance",), "flail": ("flail",),
+             "additional_hand_weapon": ("additional hand weapon", "paired weapon", "hand weapons"),
+             "choppa": ("choppa",)}
+
+
+def _command_names(profile) -> dict[str, str]:
+    from mathhammer.fantasy.list_text import option_words
+
+    names = {option_words(n): part for part, names in COMMAND_NAMES.items() for n in names}
+    if profile.champion is not None and profile.champion.name:
+        names[option_words(profile.champion.name)] = "champion"
+    return names
+
+
+def _priced(profile, part: str) -> bool:
+    """The profile prices (or frees by a rule) this command part (PR-4)."""
+    return getattr(profile.points, part) > 0 or part in profile.points.free
+
+
+def _kit_names(profile) -> set[str]:
+    """What the profile's model carries, by the names builders print: its equipment, its
+    weapon, the upgrades and mounts its points name, and a hand weapon (every model's)."""
+    from mathhammer.fantasy.list_text import option_words
+
+    names = {option_words("hand weapon")}
+    for item in profile.equipment:
+        names.update(option_words(n) for n in KIT_NAMES.get(item, (item.replace("_", " "),)))
+    names.add(option_words(profile.weapon.name))
+    names.update(option_words(n) for n in profile.points.upgrades)
+    names.update(option_words(m.name) for m in profile.mounts)
+    names.update(option_words(n) for n in profile.points.mounts)
+    return names
 
 
 GAME = register(Fantasy())

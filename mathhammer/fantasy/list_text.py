@@ -10,7 +10,8 @@ in front of the name, then its options after commas::
     20 Orcs, Shield, Champion - 170 pts
     Orc Chief, General, Shield [120]
 
-Options named Champion, Musician and Standard Bearer become the unit's command.
+Every option is kept by name; the game maps it onto the profile (command, equipment,
+upgrades) or names it dropped (:meth:`mathhammer.game.Game.import_options`).
 
 Fast on any line, as :mod:`mathhammer.warmachine.list_text`: whitespace is collapsed first, a digit run of
 more than 15 digits is refused, the tail pattern is searched for in a line's last 64
@@ -22,7 +23,7 @@ from __future__ import annotations
 import re
 
 from mathhammer.imports.model import (
-    Entry, ParsedList, check_entries, check_line, read_number, search_tail, text_lines,
+    Entry, ParsedList, add_option, check_entries, check_line, read_number, search_tail, text_lines,
 )
 
 OPENERS, CLOSERS = ("++", "==", "--", "["), ("++", "==", "--", "]")
@@ -31,8 +32,14 @@ TAIL_POINTS = re.compile(r"(?: ?[-–] ?| ?[\[(] ?)(?<![0-9])([0-9]+) ?(?:pts?|p
                          re.I)
 SIZE = re.compile(r"([0-9]+) ?x? (?=[^0-9])")
 FIRST_LINE_NUMBERS = re.compile(r"[0-9,]+ ?(?:pts?|points)?|[-–:]", re.I)
-COMMAND = {"champion": "champion", "musician": "musician", "standard bearer": "standard",
-           "standard": "standard"}
+
+
+def option_words(text: str) -> str:
+    """An option's name folded for matching: lower case words, a plural ``s`` dropped
+    ("Great Weapons" and "great weapon" match)."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                    for w in words)
 
 
 def _section(line: str) -> bool:
@@ -72,16 +79,14 @@ def parse(text: str, label: str, ruleset: str) -> ParsedList:
         parts = [p.strip() for p in line.split(",") if p.strip()]
         if not parts:
             continue
-        head, options = parts[0], {}
+        head, options = parts[0], []
         models = None
         size = SIZE.match(head)
         if size:
             models = int(read_number(size.group(1), label, where, "the unit size"))
             head = head[size.end():].strip()
         for opt in parts[1:]:
-            key = COMMAND.get(opt.lower())
-            if key:
-                options[key] = True
+            add_option(options, opt)  # every option: the game maps it or names it dropped
         entries.append(Entry(head, models=models, options=options, points=points, line=raw,
                              where=where))
         check_entries(entries, label)

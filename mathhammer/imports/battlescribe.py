@@ -4,9 +4,10 @@ The parts read (BattleScribe's published roster schema): ``roster`` (``name``,
 ``gameSystemName``), ``costLimits/costLimit[@name="pts"]``, and under
 ``forces/force/selections`` each top-level ``selection`` of ``type`` unit or model: its
 ``name`` and ``number``; the models of a unit are its nested ``type="model"`` selections
-(their ``number`` added up); nested selections named Champion, Musician or Standard
-Bearer give the command; ``costs/cost[@name="pts"]`` on a selection and all it holds
-add up to the unit's printed points.
+(their ``number`` added up); every other nested selection, at any depth, is an option
+by name (the game maps it onto the profile or names it dropped);
+``costs/cost[@name="pts"]`` on a selection and all it holds add up to the unit's printed
+points. New Recruit's JSON export is the same tree (:mod:`.newrecruit`).
 
 Safety: the bytes are decoded first (byte-order mark, else the XML declaration's
 encoding, else UTF-8; UTF-16 and UTF-32 are recognised by their zero bytes too), and a
@@ -24,7 +25,7 @@ import xml.etree.ElementTree as ET
 
 from mathhammer import game as games
 from mathhammer.errors import InputError, InputFileError
-from mathhammer.imports.model import Entry, ParsedList, check_entries, display, read_number
+from mathhammer.imports.model import Entry, ParsedList, add_option, check_entries, display, read_number
 
 ROS_LIMIT = 4_000_000  # unpacked roster XML; real ones are a few hundred kB at most
 _BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe\x00\x00", "utf-32-le"),
@@ -93,19 +94,41 @@ def roster_text(data: bytes, label: str) -> str:
     return text
 
 
+class XmlNode:
+    """A roster element read the BattleScribe way (the JSON export has the same parts:
+    :class:`mathhammer.imports.newrecruit.JsonNode`)."""
+
+    def __init__(self, el) -> None:
+        self.el = el
+
+    def attr(self, key: str) -> str | None:
+        return self.el.get(key)
+
+    def costs(self, group: str = "costs", item: str = "cost") -> list[tuple[str, str]]:
+        return [(cost.get("name", ""), cost.get("value", "0"))
+                for costs in _children(self.el, group) for cost in _children(costs, item)]
+
+    def selections(self) -> list[XmlNode]:
+        return [XmlNode(c) for group in _children(self.el, "selections")
+                for c in _children(group, "selection")]
+
+    def forces(self) -> list[XmlNode]:
+        return [XmlNode(c) for group in _children(self.el, "forces") for c in _children(group, "force")]
+
+
+POINT_COSTS = ("pts", "points", "pc")
+
+
 def _points(sel, label: str) -> float:
     """The points of a selection and everything nested in it (a stack: any depth)."""
     total, stack = 0.0, [sel]
     while stack:
         node = stack.pop()
-        for costs in _children(node, "costs"):
-            for cost in _children(costs, "cost"):
-                if cost.get("name", "").strip().lower() in ("pts", "points", "pc"):
-                    total += read_number(cost.get("value", "0"), label,
-                                         f"selection '{display(sel.get('name') or '?')}'",
-                                         "a cost", whole=False)
-        for group in _children(node, "selections"):
-            stack.extend(_children(group, "selection"))
+        for name, value in node.costs():
+            if str(name).strip().lower() in POINT_COSTS:
+                total += read_number(value, label, f"selection '{display(sel.attr('name') or '?')}'",
+                                     "a cost", whole=False)
+        stack.extend(node.selections())
     return total
 
 
@@ -131,47 +154,50 @@ def parse_ros(data: bytes, label: str, game: str | None = None, ruleset: str | N
     if _tag(root) != "roster":
         raise InputFileError(label, f"is XML but not a BattleScribe roster (root <{display(_tag(root))}>)",
                              None, "give a .ros or .rosz file")
-    g, rs = _game(root.get("gameSystemName", ""), game, ruleset)
+    return read_roster(XmlNode(root), label, game, ruleset, "BattleScribe roster")
+
+
+def read_roster(root, label: str, game: str | None, ruleset: str | None, fmt: str) -> ParsedList:
+    """The entries of a roster tree (XML or JSON nodes): each top-level selection of a force
+    that is a unit or a model, with its models, options and printed points."""
+    g, rs = _game(root.attr("gameSystemName") or "", game, ruleset)
     limit = None
-    for limits in _children(root, "costLimits"):
-        for cl in _children(limits, "costLimit"):
-            if cl.get("name", "").strip().lower() in ("pts", "points") and cl.get("value"):
-                value = read_number(cl.get("value"), label, "costLimit", "the points limit",
-                                    whole=False)
-                limit = int(value) if value >= 1 else None  # BattleScribe writes -1 for none
+    for name, value in root.costs("costLimits", "costLimit"):
+        if str(name).strip().lower() in ("pts", "points") and value:
+            points = read_number(value, label, "costLimit", "the points limit", whole=False)
+            limit = int(points) if points >= 1 else None  # BattleScribe writes -1 for none
     entries = []
-    for forces in _children(root, "forces"):
-        for force in _children(forces, "force"):
-            for group in _children(force, "selections"):
-                for sel in _children(group, "selection"):
-                    entry = _entry(sel, g, label, len(entries) + 1)
-                    if entry is not None:
-                        entries.append(entry)
-                        check_entries(entries, label)
-    return ParsedList(g, rs, root.get("name") or "Imported roster", limit, entries, "BattleScribe roster")
+    for force in root.forces():
+        for sel in force.selections():
+            entry = _entry(sel, g, label, len(entries) + 1)
+            if entry is not None:
+                entries.append(entry)
+                check_entries(entries, label)
+    return ParsedList(g, rs, root.attr("name") or "Imported roster", limit, entries, fmt)
 
 
 def _count(sel, label: str, name: str) -> int:
-    return int(read_number(sel.get("number", "1"), label, f"selection '{display(name)}'",
+    return int(read_number(sel.attr("number") or "1", label, f"selection '{display(name)}'",
                            "its number"))
 
 
 def _entry(sel, game: str, label: str, index: int) -> Entry | None:
-    kind = sel.get("type", "unit")
-    name = (sel.get("name") or "").strip()
+    kind = sel.attr("type") or "unit"
+    name = (sel.attr("name") or "").strip()
     if kind not in ("unit", "model") or not name:
         return None
     number = _count(sel, label, name)
-    models, model_selections, options = 0, 0, {}
-    for group in _children(sel, "selections"):
-        for child in _children(group, "selection"):
-            child_name = (child.get("name") or "").strip().lower()
-            if child.get("type") == "model":
-                models += _count(child, label, child.get("name") or name)
-                model_selections += 1
-            for word, key in (("champion", "champion"), ("musician", "musician"), ("standard", "standard")):
-                if word in child_name:
-                    options[key] = True
+    models, model_selections, options = 0, 0, []
+    for child in sel.selections():
+        if child.attr("type") == "model":
+            models += _count(child, label, child.attr("name") or name)
+            model_selections += 1
+    stack = list(reversed(sel.selections()))  # every upgrade at any depth, in roster order
+    while stack:
+        node = stack.pop()
+        if node.attr("type") != "model" and (node.attr("name") or "").strip():
+            add_option(options, node.attr("name"))
+        stack.extend(reversed(node.selections()))
     line = f"{number} x {name}" if number != 1 else name
     size = models if model_selections else (number if kind == "unit" and number != 1 else None)
     return games.get(game).roster_entry(name, number, size, options, round(_points(sel, label)),

@@ -4,6 +4,11 @@ A name matches a profile when it equals, after folding case and dropping everyth
 letters and digits, the profile's name, the last part of its id, or one of its
 ``aliases`` (singular/plural ``s`` ignored). A near miss gets "did you mean"; an entry
 that matches nothing is kept as a comment in the list file and named in the report.
+Each option printed for an entry is mapped by the game onto its profile (command, kit,
+upgrades, mounts: :meth:`mathhammer.game.Game.import_options`) or dropped with the
+reason; the coverage line of every import counts the entries and options kept and names
+each one dropped and why ("kept 2 of 3 entries and 4 of 6 options; dropped: Spear (Orcs)
+— not in the profile, ...").
 
 Every number written is held to the list file's own ranges (:mod:`mathhammer.lists`:
 count 1..50, models 1..200, points 1..100,000): a value outside is set to the nearest
@@ -46,12 +51,13 @@ def points_range() -> tuple[int, int]:
     return _bounds(file_models()[1], "points")
 
 
-def _fit(value: int, bounds: tuple[int, int], what: str, changes: list[str]) -> int:
+def _fit(value: int, bounds: tuple[int, int], what: str, changes: list[str],
+         why: str | None = None) -> int:
     """``value`` moved into ``bounds`` (inclusive); a move is recorded in ``changes``."""
     low, high = bounds
     fitted = min(max(value, low), high)
     if fitted != value:
-        changes.append(f"{what} {value} → {fitted} (a list file allows {low}..{high:,})")
+        changes.append(f"{what} {value} → {fitted} ({why or f'a list file allows {low}..{high:,}'})")
     return fitted
 
 
@@ -86,10 +92,12 @@ def match(name: str, index: dict[str, str]) -> tuple[str | None, list[str]]:
 
 
 def detect(data: bytes, path: str) -> str:
-    """``battlescribe`` for zip/XML (UTF-16 and UTF-32 too), else the game whose text export
-    it reads as (:meth:`mathhammer.game.Game.reads_text`)."""
+    """``battlescribe`` for zip/XML (UTF-16 and UTF-32 too), ``newrecruit`` for JSON, else
+    the game whose text export it reads as (:meth:`mathhammer.game.Game.reads_text`)."""
     if data[:4] == b"PK\x03\x04" or path.lower().endswith((".rosz", ".ros")) or data.lstrip()[:1] == b"<":
         return "battlescribe"
+    if path.lower().endswith(".json") or data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
+        return "newrecruit"
     for wide in ("utf-16", "utf-32"):  # a wide XML file: "<" after its BOM or with zero bytes
         for codec in (wide, f"{wide}-le", f"{wide}-be"):
             head = data[:64].decode(codec, "ignore").lstrip("\ufeff \t\r\n")
@@ -102,7 +110,7 @@ def detect(data: bytes, path: str) -> str:
 
 def import_file(path: str | Path, game: str | None = None, ruleset: str | None = None) -> tuple[Report, str]:
     """Parse an export, match its names; returns the report and the list file's text."""
-    from mathhammer.imports import battlescribe
+    from mathhammer.imports import battlescribe, newrecruit
     from mathhammer.io import decode_utf8, read_bytes
 
     label = str(path)
@@ -116,11 +124,15 @@ def import_file(path: str | Path, game: str | None = None, ruleset: str | None =
     if kind_hint.endswith(".rosz"):
         parsed = battlescribe.parse_rosz(path, label, game, ruleset)
     else:
-        data = read_bytes(path, label, limit=FILE_LIMIT, what="list export")
+        limit = newrecruit.JSON_LIMIT if kind_hint.endswith(".json") else FILE_LIMIT
+        data = read_bytes(path, label, limit=limit, what="list export")
         kind = detect(data, kind_hint)
         if kind == "battlescribe":
             parsed = (battlescribe.parse_rosz(data, label, game, ruleset) if data[:4] == b"PK\x03\x04"
                       else battlescribe.parse_ros(data, label, game, ruleset))
+        elif kind == "newrecruit":
+            parsed = newrecruit.parse_json(decode_utf8(data, label, "roster export"), label, game,
+                                           ruleset)
         else:
             text = decode_utf8(data, label, "list export")
             parsed = games.get(game or kind).parse_text(text, label, ruleset)
@@ -139,37 +151,53 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
     game = games.get(parsed.game)
     index, profiles = _index(parsed.game, parsed.ruleset)
     units, unknown, lines, mapping = [], [], [], []
+    dropped: list[str] = []  # every entry and option left out, each with why (the coverage line)
+    options_total = options_kept = 0
     for e in parsed.entries:
         ident, near = match(e.name, index)
         shown = display(e.name)
+        options_total += len(e.options)
         if ident is None:
             hint = f" — did you mean {', '.join(near)}?" if near else ""
             unknown.append(f"'{shown}'{hint}")
             lines.append(_comment(f"UNKNOWN: {e.line.strip() or e.name}{hint}"))
+            carried = f" and its {_plural(len(e.options), 'option')}" if e.options else ""
+            dropped.append(f"{shown}{carried} — no bundled {parsed.game} {parsed.ruleset} profile"
+                           + (f" (did you mean {', '.join(near)}?)" if near else ""))
             continue
         unit = {"profile": ident}
         what = f"{shown} ({e.where})" if e.where else shown
         changed: list[str] = []  # each number moved into the list file's range
         fitted: dict[str, int] = {}
 
-        def fit(value: int, key: str, label: str, what=what, changed=changed, fitted=fitted) -> int:
-            fitted[key] = _fit(value, entry_range(key), f"{what}: {label}", changed)
+        def fit(value: int, key: str, label: str, bounds: tuple[int, int] | None = None,
+                why: str | None = None, what=what, changed=changed, fitted=fitted) -> int:
+            low, high = entry_range(key)
+            if bounds is not None:  # the profile's own range, inside the list file's
+                low, high = max(low, bounds[0]), min(high, bounds[1])
+            fitted[key] = _fit(value, (low, high), f"{what}: {label}", changed, why)
             return fitted[key]
 
         count = fit(e.count, "count", "count")
         if count > 1:
             unit["count"] = count
         unit.update(game.import_unit(e, profiles[ident], fit))
+        keys, kept, left = game.import_options(e, profiles[ident])
+        unit.update(keys)
+        options_kept += len(kept)
+        gone = [f"{display(option)} ({shown}) — {why}" for option, why in left]
+        dropped += gone
         models = fitted.get("models")
-        units.append((unit, e, changed))
+        units.append((unit, e, changed, [f"{display(o)} — {why}" for o, why in left]))
         mapping.append(f"{shown} → {ident}" + (f" x {count}" if count > 1 else "")
-                       + (f" ({models} models)" if models else ""))
+                       + (f" ({models} models)" if models else "")
+                       + (f"; options kept: {', '.join(map(display, kept))}" if kept else ""))
     if not units:
         raise InputFileError(label, f"none of its {len(parsed.entries)} entries names a bundled "
                              f"{parsed.game} {parsed.ruleset} profile ({'; '.join(unknown[:3])})", None,
                              "check --game/--ruleset, or add aliases = [...] to the profiles")
     per_copy = game.import_points_per_copy
-    total = sum((e.points or 0) * (e.count if per_copy else 1) for _, e, _ in units)
+    total = sum((e.points or 0) * (e.count if per_copy else 1) for _, e, _, _ in units)
     changes: list[str] = []  # the list's own; the units' are added after pricing
     name = parsed.name
     if len(name) > NAME_LIMIT:
@@ -178,7 +206,7 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
     points_bounds = points_range()
     limit = _fit(parsed.points_limit, points_bounds, "points limit", changes) if parsed.points_limit else None
     data = {"name": name, "game": parsed.game, "ruleset": parsed.ruleset,
-            "points": points_bounds[1], "units": [unit for unit, _, _ in units]}
+            "points": points_bounds[1], "units": [unit for unit, _, _, _ in units]}
     try:
         points = load_list(data, source=f"{label} (imported)").total_points  # priced by the profiles
     except RulesError as err:
@@ -193,23 +221,42 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
         changes.append(f"points limit {limit} → {points} (the list's price by the bundled "
                        "profiles)")
     text = _list_text(parsed, data, units, lines, total, label, changes)
-    changes += [change for _, _, changed in units for change in changed]
+    changes += [change for _, _, changed, _ in units for change in changed]
     _check_loads(text, label)
     n, k = len(parsed.entries), len(units)
-    headline = (f"Converted {k} of {n} entries to the {parsed.game} {parsed.ruleset} list "
-                f"'{display(name)}' ({points} points by the bundled profiles)"
-                + (f"; {n - k} unknown: {'; '.join(unknown)}" if unknown else "")
+    coverage = (f"kept {k} of {_plural(n, 'entry')} and {options_kept} of "
+                f"{_plural(options_total, 'option')}"
+                + (f"; dropped: {_dropped_note(dropped)}" if dropped else "; nothing dropped"))
+    headline = (f"Converted the export to the {parsed.game} {parsed.ruleset} list "
+                f"'{display(name)}' ({points} points by the bundled profiles): {coverage}"
                 + _changes_note(changes))
     report = Report("import", "exact",
                     {"entries": Estimate.exact(n), "entries_converted": Estimate.exact(k),
                      "entries_unknown": Estimate.exact(n - k),
+                     "options": Estimate.exact(options_total),
+                     "options_kept": Estimate.exact(options_kept),
+                     "options_dropped": Estimate.exact(options_total - options_kept),
                      "numbers_changed": Estimate.exact(len(changes))},
                     info={"format": parsed.source_format, "game": parsed.game, "ruleset": parsed.ruleset,
+                          "coverage": coverage.split("; dropped:")[0],
                           "mapping": mapping, "unknown": unknown or ["none"],
+                          "dropped": dropped or ["none"],
                           "changed": changes or ["none"],
                           "points_printed": total, "points_by_profiles": points, "list": text},
                     title=f"import: {display(label, 200)} ({parsed.source_format})", headline=headline)
     return report, text
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} " + (noun if n == 1 else noun[:-1] + "ies" if noun.endswith("y") else noun + "s")
+
+
+def _dropped_note(dropped: list[str]) -> str:
+    """The coverage line's part on what was left out: each with why (the first ten)."""
+    named = "; ".join(dropped[:CHANGES_SHOWN])
+    more = (f"; and {len(dropped) - CHANGES_SHOWN} more (see the comments in the list file)"
+            if len(dropped) > CHANGES_SHOWN else "")
+    return named + more
 
 
 def _changes_note(changes: list[str]) -> str:
@@ -256,7 +303,7 @@ def _comment(text: str) -> str:
     return "# " + printable(" ".join(text.split())[:200])
 
 
-def _list_text(parsed: ParsedList, data: dict, units: list[tuple[dict, Entry, list[str]]],
+def _list_text(parsed: ParsedList, data: dict, units: list[tuple[dict, Entry, list[str], list[str]]],
                unknown_lines, total, label, list_changes: list[str]) -> str:
     out = [_comment(f"Imported by `mathhammer import` from {Path(label).name} ({parsed.source_format})."),
            f"# Points printed in the export: {total}"
@@ -266,10 +313,11 @@ def _list_text(parsed: ParsedList, data: dict, units: list[tuple[dict, Entry, li
     out += unknown_lines
     out += [f"{key} = {_toml_str(data[key])}" for key in ("name", "game", "ruleset")]
     out.append(f"points = {data['points']}")
-    for unit, e, changed in units:
+    for unit, e, changed, left in units:
         out.append("")
         out.append("[[units]]  " + _comment(e.line.strip()[:100]) if e.line.strip() else "[[units]]")
         out += [_comment(f"changed: {change}") for change in changed]
+        out += [_comment(f"dropped: {option}") for option in left]
         for key, value in unit.items():
             out.append(f"{key} = {_toml_str(value) if isinstance(value, str) else str(value).lower()}")
     return "\n".join(out) + "\n"

@@ -11,6 +11,7 @@ from mathhammer.numbers import decimal_text, shown
 
 MAX_ENTRIES = 200  # a list longer than this is not an army list
 MAX_LINES = 5_000  # lines of a text export, blank ones too (a real one has a few dozen)
+MAX_OPTIONS = 100  # distinct options of one entry kept (a real unit has a dozen at most)
 
 #: a line break in a text export: what builders write (not \x85, \u2028 or a form feed,
 #: which stay in their line and are read as spaces)
@@ -33,7 +34,7 @@ class Entry:
     name: str
     count: int = 1            # copies of this entry (Warmachine) or 1 (Fantasy units)
     models: int | None = None  # Fantasy unit size
-    options: dict = field(default_factory=dict)  # champion / standard / musician
+    options: list = field(default_factory=list)  # every option printed for it, by name
     points: int | None = None
     line: str = ""
     where: str = ""           # "line 4" or "selection 2", for the report of changes
@@ -89,6 +90,13 @@ def search_tail(pattern: re.Pattern, line: str) -> re.Match | None:
     :func:`check_line` has run) searched for in the end of ``line`` only: the same match
     as a search of the whole line, at a cost that does not grow with the line."""
     return pattern.search(line, max(0, len(line) - TAIL_WINDOW))
+
+
+def add_option(options: list, name: str) -> None:
+    """An option named once per entry (a roster repeats a shield under every model)."""
+    name = " ".join(str(name).split())
+    if name and name.lower() not in (o.lower() for o in options) and len(options) < MAX_OPTIONS:
+        options.append(name)
 
 
 def check_entries(entries: list, label: str) -> None:

@@ -43,8 +43,9 @@ def summary_row(game: str, profile: Any) -> dict:
     kind = getattr(profile, "kind", None) or getattr(profile, "troop_type", "")
     size = getattr(profile, "size", None)
     points: Any = getattr(profile, "points", None)
-    if hasattr(points, "per_model"):  # fantasy: points per model
-        points = points.per_model
+    models = None
+    if callable(getattr(profile, "unit_points", None)):  # a unit: its default unit's price (PR-4)
+        points, models = profile.unit_points(), profile.formation.models
     row = {
         "game": game,
         "id": profile.id,
@@ -56,6 +57,8 @@ def summary_row(game: str, profile: Any) -> dict:
     }
     if getattr(profile, "warjack_points", None) is not None:
         row["warjack_points"] = profile.warjack_points
+    if models is not None:
+        row["models"] = models
     return row
 
 
@@ -64,9 +67,10 @@ def points_text(row: dict) -> str:
         return "-"
     if "warjack_points" in row:
         return f"WJ +{row['warjack_points']}"
+    if row.get("models", 1) > 1:
+        return f"{row['points']} ({row['models']} models)"
     per = games.get(row["game"]).points_per
     return f"{row['points']}/{per}" if per else str(row["points"])
-
 
 
 def generic_card(game: str, profile: Any) -> list[str]:

@@ -8,7 +8,7 @@ import json
 import math
 
 from mathhammer.errors import printable
-from mathhammer.results import Distribution, Report
+from mathhammer.results import Distribution, InfoTable, Report
 
 BAR_WIDTH = 30
 #: the table view of a README example stays within this many lines without --full
@@ -94,6 +94,9 @@ def _info_lines(report: Report, full: bool) -> list[str]:
             from mathhammer.query import check_lines
 
             lines.extend(check_lines(value))
+        elif isinstance(value, InfoTable):
+            lines.append(f"{key}:")
+            lines.extend(info_table_lines(value))
         elif isinstance(value, list):
             lines.append(f"{key}:")
             whole = full or key == "explain" or len(value) <= MAX_LIST_ITEMS + 1  # asked for
@@ -104,6 +107,23 @@ def _info_lines(report: Report, full: bool) -> list[str]:
         elif key != "exact":
             lines.append(f"{key}: {value}")
     return lines
+
+
+def info_table_lines(table: InfoTable) -> list[str]:
+    """An :class:`InfoTable` as aligned text, each figure rounded to its standard error
+    (:func:`mathhammer.words.rounded`): no Python repr, no digit the se does not support."""
+    from mathhammer.words import rounded, text_table
+
+    def cell(row: dict, col) -> str:
+        value = row.get(col.key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "-" if value is None else str(value)
+        if col.se is None and isinstance(value, int):
+            return f"{value:+d}" if col.signed else str(value)
+        return rounded(float(value), row.get(col.se) if col.se else None, signed=col.signed)
+
+    header = tuple(col.heading for col in table.columns)
+    return text_table(header, [tuple(cell(row, col) for col in table.columns) for row in table])
 
 
 def _distribution_summary(name: str, dist: Distribution) -> str:

@@ -45,11 +45,17 @@ from mathhammer import game as games
 from mathhammer.errors import InputError, MathhammerError, ProfileError
 from mathhammer.lists import find_bundled, find_list, load_list
 from mathhammer.profiles import pydantic_errors, read_toml
-from mathhammer.results import Estimate, Report
+from mathhammer.results import Column, Estimate, InfoTable, Report
 from mathhammer.tuning.meta import Meta, load_meta
 from mathhammer.tuning.score import _check, _method, _run, build_table
+from mathhammer.words import rounded
 
 SCREEN_TRIALS = 500
+#: the table view of ``info["ranked"]`` (JSON keeps every row's full figures and units)
+RANKED_COLUMNS = (Column("rank", "#"), Column("changes", "changes against the input"),
+                  Column("points", "points"),
+                  Column("score", "net points/turn", se="se"),
+                  Column("gain", "gain over the input", se="gain_se", signed=True))
 RACE_FACTOR = 4
 MAX_VARIANTS = 200
 
@@ -384,12 +390,10 @@ def _report(start, m, input_list, ranked, trials, seed, lookup, value, evaluated
                            "list": c.army.summary(),
                            "units": space_units(c)})
     results = {k: lookup(k, trials) for c in [input_list, *ranked] for k in c.table.cells}
+    ranked_table = InfoTable(candidates, RANKED_COLUMNS)  # the table view rounds to the se
     report = Report("tune", _method(results), figures, {}, title=f"tune: {start.name} against {m.name}",
                     info={"input": start.summary(), "points_cap": cap,
-                          "candidates": [f"#{c['rank']}: {c['changes']}: {c['gain']:+.2f}"
-                                         + (f" ± {c['gain_se']:.2f}" if c['gain_se'] else "")
-                                         + f" points/turn ({c['points']} pts)" for c in candidates],
-                          "ranked": candidates, "lists_evaluated": evaluated,
+                          "ranked": ranked_table, "lists_evaluated": evaluated,
                           "budget_seconds": budget,
                           "search": "screen every single change, race the best quarter at 4x and "
                                     "16x the trials (paired), move, restart from the best; the "
@@ -399,6 +403,6 @@ def _report(start, m, input_list, ranked, trials, seed, lookup, value, evaluated
     top = candidates[0]
     how = "exact" if report.method == "exact" else f"paired Monte Carlo, {trials:,} trials per cell"
     report.headline = (f"Best change for {start.name} against {m.name}: {top['changes']}: "
-                       f"{top['gain']:+.2f}" + (f" ± {top['gain_se']:.2f}" if top["gain_se"] else "")
-                       + f" points/turn ({how}; {evaluated:,} lists evaluated)")
+                       f"{rounded(top['gain'], top['gain_se'], signed=True)}"
+                       f" points/turn ({how}; {evaluated:,} lists evaluated)")
     return report

@@ -115,6 +115,11 @@ class Warmachine(Game):
                              "lower the focus = N of some entries")
         return others + max(0, jacks - bonus)
 
+    def free_by_rule(self, unit: Any) -> str | None:
+        if unit.profile.kind == "warcaster":
+            return "a Mk II warcaster costs no points; it brings warjack points (PR-4)"
+        return None
+
     def unit_value(self, unit: Any) -> int:
         """A warcaster costs nothing; as a target it is worth its warjack points (what its
         list would lose with it)."""
