@@ -181,7 +181,7 @@ class DiceExpr:
             raise DiceExpressionError(
                 f"dice expression {str(self)!r}", "is too large to enumerate exactly "
                 f"(about {self.exact_cost:.1e} operations, limit {EXACT_BUDGET:.0e})",
-                None, "use --method mc, or fewer / smaller dice",
+                None, "use ‹method› mc, or fewer / smaller dice",
             )
         lo, w = self._weights()
         if w[0] != 0 and w[-1] != 0:  # the common case: nothing to trim

@@ -238,7 +238,7 @@ def get(name: str, where: str = "game", lists: bool = False) -> Game:
 
         first = names(lists)[0]
         raise InputError(where, f"must be {' or '.join(names(lists))}", name,
-                         f"use {where} {first}" if where.startswith("-") else f'use {where} = "{first}"')
+                         f"use {where} {first}" if where.startswith("‹") else f'use {where} = "{first}"')
     return game
 
 
@@ -265,5 +265,5 @@ def check_stat_by_model(game: str, profile: Any, path: str, stat: str, value: in
     except Exception:
         from mathhammer.errors import InputError
 
-        raise InputError("--vary", f"{stat} = {value} is outside what a {game} profile allows",
+        raise InputError("‹vary›", f"{stat} = {value} is outside what a {game} profile allows",
                          value, "narrow the range") from None

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from mathhammer.errors import spell_params
+
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 
@@ -379,7 +381,9 @@ class Report:
                 notes.append(f"{name}: no outcome is possible (what it counts never happens)")
         return self
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, spell=None) -> dict[str, Any]:
+        """The JSON contract; parameters named in the notes (``‹focus›``) as ``spell`` writes
+        them (the library's names by default; the command line passes its flags)."""
         self.drop_empty()
         out: dict[str, Any] = {
             "command": self.command,
@@ -390,7 +394,7 @@ class Report:
             "distributions": {k: d.to_dict() for k, d in self.distributions.items()},
         }
         if self.info:
-            out["info"] = _jsonable(self.info)
+            out["info"] = _jsonable(self.info, spell)
         return out
 
     def to_frame(self):  # -> pandas.DataFrame of the results
@@ -441,11 +445,13 @@ class InfoTable(list):
         self.columns = tuple(columns)
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: Any, spell=None) -> Any:
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v, spell) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [_jsonable(v, spell) for v in value]
+    if isinstance(value, str):
+        return spell_params(value, spell)
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (float, np.floating)):

@@ -23,7 +23,7 @@ def resolve_seed(seed: int | None) -> int:
     if seed is None:
         return secrets.randbelow(2**31)
     if not 0 <= int(seed) <= MAX_SEED:
-        raise InputError("--seed", "must be between 0 and 2**63-1", seed, "use e.g. --seed 1")
+        raise InputError("‹seed›", "must be between 0 and 2**63-1", seed, "use e.g. ‹seed› 1")
     return int(seed)
 
 

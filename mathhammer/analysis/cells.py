@@ -57,8 +57,8 @@ def check_policy(policy: str) -> None:
     if policy not in POLICIES:
         from mathhammer.errors import InputError
 
-        raise InputError("--policy", "must be optimal, greedy or fixed", policy,
-                         "use --policy optimal")
+        raise InputError("‹policy›", "must be optimal, greedy or fixed", policy,
+                         "use ‹policy› optimal")
 
 
 def cell_seed(seed: int, index: int) -> int:

@@ -113,14 +113,14 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
         raise InputError("lists", f"{a.name} is {a.game} but {b.name} is {b.game}", None,
                          "compare two lists of the same game")
     if method not in ("auto", "exact", "mc"):
-        raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
+        raise InputError("‹method›", "must be exact, mc or auto", method, "use ‹method› mc")
     check_policy(policy)
     if targets is not None:
         targets = [t.strip() for t in targets if t.strip()]
         known = {x for u in a.units + b.units for x in (u.label, u.profile_id, u.profile_id.split("/")[-1])}
         unknown = [t for t in targets if t not in known]
         if unknown or not targets:
-            raise InputError("--targets", "the target set is empty" if not targets else
+            raise InputError("‹targets›", "the target set is empty" if not targets else
                              f"names no unit of either list: {', '.join(unknown)}",
                              ",".join(targets), "use labels or ids from: " +
                              ", ".join(u.label for u in a.units + b.units))
@@ -139,8 +139,8 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
                                   policy=policy, key=key))
                 meta.append((direction, u, t, f"{sa}:{u.label}→{sb}:{t.label}"))
     if not cells:
-        raise InputError("--targets", "the target set is empty: no unit of the other list is selected",
-                         ",".join(targets or []), "drop --targets or name units of the lists")
+        raise InputError("‹targets›", "the target set is empty: no unit of the other list is selected",
+                         ",".join(targets or []), "drop ‹targets› or name units of the lists")
     results = run_cells(cells, scheduler=scheduler, workers=workers, progress=progress)
     return _assemble(a, b, cells, meta, results, seed, policy)
 

@@ -52,13 +52,13 @@ class Vary:
 def parse_vary(text: str, game: str) -> Vary:
     """``"def=10..18"`` → Vary("target", "def", (10, ..., 18)); errors name the fix."""
     m = _VARY.match(text or "")
-    fix = "use e.g. --vary def=10..18 or --vary attacker.mat=5,6,7"
+    fix = "use e.g. ‹vary› def=10..18 or ‹vary› attacker.mat=5,6,7"
     if not m:
-        raise InputError("--vary", "must be STAT=LO..HI or STAT=A,B,C", text, fix)
+        raise InputError("‹vary›", "must be STAT=LO..HI or STAT=A,B,C", text, fix)
     side, stat, spec = m.groups()
-    rules = games.get(game, "--game", lists=True)
+    rules = games.get(game, "‹game›", lists=True)
     if stat not in rules.sweep_stats:
-        raise InputError("--vary", f"{stat!r} is not a {game} stat this sweep can vary", stat,
+        raise InputError("‹vary›", f"{stat!r} is not a {game} stat this sweep can vary", stat,
                          f"use one of {', '.join(rules.sweep_stats)}")
     side = side or ("target" if stat in rules.sweep_target_stats else "attacker")
     r = _RANGE.match(spec)
@@ -71,10 +71,10 @@ def parse_vary(text: str, game: str) -> Vary:
         else:
             values = tuple(int(v) for v in spec.split(","))
     except ValueError:
-        raise InputError("--vary", "needs whole numbers LO..HI with LO <= HI, or a comma list",
+        raise InputError("‹vary›", "needs whole numbers LO..HI with LO <= HI, or a comma list",
                          spec, fix) from None
     if len(values) < 2 or len(values) > MAX_POINTS or len(set(values)) != len(values):
-        raise InputError("--vary", f"needs 2..{MAX_POINTS} distinct values", spec, fix)
+        raise InputError("‹vary›", f"needs 2..{MAX_POINTS} distinct values", spec, fix)
     return Vary(side, stat, values)
 
 
@@ -86,7 +86,7 @@ def load_any(ref: Any, game: str | None = None) -> tuple[str, Any]:
     last: Exception | None = None
     for g in order:
         try:
-            return g, games.get(g, "--game", lists=True).load_profile(ref)
+            return g, games.get(g, "‹game›", lists=True).load_profile(ref)
         except UnknownProfileError as err:
             last = err
     raise last  # type: ignore[misc]
@@ -146,7 +146,7 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     game = game_a
     v = vary if isinstance(vary, Vary) else parse_vary(vary, game)
     if method not in ("auto", "exact", "mc"):
-        raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
+        raise InputError("‹method›", "must be exact, mc or auto", method, "use ‹method› mc")
     rules = games.get(game)
     for key in attacker_options or {}:
         if key not in rules.sweep_attacker_options:
@@ -154,14 +154,14 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
                              f"use {', '.join(rules.sweep_attacker_options)}")
     for option in also:
         if option not in rules.sweep_also:
-            raise InputError("--also", f"{option!r} is not a {game} option", option,
+            raise InputError("‹also›", f"{option!r} is not a {game} option", option,
                              f"use one of {', '.join(rules.sweep_also)}")
     from mathhammer.analysis.cells import check_policy
 
     check_policy(policy)
     if not 0 < threshold < 1:
-        raise InputError("--threshold", "must be a probability between 0 and 1", threshold,
-                         "use e.g. --threshold 0.05")
+        raise InputError("‹threshold›", "must be a probability between 0 and 1", threshold,
+                         "use e.g. ‹threshold› 0.05")
     charge = (attacker_options or {}).get("charge")
     if charge not in (None, False, True, "must", "may", "no"):
         raise InputError("charge", 'must be "must" (charges), "may" (the policy decides) or '

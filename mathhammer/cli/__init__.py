@@ -47,7 +47,9 @@ def main(argv: list[str] | None = None) -> None:
     except MathhammerError as err:
         if _CTRL_C:
             _exit_interrupted("stopped at your request", hard)
-        print(f"error: {err.one_line()}", file=sys.stderr)
+        from mathhammer.present.flags import error_line
+
+        print(f"error: {error_line(err)}", file=sys.stderr)
         _leave(2, hard)
     except (KeyboardInterrupt, typer.Abort):
         _exit_interrupted("stopped at your request", hard)
@@ -191,8 +193,10 @@ def _leave(code: int, hard: bool) -> None:
         except BrokenPipeError:
             _silence_stdout()
         except Exception as err:  # OutputError from the guarded stdout
+            from mathhammer.present.flags import flag
+
             one_line = getattr(err, "one_line", None)
-            print(f"error: {one_line() if one_line else err}", file=sys.stderr)
+            print(f"error: {one_line(flag) if one_line else err}", file=sys.stderr)
             code = 2
     if not hard or threading.current_thread() is not threading.main_thread():
         sys.exit(code)

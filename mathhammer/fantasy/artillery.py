@@ -84,17 +84,17 @@ def compile_shot(weapon: str, target: str | UnitProfile, *, ruleset: str | Rules
     check_weapon(weapon, rules)
     shot = shot or Shot(weapon, **shot_options)
     if shot.template not in TEMPLATES:
-        raise InputError("--template", "must be small or large", shot.template, "use --template large")
+        raise InputError("‹template›", "must be small or large", shot.template, "use ‹template› large")
     if shot.facing not in ("front", "flank"):
-        raise InputError("--facing", "must be front or flank", shot.facing, "use --facing flank")
-    for flag, value in (("--muzzle", shot.muzzle), ("--short", shot.short)):
-        if not -30.0 <= value <= 60.0 or (flag == "--muzzle" and value < 0):
+        raise InputError("‹facing›", "must be front or flank", shot.facing, "use ‹facing› flank")
+    for flag, value in (("‹muzzle›", shot.muzzle), ("‹short›", shot.short)):
+        if not -30.0 <= value <= 60.0 or (flag == "‹muzzle›" and value < 0):
             raise InputError(flag, "must be a distance in inches on a table (0..60)", value,
                              f"use e.g. {flag} 4")
     if shot.shots is not None:  # never silently ignored
         if weapon != "multi-barrel":
-            raise InputError("--shots", "sets a volley gun's Multiple Shots (multi-barrel "
-                             "only)", shot.shots, f"drop --shots for the {weapon}")
+            raise InputError("‹shots›", "sets a volley gun's Multiple Shots (multi-barrel "
+                             "only)", shot.shots, f"drop ‹shots› for the {weapon}")
         volley_shots(shot.shots)
     profile = weapon_profile(weapon, shot, rules)
     rects = formation_rects(unit.formation.models, unit.formation.rank_width, unit.base_mm)
@@ -165,8 +165,8 @@ def _template(setup: Setup, method: str, config, check: bool) -> Report:
     else:
         expr = parse_dice(shot.scatter)
         if expr.min < 0 or expr.outcome_count > 1 << 16:
-            raise InputError("--scatter", "must be dice text of 0 or more inches with at most "
-                             "65536 outcomes", shot.scatter, 'use e.g. --scatter 2D6')
+            raise InputError("‹scatter›", "must be dice text of 0 or more inches with at most "
+                             "65536 outcomes", shot.scatter, 'use e.g. ‹scatter› 2D6')
         distances = expr.sampler().table.astype(np.int64)
         setup.info["scatter"] = f"{expr} inches on an arrow (DICE-7); no artillery die, no misfire"
         big_note = "" if prof.big_strength == prof.strength else (
@@ -204,8 +204,8 @@ def _template(setup: Setup, method: str, config, check: bool) -> Report:
         return report(setup, "exact", probs, {}, None, None)
 
     if method == "exact":
-        raise InputError("--method", "a scattered template needs Monte Carlo (only the "
-                         "misfire and HIT odds are exact; see --check)", method, "use --method mc")
+        raise InputError("‹method›", "a scattered template needs Monte Carlo (only the "
+                         "misfire and HIT odds are exact; see ‹check›)", method, "use ‹method› mc")
     return answer("fb artillery", method=method, exact=partial_exact if check else None,
                   monte_carlo=mc, config=config, check=check)
 

@@ -61,7 +61,7 @@ def aim_point(unit: UnitProfile, shot: Shot, weapon: str) -> tuple[float, float,
     n_ranks = math.ceil(f.models / f.rank_width)
     file = shot.aim_file if shot.aim_file is not None else (front + 1) / 2.0
     rank = shot.aim_rank if shot.aim_rank is not None else (n_ranks + 1) / 2.0
-    for flag, value, top in (("--aim-file", file, front), ("--aim-rank", rank, n_ranks)):
+    for flag, value, top in (("‹aim_file›", file, front), ("‹aim_rank›", rank, n_ranks)):
         if not 0.5 <= value <= top + 0.5:
             raise InputError(flag, f"must lie on the unit (1..{top})", value, f"use {flag} 1")
     free = weapon in ("stone-thrower", "template")
@@ -234,4 +234,4 @@ def stats_target(toughness: int, wounds: int = 1, armour: int | None = None,
         "stats": {"m": 4, "ws": 3, "bs": 3, "s": 3, "t": toughness, "w": wounds, "i": 3, "a": 1,
                   "ld": 7},
         "saves": saves, "formation": {"models": models, "rank_width": rank_width},
-        "points": {"per_model": 0}}, "--toughness/--wounds/--save")
+        "points": {"per_model": 0}}, "‹toughness›/‹wounds›/‹save›")

@@ -251,13 +251,13 @@ def volley(setup: Setup, method: str, config, check: bool) -> Report:
     if not t9a and shot.shots is not None:
         from mathhammer.errors import RulesError
 
-        raise RulesError("--shots", f"{rules.name}'s multi-barrel cannon rolls artillery dice "
-                         "for its shots (FB-R7)", shot.shots, "use --artillery-dice 2 or 3")
+        raise RulesError("‹shots›", f"{rules.name}'s multi-barrel cannon rolls artillery dice "
+                         "for its shots (FB-R7)", shot.shots, "use ‹artillery_dice› 2 or 3")
     if t9a and shot.artillery_dice != 2:
         from mathhammer.errors import RulesError
 
-        raise RulesError("--artillery-dice", f"{rules.name}'s volley gun rolls Multiple Shots "
-                         "(FB-R7)", shot.artillery_dice, "use --shots 2D6 (or 3D6, 6 ...)")
+        raise RulesError("‹artillery_dice›", f"{rules.name}'s volley gun rolls Multiple Shots "
+                         "(FB-R7)", shot.artillery_dice, "use ‹shots› 2D6 (or 3D6, 6 ...)")
     hit = setup.outcomes(prof.strength, prof.multiple_wounds)
     mode, dice, plus, plan, p_misfire, p_thirty = volley_plan(setup)
     normal, worse = volley_to_hit(setup)

@@ -103,7 +103,7 @@ def check_weapon(weapon: str, rules: Ruleset) -> None:
     if weapon not in rules.war_machines.weapons:
         raise RulesError("WEAPON", f"ruleset {rules.name} has no {weapon} "
                          f"(it has {', '.join(rules.war_machines.weapons)})", weapon,
-                         "use --ruleset wfb8 or t9a1")
+                         "use ‹ruleset› wfb8 or t9a1")
 
 
 def uses_to_hit(weapon: str, rules: Ruleset) -> bool:
@@ -143,7 +143,7 @@ def weapon_profile(weapon: str, shot: Shot, rules: Ruleset) -> Profile:
     else:  # template: S3, the base under the centre --big-strength (default the same)
         s = shot.strength or 3
         p = Profile(s, shot.big_strength or s, shot.multiple_wounds, ap or 0)
-    for flag, value in (("--strength", p.strength), ("--big-strength", p.big_strength)):
+    for flag, value in (("‹strength›", p.strength), ("‹big_strength›", p.big_strength)):
         rules.check_characteristic(value, flag)
     return p
 
@@ -195,16 +195,16 @@ def volley_shots(text: str) -> tuple[int, int] | int:
     if text.isdigit():
         value = whole_text(text)  # None for "²" or 5,000 digits: no count of shots either
         if value is None or not 1 <= value <= 40:
-            raise InputError("--shots", "a volley gun fires 1..40 shots", shown(text),
-                             "use e.g. --shots 2D6")
+            raise InputError("‹shots›", "a volley gun fires 1..40 shots", shown(text),
+                             "use e.g. ‹shots› 2D6")
         return value
     match = SHOTS_TEXT.match(text)
     if not match:
-        raise InputError("--shots", "a volley gun's Multiple Shots are nD6 (+k) or a number "
-                         "(its sixes decide misfires)", text, "use e.g. --shots 2D6 or --shots 3D6")
+        raise InputError("‹shots›", "a volley gun's Multiple Shots are nD6 (+k) or a number "
+                         "(its sixes decide misfires)", text, "use e.g. ‹shots› 2D6 or ‹shots› 3D6")
     dice, plus = whole_text(match.group(1) or "1"), whole_text(match.group(2) or "0")
     if dice is None or not 1 <= dice <= 6:
-        raise InputError("--shots", "at most 6 dice of shots", shown(text), "use e.g. --shots 2D6")
+        raise InputError("‹shots›", "at most 6 dice of shots", shown(text), "use e.g. ‹shots› 2D6")
     if plus is None or plus > 40:
-        raise InputError("--shots", "adds at most +40 shots", shown(text), "use e.g. --shots 3D6+1")
+        raise InputError("‹shots›", "adds at most +40 shots", shown(text), "use e.g. ‹shots› 3D6+1")
     return dice, plus

@@ -188,7 +188,7 @@ def _hit_stage(spec: AttackSpec, rules: Ruleset) -> tuple[bool, list[int], list[
             spec.hit_on is not None, spec.auto_hit, spec.hit_on_at_most is not None]
     if sum(ways) != 1:
         raise InputError("attack", "give exactly one way to hit: ws + target_ws, bs, hit_on, "
-                         "hit_on_at_most or auto_hit", None, "e.g. --ws 4 --target-ws 3")
+                         "hit_on_at_most or auto_hit", None, "e.g. ‹ws› 4 ‹target_ws› 3")
     mode = _hit_mode(spec, rules)
     if spec.hatred and spec.bs is not None:
         raise InputError("hatred", "applies to close combat only", True, "drop it for shooting")
@@ -218,7 +218,7 @@ def _hit_stage(spec: AttackSpec, rules: Ruleset) -> tuple[bool, list[int], list[
     else:
         if spec.ws is None or spec.target_ws is None:
             raise InputError("target_ws" if spec.target_ws is None else "ws",
-                             "melee needs both WS values", None, "give --ws and --target-ws")
+                             "melee needs both WS values", None, "give ‹ws› and ‹target_ws›")
         needed = rules.to_hit_melee(spec.ws, spec.target_ws)
         if needed is None:  # FB-V0: a WS 0 defender is hit automatically (no roll, no poison)
             return False, [0] * 7, [0] + [1] * 6, None
@@ -243,7 +243,7 @@ def _multiple_wounds(spec: AttackSpec) -> tuple[Fraction, ...]:
     top = min(max(pmf), cap)
     if top > MAX_WOUND_OUTCOMES:
         raise InputError("multiple_wounds", f"above {MAX_WOUND_OUTCOMES} wounds per wound",
-                         spec.multiple_wounds, "give the target's W with --target-wounds")
+                         spec.multiple_wounds, "give the target's W with ‹target_wounds›")
     probs = [Fraction(0)] * (top + 1)
     for k, p in pmf.items():
         probs[min(k, cap)] += p  # FB-V3: capped at the W characteristic
@@ -263,7 +263,7 @@ def compile_spec(spec: AttackSpec, rules: Ruleset) -> StageTables:
     kb = rules.killing_blow if spec.killing_blow else None
     if spec.killing_blow and kb is None:
         raise RulesError("killing_blow", f"ruleset {rules.name} has no Killing Blow or Lethal "
-                         "Strike", True, "use --ruleset wfb8 (slay) or t9a1 (lethal strike)")
+                         "Strike", True, "use ‹ruleset› wfb8 (slay) or t9a1 (lethal strike)")
     slay = kb == "slay" and spec.is_melee and spec.killing_blow_applies  # FB-W2, wfb8
     lethal = kb == "lethal_strike"
 

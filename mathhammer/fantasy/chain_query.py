@@ -32,7 +32,7 @@ def shooting_modifier(rules: Ruleset | str, modifier: int = 0, long_range: bool 
     total += table.multiple_shots * multiple_shots + table.stand_and_shoot * stand_and_shoot
     if cover is not None:
         if cover not in COVER:
-            raise InputError("--cover", "must be soft or hard", cover, "use --cover soft")
+            raise InputError("‹cover›", "must be soft or hard", cover, "use ‹cover› soft")
         total += getattr(table, COVER[cover])
     if large_target:
         total += rules.large_target_modifier
@@ -70,11 +70,11 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
     rules = load_ruleset(rules)
     from mathhammer.fantasy.chain import attack_counts
 
-    attack_counts(attacks, "--shots" if shooting else "--attacks")  # before any engine
+    attack_counts(attacks, "‹shots›" if shooting else "‹attacks›")  # before any engine
     if at_least is not None and at_least < 0:
-        raise InputError("--at-least", "cannot be negative", at_least, "use e.g. --at-least 3")
+        raise InputError("‹at_least›", "cannot be negative", at_least, "use e.g. ‹at_least› 3")
     if models is not None and models < 1:
-        raise InputError("--target-models", "must be at least 1", models, "use e.g. 10")
+        raise InputError("‹target_models›", "must be at least 1", models, "use e.g. 10")
     compile_spec(spec, rules)  # validate before any engine starts
     W = spec.target_wounds
     p_hit = float(hit_probability(spec, rules)) if shooting else None
@@ -128,14 +128,14 @@ def chain_for_p(spec: AttackSpec, rules: Ruleset | str, target: float, *, at_lea
     rules = load_ruleset(rules)
     target = check_target(target)
     if models is not None and (isinstance(models, bool) or models < 1):
-        raise InputError("--target-models", "must be at least 1", models, "use e.g. 10")
+        raise InputError("‹target_models›", "must be at least 1", models, "use e.g. 10")
     if models is not None and at_least > models * spec.target_wounds:
         total = models * spec.target_wounds
-        raise InputError("--at-least", f"{at_least} unsaved wounds can never happen: the target "
+        raise InputError("‹at_least›", f"{at_least} unsaved wounds can never happen: the target "
                          f"is {models} model{'s' * (models > 1)} of W{spec.target_wounds} "
                          f"({total} wound{'s' * (total > 1)} in all), whatever the attacks",
-                         at_least, f"ask --at-least {total}{' or less' * (total > 1)}, or more "
-                         "--target-models")
+                         at_least, f"ask ‹at_least› {total}{' or less' * (total > 1)}, or more "
+                         "‹target_models›")
     return fewest_attacks(
         lambda n: chain_report(spec, n, rules, at_least=at_least, models=models,
                                method="exact").results["p_at_least"].value,
@@ -147,6 +147,6 @@ def shoot_report(spec: AttackSpec, shots: int | str, rules: Ruleset | str = "wfb
                  **kwargs) -> Report:
     """``fb shoot``: the chain for shots (``spec.bs`` set), plus ``p_hit`` of one shot."""
     if spec.bs is None:
-        raise InputError("--bs", "shooting needs the shooter's BS", None, "use e.g. --bs 3")
+        raise InputError("‹bs›", "shooting needs the shooter's BS", None, "use e.g. ‹bs› 3")
     spec = replace(spec, close_combat=False)
     return chain_report(spec, shots, rules, command="fb shoot", shooting=True, **kwargs)

@@ -86,13 +86,13 @@ def make_side(ref: str | UnitProfile, *, where: str, models: int | None = None,
     unit = ref if isinstance(ref, UnitProfile) else load_unit(ref)
     if position not in POSITIONS:
         raise InputError(f"{where} position", "must be front, flank or rear", position,
-                         "use --flank a or --rear a")
+                         "use ‹flank› a or ‹rear› a")
     if models is not None and not 1 <= models <= 200:
         raise InputError(f"{where} models", "must be 1..200", models, "use e.g. 20")
     if rank_width is not None and not 1 <= rank_width <= 40:
         raise InputError(f"{where} rank width", "must be 1..40", rank_width, "use e.g. 5")
     if not -50 <= bonus <= 50:  # a stated combat-result bonus (FB-C4); beyond ±50 is a typo
-        flag = f"--bonus-{where[-1].lower()}" if where.startswith("UNIT_") else f"{where} bonus"
+        flag = f"‹bonus›-{where[-1].lower()}" if where.startswith("UNIT_") else f"{where} bonus"
         raise InputError(flag, "must be -50..50", bonus, "use e.g. 1 for high ground")
     unit = with_formation(unit, models=models, rank_width=rank_width, **command)
     return Side(unit, charged, position, bonus, None, tuple(characters), against, target, attack_mount)
@@ -119,7 +119,7 @@ def compile_fight(unit_a, unit_b, *, charger: str | None = None, ruleset: str | 
 
     rules = load_ruleset(ruleset)
     if charger not in (None, "a", "b"):
-        raise InputError("--charger", "must be a or b", charger, "use --charger a")
+        raise InputError("‹charger›", "must be a or b", charger, "use ‹charger› a")
     sides = []
     for label, ref in (("a", unit_a), ("b", unit_b)):
         group = _as_sides(ref, label)
@@ -148,7 +148,7 @@ def combat(
         bsb: FB-K4: a battle standard within range of that side (re-rolls break tests).
     """
     if rounds is not None and not 1 <= rounds <= 100:
-        raise InputError("--rounds", "must be 1..100", rounds, "use e.g. --rounds 3")
+        raise InputError("‹rounds›", "must be 1..100", rounds, "use e.g. ‹rounds› 3")
     machine = _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config, check,
                                  challenge, general_ld, bsb)
     if machine is not None:
@@ -163,7 +163,7 @@ def combat(
 
     reason = exact_available(c, tables, n_rounds)
     if method == "exact" and reason is not None:
-        raise InputError("--method", f"exact is not available for {reason}", "exact", "use --method mc")
+        raise InputError("‹method›", f"exact is not available for {reason}", "exact", "use ‹method› mc")
 
     def exact() -> Report:
         return _report(c, "exact", combat_exact(c, tables, n_rounds), None, None, n_rounds, title)
@@ -195,19 +195,19 @@ def war_machine_fight_of(unit_a, unit_b, *, ruleset: str | Ruleset = "wfb8",
                          m.id, fix)
     if (challenge is not None or a[0].characters or b[0].characters or any(general_ld)
             or any(bsb) or charger == "b" or b[0].charged):
-        raise InputError("--challenge" if challenge is not None else "side B",
+        raise InputError("‹challenge›" if challenge is not None else "side B",
                          f"{m.name} is a war machine: no characters, challenge, general or "
                          "battle standard, and it does not charge (FB-WM1)", m.id,
                          "drop those options (the unit charges the machine)")
     unit = a[0]
     for flag, given, what in (
-            ("--flank / --rear", unit.position != "front" or b[0].position != "front",
+            ("‹flank› / ‹rear›", unit.position != "front" or b[0].position != "front",
              "it has no flank or rear: the unit fights its front"),
-            ("--bonus-a / --bonus-b", unit.bonus or b[0].bonus, "its combat result is played as "
+            ("‹bonus_a› / ‹bonus_b›", unit.bonus or b[0].bonus, "its combat result is played as "
              "FB-WM1 says, without stated bonuses"),
-            ("--target-a / --target-b", unit.target or b[0].target, "it has no champion or "
+            ("‹target_a› / ‹target_b›", unit.target or b[0].target, "it has no champion or "
              "character to single out"),
-            ("--attack-mount", unit.attack_mount or b[0].attack_mount, "it has no ridden monster")):
+            ("‹attack_mount›", unit.attack_mount or b[0].attack_mount, "it has no ridden monster")):
         if given:
             raise InputError(flag, f"{m.name} is a war machine: {what} (FB-WM1)", m.id,
                              f"drop {flag}")

@@ -118,11 +118,11 @@ def challenge(model_a: str | UnitProfile, model_b: str | UnitProfile, *, rounds:
     from mathhammer.fantasy.combat import compile_fight
 
     if rounds is not None and not 1 <= rounds <= 100:
-        raise InputError("--rounds", "must be 1..100", rounds, "use e.g. --rounds 3")
+        raise InputError("‹rounds›", "must be 1..100", rounds, "use e.g. ‹rounds› 3")
     if charger not in (None, "a", "b"):
-        raise InputError("--charger", "must be a or b", charger, "use --charger a")
+        raise InputError("‹charger›", "must be a or b", charger, "use ‹charger› a")
     if attack_mount not in (None, "a", "b"):
-        raise InputError("--attack-mount", "must be a or b", attack_mount, "use --attack-mount a")
+        raise InputError("‹attack_mount›", "must be a or b", attack_mount, "use ‹attack_mount› a")
     name = ruleset.name if isinstance(ruleset, Ruleset) else ruleset
     a = model_a if isinstance(model_a, UnitProfile) else load_model(model_a, "a", name)
     b = model_b if isinstance(model_b, UnitProfile) else load_model(model_b, "b", name)
@@ -178,7 +178,7 @@ def challenge(model_a: str | UnitProfile, model_b: str | UnitProfile, *, rounds:
 
     reason = exact_available(c, tables, n_rounds)
     if reason is not None and method == "exact":
-        raise InputError("--method", f"exact is not available for {reason}", "exact", "use --method mc")
+        raise InputError("‹method›", f"exact is not available for {reason}", "exact", "use ‹method› mc")
     return answer("fb challenge", method=method, exact=None if reason else exact,
                   monte_carlo=monte_carlo, config=config, check=check)
 

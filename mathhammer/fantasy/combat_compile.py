@@ -525,9 +525,9 @@ def _validate(sides: tuple[tuple[Side, ...], tuple[Side, ...]], rules: Ruleset,
             raise InputError(f"side {label.upper()}", "has two generals", generals,
                              "mark one character general = true")
         if generals and general_ld[s] is not None:
-            raise InputError(f"--general-ld-{label}", f"side {label.upper()} already has its general "
+            raise InputError(f"‹general_ld›-{label}", f"side {label.upper()} already has its general "
                              f"({generals[0]}) in the fight", general_ld[s],
-                             f"drop --general-ld-{label} or the character's general flag")
+                             f"drop ‹general_ld›-{label} or the character's general flag")
         if len(bsbs) > 1:
             raise InputError(f"side {label.upper()}", "has two battle standard bearers", bsbs,
                              "mark one character battle_standard = true")
@@ -538,8 +538,8 @@ def _validate(sides: tuple[tuple[Side, ...], tuple[Side, ...]], rules: Ruleset,
                                  "use front, flank or rear")
             _check_characters(side, where, rules)
         if general_ld[s] is not None and not 2 <= general_ld[s] <= 10:
-            raise InputError(f"--general-ld-{label}", "must be a Leadership of 2..10", general_ld[s],
-                             "use e.g. --general-ld-a 9")
+            raise InputError(f"‹general_ld›-{label}", "must be a Leadership of 2..10", general_ld[s],
+                             "use e.g. ‹general_ld_a› 9")
 
 
 def _resolve_faces(sides) -> list[tuple[int | None, int]]:
@@ -656,9 +656,9 @@ def compile_combat(sides_a, sides_b, rules: Ruleset, *, challenge: ChallengeSpec
     for u, side in enumerate(units):
         if side.attack_mount and not any(b.role == "mount" and unit_side[b.unit] != unit_side[u]
                                          for b in bodies):
-            raise InputError("--attack-mount", f"side {'AB'[unit_side[u]]} attacks mounts, but the "
+            raise InputError("‹attack_mount›", f"side {'AB'[unit_side[u]]} attacks mounts, but the "
                              "enemy has no ridden monster (FB-P1)", "ab"[unit_side[u]],
-                             "drop --attack-mount, or fight a rider on a monster")
+                             "drop ‹attack_mount›, or fight a rider on a monster")
     groups = _target_groups(groups, units, bodies, faces, rules)
     c = CompiledCombat(sides, rules, units, labels, bodies, groups, pairs,
                        _challenge(challenge, units, bodies, faces, unit_side, rules),
@@ -771,10 +771,10 @@ def _challenge(spec: ChallengeSpec | None, units: list[Side], bodies: list[Body]
     if spec is None:
         return (-1, -1, 0, cap)
     if spec.side not in ("a", "b"):
-        raise InputError("--challenge", "must be a or b (the side that issues it)", spec.side,
-                         "use --challenge a")
+        raise InputError("‹challenge›", "must be a or b (the side that issues it)", spec.side,
+                         "use ‹challenge› a")
     if spec.response not in ("accept", "refuse"):
-        raise InputError("--response", "must be accept or refuse", spec.response, "use --response accept")
+        raise InputError("‹response›", "must be accept or refuse", spec.response, "use ‹response› accept")
     s = "ab".index(spec.side)
 
     def pick(side: int, name: str | None, flag: str) -> int:
@@ -783,7 +783,7 @@ def _challenge(spec: ChallengeSpec | None, units: list[Side], bodies: list[Body]
         if not able:
             raise InputError(flag, f"side {'AB'[side]} has no character or champion to "
                              f"{'issue' if side == s else 'answer'} a challenge", None,
-                             "add a character (UNIT+CHARACTER) or a champion (--champion-a/b)")
+                             "add a character (UNIT+CHARACTER) or a champion (‹champion_a›/b)")
         if name is None:
             return able[0]
         for b in able:
@@ -792,13 +792,13 @@ def _challenge(spec: ChallengeSpec | None, units: list[Side], bodies: list[Body]
         raise InputError(flag, f"no character or champion {name!r} on side {'AB'[side]}", name,
                          f"use one of {', '.join(bodies[b].name for b in able)}")
 
-    issuer = pick(s, spec.issuer, "--challenge")
-    other = pick(1 - s, spec.other, "--acceptor" if spec.response == "accept" else "--refuser")
+    issuer = pick(s, spec.issuer, "‹challenge›")
+    other = pick(1 - s, spec.other, "‹acceptor›" if spec.response == "accept" else "‹refuser›")
     u, v = bodies[issuer].unit, bodies[other].unit
     if not (faces[u][0] == v or faces[v][0] == u):
-        raise InputError("--challenge", f"{bodies[issuer].name} and {bodies[other].name} are in units "
+        raise InputError("‹challenge›", f"{bodies[issuer].name} and {bodies[other].name} are in units "
                          "that do not fight each other", None, "challenge a model of the unit it fights")
     if spec.response == "refuse" and bodies[other].role == "rank and file":
-        raise InputError("--refuser", f"{bodies[other].name} is alone: a lone model cannot refuse "
-                         "(it has no unit to step back into)", bodies[other].name, "use --response accept")
+        raise InputError("‹refuser›", f"{bodies[other].name} is alone: a lone model cannot refuse "
+                         "(it has no unit to step back into)", bodies[other].name, "use ‹response› accept")
     return (issuer, other, 1 if spec.response == "accept" else 2, cap)

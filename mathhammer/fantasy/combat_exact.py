@@ -42,7 +42,7 @@ def combat_exact(c, tables, rounds: int) -> dict:
 
     reason = exact_available(c, tables, rounds)
     if reason is not None:
-        raise InputError("--method", f"exact is not available for {reason}", "exact", "use --method mc")
+        raise InputError("‹method›", f"exact is not available for {reason}", "exact", "use ‹method› mc")
     t = tables
     u_int, b_int, g_int = t.u_int, t.b_int, t.g_int
     n_u, n_b, n_g = u_int.shape[0], b_int.shape[0], len(c.groups)

@@ -157,7 +157,7 @@ def ridden_shooting(spec: AttackSpec, shots: int | str, unit: UnitProfile, rules
 
     parts = target_parts(unit, rules)
     if len(parts) != 2:
-        raise InputError("--target", "is not a ridden monster", unit.id, "use a rider + monster profile")
+        raise InputError("‹target›", "is not a ridden monster", unit.id, "use a rider + monster profile")
     step = shot_grid(spec, parts, rules)
     n_pmf = attacks_pmf(shots)
     p_hit = float(hit_probability(replace(spec, toughness=parts[0].t), rules))
@@ -261,7 +261,7 @@ def ridden_artillery(setup, run_rider_only, method: str, config, check: bool) ->
     if weapon not in TEMPLATE_WEAPONS + ALLOTTED_WEAPONS:
         raise InputError("WEAPON", f"a {weapon} at a ridden monster is not played yet (FB-R1 covers "
                          "templates, cannons and bolt throwers)", weapon,
-                         "fire fb shoot --target at it for volleys")
+                         "fire fb shoot ‹target› at it for volleys")
     base = run_rider_only(setup)
     parts = target_parts(setup.unit, rules)
     armour = weapon != "bolt-thrower"

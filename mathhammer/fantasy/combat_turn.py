@@ -555,9 +555,9 @@ def _exact(tr: Turns) -> tuple[list[np.ndarray], dict]:
                             nxt[s2] += p * q
                 states = nxt
                 if len(states) > MAX_EXACT_STATES:
-                    raise InputError("--method", f"the exact sum passed {MAX_EXACT_STATES:,} "
+                    raise InputError("‹method›", f"the exact sum passed {MAX_EXACT_STATES:,} "
                                      f"states in game turn {turn}", "exact",
-                                     "use --method mc (the default), or fewer turns or models")
+                                     "use ‹method› mc (the default), or fewer turns or models")
         table = np.zeros((2, 4))
         for s, p in states.items():
             for side in (0, 1):
@@ -679,8 +679,8 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
         if cfg.n_trials > 10**7:
-            raise InputError("--n-trials", "at most 10,000,000 for a turn scenario", cfg.n_trials,
-                             "use --n-trials 100000")
+            raise InputError("‹n_trials›", "at most 10,000,000 for a turn scenario", cfg.n_trials,
+                             "use ‹n_trials› 100000")
         from dataclasses import replace
 
         # the walk is Python: a second thread only fights for the GIL (same bits either way)

@@ -275,7 +275,7 @@ def explain_attack(spec: AttackSpec, rules: Ruleset | str = "wfb8",
 # ---- tests, break tests, pursuit -----------------------------------------------------------
 def explain_leadership(tested: int, rules: Ruleset, reroll: bool) -> list[Step]:
     """2D6 ≤ tested (FB-T2), Insane Courage per ruleset, one re-roll of a failure (DICE-5)."""
-    plain = fb_tests.leadership_test(tested, rules, False, where="--ld")
+    plain = fb_tests.leadership_test(tested, rules, False, where="‹ld›")
     text = f"2D6 ≤ {tested}"
     if rules.insane_courage:
         text += " (a double 1 always passes: Insane Courage)"
@@ -285,7 +285,7 @@ def explain_leadership(tested: int, rules: Ruleset, reroll: bool) -> list[Step]:
     steps = [Step("leadership", text, plain, ("FB-T2",))]
     if reroll:
         steps.append(Step("re-roll", "a failed test is re-rolled once: p + (1 − p)·p",
-                          fb_tests.leadership_test(tested, rules, True, where="--ld"), ("DICE-5",)))
+                          fb_tests.leadership_test(tested, rules, True, where="‹ld›"), ("DICE-5",)))
     return steps
 
 
@@ -313,7 +313,7 @@ def explain_test(value: int | None = None, ld: int | None = None, reroll: bool =
                  rules: Ruleset | str = "wfb8") -> list[Step]:
     rules = load_ruleset(rules)
     if value is not None:
-        plain = fb_tests.characteristic_test(value, "--value", rules)
+        plain = fb_tests.characteristic_test(value, "‹value›", rules)
         if value == 0 and rules.zero.tests_fail:
             steps = [Step("characteristic test", f"a characteristic of 0 fails every test "
                           f"({rules.name}; not even a 1 passes)", plain, ("FB-V0", "FB-T1"))]

@@ -163,8 +163,8 @@ class Fantasy(Game):
         if base_a.get("charge") == "may":
             from mathhammer.errors import InputError
 
-            raise InputError("--may-charge", "is a Warmachine option (the focus policy decides)",
-                             True, "use --charge")
+            raise InputError("‹may_charge›", "is a Warmachine option (the focus policy decides)",
+                             True, "use ‹charge›")
         return policy
 
     def check_sweep_value(self, profile: Any, side: str, stat: str, value: int) -> None:

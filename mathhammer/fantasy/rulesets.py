@@ -386,7 +386,7 @@ def default_ruleset(ruleset: str | None, *units) -> str:
     return editions.pop() if len(editions) == 1 else "wfb8"
 
 
-def load_ruleset(name_or_path: str | Path | Ruleset = "wfb8", where: str = "--ruleset") -> Ruleset:
+def load_ruleset(name_or_path: str | Path | Ruleset = "wfb8", where: str = "‹ruleset›") -> Ruleset:
     """A bundled ruleset by name (``basic``, ``wfb8``, ``t9a1``) or a user TOML file.
 
     Raises:

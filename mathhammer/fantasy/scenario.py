@@ -199,13 +199,13 @@ def sides_from_options(unit_a: str, unit_b: str, *, charger=None, ruleset=None,
     fight-level options (challenge, general, battle standard) for ``combat``."""
     from mathhammer.fantasy.combat import ChallengeSpec, make_side
 
-    for flag, value in (("--flank", flank), ("--rear", rear), ("--charger", charger),
-                        ("--attack-mount", attack_mount), ("--bsb", bsb)):
+    for flag, value in (("‹flank›", flank), ("‹rear›", rear), ("‹charger›", charger),
+                        ("‹attack_mount›", attack_mount), ("‹bsb›", bsb)):
         if value not in (None, "a", "b"):
             raise InputError(flag, "must be a or b", value, f"use {flag} a")
     if flank is not None and flank == rear:
-        raise InputError("--rear", "a unit cannot fight in both the flank and the rear", rear,
-                         "give one of --flank / --rear")
+        raise InputError("‹rear›", "a unit cannot fight in both the flank and the rear", rear,
+                         "give one of ‹flank› / ‹rear›")
     sides = []
     for i, (label, ref) in enumerate((("a", unit_a), ("b", unit_b))):
         where = f"UNIT_{label.upper()}"
@@ -221,9 +221,9 @@ def sides_from_options(unit_a: str, unit_b: str, *, charger=None, ruleset=None,
         side, _, issuer = challenge.partition(":")
         spec = ChallengeSpec(side, issuer or None, response, other)
     elif other is not None or response != "accept":
-        raise InputError("--acceptor" if other is not None else "--response",
+        raise InputError("‹acceptor›" if other is not None else "‹response›",
                          "answers a challenge, and none was issued", other or response,
-                         "add --challenge a (or b)")
+                         "add ‹challenge› a (or b)")
     extra = {"challenge": spec, "general_ld": tuple(general_ld),
              "bsb": (bsb == "a", bsb == "b")}
     return sides, default_ruleset(ruleset, sides[0].unit, sides[1].unit), extra

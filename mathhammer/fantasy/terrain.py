@@ -78,17 +78,17 @@ def dangerous_terrain(models: int, value: int = 1, height: str = "standard", cha
                       rules: Ruleset | str = "wfb8") -> Report:
     """``fb test --dangerous-terrain N``: models lost and wounds suffered (FB-T4), exact."""
     rules = load_ruleset(rules)
-    whole_number(models, "--dangerous-terrain", 1, MAX_MODELS, "give the number of models testing, e.g. 10")
-    whole_number(value, "--terrain-value", 1, 6, "use the terrain's value in brackets, e.g. 1 or 2")
-    whole_number(wounds, "--wounds", 1, MAX_WOUNDS, "use the Wounds of one model, e.g. 1")
+    whole_number(models, "‹dangerous_terrain›", 1, MAX_MODELS, "give the number of models testing, e.g. 10")
+    whole_number(value, "‹terrain_value›", 1, 6, "use the terrain's value in brackets, e.g. 1 or 2")
+    whole_number(wounds, "‹wounds›", 1, MAX_WOUNDS, "use the Wounds of one model, e.g. 1")
     if ward is not None:
-        whole_number(ward, "--ward", 2, 6, "use e.g. --ward 5 for a 5+ ward save")
+        whole_number(ward, "‹ward›", 2, 6, "use e.g. ‹ward› 5 for a 5+ ward save")
     if height not in HEIGHTS:
-        raise InputError("--height", "must be standard, large or gigantic", height, "use --height large")
+        raise InputError("‹height›", "must be standard, large or gigantic", height, "use ‹height› large")
     data = rules.dangerous_terrain
     if value != 1 and data.fails == "on_a_one":
-        raise InputError("--terrain-value", f"{rules.name} dangerous terrain fails on a 1 only (FB-T4)",
-                         value, "leave --terrain-value out, or use --ruleset t9a1")
+        raise InputError("‹terrain_value›", f"{rules.name} dangerous terrain fails on a 1 only (FB-T4)",
+                         value, "leave ‹terrain_value› out, or use ‹ruleset› t9a1")
     dice, fail, per_fail = terrain_setup(rules, value, height, chariot)
     one = model_wounds(dice, fail, per_fail, ward, wounds)
     p_lost = one[wounds]

@@ -36,7 +36,7 @@ def characteristic_test(value: int, where: str = "value",
     FB-V0: a characteristic of 0 fails every test where the ruleset says so
     (``zero.tests_fail``: wfb8, t9a1); without a ruleset, FB-T1 as written.
     """
-    whole_number(value, where, 0, 10, "use the characteristic, e.g. --value 4")
+    whole_number(value, where, 0, 10, "use the characteristic, e.g. ‹value› 4")
     if value == 0 and rules is not None and load_ruleset(rules).zero.tests_fail:
         return Fraction(0)
     return Fraction(sum(1 for face in range(1, 7) if face == 1 or (face != 6 and face <= value)), 6)
@@ -53,7 +53,7 @@ def leadership_test(ld: int, rules: Ruleset | str = "wfb8", reroll: bool = False
     ``ld`` is the value tested against, already modified (e.g. Ld − combat difference).
     """
     rules = load_ruleset(rules)
-    whole_number(ld, where, -LD_LIMIT, LD_LIMIT, "use e.g. --ld 8")
+    whole_number(ld, where, -LD_LIMIT, LD_LIMIT, "use e.g. ‹ld› 8")
     passes = 0
     for a in range(1, 7):
         for b in range(1, 7):
@@ -70,17 +70,17 @@ def break_test(ld: int, lost_by: int, rules: Ruleset | str = "wfb8", steadfast: 
         RulesError: Steadfast asked in a ruleset without it (``basic``).
     """
     rules = load_ruleset(rules)
-    whole_number(ld, "--ld", 0, 10, "use the unit's Ld, e.g. --ld 8")
-    whole_number(lost_by, "--lost-by", 0, 100, "use the combat score difference, e.g. --lost-by 3")
+    whole_number(ld, "‹ld›", 0, 10, "use the unit's Ld, e.g. ‹ld› 8")
+    whole_number(lost_by, "‹lost_by›", 0, 100, "use the combat score difference, e.g. ‹lost_by› 3")
     if steadfast and not rules.steadfast:
-        raise RulesError("--steadfast", f"ruleset {rules.name} has no Steadfast", True,
-                         "drop --steadfast or use --ruleset wfb8 / t9a1")
+        raise RulesError("‹steadfast›", f"ruleset {rules.name} has no Steadfast", True,
+                         "drop ‹steadfast› or use ‹ruleset› wfb8 / t9a1")
     if unbreakable:
         return Fraction(1)
     if ld == 0 and rules.zero.tests_fail:  # FB-V0: a Leadership of 0 fails every test
         return Fraction(0)
     tested = ld if (steadfast or stubborn) else max(ld - lost_by, -LD_LIMIT)  # all ≤ 1 alike
-    return leadership_test(tested, rules, reroll, where="--ld")
+    return leadership_test(tested, rules, reroll, where="‹ld›")
 
 
 def magic_resistance(mr: int, rules: Ruleset | str = "basic", ward: int | None = None) -> Fraction:
@@ -92,10 +92,10 @@ def magic_resistance(mr: int, rules: Ruleset | str = "basic", ward: int | None =
     """
     rules = load_ruleset(rules)
     if rules.magic_resistance == "d20_ignore":
-        whole_number(mr, "--magic-resistance", 1, 4, "use 1, 2, 3 or 4 (4: cannot be targeted)")
+        whole_number(mr, "‹magic_resistance›", 1, 4, "use 1, 2, 3 or 4 (4: cannot be targeted)")
         return Fraction(1) if mr == 4 else Fraction(5 * mr, 20)
-    whole_number(mr, "--magic-resistance", 1, 6, "use e.g. --magic-resistance 2")
-    needed = 7 - mr if ward is None else rules.check_save(ward, "--ward") - mr
+    whole_number(mr, "‹magic_resistance›", 1, 6, "use e.g. ‹magic_resistance› 2")
+    needed = 7 - mr if ward is None else rules.check_save(ward, "‹ward›") - mr
     needed = max(2, needed)
     return Fraction(max(0, 7 - needed), 6) if needed <= 6 else Fraction(0)
 
@@ -133,10 +133,10 @@ def fantasy_test_report(value: int | None = None, ld: int | None = None, reroll:
     rules = load_ruleset(rules)
     given = [v is not None for v in (value, ld, magic_resistance_value)]
     if sum(given) != 1:
-        raise InputError("--value / --ld / --magic-resistance", "give exactly one of them",
-                         None, "e.g. --value 4 (D6 test), --ld 8 (2D6 test) or --dangerous-terrain 10")
+        raise InputError("‹value› / ‹ld› / ‹magic_resistance›", "give exactly one of them",
+                         None, "e.g. ‹value› 4 (D6 test), ‹ld› 8 (2D6 test) or ‹dangerous_terrain› 10")
     if value is not None:
-        p = _reroll_failed(characteristic_test(value, "--value", rules), reroll)
+        p = _reroll_failed(characteristic_test(value, "‹value›", rules), reroll)
         rule = "FB-T1: D6 <= value; 1 passes, 6 fails"
         if value == 0:
             rule = (f"FB-V0: a characteristic of 0 fails every test ({rules.name})"
@@ -145,8 +145,8 @@ def fantasy_test_report(value: int | None = None, ld: int | None = None, reroll:
         return _report("fb test", p, f"characteristic test, value {value} ({rules.name})",
                        {"rule": rule, "reroll": reroll, "ruleset": rules.name})
     if ld is not None:
-        whole_number(ld, "--ld", 0, 10, "use e.g. --ld 8")
-        p = leadership_test(ld, rules, reroll, where="--ld")
+        whole_number(ld, "‹ld›", 0, 10, "use e.g. ‹ld› 8")
+        p = leadership_test(ld, rules, reroll, where="‹ld›")
         if ld == 0 and rules.zero.tests_fail:  # FB-V0, even a double 1
             p = Fraction(0)
         return _report("fb test", p, f"leadership test, Ld {ld} ({rules.name})",

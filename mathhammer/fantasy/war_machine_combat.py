@@ -267,8 +267,8 @@ def _monte_carlo(f: Fight, rounds: int, config: MonteCarloConfig) -> dict:
     rng = np.random.default_rng(config.seed)
     n = config.n_trials
     if n > 10**7:
-        raise InputError("--n-trials", "at most 10,000,000 for a fight with a war machine "
-                         "(each round is drawn in Python)", n, "use --n-trials 200000")
+        raise InputError("‹n_trials›", "at most 10,000,000 for a fight with a war machine "
+                         "(each round is drawn in Python)", n, "use ‹n_trials› 200000")
     w = np.full(n, f.machine_wounds)
     m = np.full(n, f.models)
     end = np.zeros(n, dtype=np.int8)  # 0 standing, 1 machine destroyed, 2 unit broken
@@ -334,7 +334,7 @@ def play_fight(f: Fight, *, rounds: int | None = None, method: str = "auto",
     unit, machine, rules = f.unit, f.machine, f.rules
     rounds = MAX_ROUNDS if rounds is None else rounds
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
-        raise InputError("--rounds", f"must be 1..{MAX_ROUNDS}", rounds, "use --rounds 3")
+        raise InputError("‹rounds›", f"must be 1..{MAX_ROUNDS}", rounds, "use ‹rounds› 3")
     title = (f"{f.models} {unit.name} charge {machine.name} ({f.crew} crew, "
              f"{rules.name}), {rounds} round{'s' * (rounds > 1)} at most")
     info = {"ruleset": rules.name, "war machine": _party_words(f)}

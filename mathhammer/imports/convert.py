@@ -115,11 +115,11 @@ def import_file(path: str | Path, game: str | None = None, ruleset: str | None =
 
     label = str(path)
     if game is not None:
-        games.get(game, "--game", lists=True)
+        games.get(game, "‹game›", lists=True)
     rulesets = [r for name in games.names(lists=True) for r in games.get(name).import_rulesets]
     if ruleset is not None and ruleset not in rulesets:
-        raise InputError("--ruleset", f"must be {', '.join(rulesets[:-1])} or {rulesets[-1]}",
-                         ruleset, f"use --ruleset {rulesets[-1]}")
+        raise InputError("‹ruleset›", f"must be {', '.join(rulesets[:-1])} or {rulesets[-1]}",
+                         ruleset, f"use ‹ruleset› {rulesets[-1]}")
     kind_hint = str(path).lower()
     if kind_hint.endswith(".rosz"):
         parsed = battlescribe.parse_rosz(path, label, game, ruleset)
@@ -195,7 +195,7 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
     if not units:
         raise InputFileError(label, f"none of its {len(parsed.entries)} entries names a bundled "
                              f"{parsed.game} {parsed.ruleset} profile ({'; '.join(unknown[:3])})", None,
-                             "check --game/--ruleset, or add aliases = [...] to the profiles")
+                             "check ‹game›/‹ruleset›, or add aliases = [...] to the profiles")
     per_copy = game.import_points_per_copy
     total = sum((e.points or 0) * (e.count if per_copy else 1) for _, e, _, _ in units)
     changes: list[str] = []  # the list's own; the units' are added after pricing

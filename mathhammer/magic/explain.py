@@ -265,7 +265,7 @@ def explain_phase(scenario) -> list[Step]:
                      "(no flow roll)", None, ("MG-3",))
     else:
         channelers = fl.channelers if fl.channelers is not None else len(scenario.wizards)
-        pools = Step("pools", f"2D6 flow (see magic flow --explain), channelers {channelers} vs "
+        pools = Step("pools", f"2D6 flow (see magic flow ‹explain›), channelers {channelers} vs "
                      f"{fl.reactive_channelers}, caps", None, ("MG-1", "MG-2", "MG-3"))
     rule = {"fixed": "each spell's own dice",
             "target": f"fewest dice whose P(cast) reaches {caster.target:.0%} "

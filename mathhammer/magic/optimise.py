@@ -38,9 +38,9 @@ def optimise(scenario: MagicScenario, power: int | None = None, dispel: int | No
     power = scenario.flow.power_dice if power is None else power
     dispel = scenario.flow.dispel_dice if dispel is None else dispel
     if power is None or dispel is None:
-        raise InputError("--power/--dispel", "the optimiser needs the pools", None,
-                         "give --power 9 --dispel 5 or power_dice/dispel_dice in [flow]")
-    for flag, n in (("--power", power), ("--dispel", dispel)):
+        raise InputError("‹power›/‹dispel›", "the optimiser needs the pools", None,
+                         "give ‹power› 9 ‹dispel› 5 or power_dice/dispel_dice in [flow]")
+    for flag, n in (("‹power›", power), ("‹dispel›", dispel)):
         if not 0 <= n <= 12:
             raise InputError(flag, "a pool holds 0 to 12 dice (MG-3)", n, f"use e.g. {flag} 6")
     rules = magic_rules(scenario.ruleset)

@@ -59,8 +59,8 @@ def magic_rules(ruleset: str = "t9a1") -> MagicRules:
     from mathhammer.fantasy.rulesets import load_ruleset
 
     if ruleset in NO_MAGIC:
-        raise RulesError("--ruleset", "has no magic phase (MG-1..MG-10 cover t9a1 and wfb8)",
-                         ruleset, "use --ruleset t9a1 or --ruleset wfb8")
+        raise RulesError("‹ruleset›", "has no magic phase (MG-1..MG-10 cover t9a1 and wfb8)",
+                         ruleset, "use ‹ruleset› t9a1 or ‹ruleset› wfb8")
     loaded = load_ruleset(ruleset)
     magic = loaded.magic
     base = BUILTIN.get(getattr(loaded, "name", ""), {})

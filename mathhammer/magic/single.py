@@ -83,10 +83,10 @@ def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int 
     check_cast_input(rules, n_dice, level, cv, modifier=modifier)
     check_dispel_attempt(rules, dispel_dice, dispel_level)
     if bound:  # MG-7: never silently drop what the user typed
-        for flag, value in (("--modifier", modifier), ("--level", level)):
+        for flag, value in (("‹modifier›", modifier), ("‹level›", level)):
             if value:
                 raise RulesError(flag, "a bound spell takes no wizard level or casting "
-                                 "modifiers (MG-7)", value, f"drop {flag} or --bound")
+                                 "modifiers (MG-7)", value, f"drop {flag} or ‹bound›")
     title = (f"cast {n_dice} dice, {'bound spell' if bound else f'level {level}'}, "
              f"casting value {cv} ({ruleset})")
     dispel = None if dispel_dice is None else (dispel_dice, dispel_level)
@@ -243,8 +243,8 @@ def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method:
     rules = magic_rules(ruleset)
     check_dispel_input(rules, n_dice, level)
     if not -1000 <= against <= 1000:  # 2**63 overflowed the kernel's int64 argument
-        raise InputError("--against", "a casting total must be between -1000 and 1000", against,
-                         "use e.g. --against 9")
+        raise InputError("‹against›", "a casting total must be between -1000 and 1000", against,
+                         "use e.g. ‹against› 9")
     title = f"dispel {n_dice} dice, level {level}, against {against} ({ruleset})"
 
     def exact() -> Report:

@@ -8,6 +8,7 @@ import json
 import math
 
 from mathhammer.errors import printable
+from mathhammer.present.flags import flag, with_flags
 from mathhammer.results import Distribution, InfoTable, Report
 
 BAR_WIDTH = 30
@@ -22,11 +23,12 @@ MAX_LIST_ITEMS = 8
 
 
 def render(report: Report, fmt: str, full: bool = False) -> str:
+    """The report as the command line prints it: parameters named as its flags."""
     if fmt == "json":
-        return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
+        return json.dumps(report.to_dict(flag), indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
-        return render_csv(report)
-    return render_table(report, full=full)
+        return with_flags(render_csv(report))
+    return with_flags(render_table(report, full=full))
 
 
 def _pct(p: float) -> str:
@@ -103,7 +105,7 @@ def _info_lines(report: Report, full: bool) -> list[str]:
             shown = value if whole else value[:MAX_LIST_ITEMS]
             lines.extend(f"  {item}" for item in shown)
             if len(shown) < len(value):
-                lines.append(f"  … {len(value) - len(shown)} more (--full lists every one)")
+                lines.append(f"  … {len(value) - len(shown)} more (‹full› lists every one)")
         elif key != "exact":
             lines.append(f"{key}: {value}")
     return lines
@@ -131,7 +133,7 @@ def _distribution_summary(name: str, dist: Distribution) -> str:
     mean = f"{dist.mean:.2f}" + ("" if dist.is_exact else f" ± {dist.mean_se:.2f}")
     lo, mid, hi = dist.percentile(0.05), dist.percentile(0.5), dist.percentile(0.95)
     return (f"{name}: mean {mean}, median {mid}, 90% from {lo} to {hi} "
-            "(--full for every outcome)")
+            "(‹full› for every outcome)")
 
 
 def fold_rows(dist: Distribution, below: float = FOLD_BELOW,

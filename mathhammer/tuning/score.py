@@ -152,13 +152,13 @@ def build_table(army: ArmyList, meta: Meta, *, method: str, n_trials: int, seed:
 
 def _check(method: str, policy: str, n_trials: int | None) -> int:
     if method not in ("auto", "exact", "mc"):
-        raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
+        raise InputError("‹method›", "must be exact, mc or auto", method, "use ‹method› mc")
     check_policy(policy)
     if n_trials is None:
         return DEFAULT_TRIALS
     if isinstance(n_trials, bool) or not isinstance(n_trials, int) or not 100 <= n_trials <= 10_000_000:
-        raise InputError("--n-trials", "must be a whole number from 100 to 10,000,000", n_trials,
-                         "use e.g. --n-trials 20000")
+        raise InputError("‹n_trials›", "must be a whole number from 100 to 10,000,000", n_trials,
+                         "use e.g. ‹n_trials› 20000")
     return n_trials
 
 

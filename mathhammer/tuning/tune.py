@@ -223,15 +223,15 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
 
     final_trials = _check(method, policy, n_trials)
     if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 20:
-        raise InputError("--top", "must be a whole number from 1 to 20", top, "use e.g. --top 3")
+        raise InputError("‹top›", "must be a whole number from 1 to 20", top, "use e.g. ‹top› 3")
     if not isinstance(budget_seconds, (int, float)) or not 0 < budget_seconds <= 3600 \
             or math.isnan(budget_seconds):
-        raise InputError("--budget-seconds", "must be more than 0 and at most 3600", budget_seconds,
-                         "use e.g. --budget-seconds 30")
+        raise InputError("‹budget_seconds›", "must be more than 0 and at most 3600", budget_seconds,
+                         "use e.g. ‹budget_seconds› 30")
     if max_lists is not None and (isinstance(max_lists, bool) or not isinstance(max_lists, int)
                                   or not 1 <= max_lists <= 10_000_000):
-        raise InputError("--max-lists", "must be a whole number from 1 to 10,000,000", max_lists,
-                         "use e.g. --max-lists 1000")
+        raise InputError("‹max_lists›", "must be a whole number from 1 to 10,000,000", max_lists,
+                         "use e.g. ‹max_lists› 1000")
     start = load_list(army)
     m = load_meta(meta)
     if (start.game, start.ruleset) != (m.game, m.ruleset):
@@ -239,8 +239,8 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
                          f"{m.game} {m.ruleset}", army, f"use a {m.game} {m.ruleset} meta")
     cap = start.points_limit if points is None else points
     if isinstance(cap, bool) or not isinstance(cap, int) or not 1 <= cap <= 100_000:
-        raise InputError("--points", "must be a whole number from 1 to 100,000", points,
-                         "use e.g. --points 2000")
+        raise InputError("‹points›", "must be a whole number from 1 to 100,000", points,
+                         "use e.g. ‹points› 2000")
     space, state0 = build_space(army, options, m.game, m.ruleset)
     seed = resolve_seed(seed)
     rng = random.Random(seed)
@@ -289,7 +289,7 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
         input_list.screened = 0.0
     if input_list is None:
         raise InputError("LIST", f"breaks a list rule under the points cap {cap}", army,
-                         "raise --points or fix the list")
+                         "raise ‹points› or fix the list")
     best, seen, found = input_list, {_state_key(state0)}, [input_list]
     restarts = 0
 

@@ -201,42 +201,42 @@ class ActivationSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "charge", charge_mode(self.charge))
 
-    def check(self, where: str = "--focus") -> None:
+    def check(self, where: str = "‹focus›") -> None:
         if self.focus < 0:
-            raise RulesError(where, "focus cannot be negative", self.focus, "use --focus 0..3")
+            raise RulesError(where, "focus cannot be negative", self.focus, "use ‹focus› 0..3")
         if self.is_warjack and self.focus > MAX_WARJACK_FOCUS:
             raise RulesError(where, f"a warjack can be allocated at most {MAX_WARJACK_FOCUS} "
-                             "focus (WM-F1)", self.focus, "use --focus 3 or less")
+                             "focus (WM-F1)", self.focus, "use ‹focus› 3 or less")
         kind = "ranged" if self.ranged else "melee"
         if not any(w.kind == kind for w in self.weapons) and not self.spells:
-            raise RulesError("--ranged" if self.ranged else where,
+            raise RulesError("‹ranged›" if self.ranged else where,
                              f"{self.name} has no {kind} weapon or damaging spell to attack with",
                              self.name, "pick another attacker" + ("" if self.ranged else
-                                                                   " or add --ranged"))
+                                                                   " or add ‹ranged›"))
         if self.max_bought is not None and self.max_bought < 0:
-            raise RulesError("--buy", "must be 0 or more", self.max_bought, "use --buy 2")
+            raise RulesError("‹buy›", "must be 0 or more", self.max_bought, "use ‹buy› 2")
         if self.max_bought is not None and self.max_bought > 12:
-            raise RulesError("--buy", "must be at most 12 (one focus per bought attack)",
-                             self.max_bought, "use --buy 2")
+            raise RulesError("‹buy›", "must be at most 12 (one focus per bought attack)",
+                             self.max_bought, "use ‹buy› 2")
         if self.aim and not self.ranged:
-            raise RulesError("--aim", "aiming helps ranged attacks only (WM-A6)", True,
-                             "add --ranged or drop --aim")
+            raise RulesError("‹aim›", "aiming helps ranged attacks only (WM-A6)", True,
+                             "add ‹ranged› or drop ‹aim›")
         if self.charge == "no":
             return
-        flag = "--charge" if self.charge == "must" else "--may-charge"
+        flag = "‹charge›" if self.charge == "must" else "‹may_charge›"
         if self.ranged:
             raise RulesError(flag, "a charge ends in melee: no ranged attacks after it (WM-F3)",
-                             True, f"drop {flag} or --ranged")
+                             True, f"drop {flag} or ‹ranged›")
         if self.movement_crippled:
             raise RulesError(flag, f"{self.name}'s movement system is crippled: it cannot charge "
                              "or slam (WM-G4)", True, f"drop {flag}")
         if self.charge == "must":
             if not any(w.kind == "melee" for w in self.weapons):
                 raise RulesError(flag, f"{self.name} has no melee weapon to charge with", True,
-                                 "drop --charge")
+                                 "drop ‹charge›")
             if self.is_warjack and self.focus < 1:
                 raise RulesError(flag, f"a warjack spends 1 focus to charge (WM-F2); {self.name} "
-                                 "has 0", self.focus, "give it focus or use --may-charge")
+                                 "has 0", self.focus, "give it focus or use ‹may_charge›")
 
 
 def _option(w: Weapon, spec: ActivationSpec, pre: bool = False) -> AttackOption:

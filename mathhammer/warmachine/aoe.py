@@ -182,9 +182,9 @@ def aoe_exact(setup: AoeSetup) -> Report:
     caps = [m.boxes or 0 for m in models]
     joint = _joint(cases, caps, setup.rof)
     if joint is None:
-        raise _Input("--method", f"the exact engine follows every model's damage jointly; "
+        raise _Input("‹method›", f"the exact engine follows every model's damage jointly; "
                      f"{len(models)} models with these boxes need more than "
-                     f"{MAX_JOINT_STATES:,} states", "exact", "use --method mc")
+                     f"{MAX_JOINT_STATES:,} states", "exact", "use ‹method› mc")
     counted = [m.boxes is not None for m in models]
     count = Distribution.exact(_count_pmf(joint, True, caps, counted))
     destroyed = (Distribution.exact(_count_pmf(joint, False, caps, counted))
@@ -283,8 +283,8 @@ def aoe(setup: AoeSetup, *, method: str = "auto", config: MonteCarloConfig | Non
     models = _resolve(setup)
     if setup.spray is not None and not spray_coverage(models[:1], setup.range, setup.spray,
                                                       setup.spray_shape)[0]:
-        raise RulesError("--range", f"the target is not under the SP{setup.spray:g} spray",
-                         setup.range, f"use --range {setup.spray:g} or less")
+        raise RulesError("‹range›", f"the target is not under the SP{setup.spray:g} spray",
+                         setup.range, f"use ‹range› {setup.spray:g} or less")
     report = answer("wm aoe", method=method, exact=lambda: aoe_exact(setup),
                     monte_carlo=lambda cfg: aoe_monte_carlo(setup, cfg), config=config, check=check)
     aim_x, cap, auto_miss = _aim(setup)

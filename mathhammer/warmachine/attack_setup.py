@@ -109,26 +109,20 @@ class AttackSpec:
 
 
 # --------------------------------------------------------------------------- building chains
-#: AttackSetup field -> the ``wm attack`` flag a user types (the default error names)
-CLI_NAMES = {
-    "stat": "--stat", "defense": "--defense", "power": "--power", "armor": "--armor",
-    "kind": "--kind", "boost_hit": "--boost-hit", "boost_damage": "--boost-damage",
-    "attacks": "--attacks", "modifier": "--modifier", "crippled": "--crippled",
-    "charge": "--charge", "powerful_charge": "--powerful-charge", "free_strike": "--free-strike",
-    "knocked_down": "--knocked-down", "stationary": "--stationary",
-    "movement_crippled": "--movement-crippled", "back_strike": "--back-strike", "aim": "--aim",
-    "target_in_melee": "--target-in-melee", "slam_larger_base": "--slam-larger-base",
-    "cover": "--cover", "concealment": "--concealment", "elevated": "--elevated",
-    "def_bonus": "--def-bonus", "shield": "--shield", "camped_focus": "--camped-focus",
-    "arm_bonus": "--arm-bonus", "stealth": "--stealth", "distance": "--distance", "rng": "--rng",
-    "extra_hit_dice": "--extra-hit-die", "extra_damage_dice": "--extra-damage-die",
-    "weapon_master": "--weapon-master", "boxes": "--boxes", "stealth_range": "--stealth-range",
-}
+class _ParamNames(dict):
+    """AttackSetup field -> the parameter an error names (``‹kind›``; a front end spells it
+    its own way, the command line as ``--kind``, :mod:`mathhammer.present.flags`)."""
+
+    def __missing__(self, field: str) -> str:
+        return f"‹{field}›"
+
+
+CLI_NAMES = _ParamNames()
 
 
 def use(name: str, value) -> str:
-    """A fix in the user's own spelling: ``use --kind melee`` or ``set kind = "melee"``."""
-    if name.startswith("--"):
+    """A fix in the user's own spelling: ``use ‹kind› melee`` or ``set kind = "melee"``."""
+    if name.startswith("‹"):
         return f"use {name} {value}"
     key = name.rsplit(".", 1)[-1]
     return f"set {key} = {value!r}".replace("'", '"')

@@ -256,7 +256,7 @@ def cripple_chance(setup: AttackSetup, grid, system: str, shield_mask: int = 0):
             keys, probs = state["keys"], state["probs"]
             need = keys.shape[0] * (2 + 6 * width)
             if need > MAX_CANDIDATES:
-                raise ExactTooLarge("--for-p", f"the exact grid programme would expand {need:,} "
+                raise ExactTooLarge("‹for_p›", f"the exact grid programme would expand {need:,} "
                                     f"states at attack {state['made'] + 1}", "exact",
                                     "ask for a lower probability")
             step = min(state["made"], 1)
@@ -289,12 +289,12 @@ def attacks_to_cripple(stat: int, defense: int, power: int, armor: int, *, syste
     from mathhammer.warmachine.grid import SYSTEM_NAMES
 
     if flags.get("boxes") is not None:
-        raise InputError("--boxes", "with --cripple, --for-p asks for P(crippled), not "
-                         "P(destroyed)", flags["boxes"], "drop --boxes")
+        raise InputError("‹boxes›", "with ‹cripple›, ‹for_p› asks for P(crippled), not "
+                         "P(destroyed)", flags["boxes"], "drop ‹boxes›")
     flags.pop("boxes", None)
     if flags.get("attacks", 1) != 1:
-        raise InputError("--attacks", "is what --for-p finds: leave it out", flags["attacks"],
-                         "drop --attacks")
+        raise InputError("‹attacks›", "is what ‹for_p› finds: leave it out", flags["attacks"],
+                         "drop ‹attacks›")
     name, target_grid, shield_mask = grid_of(grid)
     letter = _grid_system(target_grid, system, name)
     setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
@@ -309,14 +309,14 @@ def grid_of(text: str):
     from mathhammer.warmachine.grid import Grid
 
     if "," in str(text):
-        return "the target", Grid.from_columns([c.strip() for c in text.split(",")], "--grid"), 0
+        return "the target", Grid.from_columns([c.strip() for c in text.split(",")], "‹grid›"), 0
     from mathhammer.warmachine.duel import shield_mask_of
     from mathhammer.warmachine.models import load_warmachine
 
     prof = load_warmachine(text)
     if not prof.grid:
-        raise InputError("--grid", f"{prof.name} has a damage track, not a grid: no system to "
-                         "cripple", text, "name a warjack, e.g. --grid cygnar/ironclad")
+        raise InputError("‹grid›", f"{prof.name} has a damage track, not a grid: no system to "
+                         "cripple", text, "name a warjack, e.g. ‹grid› cygnar/ironclad")
     grid = Grid.from_columns(prof.grid_columns, f"{text}: grid")
     return prof.name, grid, shield_mask_of(prof, grid)
 
@@ -324,8 +324,8 @@ def grid_of(text: str):
 def _grid_system(grid, name: str, who: str) -> str:
     from mathhammer.warmachine.grid import SYSTEM_NAMES, system_letter
 
-    letter = system_letter(name, "--cripple")
+    letter = system_letter(name, "‹cripple›")
     if letter not in grid.system_masks:
-        raise InputError("--cripple", f"{who}'s grid has no {SYSTEM_NAMES[letter]} ({letter}) "
+        raise InputError("‹cripple›", f"{who}'s grid has no {SYSTEM_NAMES[letter]} ({letter}) "
                          "boxes", name, "name a system the grid has")
     return letter

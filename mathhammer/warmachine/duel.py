@@ -52,10 +52,10 @@ def _rng_of(value) -> tuple[float | None, bool]:
 
 
 def activation_from_profile(ref: str, focus: int | None = None, charge="no",
-                            power_attacks: bool = True, where: str = "--focus",
+                            power_attacks: bool = True, where: str = "‹focus›",
                             ranged: bool = False, aim: bool = False,
                             target_base: str | None = None, damaged=None,
-                            damaged_where: str = "--attacker-damaged",
+                            damaged_where: str = "‹attacker_damaged›",
                             max_bought: int | None = None, distance: float | None = None,
                             upkeep: int = 0, shake: bool = False,
                             feat: bool = False, immunities: tuple[str, ...] = (),
@@ -87,32 +87,32 @@ def activation_from_profile(ref: str, focus: int | None = None, charge="no",
         bits = grid.start_bits(damaged, damaged_where)
         crippled = {s for s in grid.systems if grid.crippled(bits, s)}
     if jack and (upkeep or shake):
-        raise RulesError("--upkeep" if upkeep else "--shake-knockdown", "upkeep and shaking "
+        raise RulesError("‹upkeep›" if upkeep else "‹shake_knockdown›", "upkeep and shaking "
                          "come out of a warcaster's own focus; a warjack spends focus only in "
                          "its activation", upkeep or True, "drop it for a warjack")
     if not isinstance(upkeep, int) or isinstance(upkeep, bool) or upkeep < 0:
-        raise InputError("--upkeep", "must be a whole number ≥ 0", upkeep, "use --upkeep 1")
+        raise InputError("‹upkeep›", "must be a whole number ≥ 0", upkeep, "use ‹upkeep› 1")
     allowance = MAX_WARJACK_FOCUS if jack else int(prof.stats.focus or 0) - upkeep - int(shake)
     if allowance < 0:
-        raise RulesError("--upkeep", f"{prof.name} has FOCUS {prof.stats.focus}: it cannot pay "
+        raise RulesError("‹upkeep›", f"{prof.name} has FOCUS {prof.stats.focus}: it cannot pay "
                          f"{upkeep} upkeep{' and shake' if shake else ''} (WM-F1)", upkeep,
                          "upkeep fewer spells")
     if "C" in crippled:
         if focus:
             raise RulesError(where, f"{prof.name}'s cortex is crippled: it cannot be allocated "
-                             "or spend focus (WM-G4)", focus, "use --focus 0")
+                             "or spend focus (WM-G4)", focus, "use ‹focus› 0")
         allowance = 0
     if focus is None:
         focus = allowance
     if isinstance(focus, bool) or not isinstance(focus, int) or focus < 0:
-        raise InputError(where, "must be a whole number ≥ 0", focus, "use --focus 3")
+        raise InputError(where, "must be a whole number ≥ 0", focus, "use ‹focus› 3")
     if jack and focus > MAX_WARJACK_FOCUS:
         raise RulesError(where, f"a warjack can be allocated at most {MAX_WARJACK_FOCUS} focus "
-                         f"(WM-F1); {prof.name} is a warjack", focus, "use --focus 3 or less")
+                         f"(WM-F1); {prof.name} is a warjack", focus, "use ‹focus› 3 or less")
     if not jack and focus > allowance:
         paid = f" less {upkeep} upkeep" * bool(upkeep) + " less 1 to shake" * bool(shake)
         raise RulesError(where, f"{prof.name} has FOCUS {prof.stats.focus}{paid}", focus,
-                         f"use --focus {allowance} or less")
+                         f"use ‹focus› {allowance} or less")
     if ranged and distance is None:
         dist = None
     else:
@@ -137,8 +137,8 @@ def activation_from_profile(ref: str, focus: int | None = None, charge="no",
         from mathhammer.warmachine.effects import entry_of, has_feat_effect
 
         if prof.kind != "warcaster" or not has_feat_effect(prof):
-            raise RulesError("--feat", f"{prof.name} has no feat the engine plays (WM-E2)",
-                             prof.name, "drop --feat or give the profile a feat effect")
+            raise RulesError("‹feat›", f"{prof.name} has no feat the engine plays (WM-E2)",
+                             prof.name, "drop ‹feat› or give the profile a feat effect")
         knock, flags = entry_of(prof, bits, immunities)
     return ActivationSpec(prof.name, focus, tuple(weapons), prof.stats.strength, jack,
                           charge_mode(charge), power_attacks and jack, spells,
@@ -182,16 +182,16 @@ def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
     prof = load_warmachine(ref)
     grid = Grid.from_columns(prof.grid_columns, f"{ref}: grid") if prof.grid \
         else Grid.track(int(prof.boxes), f"{ref}: boxes")
-    start = grid.start_bits(damaged, "--damaged")
+    start = grid.start_bits(damaged, "‹damaged›")
     if grid.destroyed(start):
-        raise InputError("--damaged", "marks every box: the target is already destroyed", damaged)
-    for name, flag, value in (("camped_focus", "--camped-focus", camped_focus),
-                              ("arm_bonus", "--arm-bonus", arm_bonus),
-                              ("def_bonus", "--def-bonus", def_bonus)):
+        raise InputError("‹damaged›", "marks every box: the target is already destroyed", damaged)
+    for name, flag, value in (("camped_focus", "‹camped_focus›", camped_focus),
+                              ("arm_bonus", "‹arm_bonus›", arm_bonus),
+                              ("def_bonus", "‹def_bonus›", def_bonus)):
         limits.check(name, value, flag)
     if prof.stats.defense + def_bonus < 1:
-        raise InputError("--def-bonus", f"{prof.name}'s DEF {prof.stats.defense} would fall "
-                         "below 1 (WM-A7)", def_bonus, f"use --def-bonus {1 - prof.stats.defense}"
+        raise InputError("‹def_bonus›", f"{prof.name}'s DEF {prof.stats.defense} would fall "
+                         "below 1 (WM-A7)", def_bonus, f"use ‹def_bonus› {1 - prof.stats.defense}"
                          " or more")
     e_def, e_rdef, e_arm, chosen = target_buffs(list(effects or []), prof)
     armor = rules.effective_armor(prof.stats.arm, camped_focus=camped_focus,
@@ -346,7 +346,7 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
     if system and system not in target.grid.system_masks:
         from mathhammer.warmachine.grid import SYSTEM_NAMES
 
-        raise InputError("--objective", f"{target.name} has no {SYSTEM_NAMES[system]} "
+        raise InputError("‹objective›", f"{target.name} has no {SYSTEM_NAMES[system]} "
                          f"({system}) boxes to cripple", objective,
                          "name a system its grid has, e.g. cripple:M")
     if len(specs) > MAX_ACTIVATIONS:
@@ -430,11 +430,11 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
 
 # options a query may force on the policy, how to leave the choice to it, and the words
 _FORCED = (
-    ("--charge", lambda s: s.charge == "must", lambda s: replace(s, charge="may"),
-     "letting the policy decide whether to charge (--may-charge)"),
-    ("--no-power-attacks", lambda s: s.is_warjack and not s.power_attacks and not s.ranged,
+    ("‹charge›", lambda s: s.charge == "must", lambda s: replace(s, charge="may"),
+     "letting the policy decide whether to charge (‹may_charge›)"),
+    ("‹no_power_attacks›", lambda s: s.is_warjack and not s.power_attacks and not s.ranged,
      lambda s: replace(s, power_attacks=True), "allowing power attacks"),
-    ("--buy", lambda s: s.max_bought is not None, lambda s: replace(s, max_bought=None),
+    ("‹buy›", lambda s: s.max_bought is not None, lambda s: replace(s, max_bought=None),
      "leaving the number of bought attacks to the policy"),
 )
 
@@ -461,13 +461,13 @@ def _forced_options_note(specs: list[ActivationSpec], target: Target, value: flo
 
         def shown(v: float) -> str:
             return f"{100 * min(v, 1.0):.2f}%" if objective != "damage" else f"{v:.2f} boxes"
-        if flag == "--charge":
+        if flag == "‹charge›":
             share = alt.distribution()["charge"]
             if float(share.sum()) < 1e-12:  # the policy never charges
                 lines.append(f"walking in instead: {shown(alt.value)} against {shown(value)} "
-                             "with --charge (the policy's choice with --may-charge)")
+                             "with ‹charge› (the policy's choice with ‹may_charge›)")
                 continue
-            lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with --charge; "
+            lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with ‹charge›; "
                          + _charge_words(alt.graph, share, 1.0, exact=True))
             continue
         lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with {flag}")
@@ -496,14 +496,14 @@ def least_focus(chain_specs, allowance: int, name: str, target: Target, for_p: f
     check_policy(policy, objective)
     objective = normal_objective(objective)
     if objective == "damage":
-        raise InputError("--objective", "--for-p asks for a probability: destroy or cripple:X",
-                         objective, "use --objective destroy or --objective cripple:M")
+        raise InputError("‹objective›", "‹for_p› asks for a probability: destroy or cripple:X",
+                         objective, "use ‹objective› destroy or ‹objective› cripple:M")
     if method == "mc":
-        raise InputError("--method", "--for-p answers with the exact programme", method,
-                         "drop --method mc")
+        raise InputError("‹method›", "‹for_p› answers with the exact programme", method,
+                         "drop ‹method› mc")
     system = objective_system(objective)
     if system and system not in target.grid.system_masks:
-        raise InputError("--objective", f"{target.name} has no {SYSTEM_NAMES[system]} "
+        raise InputError("‹objective›", f"{target.name} has no {SYSTEM_NAMES[system]} "
                          f"({system}) boxes to cripple", objective,
                          "name a system its grid has, e.g. cripple:M")
     levels, skipped, first_error = [], [], None
@@ -552,9 +552,9 @@ def _parse_then(item: str, i: int):
         elif whole_text(part) is not None:  # a 5,000-digit focus is no focus: the line below
             focus = whole_text(part)
         else:
-            raise InputError(f"--then[{i}]", "after the id come :FOCUS (a whole number) and "
+            raise InputError(f"‹then›[{i}]", "after the id come :FOCUS (a whole number) and "
                              "optionally :charge, :may-charge, :no-charge or :ranged", item,
-                             "use e.g. --then khador/juggernaut:2:charge")
+                             "use e.g. ‹then› khador/juggernaut:2:charge")
     return ref, focus, mode
 
 
@@ -568,13 +568,13 @@ def with_crippled(ref: str, damaged, systems: str | None, flag: str):
     prof = load_warmachine(ref)
     if not prof.grid:
         raise InputError(flag, f"{prof.name} has a damage track, not a grid: nothing to cripple",
-                         systems, "use --damaged N for its track")
+                         systems, "use ‹damaged› N for its track")
     counts = Grid.from_columns(prof.grid_columns, f"{ref}: grid").cripple_counts(systems, flag)
     if damaged is None:
         return counts
     if isinstance(damaged, int) or len(damaged) != len(counts):
-        raise InputError(flag, "goes with a grid's six column counts in --damaged", damaged,
-                         'use --damaged "0,2,0,0,1,0" or drop it')
+        raise InputError(flag, "goes with a grid's six column counts in ‹damaged›", damaged,
+                         'use ‹damaged› "0,2,0,0,1,0" or drop it')
     return [max(a, b) if isinstance(a, int) and not isinstance(a, bool) else a
             for a, b in zip(damaged, counts, strict=True)]
 
@@ -605,33 +605,33 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
     from mathhammer.warmachine.models import load_warmachine
 
     if charge and may_charge:
-        raise InputError("--charge", "choose one: --charge (the model charges) or --may-charge "
+        raise InputError("‹charge›", "choose one: ‹charge› (the model charges) or ‹may_charge› "
                          "(the policy decides)", True, "drop one of them")
     mode = "must" if charge else ("may" if may_charge else "no")
     if len(then or []) >= MAX_ACTIVATIONS:
-        raise InputError("--then", f"at most {MAX_ACTIVATIONS - 1} follow-up activations in one "
-                         "chain (a turn has far fewer models)", len(then), "use fewer --then")
-    limits.check_distance(distance, "--distance")
-    limits.check("upkeep", upkeep, "--upkeep")
+        raise InputError("‹then›", f"at most {MAX_ACTIVATIONS - 1} follow-up activations in one "
+                         "chain (a turn has far fewer models)", len(then), "use fewer ‹then›")
+    limits.check_distance(distance, "‹distance›")
+    limits.check("upkeep", upkeep, "‹upkeep›")
     from mathhammer.warmachine.effects import chain_flags
 
     target_prof = load_warmachine(target)
     base = target_prof.base
-    damaged = with_crippled(target, damaged, cripple, "--cripple")
-    attacker_damaged = with_crippled(attacker, attacker_damaged, attacker_cripple, "--attacker-cripple")
-    rows = [(attacker, focus, mode, ranged, "--focus")]
+    damaged = with_crippled(target, damaged, cripple, "‹cripple›")
+    attacker_damaged = with_crippled(attacker, attacker_damaged, attacker_cripple, "‹attacker_cripple›")
+    rows = [(attacker, focus, mode, ranged, "‹focus›")]
     for i, item in enumerate(then or []):
         ref, f_val, suffix = _parse_then(item, i)
         m = {"charge": "must", "may-charge": "may", "no-charge": "no", "ranged": "no"}.get(
             suffix, mode)
         rows.append((ref, f_val, m, ranged if suffix is None else suffix == "ranged",
-                     f"--then[{i}]"))
+                     f"‹then›[{i}]"))
     refs = [r[0] for r in rows]
     profs = [load_warmachine(r) for r in refs]
     feat_at = next((a for a, p in enumerate(profs) if p.kind == "warcaster"), None)
     if feat and feat_at is None:
-        raise RulesError("--feat", "no warcaster in the chain uses a feat (WM-E2)", True,
-                         "add a warcaster (--then cygnar/stryker) or drop --feat")
+        raise RulesError("‹feat›", "no warcaster in the chain uses a feat (WM-E2)", True,
+                         "add a warcaster (‹then› cygnar/stryker) or drop ‹feat›")
     immunities = target_immunities(target_prof)
     flags, bits = chain_flags(profs, {feat_at} if feat else set(), immunities)
     def chain_specs(first_focus, budget: bool = True):
@@ -654,8 +654,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
                               stationary, target_in_melee, effects=target_effects or [])
     if for_p is not None:
         if focus is not None:
-            raise InputError("--focus", "is what --for-p finds: leave it out", focus,
-                             "drop --focus")
+            raise InputError("‹focus›", "is what ‹for_p› finds: leave it out", focus,
+                             "drop ‹focus›")
         first = chain_specs(None, budget=False)[0]  # its focus: the allowance (WM-F1)
         return least_focus(chain_specs, first.focus, first.name, tgt, for_p, policy=policy,
                            objective=objective,

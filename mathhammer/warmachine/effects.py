@@ -96,7 +96,7 @@ def buffed(spec: ActivationSpec, effect) -> ActivationSpec:
     return replace(spec, weapons=weapons, strength=spec.strength + strength)
 
 
-def target_buffs(names: list[str], target_prof, where: str = "--target-effect"
+def target_buffs(names: list[str], target_prof, where: str = "‹target_effect›"
                  ) -> tuple[int, int, int, list]:
     """(DEF, ranged DEF, ARM, effects) of friendly effects on the attacked model (WM-E4),
     looked up in the bundled profiles of its faction (and its own)."""

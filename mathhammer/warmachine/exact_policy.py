@@ -88,8 +88,8 @@ def compile_graph(graph: Graph, target: Target) -> Compiled:
     n_fl = 1 << len(graph.flags)
     n_combos = len(nodes) * n_f * 4 * n_fl
     if n_combos > MAX_COMBOS:
-        raise ExactTooLarge("--method", f"the chain has {n_combos:,} control states (limit "
-                            f"{MAX_COMBOS:,})", "exact", "use --method mc")
+        raise ExactTooLarge("‹method›", f"the chain has {n_combos:,} control states (limit "
+                            f"{MAX_COMBOS:,})", "exact", "use ‹method› mc")
     root = nodes[0]
     start = int(kp.combo_of(0, root.reset_focus, int(target.knocked_down or root.entry_knockdown),
                             int(target.engaged), root.entry_flags, n_f, n_fl))
@@ -146,8 +146,8 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
     capacity = min(capacity, MAX_GRID_STATES)
     need = capacity * 6 * n_d * 4 * (2 if amputation else 1)
     if need > memory_limit:
-        raise ExactTooLarge("--method", f"the grid's transition tables need "
-                            f"{need / 2**20:,.0f} MB", "exact", "use --method mc")
+        raise ExactTooLarge("‹method›", f"the grid's transition tables need "
+                            f"{need / 2**20:,.0f} MB", "exact", "use ‹method› mc")
     col_start, amp_masks, _, sc = masks_of(target)
     if grid.is_track:  # a track: the state is the number of boxes marked (WM-G6)
         n = grid.n_boxes + 1
@@ -183,8 +183,8 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
         n = int(kp.build_grid(sc[0], np.int64(sc[1]), col_start, amp_masks, np.int64(1),
                               hkeys, hvals, np.int64(shift), bits_of, n_states, T, TA))
         if n < 0:
-            raise ExactTooLarge("--method", f"the target's grid reaches more than "
-                                f"{capacity:,} states", "exact", "use --method mc")
+            raise ExactTooLarge("‹method›", f"the target's grid reaches more than "
+                                f"{capacity:,} states", "exact", "use ‹method› mc")
         bits_of, T, TA = bits_of[:n], T[:n], TA[:n]
     left = np.zeros(n, dtype=np.int64)
     mcrip = np.zeros(n, dtype=np.int8)
@@ -346,17 +346,17 @@ def _solve(graph: Graph, target: Target, policy: str, objective: str, opts: Opti
                                       np.int64(comp.n_f), np.int64(comp.n_fl),
                                       np.int64(comp.n_combos), np.int64(comp.max_out))
     if problem:
-        raise ExactTooLarge("--method", "the activation graph could not be ordered "
-                            f"(code {problem})", "exact", "use --method mc")
+        raise ExactTooLarge("‹method›", "the activation graph could not be ordered "
+                            f"(code {problem})", "exact", "use ‹method› mc")
     amputation = any(o.crit_amputation for o in graph.options)
     grid = grid_tables(target, opts.pmf.shape[4], amputation, objective, memory_limit)
     rows = len(order)
     n_s = grid.n_states
     need = (rows + 1) * n_s * (8 * 4 + 2) + rows * ((n_s + 63) // 64) * 8
     if need > memory_limit:
-        raise ExactTooLarge("--method", f"{rows:,} control × {n_s:,} grid states need "
+        raise ExactTooLarge("‹method›", f"{rows:,} control × {n_s:,} grid states need "
                             f"{need / 2**20:,.0f} MB (limit {memory_limit / 2**20:,.0f} MB)",
-                            "exact", "use --method mc")
+                            "exact", "use ‹method› mc")
     row_of = np.full(comp.n_combos + 1, -1, dtype=np.int64)
     row_of[order] = np.arange(rows)
     row_of[comp.n_combos] = rows  # the end: a row of final values

@@ -52,7 +52,7 @@ def duel_figure(report):
         shown = ranked[:6]
         more = len(decisions) - len(shown)
         text = "the policy's decisions (the opening and the boosts first):\n" + "\n".join(
-            wrap(line, 110) for line in shown) + (f"\n… {more} more (table view --full)"
+            wrap(line, 110) for line in shown) + (f"\n… {more} more (table view ‹full›)"
                                                  if more else "")
         fig.text(0.01, 0.0, text, fontsize=7.5, va="top", ha="left", family="monospace")
     return fig

@@ -132,7 +132,7 @@ def members_of(refs: list[str], where: str = "attackers") -> tuple[list[Member],
     for m in members:
         if m.prof.kind == "solo":
             raise RulesError(where, f"{m.name} is a solo, not part of a battlegroup (WM-F1)",
-                             m.ref, "plan the battlegroup; chain solos with wm duel --then")
+                             m.ref, "plan the battlegroup; chain solos with wm duel ‹then›")
         if m.prof.is_warjack and m.prof.faction != caster.prof.faction:
             raise RulesError(where, f"{m.name} ({m.prof.faction}) cannot join "
                              f"{caster.name}'s battlegroup ({caster.prof.faction})", m.ref,
@@ -303,15 +303,15 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
 
     check_policy("optimal", objective)
     if objective not in ("destroy", "damage"):  # plans are screened on the box-count model
-        raise InputError("--objective", "wm plan maximises destroy or damage", objective,
-                         "use --objective destroy, or wm duel --objective cripple:X")
+        raise InputError("‹objective›", "wm plan maximises destroy or damage", objective,
+                         "use ‹objective› destroy, or wm duel ‹objective› cripple:X")
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 20:
-        raise InputError("--top", "must be a whole number from 1 to 20", top, "use --top 3")
+        raise InputError("‹top›", "must be a whole number from 1 to 20", top, "use ‹top› 3")
     members, caster = members_of(attackers, where)
     cprof = members[caster].prof
     budget = int(cprof.stats.focus or 0) - upkeep
     if budget < 0:
-        raise RulesError("--upkeep", f"{cprof.name} has FOCUS {cprof.stats.focus}: it cannot "
+        raise RulesError("‹upkeep›", f"{cprof.name} has FOCUS {cprof.stats.focus}: it cannot "
                          f"upkeep {upkeep} spells (WM-F1)", upkeep, "upkeep fewer spells")
     use_feat = has_feat_effect(cprof)
     builder = _Builder(members, caster, target, distance, upkeep)
@@ -394,7 +394,7 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
     return report
 
 
-def battlegroup_of_list(path, where: str = "--list") -> list[str]:
+def battlegroup_of_list(path, where: str = "‹list›") -> list[str]:
     """The warcaster of a Warmachine list and the warjacks of its faction (copies kept)."""
     from mathhammer.lists import load_list
 
@@ -426,17 +426,17 @@ def plan_from_cli(attackers: list[str], target: str, *, from_list=None, camped_f
     from mathhammer.warmachine.duel import target_from_profile, with_crippled
 
     if not target:
-        raise InputError("--target", "is required: the model to kill", "",
-                         "add --target cygnar/stryker")
+        raise InputError("‹target›", "is required: the model to kill", "",
+                         "add ‹target› cygnar/stryker")
     if from_list is not None and attackers:
-        raise InputError("--list", "give the battlegroup either as ids or as --list, not both",
-                         str(from_list), "drop the ids or --list")
+        raise InputError("‹list›", "give the battlegroup either as ids or as ‹list›, not both",
+                         str(from_list), "drop the ids or ‹list›")
     refs = battlegroup_of_list(from_list) if from_list is not None else list(attackers)
-    limits.check_distance(distance, "--distance")
-    limits.check("upkeep", upkeep, "--upkeep")
-    damaged = with_crippled(target, damaged, cripple, "--cripple")
+    limits.check_distance(distance, "‹distance›")
+    limits.check("upkeep", upkeep, "‹upkeep›")
+    damaged = with_crippled(target, damaged, cripple, "‹cripple›")
     tgt = target_from_profile(target, damaged, knocked_down, camped_focus, arm_bonus, def_bonus,
                               stationary, target_in_melee, effects=target_effects or [])
-    where = "--list" if from_list is not None else "ATTACKERS"
+    where = "‹list›" if from_list is not None else "ATTACKERS"
     return plan_turn(refs, tgt, objective=objective, top=top, upkeep=upkeep, distance=distance,
                      method=method, config=config, check=check, explain=explain, where=where)

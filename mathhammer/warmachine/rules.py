@@ -42,9 +42,9 @@ STEALTH_RANGE = 5.0  # inches (WM-A8)
 
 MAX_BONUS = 1000  # bonuses and camped focus beyond this are typos, not models
 
-def check_kind(kind: str, where: str = "--kind") -> str:
+def check_kind(kind: str, where: str = "‹kind›") -> str:
     if kind not in KINDS:
-        raise InputError(where, "must be melee, ranged or magic", kind, "use --kind ranged")
+        raise InputError(where, "must be melee, ranged or magic", kind, "use ‹kind› ranged")
     return kind
 
 
@@ -133,20 +133,20 @@ def attack_modifier(
     """
     check_kind(kind)
     if aiming and kind != "ranged":
-        raise RulesError("--aim", "aiming only helps ranged attacks (WM-A6)", kind, "drop --aim")
-    for flag, on in (("--free-strike", free_strike), ("--powerful-charge", powerful_charge),
-                     ("--slam-larger-base", slam_larger_base)):
+        raise RulesError("‹aim›", "aiming only helps ranged attacks (WM-A6)", kind, "drop ‹aim›")
+    for flag, on in (("‹free_strike›", free_strike), ("‹powerful_charge›", powerful_charge),
+                     ("‹slam_larger_base›", slam_larger_base)):
         if on and kind != "melee":
             raise RulesError(flag, "applies to melee attacks only (WM-A6)", kind,
-                             f"use --kind melee or drop {flag}")
+                             f"use ‹kind› melee or drop {flag}")
     if spray and kind != "ranged":
         raise RulesError("spray", "spray weapons make ranged attacks (WM-D6)", kind)
     total = 2 * int(aiming) + 2 * int(back_strike) + 2 * int(free_strike)
     total += 2 * int(powerful_charge) - 2 * int(slam_larger_base)
     if target_in_melee:
         if kind == "melee":
-            raise RulesError("--target-in-melee", "only ranged and magic attacks take −4 (WM-A6)",
-                             kind, "drop --target-in-melee")
+            raise RulesError("‹target_in_melee›", "only ranged and magic attacks take −4 (WM-A6)",
+                             kind, "drop ‹target_in_melee›")
         if not spray:  # WM-D6: spray attacks ignore the target-in-melee penalty
             total -= 4
     return total
@@ -180,8 +180,8 @@ def effective_defense(
     """
     check_kind(kind)
     if abs(spell_bonus) > MAX_BONUS:  # 2**63 overflowed the int64 roll table
-        raise InputError("--def-bonus", f"must be between -{MAX_BONUS} and {MAX_BONUS}",
-                         spell_bonus, "use e.g. --def-bonus 2")
+        raise InputError("‹def_bonus›", f"must be between -{MAX_BONUS} and {MAX_BONUS}",
+                         spell_bonus, "use e.g. ‹def_bonus› 2")
     defense = 7 if movement_crippled else int(base_def)
     if kind != "melee":
         if knocked_down or stationary:
@@ -223,8 +223,8 @@ def effective_armor(
     18
     """
     if camped_focus < 0:
-        raise InputError("--camped-focus", "must be 0 or more", camped_focus, "use --camped-focus 2")
-    for flag, value in (("--camped-focus", camped_focus), ("--arm-bonus", spell_bonus)):
+        raise InputError("‹camped_focus›", "must be 0 or more", camped_focus, "use ‹camped_focus› 2")
+    for flag, value in (("‹camped_focus›", camped_focus), ("‹arm_bonus›", spell_bonus)):
         if abs(value) > MAX_BONUS:  # 2**63 overflowed the int64 damage table
             raise InputError(flag, f"must be between -{MAX_BONUS} and {MAX_BONUS}", value,
                              f"use e.g. {flag} 2")

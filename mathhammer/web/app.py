@@ -566,6 +566,7 @@ _SUGGEST = {"attacker": "profiles", "target": "profiles", "defender": "profiles"
 def _profile_rows() -> list[dict]:
     """The rows of ``mathhammer profiles list --format json`` (bundled data: read once)."""
     from mathhammer.present.catalogue import profile_games, summary_row
+    from mathhammer.present.flags import error_line
     from mathhammer.errors import ProfileError
     from mathhammer.profiles import bundled_ids, load_profile
 
@@ -577,7 +578,7 @@ def _profile_rows() -> list[dict]:
             except ProfileError as err:  # as the CLI: one broken file does not hide the rest
                 rows.append({"game": game, "id": ident, "name": "", "kind": "INVALID",
                              "points": None, "confidence": "", "low_confidence": 0,
-                             "error": err.one_line()})
+                             "error": error_line(err)})
     return rows
 
 

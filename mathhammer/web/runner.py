@@ -208,9 +208,10 @@ def error_line(err: BaseException) -> str | None:
     """The one line the CLI prints (after ``error: ``) for ``err``, or None if it is a bug."""
     from mathhammer.cli import usage_line
     from mathhammer.errors import MathhammerError
+    from mathhammer.present.flags import flag
 
     if isinstance(err, MathhammerError):
-        return err.one_line()
+        return err.one_line(flag)  # the page shows the command line
     if hasattr(err, "format_message") and hasattr(err, "exit_code"):  # Click usage errors
         return usage_line(err)
     return None

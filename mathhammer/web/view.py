@@ -157,9 +157,11 @@ def _breakable(name: str):
 
 
 def _clean(text: str) -> str:
+    """Shown text: escapes for control characters, parameters as the command line's flags."""
+    from mathhammer.present.flags import with_flags
     from mathhammer.web.commands import printable
 
-    return "\n".join(printable(line) for line in str(text).split("\n"))
+    return "\n".join(printable(line) for line in with_flags(str(text)).split("\n"))
 
 
 def _distribution(name: str, dist) -> DistView:

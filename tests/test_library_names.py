@@ -1,0 +1,72 @@
+"""The library speaks its own names (issue 27 part 2): no engine builds a command-line flag.
+
+Messages name a parameter as ``‹name›``; the library shows ``name``, the command line
+``--name`` (one table: :mod:`mathhammer.present.flags`)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from mathhammer.errors import InputError
+from mathhammer.present.flags import error_line, flag, with_flags
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mathhammer"
+FLAG = re.compile(r"(?<![\w\-‹])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+#: the front ends, and the tour (command lines the demo runs)
+FRONT_ENDS = ("cli/", "web/", "present/tour.py", "present/flags.py")
+
+
+def _flag_strings(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.body and isinstance(node.body[0], ast.Expr) \
+                and isinstance(node.body[0].value, ast.Constant):
+            docs.add(id(node.body[0].value))
+    return [f"{path.name}:{n.lineno}: {n.value[:60]!r}" for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+            and FLAG.search(n.value)]
+
+
+def test_no_library_module_builds_a_flag_string():
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if not rel.startswith(FRONT_ENDS):
+            found += _flag_strings(path)
+    assert not found, found
+
+
+def test_the_finder_finds_flag_strings(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text('"""--doc is fine"""\nx = "use --n-trials 5"\ny = "‹n_trials›"\n')
+    assert len(_flag_strings(probe)) == 1
+
+
+def test_a_library_error_names_the_parameter_and_the_cli_its_flag():
+    err = InputError("‹n_trials›", "must be at least 1", -5, "use e.g. ‹n_trials› 1000")
+    assert str(err) == "n_trials: must be at least 1 (got -5); fix: use e.g. n_trials 1000"
+    assert error_line(err) == "--n-trials: must be at least 1 (got -5); fix: use e.g. --n-trials 1000"
+
+
+@pytest.mark.parametrize("name, spelled", [("n_trials", "--n-trials"), ("ws", "--ws"),
+                                           ("extra_hit_dice", "--extra-hit-die")])
+def test_one_table_spells_the_flags(name, spelled):
+    assert flag(name) == spelled and with_flags(f"a ‹{name}› b") == f"a {spelled} b"
+
+
+def test_the_library_and_the_cli_give_the_same_error_in_their_own_words(capsys):
+    from mathhammer.analysis.compare import compare
+    from mathhammer.cli import main
+
+    with pytest.raises(InputError) as library:
+        compare("khador_battlebox", "cygnar_battlebox", method="x")
+    assert str(library.value).startswith("method: must be exact, mc or auto")
+    with pytest.raises(SystemExit):
+        main(["compare", "khador_battlebox", "cygnar_battlebox", "--method", "x"])
+    assert "--method: must be exact, mc or auto" in capsys.readouterr().err
