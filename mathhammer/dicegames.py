@@ -102,7 +102,7 @@ def roll_off(bonus_a: int = 0, bonus_b: int = 0, *, method: str = "auto",
     def exact() -> Report:
         results = {"p_a_wins": Estimate.exact(float(p_a)), "p_b_wins": Estimate.exact(float(p_b)),
                    "mean_rolls": Estimate.exact(float(mean))}
-        return Report("roll-off", "exact", results, {"rolls": Distribution.exact(_rolls_pmf(tie))},
+        return Report("roll_off", "exact", results, {"rolls": Distribution.exact(_rolls_pmf(tie))},
                       info=dict(info), title=title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
@@ -122,7 +122,7 @@ def roll_off(bonus_a: int = 0, bonus_b: int = 0, *, method: str = "auto",
         results = {"p_a_wins": Estimate.proportion(int(t["wins"][0]), n),
                    "p_b_wins": Estimate.proportion(int(t["wins"][1]), n),
                    "mean_rolls": rolls.mean_estimate()}
-        return Report("roll-off", "mc", results, {"rolls": rolls}, n_trials=n, seed=run.seed,
+        return Report("roll_off", "mc", results, {"rolls": rolls}, n_trials=n, seed=run.seed,
                       info=dict(info), title=title)
 
     report = answer("roll-off", method=method, exact=exact, monte_carlo=monte_carlo,

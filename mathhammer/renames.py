@@ -11,13 +11,13 @@ from __future__ import annotations
 #: command -> {old name: new name} for results and distributions
 RENAMED: dict[str, dict[str, str]] = {
     # "wounds" read as wounds caused; they are the wounds left after every save
-    "fb attack": {"wounds": "unsaved_wounds", "mean_wounds": "mean_unsaved_wounds",
+    "fantasy.attack": {"wounds": "unsaved_wounds", "mean_wounds": "mean_unsaved_wounds",
                   "slain": "models_slain", "mean_slain": "mean_models_slain"},
-    "fb shoot": {"wounds": "unsaved_wounds", "mean_wounds": "mean_unsaved_wounds",
+    "fantasy.shoot": {"wounds": "unsaved_wounds", "mean_wounds": "mean_unsaved_wounds",
                  "slain": "models_slain", "mean_slain": "mean_models_slain"},
-    "fb artillery": {"wounds": "unsaved_wounds", "mean_wounds": "mean_unsaved_wounds"},
+    "fantasy.artillery": {"wounds": "unsaved_wounds", "mean_wounds": "mean_unsaved_wounds"},
     # two natural 6s are "irresistible force" in wfb8 only; in t9a1 they are overwhelming power
-    "magic cast": {"p_irresistible": "p_two_sixes"},
+    "magic.cast": {"p_irresistible": "p_two_sixes"},
 }
 
 

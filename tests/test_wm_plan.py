@@ -159,7 +159,7 @@ def test_scenario_form_and_list_file_run():
 
     path = "profiles/scenarios/warmachine_plan_sorscha_vs_stryker.toml"
     report = run_scenario(read_toml(path), path)
-    assert report.command == "run" and report.info["plan"][0].startswith("1. ")
+    assert report.command == "warmachine.scenario" and report.info["plan"][0].startswith("1. ")
     data = read_toml(path)
     data["plan"]["list"] = "profiles/lists/khador_battlebox.toml"
     with pytest.raises(InputError, match="either attackers"):

@@ -39,17 +39,18 @@ Rounds = Annotated[
 def _emit(report, text_table: str, opts, plot_fn) -> None:
     from mathhammer.present.host import HOST
     from mathhammer.present import render as _render
+    from mathhammer.present.flags import with_flags
     from mathhammer.present.headline import headline
 
     if HOST.get() is not None:  # `mathhammer serve`: the report, this table and the plot
-        HOST.get().receive(report, text_table, plot_fn)
+        HOST.get().receive(report, text_table, plot_fn, opts.command)
         return
     if opts.brief:
         text = headline(report) + "\n"
     elif opts.format == "table":  # the answer first, then the matrices / the sweep
-        text = headline(report) + "\n" + text_table
+        text = headline(report) + "\n" + with_flags(text_table)
     else:
-        text = _render.render(report, opts.format)
+        text = _render.render(report, opts.format, command=opts.command)
     deliver(text, opts, plot_fn)  # --plot and --output all or nothing; stdout checked
     if report.method != "exact" and not opts.quiet and opts.format != "table":
         print(f"note: Monte Carlo cells, n_trials {report.n_trials:,} each, seed {report.seed}",

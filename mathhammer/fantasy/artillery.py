@@ -206,7 +206,7 @@ def _template(setup: Setup, method: str, config, check: bool) -> Report:
     if method == "exact":
         raise InputError("‹method›", "a scattered template needs Monte Carlo (only the "
                          "misfire and HIT odds are exact; see ‹check›)", method, "use ‹method› mc")
-    return answer("fb artillery", method=method, exact=partial_exact if check else None,
+    return answer("fantasy.artillery", method=method, exact=partial_exact if check else None,
                   monte_carlo=mc, config=config, check=check)
 
 
@@ -263,7 +263,7 @@ def _bounce(setup: Setup, method: str, config, check: bool) -> Report:
         return mc_run(setup, run, {**misfire_slots(setup, k), "p_any_hit": [k.C_ANY_HIT]},
                       config=cfg)
 
-    return answer("fb artillery", method=method, exact=exact, monte_carlo=mc, config=config,
+    return answer("fantasy.artillery", method=method, exact=exact, monte_carlo=mc, config=config,
                   check=check)
 
 
@@ -331,7 +331,7 @@ def _line(setup: Setup, method: str, config, check: bool) -> Report:
         names.update({"p_direct_hit": [k.C_DIRECT], "p_any_hit": [k.C_ANY_HIT]})
         return mc_run(setup, run, names, config=cfg)
 
-    return answer("fb artillery", method=method, exact=exact, monte_carlo=mc, config=config,
+    return answer("fantasy.artillery", method=method, exact=exact, monte_carlo=mc, config=config,
                   check=check)
 
 

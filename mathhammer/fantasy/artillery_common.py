@@ -153,7 +153,7 @@ def report(setup: Setup, method: str, probs: dict, hists: dict, n: int | None, s
         shown = REPORTED.get(name, name)
         if shown in dists:
             results[f"mean_{shown}"] = dists[shown].mean_estimate()
-    return Report("fb artillery", method, results, dists, n_trials=n, seed=seed,
+    return Report("fantasy.artillery", method, results, dists, n_trials=n, seed=seed,
                   info=dict(setup.info), title=setup.title)
 
 

@@ -111,7 +111,7 @@ def _template_flame(setup: Setup, method: str, config, check: bool) -> Report:
                       config=cfg)
 
     setup.info["models hit by artillery face 2, 4, 6, 8, 10"] = ", ".join(map(str, hits_by_face()))
-    return answer("fb artillery", method=method, exact=exact, monte_carlo=mc, config=config,
+    return answer("fantasy.artillery", method=method, exact=exact, monte_carlo=mc, config=config,
                   check=check)
 
 
@@ -182,7 +182,7 @@ def _rank_flame(setup: Setup, method: str, config, check: bool) -> Report:
         return mc_run(setup, run, {**misfire_slots(setup, k), "p_direct_hit": [k.C_DIRECT],
                                    "p_any_hit": [k.C_ANY_HIT]}, config=cfg)
 
-    return answer("fb artillery", method=method, exact=exact, monte_carlo=mc, config=config,
+    return answer("fantasy.artillery", method=method, exact=exact, monte_carlo=mc, config=config,
                   check=check)
 
 
@@ -329,5 +329,5 @@ def volley(setup: Setup, method: str, config, check: bool) -> Report:
         names["p_any_hit"] = [k.C_ANY_HIT]
         return mc_run(setup, run, names, hit_bins=most + 1, config=cfg)
 
-    return answer("fb artillery", method=method, exact=exact, monte_carlo=mc, config=config,
+    return answer("fantasy.artillery", method=method, exact=exact, monte_carlo=mc, config=config,
                   check=check)

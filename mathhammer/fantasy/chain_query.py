@@ -64,7 +64,7 @@ def _slain_counts(counts, target_wounds: int):
 def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "wfb8", *,
                  at_least: int | None = None, models: int | None = None, method: str = "auto",
                  config: MonteCarloConfig | None = None, check: bool = False,
-                 command: str = "fb attack", shooting: bool = False,
+                 command: str = "fantasy.attack", shooting: bool = False,
                  target_name: str | None = None) -> Report:
     """The distribution of unsaved wounds of ``attacks`` attacks of ``spec`` (FB-H..FB-V4)."""
     rules = load_ruleset(rules)
@@ -118,7 +118,7 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
 
 
 def chain_for_p(spec: AttackSpec, rules: Ruleset | str, target: float, *, at_least: int = 1,
-                models: int | None = None, max_attacks: int = 1000, command: str = "fb attack",
+                models: int | None = None, max_attacks: int = 1000, command: str = "fantasy.attack",
                 unit: str = "attacks") -> Report:
     """``--for-p``: the fewest attacks (shots) whose P(at least ``at_least`` unsaved wounds)
     reaches ``target``, on ``models`` models of ``spec.target_wounds`` wounds (FB-V4 caps the
@@ -149,4 +149,4 @@ def shoot_report(spec: AttackSpec, shots: int | str, rules: Ruleset | str = "wfb
     if spec.bs is None:
         raise InputError("‹bs›", "shooting needs the shooter's BS", None, "use e.g. ‹bs› 3")
     spec = replace(spec, close_combat=False)
-    return chain_report(spec, shots, rules, command="fb shoot", shooting=True, **kwargs)
+    return chain_report(spec, shots, rules, command="fantasy.shoot", shooting=True, **kwargs)

@@ -207,7 +207,7 @@ def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
                         f"covers {distance:g}\" + the flight, and destroyed (FB-G2)")
     title = (f"charge of {distance:g}\" with M{movement} ({movement} x "
              f"{rules.combat.charge_movement_multiplier} + {dice}, {rules.name}), {reaction}")
-    report = Report("fb charge", "exact", results, {"charge_range": dist}, info=info, title=title)
+    report = Report("fantasy.charge", "exact", results, {"charge_range": dist}, info=info, title=title)
     from mathhammer.words import pct
 
     if reaction == "flee":

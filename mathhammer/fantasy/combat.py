@@ -170,7 +170,7 @@ def combat(
 
     # auto: exact for one round; longer fights only when asked (MC is faster there)
     has_exact = reason is None and (n_rounds == 1 or method == "exact" or check)
-    return answer("fb combat", method=method, exact=exact if has_exact else None,
+    return answer("fantasy.combat", method=method, exact=exact if has_exact else None,
                   monte_carlo=lambda cfg: combat_monte_carlo(c, tables, n_rounds, cfg, title),
                   config=config, check=check)
 
@@ -343,7 +343,7 @@ def _report(c: CompiledCombat, method: str, tally: dict, n: int | None, seed: in
                         "in it; *_round_1 = the combat score after round 1 (musicians break ties)")
     if c.notes:
         info["notes"] = "; ".join(dict.fromkeys(c.notes))
-    report = Report("fb combat", method, results, dists, n_trials=n, seed=seed, info=info, title=title)
+    report = Report("fantasy.combat", method, results, dists, n_trials=n, seed=seed, info=info, title=title)
     from mathhammer.fantasy.headlines import fb_combat_headline
 
     report.headline = fb_combat_headline(report, _side_name(c, 0), _side_name(c, 1),

@@ -179,7 +179,7 @@ def challenge(model_a: str | UnitProfile, model_b: str | UnitProfile, *, rounds:
     reason = exact_available(c, tables, n_rounds)
     if reason is not None and method == "exact":
         raise InputError("‹method›", f"exact is not available for {reason}", "exact", "use ‹method› mc")
-    return answer("fb challenge", method=method, exact=None if reason else exact,
+    return answer("fantasy.challenge", method=method, exact=None if reason else exact,
                   monte_carlo=monte_carlo, config=config, check=check)
 
 
@@ -225,7 +225,7 @@ def _report(c, method: str, tally: dict, n: int | None, seed: int | None, rounds
             "p_both_fall": "both fell in the same Initiative step (simultaneous blows)"}
     if c.notes:
         info["notes"] = "; ".join(dict.fromkeys(c.notes))
-    report = Report("fb challenge", method, results, dists, n_trials=n, seed=seed, info=info, title=title)
+    report = Report("fantasy.challenge", method, results, dists, n_trials=n, seed=seed, info=info, title=title)
     words = method_words(report)
     report.headline = (f"{a.name} vs {b.name}: {a.name} wins {figure(results['p_a_wins'], True)} · "
                        f"{b.name} wins {figure(results['p_b_wins'], True)} · both standing "

@@ -151,7 +151,7 @@ def shot_grid(spec: AttackSpec, parts: tuple[Part, Part], rules: Ruleset) -> np.
 
 def ridden_shooting(spec: AttackSpec, shots: int | str, unit: UnitProfile, rules: Ruleset, *,
                     method: str = "auto", config=None, check: bool = False,
-                    command: str = "fb shoot") -> Report:
+                    command: str = "fantasy.shoot") -> Report:
     """``fb shoot`` at a ridden monster: the wounds on each part (FB-P1/P2), exact or MC."""
     from mathhammer.query import answer
 
@@ -302,7 +302,7 @@ def ridden_artillery(setup, run_rider_only, method: str, config, check: bool) ->
     extra = {name: est for name, est in results.items() if name.startswith("p_")}
     if base.method == "exact":
         grid = p_none * none + sum(p * g for p, g in events)
-        report = _report("fb artillery", "exact", grid, None, None, parts, None, setup.title, info, extra)
+        report = _report("fantasy.artillery", "exact", grid, None, None, parts, None, setup.title, info, extra)
     else:
         n = base.n_trials
         rng = np.random.default_rng([base.seed or 0, 1913])
@@ -313,7 +313,7 @@ def ridden_artillery(setup, run_rider_only, method: str, config, check: bool) ->
             remaining -= count
             grid += rng.multinomial(count, g.ravel() / g.sum()).reshape(g.shape)
         grid[0, 0] += remaining
-        report = _report("fb artillery", "mc", grid, n, base.seed, parts, None, setup.title, info, extra)
+        report = _report("fantasy.artillery", "mc", grid, n, base.seed, parts, None, setup.title, info, extra)
     return report
 
 

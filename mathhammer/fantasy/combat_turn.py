@@ -671,7 +671,7 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
 
     def exact() -> Report:
         tables, final = _exact(tr)
-        report = Report("run", "exact", results_of(tables, lambda v: Estimate.exact(
+        report = Report("fantasy.turn", "exact", results_of(tables, lambda v: Estimate.exact(
             float(min(max(v, 0.0), 1.0)))), _models_left(tr, final), info=dict(info),
             title=title)
         report.info["states"] = len(final)
@@ -688,13 +688,13 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
         n, t = run.n_trials, run.tally
         dists = {"models_left_a": Distribution.from_counts(t["left_a"]),
                  "models_left_b": Distribution.from_counts(t["left_b"])}
-        return Report("run", "mc", results_of(list(t["counts"]),
+        return Report("fantasy.turn", "mc", results_of(list(t["counts"]),
                                               lambda c: Estimate.proportion(int(c), n)),
                       dists, n_trials=n, seed=run.seed, info=dict(info), title=title)
 
     # auto: Monte Carlo (the exact state grows fast with turns), exact when asked or checked
     use = "mc" if method == "auto" and not check else method
-    report = answer("run", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
+    report = answer("fantasy.turn", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)
     last = entry.turns
     r = report.results

@@ -91,8 +91,8 @@ def _fb_artillery(report: Report) -> str:
 
 #: headline builders that need nothing beyond the report, by report name
 BUILDERS: dict[str, Callable[[Report], str]] = {
-    "fb test": _fb_test,
-    "fb break-test": _fb_break_test,
-    "fb pursuit": _fb_pursuit,
-    "fb artillery": _fb_artillery,
+    "fantasy.test": _fb_test,
+    "fantasy.break_test": _fb_break_test,
+    "fantasy.pursuit": _fb_pursuit,
+    "fantasy.artillery": _fb_artillery,
 }

@@ -236,7 +236,7 @@ def run_turns(data: dict, source: str, *, method: str, config: MonteCarloConfig,
         raise ProfileError(f"{source}: kind", 'fb turn plays game = "fantasy", kind = "turn" '
                            "scenarios", data.get("kind"), 'add kind = "turn" (or use mathhammer run)')
     report = run_scenario(data, source, method=method, config=config, check=check)
-    report.command = "fb turn"
+    report.command = "fantasy.turn"
     return report
 
 

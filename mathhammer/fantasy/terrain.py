@@ -116,7 +116,7 @@ def dangerous_terrain(models: int, value: int = 1, height: str = "standard", cha
     headline = (f"Dangerous terrain, {what} ({rules.name}): at least one lost {100 * float(p_any):.2f}% "
                 f"(exact) · {float(models * p_lost):.2f} models lost on average"
                 + (f", {float(mean_wounds):.2f} wounds" if wounds > 1 else ""))
-    return Report("fb test", "exact", results, dists, info=info,
+    return Report("fantasy.test", "exact", results, dists, info=info,
                   title=f"dangerous terrain, {what} ({rules.name})", headline=headline)
 
 

@@ -142,21 +142,21 @@ def fantasy_test_report(value: int | None = None, ld: int | None = None, reroll:
             rule = (f"FB-V0: a characteristic of 0 fails every test ({rules.name})"
                     if rules.zero.tests_fail else
                     f"FB-V0: {rules.name} has no rule of its own for 0: FB-T1, a 1 still passes")
-        return _report("fb test", p, f"characteristic test, value {value} ({rules.name})",
+        return _report("fantasy.test", p, f"characteristic test, value {value} ({rules.name})",
                        {"rule": rule, "reroll": reroll, "ruleset": rules.name})
     if ld is not None:
         whole_number(ld, "‹ld›", 0, 10, "use e.g. ‹ld› 8")
         p = leadership_test(ld, rules, reroll, where="‹ld›")
         if ld == 0 and rules.zero.tests_fail:  # FB-V0, even a double 1
             p = Fraction(0)
-        return _report("fb test", p, f"leadership test, Ld {ld} ({rules.name})",
+        return _report("fantasy.test", p, f"leadership test, Ld {ld} ({rules.name})",
                        {"rule": "FB-T2: 2D6 <= Ld", "insane_courage": rules.insane_courage,
                         "reroll": reroll, "ruleset": rules.name})
     assert magic_resistance_value is not None
     p = magic_resistance(magic_resistance_value, rules, ward)
     meaning = ("D20 <= 5 x MR: the spell has no effect" if rules.magic_resistance == "d20_ignore"
                else "ward save against spell damage improved by MR")
-    return _report("fb test", p, f"magic resistance {magic_resistance_value} ({rules.name})",
+    return _report("fantasy.test", p, f"magic resistance {magic_resistance_value} ({rules.name})",
                    {"rule": f"FB-T3: {meaning}", "ruleset": rules.name})
 
 
@@ -166,14 +166,14 @@ def break_test_report(ld: int, lost_by: int, rules: Ruleset | str = "wfb8", stea
     rules = load_ruleset(rules)
     p = break_test(ld, lost_by, rules, steadfast, stubborn, unbreakable, reroll)
     tested = ld if (steadfast or stubborn) else ld - lost_by
-    return _report("fb break-test", p, f"break test, Ld {ld}, lost by {lost_by} ({rules.name})",
+    return _report("fantasy.break_test", p, f"break test, Ld {ld}, lost by {lost_by} ({rules.name})",
                    {"rule": "FB-C5 (FB-T2)", "tested_against": "passes" if unbreakable else tested,
                     "ruleset": rules.name})
 
 
 def pursuit_report(flee: str = "2D6", pursue: str = "2D6") -> Report:
     p = pursuit(flee, pursue)
-    return Report("fb pursuit", "exact", {"p_caught": Estimate.exact(float(p))},
+    return Report("fantasy.pursuit", "exact", {"p_caught": Estimate.exact(float(p))},
                   info={"rule": "FB-C6: caught when pursuit >= flee", "p_caught_fraction": str(p),
                         "flee": flee, "pursue": pursue},
                   title=f"pursuit {pursue} vs flee {flee}")

@@ -351,7 +351,7 @@ def play_fight(f: Fight, *, rounds: int | None = None, method: str = "auto",
                    "p_both_standing": Estimate.exact(min(out["standing"], 1.0))}
         dists = {"unit_models_left": Distribution.exact(left),
                  "wounds_on_machine": Distribution.exact(dealt)}
-        return Report("fb combat", "exact", results, dists, info=dict(info), title=title)
+        return Report("fantasy.combat", "exact", results, dists, info=dict(info), title=title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
         from dataclasses import replace
@@ -367,10 +367,10 @@ def play_fight(f: Fight, *, rounds: int | None = None, method: str = "auto",
                      np.bincount(out["m"], minlength=f.models + 1)),
                  "wounds_on_machine": Distribution.from_counts(
                      np.bincount(f.machine_wounds - out["w"], minlength=f.machine_wounds + 1))}
-        return Report("fb combat", "mc", results, dists, n_trials=n, seed=cfg.seed,
+        return Report("fantasy.combat", "mc", results, dists, n_trials=n, seed=cfg.seed,
                       info=dict(info), title=title)
 
-    report = answer("fb combat", method=method, exact=exact, monte_carlo=monte_carlo,
+    report = answer("fantasy.combat", method=method, exact=exact, monte_carlo=monte_carlo,
                     config=config, check=check)
     report.headline = (f"{unit.name} destroy the {machine.name}: "
                        f"{pct(report.results['p_machine_destroyed'])} ({method_words(report)}) · "

@@ -227,7 +227,7 @@ def phase_exact(scenario: MagicScenario, rules: MagicRules, compiled: CompiledPh
     weight = sum(scenario.spells[i].weight * goes[by_file[i]] for i in range(s))
     results["expected_weight"] = Estimate.exact(float(weight))
     return Report(
-        "magic phase", "exact", results,
+        "magic.phase", "exact", results,
         {"spells_through": Distribution.exact(through),
          "power_dice_left": Distribution.exact(power_left),
          "dispel_dice_left": Distribution.exact(dispel_left)},

@@ -100,8 +100,8 @@ def _magic_optimise(report: Report) -> str:
 
 #: headline builders that need nothing beyond the report, by report name
 BUILDERS: dict[str, Callable[[Report], str]] = {
-    "magic flow": _magic_flow,
-    "magic cast": _magic_cast,
-    "magic dispel": _magic_dispel,
-    "magic optimise": _magic_optimise,
+    "magic.flow": _magic_flow,
+    "magic.cast": _magic_cast,
+    "magic.dispel": _magic_dispel,
+    "magic.optimise": _magic_optimise,
 }

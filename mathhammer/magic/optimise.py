@@ -89,5 +89,5 @@ def optimise(scenario: MagicScenario, power: int | None = None, dispel: int | No
     for i in range(len(scenario.spells)):
         results[f"p_goes_off_{i + 1}"] = detail.results[f"p_goes_off_{i + 1}"]
     results["p_miscast"] = detail.results["p_miscast"]
-    return Report("magic optimise", "exact", results, info=info,
+    return Report("magic.optimise", "exact", results, info=info,
                   title=f"dice budget: {scenario.name or 'scenario'}, {power} vs {dispel} dice")

@@ -119,7 +119,7 @@ def phase_monte_carlo(scenario: MagicScenario, rules: MagicRules, compiled: Comp
     if best is not None:
         info["expected_weight, exact (optimal plan)"] = round(best, 6)
     return Report(
-        "magic phase", "mc", results,
+        "magic.phase", "mc", results,
         {"spells_through": Distribution.from_counts(t["through"]),
          "power_dice_left": Distribution.from_counts(t["power_left"]),
          "dispel_dice_left": Distribution.from_counts(t["dispel_left"])},

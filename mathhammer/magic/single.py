@@ -33,7 +33,7 @@ def flow(ruleset: str = "t9a1", channelers: int = 0, reactive_channelers: int = 
     p_more = sum((p for (a, d), p in joint.items() if a > d), Fraction(0))
     notes = _extra_dice_notes(rules, channelers, reactive_channelers, extra_power, extra_dispel)
     report = Report(
-        "magic flow", "exact",
+        "magic.flow", "exact",
         results={"mean_power_dice": Estimate.exact(float(sum(k * p for k, p in power.items()))),
                  "mean_dispel_dice": Estimate.exact(float(sum(k * p for k, p in dispel.items()))),
                  "p_more_power_than_dispel": Estimate.exact(float(p_more))},
@@ -94,7 +94,7 @@ def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int 
         title += (f" against {dispel_dice} dispel {'die' if dispel_dice == 1 else 'dice'}"
                   + (f" at level {dispel_level}" if dispel_level else ""))
     return answer(
-        "magic cast", method=method, config=config, check=check,
+        "magic.cast", method=method, config=config, check=check,
         exact=lambda: _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title,
                                   dispel),
         monte_carlo=lambda cfg: _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset,
@@ -171,7 +171,7 @@ def _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title, dispe
     info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE}
     if met is not None:
         info["p_goes_off_fraction"] = str(met.p_goes_off)
-    return Report("magic cast", "exact", results, distributions,
+    return Report("magic.cast", "exact", results, distributions,
                   info=_dispel_info(info, rules, dispel), title=title)
 
 
@@ -233,7 +233,7 @@ def _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset, title, config,
         distributions["overwhelming_total"] = Distribution.from_counts(t["op"])
     info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE,
             "derived results": derived}
-    return Report("magic cast", "mc", results, distributions, n_trials=n, seed=run.seed,
+    return Report("magic.cast", "mc", results, distributions, n_trials=n, seed=run.seed,
                   info=_dispel_info(info, rules, dispel), title=title)
 
 
@@ -249,7 +249,7 @@ def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method:
 
     def exact() -> Report:
         p = dispel_probability(rules, n_dice, level, against)
-        return Report("magic dispel", "exact", {"p_dispel": Estimate.exact(float(p))},
+        return Report("magic.dispel", "exact", {"p_dispel": Estimate.exact(float(p))},
                       info={"ruleset": ruleset}, title=title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
@@ -266,9 +266,9 @@ def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method:
             return {"hits": hits}
 
         run = simulate(run_chunk, cfg, lambda tally, n: tally["hits"] / n)
-        return Report("magic dispel", "mc",
+        return Report("magic.dispel", "mc",
                       {"p_dispel": Estimate.proportion(int(run.tally["hits"][0]), run.n_trials)},
                       n_trials=run.n_trials, seed=run.seed, info={"ruleset": ruleset}, title=title)
 
-    return answer("magic dispel", method=method, exact=exact, monte_carlo=monte_carlo,
+    return answer("magic.dispel", method=method, exact=exact, monte_carlo=monte_carlo,
                   config=config, check=check)

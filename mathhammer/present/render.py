@@ -22,10 +22,14 @@ MAX_TABLE_ROWS = 40
 MAX_LIST_ITEMS = 8
 
 
-def render(report: Report, fmt: str, full: bool = False) -> str:
-    """The report as the command line prints it: parameters named as its flags."""
+def render(report: Report, fmt: str, full: bool = False, command: str | None = None) -> str:
+    """The report as the command line prints it: parameters named as its flags; JSON's
+    ``command`` is ``command`` (as typed, ``wm duel``) when given, else the report's name."""
     if fmt == "json":
-        return json.dumps(report.to_dict(flag), indent=2, allow_nan=False) + "\n"
+        data = report.to_dict(flag)
+        if command:
+            data["command"] = command
+        return json.dumps(data, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         return with_flags(render_csv(report))
     return with_flags(render_table(report, full=full))

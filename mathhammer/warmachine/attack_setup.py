@@ -194,7 +194,7 @@ class AttackSetup:
         """
         from mathhammer.warmachine import limits
 
-        n = {**CLI_NAMES, **(names or {})}
+        n = _ParamNames(names or {})
         rules.check_kind(self.kind, n["kind"])
         for field in ("stat", "defense", "power", "armor", "attacks", "modifier", "def_bonus",
                       "arm_bonus", "camped_focus"):

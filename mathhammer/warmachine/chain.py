@@ -51,7 +51,7 @@ def _summary(p_hit: Estimate, p_crit: Estimate, mean_hits: Estimate, dist: Distr
     return results
 
 
-def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str = "wm attack",
+def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str = "warmachine.attack",
                 title: str = "") -> Report:
     """Exact report: p_hit (first attack), p_critical, mean_hits, mean_damage, p_destroyed."""
     _require_attacks(specs)
@@ -98,7 +98,7 @@ def kernel_tables(specs: list[AttackSpec]) -> KernelTables:
 
 
 def chain_monte_carlo(specs: list[AttackSpec], config: MonteCarloConfig, boxes: int | None = None,
-                      command: str = "wm attack", title: str = "") -> Report:
+                      command: str = "warmachine.attack", title: str = "") -> Report:
     """Monte Carlo report with the same names as :func:`chain_exact`, every figure with its se."""
     from mathhammer import kernels
 
@@ -155,7 +155,7 @@ def _require_attacks(specs: list[AttackSpec]) -> None:
 
 def run_chain(specs: list[AttackSpec], *, boxes: int | None = None, method: str = "auto",
               config: MonteCarloConfig | None = None, check: bool = False,
-              command: str = "wm attack", title: str = "") -> Report:
+              command: str = "warmachine.attack", title: str = "") -> Report:
     """Answer a chain with the engine ``method`` asks for (auto = exact)."""
     if not specs:
         raise InputError("attacks", "a chain needs at least one attack", 0)
@@ -300,7 +300,7 @@ def attacks_to_cripple(stat: int, defense: int, power: int, armor: int, *, syste
     setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
     return fewest_attacks(
         cripple_chance(setup, target_grid, letter, shield_mask if setup.shield else 0), for_p,
-        limits.LIMITS["attacks"][1], command="wm attack",
+        limits.LIMITS["attacks"][1], command="warmachine.attack",
         outcome=f"cripple {name}'s {SYSTEM_NAMES[letter]} ({letter})")
 
 

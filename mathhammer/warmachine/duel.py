@@ -256,7 +256,7 @@ def _report(method: str, target: Target, dist: Distribution, destroyed: Estimate
         results[f"p_crippled_{letter}"] = est
     results["mean_damage"] = dist.mean_estimate()
     results.update(extra)
-    return Report("wm duel", method, results, {"damage": dist}, n_trials=n_trials, seed=seed,
+    return Report("warmachine.duel", method, results, {"damage": dist}, n_trials=n_trials, seed=seed,
                   info=dict(info), title=title)
 
 
@@ -407,7 +407,7 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
 
     use = "exact" if (method == "auto" and sol is not None) else (
         "mc" if method == "auto" else method)
-    report = answer("wm duel", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
+    report = answer("warmachine.duel", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)
     if report.info.get("charge") is None:
         report.info.pop("charge", None)
@@ -524,7 +524,7 @@ def least_focus(chain_specs, allowance: int, name: str, target: Target, for_p: f
     for f, what in skipped:
         groups.setdefault(re.sub(r"\d+", "#", what), ([], what))[0].append(f)
     notes = [f"{', '.join(map(str, fs))} focus left out: {what}" for fs, what in groups.values()]
-    return least_level(levels, for_p, command="wm duel", outcome=outcome, who=name,
+    return least_level(levels, for_p, command="warmachine.duel", outcome=outcome, who=name,
                        title=f"wm duel: the least focus for {name} ({policy} policy) to "
                              f"{outcome}", notes=notes or None)
 

@@ -140,8 +140,8 @@ def battle_figure(report):
 
 #: report name -> its figure builder
 FIGURES = {
-    "wm battle": battle_figure,
-    "wm duel": duel_figure,
-    "run": duel_figure,  # a Warmachine scenario: the same answer as a duel
-    "wm aoe": aoe_figure,
+    "warmachine.battle": battle_figure,
+    "warmachine.duel": duel_figure,
+    "warmachine.scenario": duel_figure,  # a Warmachine scenario: the same answer as a duel
+    "warmachine.aoe": aoe_figure,
 }

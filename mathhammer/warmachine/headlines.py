@@ -82,7 +82,7 @@ def _wm_run(report: Report) -> str:
 
 #: headline builders that need nothing beyond the report, by report name
 BUILDERS: dict[str, Callable[[Report], str]] = {
-    "wm aoe": _wm_aoe,
-    "run": _wm_run,
-    "sequence": _wm_run,
+    "warmachine.aoe": _wm_aoe,
+    "warmachine.scenario": _wm_run,
+    "warmachine.sequence": _wm_run,
 }

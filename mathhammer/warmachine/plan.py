@@ -358,7 +358,7 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
                         check=check, explain=explain, effects=flags, solved=solved_best,
                         title=title or f"wm plan: {', '.join(m.name for m in members)} "
                                        f"vs {target.name}")
-    report.command = "wm plan"
+    report.command = "warmachine.plan"
     charges = {}
     for part in (report.info.pop("charge", None) or "").split("; "):
         name, _, said = part.partition(" charges ")

@@ -365,7 +365,7 @@ def run_scenario(data: dict, source: str, *, method: str = "auto",
     steps = build_steps(scenario, source, target)
     title = scenario.title or scenario.name or f"{len(steps)} attacks against {target.name}"
     report = run_sequence(steps, target, method=method, config=config, check=check,
-                          command="run", title=title)
+                          command="warmachine.scenario", title=title)
     report.info.setdefault("target", f"DEF {target.defense}, ARM {target.armor}, "
                            f"{target.grid.n_boxes} boxes")
     return report
@@ -397,7 +397,7 @@ def _run_activations(scenario: WarmachineScenario, source: str, target: Target, 
     report = duel_chain(specs, target, policy=scenario.policy, objective=scenario.objective,
                         boost_hit=scenario.boost_hit, boost_damage=scenario.boost_damage,
                         method=method, config=config, check=check, title=title)
-    report.command = "run"
+    report.command = "warmachine.scenario"
     return report
 
 
@@ -421,5 +421,5 @@ def _run_plan(scenario: WarmachineScenario, source: str, target: Target, method:
                        upkeep=entry.upkeep, distance=entry.distance, method=method,
                        config=config, check=check, where=f"{where}.attackers",
                        title=scenario.title or scenario.name)
-    report.command = "run"
+    report.command = "warmachine.scenario"
     return report

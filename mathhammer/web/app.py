@@ -389,7 +389,7 @@ def json_of(outcome: Outcome) -> str:
     if "json_of" not in outcome.made:
         from mathhammer.present.render import render
 
-        outcome.made["json_of"] = render(outcome.report, "json")
+        outcome.made["json_of"] = render(outcome.report, "json", command=outcome.command)
     return outcome.made["json_of"]
 
 

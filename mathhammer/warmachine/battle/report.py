@@ -65,7 +65,7 @@ def build_report(battle, spec, tally, seed: int, names: tuple[str, str]) -> Repo
     info = _info(battle, spec, tally, results, names)
     if not kills:
         info["empty_distributions"] = [info_note]
-    report = Report("wm battle", "mc", results, dists, n_trials=n, seed=seed, info=info,
+    report = Report("warmachine.battle", "mc", results, dists, n_trials=n, seed=seed, info=info,
                     title=f"wm battle: {names[0]} (A) vs {names[1]} (B), {turns} rounds")
     report.headline = headline(report, names, turns)
     return report
