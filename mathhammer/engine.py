@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mathhammer import trials
 from mathhammer.errors import InputError, Interrupted, TrialLimitError
 from mathhammer.results import Z95
 from mathhammer.rng import chunk_state, chunk_states, resolve_seed
@@ -36,7 +37,7 @@ Tally = dict[str, np.ndarray]
 ChunkFn = Callable[[int, np.ndarray], Tally]
 ProgressFn = Callable[[int, int], None]  # (trials done, trials planned)
 
-DEFAULT_TRIALS = 1_000_000
+DEFAULT_TRIALS = trials.QUERY
 MAX_TRIALS = 10**11  # ~minutes of the fastest kernel; beyond that a query is a mistake
 MIN_CHUNK = 1 << 16
 MAX_CHUNKS = 4096  # keeps chunks short so Ctrl-C answers quickly even for 10^9 trials

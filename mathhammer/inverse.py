@@ -59,7 +59,7 @@ def fewest_attacks(chance: Callable[[int], float], target: float, max_attacks: i
                   info={"for_p": target, "outcome": outcome, "curve": shown,
                         "how": "the exact engine at n = 1, 2, 4, ... then halving the gap (the "
                                "chance never falls as attacks are added)"},
-                  title=title or f"{command}: the fewest {unit} that {outcome}", headline=headline)
+                  title=title or f"the fewest {unit} that {outcome}", headline=headline)
 
 
 def least_level(levels: list[tuple[int, float]], target: float, *, command: str,
@@ -90,5 +90,5 @@ def least_level(levels: list[tuple[int, float]], target: float, *, command: str,
         info["note"] = "; ".join(notes)
     return Report(command, "exact", {f"{unit}_needed": Estimate.exact(found),
                                      "p_at_needed": Estimate.exact(min(p, 1.0))},
-                  info=info, title=title or f"{command}: the least {unit} that {outcome}",
+                  info=info, title=title or f"the least {unit} that {outcome}",
                   headline=headline)

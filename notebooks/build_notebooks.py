@@ -29,13 +29,13 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from matplotlib.ticker import PercentFormatter
 
-from mathhammer.engine import MonteCarloConfig
+import mathhammer as mh  # the public API: every engine a notebook uses is mh.<name>
 
 %matplotlib inline
 # the tests set a small count; the committed outputs use the default
 N_TRIALS = int(os.environ.get("MATHHAMMER_NOTEBOOK_TRIALS", "200000"))
 SEED = 2026
-config = MonteCarloConfig(n_trials=N_TRIALS, seed=SEED, threads=1)
+config = mh.MonteCarloConfig(n_trials=N_TRIALS, seed=SEED, threads=1)
 print(f"Monte Carlo: {N_TRIALS:,} trials per query, seed {SEED}")
 
 
@@ -75,8 +75,6 @@ maximise P(destroy); the bars below are Monte Carlo runs of each policy.
 **Question:** how much kill probability do the habits leave on the table?"""),
     ("code", SETUP),
     ("code", """\
-from mathhammer.warmachine.duel import duel
-from mathhammer.warmachine.models import load_warmachine
 
 PAIRS = [("khador/juggernaut", "cygnar/ironclad"), ("cygnar/ironclad", "khador/juggernaut"),
          ("protectorate/crusader", "cryx/slayer"), ("khador/juggernaut", "cygnar/stryker")]
@@ -89,9 +87,9 @@ HABITS = {
 }
 rows = []
 for attacker, target in PAIRS:
-    matchup = f"{load_warmachine(attacker).name} →\\n{load_warmachine(target).name}"
+    matchup = f"{mh.load_profile('warmachine', attacker).name} →\\n{mh.load_profile('warmachine', target).name}"
     for habit, kw in HABITS.items():
-        r = duel(attacker, target, focus=3, charge=True, method="mc", config=config, **kw)
+        r = mh.wm_duel(attacker, target, focus=3, charge=True, method="mc", config=config, **kw)
         rows.append({"matchup": matchup, "habit": habit,
                      "p_kill": r.results["p_destroyed"].value, "se": r.results["p_destroyed"].se,
                      "mean_damage": r.results["mean_damage"].value})
@@ -129,11 +127,10 @@ for matchup in matchups:
 The same charge (Juggernaut, 3 focus) against an Ironclad whose DEF is varied: the
 policies are compared with the breakpoint sweep of `mathhammer.analysis`."""),
     ("code", """\
-from mathhammer.analysis import sweep
 
 fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
 for policy in ("fixed", "greedy", "optimal"):
-    s = sweep("khador/juggernaut", "cygnar/ironclad", "def=10..16",
+    s = mh.sweep("khador/juggernaut", "cygnar/ironclad", "def=10..16",
               attacker_options={"focus": 3, "charge": True}, policy=policy, method="mc",
               n_trials=N_TRIALS, seed=SEED)
     line = s.series("plain")
@@ -157,10 +154,10 @@ from how the focus is spent. Exact values (no Monte Carlo error)."""),
     ("code", """\
 charge_rows = []
 for attacker, target in PAIRS:
-    row = {"matchup": f"{load_warmachine(attacker).name} → {load_warmachine(target).name}"}
+    row = {"matchup": f"{mh.load_profile('warmachine', attacker).name} → {mh.load_profile('warmachine', target).name}"}
     for label, kw in (("no charge", {}), ("must charge", {"charge": True}),
                       ("may charge", {"may_charge": True})):
-        r = duel(attacker, target, focus=3, method="exact", **kw)
+        r = mh.wm_duel(attacker, target, focus=3, method="exact", **kw)
         row[label] = r.results["p_destroyed"].value
         if label == "may charge":
             row["policy's choice"] = r.info.get("charge", "—")
@@ -176,11 +173,10 @@ played with the optimal policy (WM-P1). Below: Sorscha's battle box against a St
 who camped 3 focus and has Arcane Shield up, beside the hand-written turn "both
 warjacks get 3 and charge, Sorscha keeps nothing"."""),
     ("code", """\
-from mathhammer.warmachine.plan import plan_from_cli
 
-plan = plan_from_cli(["khador/sorscha", "khador/juggernaut", "khador/destroyer"], "cygnar/stryker",
-                     camped_focus=3, target_effects=["Arcane Shield"], top=3)
-hand = duel("khador/juggernaut", "cygnar/stryker", focus=3, charge=True, camped_focus=3,
+plan = mh.wm_plan(["khador/sorscha", "khador/juggernaut", "khador/destroyer"], "cygnar/stryker",
+                 camped_focus=3, target_effects=["Arcane Shield"], top=3)
+hand = mh.wm_duel("khador/juggernaut", "cygnar/stryker", focus=3, charge=True, camped_focus=3,
             target_effects=["Arcane Shield"], then=["khador/destroyer:3:charge", "khador/sorscha:0"],
             method="exact")
 print(plan.headline)
@@ -229,22 +225,18 @@ to the next column when one fills (WM-G2), so each chassis has its own weak spot
 the kill), how likely is each system of each bundled warjack to be crippled?"""),
     ("code", SETUP),
     ("code", """\
-from mathhammer.profiles import bundled_ids
-from mathhammer.warmachine.duel import duel
-from mathhammer.warmachine.grid import SYSTEM_NAMES
-from mathhammer.warmachine.models import load_warmachine
 
-jacks = [p for p in (load_warmachine(i) for i in bundled_ids("warmachine")) if p.is_warjack]
+jacks = [p for p in (mh.load_profile('warmachine', i) for i in mh.bundled_ids("warmachine")) if p.is_warjack]
 ATTACKERS = {"Juggernaut charge": "khador/juggernaut", "Ironclad charge": "cygnar/ironclad"}
 SYSTEMS = list("LRHACM")
 tables, errors, kills = {}, {}, {}
 for label, attacker in ATTACKERS.items():
     rows, ses, dead = {}, {}, {}
     for jack in jacks:
-        r = duel(attacker, jack.id, focus=3, charge=True, method="mc", config=config)
+        r = mh.wm_duel(attacker, jack.id, focus=3, charge=True, method="mc", config=config)
         name = f"{jack.name} ({jack.faction})"
-        rows[name] = {SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].value if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
-        ses[name] = {SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].se if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
+        rows[name] = {mh.SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].value if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
+        ses[name] = {mh.SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].se if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
         dead[name] = r.results["p_destroyed"].value
     tables[label] = pd.DataFrame(rows).T
     errors[label] = pd.DataFrame(ses).T
@@ -254,11 +246,10 @@ tables["Juggernaut charge"].style.format("{:.1%}", na_rep="—")"""),
 Blank cells are systems the chassis does not have (most warjacks have no arc node).
 Under Monte Carlo each cell carries its ± standard error."""),
     ("code", """\
-from mathhammer.plots import plot_table_heatmap
 
 fig, axes = plt.subplots(1, 2, figsize=(16, 0.45 * len(jacks) + 2.5), dpi=100)
 for ax, (label, table) in zip(axes, tables.items()):
-    plot_table_heatmap(table, ax=ax, title=f"P(system crippled) after one {label} (3 focus)",
+    mh.plot_table_heatmap(table, ax=ax, title=f"P(system crippled) after one {label} (3 focus)",
                        colour_label="P(crippled)", xlabel="system", ylabel="target warjack",
                        se=errors[label] if N_TRIALS < 10**7 else None)
 plt.tight_layout()
@@ -298,20 +289,18 @@ FB-C5): a unit can win on wounds and still not break a steadfast or stubborn ene
 and how often does the enemy break in the first round?"""),
     ("code", SETUP),
     ("code", """\
-from mathhammer.fantasy.combat import combat
-from mathhammer.fantasy.models import load_unit
 
 UNITS = ["wfb8/empire_halberdiers", "wfb8/orc_boyz", "wfb8/skeleton_warriors",
          "wfb8/dwarf_warriors", "wfb8/high_elf_spearmen", "wfb8/chaos_warriors"]
-names = {u: load_unit(u).name for u in UNITS}
+names = {u: mh.load_profile('fantasy', u).name for u in UNITS}
 first, first_se, decided, decided_se = {}, {}, {}, {}
 for a in UNITS:
     first[names[a]], first_se[names[a]], decided[names[a]], decided_se[names[a]] = {}, {}, {}, {}
     for b in UNITS:
         if a == b:
             continue
-        one = combat(a, b, rounds=1, charger="a", method="auto", config=config)
-        full = combat(a, b, charger="a", method="mc", config=config)
+        one = mh.fb_combat(a, b, rounds=1, charger="a", method="auto", config=config)
+        full = mh.fb_combat(a, b, charger="a", method="mc", config=config)
         first[names[a]][names[b]] = one.results["p_enemy_breaks"].value
         first_se[names[a]][names[b]] = one.results["p_enemy_breaks"].se
         decided[names[a]][names[b]] = full.results["p_a_wins"].value
@@ -323,17 +312,16 @@ first, decided = first.loc[order, order], decided.loc[order, order]
 first_se, decided_se = first_se.loc[order, order], decided_se.loc[order, order]
 decided.style.format("{:.1%}", na_rep="—")"""),
     ("code", """\
-from mathhammer.plots import plot_table_heatmap
 
 fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), dpi=100)
-plot_table_heatmap(first, ax=axes[0], title="P(enemy breaks in round 1), row charges",
+mh.plot_table_heatmap(first, ax=axes[0], title="P(enemy breaks in round 1), row charges",
                    colour_label="P(break)", xlabel="charged unit", ylabel="charging unit", se=first_se)
-plot_table_heatmap(decided, ax=axes[1], title="P(charger wins the combat), until decided",
+mh.plot_table_heatmap(decided, ax=axes[1], title="P(charger wins the combat), until decided",
                    colour_label="P(win)", xlabel="charged unit", ylabel="charging unit", se=decided_se)
 plt.tight_layout()
 plt.show()"""),
     ("code", """\
-points = {names[u]: load_unit(u).unit_points() for u in UNITS}
+points = {names[u]: mh.load_profile('fantasy', u).unit_points() for u in UNITS}
 summary = pd.DataFrame({"points": pd.Series(points),
                         "mean P(win) as charger": decided.mean(axis=1),
                         "mean P(not beaten) when charged": 1 - decided.mean(axis=0)})
@@ -388,16 +376,14 @@ dice spell by spell (the `optimal` dice rule) gain over fixed habits?"""),
     ("code", SETUP),
     ("md", "## One spell: P(cast) against the number of dice (exact)"),
     ("code", """\
-from mathhammer.magic.rules import magic_rules
-from mathhammer.magic.single import cast
 
-max_dice = magic_rules("t9a1").max_casting_dice  # MG-4
+max_dice = mh.magic_rules("t9a1").max_casting_dice  # MG-4
 fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
 for cv in (5, 7, 9, 11):
     dice = range(1, max_dice + 1)
-    p = [cast(n, level=4, cv=cv).results["p_cast"].value for n in dice]
+    p = [mh.magic_cast(n, level=4, cv=cv).results["p_cast"].value for n in dice]
     ax.plot(list(dice), np.array(p) * 100, marker="o", label=f"P(cast), casting value {cv}")
-miscast = [cast(n, level=4, cv=7).results["p_miscast"].value for n in dice]
+miscast = [mh.magic_cast(n, level=4, cv=7).results["p_miscast"].value for n in dice]
 ax.plot(list(dice), np.array(miscast) * 100, linestyle=":", color="#555555", marker="x",
         label="P(miscast) (the same for every casting value)")
 ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
@@ -416,12 +402,9 @@ different dice rules for the caster: the file's fixed dice per spell, *fewest di
 reaching a target chance*, and `optimal` (dice chosen as each spell is cast, by
 dynamic programming over the remaining pools)."""),
     ("code", """\
-from mathhammer.magic.models import load_scenario
-from mathhammer.magic.scenario import run_phase
-from mathhammer.profiles import profiles_root, read_toml
 
-path = profiles_root() / "scenarios" / "magic_t9a1_four_spells.toml"
-scenario = load_scenario(read_toml(path), str(path))
+path = mh.profiles_root() / "scenarios" / "magic_t9a1_four_spells.toml"
+scenario = mh.magic_scenario(mh.read_toml(path), str(path))
 spell_names = [s.name for s in scenario.spells]
 RULES = {"fixed (file dice)": dict(dice_rule="fixed"),
          "target 50%": dict(dice_rule="target", target=0.5),
@@ -431,7 +414,7 @@ RULES = {"fixed (file dice)": dict(dice_rule="fixed"),
 rows = []
 for label, change in RULES.items():
     s = scenario.model_copy(update={"caster": scenario.caster.model_copy(update=change)})
-    r = run_phase(s, method="mc", config=config)
+    r = mh.magic_phase(s, method="mc", config=config)
     row = {"dice rule": label, "expected weight": r.results["expected_weight"].value,
            "expected weight se": r.results["expected_weight"].se,
            "P(miscast)": r.results["p_miscast"].value}
@@ -460,11 +443,10 @@ plt.tight_layout()
 plt.show()"""),
     ("md", "## Fixed pools: the best split against deciding as you go (exact)"),
     ("code", """\
-from mathhammer.magic.optimise import optimise
 
 pools = []
 for power in range(5, 13):
-    r = optimise(scenario, power=power, dispel=5)
+    r = mh.magic_optimise(scenario, power=power, dispel=5)
     pools.append({"power dice": power, "best fixed split": r.results["expected_weight_best_split"].value,
                   "decide spell by spell": r.results["expected_weight_adaptive"].value})
 pools = pd.DataFrame(pools).set_index("power dice")
@@ -505,17 +487,15 @@ close combat (Fantasy), with P(kill), expected damage and both per 100 points.
 the best value for their points? And the same for two Fantasy lists."""),
     ("code", SETUP),
     ("code", """\
-from mathhammer.analysis import compare
-from mathhammer.plots import plot_matrix
 
-wm = compare("khador_battlebox", "cygnar_battlebox", method="mc", n_trials=N_TRIALS, seed=SEED)
+wm = mh.compare("khador_battlebox", "cygnar_battlebox", method="mc", n_trials=N_TRIALS, seed=SEED)
 print(wm.list_a.summary())
 print(wm.list_b.summary())
 wm.matrix("p_kill", "A→B").style.format("{:.1%}")"""),
     ("code", """\
 fig, axes = plt.subplots(2, 1, figsize=(10, 9), dpi=100)
 for ax, direction in zip(axes, wm.directions):
-    plot_matrix(wm, "p_kill", direction, ax=ax)
+    mh.plot_matrix(wm, "p_kill", direction, ax=ax)
 plt.tight_layout()
 plt.show()"""),
     ("md", """\
@@ -539,10 +519,10 @@ print(f"Best value: {top[1]} ({top[0]}), {value.iloc[0]['kills_per_100_points']:
       f"on average; mean raw P(kill) {value.iloc[0]['p_kill']:.1%}.")"""),
     ("md", "## Fantasy: Empire state troops against orcs, skeletons and dwarfs"),
     ("code", """\
-fb = compare("wfb8_empire", "wfb8_greenskins_and_undead", method="mc", n_trials=N_TRIALS, seed=SEED)
+fb = mh.compare("wfb8_empire", "wfb8_greenskins_and_undead", method="mc", n_trials=N_TRIALS, seed=SEED)
 fig, axes = plt.subplots(2, 1, figsize=(9, 8), dpi=100)
 for ax, direction in zip(axes, fb.directions):
-    plot_matrix(fb, "p_kill", direction, ax=ax)
+    mh.plot_matrix(fb, "p_kill", direction, ax=ax)
 plt.tight_layout()
 plt.show()
 per_unit = fb.frame.groupby(["direction", "attacker"])[["p_kill", "kills_per_100_points"]].mean()

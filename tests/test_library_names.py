@@ -70,3 +70,46 @@ def test_the_library_and_the_cli_give_the_same_error_in_their_own_words(capsys):
     with pytest.raises(SystemExit):
         main(["compare", "khador_battlebox", "cygnar_battlebox", "--method", "x"])
     assert "--method: must be exact, mc or auto" in capsys.readouterr().err
+
+
+def test_the_public_api_loads_every_name_it_lists():
+    """``mathhammer.__all__`` is what a notebook uses; every name resolves (issue 27 part 2)."""
+    import mathhammer as mh
+
+    for name in mh.__all__:
+        assert getattr(mh, name) is not None, name
+    assert mh.wm_plan.__name__ == "plan" and mh.fb_combat.__module__ == "mathhammer.fantasy.combat"
+
+
+def test_the_notebooks_use_only_the_public_api():
+    builder = (PACKAGE.parent / "notebooks" / "build_notebooks.py").read_text(encoding="utf-8")
+    private = sorted(set(re.findall(r"from (mathhammer\.[\w.]+) import", builder)))
+    assert not private, private
+
+
+def test_the_library_plays_the_rules_the_cli_did_against_a_war_machine():
+    """Poison does not wound a war machine (FB-WM1) and its p_destroyed is reported, from
+    the library as from the command line (the rules moved out of the CLI, issue 27)."""
+    import json
+
+    from mathhammer.cli import main
+    from mathhammer.fantasy.chain import AttackSpec
+    from mathhammer.fantasy.chain_query import chain_report, profile_target
+
+    unit, (t, save, ward, regen, w, models) = profile_target("wfb8/empire_great_cannon", "wfb8",
+                                                             close_combat=True)
+    spec = AttackSpec(ws=4, target_ws=unit.stats.ws, strength=4, toughness=t, poison=True,
+                      save=None if save is None else int(save), target_wounds=w,
+                      close_combat=True)
+    library = chain_report(spec, 10, "wfb8", models=models, method="exact", target_unit=unit)
+    import io
+    from contextlib import redirect_stdout
+
+    out = io.StringIO()
+    with redirect_stdout(out), pytest.raises(SystemExit):
+        main(["fb", "attack", "--ws", "4", "--strength", "4", "--attacks", "10", "--poison",
+              "--target", "wfb8/empire_great_cannon", "--format", "json"])
+    cli = json.loads(out.getvalue())
+    assert "p_destroyed" in library.results
+    for name, est in library.results.items():
+        assert cli["results"][name]["value"] == pytest.approx(est.value, abs=1e-12), name

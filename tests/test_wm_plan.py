@@ -14,7 +14,7 @@ from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
 from mathhammer.warmachine.duel import duel, target_from_profile
 from mathhammer.warmachine.plan import (
-    _Builder, _mc_compare, candidates, members_of, plan_from_cli, plan_turn,
+    _Builder, _mc_compare, candidates, members_of, plan, plan_turn,
 )
 from tests.conftest import cli_result
 
@@ -164,7 +164,7 @@ def test_scenario_form_and_list_file_run():
     data["plan"]["list"] = "profiles/lists/khador_battlebox.toml"
     with pytest.raises(InputError, match="either attackers"):
         run_scenario(data, path)
-    listed = plan_from_cli([], "cygnar/stryker", from_list="profiles/lists/khador_battlebox.toml",
+    listed = plan([], "cygnar/stryker", from_list="profiles/lists/khador_battlebox.toml",
                            top=1)
     assert np.isclose(p(listed), p(report)) or p(listed) >= 0  # runs from a list file
     with pytest.raises(RulesError):

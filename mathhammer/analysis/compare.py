@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from mathhammer import game as games
+from mathhammer import trials
 from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
 from mathhammer.analysis.pool import run_cells
 from mathhammer.errors import InputError
 from mathhammer.lists import ArmyList, ListUnit, load_list
 from mathhammer.results import Estimate, Report
 
-DEFAULT_TRIALS = 100_000  # per Monte Carlo cell: se <= 0.16 percentage points
+DEFAULT_TRIALS = trials.CELL
 METRICS = ("p_kill", "mean_damage", "kills_per_100_points", "mean_damage_per_100")
 
 

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from mathhammer import game as games
+from mathhammer import trials
 from mathhammer.analysis.cells import Cell, cell_seed
 from mathhammer.analysis.pool import run_cells
 from mathhammer.errors import InputError, UnknownProfileError
 from mathhammer.results import Estimate, Report
 
-DEFAULT_TRIALS = 100_000
+DEFAULT_TRIALS = trials.CELL
 MAX_POINTS = 200
 _VARY = re.compile(r"^\s*(?:(attacker|target)\.)?([a-z_]+)\s*=\s*(.+?)\s*$")
 _RANGE = re.compile(r"^(-?\d+)\s*\.\.\s*(-?\d+)(?::(\d+))?$")

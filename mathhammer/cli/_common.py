@@ -14,8 +14,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from mathhammer import trials
 from mathhammer.errors import InputError
-from mathhammer.present.host import HOST  # an in-process host takes the report (`serve`)
 from mathhammer.io import (  # noqa: F401 (the CLI's writer is the library's)
     STDOUT,
     all_or_nothing,
@@ -24,13 +24,14 @@ from mathhammer.io import (  # noqa: F401 (the CLI's writer is the library's)
     short_path,
     write_atomically,
 )
+from mathhammer.present.host import HOST  # an in-process host takes the report (`serve`)
 
 Method = Annotated[
     str,
     typer.Option("--method", help="exact, mc (Monte Carlo) or auto (exact when available)."),
 ]
-#: engine.DEFAULT_TRIALS, written here so `--help` needs no numpy (a test holds them equal)
-DEFAULT_TRIALS = 1_000_000
+#: the engine's default (mathhammer/trials.py: no numpy needed for `--help`)
+DEFAULT_TRIALS = trials.QUERY
 
 
 def n_trials_option(default: int) -> object:

@@ -37,10 +37,10 @@ Rounds = Annotated[
 
 
 def _emit(report, text_table: str, opts, plot_fn) -> None:
-    from mathhammer.present.host import HOST
     from mathhammer.present import render as _render
     from mathhammer.present.flags import with_flags
     from mathhammer.present.headline import headline
+    from mathhammer.present.host import HOST
 
     if HOST.get() is not None:  # `mathhammer serve`: the report, this table and the plot
         HOST.get().receive(report, text_table, plot_fn, opts.command)

@@ -15,7 +15,6 @@ import typer
 
 from mathhammer.present.tour import DEMO_KERNELS, DEMO_STEPS, WARMUP_ARGV
 
-
 #: the short tour (the default) stays within this many lines
 SHORT_TOUR_LINES = 150
 

@@ -18,6 +18,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from mathhammer import trials
 from mathhammer.cli._common import CommonOptions, emit, query_command
 
 app = typer.Typer(no_args_is_help=True, help="Warhammer Fantasy / Ninth Age: attack chains, shooting, combats, tests, artillery.")
@@ -140,51 +141,6 @@ def _explain_chain(report, spec, rules, attacks, modifier_parts=None) -> None:
            decisions=chain_decisions(rules))
 
 
-ZERO_ALLOWED = ("ws", "target_ws", "bs")  # FB-V0: a WS or BS of 0 plays the ruleset's rule
-
-
-def _characteristics(rules, **flags: int | None) -> None:
-    for flag, value in flags.items():
-        if value is not None:
-            rules.check_characteristic(value, "--" + flag.replace("_", "-"),
-                                       low=0 if flag in ZERO_ALLOWED else 1)
-
-
-def _profile_target(ref: str, rules, close_combat: bool = False, **raw):
-    """A target profile's (T, armour, ward, regeneration, W, models) as the flags would give them."""
-    from mathhammer.errors import InputError
-    from mathhammer.fantasy.combat_target import target_models, target_parts
-    from mathhammer.fantasy.models import load_unit
-
-    given = [flag for flag, value in raw.items() if value is not None]
-    if given:
-        flag = "--" + given[0].replace("_", "-")
-        raise InputError(flag, "takes the target's stats from its profile already (--target)",
-                         raw[given[0]], f"drop {flag}, or drop --target for raw stats")
-    unit = load_unit(ref)
-    if unit.ruleset != rules.name and rules.name in ("basic", "wfb8", "t9a1"):
-        raise InputError("--target", f"is a {unit.ruleset} profile, but the ruleset is {rules.name}",
-                         ref, f"add --ruleset {unit.ruleset}")
-    part = target_parts(unit, rules, close_combat)[0]
-    text = lambda v: None if v is None else str(v)  # noqa: E731 - the flags' own form
-    return unit, (part.t, text(part.armour), text(part.ward), text(part.regeneration), part.w,
-                  target_models(unit, rules))
-
-
-def _war_machine_note(report, unit, rules, close_combat: bool) -> None:
-    """FB-WM1 said where it applies: which Toughness, Wounds and (melee) the assault party."""
-    if unit.machine is None:
-        return
-    from mathhammer.fantasy.combat_target import target_models, target_parts, war_machine_words
-    from mathhammer.words import pct
-
-    report.info["war machine"] = war_machine_words(unit, rules, close_combat)
-    total = target_parts(unit, rules, close_combat)[0].w * target_models(unit, rules)
-    destroyed = report.distributions["unsaved_wounds"].p_at_least(total)
-    report.results = {"p_destroyed": destroyed, **report.results}
-    report.headline += f" · {unit.name} destroyed {pct(destroyed)}"
-
-
 def _given(text: str | None, flag: str) -> str:
     if text is None:
         from mathhammer.errors import InputError
@@ -213,7 +169,6 @@ def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_
 
 def _attacks(text: str, flag: str) -> int | str:
     from mathhammer.errors import InputError
-
     from mathhammer.numbers import shown, whole_text
 
     text = text.strip()
@@ -262,20 +217,20 @@ def attack_command(
 ) -> None:
     """Unsaved wounds of N close-combat attacks: hit, wound, armour, ward (FB-H1..FB-V4)."""
     from mathhammer.fantasy.chain import AttackSpec
-    from mathhammer.fantasy.chain_query import chain_report
+    from mathhammer.fantasy.chain_query import (
+        against_unit, chain_report, check_characteristics, profile_target,
+    )
     from mathhammer.fantasy.rulesets import load_ruleset
 
     renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
     unit = None
     if target is not None:
-        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = _profile_target(
+        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = profile_target(
             target, rules, close_combat=True, target_ws=target_ws, toughness=toughness, save=save,
             ward=ward, regeneration=regeneration,
             target_wounds=target_wounds if target_wounds != 1 else None, target_models=target_models)
         target_ws = unit.stats.ws
-        poison = poison and unit.machine is None  # FB-WM1: war machines are immune to poison
-        no_kb_troop = no_kb_troop or unit.troop_type not in ("infantry", "cavalry", "war_beast")
     else:
         from mathhammer.errors import InputError
 
@@ -284,7 +239,7 @@ def attack_command(
                 raise InputError(flag, "needs a target: raw stats (--target-ws, --toughness) or "
                                  "--target ID", None, "add e.g. --target-ws 3 --toughness 4, or "
                                  "--target wfb8/orc_boyz")
-    _characteristics(rules, ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
+    check_characteristics(rules, ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
                      initiative=initiative, target_initiative=target_initiative)
     with _flag_names():
         spec = AttackSpec(
@@ -296,17 +251,16 @@ def attack_command(
                         reroll_ward, reroll_regeneration, poison, killing_blow,
                         multiple_wounds, target_wounds, flaming),
         )
+        if unit is not None:
+            spec = against_unit(spec, unit)
         if for_p is not None:
-            emit(_for_p(spec, rules, attacks, "--attacks", at_least, for_p, "fb attack",
+            emit(_for_p(spec, rules, attacks, "--attacks", at_least, for_p, "fantasy.attack",
                         target_models), opts)
             return
         n_attacks = _attacks(_given(attacks, "--attacks"), "--attacks")
         report = chain_report(spec, n_attacks, rules, at_least=at_least,
                               models=target_models, method=opts.method, config=opts.config(),
-                              check=opts.check, target_name=unit and unit.name)
-        if unit is not None:
-            report.info["target"] = f"{unit.id}: {unit.name}"
-            _war_machine_note(report, unit, rules, close_combat=True)
+                              check=opts.check, target_unit=unit)
     if opts.explain:
         _explain_chain(report, spec, rules, n_attacks)
     emit(report, opts)
@@ -350,23 +304,24 @@ def shoot_command(
 ) -> None:
     """Unsaved wounds of N shots, with 7+/8+/9+ to hit and every modifier (FB-H2..FB-V4)."""
     from mathhammer.fantasy.chain import AttackSpec
-    from mathhammer.fantasy.chain_query import shoot_report, shooting_modifier
+    from mathhammer.fantasy.chain_query import (
+        against_unit, check_characteristics, profile_target, shoot_report, shooting_modifier,
+    )
     from mathhammer.fantasy.rulesets import load_ruleset
 
     renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
     unit = None
     if target is not None:
-        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = _profile_target(
+        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = profile_target(
             target, rules, toughness=toughness, save=save, ward=ward, regeneration=regeneration,
             target_wounds=target_wounds if target_wounds != 1 else None, target_models=target_models)
-        poison = poison and unit.machine is None  # FB-WM1: war machines are immune to poison
     elif toughness is None:
         from mathhammer.errors import InputError
 
         raise InputError("--toughness", "needs a target: --toughness (raw stats) or --target ID",
                          None, "add e.g. --toughness 3 --save 5, or --target wfb8/orc_boyz")
-    _characteristics(rules, bs=bs, strength=strength, toughness=toughness)
+    check_characteristics(rules, bs=bs, strength=strength, toughness=toughness)
     total = shooting_modifier(rules, modifier, long_range, moving, cover, multiple_shots,
                               stand_and_shoot, large_target)
     with _flag_names():
@@ -377,8 +332,10 @@ def shoot_command(
                         reroll_ward, reroll_regeneration, poison, killing_blow,
                         multiple_wounds, target_wounds, flaming),
         )
+        if unit is not None:
+            spec = against_unit(spec, unit)
         if for_p is not None:
-            emit(_for_p(spec, rules, shots, "--shots", at_least, for_p, "fb shoot",
+            emit(_for_p(spec, rules, shots, "--shots", at_least, for_p, "fantasy.shoot",
                         target_models), opts)
             return
         n_shots = _attacks(_given(shots, "--shots"), "--shots")
@@ -390,10 +347,7 @@ def shoot_command(
         else:
             report = shoot_report(spec, n_shots, rules, at_least=at_least,
                                   models=target_models, method=opts.method, config=opts.config(),
-                                  check=opts.check, target_name=unit and unit.name)
-            if unit is not None:
-                report.info["target"] = f"{unit.id}: {unit.name}"
-                _war_machine_note(report, unit, rules, close_combat=False)
+                                  check=opts.check, target_unit=unit)
     if opts.explain:
         from mathhammer.fantasy.explain import shooting_modifier_parts
 
@@ -449,7 +403,7 @@ def pursuit_command(
     emit(report, opts)
 
 
-TURN_TRIALS = 100_000  # each trial walks every phase in Python: ~3 s for three game turns
+TURN_TRIALS = trials.TURN
 
 
 @app.command("turn")

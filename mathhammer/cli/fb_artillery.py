@@ -6,10 +6,11 @@ from typing import Annotated, Optional
 
 import typer
 
+from mathhammer import trials
 from mathhammer.cli._common import CommonOptions, emit, query_command
 from mathhammer.cli.fb import _save, app
 
-ARTILLERY_TRIALS = 200_000
+ARTILLERY_TRIALS = trials.ARTILLERY
 WEAPON_HELP = ("stone-thrower, cannon, bolt-thrower, flame-cannon, multi-barrel (organ gun / "
                "Helblaster / volley gun) or template (a template that scatters by --scatter dice).")
 

@@ -6,10 +6,11 @@ from typing import Annotated, Optional
 
 import typer
 
+from mathhammer import trials
 from mathhammer.cli._common import CommonOptions, emit, query_command
 from mathhammer.cli.fb import app
 
-COMBAT_TRIALS = 200_000  # default Monte Carlo size of a combat: ± 0.1 % on every probability
+COMBAT_TRIALS = trials.COMBAT
 
 
 @query_command(trials=COMBAT_TRIALS)
@@ -68,7 +69,7 @@ def combat_command(
 
 app.command("combat")(combat_command)
 
-CHALLENGE_TRIALS = 200_000
+CHALLENGE_TRIALS = trials.CHALLENGE
 
 
 @query_command(trials=CHALLENGE_TRIALS)

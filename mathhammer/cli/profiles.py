@@ -18,8 +18,8 @@ import typer
 
 from mathhammer import game as games
 from mathhammer.errors import InputError, MathhammerError, ProfileError, printable
-from mathhammer.present.flags import error_line, with_flags
 from mathhammer.present.catalogue import card_lines, points_text, profile_games, summary_row
+from mathhammer.present.flags import error_line, with_flags
 
 app = typer.Typer(
     no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema."

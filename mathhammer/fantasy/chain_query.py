@@ -65,9 +65,16 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
                  at_least: int | None = None, models: int | None = None, method: str = "auto",
                  config: MonteCarloConfig | None = None, check: bool = False,
                  command: str = "fantasy.attack", shooting: bool = False,
-                 target_name: str | None = None) -> Report:
-    """The distribution of unsaved wounds of ``attacks`` attacks of ``spec`` (FB-H..FB-V4)."""
+                 target_name: str | None = None, target_unit=None) -> Report:
+    """The distribution of unsaved wounds of ``attacks`` attacks of ``spec`` (FB-H..FB-V4).
+
+    ``target_unit``: the profile the target's stats came from (:func:`profile_target`);
+    its rules then apply (:func:`against_unit`) and the report names it, with
+    ``p_destroyed`` for a war machine (:func:`with_unit_target`).
+    """
     rules = load_ruleset(rules)
+    if target_unit is not None:
+        spec, target_name = against_unit(spec, target_unit), target_unit.name
     from mathhammer.fantasy.chain import attack_counts
 
     attack_counts(attacks, "‹shots›" if shooting else "‹attacks›")  # before any engine
@@ -89,7 +96,7 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
         info["to_hit_modifier"] = spec.shooting_modifier
         info["p_hit"] = "exact for one shot, also under Monte Carlo"
     against = f"{target_name} (T{spec.toughness})" if target_name else f"T{spec.toughness}"
-    title = f"{command}: {attacks} x S{spec.strength} vs {against} ({rules.name})"
+    title = f"{'shoot' if shooting else 'attack'}: {attacks} x S{spec.strength} vs {against} ({rules.name})"
 
     def exact() -> Report:
         result = chain_exact(spec, attacks, rules, models)
@@ -114,6 +121,8 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
     report = answer(command, method=method, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)
     report.headline = fb_chain_headline(report, attacks, shooting, at_least)
+    if target_unit is not None:
+        with_unit_target(report, target_unit, rules, close_combat=not shooting)
     return report
 
 
@@ -150,3 +159,68 @@ def shoot_report(spec: AttackSpec, shots: int | str, rules: Ruleset | str = "wfb
         raise InputError("‹bs›", "shooting needs the shooter's BS", None, "use e.g. ‹bs› 3")
     spec = replace(spec, close_combat=False)
     return chain_report(spec, shots, rules, command="fantasy.shoot", shooting=True, **kwargs)
+
+
+# --------------------------------------------------------------------------- a unit as the target
+def profile_target(ref, rules: Ruleset | str, close_combat: bool = False, **given):
+    """A target unit's (T, armour, ward, regeneration, W, models) from its profile, for
+    ``fb attack/shoot --target``: the unit and those numbers as the raw options would give
+    them. ``given``: raw target stats passed as well, which the profile replaces (an error)."""
+    from mathhammer.fantasy.combat_target import target_models, target_parts
+    from mathhammer.fantasy.models import load_unit
+
+    rules = load_ruleset(rules)
+    named = [name for name, value in given.items() if value is not None]
+    if named:
+        raise InputError(f"‹{named[0]}›", "takes the target's stats from its profile already "
+                         "(‹target›)", given[named[0]],
+                         f"drop ‹{named[0]}›, or drop ‹target› for raw stats")
+    unit = load_unit(ref) if isinstance(ref, str) else ref
+    if unit.ruleset != rules.name and rules.name in ("basic", "wfb8", "t9a1"):
+        raise InputError("‹target›", f"is a {unit.ruleset} profile, but the ruleset is {rules.name}",
+                         unit.id, f"add ‹ruleset› {unit.ruleset}")
+    part = target_parts(unit, rules, close_combat)[0]
+    text = lambda v: None if v is None else str(v)  # noqa: E731 - the options' own form
+    return unit, (part.t, text(part.armour), text(part.ward), text(part.regeneration), part.w,
+                  target_models(unit, rules))
+
+
+def against_unit(spec: AttackSpec, unit) -> AttackSpec:
+    """The attack as played against ``unit``: poison does not wound a war machine
+    (FB-WM1); wfb8 Killing Blow slays only infantry, cavalry and war beasts (FB-W2)."""
+    from mathhammer.fantasy.models import KILLING_BLOW_TROOPS
+
+    return replace(spec, poison=spec.poison and unit.machine is None,
+                   killing_blow_applies=spec.killing_blow_applies
+                   and unit.troop_type in KILLING_BLOW_TROOPS)
+
+
+def with_unit_target(report: Report, unit, rules: Ruleset | str, close_combat: bool) -> Report:
+    """The report of a chain against ``unit``: its name, and for a war machine (FB-WM1)
+    which Toughness and Wounds applied and ``p_destroyed``."""
+    from mathhammer.fantasy.combat_target import target_models, target_parts, war_machine_words
+    from mathhammer.words import pct
+
+    rules = load_ruleset(rules)
+    report.info["target"] = f"{unit.id}: {unit.name}"
+    if unit.machine is None:
+        return report
+    report.info["war machine"] = war_machine_words(unit, rules, close_combat)
+    total = target_parts(unit, rules, close_combat)[0].w * target_models(unit, rules)
+    destroyed = report.distributions["unsaved_wounds"].p_at_least(total)
+    report.results = {"p_destroyed": destroyed, **report.results}
+    report.headline += f" · {unit.name} destroyed {pct(destroyed)}"
+    return report
+
+
+def check_characteristics(rules: Ruleset | str, **values: int | None) -> None:
+    """Each characteristic given is possible in the ruleset; WS and BS may be 0 (FB-V0:
+    the ruleset says what a 0 does)."""
+    rules = load_ruleset(rules)
+    for name, value in values.items():
+        if value is not None:
+            rules.check_characteristic(value, f"‹{name}›", low=0 if name in ZERO_ALLOWED else 1)
+
+
+#: FB-V0: a WS or BS of 0 plays the ruleset's rule
+ZERO_ALLOWED = ("ws", "target_ws", "bs")

@@ -29,12 +29,11 @@ from dataclasses import dataclass, field, replace
 from mathhammer.errors import InputError, ProfileError
 from mathhammer.fantasy.chain import AttackSpec
 from mathhammer.fantasy.combat_rules import EquipmentEffect
-from mathhammer.fantasy.models import Mount, UnitProfile
+from mathhammer.fantasy.models import KILLING_BLOW_TROOPS, Mount, UnitProfile
 from mathhammer.fantasy.rulesets import Ruleset
 
 POSITIONS = ("front", "flank", "rear")
 SUPPORTING_TYPES = ("infantry", "monstrous_infantry", "swarm")
-KB_TYPES = ("infantry", "cavalry", "war_beast")  # FB-W2: wfb8 Killing Blow targets
 MAX_UNITS_PER_SIDE = 4
 MAX_CHARACTERS = 4  # per unit
 NO_ATTACKS = -1  # strike key of a group that makes no attacks in a variant
@@ -453,7 +452,7 @@ def attack_spec(att: Attacker, target: Body, variant: int, rules: Ruleset, targe
         ward=target.ward, regeneration=target.regeneration, armour_piercing=ap,
         poison="Poisoned Attacks" in att.rules,
         killing_blow="Killing Blow" in att.rules and rules.killing_blow is not None,
-        killing_blow_applies=target.troop_type in KB_TYPES, multiple_wounds=att.multiple_wounds,
+        killing_blow_applies=target.troop_type in KILLING_BLOW_TROOPS, multiple_wounds=att.multiple_wounds,
         target_wounds=target.w, flaming="Flaming Attacks" in att.rules,
         hatred=first and "Hatred" in att.rules, always_strikes_first=asf, initiative=att.i,
         target_initiative=target.i, target_always_strikes_first=target_asf)

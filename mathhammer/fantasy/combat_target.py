@@ -26,11 +26,10 @@ from mathhammer.fantasy.chain import (
     hit_probability,
     single_attack_outcomes,
 )
-from mathhammer.fantasy.models import UnitProfile
+from mathhammer.fantasy.models import KILLING_BLOW_TROOPS, UnitProfile
 from mathhammer.fantasy.rulesets import Ruleset
 from mathhammer.results import Distribution, Estimate, Report
 
-KB_TYPES = ("infantry", "cavalry", "war_beast")
 TEMPLATE_WEAPONS = ("stone-thrower", "template", "flame-cannon")
 ALLOTTED_WEAPONS = ("cannon", "bolt-thrower")
 
@@ -103,7 +102,7 @@ def war_machine_words(unit: UnitProfile, rules: Ruleset, close_combat: bool) -> 
 def _on(spec: AttackSpec, part: Part) -> AttackSpec:
     return replace(spec, toughness=part.t, save=part.armour,
                    ward=part.ward, regeneration=part.regeneration, target_wounds=part.w,
-                   killing_blow_applies=part.troop_type in KB_TYPES)
+                   killing_blow_applies=part.troop_type in KILLING_BLOW_TROOPS)
 
 
 def _part_pmf(spec: AttackSpec, part: Part, rules: Ruleset) -> np.ndarray:

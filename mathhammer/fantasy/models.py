@@ -28,6 +28,8 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_valid
 from mathhammer.profiles import find_profile, read_toml, register_model
 
 Confidence = Literal["high", "medium", "low"]
+#: troop types wfb8 Killing Blow slays (FB-W2); against others it has no effect
+KILLING_BLOW_TROOPS = ("infantry", "cavalry", "war_beast")
 TroopType = Literal["infantry", "cavalry", "war_beast", "monstrous_infantry",
                     "monstrous_cavalry", "monster", "war_machine", "swarm", "chariot"]
 

@@ -29,13 +29,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mathhammer import game as games
+from mathhammer import trials
 from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
 from mathhammer.errors import InputError
 from mathhammer.lists import ArmyList, ListUnit, load_list
 from mathhammer.results import Z95, Estimate, Report
 from mathhammer.tuning.meta import Meta, load_meta
 
-DEFAULT_TRIALS = 20_000  # per Monte Carlo cell
+DEFAULT_TRIALS = trials.SCORE_CELL
 MAX_CELLS = 2_000  # a query past this is a typo (a 50-unit list against a 12-list meta)
 
 

@@ -42,6 +42,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from mathhammer import game as games
+from mathhammer import trials
 from mathhammer.errors import InputError, MathhammerError, ProfileError
 from mathhammer.lists import find_bundled, find_list, load_list
 from mathhammer.profiles import pydantic_errors, read_toml
@@ -50,7 +51,7 @@ from mathhammer.tuning.meta import Meta, load_meta
 from mathhammer.tuning.score import _check, _method, _run, build_table
 from mathhammer.words import rounded
 
-SCREEN_TRIALS = 500
+SCREEN_TRIALS = trials.TUNE_SCREEN
 #: the table view of ``info["ranked"]`` (JSON keeps every row's full figures and units)
 RANKED_COLUMNS = (Column("rank", "#"), Column("changes", "changes against the input"),
                   Column("points", "points"),

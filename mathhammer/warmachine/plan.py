@@ -413,15 +413,17 @@ def battlegroup_of_list(path, where: str = "‹list›") -> list[str]:
     return refs
 
 
-def plan_from_cli(attackers: list[str], target: str, *, from_list=None, camped_focus: int = 0,
-                  damaged=None, cripple: str | None = None, arm_bonus: int = 0,
-                  def_bonus: int = 0, knocked_down: bool = False, stationary: bool = False,
-                  target_in_melee: bool = False, target_effects: list[str] | None = None,
-                  objective: str = "destroy", top: int = 3, upkeep: int = 0,
-                  distance: float | None = None, method: str = "auto",
-                  config: MonteCarloConfig | None = None, check: bool = False,
-                  explain: bool = False) -> Report:
-    """``mathhammer wm plan``: the battlegroup from ids or a list, the target from a profile."""
+def plan(attackers: list[str], target: str, *, from_list=None, camped_focus: int = 0,
+         damaged=None, cripple: str | None = None, arm_bonus: int = 0,
+         def_bonus: int = 0, knocked_down: bool = False, stationary: bool = False,
+         target_in_melee: bool = False, target_effects: list[str] | None = None,
+         objective: str = "destroy", top: int = 3, upkeep: int = 0,
+         distance: float | None = None, method: str = "auto",
+         config: MonteCarloConfig | None = None, check: bool = False,
+         explain: bool = False) -> Report:
+    """The best plan for a battlegroup's turn against one target (``wm plan``, WM-P1): the
+    battlegroup from profile ids or a list file (``from_list``), the target from a profile
+    with its state (damage, crippled systems, camped focus, effects)."""
     from mathhammer.warmachine import limits
     from mathhammer.warmachine.duel import target_from_profile, with_crippled
 

@@ -33,7 +33,6 @@ import re
 import tempfile
 import threading
 import time
-import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
