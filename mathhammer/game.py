@@ -60,6 +60,11 @@ class Game:
         problem) and say True; False when it is not one (``profiles validate``)."""
         return False
 
+    def run_scenario(self, data: dict, source: str, *, method: str, config: Any, check: bool,
+                     n_trials: int | None = None) -> Any:
+        """``mathhammer run`` of one of this game's scenario files: its Report."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str) -> Any:
         """The :class:`mathhammer.lists.ListUnit` of a validated list entry (its options and

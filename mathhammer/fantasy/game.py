@@ -81,6 +81,11 @@ class Fantasy(Game):
                 raise pydantic_errors(err, f"{source}: turn") from None
         return True
 
+    def run_scenario(self, data, source, *, method, config, check, n_trials=None):
+        from mathhammer.fantasy.scenario import run_scenario
+
+        return run_scenario(data, source, method=method, config=config, check=check)
+
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
         """A unit of the list's ruleset (``basic`` takes any), in the entry's formation."""

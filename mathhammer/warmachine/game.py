@@ -69,6 +69,17 @@ class Warmachine(Game):
         load_scenario(data, source)
         return True
 
+    def run_scenario(self, data, source, *, method, config, check, n_trials=None):
+        """A scenario file: attacks, activations or a plan; ``kind = "battle"``: a battle."""
+        if data.get("kind") == "battle":
+            from mathhammer.warmachine.battle.query import run_battle_scenario
+
+            return run_battle_scenario(data, source, method=method, config=config,
+                                       n_trials=n_trials)
+        from mathhammer.warmachine.scenario import run_scenario
+
+        return run_scenario(data, source, method=method, config=config, check=check)
+
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
         """Focus within WM-F1 (3 for a warjack, FOCUS for a warcaster, none for a solo), a
