@@ -199,7 +199,7 @@ FANTASY_SPEC = bl.FantasySpec()
 
 
 def fantasy_spec(attacks: int = 20):
-    chain = require("mathhammer.fantasy.chain", "AttackSpec", "chain_exact")
+    chain = require("mathhammer.fantasy.chain.core", "AttackSpec", "chain_exact")
     spec = chain.AttackSpec(strength=4, toughness=3, hit_on=FANTASY_SPEC.hit_on, save=4)
     exact = chain.chain_exact(spec, attacks, "wfb8")
     mean = float(np.dot(np.arange(len(exact.wounds)), exact.wounds))
@@ -211,7 +211,7 @@ def fantasy_spec(attacks: int = 20):
 def fantasy_chain() -> Pair:
     """``fantasy.kernels.chain.chain_kernel`` via the library's chunk: 20 attacks, every die rolled."""
     require("mathhammer.fantasy.kernels.chain", "chain_kernel")
-    chain_mc = require("mathhammer.fantasy.chain_mc", "chain_monte_carlo")
+    chain_mc = require("mathhammer.fantasy.chain.mc", "chain_monte_carlo")
     from mathhammer.engine import MonteCarloConfig
 
     _, spec = fantasy_spec()
@@ -312,7 +312,7 @@ def engine_grid_sequence() -> Callable[[int, int], object]:
 def engine_fantasy_chain() -> Callable[[int, int], object]:
     """``fantasy.chain_mc.chain_monte_carlo`` (20 attacks) through the engine."""
     require("mathhammer.fantasy.kernels.chain", "chain_kernel")
-    chain_mc = require("mathhammer.fantasy.chain_mc", "chain_monte_carlo")
+    chain_mc = require("mathhammer.fantasy.chain.mc", "chain_monte_carlo")
     from mathhammer.engine import MonteCarloConfig
 
     _, spec = fantasy_spec()

@@ -23,7 +23,7 @@ from benchmarks.report import median_seconds, publish_section  # noqa: E402
 from benchmarks.run import SECTION_END as END  # noqa: E402
 from benchmarks.run import SECTION_START as START  # noqa: E402
 from mathhammer.engine import MonteCarloConfig  # noqa: E402
-from mathhammer.fantasy.combat import combat  # noqa: E402
+from mathhammer.fantasy.combat.fight import combat  # noqa: E402
 from mathhammer.fantasy.scenario import run_scenario  # noqa: E402
 from mathhammer.profiles import read_toml  # noqa: E402
 

@@ -164,7 +164,7 @@ def _hit_faces(ruleset: str | None, hit_faces: int | None) -> tuple[int, str]:
             raise InputError("‹hit_faces›", "must be 0..6 faces of the scatter die", hit_faces,
                              "use ‹hit_faces› 2 (two HITs, four arrows)")
         return hit_faces, f"‹hit_faces› {hit_faces}"
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     rules = load_ruleset(ruleset or "wfb8")
     return rules.scatter_hit_faces, rules.name

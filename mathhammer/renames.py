@@ -2,7 +2,7 @@
 measure). An old name is refused, never aliased: reading it from a report raises a
 ``KeyError`` that names its replacement, and the README lists every rename.
 
-The close-combat renames live with the combat engine (``mathhammer.fantasy.combat.RENAMED``);
+The close-combat renames live with the combat engine (``mathhammer.fantasy.combat.fight.RENAMED``);
 the README test reads both. This module imports nothing of the package (``results`` uses it).
 """
 

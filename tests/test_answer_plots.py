@@ -37,7 +37,7 @@ def _check(report, must_show: tuple[str, ...] = ()):
 
 
 def test_combat_shows_win_draw_lose_and_who_breaks():
-    from mathhammer.fantasy.combat import combat
+    from mathhammer.fantasy.combat.fight import combat
 
     report = combat("wfb8/knights_of_the_realm", "wfb8/empire_halberdiers", rounds=1, charger="a")
     fig, flat = _check(report, ("Knights of the Realm breaks", "Halberdiers destroyed",
@@ -71,7 +71,7 @@ def test_aoe_shows_every_model():
 
 
 def test_artillery_and_other_commands_draw_words():
-    from mathhammer.fantasy.artillery import artillery
+    from mathhammer.fantasy.artillery.query import artillery
     from mathhammer.roll import roll
 
     _check(artillery("bolt-thrower", "wfb8/knights_of_the_realm"), ("models slain",))

@@ -15,9 +15,9 @@ import pytest
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
-from mathhammer.fantasy.artillery import artillery, formation_rects
+from mathhammer.fantasy.artillery.query import artillery, formation_rects
 from mathhammer.fantasy.models import validate_unit
-from mathhammer.fantasy.rulesets import RULESETS_DIR
+from mathhammer.fantasy.rules.ruleset import RULESETS_DIR
 
 N = 200_000
 CFG = MonteCarloConfig(n_trials=N, seed=7, threads=1)

@@ -15,10 +15,10 @@ import pytest
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
-from mathhammer.fantasy.artillery import artillery, compile_shot
-from mathhammer.fantasy.artillery_fire import hits_pmf, line_models, volley_plan
+from mathhammer.fantasy.artillery.query import artillery, compile_shot
+from mathhammer.fantasy.artillery.fire import hits_pmf, line_models, volley_plan
 from mathhammer.fantasy.models import validate_unit
-from mathhammer.fantasy.rulesets import RULESETS_DIR
+from mathhammer.fantasy.rules.ruleset import RULESETS_DIR
 from tests.conftest import cli_inprocess, run_json
 
 N = 200_000

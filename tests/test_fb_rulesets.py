@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.rulesets import BUNDLED, Ruleset, load_ruleset
+from mathhammer.fantasy.rules.ruleset import BUNDLED, Ruleset, load_ruleset
 from mathhammer.magic.rules import MagicRules
 
 REFERENCE = Path("/work/shared/reference/fantasy.md")
@@ -161,7 +161,7 @@ def test_unknown_ruleset_lists_the_bundled_ones():
 
 def test_house_rules_file(tmp_path):
     """A copied and edited file works, and a bad key is named with the file."""
-    from mathhammer.fantasy.rulesets import RULESETS_DIR
+    from mathhammer.fantasy.rules.ruleset import RULESETS_DIR
 
     mine = tmp_path / "house.toml"
     text = (RULESETS_DIR / "wfb8.toml").read_text().replace('name = "wfb8"', 'name = "house"')

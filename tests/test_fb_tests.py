@@ -12,7 +12,7 @@ from fractions import Fraction as F
 import pytest
 
 from mathhammer.errors import InputError, RulesError
-from mathhammer.fantasy.tests import (
+from mathhammer.fantasy.characteristic_tests import (
     break_test, break_test_report, characteristic_test, leadership_test, magic_resistance,
     pursuit, pursuit_report, roll_off, fantasy_test_report,
 )

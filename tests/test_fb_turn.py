@@ -33,7 +33,7 @@ def run(data, method="exact", **cfg):
 def test_one_game_turn_is_a_charge_then_two_combat_rounds():
     # no shooting: after game turn 1 the orcs are destroyed only if the charge reached
     # (8 + 2D6 >= 14) and two rounds of combat (A's turn, B's turn) destroyed them
-    from mathhammer.fantasy.combat import combat, make_side
+    from mathhammer.fantasy.combat.fight import combat, make_side
 
     import itertools
 
@@ -50,7 +50,7 @@ def test_one_game_turn_is_a_charge_then_two_combat_rounds():
 
 def test_a_fleeing_target_is_caught_as_fb_charge_says():
     from mathhammer.fantasy.charge import charge_outcome
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     report = run(one_turn(reaction="flee", edge=40))
     caught = charge_outcome(14, 8, load_ruleset("wfb8"), swiftstride=True,
@@ -139,7 +139,7 @@ def test_stand_and_shoot_within_the_charged_units_movement_is_a_hold():
 def test_a_ruleset_without_the_movement_bar_stands_and_shoots_inside_m(tmp_path):
     from tests.conftest import ROOT
 
-    text = (ROOT / "mathhammer/fantasy/rulesets/wfb8.toml").read_text(encoding="utf-8")
+    text = (ROOT / "mathhammer/fantasy/rules/wfb8.toml").read_text(encoding="utf-8")
     path = tmp_path / "house.toml"
     path.write_text(text.replace('stand_and_shoot_min_distance = "movement"',
                                  'stand_and_shoot_min_distance = "none"'), encoding="utf-8")
@@ -278,9 +278,9 @@ def test_flee_rally_flee_again_leaves_the_table_when_the_flights_reach_the_edge(
 
 
 def turns_for(**turn):
-    from mathhammer.fantasy.combat import make_side
-    from mathhammer.fantasy.combat_turn import Turns, TurnEntry
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.combat.fight import make_side
+    from mathhammer.fantasy.combat.turn import Turns, TurnEntry
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     a = make_side("wfb8/knights_of_the_realm", where="a", models=5, rank_width=5, charged=True)
     b = make_side("wfb8/orc_boyz", where="b", models=10, rank_width=5)
@@ -288,7 +288,7 @@ def turns_for(**turn):
 
 
 def test_a_unit_that_fled_9_of_12_rallies_in_place_and_a_flight_of_4_takes_it_off():
-    from mathhammer.fantasy.combat_turn import FLEE, GONE, HOLD
+    from mathhammer.fantasy.combat.turn import FLEE, GONE, HOLD
 
     tr = turns_for(distance=40, edge=12, reaction="flee", turns=2)
     fled_9 = tr.start()._replace(units=(HOLD, FLEE), room=(12.0, 3.0))
@@ -306,7 +306,7 @@ def test_a_unit_that_fled_9_of_12_rallies_in_place_and_a_flight_of_4_takes_it_of
 
 def test_a_broken_unit_flees_from_the_combat_and_its_flight_counts():
     # 1" to the edge: a unit that breaks and gets away flees off the table at once
-    from mathhammer.fantasy.combat import combat, make_side
+    from mathhammer.fantasy.combat.fight import combat, make_side
 
     report = run(one_turn(distance=1, edge=1))
     a = make_side("wfb8/knights_of_the_realm", where="a", models=5, rank_width=4)

@@ -189,7 +189,7 @@ SKIPPED = sorted(set(FUNCTIONS) - set(FUZZED))
 
 def test_the_walk_finds_the_query_functions():
     assert {"mathhammer.roll.roll", "mathhammer.dice.parse_dice",
-            "mathhammer.fantasy.chain_query.chain_report",
+            "mathhammer.fantasy.chain.query.chain_report",
             "mathhammer.magic.single.cast"} <= set(FUZZED) | set(FUNCTIONS), sorted(FUNCTIONS)
     assert len(FUZZED) >= 15, (sorted(FUZZED), SKIPPED)
 

@@ -173,7 +173,7 @@ def test_readme_example_table_fits_and_starts_with_the_headline(argv):
 # ---------------------------------------------------------------------------- renamed results
 def all_renames() -> dict[str, dict[str, str]]:
     """Every rename the README must list: mathhammer.renames and the combat engine's."""
-    from mathhammer.fantasy.combat import RENAMED as COMBAT
+    from mathhammer.fantasy.combat.fight import RENAMED as COMBAT
     from mathhammer.renames import RENAMED
 
     out = {command: dict(names) for command, names in RENAMED.items()}

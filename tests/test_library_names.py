@@ -78,7 +78,7 @@ def test_the_public_api_loads_every_name_it_lists():
 
     for name in mh.__all__:
         assert getattr(mh, name) is not None, name
-    assert mh.wm_plan.__name__ == "plan" and mh.fb_combat.__module__ == "mathhammer.fantasy.combat"
+    assert mh.wm_plan.__name__ == "plan" and mh.fb_combat.__module__ == "mathhammer.fantasy.combat.fight"
 
 
 def test_the_notebooks_use_only_the_public_api():
@@ -93,8 +93,8 @@ def test_the_library_plays_the_rules_the_cli_did_against_a_war_machine():
     import json
 
     from mathhammer.cli import main
-    from mathhammer.fantasy.chain import AttackSpec
-    from mathhammer.fantasy.chain_query import chain_report, profile_target
+    from mathhammer.fantasy.chain.core import AttackSpec
+    from mathhammer.fantasy.chain.query import chain_report, profile_target
 
     unit, (t, save, ward, regen, w, models) = profile_target("wfb8/empire_great_cannon", "wfb8",
                                                              close_combat=True)

@@ -155,7 +155,7 @@ def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_
     """``--for-p``: the fewest attacks (shots) with P(at least K unsaved wounds) >= for_p,
     on the target's models (``--target-models`` or the profile's) like the plain query."""
     from mathhammer.errors import InputError
-    from mathhammer.fantasy.chain_query import chain_for_p
+    from mathhammer.fantasy.chain.query import chain_for_p
 
     if count is not None:
         raise InputError(flag, "is what --for-p finds: leave it out", count, f"drop {flag}")
@@ -216,11 +216,11 @@ def attack_command(
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Unsaved wounds of N close-combat attacks: hit, wound, armour, ward (FB-H1..FB-V4)."""
-    from mathhammer.fantasy.chain import AttackSpec
-    from mathhammer.fantasy.chain_query import (
+    from mathhammer.fantasy.chain.core import AttackSpec
+    from mathhammer.fantasy.chain.query import (
         against_unit, chain_report, check_characteristics, profile_target,
     )
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
@@ -303,11 +303,11 @@ def shoot_command(
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Unsaved wounds of N shots, with 7+/8+/9+ to hit and every modifier (FB-H2..FB-V4)."""
-    from mathhammer.fantasy.chain import AttackSpec
-    from mathhammer.fantasy.chain_query import (
+    from mathhammer.fantasy.chain.core import AttackSpec
+    from mathhammer.fantasy.chain.query import (
         against_unit, check_characteristics, profile_target, shoot_report, shooting_modifier,
     )
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
@@ -340,7 +340,7 @@ def shoot_command(
             return
         n_shots = _attacks(_given(shots, "--shots"), "--shots")
         if unit is not None and unit.ridden_monster is not None:
-            from mathhammer.fantasy.combat_target import ridden_shooting
+            from mathhammer.fantasy.combat.target import ridden_shooting
 
             report = ridden_shooting(spec, n_shots, unit, rules, method=opts.method,
                                      config=opts.config(), check=opts.check)
@@ -370,7 +370,7 @@ def break_test_command(
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(passing a break test): 2D6 <= Ld - difference (FB-C5, FB-T2)."""
-    from mathhammer.fantasy.tests import break_test_report
+    from mathhammer.fantasy.characteristic_tests import break_test_report
 
     report = break_test_report(ld, lost_by, ruleset, steadfast, stubborn, unbreakable, reroll)
     if opts.explain:
@@ -390,7 +390,7 @@ def pursuit_command(
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(the fleeing unit is caught): pursuit >= flee (FB-C6)."""
-    from mathhammer.fantasy.tests import pursuit_report
+    from mathhammer.fantasy.characteristic_tests import pursuit_report
 
     _dice(flee, "--flee")
     _dice(pursue, "--pursue")
@@ -483,7 +483,7 @@ def test_command(
             attach(report, explain_dangerous_terrain(*args))
         emit(report, opts)
         return
-    from mathhammer.fantasy.tests import fantasy_test_report
+    from mathhammer.fantasy.characteristic_tests import fantasy_test_report
 
     report = fantasy_test_report(value, ld, reroll, magic_resistance, _save(ward, "--ward"), ruleset)
     if opts.explain:

@@ -110,8 +110,8 @@ def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
     as well overrides the profile's (and the report says so). ``ruleset`` defaults to the
     profiles' edition, else wfb8.
     """
-    from mathhammer.fantasy.rulesets import default_ruleset, load_ruleset
-    from mathhammer.fantasy.tests import whole_number
+    from mathhammer.fantasy.rules.ruleset import default_ruleset, load_ruleset
+    from mathhammer.fantasy.characteristic_tests import whole_number
 
     profiles: dict[str, str] = {}
     loaded = []

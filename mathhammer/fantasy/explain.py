@@ -1,14 +1,14 @@
 """``--explain`` for the Fantasy commands: each stage, the rule lookup, the exact chance.
 
 Every number comes from the code the engines run: the needed scores from the
-:class:`~mathhammer.fantasy.rulesets.Ruleset` lookups that
-:func:`~mathhammer.fantasy.chain.compile_spec` calls, the chances by pushing the
-compiled stage tables through :func:`~mathhammer.fantasy.chain._stage` (the exact
-engine's own step), tests and pursuit from :mod:`mathhammer.fantasy.tests`. So the
+:class:`~mathhammer.fantasy.rules.ruleset.Ruleset` lookups that
+:func:`~mathhammer.fantasy.chain.core.compile_spec` calls, the chances by pushing the
+compiled stage tables through :func:`~mathhammer.fantasy.chain.core._stage` (the exact
+engine's own step), tests and pursuit from :mod:`mathhammer.fantasy.characteristic_tests`. So the
 product of the attack-chain stage fractions IS the engine's P(unsaved wound) per
 attack (``tests/test_explain_fantasy.py`` checks it spec by spec).
 
->>> from mathhammer.fantasy.chain import AttackSpec
+>>> from mathhammer.fantasy.chain.core import AttackSpec
 >>> spec = AttackSpec(ws=4, target_ws=3, strength=4, toughness=4, save=5)
 >>> [s.line() for s in explain_attack(spec, "wfb8")][0]
 'to hit: WS 4 vs WS 3 → 3+ (WS chart) → 2/3 = 66.67% [FB-H1]'
@@ -20,10 +20,10 @@ from dataclasses import replace
 from fractions import Fraction
 
 from mathhammer.explain import Step
-from mathhammer.fantasy import chain
-from mathhammer.fantasy import tests as fb_tests
-from mathhammer.fantasy.chain import AttackSpec, compile_spec
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.chain import core as chain
+from mathhammer.fantasy import characteristic_tests as fb_tests
+from mathhammer.fantasy.chain.core import AttackSpec, compile_spec
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 
 MINUS = "−"
 
@@ -55,7 +55,7 @@ def shooting_modifier_parts(rules: Ruleset | str, modifier: int = 0, long_range:
                             multiple_shots: bool = False, stand_and_shoot: bool = False,
                             large_target: bool = False) -> list[tuple[str, int]]:
     """Each FB-H2 modifier that applies, valued by the ruleset (same call as the query)."""
-    from mathhammer.fantasy.chain_query import shooting_modifier
+    from mathhammer.fantasy.chain.query import shooting_modifier
 
     rules = load_ruleset(rules)
     parts = []
@@ -364,4 +364,4 @@ def explain_pursuit(flee: str = "2D6", pursue: str = "2D6") -> list[Step]:
     ]
 
 
-# ---- fb combat / fb challenge: mathhammer.fantasy.combat_explain ---------------------------
+# ---- fb combat / fb challenge: mathhammer.fantasy.combat.explain ---------------------------

@@ -4,7 +4,7 @@ What the shared code asks of this game: list entries (unit size, rank width, com
 and whether the unit charges), the ruleset a unit belongs to, a unit's points (models
 plus command, :meth:`UnitProfile.unit_points`), and the cell ``compare``/``sweep``/
 ``score`` evaluate: a close combat of the attacker unit against the target unit by
-:func:`mathhammer.fantasy.combat.combat` (the attacker charges when its ``charge``
+:func:`mathhammer.fantasy.combat.fight.combat` (the attacker charges when its ``charge``
 option is set). ``p_kill`` is the combat's ``p_a_wins`` (the target broke or was
 destroyed and the attacker stands), ``mean_damage`` the wounds dealt.
 """
@@ -73,7 +73,7 @@ class Fantasy(Game):
         except ValidationError as err:
             raise pydantic_errors(err, source) from None
         if data.get("kind") == "turn":
-            from mathhammer.fantasy.combat_turn import TurnEntry
+            from mathhammer.fantasy.combat.turn import TurnEntry
 
             try:
                 TurnEntry.model_validate(data.get("turn") or {})
@@ -129,7 +129,7 @@ class Fantasy(Game):
     # ------------------------------------------------------------------ cells
     def evaluate_cell(self, cell: Any, config: Any):
         from mathhammer.analysis.cells import CellResult
-        from mathhammer.fantasy.combat import Side, combat
+        from mathhammer.fantasy.combat.fight import Side, combat
 
         attacker = self.with_stats(cell.attacker, cell.attacker_options)
         target = self.with_stats(cell.target, cell.target_options)
@@ -262,7 +262,7 @@ class Fantasy(Game):
         """What each special rule does under the profile's bundled ruleset, read from that
         ruleset's file (FB-C5's ``unstable`` and the rest), so the card cannot contradict it."""
         from mathhammer.fantasy.models import MODELLED_RULES
-        from mathhammer.fantasy.rulesets import BUNDLED, load_ruleset
+        from mathhammer.fantasy.rules.ruleset import BUNDLED, load_ruleset
 
         if not profile.special_rules or profile.ruleset not in BUNDLED:
             return []

@@ -4,7 +4,7 @@ A profile is a TOML file under ``profiles/fantasy/<ruleset>/<name>.toml`` (id
 ``wfb8/empire_halberdiers``) or any user file with the same keys. It describes one
 model type (stat line, saves, melee weapon, special rules, mounts) and the unit it
 forms by default (models, rank width, command). The close-combat engine
-(:mod:`mathhammer.fantasy.combat`) and the artillery engine read these objects; an
+(:mod:`mathhammer.fantasy.combat.fight`) and the artillery engine read these objects; an
 inline unit file for ``mathhammer fb combat`` is simply a profile file.
 
 Special rules listed in ``special_rules`` must be ones the engine models
@@ -54,7 +54,7 @@ MODELLED_RULES = {
 }
 
 #: where a profile names kit: ``equipment = ["halberd"]`` (FB-E1..E8, effects per ruleset)
-from mathhammer.fantasy.combat_rules import EQUIPMENT_IDS  # noqa: E402
+from mathhammer.fantasy.combat.rules import EQUIPMENT_IDS  # noqa: E402
 
 _BASE_TEXT = re.compile(r"^(\d{2,3})(?:mm|x(\d{2,3}))$")
 

@@ -50,8 +50,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.artillery_shot import ArtilleryEntry
-from mathhammer.fantasy.rulesets import default_ruleset
+from mathhammer.fantasy.artillery.shot import ArtilleryEntry
+from mathhammer.fantasy.rules.ruleset import default_ruleset
 from mathhammer.results import Report
 
 
@@ -111,7 +111,7 @@ class Scenario(_Frozen):
     bsb_b: bool = False
     target: UnitEntry | None = None
     artillery: ArtilleryEntry | None = None
-    turn: dict | None = Field(None, description="kind = \"turn\": see mathhammer.fantasy.combat_turn")
+    turn: dict | None = Field(None, description="kind = \"turn\": see mathhammer.fantasy.combat.turn")
 
 
 def _unit(entry: UnitEntry, where: str, base_dir: Path):
@@ -132,7 +132,7 @@ def _unit(entry: UnitEntry, where: str, base_dir: Path):
 
 
 def _side(entry: UnitEntry, where: str, base_dir: Path, charged: bool):
-    from mathhammer.fantasy.combat import Character, make_side
+    from mathhammer.fantasy.combat.fight import Character, make_side
 
     unit = _unit(entry, where, base_dir)
     command = {k: getattr(entry, k) for k in ("champion", "standard", "musician", "battle_standard")}
@@ -156,7 +156,7 @@ def _sides(entries, label: str, source: str, base_dir: Path, charged: bool) -> l
 def parse_unit_text(text: str, where: str):
     """``UNIT+CHARACTER[:general][:bsb]+...`` from the command line (FB-K1/K4): the unit
     and its characters. A name that is an existing file is never split."""
-    from mathhammer.fantasy.combat import Character
+    from mathhammer.fantasy.combat.fight import Character
     from mathhammer.fantasy.models import load_unit
 
     if "+" not in text:
@@ -180,8 +180,8 @@ def parse_unit_text(text: str, where: str):
 
 def combat_from_options(unit_a: str, unit_b: str, *, rounds, charger, ruleset, models, widths,
                         flank, rear, bonuses, method, config, check, **fight) -> Report:
-    """``mathhammer fb combat``: flags → sides → :func:`mathhammer.fantasy.combat.combat`."""
-    from mathhammer.fantasy.combat import combat
+    """``mathhammer fb combat``: flags → sides → :func:`mathhammer.fantasy.combat.fight.combat`."""
+    from mathhammer.fantasy.combat.fight import combat
 
     sides, rules, extra = sides_from_options(unit_a, unit_b, charger=charger, ruleset=ruleset,
                                              models=models, widths=widths, flank=flank, rear=rear,
@@ -197,7 +197,7 @@ def sides_from_options(unit_a: str, unit_b: str, *, charger=None, ruleset=None,
                        general_ld=(None, None), bsb=None) -> tuple[list, str, dict]:
     """The two combat sides the ``fb combat`` flags describe, the ruleset name, and the
     fight-level options (challenge, general, battle standard) for ``combat``."""
-    from mathhammer.fantasy.combat import ChallengeSpec, make_side
+    from mathhammer.fantasy.combat.fight import ChallengeSpec, make_side
 
     for flag, value in (("‹flank›", flank), ("‹rear›", rear), ("‹charger›", charger),
                         ("‹attack_mount›", attack_mount), ("‹bsb›", bsb)):
@@ -251,8 +251,8 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
         raise pydantic_errors(err, source) from None
     base_dir = Path(source).resolve().parent
     if scenario.kind == "turn":
-        from mathhammer.fantasy.combat_turn import run_turn_scenario
-        from mathhammer.fantasy.rulesets import load_ruleset
+        from mathhammer.fantasy.combat.turn import run_turn_scenario
+        from mathhammer.fantasy.rules.ruleset import load_ruleset
 
         if scenario.a is None or scenario.b is None or scenario.turn is None:
             missing = "a" if scenario.a is None else "b" if scenario.b is None else "turn"
@@ -271,7 +271,7 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
             raise ProfileError(f"{source}: {'a' if scenario.a is None else 'b'}",
                                "a combat needs the tables [a] and [b]", None,
                                'add [a] unit = "wfb8/empire_halberdiers"')
-        from mathhammer.fantasy.combat import ChallengeSpec, combat
+        from mathhammer.fantasy.combat.fight import ChallengeSpec, combat
 
         a = _sides(scenario.a, "a", source, base_dir, scenario.charger == "a")
         b = _sides(scenario.b, "b", source, base_dir, scenario.charger == "b")
@@ -287,7 +287,7 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
             raise ProfileError(f"{source}: {'target' if scenario.target is None else 'artillery'}",
                                "an artillery scenario needs [target] and [artillery]", None,
                                'add [artillery] weapon = "stone-thrower"')
-        from mathhammer.fantasy.artillery import artillery_from_entry
+        from mathhammer.fantasy.artillery.query import artillery_from_entry
 
         target = _side(scenario.target, f"{source}: target", base_dir, False)
         rules = default_ruleset(scenario.ruleset, target.unit)

@@ -18,8 +18,8 @@ import numpy as np
 
 from mathhammer.errors import InputError
 from mathhammer.explain import Step
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
-from mathhammer.fantasy.tests import whole_number
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
+from mathhammer.fantasy.characteristic_tests import whole_number
 from mathhammer.results import Distribution, Estimate, Report
 
 MAX_MODELS = 1000  # a unit larger than this is a typo

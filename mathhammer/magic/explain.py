@@ -28,7 +28,7 @@ from mathhammer.magic.rules import MagicRules
 
 def ruleset_name(ruleset: str) -> str:
     """The ``name`` inside a ruleset (a copied t9a1 file is still ``t9a1``)."""
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     return str(getattr(load_ruleset(ruleset), "name", ruleset))
 

@@ -1,6 +1,6 @@
 """The magic part of a ruleset (the ``[magic]`` table of a ruleset TOML file).
 
-Values per ruleset are data, in the ruleset files (``fantasy/rulesets/*.toml``, docs/rules.md
+Values per ruleset are data, in the ruleset files (``fantasy/rules/*.toml``, docs/rules.md
 MG-1..MG-7 and MG-10): ``t9a1`` (seed 004) and ``wfb8``. :func:`magic_rules` returns the
 rules of a ruleset by name or path through the Fantasy ruleset loader.
 """
@@ -8,7 +8,7 @@ rules of a ruleset by name or path through the Fantasy ruleset loader.
 from __future__ import annotations
 
 from mathhammer.errors import RulesError
-from mathhammer.fantasy.rulesets_magic import MagicRules, MiscastRow  # noqa: F401 (re-exported)
+from mathhammer.fantasy.rules.magic import MagicRules, MiscastRow  # noqa: F401 (re-exported)
 
 #: rulesets with a magic phase: their bundled files carry the ``[magic]`` table (MG-1..MG-10)
 MAGIC_RULESETS = ("wfb8", "t9a1")
@@ -24,7 +24,7 @@ def magic_rules(ruleset: str = "t9a1") -> MagicRules:
     takes them from the bundled ruleset it names (``name = "t9a1"`` in a copied file keeps
     the t9a1 values, its miscast table too).
     """
-    from mathhammer.fantasy.rulesets import BUNDLED, load_ruleset
+    from mathhammer.fantasy.rules.ruleset import BUNDLED, load_ruleset
 
     if ruleset in NO_MAGIC:
         raise RulesError("‹ruleset›", "has no magic phase (MG-1..MG-10 cover t9a1 and wfb8)",

@@ -8,7 +8,7 @@ dice; Multiple Wounds one exact draw from a table.
 
 Resolution is separate from randomness (docs/design.md, rule 2): :func:`hit_wound_class` and
 :func:`armour_ward_class` resolve dice already rolled, using the integer tables
-compiled by :func:`mathhammer.fantasy.chain.compile_spec` (the exact engine reads the
+compiled by :func:`mathhammer.fantasy.chain.core.compile_spec` (the exact engine reads the
 same tables). :func:`build_block_tables` applies them once to every combination of
 the four low digits (hit, wound) and the four high digits (armour, ward), so the
 kernel resolves an attack with two lookups, without data-dependent branches except
@@ -21,7 +21,7 @@ combinations of one attack through the same per-die functions, and
 :func:`pack_unsaved_bits` keeps one bit per combination (unsaved wound or not, 210 kB,
 fits L2), so each attack is one draw and one independent bit load (≈ 3× faster).
 
-Class codes (see ``mathhammer.fantasy.chain``): hit 0/1/2 (miss, hit, poison six),
+Class codes (see ``mathhammer.fantasy.chain.core``): hit 0/1/2 (miss, hit, poison six),
 wound/armour 0/1/2/3 (none, wound, natural-six wound, automatic wound), final 0/1/2
 (nothing, unsaved wound, slain outright).
 """

@@ -9,13 +9,13 @@ to the first living body of its preference list among the bodies of the enemy un
 it faces; the number of attacks that strike is decided at each Initiative step from
 the models alive (FB-C3). What one group's ``n`` attacking models do to one body is a
 categorical draw from an exact table compiled in Python
-(:mod:`mathhammer.fantasy.combat_compile`): ``g_sum`` (cumulative, wounds caused by n
+(:mod:`mathhammer.fantasy.combat.compile`): ``g_sum`` (cumulative, wounds caused by n
 models) when wounds add up, else attack by attack from ``g_percdf`` (a Killing Blow
 slay against rank and file of W > 1: a slay adds the wounds that model had left).
 
 The per-round rules — who strikes, at whom, the combat score, break tests, pursuit —
 are the plain jitted helpers below; the exact engine
-(:mod:`mathhammer.fantasy.combat_exact`) calls the very same helpers (docs/design.md, rule 2).
+(:mod:`mathhammer.fantasy.combat.exact`) calls the very same helpers (docs/design.md, rule 2).
 ``fight_round`` plays one round on a trial's state, so the whole-turn kernel
 (:mod:`mathhammer.kernels.turn`) reuses it.
 

@@ -18,8 +18,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mathhammer.errors import InputError, RulesError
-from mathhammer.fantasy.chain import AttackSpec
-from mathhammer.fantasy.rulesets import MisfireRow, Ruleset
+from mathhammer.fantasy.chain.core import AttackSpec
+from mathhammer.fantasy.rules.ruleset import MisfireRow, Ruleset
 from mathhammer.numbers import shown, whole_text
 
 WEAPONS = ("stone-thrower", "cannon", "bolt-thrower", "flame-cannon", "multi-barrel", "template")
@@ -31,7 +31,7 @@ BLACK_POWDER = ("cannon", "flame-cannon", "multi-barrel")  # misfire on the blac
 
 @dataclass(frozen=True)
 class Shot:
-    """What is fired and where (see :func:`mathhammer.fantasy.artillery.artillery`).
+    """What is fired and where (see :func:`mathhammer.fantasy.artillery.query.artillery`).
 
     ``None`` strengths / Multiple Wounds / shots take the weapon's defaults for the
     ruleset (:func:`weapon_profile`).

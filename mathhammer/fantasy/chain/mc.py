@@ -16,8 +16,8 @@ import numpy as np
 
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
-from mathhammer.fantasy.chain import AttackSpec, compile_spec
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.chain.core import AttackSpec, compile_spec
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 
 TABLE_LIMIT = 1 << 16
 OUTCOME_CACHE_SIZE = 8  # outcome tables kept per process (1.9 MB each)
@@ -57,7 +57,7 @@ def _table(pmf: dict[int, Fraction], where: str) -> np.ndarray:
 
 
 def _attacks_fractions(attacks: int | str) -> dict[int, Fraction]:
-    from mathhammer.fantasy.chain import attack_counts
+    from mathhammer.fantasy.chain.core import attack_counts
 
     return attack_counts(attacks)  # validated: the kernel never sees a negative size
 

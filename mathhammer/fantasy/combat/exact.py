@@ -3,7 +3,7 @@
 A Markov chain over the fight's state (wounds on every body, each unit's status,
 Frenzy, a breath weapon used, a challenge going on) between rounds; inside a round
 the strike steps in order, each group's wounds the exact table the Monte Carlo kernel
-samples (:mod:`mathhammer.fantasy.combat_arrays`). Who strikes, at whom, the combat
+samples (:mod:`mathhammer.fantasy.combat.arrays`). Who strikes, at whom, the combat
 score, break tests and pursuit are the kernel's own jitted helpers
 (:mod:`mathhammer.fantasy.kernels.combat`), so the two engines differ only in sampling.
 

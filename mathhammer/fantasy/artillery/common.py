@@ -17,7 +17,7 @@ import numpy as np
 
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
-from mathhammer.fantasy.artillery_shot import (
+from mathhammer.fantasy.artillery.shot import (
     MM_PER_INCH,
     Profile,
     Shot,
@@ -26,9 +26,9 @@ from mathhammer.fantasy.artillery_shot import (
     misfire_table,
     row_of_face,
 )
-from mathhammer.fantasy.chain import chain_distribution, single_attack_outcomes
+from mathhammer.fantasy.chain.core import chain_distribution, single_attack_outcomes
 from mathhammer.fantasy.models import UnitProfile
-from mathhammer.fantasy.rulesets import Ruleset
+from mathhammer.fantasy.rules.ruleset import Ruleset
 from mathhammer.results import Distribution, Estimate, Report
 
 LINE_WEAPONS = ("cannon", "bolt-thrower", "flame-cannon")  # shot along a file (or a rank)

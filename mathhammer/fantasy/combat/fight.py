@@ -38,7 +38,7 @@ import numpy as np
 
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
-from mathhammer.fantasy.combat_compile import (
+from mathhammer.fantasy.combat.compile import (
     POSITIONS,
     ChallengeSpec,
     Character,
@@ -48,7 +48,7 @@ from mathhammer.fantasy.combat_compile import (
     key_text,
 )
 from mathhammer.fantasy.models import UnitProfile, load_unit, with_formation
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
 
@@ -115,7 +115,7 @@ def compile_fight(unit_a, unit_b, *, charger: str | None = None, ruleset: str | 
                   general_ld: tuple[int | None, int | None] = (None, None),
                   bsb: tuple[bool, bool] = (False, False)) -> tuple[CompiledCombat, object]:
     """The compiled fight and its exact tables (what both engines read)."""
-    from mathhammer.fantasy.combat_arrays import build_tables
+    from mathhammer.fantasy.combat.arrays import build_tables
 
     rules = load_ruleset(ruleset)
     if charger not in (None, "a", "b"):
@@ -159,7 +159,7 @@ def combat(
     title = (f"{_side_name(c, 0)} vs {_side_name(c, 1)} "
              f"({c.rules.name}, {'until decided' if rounds is None else f'{n_rounds} round(s)'})")
 
-    from mathhammer.fantasy.combat_exact import combat_exact, exact_available
+    from mathhammer.fantasy.combat.exact import combat_exact, exact_available
 
     reason = exact_available(c, tables, n_rounds)
     if method == "exact" and reason is not None:
@@ -179,7 +179,7 @@ def war_machine_fight_of(unit_a, unit_b, *, ruleset: str | Ruleset = "wfb8",
                          charger: str | None = None, challenge: ChallengeSpec | None = None,
                          general_ld: tuple[int | None, int | None] = (None, None),
                          bsb: tuple[bool, bool] = (False, False)):
-    """FB-WM1: the :class:`~mathhammer.fantasy.war_machine_combat.Fight` of one unit against a
+    """FB-WM1: the :class:`~mathhammer.fantasy.combat.war_machine.Fight` of one unit against a
     war machine — what its engine and ``--explain`` both read — or None without a war
     machine. What that fight cannot play (company, a charging machine, flank, bonus ...) is
     refused in one line, never dropped."""
@@ -211,7 +211,7 @@ def war_machine_fight_of(unit_a, unit_b, *, ruleset: str | Ruleset = "wfb8",
         if given:
             raise InputError(flag, f"{m.name} is a war machine: {what} (FB-WM1)", m.id,
                              f"drop {flag}")
-    from mathhammer.fantasy.war_machine_combat import make_fight
+    from mathhammer.fantasy.combat.war_machine import make_fight
 
     return make_fight(unit.unit, m, load_ruleset(ruleset))
 
@@ -223,7 +223,7 @@ def _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config,
                                  challenge=challenge, general_ld=general_ld, bsb=bsb)
     if fight is None:
         return None
-    from mathhammer.fantasy.war_machine_combat import play_fight
+    from mathhammer.fantasy.combat.war_machine import play_fight
 
     return play_fight(fight, rounds=rounds, method=method, config=config, check=check)
 
@@ -262,7 +262,7 @@ def combat_monte_carlo(c: CompiledCombat, tables, rounds: int, config: MonteCarl
 
 
 def _tally_shapes(c: CompiledCombat, tables, rounds: int) -> dict[str, tuple]:
-    from mathhammer.fantasy.combat_exact import _empty_tally
+    from mathhammer.fantasy.combat.exact import _empty_tally
 
     empty = _empty_tally(c, tables, rounds)
     return {name: value.shape for name, value in empty.items() if isinstance(value, np.ndarray)}

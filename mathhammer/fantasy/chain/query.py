@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError
-from mathhammer.fantasy.chain import AttackSpec, chain_exact, compile_spec, hit_probability
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.chain.core import AttackSpec, chain_exact, compile_spec, hit_probability
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
 
@@ -75,7 +75,7 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
     rules = load_ruleset(rules)
     if target_unit is not None:
         spec, target_name = against_unit(spec, target_unit), target_unit.name
-    from mathhammer.fantasy.chain import attack_counts
+    from mathhammer.fantasy.chain.core import attack_counts
 
     attack_counts(attacks, "‹shots›" if shooting else "‹attacks›")  # before any engine
     if at_least is not None and at_least < 0:
@@ -106,7 +106,7 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
         return Report(command, "exact", results, dists, info=dict(info), title=title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
-        from mathhammer.fantasy.chain_mc import chain_monte_carlo
+        from mathhammer.fantasy.chain.mc import chain_monte_carlo
 
         run = chain_monte_carlo(spec, attacks, rules, cfg, models, at_least)
         counts = run.tally["hist"]
@@ -166,7 +166,7 @@ def profile_target(ref, rules: Ruleset | str, close_combat: bool = False, **give
     """A target unit's (T, armour, ward, regeneration, W, models) from its profile, for
     ``fb attack/shoot --target``: the unit and those numbers as the raw options would give
     them. ``given``: raw target stats passed as well, which the profile replaces (an error)."""
-    from mathhammer.fantasy.combat_target import target_models, target_parts
+    from mathhammer.fantasy.combat.target import target_models, target_parts
     from mathhammer.fantasy.models import load_unit
 
     rules = load_ruleset(rules)
@@ -198,7 +198,7 @@ def against_unit(spec: AttackSpec, unit) -> AttackSpec:
 def with_unit_target(report: Report, unit, rules: Ruleset | str, close_combat: bool) -> Report:
     """The report of a chain against ``unit``: its name, and for a war machine (FB-WM1)
     which Toughness and Wounds applied and ``p_destroyed``."""
-    from mathhammer.fantasy.combat_target import target_models, target_parts, war_machine_words
+    from mathhammer.fantasy.combat.target import target_models, target_parts, war_machine_words
     from mathhammer.words import pct
 
     rules = load_ruleset(rules)

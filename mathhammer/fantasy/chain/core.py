@@ -51,7 +51,7 @@ import numpy as np
 
 from mathhammer.dice import DiceExpr, parse_dice
 from mathhammer.errors import InputError, RulesError
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 
 REROLLS = ("failed", "successes", "ones")
 FACES = range(1, 7)

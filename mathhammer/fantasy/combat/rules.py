@@ -6,7 +6,7 @@ the charge (FB-G1..G4) are data here, one switch per rule, so a house-rules file
 change any of them. A ruleset file without a ``[combat]`` table gets the built-in
 values below, which are ``wfb8``'s.
 
->>> from mathhammer.fantasy.rulesets import load_ruleset
+>>> from mathhammer.fantasy.rules.ruleset import load_ruleset
 >>> gw = load_ruleset("wfb8").combat.equipment["great_weapon"]
 >>> gw.strength_bonus, gw.strikes_last
 (2, True)

@@ -1,9 +1,9 @@
 """The kernel arrays of a compiled combat (:mod:`mathhammer.fantasy.kernels.combat` layouts).
 
 Exact tables built here, read by both engines: the per-group, per-target outcome of n
-attacking models (``g_sum``, by :func:`mathhammer.fantasy.chain.chain_distribution`),
+attacking models (``g_sum``, by :func:`mathhammer.fantasy.chain.core.chain_distribution`),
 the per-attack outcome (``g_percdf``), Leadership tests (``p_ld``, from
-:mod:`mathhammer.fantasy.tests`) and pursuit (``p_caught``).
+:mod:`mathhammer.fantasy.characteristic_tests`) and pursuit (``p_caught``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from functools import lru_cache
 import numpy as np
 
 from mathhammer.dice import parse_dice
-from mathhammer.fantasy.chain import chain_distribution, single_attack_outcomes
-from mathhammer.fantasy.combat_compile import (
+from mathhammer.fantasy.chain.core import chain_distribution, single_attack_outcomes
+from mathhammer.fantasy.combat.compile import (
     COUNT_FRONT_,
     COUNT_SIDE_,
     COUNT_SINGLE_,
@@ -86,7 +86,7 @@ def _sum_dist(per_attack: tuple, slay: float, attacks: tuple, w: int, models: in
 
 
 def build_tables(c: CompiledCombat) -> Tables:
-    from mathhammer.fantasy import tests as fb_tests
+    from mathhammer.fantasy import characteristic_tests as fb_tests
     from mathhammer.fantasy.kernels import combat as k
 
     rules = c.rules

@@ -27,10 +27,10 @@ import math
 from dataclasses import dataclass, field, replace
 
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.chain import AttackSpec
-from mathhammer.fantasy.combat_rules import EquipmentEffect
+from mathhammer.fantasy.chain.core import AttackSpec
+from mathhammer.fantasy.combat.rules import EquipmentEffect
 from mathhammer.fantasy.models import KILLING_BLOW_TROOPS, Mount, UnitProfile
-from mathhammer.fantasy.rulesets import Ruleset
+from mathhammer.fantasy.rules.ruleset import Ruleset
 
 POSITIONS = ("front", "flank", "rear")
 SUPPORTING_TYPES = ("infantry", "monstrous_infantry", "swarm")
@@ -402,7 +402,7 @@ def _attacks_pmf(att: Attacker, variant: int, frenzied: bool, charged: bool, rul
                  support: bool) -> dict[int, float]:
     """Attacks one model of a group makes in a variant (0 charged + first round, 1 first
     round, 2 later rounds): A + kit + Frenzy + Devastating Charge; automatic hits by dice."""
-    from mathhammer.fantasy.chain import attacks_pmf
+    from mathhammer.fantasy.chain.core import attacks_pmf
 
     if att.auto == "impact":
         return attacks_pmf(att.auto_dice) if variant == 0 else {0: 1.0}

@@ -102,7 +102,7 @@ class Turns:
     """The compiled scenario and its step tables."""
 
     def __init__(self, a_side, b_side, rules, entry: TurnEntry):
-        from mathhammer.fantasy.combat import compile_fight
+        from mathhammer.fantasy.combat.fight import compile_fight
         from mathhammer.fantasy.kernels import combat as k
 
         self.rules, self.entry = rules, entry
@@ -125,7 +125,7 @@ class Turns:
         self._flights: dict = {}
         self._charges: dict = {}
         self.flee_pmf = tuple(self._flee_table(side) for side in (0, 1))
-        from mathhammer.fantasy.tests import leadership_test
+        from mathhammer.fantasy.characteristic_tests import leadership_test
 
         # a plain Leadership test of each unit: rally (FB-G4) and panic (FB-G4)
         self.p_ld = tuple(float(leadership_test(u.stats.ld, rules)) for u in self.units)
@@ -297,9 +297,9 @@ class Turns:
         """(P(k unsaved wounds), P(cast)) of one fire entry at a target with ``models`` left."""
         key = (id(fire), target_side, models, stand_and_shoot)  # the entries live in self.entry
         if key not in self._fire:
-            from mathhammer.fantasy.chain import AttackSpec, chain_exact
-            from mathhammer.fantasy.chain_query import shooting_modifier
-            from mathhammer.fantasy.combat_target import target_parts
+            from mathhammer.fantasy.chain.core import AttackSpec, chain_exact
+            from mathhammer.fantasy.chain.query import shooting_modifier
+            from mathhammer.fantasy.combat.target import target_parts
 
             part = target_parts(self.units[target_side], self.rules)[0]
             # FB-H2: the stand-and-shoot modifier, as fb shoot --stand-and-shoot adds it
@@ -405,7 +405,7 @@ class Turns:
         reached by other paths: P of each outcome, and each outcome as (wounds, statuses,
         frenzy, once-only, duel, the units after it or None while the fight goes on, the
         unit that broke and got away or None, its flee roll given it got away)."""
-        from mathhammer.fantasy.combat_exact import _round
+        from mathhammer.fantasy.combat.exact import _round
 
         state5 = (s.wounds, s.cstatus, s.frenzied, s.once, s.duel)
         key = (state5, s.rnd)

@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from mathhammer.fantasy.artillery_common import (
+from mathhammer.fantasy.artillery.common import (
     Setup,
     add,
     cdf,
@@ -40,7 +40,7 @@ from mathhammer.fantasy.artillery_common import (
     slain_of,
     wound_totals,
 )
-from mathhammer.fantasy.artillery_shot import volley_shots
+from mathhammer.fantasy.artillery.shot import volley_shots
 from mathhammer.query import answer
 from mathhammer.results import Report
 

@@ -34,8 +34,8 @@ import numpy as np
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError
-from mathhammer.fantasy import artillery_fire
-from mathhammer.fantasy.artillery_common import (
+from mathhammer.fantasy.artillery import fire as artillery_fire
+from mathhammer.fantasy.artillery.common import (
     LINE_WEAPONS,
     Setup,
     add,
@@ -52,7 +52,7 @@ from mathhammer.fantasy.artillery_common import (
     slain_of,
     wound_totals,
 )
-from mathhammer.fantasy.artillery_shot import (
+from mathhammer.fantasy.artillery.shot import (
     ARTILLERY_FACES,
     TEMPLATES,
     ArtilleryEntry,
@@ -64,7 +64,7 @@ from mathhammer.fantasy.artillery_shot import (
     weapon_profile,
 )
 from mathhammer.fantasy.models import UnitProfile, load_unit, with_formation
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 from mathhammer.query import answer
 from mathhammer.results import Report
 
@@ -122,13 +122,13 @@ def artillery(weapon: str, target: str | UnitProfile, *, ruleset: str | Ruleset 
               check: bool = False, **shot_options) -> Report:
     """One artillery shot at ``target`` (profile id, unit file or profile).
 
-    The ``--explain`` stages come from :func:`mathhammer.fantasy.artillery_explain.
+    The ``--explain`` stages come from :func:`mathhammer.fantasy.artillery.explain.
     explain_artillery` on :func:`compile_shot`'s setup (the CLI attaches them).
     """
     setup = compile_shot(weapon, target, ruleset=ruleset, models=models, rank_width=rank_width,
                          shot=shot, **shot_options)
     if setup.unit.ridden_monster is not None:  # FB-R1/P2: rider and monster, each its own profile
-        from mathhammer.fantasy.combat_target import ridden_artillery
+        from mathhammer.fantasy.combat.target import ridden_artillery
 
         return ridden_artillery(setup, lambda s: _dispatch(s, method, config, check), method, config,
                                 check)

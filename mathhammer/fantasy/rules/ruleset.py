@@ -3,8 +3,8 @@
 A ruleset is a TOML file validated by :class:`Ruleset` (pydantic, ``extra="forbid"``,
 frozen): the charts (FB-H1 melee to-hit, FB-W1 to-wound, FB-V1 save modifiers,
 FB-H2 shooting), the switches that differ between editions, a few caps, and the
-``[magic]`` table read by the magic engine (:class:`mathhammer.fantasy.rulesets_magic.MagicRules`).
-Copy a bundled file (``mathhammer/fantasy/rulesets/wfb8.toml``), edit it, and pass
+``[magic]`` table read by the magic engine (:class:`mathhammer.fantasy.rules.magic.MagicRules`).
+Copy a bundled file (``mathhammer/fantasy/rules/wfb8.toml``), edit it, and pass
 its path wherever a ruleset name is accepted.
 
 >>> rules = load_ruleset("wfb8")
@@ -25,11 +25,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.combat_rules import CombatRules
-from mathhammer.fantasy.rulesets_magic import MagicRules
+from mathhammer.fantasy.combat.rules import CombatRules
+from mathhammer.fantasy.rules.magic import MagicRules
 
 BUNDLED = ("basic", "wfb8", "t9a1")
-RULESETS_DIR = Path(__file__).resolve().parent / "rulesets"
+RULESETS_DIR = Path(__file__).resolve().parent  # the bundled files sit beside this module
 
 CANNOT_WOUND = "N"
 CHART_SIZE = 10  # characteristics run 1..10

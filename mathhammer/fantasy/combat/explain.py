@@ -1,6 +1,6 @@
 """``--explain`` for ``fb combat`` and ``fb challenge``: the fight as the engines compiled it.
 
-Every line reads the compiled combat (:mod:`mathhammer.fantasy.combat_compile`): the
+Every line reads the compiled combat (:mod:`mathhammer.fantasy.combat.compile`): the
 strike order, each unit's bodies (rank and file, champion, characters, ridden
 monsters) with the save they take in combat, the kit and special rules that changed a
 number (their rule ids), each attacking group's first-round chain against its first
@@ -12,8 +12,8 @@ tests and pursuit.
 from __future__ import annotations
 
 from mathhammer.explain import Step
-from mathhammer.fantasy import tests as fb_tests
-from mathhammer.fantasy.combat_compile import (
+from mathhammer.fantasy import characteristic_tests as fb_tests
+from mathhammer.fantasy.combat.compile import (
     COUNT_FRONT_,
     COUNT_SIDE_,
     COUNT_SINGLE_,
@@ -24,7 +24,7 @@ from mathhammer.fantasy.combat_compile import (
     attack_spec,
     key_text,
 )
-from mathhammer.fantasy.rulesets import load_ruleset
+from mathhammer.fantasy.rules.ruleset import load_ruleset
 
 KIT_WORDS = {
     "strength_bonus": "+{} S", "first_round_strength_bonus": "+{} S in the first round",
@@ -36,7 +36,7 @@ KIT_WORDS = {
 
 def fight_from_options(unit_a: str, unit_b: str, **flags) -> CompiledCombat:
     """The compiled fight ``fb combat`` runs, from the same flags."""
-    from mathhammer.fantasy.combat import compile_fight
+    from mathhammer.fantasy.combat.fight import compile_fight
     from mathhammer.fantasy.scenario import sides_from_options
 
     sides, rules, extra = sides_from_options(unit_a, unit_b, **flags)
@@ -47,7 +47,7 @@ def fight_from_options(unit_a: str, unit_b: str, **flags) -> CompiledCombat:
 def explain_from_options(unit_a: str, unit_b: str, **flags) -> tuple[list[Step], tuple[str, ...]]:
     """``fb combat --explain``: the steps and decisions of the fight the same flags play —
     the compiled combat, or the war machine fight (FB-WM1) where B is a war machine."""
-    from mathhammer.fantasy.combat import compile_fight, war_machine_fight_of
+    from mathhammer.fantasy.combat.fight import compile_fight, war_machine_fight_of
     from mathhammer.fantasy.scenario import sides_from_options
 
     sides, rules, extra = sides_from_options(unit_a, unit_b, **flags)
@@ -61,10 +61,10 @@ def explain_from_options(unit_a: str, unit_b: str, **flags) -> tuple[list[Step],
 
 
 def explain_war_machine(f) -> list[Step]:
-    """FB-WM1: the war machine fight as :mod:`mathhammer.fantasy.war_machine_combat` plays it —
+    """FB-WM1: the war machine fight as :mod:`mathhammer.fantasy.combat.war_machine` plays it —
     the same :class:`Fight`, its attack specs, strike order and break tests."""
     from mathhammer.fantasy.explain import explain_attack
-    from mathhammer.fantasy.war_machine_combat import (
+    from mathhammer.fantasy.combat.war_machine import (
         NOT_PLAYED, _break_pass, _instability_losses, _spec_crew_on_unit, _spec_unit_on_crew,
         _unit_holds)
 
@@ -248,7 +248,7 @@ def explain_combat(c: CompiledCombat) -> list[Step]:
 
 
 def _order(c: CompiledCombat) -> str:
-    from mathhammer.fantasy.combat import strike_order_text
+    from mathhammer.fantasy.combat.fight import strike_order_text
 
     return strike_order_text(c)
 
@@ -323,8 +323,8 @@ def _resolution_steps(c: CompiledCombat) -> list[Step]:
 def explain_challenge(model_a: str, model_b: str, *, charger=None, ruleset=None,
                       attack_mount=None) -> list[Step]:
     """The duel as compiled: strike order and each model's chain against the other."""
-    from mathhammer.fantasy.combat import compile_fight
-    from mathhammer.fantasy.combat_challenge import _duel_side, load_model
+    from mathhammer.fantasy.combat.fight import compile_fight
+    from mathhammer.fantasy.combat.challenge import _duel_side, load_model
     from mathhammer.fantasy.explain import explain_attack
 
     name = ruleset

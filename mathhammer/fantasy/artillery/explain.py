@@ -1,7 +1,7 @@
 """``fb artillery --explain``: the dice of a shot, then each kind of hit's wound chain.
 
-Built from the :class:`~mathhammer.fantasy.artillery_common.Setup` the engines run
-(:func:`mathhammer.fantasy.artillery.compile_shot`): the dice odds are the exact values
+Built from the :class:`~mathhammer.fantasy.artillery.common.Setup` the engines run
+(:func:`mathhammer.fantasy.artillery.query.compile_shot`): the dice odds are the exact values
 the engines use (the ruleset's misfire table, scatter die and to-hit roll, the volley's
 shot enumeration); each kind of hit is explained by
 :func:`mathhammer.fantasy.explain.explain_attack` on the very spec the engine compiles.
@@ -14,9 +14,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from mathhammer.explain import Step
-from mathhammer.fantasy import artillery_fire as fire
-from mathhammer.fantasy.artillery_common import Setup
-from mathhammer.fantasy.artillery_shot import (
+from mathhammer.fantasy.artillery import fire as fire
+from mathhammer.fantasy.artillery.common import Setup
+from mathhammer.fantasy.artillery.shot import (
     TEMPLATES,
     hit_spec,
     misfire_rows,

@@ -20,7 +20,7 @@ round (FB-C1..C5 as the war machine changes them):
   has one rank of ``rank_width`` models, since the machine has none — and flees; the
   machine never pursues. A draw fights on.
 
-Every round's distributions are exact (:func:`mathhammer.fantasy.chain.chain_exact`); the
+Every round's distributions are exact (:func:`mathhammer.fantasy.chain.core.chain_exact`); the
 exact engine sums them over the state, the Monte Carlo engine draws each round from them.
 """
 
@@ -33,9 +33,9 @@ import numpy as np
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError
-from mathhammer.fantasy.chain import AttackSpec, chain_exact
+from mathhammer.fantasy.chain.core import AttackSpec, chain_exact
 from mathhammer.fantasy.models import UnitProfile
-from mathhammer.fantasy.rulesets import Ruleset
+from mathhammer.fantasy.rules.ruleset import Ruleset
 from mathhammer.results import Distribution, Estimate, Report
 
 MAX_ROUNDS = 25
@@ -119,7 +119,7 @@ def _spec_crew_on_unit(f: Fight) -> AttackSpec:
 @lru_cache(maxsize=4096)
 def _wounds(spec: AttackSpec, attacks: int, rules_name: str, cap: int) -> tuple[float, ...]:
     """P(k unsaved wounds), k = 0..cap (the rest counted at cap), of ``attacks`` attacks."""
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     if attacks <= 0:
         return (1.0,) + (0.0,) * cap
@@ -132,7 +132,7 @@ def _wounds(spec: AttackSpec, attacks: int, rules_name: str, cap: int) -> tuple[
 
 
 def _break_pass(ld: int, lost_by: int, rules: Ruleset, steadfast: bool) -> float:
-    from mathhammer.fantasy.tests import break_test
+    from mathhammer.fantasy.characteristic_tests import break_test
 
     return float(break_test(ld, lost_by, rules, steadfast=steadfast and rules.steadfast))
 
@@ -142,7 +142,7 @@ def _unit_holds(f: Fight, lost_by: int, models_left: int) -> float:
     without ranks, tests unmodified Ld."""
     if f.unit.has("Unbreakable"):
         return 1.0
-    from mathhammer.fantasy.tests import break_test
+    from mathhammer.fantasy.characteristic_tests import break_test
 
     return float(break_test(f.unit.stats.ld, lost_by, f.rules, steadfast=f.steadfast(models_left),
                             stubborn=f.unit.has("Stubborn")))

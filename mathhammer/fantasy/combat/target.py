@@ -9,7 +9,7 @@ thrower's heavy centre hit goes to one part, allotted like a shot, and the other
 takes the template's normal hit (**decision**, after the 7th-edition wording).
 
 Every wound distribution here is exact for the hits given: a shot's outcome on a part
-is :func:`mathhammer.fantasy.chain.single_attack_outcomes` of the part's profile, and
+is :func:`mathhammer.fantasy.chain.core.single_attack_outcomes` of the part's profile, and
 the two parts are combined by a 2-D convolution capped at each part's W.
 """
 
@@ -20,14 +20,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from mathhammer.errors import InputError
-from mathhammer.fantasy.chain import (
+from mathhammer.fantasy.chain.core import (
     AttackSpec,
     attacks_pmf,
     hit_probability,
     single_attack_outcomes,
 )
 from mathhammer.fantasy.models import KILLING_BLOW_TROOPS, UnitProfile
-from mathhammer.fantasy.rulesets import Ruleset
+from mathhammer.fantasy.rules.ruleset import Ruleset
 from mathhammer.results import Distribution, Estimate, Report
 
 TEMPLATE_WEAPONS = ("stone-thrower", "template", "flame-cannon")

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from mathhammer.dice import parse_dice
 from mathhammer.errors import InputError, RulesError
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 from mathhammer.results import Estimate, Report
 
 LD_LIMIT = 20  # a leadership value beyond this is a typo, not a unit

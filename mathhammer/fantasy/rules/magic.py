@@ -1,6 +1,6 @@
 """The ``[magic]`` table of a ruleset file, as data (MG-1..MG-10).
 
-:class:`mathhammer.fantasy.rulesets.Ruleset` reads the table into :class:`MagicRules`;
+:class:`mathhammer.fantasy.rules.ruleset.Ruleset` reads the table into :class:`MagicRules`;
 the magic engine (:mod:`mathhammer.magic.rules`) fills the keys a file leaves out with
 its built-in values per ruleset. The model sits here, below both, so that neither
 imports the other.

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.combat_compile import Side
+from mathhammer.fantasy.combat.compile import Side
 from mathhammer.fantasy.models import UnitProfile, load_unit, validate_unit
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 from mathhammer.numbers import shown, whole_text
 from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
@@ -115,7 +115,7 @@ def challenge(model_a: str | UnitProfile, model_b: str | UnitProfile, *, rounds:
               config: MonteCarloConfig | None = None, check: bool = False,
               attack_mount: str | None = None) -> Report:
     """A duel between two single models until one falls (at most ``rounds`` rounds)."""
-    from mathhammer.fantasy.combat import compile_fight
+    from mathhammer.fantasy.combat.fight import compile_fight
 
     if rounds is not None and not 1 <= rounds <= 100:
         raise InputError("‹rounds›", "must be 1..100", rounds, "use e.g. ‹rounds› 3")
@@ -147,7 +147,7 @@ def challenge(model_a: str | UnitProfile, model_b: str | UnitProfile, *, rounds:
     title = (f"challenge: {a.name} vs {b.name} ({rules.name}, "
              f"{'until one falls' if rounds is None else f'{n_rounds} round(s)'})")
 
-    from mathhammer.fantasy.combat_exact import combat_exact, exact_available
+    from mathhammer.fantasy.combat.exact import combat_exact, exact_available
 
     def exact() -> Report:
         return _report(c, "exact", combat_exact(c, tables, n_rounds), None, None, n_rounds, title, a, b)
@@ -157,7 +157,7 @@ def challenge(model_a: str | UnitProfile, model_b: str | UnitProfile, *, rounds:
 
         from mathhammer import kernels
         from mathhammer.engine import simulate
-        from mathhammer.fantasy.combat import _tally_shapes
+        from mathhammer.fantasy.combat.fight import _tally_shapes
 
         k = kernels.load("mathhammer.fantasy.kernels.combat")
         shapes = _tally_shapes(c, tables, n_rounds)
@@ -249,6 +249,6 @@ def _line(u: UnitProfile) -> str:
 
 
 def _order(c) -> str:
-    from mathhammer.fantasy.combat import strike_order_text
+    from mathhammer.fantasy.combat.fight import strike_order_text
 
     return strike_order_text(c)
