@@ -207,7 +207,7 @@ def test_exact_refuses_large_several_rounds():
 
     big_a = make_side("wfb8/orc_boyz", where="a", models=40)
     big_b = make_side("wfb8/orc_boyz", where="b", models=40)
-    with pytest.raises(InputError, match="--method"):
+    with pytest.raises(InputError, match="method"):
         combat(big_a, big_b, rounds=2, method="exact")
     assert combat(big_a, big_b, rounds=1, method="exact").method == "exact"
 

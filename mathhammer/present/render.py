@@ -32,7 +32,7 @@ def render(report: Report, fmt: str, full: bool = False, command: str | None = N
         return json.dumps(data, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         return with_flags(render_csv(report))
-    return with_flags(render_table(report, full=full))
+    return render_table(report, full=full)
 
 
 def _pct(p: float) -> str:
@@ -88,8 +88,9 @@ def render_table(report: Report, full: bool = False) -> str:
         middle.append("")
     footer = [_footer(report, skip=summarised)]
     lines = top + middle + notes + footer
-    # names from user files reach the terminal here: no control character gets through
-    text = "\n".join(printable(line) for line in "\n".join(lines).split("\n"))
+    # names from user files reach the terminal here: no control character gets through;
+    # parameters the engines name (‹focus›) read as the command line's flags
+    text = "\n".join(printable(line) for line in with_flags("\n".join(lines)).split("\n"))
     return text.rstrip() + "\n"
 
 

@@ -74,6 +74,7 @@ def chain_report(spec: AttackSpec, attacks: int | str, rules: Ruleset | str = "w
     """
     rules = load_ruleset(rules)
     if target_unit is not None:
+        target_unit = _unit(target_unit)
         spec, target_name = against_unit(spec, target_unit), target_unit.name
     from mathhammer.fantasy.chain.core import attack_counts
 
@@ -190,6 +191,7 @@ def against_unit(spec: AttackSpec, unit) -> AttackSpec:
     (FB-WM1); wfb8 Killing Blow slays only infantry, cavalry and war beasts (FB-W2)."""
     from mathhammer.fantasy.models import KILLING_BLOW_TROOPS
 
+    unit = _unit(unit)
     return replace(spec, poison=spec.poison and unit.machine is None,
                    killing_blow_applies=spec.killing_blow_applies
                    and unit.troop_type in KILLING_BLOW_TROOPS)
@@ -201,7 +203,7 @@ def with_unit_target(report: Report, unit, rules: Ruleset | str, close_combat: b
     from mathhammer.fantasy.combat.target import target_models, target_parts, war_machine_words
     from mathhammer.words import pct
 
-    rules = load_ruleset(rules)
+    rules, unit = load_ruleset(rules), _unit(unit)
     report.info["target"] = f"{unit.id}: {unit.name}"
     if unit.machine is None:
         return report
@@ -211,6 +213,13 @@ def with_unit_target(report: Report, unit, rules: Ruleset | str, close_combat: b
     report.results = {"p_destroyed": destroyed, **report.results}
     report.headline += f" · {unit.name} destroyed {pct(destroyed)}"
     return report
+
+
+def _unit(ref):
+    """A unit profile from itself, a profile id or a file path (UnknownProfileError else)."""
+    from mathhammer.fantasy.models import UnitProfile, load_unit
+
+    return ref if isinstance(ref, UnitProfile) else load_unit(ref)
 
 
 def check_characteristics(rules: Ruleset | str, **values: int | None) -> None:
