@@ -49,7 +49,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from mathhammer.dice import DiceExpr, parse_dice
+from mathhammer.dice import DiceExpr, parse_dice, pmf_power
 from mathhammer.errors import InputError, RulesError
 from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
 
@@ -454,7 +454,7 @@ def chain_distribution(per_attack: np.ndarray, p_slay: float, attacks_pmf: dict[
     cap = models * W if models is not None else None
     if not p_slay and len(attacks_pmf) == 1:  # a fixed count: powers by squaring
         (n_fixed, weight), = attacks_pmf.items()
-        total = weight * _power(np.asarray(per_attack, dtype=np.float64), n_fixed, cap)
+        total = weight * pmf_power(per_attack, n_fixed, cap)
         nz = np.nonzero(total)[0]
         return total[: nz[-1] + 1] if len(nz) else total[:1]
     n_max = max(attacks_pmf)
@@ -483,32 +483,6 @@ def chain_distribution(per_attack: np.ndarray, p_slay: float, attacks_pmf: dict[
         total = total[: cap + 1]
     nz = np.nonzero(total)[0]
     return total[: nz[-1] + 1] if len(nz) else total[:1]
-
-
-def _capped_convolve(a: np.ndarray, b: np.ndarray, cap: int | None) -> np.ndarray:
-    """Distribution of min(A + B, cap): wounds past ``cap`` (the unit's last wound) pile there."""
-    out = np.convolve(a, b)
-    if cap is not None and len(out) > cap + 1:
-        out[cap] += out[cap + 1:].sum()
-        out = out[: cap + 1]
-    return out
-
-
-def _power(per_attack: np.ndarray, n: int, cap: int | None) -> np.ndarray:
-    """Total of ``n`` independent attacks by repeated squaring: O(log n) convolutions.
-
-    Capping commutes with adding (min(min(A, c) + B, c) = min(A + B, c) for B ≥ 0), so
-    the partial sums may be capped as they are built.
-    """
-    result = np.ones(1)
-    base = per_attack
-    while n:
-        if n & 1:
-            result = _capped_convolve(result, base, cap)
-        n >>= 1
-        if n:
-            base = _capped_convolve(base, base, cap)
-    return result
 
 
 def slain_from_wounds(wounds: np.ndarray, target_wounds: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from mathhammer.errors import InputError, RulesError
-from mathhammer.warmachine import rules
+from mathhammer.warmachine import limits, rules
 
 MAX_STAT = 1000  # any stat, DEF, ARM or POW beyond this is a typo, not a model
 
@@ -56,6 +56,8 @@ class AttackSpec:
                                 ("defense", -100, 100), ("power", -100, 100),
                                 ("armor", -100, 100)):
             value = getattr(self, name)
+            if type(value) is int and low <= value <= high:  # the common case, cheaply
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
                     or not low <= value <= high:
                 raise InputError(f"AttackSpec.{name}", f"must be a whole number {low}..{high}",
@@ -198,13 +200,14 @@ class AttackSetup:
         ``names`` maps a field to how the user typed it (a flag, or ``file: attacks[0].stat``),
         so an error names what was typed, never a derived number.
         """
-        from mathhammer.warmachine import limits
-
-        n = {**CLI_NAMES, **(names or {})}
+        n = {**CLI_NAMES, **names} if names else CLI_NAMES
         rules.check_kind(self.kind, n["kind"])
         for field in ("stat", "defense", "power", "armor", "attacks", "modifier", "def_bonus",
                       "arm_bonus", "camped_focus"):
-            limits.check(field, getattr(self, field), n[field])
+            value = getattr(self, field)
+            low, high, _ = limits.LIMITS[field]
+            if type(value) is not int or not low <= value <= high:  # the common case is cheap
+                limits.check(field, value, n[field])
         if self.boxes is not None:
             limits.check("boxes", self.boxes, n["boxes"])
         for field in ("extra_hit_dice", "extra_damage_dice"):
