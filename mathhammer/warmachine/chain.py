@@ -60,7 +60,7 @@ def chain_pmf(specs: list[AttackSpec] | dict[AttackSpec, int]) -> np.ndarray:
     total = None
     counts = specs if isinstance(specs, dict) else distinct_attacks(specs)
     for spec, n in counts.items():
-        part = pmf_power(spec.pmf(), n)
+        part = spec.pmf() if n == 1 else pmf_power(spec.pmf(), n)  # pmf() is a new array
         total = part if total is None else np.convolve(total, part)
     return np.ones(1) if total is None else total
 
