@@ -11,11 +11,12 @@ target ≥ 20×. The Warmachine chain's time per attack at 100 attacks beside th
 ≥ 1.00× means the cost grows no faster than linearly in attacks. The same queries with
 warm caches are shown for the record.
 
+Every figure is a median of the thread's CPU time over interleaved rounds: on a shared
+machine another process's turn on the core then slows neither side of a ratio.
+
 Part 8: a kernel beside a bare xoshiro256** loop drawing the same number of 64-bit words
 (``benchmarks/floor.py``): ratio = kernel trials/s ÷ floor trials/s, target ≥ 0.5 for the
-single attack and the Fantasy chain. Kernels run on one thread; the figures are medians of
-the thread's CPU time over interleaved rounds, so other processes on the machine slow both
-sides of a ratio alike.
+single attack and the Fantasy chain. Kernels run on one thread.
 """
 
 from __future__ import annotations
@@ -56,20 +57,22 @@ def exact_rows(rounds: int) -> list[tuple]:
     rows = []
     for name, warm_name in NEW.items():
         ours, theirs = adapters.EXACT_CASES[name][0]()
-        med, _ = time_exact(ours, theirs, rounds)
+        med: dict = {}
+        time_exact(ours, theirs, rounds, cpu=med)
         ratio = med["theirs"] / med["ours"]
         target, ok = verdict(ratio, EXACT_CASE_TARGETS[name].min_ratio)
         rows.append((name, f"{human(med['ours'], 's')} per query ({ratio:.1f}x faster)",
                      f"icepool {human(med['theirs'], 's')}", target, ok))
         ours, theirs = adapters.EXACT_CASES[warm_name][0]()
-        med, _ = time_exact(ours, theirs, rounds)
+        time_exact(ours, theirs, rounds, cpu=med)
         ratio = med["theirs"] / med["ours"]
         rows.append((f"{warm_name} (caches warm)", f"{human(med['ours'], 's')} per query "
                      f"({ratio:.1f}x faster)", f"icepool {human(med['theirs'], 's')}",
                      "(record)", ""))
     for name in GROWTH:
         ours, theirs, many, few = adapters.EXACT_CASES[name][0]()
-        med, _ = time_exact(ours, theirs, rounds)
+        med = {}
+        time_exact(ours, theirs, rounds, cpu=med)
         per_many, per_few = med["ours"] / many, med["theirs"] / few
         ratio = per_few / per_many
         exponent = 1 + (0 if ratio <= 0 else -__import__("math").log(ratio) /
@@ -115,10 +118,10 @@ def main() -> int:
     heading = ("## Exact engines for a new specification, kernels beside their random words "
                f"(`benchmarks/exact_and_floor.py`, issue 29)\n\nLoad average {start_load:.1f} "
                f"at the start; {time.perf_counter() - t0:.0f} s"
-               + (" (--quick)" if quick else "") + ". Exact rows: median of interleaved "
+               + (" (--quick)" if quick else "") + ". Every figure is a median of the "
+               "thread's CPU time over rounds interleaved with its baseline. Exact rows: "
                "batches of ~20 ms, every call a different query and, for a new "
-               "specification, the first for its stat line. Kernel rows: medians of the "
-               "thread's CPU time over interleaved rounds.")
+               "specification, the first for its stat line.")
     publish_section("exact-and-floor", heading, rows, START, END, "--write" in sys.argv)
     return 0
 

@@ -346,10 +346,11 @@ def bench_scaling(results: Results, s: Settings) -> None:
 EXACT_BATCH_SECONDS = 0.02
 
 
-def time_exact(ours, theirs, rounds: int) -> tuple[dict[str, float], dict[str, int]]:
+def time_exact(ours, theirs, rounds: int, cpu: dict | None = None
+               ) -> tuple[dict[str, float], dict[str, int]]:
     """Seconds per call of ``ours`` and ``theirs`` (every call a different query: call i
     gets i), from ``rounds`` interleaved batches of about EXACT_BATCH_SECONDS each; and
-    the batch sizes."""
+    the batch sizes. ``cpu`` (a dict) receives the same per call in thread CPU time."""
     counter = {"ours": 0, "theirs": 0}
     batch = {"ours": 1, "theirs": 1}
 
@@ -370,8 +371,11 @@ def time_exact(ours, theirs, rounds: int) -> tuple[dict[str, float], dict[str, i
                 batch[key] = max(1, round(batch[key] * EXACT_BATCH_SECONDS / took))
                 break
             batch[key] *= 4
+    spent: dict = {}
     med = round_robin({"ours": step(ours, "ours"), "theirs": step(theirs, "theirs")},
-                      rounds, warmup=0)
+                      rounds, warmup=0, cpu=spent)
+    if cpu is not None:
+        cpu.update({key: spent[key] / batch[key] for key in spent})
     return {key: med[key] / batch[key] for key in med}, batch  # seconds per query
 
 

@@ -62,7 +62,11 @@ class Estimate:
     @classmethod
     def exact(cls, value: float) -> Estimate:
         v = _clean(value)
-        return cls(v, 0.0, (v, v), None)
+        # every exact answer makes several: the fields are filled directly, skipping the
+        # frozen __init__'s per-field setattr and a __post_init__ with nothing to do here
+        est = object.__new__(cls)
+        est.__dict__.update(value=v, se=0.0, ci95=(v, v), n_trials=None)
+        return est
 
     @classmethod
     def proportion(cls, successes: int, n_trials: int) -> Estimate:

@@ -52,10 +52,10 @@ class AttackSpec:
     def __post_init__(self) -> None:
         # the engines' tables have 6^dice entries and index by these numbers: a library
         # call with 10^30 dice or an ARM beyond a C long must be one line, not a crash
-        for name, low, high in (("hit_dice", 1, 6), ("damage_dice", 1, 6), ("bonus", -100, 100),
-                                ("defense", -100, 100), ("power", -100, 100),
-                                ("armor", -100, 100)):
-            value = getattr(self, name)
+        for name, value, low, high in (
+                ("hit_dice", self.hit_dice, 1, 6), ("damage_dice", self.damage_dice, 1, 6),
+                ("bonus", self.bonus, -100, 100), ("defense", self.defense, -100, 100),
+                ("power", self.power, -100, 100), ("armor", self.armor, -100, 100)):
             if type(value) is int and low <= value <= high:  # the common case, cheaply
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
@@ -202,9 +202,11 @@ class AttackSetup:
         """
         n = {**CLI_NAMES, **names} if names else CLI_NAMES
         rules.check_kind(self.kind, n["kind"])
-        for field in ("stat", "defense", "power", "armor", "attacks", "modifier", "def_bonus",
-                      "arm_bonus", "camped_focus"):
-            value = getattr(self, field)
+        for field, value in (("stat", self.stat), ("defense", self.defense),
+                             ("power", self.power), ("armor", self.armor),
+                             ("attacks", self.attacks), ("modifier", self.modifier),
+                             ("def_bonus", self.def_bonus), ("arm_bonus", self.arm_bonus),
+                             ("camped_focus", self.camped_focus)):
             low, high, _ = limits.LIMITS[field]
             if type(value) is not int or not low <= value <= high:  # the common case is cheap
                 limits.check(field, value, n[field])
