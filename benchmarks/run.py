@@ -346,11 +346,12 @@ def bench_scaling(results: Results, s: Settings) -> None:
 EXACT_BATCH_SECONDS = 0.02
 
 
-def time_exact(ours, theirs, rounds: int, cpu: dict | None = None
-               ) -> tuple[dict[str, float], dict[str, int]]:
+def time_exact(ours, theirs, rounds: int, cpu: dict | None = None,
+               ratios: list | None = None) -> tuple[dict[str, float], dict[str, int]]:
     """Seconds per call of ``ours`` and ``theirs`` (every call a different query: call i
     gets i), from ``rounds`` interleaved batches of about EXACT_BATCH_SECONDS each; and
-    the batch sizes. ``cpu`` (a dict) receives the same per call in thread CPU time."""
+    the batch sizes. ``cpu`` (a dict) receives the same per call in thread CPU time, and
+    ``ratios`` (a list) theirs ÷ ours per call in CPU time, round by round."""
     counter = {"ours": 0, "theirs": 0}
     batch = {"ours": 1, "theirs": 1}
 
@@ -372,10 +373,14 @@ def time_exact(ours, theirs, rounds: int, cpu: dict | None = None
                 break
             batch[key] *= 4
     spent: dict = {}
+    each: dict = {}
     med = round_robin({"ours": step(ours, "ours"), "theirs": step(theirs, "theirs")},
-                      rounds, warmup=0, cpu=spent)
+                      rounds, warmup=0, cpu=spent, samples=each)
     if cpu is not None:
         cpu.update({key: spent[key] / batch[key] for key in spent})
+    if ratios is not None:
+        ratios.extend((t / batch["theirs"]) / (o / batch["ours"])
+                      for o, t in zip(each["ours"], each["theirs"]) if o > 0)
     return {key: med[key] / batch[key] for key in med}, batch  # seconds per query
 
 
