@@ -498,7 +498,7 @@ def exact_fantasy_20() -> tuple[Callable[[int], object], Callable[[int], object]
 
 #: caches that hold whole-process tables, not answers for one stat line: kept warm when a
 #: "new specification" is timed (icepool keeps its own tables of the dice too)
-PROCESS_TABLES = {"roll_tables", "_faces", "_outcome_counts", "_sum_counts", "_load_path",
+PROCESS_TABLES = {"roll_tables", "_faces", "_outcome_counts", "_sum_probs", "_load_path",
                   "_bundled_path", "_sum_of_dice", "_keep", "_shared_dice"}
 SPEC_MODULES = ("mathhammer.fantasy.chain", "mathhammer.fantasy.rulesets",
                 "mathhammer.warmachine.rules", "mathhammer.warmachine.attack_setup",

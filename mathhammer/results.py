@@ -65,7 +65,8 @@ class Estimate:
         # every exact answer makes several: the fields are filled directly, skipping the
         # frozen __init__'s per-field setattr and a __post_init__ with nothing to do here
         est = object.__new__(cls)
-        est.__dict__.update(value=v, se=0.0, ci95=(v, v), n_trials=None)
+        object.__setattr__(est, "__dict__", {"value": v, "se": 0.0, "ci95": (v, v),
+                                             "n_trials": None})
         return est
 
     @classmethod
@@ -160,7 +161,7 @@ class Distribution:
     @classmethod
     def exact(cls, probs: np.ndarray | list[float], offset: int = 0) -> Distribution:
         p = np.maximum(np.asarray(probs, dtype=np.float64), 0.0)  # a new array, never negative
-        total = float(p.sum())
+        total = float(np.add.reduce(p))  # p.sum() without its Python wrapper
         if total > 0:
             p /= total  # absorb float drift of long convolutions
         dist = cls(p, offset)

@@ -212,8 +212,11 @@ class AttackSetup:
                 limits.check(field, value, n[field])
         if self.boxes is not None:
             limits.check("boxes", self.boxes, n["boxes"])
-        for field in ("extra_hit_dice", "extra_damage_dice"):
-            limits.check("extra_dice", getattr(self, field), n[field])
+        low, high, _ = limits.LIMITS["extra_dice"]
+        for field, value in (("extra_hit_dice", self.extra_hit_dice),
+                             ("extra_damage_dice", self.extra_damage_dice)):
+            if type(value) is not int or not low <= value <= high:
+                limits.check("extra_dice", value, n[field])
         if self.weapon_master and self.extra_damage_dice >= 3:
             raise InputError(f"{n['extra_damage_dice']} with {n['weapon_master']}",
                              "Weapon Master adds one damage die and at most 3 dice may be added "

@@ -332,12 +332,13 @@ def damage_table(k: int, power: int, armor: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def _sum_counts(k: int) -> tuple[np.ndarray, list[float]]:
-    """How many of the 6^k rolls of k dice sum to s, s = 0..6k (read-only), and how many
-    sum to less than s."""
+def _sum_probs(k: int) -> tuple[np.ndarray, list[float]]:
+    """P(the k dice sum to s), s = 0..6k (read-only), and P(they sum to less than s): each the
+    count of rolls divided by 6^k once, as a pass over the rolls would give them."""
     counts = np.bincount(roll_tables(k)[0], minlength=6 * k + 1).astype(np.float64)
-    counts.setflags(write=False)
-    return counts, [0.0] + np.cumsum(counts).tolist()
+    probs = counts / float(6**k)
+    probs.setflags(write=False)
+    return probs, [c / float(6**k) for c in [0.0] + np.cumsum(counts).tolist()]
 
 
 @lru_cache(maxsize=4096)  # every attack of a chain asks for the same roll
@@ -351,7 +352,7 @@ def damage_pmf(k: int, power: int, armor: int) -> np.ndarray:
     >>> round(float(damage_pmf(2, 12, 18) @ range(7)), 5)
     1.55556
     """
-    counts, below = _sum_counts(_check_k(k))
+    probs, below = _sum_probs(_check_k(k))
     shift = int(power) - int(armor)  # damage = max(0, sum + shift)
     if 6 * k + shift <= 0:
         pmf = np.ones(1)
@@ -359,7 +360,6 @@ def damage_pmf(k: int, power: int, armor: int) -> np.ndarray:
         first = max(k, 1 - shift)  # the smallest sum that deals damage
         pmf = np.zeros(6 * k + shift + 1)
         pmf[0] = below[first]
-        pmf[first + shift:] = counts[first:]
-        pmf /= float(6**k)
+        pmf[first + shift:] = probs[first:]
     pmf.setflags(write=False)
     return pmf
