@@ -112,3 +112,18 @@ def test_library_answers_are_unchanged():
     want = reference_chain(specs)
     assert abs(r.results["p_destroyed"].value - want[15:].sum()) <= 1e-12
     assert abs(r.results["mean_hits"].value - sum(s.p_hit for s in specs)) <= 1e-12
+
+
+def test_the_benchmarks_new_specification_empties_every_per_spec_cache():
+    """benchmarks/adapters.new_spec times the first call for a stat line: every cache that
+    remembers one must be emptied before it (and no whole-process table needs to be)."""
+    from benchmarks import adapters
+
+    names = {cache.__name__ for cache in adapters.spec_caches()}
+    assert {"compile_spec", "_single_attack_cached", "_single_attack_floats",
+            "attack_outcome_probs", "damage_pmf"} <= names
+    assert not names & adapters.PROCESS_TABLES
+    rules.damage_pmf(3, 12, 18)
+    first_call, _ = adapters.new_spec((lambda i: rules.damage_pmf.cache_info().currsize,
+                                       lambda i: None))
+    assert first_call(0) == 0

@@ -23,7 +23,6 @@ from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
 from mathhammer.query import answer
 from mathhammer.results import Z95, Distribution, Estimate, Report
-from mathhammer.warmachine.headlines import wm_attack_headline
 from mathhammer.warmachine.attack_setup import (  # noqa: F401 (re-exported: the chain's inputs)
     CLI_NAMES,
     FUSED_MAX_DICE,
@@ -33,6 +32,7 @@ from mathhammer.warmachine.attack_setup import (  # noqa: F401 (re-exported: the
     build_chain,
     use,
 )
+from mathhammer.warmachine.headlines import wm_attack_headline
 
 
 def distinct_attacks(specs: list[AttackSpec]) -> dict[AttackSpec, int]:
