@@ -203,6 +203,7 @@ def dumps_json(results: Results, machine: dict | None = None) -> str:
 def round_robin(
     variants: dict[str, Callable[[], object]], rounds: int, warmup: int = 1,
     cpu: dict | None = None, cpu_clock: Callable[[], float] = time.thread_time,
+    samples: dict | None = None,
 ) -> dict[str, float]:
     """Median wall time (s) of each variant, timed in turn for ``rounds`` rounds.
 
@@ -211,7 +212,8 @@ def round_robin(
     When ``cpu`` is a dict it receives each variant's median CPU time of the
     calling thread (``cpu_clock``, default ``time.thread_time``): what a
     single-threaded variant costs when other processes take turns on its core.
-    Pass ``time.process_time`` for variants that run their own threads.
+    Pass ``time.process_time`` for variants that run their own threads. ``samples`` (a
+    dict) receives every round's CPU times by variant, for ratios taken round by round.
     """
     for fn in variants.values():
         for _ in range(warmup):
@@ -227,6 +229,8 @@ def round_robin(
             cpu_times[name].append(cpu_clock() - start_cpu)
     if cpu is not None:
         cpu.update({name: statistics.median(ts) for name, ts in cpu_times.items()})
+    if samples is not None:
+        samples.update(cpu_times)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

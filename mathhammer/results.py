@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from mathhammer.errors import spell_params
+from mathhammer.renames import RENAMED, RenamedKeys
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -61,7 +63,12 @@ class Estimate:
     @classmethod
     def exact(cls, value: float) -> Estimate:
         v = _clean(value)
-        return cls(v, 0.0, (v, v), None)
+        # every exact answer makes several: the fields are filled directly, skipping the
+        # frozen __init__'s per-field setattr and a __post_init__ with nothing to do here
+        est = object.__new__(cls)
+        object.__setattr__(est, "__dict__", {"value": v, "se": 0.0, "ci95": (v, v),
+                                             "n_trials": None})
+        return est
 
     @classmethod
     def exact_probability(cls, value: float) -> Estimate:
@@ -153,15 +160,19 @@ class Distribution:
         #: set by producers that know the mean exactly (e.g. DiceExpr.distribution),
         #: so an exact 2D6 reports 7.0 rather than the float sum 6.999999999999999
         self.exact_mean: float | None = None
+        #: the total probability when a constructor already summed it (:meth:`exact`)
+        self._mass: float | None = None
 
     # ---- constructors -------------------------------------------------------------
     @classmethod
     def exact(cls, probs: np.ndarray | list[float], offset: int = 0) -> Distribution:
-        p = np.clip(np.asarray(probs, dtype=np.float64), 0.0, None)
-        total = p.sum()
+        p = np.maximum(np.asarray(probs, dtype=np.float64), 0.0)  # a new array, never negative
+        total = float(np.add.reduce(p))  # p.sum() without its Python wrapper
         if total > 0:
-            p = p / total  # absorb float drift of long convolutions
-        return cls(p, offset)
+            p /= total  # absorb float drift of long convolutions
+        dist = cls(p, offset)
+        dist._mass = 1.0 if total > 0 else 0.0
+        return dist
 
     @classmethod
     def from_counts(cls, counts: np.ndarray, offset: int = 0) -> Distribution:
@@ -212,13 +223,16 @@ class Distribution:
         """No outcome has any probability: a conditional distribution whose condition
         never happens (casting totals when no cast can succeed). Reports drop it and
         say so (:meth:`Report.drop_empty`) rather than print a pmf summing to 0."""
-        return not float(self.probs.sum()) > 0.0
+        mass = self._mass if self._mass is not None else float(self.probs.sum())
+        return not mass > 0.0
 
     @property
     def mean(self) -> float:
         if self.exact_mean is not None:
             return self.exact_mean
-        return _clean(math.fsum(self.outcomes * self.probs))
+        # each product rounded once, as outcomes * probs would, and summed exactly
+        return _clean(math.fsum(map(operator.mul, range(self.offset, self.offset + len(self.probs)),
+                                    self.probs.tolist())))
 
     @property
     def variance(self) -> float:
@@ -240,22 +254,25 @@ class Distribution:
         return Estimate(m, se, (m - Z95 * se, m + Z95 * se), self.n_trials)
 
     # ---- tail probabilities -------------------------------------------------------
-    def _prob(self, mask: np.ndarray) -> Estimate:
+    def _between(self, lo: int, hi: int) -> Estimate:
+        """P(lo ≤ outcome < hi): one slice of consecutive outcomes (no mask to build)."""
+        a = min(max(lo - self.offset, 0), len(self.probs))
+        b = min(max(hi - self.offset, a), len(self.probs))
         if self.is_exact:
-            return Estimate.exact(float(np.clip(self.probs[mask].sum(), 0.0, 1.0)))
+            return Estimate.exact(min(max(float(self.probs[a:b].sum()), 0.0), 1.0))
         assert self.counts is not None and self.n_trials is not None
-        return Estimate.proportion(int(self.counts[mask].sum()), self.n_trials)
+        return Estimate.proportion(int(self.counts[a:b].sum()), self.n_trials)
 
     def p_eq(self, k: int) -> Estimate:
-        return self._prob(self.outcomes == k)
+        return self._between(math.ceil(k), math.floor(k) + 1)
 
     def p_at_least(self, k: int) -> Estimate:
         """P(outcome ≥ k)."""
-        return self._prob(self.outcomes >= k)
+        return self._between(math.ceil(k), self.offset + len(self.probs))
 
     def p_at_most(self, k: int) -> Estimate:
         """P(outcome ≤ k)."""
-        return self._prob(self.outcomes <= k)
+        return self._between(self.offset, math.floor(k) + 1)
 
     def at_least_curve(self) -> np.ndarray:
         """P(≥ k) for every outcome k, in order."""
@@ -359,8 +376,6 @@ class Report:
     headline: str = ""
 
     def __post_init__(self) -> None:
-        from mathhammer.renames import RENAMED, RenamedKeys
-
         renamed = RENAMED.get(self.command)
         if renamed:  # an old name is refused with a pointer to the new one, never aliased
             if type(self.results) is dict:

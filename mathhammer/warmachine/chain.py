@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from mathhammer.dice import pmf_power
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
 from mathhammer.query import answer
@@ -31,14 +32,37 @@ from mathhammer.warmachine.attack_setup import (  # noqa: F401 (re-exported: the
     build_chain,
     use,
 )
+from mathhammer.warmachine.headlines import wm_attack_headline
 
 
-def chain_pmf(specs: list[AttackSpec]) -> np.ndarray:
-    """Exact pmf of the total damage of independent attacks (convolution)."""
-    total = np.ones(1)
-    for spec in specs:
-        total = np.convolve(total, spec.pmf())
-    return total
+def distinct_attacks(specs: list[AttackSpec]) -> dict[AttackSpec, int]:
+    """Each different attack of a chain and how many times it comes, in order (a chain is
+    mostly one spec repeated: runs are counted by identity, equal specs merged once)."""
+    counts: dict[AttackSpec, int] = {}
+    spec, run = None, 0
+    for each in specs:
+        if each is spec:
+            run += 1
+            continue
+        if run:
+            counts[spec] = counts.get(spec, 0) + run
+        spec, run = each, 1
+    if run:
+        counts[spec] = counts.get(spec, 0) + run
+    return counts
+
+
+def chain_pmf(specs: list[AttackSpec] | dict[AttackSpec, int]) -> np.ndarray:
+    """Exact pmf of the total damage of independent attacks: each different attack's pmf
+    to the power of its count (:func:`mathhammer.dice.pmf_power`: about linear in the
+    number of attacks), then convolved together. Takes the list or its
+    :func:`distinct_attacks`."""
+    total = None
+    counts = specs if isinstance(specs, dict) else distinct_attacks(specs)
+    for spec, n in counts.items():
+        part = spec.pmf() if n == 1 else pmf_power(spec.pmf(), n)  # pmf() is a new array
+        total = part if total is None else np.convolve(total, part)
+    return np.ones(1) if total is None else total
 
 
 # --------------------------------------------------------------------------- engines
@@ -55,10 +79,12 @@ def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str 
                 title: str = "") -> Report:
     """Exact report: p_hit (first attack), p_critical, mean_hits, mean_damage, p_destroyed."""
     _require_attacks(specs)
-    dist = Distribution.exact(chain_pmf(specs))
-    first = specs[0]
-    results = _summary(Estimate.exact(first.p_hit), Estimate.exact(first.p_critical),
-                       Estimate.exact(sum(s.p_hit for s in specs)), dist, boxes)
+    counts = distinct_attacks(specs)
+    dist = Distribution.exact(chain_pmf(counts))
+    first_miss, _, first_crit = specs[0].outcome_probs()
+    mean_hits = sum(n * spec.p_hit for spec, n in counts.items())
+    results = _summary(Estimate.exact(1.0 - first_miss), Estimate.exact(first_crit),
+                       Estimate.exact(mean_hits), dist, boxes)
     return Report(command, "exact", results, {"damage": dist}, title=title)
 
 
@@ -189,12 +215,10 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
              + (" (charge: first damage roll pre-boosted)" if setup.charge else ""))
     report = run_chain(specs, boxes=setup.boxes, method=method, config=config, check=check,
                        title=title)
-    from mathhammer.warmachine.headlines import wm_attack_headline
-
     report.headline = wm_attack_headline(report, setup.attacks, setup.kind, first.defense,
                                          first.armor, setup.boxes)
-    dice = [f"{s.hit_dice}d6 to hit / {s.damage_dice}d6 damage" for s in specs]
-    if len(set(dice)) == 1:
+    dice = [f"{s.hit_dice}d6 to hit / {s.damage_dice}d6 damage" for s in (first, last)]
+    if dice[0] == dice[1]:  # specs differ from the first only (a charge)
         report.info["dice"] = f"{dice[0]} per attack"
     else:  # a charge: the first attack differs from the rest
         report.info["dice"] = f"first attack {dice[0]}; others {dice[-1]}"

@@ -49,7 +49,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from mathhammer.dice import DiceExpr, parse_dice
+from mathhammer.dice import DiceExpr, parse_dice, pmf_power
 from mathhammer.errors import InputError, RulesError
 from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 
@@ -162,6 +162,8 @@ def special_save(spec: AttackSpec, regen_allowed: bool) -> tuple[int | None, str
         (spec.ward, spec.reroll_ward_save, "reroll_ward_save", "ward"),
         (spec.regeneration if regen_allowed else None, spec.reroll_regeneration,
          "reroll_regeneration", "regeneration")) if v]
+    if len(options) < 2:
+        return options[0] if options else (None, None, "none")
     return max(options, key=lambda o: _pass_chance(o[0], o[1]), default=(None, None, "none"))
 
 
@@ -276,40 +278,51 @@ def compile_spec(spec: AttackSpec, rules: Ruleset) -> StageTables:
 
     wound_needed = rules.to_wound(spec.strength, spec.toughness)
     wounds = _save_faces(wound_needed)
-    wound_rr = np.zeros((3, 7), np.int64)
-    wound_out = np.zeros((3, 7), np.int64)
+    # tables are built as lists and made arrays once (row-by-row numpy writes cost more
+    # than the rules themselves); the kernels and the exact engine read the arrays
+    wound_rr = [[0] * 7 for _ in range(3)]
+    wound_out = [[0] * 7 for _ in range(3)]
     wound_rr[1] = _rr_row(wounds, wound_mode)
     wound_out[1] = [0] + [0 if f not in wounds else (2 if f == 6 else 1) for f in FACES]
     # FB-W2: a poisoned 6 wounds automatically, the die ignored: no roll to wound is made,
     # so it wounds even where the S v T chart says "cannot wound" (decision)
-    wound_out[2, 1:] = 3
+    wound_out[2] = [0] + [3] * 6
     if spec.wounds_automatically:
-        wound_rr[1] = 0
-        wound_out[1, 1:] = 3
+        wound_rr[1] = [0] * 7
+        wound_out[1] = [0] + [3] * 6
 
-    armour_rr = np.zeros((4, 7), np.int64)
-    armour_out = np.zeros((4, 7), np.int64)
-    ward_rr = np.zeros((4, 7), np.int64)
-    ward_out = np.zeros((4, 7), np.int64)
+    armour_rr = [[0] * 7 for _ in range(4)]
+    armour_out = [[0] * 7 for _ in range(4)]
+    ward_rr = [[0] * 7 for _ in range(4)]
+    ward_out = [[0] * 7 for _ in range(4)]
     rules.check_characteristic(spec.toughness, "toughness")
+    armour_saves: dict[int, set[int]] = {}  # by armour piercing: classes 1 and 3 share one
+    special_saves: dict[bool, tuple[set[int], list[int]]] = {}  # by "regeneration allowed"
     for c in (1, 2, 3):
         six = c == 2
         if six and slay:
-            needed = None  # Killing Blow: no armour save
+            saves = set()  # Killing Blow: no armour save
         else:
             extra = 6 if six and lethal else 0  # Lethal Strike: Armour Piercing (6)
-            needed = rules.armour_needed(spec.save, spec.strength, spec.armour_piercing + extra)
-        saves = _save_faces(needed)
+            if extra not in armour_saves:
+                armour_saves[extra] = _save_faces(rules.armour_needed(
+                    spec.save, spec.strength, spec.armour_piercing + extra))
+            saves = armour_saves[extra]
         armour_rr[c] = _rr_row(saves, armour_mode)
         armour_out[c] = [0] + [0 if f in saves else c for f in FACES]
         # FB-V2: the better of ward and (allowed) regeneration; a ward stops a KB slay
         regen_allowed = spec.regeneration is not None and not spec.flaming and not (
             six and (slay or lethal))
-        special, special_mode, _ = special_save(spec, regen_allowed)
-        passes = _save_faces(special)
-        ward_rr[c] = _rr_row(passes, special_mode)
+        if regen_allowed not in special_saves:
+            special, special_mode, _ = special_save(spec, regen_allowed)
+            passes = _save_faces(special)
+            special_saves[regen_allowed] = passes, _rr_row(passes, special_mode)
+        passes, ward_rr[c] = special_saves[regen_allowed]
         final = 2 if six and slay else 1
         ward_out[c] = [0] + [0 if f in passes else final for f in FACES]
+    wound_rr, wound_out, armour_rr, armour_out, ward_rr, ward_out = (
+        np.array(table, np.int64)
+        for table in (wound_rr, wound_out, armour_rr, armour_out, ward_rr, ward_out))
     return StageTables(
         hopeless=hopeless, hit_rr=np.array(hit_rr, np.int64), hit_out=np.array(hit_out, np.int64),
         hit_has_reroll=hit_mode is not None, wound_rr=wound_rr, wound_out=wound_out,
@@ -345,14 +358,42 @@ def single_attack_fractions(spec: AttackSpec, rules: Ruleset | str = "wfb8"
     return list(pmf), slain
 
 
+def _stage_counts(p_in: list[int], rr: np.ndarray, out: np.ndarray, n_out: int,
+                  sides: int = 6) -> list[int]:
+    """:func:`_stage` on whole numbers: numerators over the input's denominator × sides².
+
+    A face is final with chance (1 − rr)/s + (R/s)(1/s) = (s(1 − rr) + R)/s², R the
+    re-rolled faces (DICE-5), so every stage stays an exact integer count.
+    """
+    result = [0] * n_out
+    rr_rows, out_rows = rr.tolist(), out.tolist()
+    lo = 1 if sides == 6 else 0
+    for c, pc in enumerate(p_in):
+        if not pc:
+            continue
+        rr_row = rr_rows[c] if rr.ndim == 2 else rr_rows
+        out_row = out_rows[c] if out.ndim == 2 else out_rows
+        faces = rr_row[lo:lo + sides]
+        again = sum(faces)
+        for f, rerolled in enumerate(faces, lo):
+            result[out_row[f]] += pc * (sides * (1 - rerolled) + again)
+    return result
+
+
+def _final_counts(t: StageTables) -> tuple[list[int], int]:
+    """(numerators of the final classes 0 nothing / 1 unsaved wound / 2 slain, denominator)."""
+    sides = 36 if t.hopeless else 6
+    hit = _stage_counts([1], t.hit_rr, t.hit_out, 3, sides)
+    wound = _stage_counts(hit, t.wound_rr, t.wound_out, 4)
+    armour = _stage_counts(wound, t.armour_rr, t.armour_out, 4)
+    return _stage_counts(armour, t.ward_rr, t.ward_out, 3), sides * sides * 36 ** 3
+
+
 @lru_cache(maxsize=4096)
 def _single_attack_cached(spec: AttackSpec, rules: Ruleset) -> tuple[tuple[Fraction, ...], Fraction]:
     t = compile_spec(spec, rules)
-    sides = 36 if t.hopeless else 6
-    hit = _stage([Fraction(1)], t.hit_rr, t.hit_out, 3, sides)
-    wound = _stage(hit, t.wound_rr, t.wound_out, 4)
-    armour = _stage(wound, t.armour_rr, t.armour_out, 4)
-    final = _stage(armour, t.ward_rr, t.ward_out, 3)
+    counts, den = _final_counts(t)
+    final = [Fraction(c, den) for c in counts]
     pmf = [final[0]] + [Fraction(0)] * (len(t.wounds_each) - 1)
     for k, pk in enumerate(t.wounds_each):
         pmf[k] += final[1] * pk
@@ -362,14 +403,34 @@ def _single_attack_cached(spec: AttackSpec, rules: Ruleset) -> tuple[tuple[Fract
 def hit_probability(spec: AttackSpec, rules: Ruleset | str = "wfb8") -> Fraction:
     """Exact chance that one attack hits, re-rolls and the 7+ procedure included."""
     t = compile_spec(spec, load_ruleset(rules))
-    return 1 - _stage([Fraction(1)], t.hit_rr, t.hit_out, 3, 36 if t.hopeless else 6)[0]
+    sides = 36 if t.hopeless else 6
+    miss = _stage_counts([1], t.hit_rr, t.hit_out, 3, sides)[0]
+    return 1 - Fraction(miss, sides * sides)
+
+
+@lru_cache(maxsize=4096)
+def _single_attack_floats(spec: AttackSpec, rules: Ruleset) -> tuple[np.ndarray, float]:
+    """:func:`single_attack_outcomes` from whole-number counts: each entry is the exact
+    rational rounded once (as ``float(Fraction)``), without Fraction arithmetic."""
+    t = compile_spec(spec, rules)
+    (nothing, unsaved, slain), den = _final_counts(t)
+    pmf = [0.0] * len(t.wounds_each)
+    for k, pk in enumerate(t.wounds_each):
+        if pk:  # (nothing·[k = 0] + unsaved·pk) / den, one rounding
+            num = unsaved * pk.numerator + (nothing * pk.denominator if k == 0 else 0)
+            pmf[k] = num / (den * pk.denominator)
+    if not t.wounds_each[0]:
+        pmf[0] = nothing / den
+    out = np.array(pmf)
+    out.setflags(write=False)
+    return out, slain / den
 
 
 def single_attack_outcomes(spec: AttackSpec, rules: Ruleset | str = "wfb8"
                            ) -> tuple[np.ndarray, float]:
     """(P(k unsaved wounds, not slain outright) for k = 0..cap, P(slain outright))."""
-    pmf, slain = single_attack_fractions(spec, rules)
-    return np.array([float(p) for p in pmf]), float(slain)
+    pmf, slain = _single_attack_floats(spec, load_ruleset(rules))
+    return pmf.copy(), slain
 
 
 @dataclass(frozen=True)
@@ -391,6 +452,11 @@ def chain_distribution(per_attack: np.ndarray, p_slay: float, attacks_pmf: dict[
     """P(total wounds = t) after a random number of attacks (exact, float)."""
     W = target_wounds
     cap = models * W if models is not None else None
+    if not p_slay and len(attacks_pmf) == 1:  # a fixed count: powers by squaring
+        (n_fixed, weight), = attacks_pmf.items()
+        total = weight * pmf_power(per_attack, n_fixed, cap)
+        nz = np.nonzero(total)[0]
+        return total[: nz[-1] + 1] if len(nz) else total[:1]
     n_max = max(attacks_pmf)
     step = max(len(per_attack) - 1, W if p_slay else 0)  # most wounds one attack adds
     total = np.zeros(n_max * step + 1)
@@ -421,8 +487,8 @@ def chain_distribution(per_attack: np.ndarray, p_slay: float, attacks_pmf: dict[
 
 def slain_from_wounds(wounds: np.ndarray, target_wounds: int) -> np.ndarray:
     """FB-V4: whole models lost = T // W."""
-    slain = np.zeros(len(wounds) // target_wounds + 1)
-    np.add.at(slain, np.arange(len(wounds)) // target_wounds, wounds)
+    slain = np.bincount(np.arange(len(wounds)) // target_wounds, weights=wounds,
+                        minlength=len(wounds) // target_wounds + 1)
     return slain
 
 

@@ -169,7 +169,7 @@ def _draw_pair(s0, s1, s2, s3):
         word, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
         m1 = (word >> _U32) * _SIX8
         m2 = (word & _MASK32) * _SIX8
-        if (m1 & _MASK32) >= _SIX8_REJECT and (m2 & _MASK32) >= _SIX8_REJECT:
+        if min(m1 & _MASK32, m2 & _MASK32) >= _SIX8_REJECT:  # one test, one branch
             return np.int64(m1 >> _U32), np.int64(m2 >> _U32), s0, s1, s2, s3
 
 
@@ -200,7 +200,17 @@ def chain_kernel_counting(unsaved_bits, attacks_table, wounds_each, wound_cap, s
             pick, s0, s1, s2, s3 = _below_local(n_choices, attacks_threshold, s0, s1, s2, s3)
             n_attacks = attacks_table[pick]
         unsaved = 0
-        for _p in range(n_attacks >> 1):
+        pairs = n_attacks >> 1
+        for _q in range(pairs >> 2):  # four words a turn: the loads overlap the draws
+            b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            b3, b4, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            b5, b6, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            b7, b8, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            unsaved += ((_unsaved_bit(unsaved_bits, b1) + _unsaved_bit(unsaved_bits, b2))
+                        + (_unsaved_bit(unsaved_bits, b3) + _unsaved_bit(unsaved_bits, b4))
+                        + (_unsaved_bit(unsaved_bits, b5) + _unsaved_bit(unsaved_bits, b6))
+                        + (_unsaved_bit(unsaved_bits, b7) + _unsaved_bit(unsaved_bits, b8)))
+        for _p in range(pairs & 3):
             b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
             unsaved += _unsaved_bit(unsaved_bits, b1) + _unsaved_bit(unsaved_bits, b2)
         if n_attacks & 1:  # the last attack reads one half (the other is drawn, unused)

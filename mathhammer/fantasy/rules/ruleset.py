@@ -16,6 +16,7 @@ its path wherever a ruleset name is accepted.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -253,6 +254,12 @@ class Ruleset(BaseModel):
     magic: MagicRules = MagicRules()
     combat: CombatRules = CombatRules()  # FB-E/S/K/M/P/G: close-combat data (combat_rules.py)
 
+    def __hash__(self) -> int:
+        # every per-spec cache is keyed by its ruleset: hashing all the charts at each
+        # lookup cost more than the lookup saved. Equal rulesets have equal names, so this
+        # agrees with ==; a user's edited copy under the same name merely collides.
+        return hash((Ruleset, self.name, self.title))
+
     @field_validator("killing_blow", mode="before")
     @classmethod
     def _none_word(cls, value):
@@ -371,6 +378,11 @@ def _load_path(path: str, mtime_ns: int) -> Ruleset:
     return _validate(read_toml(path), path)
 
 
+@lru_cache(maxsize=None)
+def _bundled_path(name: str) -> str:
+    return str((RULESETS_DIR / f"{name}.toml").resolve())
+
+
 def _is_file(path: Path) -> bool:
     """Exists and is not a folder, never raising (the bounded reader judges the rest)."""
     from mathhammer.io import names_a_file
@@ -396,8 +408,9 @@ def load_ruleset(name_or_path: str | Path | Ruleset = "wfb8", where: str = "‹r
     if isinstance(name_or_path, Ruleset):
         return name_or_path
     text = str(name_or_path)
-    if text in BUNDLED:
-        path = RULESETS_DIR / f"{text}.toml"
+    if text in BUNDLED:  # resolved once: every exact query names its ruleset
+        resolved = _bundled_path(text)
+        return _load_path(resolved, os.stat(resolved).st_mtime_ns)
     else:
         try:
             path = Path(text).expanduser()
