@@ -536,7 +536,7 @@ def _allowed_keys(loc: tuple) -> str:
             continue
         field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
         if field is None:
-            return "see `mathhammer profiles schema ‹game› warmachine`"
+            return "see `mathhammer profiles schema --game warmachine`"
         inner = field.annotation
         for candidate in (inner, *getattr(inner, "__args__", ())):
             if isinstance(candidate, type) and issubclass(candidate, BaseModel):
@@ -557,7 +557,7 @@ def validate_warmachine(data: dict, source: str) -> WarmachineProfile:
         problems = _pydantic_problems(err) + consistency_problems(data)
     unique = sorted(set(problems), key=lambda item: (natural_key(item[0]), item[1]))
     what = "; ".join(f"{key}: {text}" for key, text in unique)
-    error = ProfileError(source, what, None, "see `mathhammer profiles schema ‹game› warmachine`")
+    error = ProfileError(source, what, None, "see `mathhammer profiles schema --game warmachine`")
     setattr(error, "problems", unique)  # [(key path, message)] for `profiles validate`  # noqa: B010
     raise error
 
