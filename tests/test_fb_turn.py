@@ -81,7 +81,7 @@ def test_the_bundled_scenario_prints_per_turn_outcomes_with_errors():
     code, out, err = cli_result("fb", "turn", PATH, "--n-trials", "3000", "--seed", "1")
     assert code == 0, err
     first = out.splitlines()[0]
-    assert first.startswith("After 3 game turns, Orc Boyz: holding") and "±" in first
+    assert first.startswith("After 3 game turns, Orc Boyz: destroyed") and "±" in first
     assert "p_destroyed[Knights of the Realm, turn 2]" in out
 
 
@@ -337,3 +337,83 @@ def test_the_flee_roll_of_an_escaped_unit_is_the_roll_given_the_pursuit_fell_sho
     mask = 1 << int(tr.t.u_int[0, tr.k.U_SIDE_INDEX])
     assert tr.t.p_caught[tr.first_b, mask] == pytest.approx(float(caught), abs=1e-12)
     assert tr._escape_pmf(1, chased=False) == pytest.approx(tr.flee_pmf[1])
+
+
+# ---- fb turn without a file (issue 28 item 14) --------------------------------------------
+
+def test_options_play_the_same_turns_as_the_scenario_file_they_describe(tmp_path):
+    # the bundled scenario's units, smaller, as options and as a file: the same exact answer
+    from mathhammer.fantasy.scenario import turn_from_options
+
+    data = sas_turn(12, turns=2, fire=read_toml(PATH)["turn"]["fire"])
+    from_file = run(data)
+    args = ["--unit-a", "wfb8/knights_of_the_realm", "--unit-b", "wfb8/orc_boyz",
+            "--distance", "12", "--turns", "2", "--reaction", "stand-and-shoot",
+            "--models-a", "5", "--models-b", "10", "--width-a", "4", "--width-b", "5",
+            "--stand-and-shoot", "shots=10, bs=3, strength=3",
+            "--fire", "a:Crossbows:shots=10,bs=3,strength=4",
+            "--fire", "a:Fireball:shots=D6,strength=4,cast_dice=2,casting_value=5,level=1"]
+    code, out, err = cli_result("fb", "turn", *args, "--method", "exact", "--format", "json")
+    assert code == 0, err
+    got = json.loads(out)["results"]
+    assert got.keys() == from_file.results.keys()
+    for name, est in from_file.results.items():
+        assert got[name]["value"] == pytest.approx(est.value, abs=1e-12), name
+    library = turn_from_options("wfb8/knights_of_the_realm", "wfb8/orc_boyz", distance=12, turns=2,
+                                reaction="stand-and-shoot", models=(5, 10), widths=(4, 5),
+                                stand_and_shoot="shots=10,bs=3,strength=3",
+                                fire=("a:Crossbows:shots=10,bs=3,strength=4",
+                                      "a:Fireball:shots=D6,strength=4,cast_dice=2,"
+                                      "casting_value=5,level=1"), method="exact")
+    assert {k: v.value for k, v in library.results.items()} == pytest.approx(
+        {k: v.value for k, v in from_file.results.items()}, abs=1e-12)
+    assert library.command == "fb turn"
+
+
+def test_the_headline_is_one_short_line():
+    code, out, err = cli_result("fb", "turn", "--unit-a", "wfb8/knights_of_the_realm",
+                                "--unit-b", "wfb8/orc_boyz", "--distance", "14", "--turns", "1",
+                                "--models-a", "5", "--models-b", "10", "--method", "exact",
+                                "--brief")
+    assert code == 0, err
+    line = out.strip()
+    assert "\n" not in line and len(line) <= 120, line
+    assert line.startswith("After 1 game turn, Orc Boyz: destroyed ") and "(exact)" in line
+
+
+def test_the_same_profile_on_both_sides_keeps_the_two_units_apart():
+    from mathhammer.fantasy.scenario import turn_from_options
+
+    report = turn_from_options("wfb8/orc_boyz", "wfb8/orc_boyz", distance=6, turns=1,
+                               models=(10, 10), method="exact")
+    a = sum(report.results[f"p_{s}[Orc Boyz (A), turn 1]"].value for s in
+            ("holding", "fleeing", "fled", "destroyed"))
+    b = sum(report.results[f"p_{s}[Orc Boyz (B), turn 1]"].value for s in
+            ("holding", "fleeing", "fled", "destroyed"))
+    assert a == pytest.approx(1.0) and b == pytest.approx(1.0)
+
+
+UNITS = ["--unit-a", "wfb8/knights_of_the_realm", "--unit-b", "wfb8/orc_boyz"]
+
+
+@pytest.mark.parametrize("args, flag", [
+    ([], "SCENARIO"),
+    (["--unit-a", "wfb8/knights_of_the_realm", "--distance", "9"], "--unit-b"),
+    (UNITS, "--distance"),
+    (UNITS + ["--distance", "100"], "--distance"),
+    (UNITS + ["--distance", "9", "--reaction", "run"], "--reaction"),
+    (UNITS + ["--distance", "9", "--turns", "9"], "--turns"),
+    (UNITS + ["--distance", "9", "--models-b", "0"], "--models-b"),
+    (UNITS + ["--distance", "9", "--reaction", "stand-and-shoot"], "--stand-and-shoot"),
+    (UNITS + ["--distance", "9", "--reaction", "hold", "--stand-and-shoot", "shots=3,bs=3,strength=3"],
+     "--stand-and-shoot"),
+    (UNITS + ["--distance", "9", "--fire", "Crossbows"], "--fire"),
+    (UNITS + ["--distance", "9", "--fire", "a:X:shots=10,bs=3"], "--fire"),
+    (UNITS + ["--distance", "9", "--fire", "a:X:shots=10,bs=3,strength=4,range=24"], "--fire"),
+    (UNITS + ["--distance", "9", "--fire", "a:X:shots=10,strength=4,cast_dice=2"], "--fire"),
+    ([PATH, "--distance", "9"], "--distance"),
+])
+def test_bad_options_are_one_line_naming_the_option(args, flag):
+    code, out, err = cli_result("fb", "turn", *args, "--n-trials", "100")
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {flag}: ") and len(err.strip().splitlines()) == 1, err

@@ -611,40 +611,101 @@ def _monte_carlo(tr: Turns, config: MonteCarloConfig):
     return simulate(run_chunk, config, probabilities)
 
 
+def parse_fire(text: str, where: str, side: str | None = None) -> dict:
+    """``SIDE:NAME:KEY=VALUE,...`` (``fb turn --fire``), or ``KEY=VALUE,...`` when ``side``
+    is given (``--stand-and-shoot``: B's shots, FB-G2), as the ``[[turn.fire]]`` table
+    that a scenario file holds: ``a:Crossbows:shots=10,bs=3,strength=4``."""
+    text = text.strip()
+    if side is None:
+        parts = text.split(":", 2)
+        if len(parts) != 3 or parts[0] not in ("a", "b") or not parts[1].strip():
+            raise InputError(where, "is SIDE:NAME:KEY=VALUE,... (SIDE a or b)", text,
+                             'e.g. "a:Crossbows:shots=10,bs=3,strength=4"')
+        side, name, rest = parts[0], parts[1].strip(), parts[2]
+    else:
+        name, rest = "Stand and shoot", text
+    entry: dict = {"name": name, "side": side}
+    fields = FireEntry.model_fields
+    for item in (x.strip() for x in rest.split(",")):
+        key, eq, value = item.partition("=")
+        key, value = key.strip().replace("-", "_"), value.strip()
+        if not eq or key not in fields or key in ("name", "side") or not value:
+            keys = ", ".join(k for k in fields if k not in ("name", "side"))
+            raise InputError(where, f"each part is KEY=VALUE with KEY one of {keys}", item,
+                             'e.g. "shots=10,bs=3,strength=3"')
+        entry[key] = value if key in ("shots", "multiple_wounds") else _whole(value, where, key)
+    return entry
+
+
+def _whole(text: str, where: str, key: str) -> int:
+    if not text.lstrip("-").isdigit() or len(text) > 6:
+        raise InputError(where, f"{key} must be a whole number", text, f"e.g. {key}=3")
+    return int(text)
+
+
+def validated_turn(turn: dict, where, error=ProfileError) -> TurnEntry:
+    """The ``[turn]`` table (or the same keys from ``fb turn`` options) checked: errors name
+    ``where(key)`` (``file: turn.distance`` for a file, ``distance`` for options)."""
+    try:
+        entry = TurnEntry.model_validate(turn)
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        if error is ProfileError:
+            from mathhammer.profiles import pydantic_errors
+
+            raise pydantic_errors(err, where(None)) from None
+        got, name = first.get("input"), str(first["loc"][0])
+        inner = ".".join(f"entry {p + 1}," if isinstance(p, int) else str(p)
+                         for p in first["loc"][1:]).replace(",.", ", ")  # fire.0.strength
+        what = first["msg"][:1].lower() + first["msg"][1:]
+        hint = {"reaction": "use hold, flee or stand-and-shoot",
+                "distance": "use e.g. 14 (inches, 0..72)", "turns": "use 1..8",
+                "edge": "use e.g. 12 (inches, 0..72)", "charge_turn": "use 1..8"}
+        raise error(where(name), f"{inner}: {what}" if inner else what,
+                    None if isinstance(got, (dict, list)) else got,
+                    hint.get(name, "see fb turn --help for the keys and their ranges")) from None
+    if entry.reaction == "stand-and-shoot" and entry.stand_and_shoot is None:
+        raise error(where("stand_and_shoot"), "is needed with reaction stand-and-shoot (B's "
+                    "shots at the charger)", None, "give B's shots, bs and strength, e.g. "
+                    "shots=10, bs=3, strength=3")
+    sas = entry.stand_and_shoot
+    if sas is not None and entry.reaction != "stand-and-shoot":
+        raise error(where("stand_and_shoot"), "is B's shots at the charger: it goes with "
+                    "reaction stand-and-shoot", entry.reaction,
+                    "set the reaction to stand-and-shoot or drop the stand and shoot shots")
+    if sas is not None and (sas.side != "b" or sas.bs is None or sas.cast_dice is not None):
+        raise error(where("stand_and_shoot"), "is shooting by the charged unit: side b with "
+                    "bs, no cast_dice", sas.side, "use side b, bs 3 (FB-G2)")
+    for i, f in enumerate(entry.fire):
+        if (f.cast_dice is None) != (f.casting_value is None):
+            raise error(where(f"fire[{i}]"), "a missile gives cast_dice and casting_value "
+                        "together", None, "add both or neither")
+        if f.bs is None and f.cast_dice is None:
+            raise error(where(f"fire[{i}]"), "give bs (shooting) or cast_dice and "
+                        "casting_value (a magic missile)", None, "add bs = 3")
+    return entry
+
+
 def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", method: str,
                       config: MonteCarloConfig, check: bool) -> Report:
     """``kind = "turn"``: side ``a`` charges side ``b``; ``turn`` (the ``[turn]`` table) says
     how (see the module docstring). The scenario loader builds the sides and the ruleset."""
-    from mathhammer.profiles import pydantic_errors
-    from mathhammer.query import answer
-    from mathhammer.words import method_words, pct
+    entry = validated_turn(turn, lambda key: f"{source}: turn" + (f".{key}" if key else ""))
+    return play_turns(entry, a, b, rules, title=title, method=method, config=config,
+                      check=check)
 
-    try:
-        entry = TurnEntry.model_validate(turn)
-    except ValidationError as err:
-        raise pydantic_errors(err, f"{source}: turn") from None
-    if entry.reaction == "stand-and-shoot" and entry.stand_and_shoot is None:
-        raise ProfileError(f"{source}: turn.stand_and_shoot", "is needed with reaction = "
-                           "\"stand-and-shoot\" (B's shots at the charger)", None,
-                           "add [turn.stand_and_shoot] name, side = \"b\", shots, bs, strength")
-    sas = entry.stand_and_shoot
-    if sas is not None and entry.reaction != "stand-and-shoot":
-        raise ProfileError(f"{source}: turn.stand_and_shoot", "is B's shots at the charger: it "
-                           "goes with reaction = \"stand-and-shoot\"", entry.reaction,
-                           "set reaction = \"stand-and-shoot\" or drop [turn.stand_and_shoot]")
-    if sas is not None and (sas.side != "b" or sas.bs is None or sas.cast_dice is not None):
-        raise ProfileError(f"{source}: turn.stand_and_shoot", "is shooting by the charged unit: "
-                           "side = \"b\" with bs, no cast_dice", sas.side,
-                           "use side = \"b\", bs = 3 (FB-G2)")
-    for i, f in enumerate(entry.fire):
-        if (f.cast_dice is None) != (f.casting_value is None):
-            raise ProfileError(f"{source}: turn.fire[{i}]", "a missile gives cast_dice and "
-                               "casting_value together", None, "add both or neither")
-        if f.bs is None and f.cast_dice is None:
-            raise ProfileError(f"{source}: turn.fire[{i}]", "give bs (shooting) or cast_dice and "
-                               "casting_value (a magic missile)", None, "add bs = 3")
+
+def play_turns(entry: TurnEntry, a, b, rules, *, title: str = "", method: str,
+               config: MonteCarloConfig, check: bool) -> Report:
+    """The report of ``entry``'s game turns, side ``a`` charging side ``b`` (FB-G5)."""
+    from mathhammer.fantasy.headlines import fb_turn_headline
+    from mathhammer.query import answer
+
     tr = Turns(a, b, rules, entry)
     names = (a.unit.name, b.unit.name)
+    if names[0] == names[1]:  # the same profile both sides: keep their results apart
+        names = (f"{names[0]} (A)", f"{names[1]} (B)")
     span = f"{entry.turns} game turn{'s' if entry.turns > 1 else ''}"
     title = title or (f"{names[0]} charge {names[1]} from {entry.distance:g}\" "
                       f"({rules.name}, {span}, reaction {entry.reaction})")
@@ -696,16 +757,9 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
     use = "mc" if method == "auto" and not check else method
     report = answer("run", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)
-    last = entry.turns
-    r = report.results
-
-    def line(side: int) -> str:
-        return ", ".join(f"{status} {pct(r[f'p_{status}[{names[side]}, turn {last}]'])}"
-                         for status in STATUSES)
-
-    report.headline = (f"After {span}, {names[1]}: {line(1)} ({method_words(report)}) · "
-                       f"{names[0]}: {line(0)}")
+    report.headline = fb_turn_headline(report, names, entry.turns)
     return report
+
 
 
 def _models_left(tr: Turns, final: dict) -> dict[str, Distribution]:
