@@ -8,6 +8,7 @@ import math
 from collections import defaultdict
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from mathhammer.engine import MonteCarloConfig
@@ -417,3 +418,106 @@ def test_bad_options_are_one_line_naming_the_option(args, flag):
     code, out, err = cli_result("fb", "turn", *args, "--n-trials", "100")
     assert code == 2 and out == ""
     assert err.startswith(f"error: {flag}: ") and len(err.strip().splitlines()) == 1, err
+
+
+# ---- turns in arrays (issue 29 part 5) ------------------------------------------------------
+
+def compiled(data):
+    from pathlib import Path
+
+    from mathhammer.fantasy.combat_turn import Turns, TurnEntry
+    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.scenario import UnitEntry, _side
+
+    a = _side(UnitEntry(**data["a"]), "a", Path(PATH).parent, True)
+    b = _side(UnitEntry(**data["b"]), "b", Path(PATH).parent, False)
+    return Turns(a, b, load_ruleset(data.get("ruleset") or "wfb8"), TurnEntry(**data["turn"]))
+
+
+def house_rules(tmp_path):
+    from tests.conftest import ROOT
+
+    text = (ROOT / "mathhammer/fantasy/rulesets/wfb8.toml").read_text(encoding="utf-8")
+    path = tmp_path / "house.toml"
+    path.write_text(text.replace('stand_and_shoot_min_distance = "movement"',
+                                 'stand_and_shoot_min_distance = "none"'), encoding="utf-8")
+    return str(path)
+
+
+def both_shoot(turns):
+    data = one_turn(turns=turns, distance=12)
+    data["turn"]["fire"] = read_toml(PATH)["turn"]["fire"] + [{**ORC_BOWS, "modifier": -1}]
+    return data
+
+
+def smaller(data):
+    data["a"]["models"], data["b"]["models"] = 4, 8  # the state-by-state sum is slow
+    return data
+
+
+SCENARIOS = {
+    "stand and shoot, crossbows and a missile, 2 turns": lambda tmp: smaller(sas_turn(
+        12, turns=2, fire=read_toml(PATH)["turn"]["fire"])),
+    "both sides shoot: panic and flights of either unit, 2 turns": lambda tmp: smaller(
+        both_shoot(2)),
+    "flee, rally, flee again, 3 turns": lambda tmp: one_turn(distance=10, turns=3,
+                                                             reaction="flee", edge=14),
+    "panic of a small unit, charge from turn 2": lambda tmp: shot_at(
+        8, [one_shot("Crossbows"), one_shot("Archers")], turns=2),
+    "stand and shoot inside M by house rule, a 1-inch edge": lambda tmp: {
+        **sas_turn(4, turns=2, edge=1), "ruleset": house_rules(tmp)},
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_the_array_sum_equals_the_state_by_state_sum(name, tmp_path):
+    from mathhammer.fantasy.combat_turn import exact_by_states, models_left_by_states
+    from mathhammer.fantasy.combat_turn_arrays import exact_turns
+
+    data = SCENARIOS[name](tmp_path)
+    old, final = exact_by_states(compiled(data))
+    new, summed = exact_turns(compiled(data))
+    assert len(old) == len(new) == data["turn"]["turns"]
+    for turn, (a, b) in enumerate(zip(old, new, strict=True), start=1):
+        assert np.abs(a - b).max() <= 1e-12, (turn, a, b)
+    left = models_left_by_states(compiled(data), final)
+    for side in (0, 1):
+        want = pmf_of(left[f"models_left_{'ab'[side]}"])
+        got = dict(enumerate(summed.models_left(side).tolist()))
+        assert want and all(abs(got[k] - v) <= 1e-12 for k, v in want.items())
+        assert sum(v for k, v in got.items() if k not in want) <= 1e-12
+    assert summed.P.size == len(final)  # the same states, forgotten rooms and all
+    assert old[-1][1].min() >= 0 and abs(old[-1].sum() - 2) < 1e-12
+
+
+def test_monte_carlo_is_the_same_on_one_thread_or_two():
+    data = both_shoot(2)
+    one = run(data, method="mc", n_trials=150_000, seed=11, threads=1)
+    two = run(data, method="mc", n_trials=150_000, seed=11, threads=2)
+    assert {k: v.value for k, v in one.results.items()} == {k: v.value for k, v in two.results.items()}
+    assert (one.distributions["models_left_b"].probs == two.distributions["models_left_b"].probs).all()
+
+
+def test_default_trials_come_from_the_precision_target():
+    from mathhammer.cli.fb import TURN_TRIALS
+    from mathhammer.engine import trials_for_precision, wilson_halfwidth
+    from mathhammer.fantasy.combat_turn import DEFAULT_PRECISION, DEFAULT_TRIALS
+
+    assert TURN_TRIALS == DEFAULT_TRIALS == trials_for_precision(DEFAULT_PRECISION)
+    assert wilson_halfwidth(np.array([0.5]), DEFAULT_TRIALS)[0] <= DEFAULT_PRECISION
+    assert wilson_halfwidth(np.array([0.5]), DEFAULT_TRIALS - 1)[0] > DEFAULT_PRECISION
+    data = one_turn(distance=30)  # out of reach: one fast turn
+    report = run(data, method="mc", seed=1, n_trials_is_default=True)
+    assert report.n_trials == DEFAULT_TRIALS
+    assert run(data, method="mc", seed=1, n_trials=5000).n_trials == 5000
+
+
+@pytest.mark.parametrize("fraction, at_start, need", [
+    (0.25, 8, 2), (0.25, 9, 3), (0.3, 10, 3), (0.25, 1, 1), (0.0, 10, 2**40)])
+def test_the_panic_threshold_is_the_fraction_rule(fraction, at_start, need):
+    from types import SimpleNamespace
+
+    from mathhammer.fantasy.combat_turn_arrays import panic_threshold
+
+    rules = SimpleNamespace(combat=SimpleNamespace(panic_fraction=fraction))
+    assert panic_threshold(rules, at_start) == need

@@ -18,9 +18,12 @@ table edge (the distance between the units is what the two leave of the line acr
 table), each unit's holding / fleeing / off the table / destroyed — is carried exactly:
 each step's outcome distribution comes from the shooting chain (:func:`chain.chain_exact`),
 the magic engine (P(cast)), the charge and flee dice and the combat engine's exact round
-(:func:`combat_exact._round`), and the exact engine sums them.
-The Monte Carlo engine draws every trial's steps from the same tables (``--check``
-compares the two).
+(:func:`combat_exact._round`). The exact engine sums them over arrays of states
+(:mod:`mathhammer.fantasy.combat_turn_arrays`; :func:`exact_by_states`, the state-by-state
+sum it replaced, is kept as its reference). The Monte Carlo engine is a numba walk
+(:mod:`mathhammer.fantasy.kernels.turn`): each trial rolls its own dice, the shooting from
+the chain's tables and each round of combat by the combat kernel (``--check`` compares
+the two).
 
 Decisions (FB-G5, FB-G4): A declares its charge every turn until one reaches B (a failed
 charge is declared again next turn; after a combat ends nobody charges again); a fleeing
@@ -140,6 +143,7 @@ class Turns:
                 tuple(f for f in entry.fire if f.side == "ab"[side] and f.cast_dice is None))
                 if phase) for side in (0, 1))
         self._rounds: dict = {}
+        self._over: dict = {}
         from mathhammer.fantasy.charge import charge_rolls
 
         # (probability, range, failed move) of A's charge roll (FB-G1, FB-G3), once; the
@@ -415,7 +419,11 @@ class Turns:
             outcomes = []
             for (w2, st2, fr2, once2, duel2, _diff, _raw), _ in items:
                 units = fled = pmf = None
-                if not k.any_engagement(np.array(st2, np.int64), self.t.e_pair):
+                over = self._over.get(st2)
+                if over is None:  # a few statuses come back in every round: asked once
+                    over = self._over[st2] = not k.any_engagement(np.array(st2, np.int64),
+                                                                  self.t.e_pair)
+                if over:
                     codes = (st2[0], st2[self.first_b])
                     units = tuple(DEAD if code in (k.DESTROYED, k.CAUGHT) else
                                   FLEE if code == k.FLED else HOLD for code in codes)
@@ -472,21 +480,6 @@ class Turns:
                 out += [(q * r, s2) for r, s2 in self._after_round(s, o)]
         return out
 
-    def combat_round_drawn(self, s: State, count: int, rng) -> list:
-        """Monte Carlo: ``count`` trials through one round; only drawn outcomes are built."""
-        if not s.engaged:
-            return [(count, s)]
-        p, outcomes = self._round_table(s)
-        draws = rng.multinomial(count, p / p.sum())
-        out = []
-        for i, c in enumerate(draws):
-            if c:
-                after = self._after_round(s, outcomes[i])
-                weights = np.array([q for q, _ in after])
-                split = rng.multinomial(c, weights / weights.sum())
-                out += [(int(n), s2) for n, (_, s2) in zip(split, after) if n]
-        return out
-
     def steps(self, side: int, turn: int) -> list:
         """The steps of one player turn, in order, each a function of the state: rally,
         charge (A), the magic phase, the shooting phase, a round of combat (FB-G5)."""
@@ -541,8 +534,10 @@ def _pair(pair, side, value):
 MAX_EXACT_STATES = 100_000  # beyond this the exact sum takes about a minute; Monte Carlo is seconds
 
 
-def _exact(tr: Turns) -> tuple[list[np.ndarray], dict]:
-    """Per game turn, P(status) of each unit (2 x 4), and the final states."""
+def exact_by_states(tr: Turns) -> tuple[list[np.ndarray], dict]:
+    """Per game turn, P(status) of each unit (2 x 4), and the final states: the sum state
+    by state in a dictionary, which the array engine replaced (it is ~10 times slower at
+    three game turns); kept as the reference the array engine is tested against."""
     states = {tr.start(): 1.0}
     by_turn = []
     for turn in range(1, tr.entry.turns + 1):
@@ -566,44 +561,90 @@ def _exact(tr: Turns) -> tuple[list[np.ndarray], dict]:
     return by_turn, states
 
 
-def _walk(tr: Turns, n: int, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` trials through every step, each outcome drawn from its exact table; returns
-    status counts per turn [turn, side, status] and the models-left counts of A and B."""
-    groups = {tr.start(): n}
-    counts = np.zeros((tr.entry.turns, 2, 4), dtype=np.int64)
-    for turn in range(1, tr.entry.turns + 1):
-        for side in (0, 1):
-            for step in tr.steps(side, turn):
-                nxt: dict = defaultdict(int)
-                for s, count in groups.items():
-                    if step == tr.combat_round:  # hundreds of outcomes: build the drawn ones
-                        for c, s2 in tr.combat_round_drawn(s, count, rng):
-                            nxt[s2] += c
-                        continue
-                    table = step(s)
-                    p = np.array([q for q, _ in table])
-                    draws = rng.multinomial(count, p / p.sum())
-                    for (_, s2), c in zip(table, draws):
-                        if c:
-                            nxt[s2] += int(c)
-                groups = nxt
-        for s, c in groups.items():
-            for side in (0, 1):
-                counts[turn - 1, side, s.units[side]] += c
-    left = [np.zeros(tr.start_models[side] + 1, dtype=np.int64) for side in (0, 1)]
-    for s, c in groups.items():
-        for side in (0, 1):
-            left[side][0 if s.units[side] == DEAD else tr.models_of(s.wounds, side)] += c
-    return counts, left[0], left[1]
+def kernel_inputs(tr: Turns) -> tuple:
+    """The arrays of :func:`mathhammer.fantasy.kernels.turn.turn_trials` (see its layouts),
+    from the same tables the exact sum reads."""
+    from mathhammer.fantasy.combat_turn_arrays import panic_threshold
+
+    entry = tr.entry
+    entries = list(entry.fire) + ([entry.stand_and_shoot] if entry.stand_and_shoot else [])
+    target_of = [1 if f.side == "a" else 0 for f in entries]
+    most = max(tr.shootable(tuple([0] * tr.t.b_int.shape[0]), side) for side in (0, 1))
+    tables = {}
+    for e, fire in enumerate(entries):
+        sas = fire is entry.stand_and_shoot
+        full = tr.shootable(tuple([0] * tr.t.b_int.shape[0]), target_of[e])
+        for m in range(1, full + 1):
+            tables[e, m] = tr._fire_table(fire, target_of[e], m, sas)
+    width = max((len(w) for w, _ in tables.values()), default=1)
+    fire_cdf = np.ones((max(len(entries), 1), most + 1, width))
+    fire_cast = np.ones(max(len(entries), 1))
+    for (e, m), (wounds, p_cast) in tables.items():
+        cdf = np.cumsum(np.asarray(wounds, np.float64))
+        fire_cdf[e, m, :cdf.size] = cdf / cdf[-1]
+        fire_cast[e] = p_cast
+    phase_of = np.full((2, 2, 8), -1, np.int64)
+    for side in (0, 1):
+        for n, phase in enumerate(tr.phases[side]):
+            for i, fire in enumerate(phase):
+                phase_of[side, n, i] = next(e for e, f in enumerate(entry.fire) if f is fire)
+    shot = np.zeros((2, max(len(x) for x in tr.shot), 3), np.int64)
+    for side in (0, 1):
+        for i, row in enumerate(tr.shot[side]):
+            shot[side, i] = row
+    start = max(tr.start_models) + 1
+    panic_need = np.array([[panic_threshold(tr.rules, m) for m in range(start)]] * 2, np.int64)
+
+    def rolls(pmfs):
+        width = max(len(p) for p in pmfs)
+        val, cdf = np.zeros((len(pmfs), width)), np.ones((len(pmfs), width))
+        for i, pmf in enumerate(pmfs):
+            keys = sorted(pmf)
+            val[i, :len(keys)] = keys
+            val[i, len(keys):] = keys[-1]
+            c = np.cumsum([pmf[f] for f in keys])
+            cdf[i, :len(keys)] = c / c[-1]
+        return val, cdf
+
+    flee_val, flee_cdf = rolls(tr.flee_pmf)
+    escapes = [tr._escape_pmf(side, chased) for side in (0, 1) for chased in (False, True)]
+    escape_val, escape_cdf = rolls(escapes)
+    escape_val, escape_cdf = escape_val.reshape(2, 2, -1), escape_cdf.reshape(2, 2, -1)
+    q = np.array([q for q, _, _ in tr.charge_rolls])
+    charge_cdf = np.cumsum(q) / q.sum()
+    charge_reach = np.array([float(r) for _, r, _ in tr.charge_rolls])
+    charge_move = np.array([float(m) for _, _, m in tr.charge_rolls])
+    quarter_rule = tr.rules.combat.rally_below_quarter_needs_double_one
+    real = np.array([tr.length, float(entry.edge), float(tr.units[1].movement), *tr.p_ld,
+                     *(1 / 36 if quarter_rule else p for p in tr.p_ld), 0.0])
+    sas_index = len(entries) - 1 if entry.stand_and_shoot is not None else -1
+    any_distance = tr.rules.combat.stand_and_shoot_min_distance == "none"
+    reaction = {"hold": 0, "flee": 1, "stand-and-shoot": 2}[entry.reaction]
+    ints = np.array([entry.turns, entry.charge_turn, reaction, int(any_distance), tr.first_b,
+                     sas_index, *tr.start_models], np.int64)
+    return (*tr.t.kernel_args(), tr.t.charged, fire_cdf, np.array(target_of or [0], np.int64),
+            fire_cast, phase_of, shot, np.array([len(x) for x in tr.shot], np.int64),
+            panic_need, flee_val, flee_cdf, escape_val, escape_cdf, charge_reach, charge_move,
+            charge_cdf, real, ints)
 
 
 def _monte_carlo(tr: Turns, config: MonteCarloConfig):
-    """The chunked engine (seeds, threads, --precision) over :func:`_walk`."""
+    """The chunked engine (seeds, threads, --precision) over the numba walk: each chunk a
+    kernel call that releases the GIL, so the threads share the cores."""
+    from mathhammer import kernels
     from mathhammer.engine import simulate
 
+    k = kernels.load("mathhammer.fantasy.kernels.turn")
+    args = kernel_inputs(tr)
+    turns = tr.entry.turns
+
     def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
-        counts, left_a, left_b = _walk(tr, n, np.random.default_rng(state))
-        return {"counts": counts, "left_a": left_a, "left_b": left_b}
+        tally = {"counts": np.zeros((turns, 2, 4), np.int64),
+                 "left_a": np.zeros(tr.start_models[0] + 1, np.int64),
+                 "left_b": np.zeros(tr.start_models[1] + 1, np.int64)}
+        k.turn_trials(*args, state, np.int64(n), tally["counts"], tally["left_a"],
+                      tally["left_b"])
+        return tally
 
     def probabilities(tally, n):
         return tally["counts"].ravel() / n
@@ -696,11 +737,22 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
                       check=check)
 
 
+#: Monte Carlo trials when none are asked for: every probability to ±0.2 percentage points
+#: (95% half-width), however close to 1/2 it is (:func:`engine.trials_for_precision`)
+DEFAULT_PRECISION = 0.002
+DEFAULT_TRIALS = 240_088
+
+
 def play_turns(entry: TurnEntry, a, b, rules, *, title: str = "", method: str,
                config: MonteCarloConfig, check: bool) -> Report:
     """The report of ``entry``'s game turns, side ``a`` charging side ``b`` (FB-G5)."""
+    from dataclasses import replace
+
     from mathhammer.fantasy.headlines import fb_turn_headline
     from mathhammer.query import answer
+
+    if config.n_trials_is_default and config.precision is None:
+        config = replace(config, n_trials=DEFAULT_TRIALS)
 
     tr = Turns(a, b, rules, entry)
     names = (a.unit.name, b.unit.name)
@@ -731,21 +783,18 @@ def play_turns(entry: TurnEntry, a, b, rules, *, title: str = "", method: str,
                          "(FB-G4); missiles are not dispelled"}
 
     def exact() -> Report:
-        tables, final = _exact(tr)
+        from mathhammer.fantasy.combat_turn_arrays import exact_turns
+
+        tables, final = exact_turns(tr)
+        dists = {f"models_left_{'ab'[side]}": Distribution.exact(final.models_left(side))
+                 for side in (0, 1)}
         report = Report("run", "exact", results_of(tables, lambda v: Estimate.exact(
-            float(min(max(v, 0.0), 1.0)))), _models_left(tr, final), info=dict(info),
-            title=title)
-        report.info["states"] = len(final)
+            float(min(max(v, 0.0), 1.0)))), dists, info=dict(info), title=title)
+        report.info["states"] = int(final.P.size)
         return report
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
-        if cfg.n_trials > 10**7:
-            raise InputError("--n-trials", "at most 10,000,000 for a turn scenario", cfg.n_trials,
-                             "use --n-trials 100000")
-        from dataclasses import replace
-
-        # the walk is Python: a second thread only fights for the GIL (same bits either way)
-        run = _monte_carlo(tr, replace(cfg, threads=1))
+        run = _monte_carlo(tr, cfg)
         n, t = run.n_trials, run.tally
         dists = {"models_left_a": Distribution.from_counts(t["left_a"]),
                  "models_left_b": Distribution.from_counts(t["left_b"])}
@@ -762,7 +811,8 @@ def play_turns(entry: TurnEntry, a, b, rules, *, title: str = "", method: str,
 
 
 
-def _models_left(tr: Turns, final: dict) -> dict[str, Distribution]:
+def models_left_by_states(tr: Turns, final: dict) -> dict[str, Distribution]:
+    """The models-left distributions of :func:`exact_by_states`'s final states."""
     dists = {}
     for side, name in ((0, "models_left_a"), (1, "models_left_b")):
         probs = np.zeros(tr.start_models[side] + 1)

@@ -285,7 +285,8 @@ def turn_from_options(unit_a: str, unit_b: str, *, distance: float, turns: int =
                                charged=label == "unit_a", characters=characters))
     rules = load_ruleset(default_ruleset(ruleset, sides[0].unit, sides[1].unit))
     report = play_turns(entry, sides[0], sides[1], rules, method=method,
-                        config=config or MonteCarloConfig(), check=check)
+                        config=config or MonteCarloConfig(n_trials_is_default=True),
+                        check=check)
     report.command = "fb turn"
     return report
 
