@@ -456,12 +456,14 @@ TURN_TRIALS = 240_088
 TURN_HELP = """Whole game turns: rally, charge, shooting and missiles, combat (FB-G5), by turn.
 
 From a kind = "turn" scenario file, or without one from --unit-a (the charger), --unit-b
-(the charged unit), --distance, and optionally --turns, --reaction and the rest, e.g.
+(the charged unit), --distance, and optionally --turns, --reaction and the rest; units
+take characters as in fb combat (UNIT+CHARACTER[:general][:bsb]); --stand-and-shoot makes
+stand-and-shoot the reaction unless --reaction says otherwise. E.g.
 
 \b
   fb turn --unit-a wfb8/knights_of_the_realm --unit-b wfb8/orc_boyz --distance 14
   fb turn --unit-a wfb8/knights_of_the_realm --unit-b wfb8/orc_boyz --distance 14 \\
-      --reaction stand-and-shoot --stand-and-shoot "shots=10,bs=3,strength=3" \\
+      --stand-and-shoot "shots=10,bs=3,strength=3" \\
       --fire "a:Crossbows:shots=10,bs=3,strength=4"
 
 Monte Carlo by default, with enough trials for every probability to ±0.2 percentage
@@ -479,12 +481,12 @@ _TURN_FLAGS = {"unit_a": "--unit-a", "unit_b": "--unit-b", "distance": "--distan
 @app.command("turn", help=TURN_HELP)
 @query_command(trials=TURN_TRIALS, ask=("unit_a", "unit_b", "distance", "reaction", "turns"))
 def turn_command(
-    scenario: Annotated[Optional[Path], typer.Argument(help='A kind = "turn" scenario: [a] charges [b], [turn] says how (see README); leave out to give the units as options.')] = None,
-    unit_a: Annotated[Optional[str], typer.Option("--unit-a", help="Without a file: the charging unit A, a profile id or unit file (+ characters as in fb combat).")] = None,
-    unit_b: Annotated[Optional[str], typer.Option("--unit-b", help="Without a file: the charged unit B.")] = None,
-    distance: Annotated[Optional[float], typer.Option("--distance", help="Without a file: inches from A to B at the start.")] = None,
-    reaction: Annotated[Optional[str], typer.Option("--reaction", help="B's reaction to each charge: hold (default), flee or stand-and-shoot (the default when --stand-and-shoot is given), FB-G2.")] = None,
-    turns: Annotated[Optional[int], typer.Option("--turns", help="Game turns, each A's player turn then B's (1..8, default 3).")] = None,
+    scenario: Annotated[Optional[Path], typer.Argument(help='A kind = "turn" scenario file ([a] charges [b]); or leave out and give the units.')] = None,
+    unit_a: Annotated[Optional[str], typer.Option("--unit-a", help="Unit A, the charger: a profile id or unit file.")] = None,
+    unit_b: Annotated[Optional[str], typer.Option("--unit-b", help="Unit B, the charged unit.")] = None,
+    distance: Annotated[Optional[float], typer.Option("--distance", help="Inches from A to B at the start.")] = None,
+    reaction: Annotated[Optional[str], typer.Option("--reaction", help="hold (default), flee or stand-and-shoot (FB-G2).")] = None,
+    turns: Annotated[Optional[int], typer.Option("--turns", help="Game turns, 1..8 (default 3).")] = None,
     models_a: Annotated[Optional[int], typer.Option("--models-a", help="Models in unit A (default: the profile's formation).")] = None,
     models_b: Annotated[Optional[int], typer.Option("--models-b", help="Models in unit B.")] = None,
     width_a: Annotated[Optional[int], typer.Option("--width-a", help="Rank width of unit A.")] = None,
