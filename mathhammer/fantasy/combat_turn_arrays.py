@@ -78,10 +78,9 @@ class SubStep:
         if where is None:
             out = self.outcomes(key)
             where = self.table[key] = (len(self.p), len(out))
-            for q, new in out:
-                self.p.append(q)
-                for c in COLUMNS:
-                    self.set[c].append(new.get(c, KEEP))
+            self.p += [q for q, _ in out]
+            for c in COLUMNS:
+                self.set[c] += [new.get(c, KEEP) for _, new in out]
             self._arrays = None
         return where
 
@@ -291,12 +290,16 @@ def build_steps(sm: Sum) -> dict:
         return (c["H"] == 0) & (c["UA"] == HOLD) & (c["UB"] == HOLD) & ~sm.engaged()
 
     if entry.stand_and_shoot is not None:
+        anywhere = tr.rules.combat.stand_and_shoot_min_distance == "none"
+        movement = float(tr.units[1].movement)
+
         def stand_and_shoot_rows(sm: Sum) -> np.ndarray:
+            """FB-G2 (``Turns.stand_and_shoot_allowed``): not at a charger within B's M."""
+            if anywhere:
+                return may_charge(sm)
             rooms = sm.room_values()
             distance = tr.length - rooms[sm.cols["RA"]] - rooms[sm.cols["RB"]]
-            allowed = np.array([tr.stand_and_shoot_allowed(d) for d in distance.tolist()],
-                               bool) if distance.size else np.zeros(0, bool)
-            return may_charge(sm) & allowed
+            return may_charge(sm) & (distance > movement)
 
         def stand_and_shoot(key):
             (wid,) = key
