@@ -521,3 +521,23 @@ def test_the_panic_threshold_is_the_fraction_rule(fraction, at_start, need):
 
     rules = SimpleNamespace(combat=SimpleNamespace(panic_fraction=fraction))
     assert panic_threshold(rules, at_start) == need
+
+
+@pytest.mark.parametrize("name", ["flee, rally, flee again, 3 turns",
+                                  "panic of a small unit, charge from turn 2",
+                                  "stand and shoot inside M by house rule, a 1-inch edge"])
+def test_the_numba_walk_agrees_with_the_exact_sum(name, tmp_path):
+    # the walk rolls its own dice (flee reactions caught or off the table, rallies, panic
+    # tests, break flights): each figure within 5 se of the exact one, se from the exact p
+    data = SCENARIOS[name](tmp_path)
+    exact = run(data)
+    n = 20_000
+    mc = run(data, method="mc", n_trials=n, seed=5)
+    for key, est in exact.results.items():
+        se = math.sqrt(max(est.value * (1 - est.value), 1e-12) / n)
+        assert abs(mc.results[key].value - est.value) <= 5 * se + 1e-12, key
+    for dist in ("models_left_a", "models_left_b"):
+        want, got = pmf_of(exact.distributions[dist]), pmf_of(mc.distributions[dist])
+        for k in set(want) | set(got):
+            p = want.get(k, 0.0)
+            assert abs(got.get(k, 0.0) - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / n) + 1e-12
