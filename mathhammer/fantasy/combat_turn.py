@@ -751,7 +751,8 @@ def play_turns(entry: TurnEntry, a, b, rules, *, title: str = "", method: str,
     from mathhammer.fantasy.headlines import fb_turn_headline
     from mathhammer.query import answer
 
-    if config.n_trials_is_default and config.precision is None:
+    sized = config.n_trials_is_default and config.precision is None
+    if sized:
         config = replace(config, n_trials=DEFAULT_TRIALS)
 
     tr = Turns(a, b, rules, entry)
@@ -807,6 +808,9 @@ def play_turns(entry: TurnEntry, a, b, rules, *, title: str = "", method: str,
     report = answer("run", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)
     report.headline = fb_turn_headline(report, names, entry.turns)
+    if sized and report.method != "exact":
+        report.info["trials"] = (f"{DEFAULT_TRIALS:,}, the default: every probability to "
+                                 f"±{100 * DEFAULT_PRECISION:g} percentage points (95%)")
     return report
 
 
