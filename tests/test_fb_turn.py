@@ -486,7 +486,8 @@ def test_the_array_sum_equals_the_state_by_state_sum(name, tmp_path):
         got = dict(enumerate(summed.models_left(side).tolist()))
         assert want and all(abs(got[k] - v) <= 1e-12 for k, v in want.items())
         assert sum(v for k, v in got.items() if k not in want) <= 1e-12
-    assert summed.P.size == len(final)  # the same states, forgotten rooms and all
+    # the same states, forgotten rooms and all, but later rounds of a fight are one here
+    assert 0 < summed.P.size <= len(final)
     assert old[-1][1].min() >= 0 and abs(old[-1].sum() - 2) < 1e-12
 
 

@@ -19,7 +19,9 @@ The Python work grows with the distinct keys, not with the states, which multipl
 
 Rooms that no longer matter are forgotten after every sub-step (:meth:`Sum.tidy`): the
 room of a unit off the table or destroyed, of a holding unit whose enemy is, and, once A
-has charged home and nobody is engaged, of a holding unit that no enemy shoots at.
+has charged home and nobody is engaged, of a holding unit that no enemy shoots at. The
+combat's round counts only as the first or a later one (who is fresh and who charged), so
+the later rounds of a fight are one state (the state-by-state sum counts them apart).
 """
 
 from __future__ import annotations
@@ -138,18 +140,10 @@ class Sum:
             return
         # a key is columns, or a column seen through a lookup (the wounds as "below a quarter")
         keys = [cols[c][idx] if isinstance(c, str) else c(self)[idx] for c in step.key]
-        code, radix = np.zeros(idx.size, np.int64), 1
-        for c, k in zip(step.key, keys, strict=True):
-            size = self._size(c) if isinstance(c, str) else int(k.max(initial=0)) + 1
-            code = code * size + k
-            radix *= size
-        if radix >= 2**62:  # too many ids to pack into one number: group by rows instead
-            _, first, inverse = np.unique(np.stack(keys), axis=1, return_index=True,
-                                          return_inverse=True)
-        else:
-            _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        where = np.array([step.rows_of(tuple(int(k[i]) for k in keys)) for i in first.tolist()],
+        sizes = [self._size(c) if isinstance(c, str) else int(k.max(initial=0)) + 1
+                 for c, k in zip(step.key, keys, strict=True)]
+        distinct, inverse = group(keys, sizes)
+        where = np.array([step.rows_of(key) for key in zip(*(d.tolist() for d in distinct))],
                          np.int64).reshape(-1, 2)
         out_p, out_set = step.arrays()
         count = where[inverse, 1]
@@ -199,20 +193,10 @@ class Sum:
 
     def merge(self) -> None:
         """Equal states summed into one row."""
-        cols = self.cols
-        code, radix = np.zeros(self.P.size, np.int64), 1
-        for c in COLUMNS:
-            size = self._size(c)
-            code = code * size + cols[c]
-            radix *= size
-        if radix >= 2**62:
-            _, first, inverse = np.unique(np.stack([cols[c] for c in COLUMNS]), axis=1,
-                                          return_index=True, return_inverse=True)
-        else:
-            _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        self.P = np.bincount(inverse, weights=self.P, minlength=first.size)
-        self.cols = {c: v[first] for c, v in cols.items()}
+        distinct, inverse = group([self.cols[c] for c in COLUMNS],
+                                  [self._size(c) for c in COLUMNS])
+        self.P = np.bincount(inverse, weights=self.P, minlength=distinct[0].size)
+        self.cols = dict(zip(COLUMNS, distinct, strict=True))
         if self.P.size > MAX_STATES:
             raise InputError("method", f"the exact sum passed {MAX_STATES:,} states",
                              "exact", "use Monte Carlo, or fewer turns or models")
@@ -229,6 +213,26 @@ class Sum:
         left = np.where(self.cols["UA" if side == 0 else "UB"] == DEAD, 0,
                         models[self.cols["W"]])
         return np.bincount(left, weights=self.P, minlength=tr.start_models[side] + 1)
+
+
+def group(columns: list[np.ndarray], sizes: list[int]) -> tuple[list[np.ndarray], np.ndarray]:
+    """The distinct rows of ``columns`` (ids below ``sizes``), as columns, and each row's
+    place among them: the columns packed into one number and sorted once."""
+    radix = 1
+    for size in sizes:
+        radix *= size
+    if radix >= 2**62:  # too many ids to pack into one number: sort the rows themselves
+        rows, inverse = np.unique(np.stack(columns), axis=1, return_inverse=True)
+        return list(rows), inverse.reshape(-1)
+    code = np.zeros(columns[0].size, np.int64)
+    for column, size in zip(columns, sizes, strict=True):
+        code = code * size + column
+    distinct, inverse = np.unique(code, return_inverse=True)
+    out = []
+    for size in reversed(sizes):  # unpacked from the number itself: no first row needed
+        out.append(distinct % size)
+        distinct = distinct // size
+    return out[::-1], inverse.reshape(-1)
 
 
 # ---- the sub-steps of a player turn (FB-G5), each from the Turns tables ----------------------
@@ -412,8 +416,9 @@ def build_steps(sm: Sum) -> dict:
         for (w2, st2, fr2, once2, duel2, _diff, _raw), q in _round(tr.c, tr.t, state5,
                                                                   rnd).items():
             end = end_of(st2)
-            if end is None:  # the fight goes on
-                new = (sm.wounds(w2), sm.combat((st2, fr2, once2, duel2, True, rnd + 1)),
+            if end is None:  # the fight goes on; a round is only first or later (fresh,
+                # charged): later rounds are one, so the same fight merges whatever its round
+                new = (sm.wounds(w2), sm.combat((st2, fr2, once2, duel2, True, 1)),
                        KEEP, KEEP, KEEP)
             else:  # over: the combat's fields reset (as _replace does), Frenzy kept
                 new = (sm.wounds(w2), sm.combat(((0,) * len(st2), fr2, (0,) * len(once2), 0,
