@@ -100,10 +100,18 @@ def arrays_rows() -> list[tuple]:
                3: cli_cpu(["fb", "turn", TURNS, "--method", "exact", "--brief"])}
     ratio = cli[3] / cli[1]
     default = MonteCarloConfig(n_trials_is_default=True, seed=1)
-    mc = {threads: median_seconds(lambda t=threads: run_scenario(
-        three, TURNS, method="mc", config=MonteCarloConfig(
-            n_trials_is_default=True, seed=1, threads=t), check=False), rounds=3)
-        for threads in (1, 2)}
+    mc, busy = {}, {}
+    for threads in (1, 2, 1, 2):  # interleaved, median of two each
+        config = MonteCarloConfig(n_trials_is_default=True, seed=1, threads=threads)
+        run_scenario(three, TURNS, method="mc", config=config, check=False)
+        wall, cpu = time.perf_counter(), time.process_time()
+        run_scenario(three, TURNS, method="mc", config=config, check=False)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        mc.setdefault(threads, []).append(wall)
+        busy.setdefault(threads, []).append(cpu / wall)
+    mc = {t: min(v) for t, v in mc.items()}
+    share = max(busy[2])  # CPU-seconds per wall-second the two threads got
+    judged = share >= 1.6
     mc_cpu = cpu_seconds(lambda: run_scenario(three, TURNS, method="mc", config=default,
                                               check=False))
     run_default = cli_cpu(["run", TURNS, "--brief"])
@@ -116,8 +124,10 @@ def arrays_rows() -> list[tuple]:
          f"{library[3] / library[1]:.1f}x)", f"{ratio:.1f}x ({cli[3]:.2f} / {cli[1]:.2f} s)",
          "8.9x (issue 29, state by state)", "<= 3x", "pass" if ratio <= 3 else "MISS"),
         (f"fb turn Monte Carlo, its default {DEFAULT_TRIALS:,} trials (every probability to "
-         f"±0.2 points), numba walk (CPU {mc_cpu:.2f} s)", f"{mc[2]:.2f} s on 2 threads",
-         f"{mc[1]:.2f} s on 1 thread ({mc[1] / mc[2]:.2f}x)", "(record)", ""),
+         f"±0.2 points), numba walk (CPU {mc_cpu:.2f} s; the 2-thread run got {share:.2f} "
+         "CPU-s per wall-s)", f"{mc[2]:.2f} s on 2 threads",
+         f"{mc[1]:.2f} s on 1 thread ({mc[1] / mc[2]:.2f}x)", "(record)",
+         "" if judged else "not judged: the machine gave the two threads under 1.6 cores"),
         ("`mathhammer run` bundled turn scenario, defaults (fresh process, CPU)",
          f"{run_default:.2f} s ({DEFAULT_TRIALS:,} trials)", "23 CPU-s (10^6 trials, "
          "issue 29)", "(record)", ""),

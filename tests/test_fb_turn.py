@@ -511,6 +511,12 @@ def test_default_trials_come_from_the_precision_target():
     report = run(data, method="mc", seed=1, n_trials_is_default=True)
     assert report.n_trials == DEFAULT_TRIALS
     assert run(data, method="mc", seed=1, n_trials=5000).n_trials == 5000
+    # an asked precision sizes the run the same way: every interval within it
+    asked = run(data, method="mc", seed=1, precision=0.01, n_trials_is_default=True)
+    assert asked.n_trials == trials_for_precision(0.01)
+    p = np.array([est.value for est in asked.results.values()])
+    assert wilson_halfwidth(p, asked.n_trials).max() <= 0.01
+    assert "as asked" in asked.info["trials"] and "the default" in report.info["trials"]
 
 
 @pytest.mark.parametrize("fraction, at_start, need", [

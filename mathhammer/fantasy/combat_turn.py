@@ -751,9 +751,20 @@ def play_turns(entry: TurnEntry, a, b, rules, *, title: str = "", method: str,
     from mathhammer.fantasy.headlines import fb_turn_headline
     from mathhammer.query import answer
 
-    sized = config.n_trials_is_default and config.precision is None
-    if sized:
-        config = replace(config, n_trials=DEFAULT_TRIALS)
+    # a precision target (asked, or the default when no trial count is) sets the trials:
+    # enough for the widest interval, at p = 1/2, so every probability meets it; past the
+    # engine's first adaptive batch (4 x 2^18 trials) the engine's adaptive run is cheaper
+    from mathhammer.engine import ADAPTIVE_CHUNK, ADAPTIVE_MIN_BATCH, trials_for_precision
+
+    asked = config.precision is not None
+    target = config.precision if asked else (
+        DEFAULT_PRECISION if config.n_trials_is_default else None)
+    sized = target is not None and trials_for_precision(target) <= (
+        ADAPTIVE_MIN_BATCH * ADAPTIVE_CHUNK)
+    if sized:  # --n-trials with --precision: at least that many, as the engine does
+        least = 1 if config.n_trials_is_default else config.n_trials
+        config = replace(config, n_trials=max(trials_for_precision(target), least),
+                         precision=None)
 
     tr = Turns(a, b, rules, entry)
     names = (a.unit.name, b.unit.name)
@@ -809,8 +820,9 @@ def play_turns(entry: TurnEntry, a, b, rules, *, title: str = "", method: str,
                     check=check)
     report.headline = fb_turn_headline(report, names, entry.turns)
     if sized and report.method != "exact":
-        report.info["trials"] = (f"{DEFAULT_TRIALS:,}, the default: every probability to "
-                                 f"±{100 * DEFAULT_PRECISION:g} percentage points (95%)")
+        report.info["trials"] = (f"{config.n_trials:,}: every probability to "
+                                 f"±{100 * target:g} percentage points (95%), "
+                                 + ("as asked" if asked else "the default"))
     return report
 
 
