@@ -109,7 +109,6 @@ class Sum:
                      "UA": [HOLD], "UB": [HOLD], "H": [0], "X": [0]}
         self.cols = {c: np.array(v, np.int64) for c, v in self.cols.items()}
         self._lookups: dict = {}
-        self.steps_made: dict = {}
 
     # ---- ids ------------------------------------------------------------------------------
     def combat_id(self, s) -> int:
@@ -169,7 +168,6 @@ class Sum:
         self.P = np.concatenate([P[keep], new_p])
         self.tidy()
         self.merge()
-        self.steps_made[step.name] = self.steps_made.get(step.name, 0) + total
 
     def _size(self, column: str) -> int:
         return {"W": len(self.wounds), "C": len(self.combat), "RA": len(self.rooms),
