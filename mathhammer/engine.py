@@ -58,6 +58,7 @@ class MonteCarloConfig:
             half-width is ≤ this (0 < ε < 0.5).
         max_trials: cap on adaptive runs.
         progress: called after each chunk with (trials done, trials planned).
+        n_trials_is_default: the caller did not choose ``n_trials``.
     """
 
     n_trials: int = DEFAULT_TRIALS
@@ -66,6 +67,9 @@ class MonteCarloConfig:
     precision: float | None = None
     max_trials: int = 10**10
     progress: ProgressFn | None = field(default=None, compare=False)
+    #: n_trials was not asked for: a query with its own precision target may size the run
+    #: from it instead (``fb turn``: :func:`trials_for_precision`)
+    n_trials_is_default: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         validate_trials(self.n_trials, "‹n_trials›")
@@ -387,6 +391,21 @@ def simulate(
         n = n_chunks * ADAPTIVE_CHUNK + stop.n_done
         partial = MonteCarloRun(tally, n, seed, n_chunks + stop.n_chunks, True)
         raise Interrupted(partial if n else None) from None
+
+
+def trials_for_precision(eps: float) -> int:
+    """The fewest trials whose 95% Wilson half-width is at most ``eps`` for every
+    probability (the widest is at p = 1/2): a default run sized by a precision target."""
+    def width(n: int) -> float:
+        return float(wilson_halfwidth(np.array([0.5]), n)[0])
+
+    # at p = 1/2 the Wilson half-width is z / (2 sqrt(n + z^2)); the loops fix the rounding
+    n = max(1, math.ceil((Z95 / (2 * eps)) ** 2 - Z95 * Z95))
+    while width(n) > eps:
+        n += 1
+    while n > 1 and width(n - 1) <= eps:
+        n -= 1
+    return n
 
 
 def _narrowest_halfwidth(n: int) -> float:

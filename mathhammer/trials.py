@@ -13,7 +13,7 @@ COMBAT = 200_000
 CHALLENGE = 200_000
 ARTILLERY = 200_000
 #: whole game turns (each trial walks every phase)
-TURN = 100_000
+TURN = 240_088  # every probability to ±0.2 percentage points (95%)
 #: one cell of a ``compare`` matrix or ``sweep`` curve: se ≤ 0.16 percentage points
 CELL = 100_000
 #: one cell of a ``score``/``diff`` ledger, and the first (screening) fidelity of ``tune``

@@ -134,6 +134,7 @@ class CommonOptions:
         host = HOST.get()
         return MonteCarloConfig(
             n_trials=self.n_trials if self.n_trials is not None else self.default_trials,
+            n_trials_is_default=self.n_trials is None,
             seed=self.seed,
             threads=self.threads,
             precision=self.precision,

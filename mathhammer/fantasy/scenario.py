@@ -4,7 +4,7 @@ shared with ``mathhammer fb combat`` / ``fb artillery``.
 A combat scenario::
 
     game = "fantasy"
-    kind = "combat"            # combat | artillery | turn (see combat_turn.py)
+    kind = "combat"            # combat | artillery | turn (see fantasy/combat/turn.py)
     ruleset = "wfb8"           # optional: default = the profiles' edition
     rounds = 3                 # optional: default until decided
     charger = "a"              # optional: every unit of that side charged
@@ -237,6 +237,57 @@ def run_turns(data: dict, source: str, *, method: str, config: MonteCarloConfig,
                            "scenarios", data.get("kind"), 'add kind = "turn" (or use mathhammer run)')
     report = run_scenario(data, source, method=method, config=config, check=check)
     report.command = "fantasy.turn"
+    return report
+
+
+#: the parameters of :func:`turn_from_options`, as errors name them
+TURN_PARAMETERS = ("unit_a", "unit_b", "distance", "reaction", "turns", "models_a", "models_b",
+                   "width_a", "width_b", "edge", "charge_turn", "stand_and_shoot", "fire",
+                   "ruleset")
+
+
+def turn_from_options(unit_a: str, unit_b: str, *, distance: float, turns: int = 3,
+                      reaction: str | None = None, models: tuple = (None, None),
+                      widths: tuple = (None, None), edge: float = 12.0, charge_turn: int = 1,
+                      stand_and_shoot: str | None = None, fire: tuple[str, ...] = (),
+                      ruleset: str | None = None, method: str = "auto",
+                      config: MonteCarloConfig | None = None, check: bool = False) -> Report:
+    """Whole game turns (FB-G5) without a scenario file: ``unit_a`` charges ``unit_b`` from
+    ``distance`` inches, ``turns`` game turns, B reacting with ``reaction`` (default: hold,
+    or stand-and-shoot when ``stand_and_shoot`` is given).
+
+    ``stand_and_shoot`` is B's shots at the charger as ``KEY=VALUE,...`` (``shots=10,bs=3,
+    strength=3``), each ``fire`` entry ``SIDE:NAME:KEY=VALUE,...`` (the keys of a scenario's
+    ``[[turn.fire]]``). Units take ``UNIT+CHARACTER[:general][:bsb]``. Errors name the
+    parameter (``distance``, ``models_a`` ...)."""
+    from mathhammer.fantasy.combat.fight import make_side
+    from mathhammer.fantasy.combat.turn import parse_fire, play_turns, validated_turn
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+
+    for name, value, low, high in (("models_a", models[0], 1, 200), ("models_b", models[1], 1, 200),
+                                   ("width_a", widths[0], 1, 40), ("width_b", widths[1], 1, 40)):
+        if value is not None and not low <= value <= high:
+            raise InputError(name, f"must be {low}..{high}", value, f"use e.g. {min(high, 20)}")
+    if reaction is None:
+        reaction = "hold" if stand_and_shoot is None else "stand-and-shoot"
+    turn: dict = {"distance": distance, "turns": turns, "reaction": reaction, "edge": edge,
+                  "charge_turn": charge_turn,
+                  "fire": [parse_fire(text, "fire") for text in fire]}
+    if stand_and_shoot is not None:
+        turn["stand_and_shoot"] = parse_fire(stand_and_shoot, "stand_and_shoot", side="b")
+    # an error names the parameter: "fire" for fire[1], "distance" for distance
+    entry = validated_turn(turn, lambda key: (key or "distance").split("[")[0], error=InputError)
+    sides = []
+    for label, ref, count, width in (("unit_a", unit_a, models[0], widths[0]),
+                                     ("unit_b", unit_b, models[1], widths[1])):
+        unit_ref, characters = parse_unit_text(ref, label)
+        sides.append(make_side(unit_ref, where=label, models=count, rank_width=width,
+                               charged=label == "unit_a", characters=characters))
+    rules = load_ruleset(default_ruleset(ruleset, sides[0].unit, sides[1].unit))
+    report = play_turns(entry, sides[0], sides[1], rules, method=method,
+                        config=config or MonteCarloConfig(n_trials_is_default=True),
+                        check=check)
+    report.command = "fb turn"
     return report
 
 

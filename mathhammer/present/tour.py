@@ -108,6 +108,10 @@ DEMO_STEPS.append(("Fantasy: a break test, Ld 8 lost by 3, steadfast or not (wfb
                    ["fb", "break-test", "--ld", "8", "--lost-by", "3"]))
 DEMO_STEPS.append(("Fantasy: Knights charge Orc Boyz from 14\", three game turns (fb turn)",
                    ["fb", "turn", _turn_scenario_example(), "--n-trials", "20000", "--seed", "1"]))
+# the whole-turn kernel compiled ahead, and fb turn's page lists a question without a file
+WARMUP_ARGV.append(["fb", "turn", "--unit-a", "wfb8/knights_of_the_realm", "--unit-b",
+                    "wfb8/orc_boyz", "--distance", "12", "--reaction", "flee", "--turns", "2",
+                    "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength",
                     "3", "--toughness", "3", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["magic", "cast", "--dice", "2", "--cv", "7", "--method", "mc", "--n-trials", "1000", "--seed", "0"])

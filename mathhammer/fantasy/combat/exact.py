@@ -231,7 +231,30 @@ def _round(c, t, state, rnd: int) -> dict:
 
 
 def _after_strikes(c, t, start, wounds, ok_a, ok_b, cap, status, frenzied, refused) -> dict:
-    """FB-C4/C5/C6, M2..M4: score, musician, tests of each losing unit, pursuit."""
+    """FB-C4/C5/C6, M2..M4: score, musician, tests of each losing unit, pursuit.
+
+    The start of the round counts only through the wounds each side dealt, so the answer
+    is kept per (wounds, dealt, ...) on the fight's tables: rounds from other starts that
+    end in the same place (the later rounds, ``fb turn``'s many fights) ask it again."""
+    sides = t.__dict__.get("_body_sides")
+    if sides is None:
+        from mathhammer.fantasy.kernels import combat as k
+
+        sides = t.__dict__["_body_sides"] = tuple(
+            int(t.u_int[t.b_int[b, k.B_UNIT], k.U_SIDE]) for b in range(t.b_int.shape[0]))
+    dealt = [0, 0]
+    for b, side in enumerate(sides):
+        dealt[1 - side] += int(wounds[b] - start[b])
+    memo = t.__dict__.setdefault("_after_strikes", {})
+    key = (wounds, dealt[0], dealt[1], ok_a, ok_b, cap, status, frenzied, refused)
+    out = memo.get(key)
+    if out is None:
+        out = memo[key] = _after_strikes_of(c, t, dealt, wounds, ok_a, ok_b, cap, status,
+                                            frenzied, refused)
+    return out
+
+
+def _after_strikes_of(c, t, dealt, wounds, ok_a, ok_b, cap, status, frenzied, refused) -> dict:
     from mathhammer.fantasy.kernels import combat as k
 
     u_int, b_int = t.u_int, t.b_int
@@ -241,10 +264,6 @@ def _after_strikes(c, t, start, wounds, ok_a, ok_b, cap, status, frenzied, refus
     for u in range(n_u):
         if st[u] == k.IN and not k.unit_alive(b_int, u, w):
             st[u] = k.DESTROYED
-    dealt = [0, 0]
-    for b in range(n_b):
-        side = int(u_int[b_int[b, k.B_UNIT], k.U_SIDE])
-        dealt[1 - side] += int(w[b] - start[b])
     scores = [int(k.side_score(s, u_int, b_int, w, st, dealt[s] + min((ok_a, ok_b)[s], cap))) for s in (0, 1)]
     raw = scores[0] - scores[1]
     diff = raw

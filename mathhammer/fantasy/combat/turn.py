@@ -18,9 +18,12 @@ table edge (the distance between the units is what the two leave of the line acr
 table), each unit's holding / fleeing / off the table / destroyed — is carried exactly:
 each step's outcome distribution comes from the shooting chain (:func:`chain.chain_exact`),
 the magic engine (P(cast)), the charge and flee dice and the combat engine's exact round
-(:func:`combat_exact._round`), and the exact engine sums them.
-The Monte Carlo engine draws every trial's steps from the same tables (``--check``
-compares the two).
+(:func:`combat_exact._round`). The exact engine sums them over arrays of states
+(:mod:`mathhammer.fantasy.combat.turn_arrays`; :func:`exact_by_states`, the state-by-state
+sum it replaced, is kept as its reference). The Monte Carlo engine is a numba walk
+(:mod:`mathhammer.fantasy.kernels.turn`): each trial rolls its own dice, the shooting from
+the chain's tables and each round of combat by the combat kernel (``--check`` compares
+the two).
 
 Decisions (FB-G5, FB-G4): A declares its charge every turn until one reaches B (a failed
 charge is declared again next turn; after a combat ends nobody charges again); a fleeing
@@ -140,6 +143,7 @@ class Turns:
                 tuple(f for f in entry.fire if f.side == "ab"[side] and f.cast_dice is None))
                 if phase) for side in (0, 1))
         self._rounds: dict = {}
+        self._over: dict = {}
         from mathhammer.fantasy.charge import charge_rolls
 
         # (probability, range, failed move) of A's charge roll (FB-G1, FB-G3), once; the
@@ -415,7 +419,11 @@ class Turns:
             outcomes = []
             for (w2, st2, fr2, once2, duel2, _diff, _raw), _ in items:
                 units = fled = pmf = None
-                if not k.any_engagement(np.array(st2, np.int64), self.t.e_pair):
+                over = self._over.get(st2)
+                if over is None:  # a few statuses come back in every round: asked once
+                    over = self._over[st2] = not k.any_engagement(np.array(st2, np.int64),
+                                                                  self.t.e_pair)
+                if over:
                     codes = (st2[0], st2[self.first_b])
                     units = tuple(DEAD if code in (k.DESTROYED, k.CAUGHT) else
                                   FLEE if code == k.FLED else HOLD for code in codes)
@@ -472,21 +480,6 @@ class Turns:
                 out += [(q * r, s2) for r, s2 in self._after_round(s, o)]
         return out
 
-    def combat_round_drawn(self, s: State, count: int, rng) -> list:
-        """Monte Carlo: ``count`` trials through one round; only drawn outcomes are built."""
-        if not s.engaged:
-            return [(count, s)]
-        p, outcomes = self._round_table(s)
-        draws = rng.multinomial(count, p / p.sum())
-        out = []
-        for i, c in enumerate(draws):
-            if c:
-                after = self._after_round(s, outcomes[i])
-                weights = np.array([q for q, _ in after])
-                split = rng.multinomial(c, weights / weights.sum())
-                out += [(int(n), s2) for n, (_, s2) in zip(split, after) if n]
-        return out
-
     def steps(self, side: int, turn: int) -> list:
         """The steps of one player turn, in order, each a function of the state: rally,
         charge (A), the magic phase, the shooting phase, a round of combat (FB-G5)."""
@@ -541,8 +534,10 @@ def _pair(pair, side, value):
 MAX_EXACT_STATES = 100_000  # beyond this the exact sum takes about a minute; Monte Carlo is seconds
 
 
-def _exact(tr: Turns) -> tuple[list[np.ndarray], dict]:
-    """Per game turn, P(status) of each unit (2 x 4), and the final states."""
+def exact_by_states(tr: Turns) -> tuple[list[np.ndarray], dict]:
+    """Per game turn, P(status) of each unit (2 x 4), and the final states: the sum state
+    by state in a dictionary, which the array engine replaced (it is ~10 times slower at
+    three game turns); kept as the reference the array engine is tested against."""
     states = {tr.start(): 1.0}
     by_turn = []
     for turn in range(1, tr.entry.turns + 1):
@@ -566,44 +561,90 @@ def _exact(tr: Turns) -> tuple[list[np.ndarray], dict]:
     return by_turn, states
 
 
-def _walk(tr: Turns, n: int, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` trials through every step, each outcome drawn from its exact table; returns
-    status counts per turn [turn, side, status] and the models-left counts of A and B."""
-    groups = {tr.start(): n}
-    counts = np.zeros((tr.entry.turns, 2, 4), dtype=np.int64)
-    for turn in range(1, tr.entry.turns + 1):
-        for side in (0, 1):
-            for step in tr.steps(side, turn):
-                nxt: dict = defaultdict(int)
-                for s, count in groups.items():
-                    if step == tr.combat_round:  # hundreds of outcomes: build the drawn ones
-                        for c, s2 in tr.combat_round_drawn(s, count, rng):
-                            nxt[s2] += c
-                        continue
-                    table = step(s)
-                    p = np.array([q for q, _ in table])
-                    draws = rng.multinomial(count, p / p.sum())
-                    for (_, s2), c in zip(table, draws):
-                        if c:
-                            nxt[s2] += int(c)
-                groups = nxt
-        for s, c in groups.items():
-            for side in (0, 1):
-                counts[turn - 1, side, s.units[side]] += c
-    left = [np.zeros(tr.start_models[side] + 1, dtype=np.int64) for side in (0, 1)]
-    for s, c in groups.items():
-        for side in (0, 1):
-            left[side][0 if s.units[side] == DEAD else tr.models_of(s.wounds, side)] += c
-    return counts, left[0], left[1]
+def kernel_inputs(tr: Turns) -> tuple:
+    """The arrays of :func:`mathhammer.fantasy.kernels.turn.turn_trials` (see its layouts),
+    from the same tables the exact sum reads."""
+    from mathhammer.fantasy.combat.turn_arrays import panic_threshold
+
+    entry = tr.entry
+    entries = list(entry.fire) + ([entry.stand_and_shoot] if entry.stand_and_shoot else [])
+    target_of = [1 if f.side == "a" else 0 for f in entries]
+    most = max(tr.shootable(tuple([0] * tr.t.b_int.shape[0]), side) for side in (0, 1))
+    tables = {}
+    for e, fire in enumerate(entries):
+        sas = fire is entry.stand_and_shoot
+        full = tr.shootable(tuple([0] * tr.t.b_int.shape[0]), target_of[e])
+        for m in range(1, full + 1):
+            tables[e, m] = tr._fire_table(fire, target_of[e], m, sas)
+    width = max((len(w) for w, _ in tables.values()), default=1)
+    fire_cdf = np.ones((max(len(entries), 1), most + 1, width))
+    fire_cast = np.ones(max(len(entries), 1))
+    for (e, m), (wounds, p_cast) in tables.items():
+        cdf = np.cumsum(np.asarray(wounds, np.float64))
+        fire_cdf[e, m, :cdf.size] = cdf / cdf[-1]
+        fire_cast[e] = p_cast
+    phase_of = np.full((2, 2, 8), -1, np.int64)
+    for side in (0, 1):
+        for n, phase in enumerate(tr.phases[side]):
+            for i, fire in enumerate(phase):
+                phase_of[side, n, i] = next(e for e, f in enumerate(entry.fire) if f is fire)
+    shot = np.zeros((2, max(len(x) for x in tr.shot), 3), np.int64)
+    for side in (0, 1):
+        for i, row in enumerate(tr.shot[side]):
+            shot[side, i] = row
+    start = max(tr.start_models) + 1
+    panic_need = np.array([[panic_threshold(tr.rules, m) for m in range(start)]] * 2, np.int64)
+
+    def rolls(pmfs):
+        width = max(len(p) for p in pmfs)
+        val, cdf = np.zeros((len(pmfs), width)), np.ones((len(pmfs), width))
+        for i, pmf in enumerate(pmfs):
+            keys = sorted(pmf)
+            val[i, :len(keys)] = keys
+            val[i, len(keys):] = keys[-1]
+            c = np.cumsum([pmf[f] for f in keys])
+            cdf[i, :len(keys)] = c / c[-1]
+        return val, cdf
+
+    flee_val, flee_cdf = rolls(tr.flee_pmf)
+    escapes = [tr._escape_pmf(side, chased) for side in (0, 1) for chased in (False, True)]
+    escape_val, escape_cdf = rolls(escapes)
+    escape_val, escape_cdf = escape_val.reshape(2, 2, -1), escape_cdf.reshape(2, 2, -1)
+    q = np.array([q for q, _, _ in tr.charge_rolls])
+    charge_cdf = np.cumsum(q) / q.sum()
+    charge_reach = np.array([float(r) for _, r, _ in tr.charge_rolls])
+    charge_move = np.array([float(m) for _, _, m in tr.charge_rolls])
+    quarter_rule = tr.rules.combat.rally_below_quarter_needs_double_one
+    real = np.array([tr.length, float(entry.edge), float(tr.units[1].movement), *tr.p_ld,
+                     *(1 / 36 if quarter_rule else p for p in tr.p_ld), 0.0])
+    sas_index = len(entries) - 1 if entry.stand_and_shoot is not None else -1
+    any_distance = tr.rules.combat.stand_and_shoot_min_distance == "none"
+    reaction = {"hold": 0, "flee": 1, "stand-and-shoot": 2}[entry.reaction]
+    ints = np.array([entry.turns, entry.charge_turn, reaction, int(any_distance), tr.first_b,
+                     sas_index, *tr.start_models], np.int64)
+    return (*tr.t.kernel_args(), tr.t.charged, fire_cdf, np.array(target_of or [0], np.int64),
+            fire_cast, phase_of, shot, np.array([len(x) for x in tr.shot], np.int64),
+            panic_need, flee_val, flee_cdf, escape_val, escape_cdf, charge_reach, charge_move,
+            charge_cdf, real, ints)
 
 
 def _monte_carlo(tr: Turns, config: MonteCarloConfig):
-    """The chunked engine (seeds, threads, --precision) over :func:`_walk`."""
+    """The chunked engine (seeds, threads, --precision) over the numba walk: each chunk a
+    kernel call that releases the GIL, so the threads share the cores."""
+    from mathhammer import kernels
     from mathhammer.engine import simulate
 
+    k = kernels.load("mathhammer.fantasy.kernels.turn")
+    args = kernel_inputs(tr)
+    turns = tr.entry.turns
+
     def run_chunk(n: int, state: np.ndarray) -> dict[str, np.ndarray]:
-        counts, left_a, left_b = _walk(tr, n, np.random.default_rng(state))
-        return {"counts": counts, "left_a": left_a, "left_b": left_b}
+        tally = {"counts": np.zeros((turns, 2, 4), np.int64),
+                 "left_a": np.zeros(tr.start_models[0] + 1, np.int64),
+                 "left_b": np.zeros(tr.start_models[1] + 1, np.int64)}
+        k.turn_trials(*args, state, np.int64(n), tally["counts"], tally["left_a"],
+                      tally["left_b"])
+        return tally
 
     def probabilities(tally, n):
         return tally["counts"].ravel() / n
@@ -611,40 +652,124 @@ def _monte_carlo(tr: Turns, config: MonteCarloConfig):
     return simulate(run_chunk, config, probabilities)
 
 
+def parse_fire(text: str, where: str, side: str | None = None) -> dict:
+    """``SIDE:NAME:KEY=VALUE,...`` (``fb turn --fire``), or ``KEY=VALUE,...`` when ``side``
+    is given (``--stand-and-shoot``: B's shots, FB-G2), as the ``[[turn.fire]]`` table
+    that a scenario file holds: ``a:Crossbows:shots=10,bs=3,strength=4``."""
+    text = text.strip()
+    if side is None:
+        parts = text.split(":", 2)
+        if len(parts) != 3 or parts[0] not in ("a", "b") or not parts[1].strip():
+            raise InputError(where, "is SIDE:NAME:KEY=VALUE,... (SIDE a or b)", text,
+                             'e.g. "a:Crossbows:shots=10,bs=3,strength=4"')
+        side, name, rest = parts[0], parts[1].strip(), parts[2]
+    else:
+        name, rest = "Stand and shoot", text
+    entry: dict = {"name": name, "side": side}
+    fields = FireEntry.model_fields
+    for item in (x.strip() for x in rest.split(",")):
+        key, eq, value = item.partition("=")
+        key, value = key.strip().replace("-", "_"), value.strip()
+        if not eq or key not in fields or key in ("name", "side") or not value:
+            keys = ", ".join(k for k in fields if k not in ("name", "side"))
+            raise InputError(where, f"each part is KEY=VALUE with KEY one of {keys}", item,
+                             'e.g. "shots=10,bs=3,strength=3"')
+        entry[key] = value if key in ("shots", "multiple_wounds") else _whole(value, where, key)
+    return entry
+
+
+def _whole(text: str, where: str, key: str) -> int:
+    if not text.lstrip("-").isdigit() or len(text) > 6:
+        raise InputError(where, f"{key} must be a whole number", text, f"e.g. {key}=3")
+    return int(text)
+
+
+def validated_turn(turn: dict, where, error=ProfileError) -> TurnEntry:
+    """The ``[turn]`` table (or the same keys from ``fb turn`` options) checked: errors name
+    ``where(key)`` (``file: turn.distance`` for a file, ``distance`` for options)."""
+    try:
+        entry = TurnEntry.model_validate(turn)
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        if error is ProfileError:
+            from mathhammer.profiles import pydantic_errors
+
+            raise pydantic_errors(err, where(None)) from None
+        got, name = first.get("input"), str(first["loc"][0])
+        inner = ".".join(f"entry {p + 1}," if isinstance(p, int) else str(p)
+                         for p in first["loc"][1:]).replace(",.", ", ")  # fire.0.strength
+        what = first["msg"][:1].lower() + first["msg"][1:]
+        hint = {"reaction": "use hold, flee or stand-and-shoot",
+                "distance": "use e.g. 14 (inches, 0..72)", "turns": "use 1..8",
+                "edge": "use e.g. 12 (inches, 0..72)", "charge_turn": "use 1..8"}
+        raise error(where(name), f"{inner}: {what}" if inner else what,
+                    None if isinstance(got, (dict, list)) else got,
+                    hint.get(name, "see fb turn ‹help› for the keys and their ranges")) from None
+    if entry.reaction == "stand-and-shoot" and entry.stand_and_shoot is None:
+        raise error(where("stand_and_shoot"), "is needed with reaction stand-and-shoot (B's "
+                    "shots at the charger)", None, "give B's shots, bs and strength, e.g. "
+                    "shots=10, bs=3, strength=3")
+    sas = entry.stand_and_shoot
+    if sas is not None and entry.reaction != "stand-and-shoot":
+        raise error(where("stand_and_shoot"), "is B's shots at the charger: it goes with "
+                    "reaction stand-and-shoot", entry.reaction,
+                    "set the reaction to stand-and-shoot or drop the stand and shoot shots")
+    if sas is not None and (sas.side != "b" or sas.bs is None or sas.cast_dice is not None):
+        raise error(where("stand_and_shoot"), "is shooting by the charged unit: side b with "
+                    "bs, no cast_dice", sas.side, "use side b, bs 3 (FB-G2)")
+    for i, f in enumerate(entry.fire):
+        if (f.cast_dice is None) != (f.casting_value is None):
+            raise error(where(f"fire[{i}]"), "a missile gives cast_dice and casting_value "
+                        "together", None, "add both or neither")
+        if f.bs is None and f.cast_dice is None:
+            raise error(where(f"fire[{i}]"), "give bs (shooting) or cast_dice and "
+                        "casting_value (a magic missile)", None, "add bs = 3")
+    return entry
+
+
 def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", method: str,
                       config: MonteCarloConfig, check: bool) -> Report:
     """``kind = "turn"``: side ``a`` charges side ``b``; ``turn`` (the ``[turn]`` table) says
     how (see the module docstring). The scenario loader builds the sides and the ruleset."""
-    from mathhammer.profiles import pydantic_errors
-    from mathhammer.query import answer
-    from mathhammer.words import method_words, pct
+    entry = validated_turn(turn, lambda key: f"{source}: turn" + (f".{key}" if key else ""))
+    return play_turns(entry, a, b, rules, title=title, method=method, config=config,
+                      check=check)
 
-    try:
-        entry = TurnEntry.model_validate(turn)
-    except ValidationError as err:
-        raise pydantic_errors(err, f"{source}: turn") from None
-    if entry.reaction == "stand-and-shoot" and entry.stand_and_shoot is None:
-        raise ProfileError(f"{source}: turn.stand_and_shoot", "is needed with reaction = "
-                           "\"stand-and-shoot\" (B's shots at the charger)", None,
-                           "add [turn.stand_and_shoot] name, side = \"b\", shots, bs, strength")
-    sas = entry.stand_and_shoot
-    if sas is not None and entry.reaction != "stand-and-shoot":
-        raise ProfileError(f"{source}: turn.stand_and_shoot", "is B's shots at the charger: it "
-                           "goes with reaction = \"stand-and-shoot\"", entry.reaction,
-                           "set reaction = \"stand-and-shoot\" or drop [turn.stand_and_shoot]")
-    if sas is not None and (sas.side != "b" or sas.bs is None or sas.cast_dice is not None):
-        raise ProfileError(f"{source}: turn.stand_and_shoot", "is shooting by the charged unit: "
-                           "side = \"b\" with bs, no cast_dice", sas.side,
-                           "use side = \"b\", bs = 3 (FB-G2)")
-    for i, f in enumerate(entry.fire):
-        if (f.cast_dice is None) != (f.casting_value is None):
-            raise ProfileError(f"{source}: turn.fire[{i}]", "a missile gives cast_dice and "
-                               "casting_value together", None, "add both or neither")
-        if f.bs is None and f.cast_dice is None:
-            raise ProfileError(f"{source}: turn.fire[{i}]", "give bs (shooting) or cast_dice and "
-                               "casting_value (a magic missile)", None, "add bs = 3")
+
+#: Monte Carlo trials when none are asked for: every probability to ±0.2 percentage points
+#: (95% half-width), however close to 1/2 it is (:func:`engine.trials_for_precision`)
+DEFAULT_PRECISION = 0.002
+DEFAULT_TRIALS = 240_088
+
+
+def play_turns(entry: TurnEntry, a, b, rules, *, title: str = "", method: str,
+               config: MonteCarloConfig, check: bool) -> Report:
+    """The report of ``entry``'s game turns, side ``a`` charging side ``b`` (FB-G5)."""
+    from dataclasses import replace
+
+    from mathhammer.fantasy.headlines import fb_turn_headline
+    from mathhammer.query import answer
+
+    # a precision target (asked, or the default when no trial count is) sets the trials:
+    # enough for the widest interval, at p = 1/2, so every probability meets it; past the
+    # engine's first adaptive batch (4 x 2^18 trials) the engine's adaptive run is cheaper
+    from mathhammer.engine import ADAPTIVE_CHUNK, ADAPTIVE_MIN_BATCH, trials_for_precision
+
+    asked = config.precision is not None
+    target = config.precision if asked else (
+        DEFAULT_PRECISION if config.n_trials_is_default else None)
+    sized = target is not None and trials_for_precision(target) <= (
+        ADAPTIVE_MIN_BATCH * ADAPTIVE_CHUNK)
+    if sized:  # --n-trials with --precision: at least that many, as the engine does
+        least = 1 if config.n_trials_is_default else config.n_trials
+        config = replace(config, n_trials=max(trials_for_precision(target), least),
+                         precision=None)
+
     tr = Turns(a, b, rules, entry)
     names = (a.unit.name, b.unit.name)
+    if names[0] == names[1]:  # the same profile both sides: keep their results apart
+        names = (f"{names[0]} (A)", f"{names[1]} (B)")
     span = f"{entry.turns} game turn{'s' if entry.turns > 1 else ''}"
     title = title or (f"{names[0]} charge {names[1]} from {entry.distance:g}\" "
                       f"({rules.name}, {span}, reaction {entry.reaction})")
@@ -670,21 +795,21 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
                          "(FB-G4); missiles are not dispelled"}
 
     def exact() -> Report:
-        tables, final = _exact(tr)
+        from mathhammer.fantasy.combat.turn_arrays import exact_turns
+
+        tables, final = exact_turns(tr)
+        dists = {f"models_left_{'ab'[side]}": Distribution.exact(final.models_left(side))
+                 for side in (0, 1)}
         report = Report("fantasy.turn", "exact", results_of(tables, lambda v: Estimate.exact(
-            float(min(max(v, 0.0), 1.0)))), _models_left(tr, final), info=dict(info),
-            title=title)
-        report.info["states"] = len(final)
+            float(min(max(v, 0.0), 1.0)))), dists, info=dict(info), title=title)
+        report.info["states"] = int(final.P.size)
         return report
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
         if cfg.n_trials > 10**7:
             raise InputError("‹n_trials›", "at most 10,000,000 for a turn scenario", cfg.n_trials,
                              "use ‹n_trials› 100000")
-        from dataclasses import replace
-
-        # the walk is Python: a second thread only fights for the GIL (same bits either way)
-        run = _monte_carlo(tr, replace(cfg, threads=1))
+        run = _monte_carlo(tr, cfg)
         n, t = run.n_trials, run.tally
         dists = {"models_left_a": Distribution.from_counts(t["left_a"]),
                  "models_left_b": Distribution.from_counts(t["left_b"])}
@@ -696,19 +821,17 @@ def run_turn_scenario(turn: dict, a, b, rules, source: str, *, title: str = "", 
     use = "mc" if method == "auto" and not check else method
     report = answer("fantasy.turn", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)
-    last = entry.turns
-    r = report.results
-
-    def line(side: int) -> str:
-        return ", ".join(f"{status} {pct(r[f'p_{status}[{names[side]}, turn {last}]'])}"
-                         for status in STATUSES)
-
-    report.headline = (f"After {span}, {names[1]}: {line(1)} ({method_words(report)}) · "
-                       f"{names[0]}: {line(0)}")
+    report.headline = fb_turn_headline(report, names, entry.turns)
+    if sized and report.method != "exact":
+        report.info["trials"] = (f"{config.n_trials:,}: every probability to "
+                                 f"±{100 * target:g} percentage points (95%), "
+                                 + ("as asked" if asked else "the default"))
     return report
 
 
-def _models_left(tr: Turns, final: dict) -> dict[str, Distribution]:
+
+def models_left_by_states(tr: Turns, final: dict) -> dict[str, Distribution]:
+    """The models-left distributions of :func:`exact_by_states`'s final states."""
     dists = {}
     for side, name in ((0, "models_left_a"), (1, "models_left_b")):
         probs = np.zeros(tr.start_models[side] + 1)
