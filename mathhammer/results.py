@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from mathhammer.renames import RENAMED, RenamedKeys
+
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 
@@ -28,6 +30,41 @@ def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     half = z / (1.0 + z2n) * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2n / (4.0 * n))
     # the interval always contains p: at p = 0 or 1 rounding must not leave a sliver
     return (min(max(0.0, centre - half), p), max(min(1.0, centre + half), p))
+
+
+#: how far float noise may carry a probability past 0 or 1: an exact answer summed over
+#: many states drifts by ~1e-13. A value further out is an engine bug, so it raises
+#: (:class:`ImpossibleProbability`) rather than being clipped out of sight (issue 28 item 4).
+PROBABILITY_NOISE = 1e-9
+
+
+class ImpossibleProbability(ValueError):
+    """A result named as a probability (``p_*``) lies outside [0, 1] by more than float
+    noise: a bug in the engine that built it, never bad input."""
+
+
+def is_probability_name(name: str) -> bool:
+    """A result that is a probability: ``p_kill``, ``p_hit_1``, ``p_kill[a vs b]``."""
+    return name.startswith("p_") or name.startswith("P(")
+
+
+def _unit(x: float) -> float:
+    return min(max(x, 0.0), 1.0) if not math.isnan(x) else x
+
+
+def checked_probability(name: str, est: Any) -> Any:
+    """``est`` with its value and 95% interval clipped to [0, 1] when ``name`` is a
+    probability (float noise only: a value more than :data:`PROBABILITY_NOISE` outside
+    raises). A normal-approximation interval (value ± 1.96 se) of a rare event may reach
+    below 0 legitimately; an interval of a probability never does, so it is clipped."""
+    if not isinstance(est, Estimate) or not is_probability_name(name) or math.isnan(est.value):
+        return est
+    if not -PROBABILITY_NOISE <= est.value <= 1.0 + PROBABILITY_NOISE:
+        raise ImpossibleProbability(f"{name} = {est.value!r} lies outside [0, 1]: an engine bug")
+    value, lo, hi = _unit(est.value), _unit(est.ci95[0]), _unit(est.ci95[1])
+    if (value, lo, hi) == (est.value, *est.ci95):
+        return est
+    return Estimate(_clean(value), est.se, (lo, hi), est.n_trials)
 
 
 def _clean(x: float) -> float:
@@ -331,6 +368,32 @@ class Distribution:
         return f"Distribution({self.min}..{self.max}, mean={self.mean:.4f}, {kind})"
 
 
+class Results(RenamedKeys):
+    """A report's named estimates. The one place every printed probability passes: each
+    ``p_*`` estimate is clipped to [0, 1] as it goes in (:func:`checked_probability`), so
+    the table, the JSON, the web page and the library all read the same clipped value."""
+
+    def __init__(self, data: Any = (), renamed: dict[str, str] | None = None) -> None:
+        super().__init__((), renamed or {})
+        self.update(data)
+
+    def __setitem__(self, name: str, est: Any) -> None:
+        super().__setitem__(name, checked_probability(name, est))
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for name, est in dict(*args, **kwargs).items():
+            self[name] = est
+
+    def setdefault(self, name: str, default: Any = None) -> Any:
+        if name not in self:
+            self[name] = default
+        return self[name]
+
+    def __ior__(self, other: Any) -> Results:
+        self.update(other)
+        return self
+
+
 @dataclass
 class Report:
     """The answer to one query: named results and distributions, with provenance.
@@ -357,15 +420,17 @@ class Report:
     headline: str = ""
 
     def __post_init__(self) -> None:
-        from mathhammer.renames import RENAMED, RenamedKeys
-
         renamed = RENAMED.get(self.command)
-        if renamed:  # an old name is refused with a pointer to the new one, never aliased
-            if type(self.results) is dict:
-                self.results = RenamedKeys(self.results, renamed)
-            if type(self.distributions) is dict:
-                self.distributions = RenamedKeys(self.distributions, renamed)
+        if renamed and type(self.distributions) is dict:
+            # an old name is refused with a pointer to the new one, never aliased
+            self.distributions = RenamedKeys(self.distributions, renamed)
+        self.results = self.results  # now the command is known: its renames apply
         self.drop_empty()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "results":  # however results arrive, every probability is checked
+            value = Results(value, RENAMED.get(getattr(self, "command", ""), {}))
+        super().__setattr__(name, value)
 
     def drop_empty(self) -> Report:
         """Move distributions with no possible outcome out of ``distributions`` into
