@@ -82,12 +82,15 @@ class Estimate:
         se: standard error; 0 for exact answers.
         ci95: 95% interval; Wilson for probabilities, value ± 1.96 se for means.
         n_trials: Monte Carlo sample size, None when exact.
+        whole: a count (dice to roll, attacks needed, entries read): exact and a whole
+            number, printed as one ("5", never "5.0000") in every view.
     """
 
     value: float
     se: float = 0.0
     ci95: tuple[float, float] = (math.nan, math.nan)
     n_trials: int | None = None
+    whole: bool = False
 
     def __post_init__(self) -> None:
         if math.isnan(self.ci95[0]):
@@ -97,6 +100,14 @@ class Estimate:
     def exact(cls, value: float) -> Estimate:
         v = _clean(value)
         return cls(v, 0.0, (v, v), None)
+
+    @classmethod
+    def count(cls, n: int) -> Estimate:
+        """An exact whole number: ``2`` dice, ``7`` attacks needed (issue 28 item 15)."""
+        if isinstance(n, float) and not n.is_integer():
+            raise ValueError(f"a count is a whole number, got {n!r}")
+        n = int(n)
+        return cls(float(n), 0.0, (float(n), float(n)), None, whole=True)
 
     @classmethod
     def exact_probability(cls, value: float) -> Estimate:
@@ -129,12 +140,16 @@ class Estimate:
         return (self.value - reference) / self.se
 
     def to_dict(self) -> dict[str, Any]:
+        if self.whole:  # a count reads as the integer it is in JSON too
+            return {"value": int(self.value), "se": 0.0, "ci95": [int(self.value)] * 2}
         return {"value": self.value, "se": self.se, "ci95": [self.ci95[0], self.ci95[1]]}
 
     def __format__(self, spec: str) -> str:
         return self.format(percent=spec == "%")
 
     def format(self, percent: bool = False) -> str:
+        if self.whole:
+            return str(int(self.value))
         scale, unit = (100.0, "%") if percent else (1.0, "")
         digits = 2 if percent else 4
         text = f"{self.value * scale:.{digits}f}{unit}"
