@@ -54,7 +54,7 @@ def fewest_attacks(chance: Callable[[int], float], target: float, max_attacks: i
     before = f"; {found - 1} {unit}: {100 * at(found - 1):.2f}%" if found > 1 else ""
     headline = (f"{found} {unit} {outcome} at least {100 * target:g}% of the time: "
                 f"{100 * p:.2f}% (exact){before}")
-    return Report(command, "exact", {f"{unit}_needed": Estimate.exact(found),
+    return Report(command, "exact", {f"{unit}_needed": Estimate.count(found),
                                      "p_at_needed": Estimate.exact(p)},
                   info={"for_p": target, "outcome": outcome, "curve": shown,
                         "how": "the exact engine at n = 1, 2, 4, ... then halving the gap (the "
@@ -88,7 +88,7 @@ def least_level(levels: list[tuple[int, float]], target: float, *, command: str,
                 str(n) for n, _ in levels) + "); the least that reaches it"}
     if notes:
         info["note"] = "; ".join(notes)
-    return Report(command, "exact", {f"{unit}_needed": Estimate.exact(found),
+    return Report(command, "exact", {f"{unit}_needed": Estimate.count(found),
                                      "p_at_needed": Estimate.exact(min(p, 1.0))},
                   info=info, title=title or f"the least {unit} that {outcome}",
                   headline=headline)

@@ -34,6 +34,41 @@ def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     return (min(max(0.0, centre - half), p), max(min(1.0, centre + half), p))
 
 
+#: how far float noise may carry a probability past 0 or 1: an exact answer summed over
+#: many states drifts by ~1e-13. A value further out is an engine bug, so it raises
+#: (:class:`ImpossibleProbability`) rather than being clipped out of sight (issue 28 item 4).
+PROBABILITY_NOISE = 1e-9
+
+
+class ImpossibleProbability(ValueError):
+    """A result named as a probability (``p_*``) lies outside [0, 1] by more than float
+    noise: a bug in the engine that built it, never bad input."""
+
+
+def is_probability_name(name: str) -> bool:
+    """A result that is a probability: ``p_kill``, ``p_hit_1``, ``p_kill[a vs b]``."""
+    return name.startswith("p_") or name.startswith("P(")
+
+
+def _unit(x: float) -> float:
+    return min(max(x, 0.0), 1.0) if not math.isnan(x) else x
+
+
+def checked_probability(name: str, est: Any) -> Any:
+    """``est`` with its value and 95% interval clipped to [0, 1] when ``name`` is a
+    probability (float noise only: a value more than :data:`PROBABILITY_NOISE` outside
+    raises). A normal-approximation interval (value ± 1.96 se) of a rare event may reach
+    below 0 legitimately; an interval of a probability never does, so it is clipped."""
+    if not isinstance(est, Estimate) or not is_probability_name(name) or math.isnan(est.value):
+        return est
+    if not -PROBABILITY_NOISE <= est.value <= 1.0 + PROBABILITY_NOISE:
+        raise ImpossibleProbability(f"{name} = {est.value!r} lies outside [0, 1]: an engine bug")
+    value, lo, hi = _unit(est.value), _unit(est.ci95[0]), _unit(est.ci95[1])
+    if (value, lo, hi) == (est.value, *est.ci95):
+        return est
+    return Estimate(_clean(value), est.se, (lo, hi), est.n_trials)
+
+
 def _clean(x: float) -> float:
     """Plain float, with -0.0 and float noise below zero clipped (never print -0)."""
     x = float(x)
@@ -49,12 +84,15 @@ class Estimate:
         se: standard error; 0 for exact answers.
         ci95: 95% interval; Wilson for probabilities, value ± 1.96 se for means.
         n_trials: Monte Carlo sample size, None when exact.
+        whole: a count (dice to roll, attacks needed, entries read): exact and a whole
+            number, printed as one ("5", never "5.0000") in every view.
     """
 
     value: float
     se: float = 0.0
     ci95: tuple[float, float] = (math.nan, math.nan)
     n_trials: int | None = None
+    whole: bool = False
 
     def __post_init__(self) -> None:
         if math.isnan(self.ci95[0]):
@@ -67,8 +105,16 @@ class Estimate:
         # frozen __init__'s per-field setattr and a __post_init__ with nothing to do here
         est = object.__new__(cls)
         object.__setattr__(est, "__dict__", {"value": v, "se": 0.0, "ci95": (v, v),
-                                             "n_trials": None})
+                                             "n_trials": None, "whole": False})
         return est
+
+    @classmethod
+    def count(cls, n: int) -> Estimate:
+        """An exact whole number: ``2`` dice, ``7`` attacks needed (issue 28 item 15)."""
+        if isinstance(n, float) and not n.is_integer():
+            raise ValueError(f"a count is a whole number, got {n!r}")
+        n = int(n)
+        return cls(float(n), 0.0, (float(n), float(n)), None, whole=True)
 
     @classmethod
     def exact_probability(cls, value: float) -> Estimate:
@@ -101,12 +147,16 @@ class Estimate:
         return (self.value - reference) / self.se
 
     def to_dict(self) -> dict[str, Any]:
+        if self.whole:  # a count reads as the integer it is in JSON too
+            return {"value": int(self.value), "se": 0.0, "ci95": [int(self.value)] * 2}
         return {"value": self.value, "se": self.se, "ci95": [self.ci95[0], self.ci95[1]]}
 
     def __format__(self, spec: str) -> str:
         return self.format(percent=spec == "%")
 
     def format(self, percent: bool = False) -> str:
+        if self.whole:
+            return str(int(self.value))
         scale, unit = (100.0, "%") if percent else (1.0, "")
         digits = 2 if percent else 4
         text = f"{self.value * scale:.{digits}f}{unit}"
@@ -350,6 +400,32 @@ class Distribution:
         return f"Distribution({self.min}..{self.max}, mean={self.mean:.4f}, {kind})"
 
 
+class Results(RenamedKeys):
+    """A report's named estimates. The one place every printed probability passes: each
+    ``p_*`` estimate is clipped to [0, 1] as it goes in (:func:`checked_probability`), so
+    the table, the JSON, the web page and the library all read the same clipped value."""
+
+    def __init__(self, data: Any = (), renamed: dict[str, str] | None = None) -> None:
+        super().__init__((), renamed or {})
+        self.update(data)
+
+    def __setitem__(self, name: str, est: Any) -> None:
+        super().__setitem__(name, checked_probability(name, est))
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for name, est in dict(*args, **kwargs).items():
+            self[name] = est
+
+    def setdefault(self, name: str, default: Any = None) -> Any:
+        if name not in self:
+            self[name] = default
+        return self[name]
+
+    def __ior__(self, other: Any) -> Results:
+        self.update(other)
+        return self
+
+
 @dataclass
 class Report:
     """The answer to one query: named results and distributions, with provenance.
@@ -377,12 +453,16 @@ class Report:
 
     def __post_init__(self) -> None:
         renamed = RENAMED.get(self.command)
-        if renamed:  # an old name is refused with a pointer to the new one, never aliased
-            if type(self.results) is dict:
-                self.results = RenamedKeys(self.results, renamed)
-            if type(self.distributions) is dict:
-                self.distributions = RenamedKeys(self.distributions, renamed)
+        if renamed and type(self.distributions) is dict:
+            # an old name is refused with a pointer to the new one, never aliased
+            self.distributions = RenamedKeys(self.distributions, renamed)
+        self.results = self.results  # now the command is known: its renames apply
         self.drop_empty()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "results":  # however results arrive, every probability is checked
+            value = Results(value, RENAMED.get(getattr(self, "command", ""), {}))
+        super().__setattr__(name, value)
 
     def drop_empty(self) -> Report:
         """Move distributions with no possible outcome out of ``distributions`` into

@@ -45,11 +45,28 @@ ANSWER_MARK = "ANSWER: "
 def answer(text: str) -> None:
     # the answer to the notebook's question; the build copies it into the first cell
     print(f"{ANSWER_MARK}{text}")
+
+
+def headline_figures(figures: dict, percent: bool = True) -> None:
+    # the numbers the answer rests on, each a library Estimate or (value, se; None if exact):
+    # tests/test_notebooks.py re-runs the notebook and checks the saved ones against them
+    print(f"{FIGURES_MARK} ({'probabilities' if percent else 'means'}; Monte Carlo value ± se):")
+    for label, figure in figures.items():
+        if hasattr(figure, "is_exact"):
+            figure = (figure.value, None if figure.is_exact else figure.se)
+        value, se = figure
+        scale, unit, digits = (100, "%", 3) if percent else (1, "", 4)
+        tail = " exact" if se is None else f" ± {scale * se:.{digits}f}"
+        print(f"  {label}: {scale * value:.{digits + 1 if se is None else digits}f}{unit}{tail}")
+
+
+FIGURES_MARK = "Headline figures"
 """
 
 
 ANSWER_MARK = "ANSWER: "
 ANSWER_HEAD = "**Answer**"
+FIGURES_MARK = "Headline figures"
 
 
 def notebook(cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
@@ -210,7 +227,13 @@ answer(f"Habits leave up to {100 * (o['p_kill'] - h['p_kill']):.1f} percentage p
        f"{100 * (charges['may charge'] - charges['must charge']).abs().max():.1f} pp on these "
        f"match-ups; the planned turn against a shielded Stryker kills in "
        f"{plan.results['p_destroyed'].value:.1%} against {hand.results['p_destroyed'].value:.1%} "
-       f"for the hand-written one.")"""),
+       f"for the hand-written one.")
+headline_figures({f"{r.matchup.replace(chr(10), ' ')}, {r.habit}": (r.p_kill, r.se)
+                  for r in frame.itertuples()})
+headline_figures({f"{m}, {c}": (charges.loc[m, c], None) for m in charges.index
+                  for c in ("no charge", "must charge", "may charge")}
+                 | {"planned turn": plan.results["p_destroyed"],
+                    "hand-written turn": hand.results["p_destroyed"]})"""),
 ]
 
 CRIPPLE = [
@@ -229,18 +252,20 @@ the kill), how likely is each system of each bundled warjack to be crippled?""")
 jacks = [p for p in (mh.load_profile('warmachine', i) for i in mh.bundled_ids("warmachine")) if p.is_warjack]
 ATTACKERS = {"Juggernaut charge": "khador/juggernaut", "Ironclad charge": "cygnar/ironclad"}
 SYSTEMS = list("LRHACM")
-tables, errors, kills = {}, {}, {}
+tables, errors, kills, kills_se = {}, {}, {}, {}
 for label, attacker in ATTACKERS.items():
-    rows, ses, dead = {}, {}, {}
+    rows, ses, dead, dead_se = {}, {}, {}, {}
     for jack in jacks:
         r = mh.wm_duel(attacker, jack.id, focus=3, charge=True, method="mc", config=config)
         name = f"{jack.name} ({jack.faction})"
         rows[name] = {mh.SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].value if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
         ses[name] = {mh.SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].se if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
         dead[name] = r.results["p_destroyed"].value
+        dead_se[name] = r.results["p_destroyed"].se
     tables[label] = pd.DataFrame(rows).T
     errors[label] = pd.DataFrame(ses).T
     kills[label] = pd.Series(dead)
+    kills_se[label] = pd.Series(dead_se)
 tables["Juggernaut charge"].style.format("{:.1%}", na_rep="—")"""),
     ("md", """\
 Blank cells are systems the chassis does not have (most warjacks have no arc node).
@@ -275,7 +300,11 @@ answer(f"After one charging Juggernaut with 3 focus, the cortex is crippled most
        f"and least often on {cortex.idxmin()} ({cortex.min():.1%} ± "
        f"{100 * jug_se.loc[cortex.idxmin(), 'cortex']:.1f}); the warjack is destroyed outright in "
        f"{kills['Juggernaut charge'].min():.1%} to {kills['Juggernaut charge'].max():.1%} of charges "
-       f"across the {len(jacks)} bundled warjacks (Monte Carlo, {N_TRIALS:,} charges each).")"""),
+       f"across the {len(jacks)} bundled warjacks (Monte Carlo, {N_TRIALS:,} charges each).")
+headline_figures({f"cortex, Juggernaut charge, {name}": (jug.loc[name, "cortex"], jug_se.loc[name, "cortex"])
+                  for name in cortex.index})
+headline_figures({f"destroyed, {label}, {name}": (p, kills_se[label][name])
+                  for label, dead in kills.items() for name, p in dead.items()})"""),
 ]
 
 FANTASY = [
@@ -294,6 +323,7 @@ UNITS = ["wfb8/empire_halberdiers", "wfb8/orc_boyz", "wfb8/skeleton_warriors",
          "wfb8/dwarf_warriors", "wfb8/high_elf_spearmen", "wfb8/chaos_warriors"]
 names = {u: mh.load_profile('fantasy', u).name for u in UNITS}
 first, first_se, decided, decided_se = {}, {}, {}, {}
+breaks, wins = {}, {}  # the library's estimates, for the headline figures
 for a in UNITS:
     first[names[a]], first_se[names[a]], decided[names[a]], decided_se[names[a]] = {}, {}, {}, {}
     for b in UNITS:
@@ -305,6 +335,8 @@ for a in UNITS:
         first_se[names[a]][names[b]] = one.results["p_enemy_breaks"].se
         decided[names[a]][names[b]] = full.results["p_a_wins"].value
         decided_se[names[a]][names[b]] = full.results["p_a_wins"].se
+        breaks[f"{names[a]} charging {names[b]}, breaks in round 1"] = one.results["p_enemy_breaks"]
+        wins[f"{names[a]} charging {names[b]}, wins"] = full.results["p_a_wins"]
 first, decided = pd.DataFrame(first).T, pd.DataFrame(decided).T
 first_se, decided_se = pd.DataFrame(first_se).T, pd.DataFrame(decided_se).T
 order = list(names.values())
@@ -360,7 +392,9 @@ answer(f"{best[0]} charging {best[1]} wins {pm(decided.loc[best], decided_se.loc
        f"on average is {ranking.index[0]} ({ranking.iloc[0]:.1%} over the other five blocks). Enemies "
        f"break in the first round in {np.nanmean(first.to_numpy()):.1%} of charges on average, "
        f"against {np.nanmean(decided.to_numpy()):.1%} wins by the end (Monte Carlo, {N_TRIALS:,} "
-       f"combats each; one-round breaks exact).")"""),
+       f"combats each; one-round breaks exact).")
+headline_figures(wins)
+headline_figures(breaks)"""),
 ]
 
 MAGIC = [
@@ -379,9 +413,12 @@ dice spell by spell (the `optimal` dice rule) gain over fixed habits?"""),
 
 max_dice = mh.magic_rules("t9a1").max_casting_dice  # MG-4
 fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+cast_figures = {}
 for cv in (5, 7, 9, 11):
     dice = range(1, max_dice + 1)
     p = [mh.magic_cast(n, level=4, cv=cv).results["p_cast"].value for n in dice]
+    cast_figures |= {f"P(cast), casting value {cv}, {n} {'die' if n == 1 else 'dice'}": (v, None)
+                     for n, v in zip(dice, p)}
     ax.plot(list(dice), np.array(p) * 100, marker="o", label=f"P(cast), casting value {cv}")
 miscast = [mh.magic_cast(n, level=4, cv=7).results["p_miscast"].value for n in dice]
 ax.plot(list(dice), np.array(miscast) * 100, linestyle=":", color="#555555", marker="x",
@@ -411,10 +448,13 @@ RULES = {"fixed (file dice)": dict(dice_rule="fixed"),
          "target 75%": dict(dice_rule="target", target=0.75),
          "target 90%": dict(dice_rule="target", target=0.9),
          "optimal": dict(dice_rule="optimal")}
-rows = []
+rows, goes_off, weights = [], {}, {}
 for label, change in RULES.items():
     s = scenario.model_copy(update={"caster": scenario.caster.model_copy(update=change)})
-    r = mh.magic_phase(s, method="mc", config=config)
+    r = run_phase(s, method="mc", config=config)
+    weights[f"expected weight, {label}"] = r.results["expected_weight"]
+    goes_off |= {f"{name} goes off, {label}": r.results[f"p_goes_off_{i + 1}"]
+                 for i, name in enumerate(spell_names)}
     row = {"dice rule": label, "expected weight": r.results["expected_weight"].value,
            "expected weight se": r.results["expected_weight"].se,
            "P(miscast)": r.results["p_miscast"].value}
@@ -472,7 +512,10 @@ answer(f"Planning the dice spell by spell (the optimal rule) puts through an exp
        f"{others.loc[runner_up, 'expected weight se']:.3f} for the "
        f"best fixed habit ('{runner_up}'); Fireball goes off {phase.loc['optimal', spell_names[0]]:.1%} "
        f"of the time. With fixed pools against 5 dispel dice, deciding as each spell is cast adds "
-       f"{gain.min():.3f} to {gain.max():.3f} expected weight over the best fixed split (exact).")"""),
+       f"{gain.min():.3f} to {gain.max():.3f} expected weight over the best fixed split (exact).")
+headline_figures(cast_figures | goes_off)
+headline_figures(weights | {f"{column}, {power} power dice": (pools.loc[power, column], None)
+                            for power in pools.index for column in pools.columns}, percent=False)"""),
 ]
 
 LISTS = [
@@ -564,14 +607,18 @@ view says which purchases pay (printed above for the warjacks). Cells are single
 fresh start — a list's real strength also depends on shooting, magic and manoeuvre,
 which these matrices do not model."""),
     ("code", """\
-fb_value = (fb.frame.dropna(subset=["p_kill_per_100"]).groupby("attacker")["p_kill_per_100"].mean()
+fb_value = (fb.frame.dropna(subset=["kills_per_100_points"]).groupby("attacker")["kills_per_100_points"].mean()
             .sort_values(ascending=False))
 answer(f"In the Mk II battle boxes {top[1]} does the work and is the best value: "
-       f"{value.iloc[0]['p_kill_per_100']:.2f} expected kills per 100 points per activation "
+       f"{value.iloc[0]['kills_per_100_points']:.2f} expected kills per 100 points per activation "
        f"(mean P(kill) {value.iloc[0]['p_kill']:.1%} over the enemy's models). Among the Fantasy "
        f"lists the best value is {fb_value.index[0]} ({fb_value.iloc[0]:.3f} expected kills per 100 "
        f"points per combat). Monte Carlo, {N_TRIALS:,} trials per cell; every cell's P(kill) "
-       f"± {100 * max(wm.frame['p_kill_se'].max(), fb.frame['p_kill_se'].max()):.1f} pp or less.")"""),
+       f"± {100 * max(wm.frame['p_kill_se'].max(), fb.frame['p_kill_se'].max()):.1f} pp or less.")
+for game, comparison in (("Mk II", wm), ("Fantasy", fb)):
+    headline_figures({f"{game} {r.direction} {r.attacker} → {r.target}":
+                      (r.p_kill, None if r.method == "exact" else r.p_kill_se)
+                      for r in comparison.frame.itertuples()})"""),
 ]
 
 NOTEBOOKS = {

@@ -24,6 +24,7 @@ from mathhammer.fantasy.chain import core as chain
 from mathhammer.fantasy import characteristic_tests as fb_tests
 from mathhammer.fantasy.chain.core import AttackSpec, compile_spec
 from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
+from mathhammer.words import plural
 
 MINUS = "−"
 
@@ -262,7 +263,7 @@ def explain_attack(spec: AttackSpec, rules: Ruleset | str = "wfb8",
         expr = chain.parse_dice(attacks_text)
         mean_attacks = sum((k * p for k, p in expr.pmf().items()), Fraction(0))
         mean = mean_attacks * final[1] * mean_each
-        many = f"{attacks_text} attacks" + (
+        many = plural(attacks_text, "attack") + (
             "" if attacks_text.isdigit() else f" (mean {mean_attacks})")
         text = (f"{many} × {final[1] * mean_each} wounds each = {mean} "
                 f"({float(mean):.4f}) unsaved wounds")

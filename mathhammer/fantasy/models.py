@@ -55,6 +55,7 @@ MODELLED_RULES = {
 
 #: where a profile names kit: ``equipment = ["halberd"]`` (FB-E1..E8, effects per ruleset)
 from mathhammer.fantasy.combat.rules import EQUIPMENT_IDS  # noqa: E402
+from mathhammer.words import plural  # noqa: E402
 
 _BASE_TEXT = re.compile(r"^(\d{2,3})(?:mm|x(\d{2,3}))$")
 
@@ -502,7 +503,7 @@ class UnitProfile(_Frozen):
         if (low is not None and models < low) or (high is not None and models > high):
             sold = (f"{low} to {high}" if low and high else f"at least {low}" if low
                     else f"at most {high}")
-            return f"{self.name} come in units of {sold} models (its army book)"
+            return f"{self.name} come in units of {plural(sold, 'model')} (its army book)"
         return None
 
 

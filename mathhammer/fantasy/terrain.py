@@ -21,6 +21,7 @@ from mathhammer.explain import Step
 from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 from mathhammer.fantasy.characteristic_tests import whole_number
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.words import plural
 
 MAX_MODELS = 1000  # a unit larger than this is a typo
 MAX_WOUNDS = 20
@@ -137,6 +138,6 @@ def explain_dangerous_terrain(models: int, value: int = 1, height: str = "standa
                           ("FB-V2",)))
     steps.append(Step("model lost", f"a model with {wounds} wound{'s' if wounds > 1 else ''} is lost "
                       f"when its unsaved wounds reach it", one[wounds], ("FB-T4",)))
-    steps.append(Step("unit", f"{models} models test independently: P(at least one lost)",
+    steps.append(Step("unit", f"{plural(models, 'model')} test independently: P(at least one lost)",
                       1 - (1 - one[wounds]) ** models, ("FB-T4",)))
     return steps

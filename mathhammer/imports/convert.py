@@ -190,7 +190,7 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
         models = fitted.get("models")
         units.append((unit, e, changed, [f"{display(o)} — {why}" for o, why in left]))
         mapping.append(f"{shown} → {ident}" + (f" x {count}" if count > 1 else "")
-                       + (f" ({models} models)" if models else "")
+                       + (f" ({_plural(models, 'model')})" if models else "")
                        + (f"; options kept: {', '.join(map(display, kept))}" if kept else ""))
     if not units:
         raise InputFileError(label, f"none of its {len(parsed.entries)} entries names a bundled "
@@ -231,12 +231,12 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
                 f"'{display(name)}' ({points} points by the bundled profiles): {coverage}"
                 + _changes_note(changes))
     report = Report("import", "exact",
-                    {"entries": Estimate.exact(n), "entries_converted": Estimate.exact(k),
-                     "entries_unknown": Estimate.exact(n - k),
-                     "options": Estimate.exact(options_total),
-                     "options_kept": Estimate.exact(options_kept),
-                     "options_dropped": Estimate.exact(options_total - options_kept),
-                     "numbers_changed": Estimate.exact(len(changes))},
+                    {"entries": Estimate.count(n), "entries_converted": Estimate.count(k),
+                     "entries_unknown": Estimate.count(n - k),
+                     "options": Estimate.count(options_total),
+                     "options_kept": Estimate.count(options_kept),
+                     "options_dropped": Estimate.count(options_total - options_kept),
+                     "numbers_changed": Estimate.count(len(changes))},
                     info={"format": parsed.source_format, "game": parsed.game, "ruleset": parsed.ruleset,
                           "coverage": coverage.split("; dropped:")[0],
                           "mapping": mapping, "unknown": unknown or ["none"],

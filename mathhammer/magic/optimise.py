@@ -19,6 +19,7 @@ from mathhammer.errors import InputError
 from mathhammer.magic.models import MagicScenario
 from mathhammer.magic.rules import magic_rules
 from mathhammer.results import Estimate, Report
+from mathhammer.words import plural
 
 MAX_SPLITS = 60_000
 
@@ -76,8 +77,8 @@ def optimise(scenario: MagicScenario, power: int | None = None, dispel: int | No
         f"expected_weight_{scenario.caster.dice_rule}_rule": Estimate.exact(own_value),
     }
     for i in range(len(scenario.spells)):
-        results[f"dice_{i + 1}"] = Estimate.exact(float(dice_by_file[i]))
-    info = {"ruleset": scenario.ruleset, "pools": f"{power} power dice vs {dispel} dispel dice",
+        results[f"dice_{i + 1}"] = Estimate.count(dice_by_file[i])
+    info = {"ruleset": scenario.ruleset, "pools": f"{plural(power, 'power die')} vs {plural(dispel, 'dispel die')}",
             "best split (file order)": {f"{i + 1}. {sp.name}": dice_by_file[i]
                                         for i, sp in enumerate(scenario.spells)},
             "note": "dice 0 = do not cast; adaptive = dice chosen as each spell is cast"}
@@ -90,4 +91,5 @@ def optimise(scenario: MagicScenario, power: int | None = None, dispel: int | No
         results[f"p_goes_off_{i + 1}"] = detail.results[f"p_goes_off_{i + 1}"]
     results["p_miscast"] = detail.results["p_miscast"]
     return Report("magic.optimise", "exact", results, info=info,
-                  title=f"dice budget: {scenario.name or 'scenario'}, {power} vs {dispel} dice")
+                  title=f"dice budget: {scenario.name or 'scenario'}, {plural(power, 'power die')} "
+                        f"vs {plural(dispel, 'dispel die')}")

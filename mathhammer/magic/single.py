@@ -18,6 +18,7 @@ from mathhammer.magic.rolls import (
 from mathhammer.magic.rules import magic_rules
 from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.words import plural
 
 
 def _dist(pmf: dict[int, Fraction]) -> Distribution:
@@ -87,7 +88,7 @@ def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int 
             if value:
                 raise RulesError(flag, "a bound spell takes no wizard level or casting "
                                  "modifiers (MG-7)", value, f"drop {flag} or ‹bound›")
-    title = (f"cast {n_dice} dice, {'bound spell' if bound else f'level {level}'}, "
+    title = (f"cast {plural(n_dice, 'die')}, {'bound spell' if bound else f'level {level}'}, "
              f"casting value {cv} ({ruleset})")
     dispel = None if dispel_dice is None else (dispel_dice, dispel_level)
     if dispel is not None:
@@ -245,7 +246,7 @@ def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method:
     if not -1000 <= against <= 1000:  # 2**63 overflowed the kernel's int64 argument
         raise InputError("‹against›", "a casting total must be between -1000 and 1000", against,
                          "use e.g. ‹against› 9")
-    title = f"dispel {n_dice} dice, level {level}, against {against} ({ruleset})"
+    title = f"dispel {plural(n_dice, 'die')}, level {level}, against {against} ({ruleset})"
 
     def exact() -> Report:
         p = dispel_probability(rules, n_dice, level, against)

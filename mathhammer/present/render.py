@@ -95,6 +95,8 @@ def render_table(report: Report, full: bool = False) -> str:
 
 
 def _info_lines(report: Report, full: bool) -> list[str]:
+    from mathhammer.words import plain
+
     lines: list[str] = []
     for key, value in report.info.items():
         if key == "check":
@@ -108,11 +110,14 @@ def _info_lines(report: Report, full: bool) -> list[str]:
             lines.append(f"{key}:")
             whole = full or key == "explain" or len(value) <= MAX_LIST_ITEMS + 1  # asked for
             shown = value if whole else value[:MAX_LIST_ITEMS]
-            lines.extend(f"  {item}" for item in shown)
+            lines.extend(f"  {plain(item)}" for item in shown)
             if len(shown) < len(value):
                 lines.append(f"  … {len(value) - len(shown)} more (‹full› lists every one)")
+        elif isinstance(value, dict):  # one line a key: never a Python dict on the screen
+            lines.append(f"{key}:")
+            lines.extend(f"  {k}: {plain(v)}" for k, v in value.items())
         elif key != "exact":
-            lines.append(f"{key}: {value}")
+            lines.append(f"{key}: {plain(value)}")
     return lines
 
 

@@ -49,7 +49,7 @@ from mathhammer.profiles import pydantic_errors, read_toml
 from mathhammer.results import Column, Estimate, InfoTable, Report
 from mathhammer.tuning.meta import Meta, load_meta
 from mathhammer.tuning.score import _check, _method, _run, build_table
-from mathhammer.words import rounded
+from mathhammer.words import plural, rounded
 
 SCREEN_TRIALS = trials.TUNE_SCREEN
 #: the table view of ``info["ranked"]`` (JSON keeps every row's full figures and units)
@@ -405,5 +405,5 @@ def _report(start, m, input_list, ranked, trials, seed, lookup, value, evaluated
     how = "exact" if report.method == "exact" else f"paired Monte Carlo, {trials:,} trials per cell"
     report.headline = (f"Best change for {start.name} against {m.name}: {top['changes']}: "
                        f"{rounded(top['gain'], top['gain_se'], signed=True)}"
-                       f" points/turn ({how}; {evaluated:,} lists evaluated)")
+                       f" points/turn ({how}; {plural(evaluated, 'list')} evaluated)")
     return report

@@ -26,16 +26,21 @@ from mathhammer.errors import InputError, RulesError
 from mathhammer.numbers import whole_text
 from mathhammer.results import Distribution, Estimate, Report
 from mathhammer.warmachine.activation import (
+    KNOCKED_DOWN,
     MAX_WARJACK_FOCUS,
+    STATIONARY,
     ActivationSpec,
     Spell,
     Weapon,
     build_graph,
     charge_mode,
+    down_text,
 )
+from mathhammer.warmachine.effects import effect_down_words
 from mathhammer.warmachine.exact_policy import decision_lines, decision_summary
 from mathhammer.warmachine.grid import Grid
 from mathhammer.warmachine.sequence import Target
+from mathhammer.words import plural
 
 BASE_MM = {"small": 30, "medium": 40, "large": 50}  # WM-D7
 MELEE_DISTANCE = 0.5  # a model fighting in melee is within 1/2" of its target
@@ -127,25 +132,28 @@ def activation_from_profile(ref: str, focus: int | None = None, charge="no",
             int(w.damage_power), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof,
             chain_weapon=w.has_rule("Chain Weapon"), sustained=w.has_rule("Sustained Attack"),
             crit_knockdown=w.has_rule("Critical Knockdown") or w.has_rule("Critical Freeze"),
+            down_word=STATIONARY if w.has_rule("Critical Freeze") and not
+            w.has_rule("Critical Knockdown") else KNOCKED_DOWN,
             crit_amputation=w.has_rule("Critical Amputation"),
             crippled=w.location in crippled, aoe=float(w.aoe), rng=rng, spray=spray))
     bits = flag_bits or {}
     spells = tuple(sp for sp in (_spell(s, prof, immunities, bits) for s in prof.spells
                                  if s.cost <= focus) if sp)
-    knock, flags = False, 0
+    knock, flags, knock_word = False, 0, KNOCKED_DOWN
     if feat:
-        from mathhammer.warmachine.effects import entry_of, has_feat_effect
+        from mathhammer.warmachine.effects import entry_of, feat_effects, has_feat_effect
 
         if prof.kind != "warcaster" or not has_feat_effect(prof):
             raise RulesError("‹feat›", f"{prof.name} has no feat the engine plays (WM-E2)",
                              prof.name, "drop ‹feat› or give the profile a feat effect")
         knock, flags = entry_of(prof, bits, immunities)
+        knock_word = down_text(effect_down_words(feat_effects(prof, immunities)))
     return ActivationSpec(prof.name, focus, tuple(weapons), prof.stats.strength, jack,
                           charge_mode(charge), power_attacks and jack, spells,
                           int(prof.stats.focus or 0), movement_crippled="M" in crippled,
                           ranged=ranged, aim=aim, target_larger_base=larger,
                           max_bought=max_bought, distance=dist, entry_knockdown=knock,
-                          entry_flags=flags)
+                          entry_down_word=knock_word, entry_flags=flags)
 
 
 def _spell(s, prof, immunities=(), bits=None) -> Spell | None:
@@ -165,7 +173,8 @@ def _spell(s, prof, immunities=(), bits=None) -> Spell | None:
     rng, spray = _rng_of(s.rng)
     aoe = float(s.aoe) if isinstance(s.aoe, int | float) else 0.0
     return Spell(s.name, s.cost, int(s.pow or 0), aoe=aoe, rng=rng, spray=spray,
-                 knocks_down=knocks, no_damage=s.pow is None, flags_on_hit=flags)
+                 knocks_down=knocks, no_damage=s.pow is None, flags_on_hit=flags,
+                 down_word=down_text(effect_down_words([effect])) if effect else KNOCKED_DOWN)
 
 
 def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
@@ -201,7 +210,8 @@ def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
                   shield_mask_of(prof, grid), def_bonus=def_bonus + e_def,
                   ranged_def_bonus=e_rdef,
                   stealth=any(r.split(":")[0].strip() == "Stealth" for r in prof.special_rules),
-                  immunities=target_immunities(prof), base=prof.base, engaged=engaged)
+                  immunities=target_immunities(prof), base=prof.base, engaged=engaged,
+                  down_word=down_text([KNOCKED_DOWN] * knocked_down + [STATIONARY] * stationary))
 
 
 def target_immunities(prof) -> tuple[str, ...]:
@@ -376,7 +386,7 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         model = (f"fallback — the full state does not fit ({err.what}): decisions planned on "
                  "the box-count model (boxes left at base DEF) and played on the full grid by "
                  "Monte Carlo")
-    from mathhammer.warmachine.explain import start_numbers, start_situation
+    from mathhammer.warmachine.explain import start_down_word, start_numbers, start_situation
 
     # the DEF and ARM the engine plays at the start (crippled M, knock-down, buffs, feat)
     melee_def, ranged_def, armor, _ = start_numbers(graph, target)
@@ -387,10 +397,10 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         "policy": f"{policy} (objective: {objective})",
         "model": model,
         "target": f"{target.name}: {plays}, ARM {armor} as the chain starts (base DEF "
-                  f"{target.defense}, ARM {target.armor}), {target.grid.n_boxes} boxes, "
+                  f"{target.defense}, ARM {target.armor}), {plural(target.grid.n_boxes, 'box')}, "
                   f"{n_left} left"
                   + (", engaged in melee" if target.engaged else "")
-                  + (", knocked down or stationary" if knocked else "")
+                  + (f", {start_down_word(graph, target)}" if knocked else "")
                   + (", movement crippled" if target.grid.crippled(target.start_bits, "M")
                      else ""),
     }

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mathhammer.errors import InputError, RulesError
-from mathhammer.warmachine.activation import ActivationSpec, Effect
+from mathhammer.warmachine.activation import KNOCKED_DOWN, STATIONARY, ActivationSpec, Effect
 
 
 def _immune(effect, immunities) -> bool:
@@ -77,6 +77,12 @@ def entry_of(prof, bit: dict, immunities=()) -> tuple[bool, int]:
         if (prof.id, e.name) in bit:
             flags |= 1 << bit[(prof.id, e.name)]
     return knock, flags
+
+
+def effect_down_words(effects) -> list[str]:
+    """What effects that knock down leave the target: "knocked down" or "stationary" (Icy
+    Gaze, Freezing Grip), for the labels of the decision table (WM-A4, WM-E2)."""
+    return [KNOCKED_DOWN if e.knock_down else STATIONARY for e in effects if e.knocks_down]
 
 
 def friendly_feat(prof):

@@ -387,6 +387,7 @@ def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
     lines = []
     grid = sol.target.grid
     pct = sol.objective != "damage"  # a probability: destroy or cripple
+    down = down_words_of(sol)
     for idx in flat[: top * 4]:
         r, s = np.unravel_index(idx, reachp.shape)
         p = reachp[r, s]
@@ -402,15 +403,25 @@ def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
         bits = int(sol.grid.bits_of[s])
         left = grid.boxes_left(bits)
         where = [f"focus {f}", f"{left} box{'es' if left != 1 else ''} left"]
+        per_column = grid.marked_per_column(bits)
+        if not grid.is_track and any(per_column):  # two states with as many boxes left
+            where.append("marked " + "/".join(map(str, per_column)) + " by column")
         crippled = [x for x in grid.systems if grid.crippled(bits, x)]
         if crippled:
             where.append("crippled " + "".join(crippled))
-        where += ["knocked down"] * kd + ["engaged"] * eng
+        where += [down[g]] * kd + ["engaged"] * eng
         shown = " · ".join(f"{label} {100 * v:.2f}%" if pct else f"{label} {v:.2f}"
                            for label, v, _ in alts)
         chosen = next((label for label, _, c in alts if c), "?")
         lines.append(f"{node.label} [{', '.join(where)}; reached {100 * p:.1f}%]: {shown} → {chosen}")
     return lines
+
+
+def down_words_of(sol: Solution) -> list[str]:
+    """Per node of the solved chain, what its "knocked down or stationary" state is: the
+    labels say "stationary" after Icy Gaze, not "knocked down" (WM-A4, WM-E2)."""
+    target = sol.target
+    return sol.graph.down_words(target.down_word if target.knocked_down else "")
 
 
 def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
@@ -423,6 +434,7 @@ def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
     if reachp is None:
         reachp = sol.distribution()["reachp"]
     alive = sol.grid.left_of > 0
+    down = down_words_of(sol)
     rows = []
     for r, combo in enumerate(sol.order):
         g, f, kd, eng, fl = (int(x) for x in kp.split_combo(np.int64(combo),
@@ -450,7 +462,7 @@ def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
             shares = {"boost hit": boosted, "no boost": total - boosted}
         shown = " · ".join(f"{label} {100 * v / total:.1f}%" for label, v in
                            sorted(shares.items(), key=lambda kv: -kv[1]) if v > 0)
-        tags = [f"focus {f}"] + ["knocked down"] * kd + ["engaged"] * eng
+        tags = [f"focus {f}"] + [down[g]] * kd + ["engaged"] * eng
         rows.append((node.activation, -total, f"{node.label} [{', '.join(tags)}] (reached "
                      f"{100 * total:.1f}%): {shown}"))
     rows.sort(key=lambda x: (x[0], x[1]))

@@ -28,6 +28,7 @@ from mathhammer.errors import InputError, RulesError
 from mathhammer.results import Z95, Estimate, Report
 from mathhammer.warmachine.activation import MAX_WARJACK_FOCUS, ActivationSpec, build_graph
 from mathhammer.warmachine.sequence import Target
+from mathhammer.words import plural
 
 MAX_MODELS = 4  # a warcaster and three warjacks: 4! orders x 64 splits x modes stays seconds
 FINALISTS = 4  # plans re-solved on the full grid after box-model screening (at least)
@@ -383,7 +384,7 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
     info = {"plan": steps, "alternatives": alts or ["(no other plan)"],
             "search": search}  # no timing: the same question prints the same answer
     if upkeep:
-        info["upkeep"] = f"{cprof.name} upkeeps {upkeep} spells: {budget} focus to split (WM-F1)"
+        info["upkeep"] = f"{cprof.name} upkeeps {plural(upkeep, 'spell')}: {budget} focus to split (WM-F1)"
     info["assumes"] = ("every model reaches the target (charge range, control area and line of "
                        "sight for the feat)" + (f"; ranged activations shoot from {distance:g}\""
                                                 if distance is not None else ""))

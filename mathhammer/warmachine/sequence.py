@@ -45,6 +45,7 @@ class Target:
     immunities: tuple[str, ...] = ()  # e.g. ("Cold",): Critical Freeze does not affect it
     base: str = "medium"  # WM-D7: the deviation geometry of AOE attacks reads its radius
     engaged: bool = False  # WM-A6: already in melee with another model (−4 to ranged/magic)
+    down_word: str = "knocked down"  # what ``knocked_down`` is: or "stationary" (WM-A4)
 
     def defense_against(self, kind: str, movement_crippled: bool, knocked_down: bool) -> int:
         """Effective DEF in a situation (WM-A7): DEF 7 when M is crippled, 5 vs ranged and

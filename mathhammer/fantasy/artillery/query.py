@@ -67,6 +67,7 @@ from mathhammer.fantasy.models import UnitProfile, load_unit, with_formation
 from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 from mathhammer.query import answer
 from mathhammer.results import Report
+from mathhammer.words import plural
 
 __all__ = ["ArtilleryEntry", "Shot", "artillery", "artillery_from_entry", "formation_rects",
            "compile_shot"]
@@ -102,9 +103,9 @@ def compile_shot(weapon: str, target: str | UnitProfile, *, ruleset: str | Rules
     if shot.facing == "flank" and weapon in LINE_WEAPONS:  # FB-R3/R4/R6 along a rank
         rects = flank_view(rects, depth)
         aim_x = aim_y - depth / 2.0
-    title = f"{weapon} at {unit.name} ({unit.formation.models} models, {rules.name})"
+    title = f"{weapon} at {unit.name} ({plural(unit.formation.models, 'model')}, {rules.name})"
     info = {"ruleset": rules.name, "target": unit.id, "formation":
-            f"{unit.formation.models} models, {unit.formation.rank_width} wide, base {unit.base_mm} mm",
+            f"{plural(unit.formation.models, 'model')}, {unit.formation.rank_width} wide, base {unit.base_mm} mm",
             "aim": f"x {aim_x:+.2f} in, y {aim_y:.2f} in behind the front edge"}
     if weapon not in ("bolt-thrower", "template"):
         rows, modifier = misfire_table(weapon, rules)
@@ -287,7 +288,7 @@ def _line(setup: Setup, method: str, config, check: bool) -> Report:
         setup.info["hits"] = (f"first model S{prof.big_strength} Multiple Wounds "
                               f"({prof.multiple_wounds}); S{prof.strength} on the others (max 5)")
     setup.info["p_hit_roll"] = f"{shooting.p_hit} (BS {shot.bs}, modifier {shot.modifier:+d})"
-    setup.info["line"] = f"{in_file} models in the {'rank' if shot.facing == 'flank' else 'file'} aimed at"
+    setup.info["line"] = f"{plural(in_file, 'model')} in the {'rank' if shot.facing == 'flank' else 'file'} aimed at"
     w, models = setup.w, setup.models
 
     def exact() -> Report:

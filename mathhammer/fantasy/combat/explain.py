@@ -25,6 +25,7 @@ from mathhammer.fantasy.combat.compile import (
     key_text,
 )
 from mathhammer.fantasy.rules.ruleset import load_ruleset
+from mathhammer.words import plural
 
 KIT_WORDS = {
     "strength_bonus": "+{} S", "first_round_strength_bonus": "+{} S in the first round",
@@ -119,7 +120,7 @@ def explain_war_machine(f) -> list[Step]:
                + ("; Steadfast (unmodified Ld) with one rank of "
                   f"{rules.rank_width} models, the machine having none" if rules.steadfast else ""))
         chances = ", ".join(f"lost by {d}: {_fraction(_unit_holds(f, d, f.models))}" for d in (1, 2, 3))
-        text = (f"break test, {how}; it flees unpursued. P(pass) with {f.models} models "
+        text = (f"break test, {how}; it flees unpursued. P(pass) with {plural(f.models, 'model')} "
                 f"{chances}")
     steps.append(Step(f"{unit.name} if it loses", text, None, ("FB-C5", "FB-T2", "FB-WM1")))
     return steps

@@ -51,6 +51,7 @@ from mathhammer.fantasy.models import UnitProfile, load_unit, with_formation
 from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.words import plural
 
 __all__ = ["Side", "Character", "ChallengeSpec", "combat", "make_side", "compile_fight", "RENAMED"]
 
@@ -321,7 +322,7 @@ def _report(c: CompiledCombat, method: str, tally: dict, n: int | None, seed: in
     for u, side in enumerate(c.units):
         f = side.unit.formation
         against, face = c.faces[u]
-        text = f"{side.unit.id}: {f.models} models, {f.rank_width} wide"
+        text = f"{side.unit.id}: {plural(f.models, 'model')}, {f.rank_width} wide"
         if side.characters:
             text += ", with " + ", ".join(ch.profile.id + (" (general)" if ch.general else "")
                                           + (" (battle standard)" if ch.battle_standard else "")

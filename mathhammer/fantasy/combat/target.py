@@ -29,6 +29,7 @@ from mathhammer.fantasy.chain.core import (
 from mathhammer.fantasy.models import KILLING_BLOW_TROOPS, UnitProfile
 from mathhammer.fantasy.rules.ruleset import Ruleset
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.words import plural
 
 TEMPLATE_WEAPONS = ("stone-thrower", "template", "flame-cannon")
 ALLOTTED_WEAPONS = ("cannon", "bolt-thrower")
@@ -160,7 +161,7 @@ def ridden_shooting(spec: AttackSpec, shots: int | str, unit: UnitProfile, rules
     step = shot_grid(spec, parts, rules)
     n_pmf = attacks_pmf(shots)
     p_hit = float(hit_probability(replace(spec, toughness=parts[0].t), rules))
-    title = f"{shots} shots at S{spec.strength} at {unit.name} ({rules.name})"
+    title = f"{plural(shots, 'shot')} at S{spec.strength} at {unit.name} ({rules.name})"
     info = {"ruleset": rules.name, "target": f"{unit.id}: {_parts_text(parts)}",
             "allotment": f"each hit: {parts[0].name} on "
                          f"{rules.combat.ridden_shooting_rider_faces} D6 face(s), {parts[1].name} "
