@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import math
 
 from mathhammer.errors import printable
@@ -23,6 +21,8 @@ MAX_LIST_ITEMS = 8
 
 def render(report: Report, fmt: str, full: bool = False) -> str:
     if fmt == "json":
+        import json  # here: a table needs neither json nor csv (start-up)
+
         return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         return render_csv(report)
@@ -213,6 +213,8 @@ def _footer(report: Report, skip: set[str] = frozenset()) -> str:
 
 
 def render_csv(report: Report) -> str:
+    import csv
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["kind", "name", "outcome", "value", "se", "ci95_lo", "ci95_hi"])
