@@ -49,7 +49,7 @@ def test_more_trials_aims_at_the_precision_in_whole_batches():
     for p in (0.05, 0.3, 0.5):
         n = cells.FIRST_BATCH
         while (more := more_trials(p, n, 0.005)) > 0:
-            assert more % cells.FIRST_BATCH == 0 and more <= 4 * n
+            assert more % cells.FIRST_BATCH == 0 and more <= 16 * n
             n += more
         assert wilson_halfwidth(np.array([p]), n)[0] <= 0.005
         assert n <= 1.2 * p * (1 - p) * (1.96 / 0.005) ** 2 + 2 * cells.FIRST_BATCH  # no waste

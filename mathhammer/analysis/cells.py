@@ -27,11 +27,11 @@ from mathhammer import game as games
 from mathhammer.results import Estimate
 
 CELL_SEED_KEY = 0x6A11  # spawn-key prefix: cell seeds never collide with chunk streams
-#: an adaptive cell's P(kill) 95% half-width when none is asked for: se at most ~0.26 points
-DEFAULT_PRECISION = 0.005
-#: an adaptive cell's first batch (and the granule of the later ones): 4,096 trials take
-#: about as long as setting the cell up, and pin a P(kill) of 0 or 1 to ±0.05 points
-FIRST_BATCH = 4096
+#: an adaptive cell's P(kill) 95% half-width when none is asked for: se at most 0.38 points
+DEFAULT_PRECISION = 0.0075
+#: an adaptive cell's first batch (and the granule of the later ones): 1,024 trials pin a
+#: P(kill) of 0 or 1 to a 95% half-width of 0.37 points
+FIRST_BATCH = 1024
 #: trials an adaptive cell may run: the default precision needs at most ~38,000
 MAX_CELL_TRIALS = 1_000_000
 
@@ -109,25 +109,25 @@ def evaluate(cell: Cell) -> CellResult:
     if cell.precision is None or cell.method == "exact":
         return game.evaluate_cell(cell, MonteCarloConfig(n_trials=cell.n_trials, seed=cell.seed,
                                                          threads=1))
-    result = game.evaluate_cell(cell, MonteCarloConfig(
-        n_trials=min(FIRST_BATCH, cell.n_trials), seed=cell.seed, threads=1))
+    run = game.cell_runner(cell)  # set up once, run batch after batch
+    result = run(MonteCarloConfig(n_trials=min(FIRST_BATCH, cell.n_trials), seed=cell.seed,
+                                  threads=1))
     batch = 0
     while result.method == "mc" and result.n_trials < cell.n_trials:
         more = more_trials(result.p_kill.value, result.n_trials, cell.precision)
         if more == 0:
             break
         batch += 1
-        extra = game.evaluate_cell(cell, MonteCarloConfig(
-            n_trials=min(more, cell.n_trials - result.n_trials), seed=cell_seed(cell.seed, batch),
-            threads=1))
+        extra = run(MonteCarloConfig(n_trials=min(more, cell.n_trials - result.n_trials),
+                                     seed=cell_seed(cell.seed, batch), threads=1))
         result = pooled(result, extra)
     return result if batch == 0 else replace(result, seed=cell.seed)
 
 
 def more_trials(p: float, n: int, precision: float) -> int:
     """Trials to add to ``n`` so that P(kill) ``p`` gets a 95% half-width of ``precision``
-    (0 when it has one): the shortfall by the half-width's 1/√n, 5% over, in whole
-    :data:`FIRST_BATCH` granules, at most 4x what ran (a wild first estimate)."""
+    (0 when it has one): the shortfall by the half-width's 1/√n, in whole
+    :data:`FIRST_BATCH` granules, at most 16x what ran (a wild first estimate)."""
     import math
 
     from mathhammer.engine import wilson_halfwidth
@@ -135,9 +135,9 @@ def more_trials(p: float, n: int, precision: float) -> int:
     width = float(wilson_halfwidth(np.array([p]), n)[0])
     if width <= precision:
         return 0
-    need = n * (width / precision) ** 2 * 1.05 - n
+    need = n * (width / precision) ** 2 - n
     granules = max(1, math.ceil(need / FIRST_BATCH))
-    return int(min(granules * FIRST_BATCH, 4 * n))
+    return int(min(granules * FIRST_BATCH, 16 * n))
 
 
 def pooled(a: CellResult, b: CellResult) -> CellResult:

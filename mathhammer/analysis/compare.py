@@ -12,7 +12,7 @@ absent for a 0-point attacker such as a Mk II warcaster), each ``{value, se,
 ci95}``; ``info.matrix`` holds, per direction (``A→B``, ``B→A``), the attacker and
 target labels and the row-major matrices ``p_kill``, ``mean_damage``,
 ``kills_per_100_points``, ``mean_damage_per_100``, each with its ``<metric>_se`` (null
-where undefined).
+where undefined), and ``n_trials``: each cell's Monte Carlo trials (null for an exact cell).
 """
 
 from __future__ import annotations
@@ -222,4 +222,9 @@ def _matrix_info(c: Comparison, direction: str) -> dict[str, Any]:
         out.setdefault("attackers", list(m.index))
         out.setdefault("targets", list(m.columns))
         out[metric] = [[None if math.isnan(v) else float(v) for v in row] for row in m.to_numpy()]
+    # each cell's Monte Carlo trials (adaptive cells differ); null for an exact cell
+    trials = c.matrix("n_trials", direction).to_numpy()
+    kinds = c.matrix("method", direction).to_numpy()
+    out["n_trials"] = [[int(n) if k == "mc" else None for n, k in zip(row, kind, strict=True)]
+                       for row, kind in zip(trials, kinds, strict=True)]
     return out

@@ -25,7 +25,7 @@ NTrialsCell = Annotated[
 PrecisionCell = Annotated[
     Optional[float],
     typer.Option("--precision", help="Each Monte Carlo cell runs until its P(kill)'s 95% "
-                                     "half-width is at most this (default 0.005); --n-trials N "
+                                     "half-width is at most this (default 0.0075); --n-trials N "
                                      "runs N trials per cell instead."),
 ]
 Scheduler = Annotated[

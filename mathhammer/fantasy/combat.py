@@ -31,7 +31,7 @@ still fighting after the last round), ``p_both_out``; the first round alone
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -147,12 +147,30 @@ def combat(
         general_ld: FB-K4: the Leadership of a general outside the fight, per side.
         bsb: FB-K4: a battle standard within range of that side (re-rolls break tests).
     """
+    fight = combat_session(unit_a, unit_b, rounds=rounds, charger=charger, ruleset=ruleset,
+                           challenge=challenge, general_ld=general_ld, bsb=bsb)
+    return fight(method=method, config=config, check=check)
+
+
+def combat_session(
+    unit_a, unit_b, *, rounds: int | None = None, charger: str | None = None,
+    ruleset: str | Ruleset = "wfb8", challenge: ChallengeSpec | None = None,
+    general_ld: tuple[int | None, int | None] = (None, None), bsb: tuple[bool, bool] = (False, False),
+) -> Callable[..., Report]:
+    """The fight of :func:`combat` compiled once: ``session(method=, config=, check=)`` gives
+    its report, as often as asked (an adaptive cell runs batch after batch of one fight)."""
     if rounds is not None and not 1 <= rounds <= 100:
         raise InputError("--rounds", "must be 1..100", rounds, "use e.g. --rounds 3")
-    machine = _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config, check,
-                                 challenge, general_ld, bsb)
-    if machine is not None:
-        return machine
+    machine = war_machine_fight_of(unit_a, unit_b, ruleset=ruleset, charger=charger,
+                                   challenge=challenge, general_ld=general_ld, bsb=bsb)
+    if machine is not None:  # FB-WM1: one unit against a war machine has its own small engine
+        from mathhammer.fantasy.war_machine_combat import play_fight
+
+        def machine_session(method: str = "auto", config: MonteCarloConfig | None = None,
+                            check: bool = False) -> Report:
+            return play_fight(machine, rounds=rounds, method=method, config=config, check=check)
+
+        return machine_session
     c, tables = compile_fight(unit_a, unit_b, charger=charger, ruleset=ruleset, challenge=challenge,
                               general_ld=general_ld, bsb=bsb)
     n_rounds = rounds or DEFAULT_ROUNDS
@@ -162,17 +180,22 @@ def combat(
     from mathhammer.fantasy.combat_exact import combat_exact, exact_available
 
     reason = exact_available(c, tables, n_rounds)
-    if method == "exact" and reason is not None:
-        raise InputError("--method", f"exact is not available for {reason}", "exact", "use --method mc")
 
     def exact() -> Report:
         return _report(c, "exact", combat_exact(c, tables, n_rounds), None, None, n_rounds, title)
 
-    # auto: exact for one round; longer fights only when asked (MC is faster there)
-    has_exact = reason is None and (n_rounds == 1 or method == "exact" or check)
-    return answer("fb combat", method=method, exact=exact if has_exact else None,
-                  monte_carlo=lambda cfg: combat_monte_carlo(c, tables, n_rounds, cfg, title),
-                  config=config, check=check)
+    def session(method: str = "auto", config: MonteCarloConfig | None = None,
+                check: bool = False) -> Report:
+        if method == "exact" and reason is not None:
+            raise InputError("--method", f"exact is not available for {reason}", "exact",
+                             "use --method mc")
+        # auto: exact for one round; longer fights only when asked (MC is faster there)
+        has_exact = reason is None and (n_rounds == 1 or method == "exact" or check)
+        return answer("fb combat", method=method, exact=exact if has_exact else None,
+                      monte_carlo=lambda cfg: combat_monte_carlo(c, tables, n_rounds, cfg, title),
+                      config=config, check=check)
+
+    return session
 
 
 def war_machine_fight_of(unit_a, unit_b, *, ruleset: str | Ruleset = "wfb8",
@@ -214,18 +237,6 @@ def war_machine_fight_of(unit_a, unit_b, *, ruleset: str | Ruleset = "wfb8",
     from mathhammer.fantasy.war_machine_combat import make_fight
 
     return make_fight(unit.unit, m, load_ruleset(ruleset))
-
-
-def _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config, check,
-                       challenge, general_ld, bsb) -> Report | None:
-    """FB-WM1: one unit against a war machine has its own small engine; None otherwise."""
-    fight = war_machine_fight_of(unit_a, unit_b, ruleset=ruleset, charger=charger,
-                                 challenge=challenge, general_ld=general_ld, bsb=bsb)
-    if fight is None:
-        return None
-    from mathhammer.fantasy.war_machine_combat import play_fight
-
-    return play_fight(fight, rounds=rounds, method=method, config=config, check=check)
 
 
 def _side_name(c: CompiledCombat, s: int) -> str:

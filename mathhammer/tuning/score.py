@@ -233,7 +233,7 @@ def score_list(army: str | ArmyList, meta: str | Meta, *, method: str = "auto",
     """``mathhammer score LIST --meta META``: points destroyed and lost per turn (module doc).
 
     A Monte Carlo cell runs ``n_trials`` trials when given, else until its P(kill)'s 95%
-    half-width is at most ``precision`` (default 0.005); not both."""
+    half-width is at most ``precision`` (default 0.0075); not both."""
     from mathhammer.rng import resolve_seed
 
     trials, precision = _cell_trials(method, policy, n_trials, precision)
