@@ -27,12 +27,15 @@ class Target:
     ``at_least`` / ``at_most`` bound the value itself. ``min_ratio`` bounds the
     speed-up over the baseline: value / baseline for throughputs ("trials/s"),
     baseline / value for times and sizes ("s", "MB"), so larger is always better.
+    ``at_most_times`` bounds a time or size by a multiple of its baseline (value ≤ k ×
+    baseline: "an exact query costs at most 1.3× the floor's CPU").
     """
 
     at_least: float | None = None
     at_most: float | None = None
     min_ratio: float | None = None
     source: str = "issue 7"
+    at_most_times: float | None = None
 
     def describe(self, unit: str) -> str:
         parts = []
@@ -42,6 +45,8 @@ class Target:
             parts.append(f"≤ {human(self.at_most, unit)}")
         if self.min_ratio is not None:
             parts.append(f"≥ {self.min_ratio:g}× baseline")
+        if self.at_most_times is not None:
+            parts.append(f"≤ {self.at_most_times:g}× baseline")
         return " and ".join(parts)
 
 
@@ -82,6 +87,8 @@ class Case:
         if t.min_ratio is not None:
             r = self.ratio()
             ok &= r is not None and r >= t.min_ratio
+        if t.at_most_times is not None:
+            ok &= self.baseline_value is not None and self.value <= t.at_most_times * self.baseline_value
         return bool(ok)
 
     def to_json(self) -> dict:

@@ -102,6 +102,11 @@ class Game:
         :class:`mathhammer.analysis.cells.CellResult` (``p_kill``, ``mean_damage``)."""
         raise NotImplementedError
 
+    def cell_runner(self, cell: Any) -> Any:
+        """``config -> CellResult`` for one cell, run batch after batch by an adaptive cell: a
+        game whose cells take long to set up builds them once here."""
+        return lambda config: self.evaluate_cell(cell, config)
+
     def cell_words(self, policy: str, for_score: bool = False) -> str:
         """What one cell is, in words (the ``cell`` line of ``compare``, or of ``score``)."""
         return "one attack of the attacker against the target; p_kill = P(kill)"

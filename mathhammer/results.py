@@ -8,7 +8,6 @@ A :class:`Report` is what every query returns and what the CLI renders; its
 
 from __future__ import annotations
 
-import html
 import math
 import operator
 from collections.abc import Mapping
@@ -509,6 +508,8 @@ class Report:
         return self.distributions[name]
 
     def _repr_html_(self) -> str:
+        import html  # here: only a notebook shows HTML (start-up)
+
         parts = [f"<h4>{html.escape(self.title or self.command)}</h4>"]
         meta = "exact" if self.method == "exact" else f"Monte Carlo, n_trials {self.n_trials:,}, seed {self.seed}"
         parts.append(f"<p>{meta}</p>")

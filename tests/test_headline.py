@@ -172,13 +172,11 @@ def test_readme_example_table_fits_and_starts_with_the_headline(argv):
 
 # ---------------------------------------------------------------------------- renamed results
 def all_renames() -> dict[str, dict[str, str]]:
-    """Every rename the README must list: mathhammer.renames and the combat engine's."""
-    from mathhammer.fantasy.combat.fight import RENAMED as COMBAT
+    """Every rename the README must list (mathhammer.renames: the one table)."""
     from mathhammer.renames import RENAMED
 
-    out = {command: dict(names) for command, names in RENAMED.items()}
-    out.setdefault("fb combat", {}).update({old: new.split(" (")[0] for old, new in COMBAT.items()})
-    return out
+    return {engine: {old: new.split(" (")[0] for old, new in names.items()}
+            for engine, names in RENAMED.items()}
 
 
 def test_the_readme_lists_every_renamed_result():

@@ -18,6 +18,10 @@ def main(argv: list[str] | None = None) -> None:
     # a KeyboardInterrupt once raised inside a library's exec() makes a normal exit
     # die by SIGINT (exit -2) even after it was handled. In-process callers pass argv.
     hard = argv is None
+    if hard:  # no scan of every installed package for pydantic plugins (issue 29 part 1)
+        import os
+
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         import typer
 

@@ -128,19 +128,28 @@ class Fantasy(Game):
 
     # ------------------------------------------------------------------ cells
     def evaluate_cell(self, cell: Any, config: Any):
+        return self.cell_runner(cell)(config)
+
+    def cell_runner(self, cell: Any):
+        """The cell's close combat compiled once (its tables take longer than a small batch)."""
         from mathhammer.analysis.cells import CellResult
-        from mathhammer.fantasy.combat.fight import Side, combat
+        from mathhammer.fantasy.combat.fight import Side, combat_session
 
         attacker = self.with_stats(cell.attacker, cell.attacker_options)
         target = self.with_stats(cell.target, cell.target_options)
         a = Side(attacker, charged=bool(cell.attacker_options.get("charge")))
         b = Side(target)
-        report = combat(a, b, rounds=cell.rounds, ruleset=cell.ruleset, method=cell.method,
-                        config=config)
-        return CellResult(cell.key, report.results["p_a_wins"], report.results["mean_wounds_dealt"],
-                          report.method, report.seed, report.n_trials,
-                          f"{'charging, ' if a.charged else ''}"
-                          f"{'until decided' if cell.rounds is None else f'{cell.rounds} round(s)'}")
+        fight = combat_session(a, b, rounds=cell.rounds, ruleset=cell.ruleset)
+        note = (f"{'charging, ' if a.charged else ''}"
+                f"{'until decided' if cell.rounds is None else f'{cell.rounds} round(s)'}")
+
+        def run(config: Any) -> CellResult:
+            report = fight(method=cell.method, config=config)
+            return CellResult(cell.key, report.results["p_a_wins"],
+                              report.results["mean_wounds_dealt"], report.method, report.seed,
+                              report.n_trials, note)
+
+        return run
 
     def cell_words(self, policy: str, for_score: bool = False) -> str:
         if for_score:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import math
 
 from mathhammer.errors import printable
@@ -26,6 +24,8 @@ def render(report: Report, fmt: str, full: bool = False, command: str | None = N
     """The report as the command line prints it: parameters named as its flags; JSON's
     ``command`` is ``command`` (as typed, ``wm duel``) when given, else the report's name."""
     if fmt == "json":
+        import json  # here: a table needs neither json nor csv (start-up)
+
         data = report.to_dict(flag)
         if command:
             data["command"] = command
@@ -225,6 +225,8 @@ def _footer(report: Report, skip: set[str] = frozenset()) -> str:
 
 
 def render_csv(report: Report) -> str:
+    import csv
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["kind", "name", "outcome", "value", "se", "ci95_lo", "ci95_hi"])

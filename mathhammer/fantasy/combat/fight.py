@@ -31,7 +31,7 @@ still fighting after the last round), ``p_both_out``; the first round alone
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -50,6 +50,7 @@ from mathhammer.fantasy.combat.compile import (
 from mathhammer.fantasy.models import UnitProfile, load_unit, with_formation
 from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
 from mathhammer.query import answer
+from mathhammer.renames import RENAMED as _RENAMED
 from mathhammer.results import Distribution, Estimate, Report
 from mathhammer.words import plural
 
@@ -57,26 +58,8 @@ __all__ = ["Side", "Character", "ChallengeSpec", "combat", "make_side", "compile
 
 DEFAULT_ROUNDS = 25  # "until decided": a cap so that two unbreakable units stop
 
-#: result names of earlier versions -> what to read instead (they are refused, never aliased)
-RENAMED = {
-    "p_win": "p_a_wins (the whole fight: every B unit broke or was destroyed, A still fights)",
-    "p_lose": "p_b_wins",
-    "p_draw": "p_both_standing (both still fighting after the last round) or p_both_out",
-    "p_win_first_round": "p_a_wins_round_1 (A's combat score higher after round 1)",
-    "p_draw_first_round": "p_round_1_tied",
-    "p_lose_first_round": "p_b_wins_round_1",
-    "mean_combat_result": "mean_round_1_score_a_minus_b",
-}
-
-
-class CombatResults(dict):
-    """The results of a combat report; an old result name raises a KeyError that says
-    which name replaced it (``RENAMED``)."""
-
-    def __missing__(self, key):
-        if key in RENAMED:
-            raise KeyError(f"{key!r} was renamed: read {RENAMED[key]}")
-        raise KeyError(key)
+#: result names of earlier versions -> what to read instead (one table: mathhammer.renames)
+RENAMED = _RENAMED["fantasy.combat"]
 
 
 def make_side(ref: str | UnitProfile, *, where: str, models: int | None = None,
@@ -148,12 +131,30 @@ def combat(
         general_ld: FB-K4: the Leadership of a general outside the fight, per side.
         bsb: FB-K4: a battle standard within range of that side (re-rolls break tests).
     """
+    fight = combat_session(unit_a, unit_b, rounds=rounds, charger=charger, ruleset=ruleset,
+                           challenge=challenge, general_ld=general_ld, bsb=bsb)
+    return fight(method=method, config=config, check=check)
+
+
+def combat_session(
+    unit_a, unit_b, *, rounds: int | None = None, charger: str | None = None,
+    ruleset: str | Ruleset = "wfb8", challenge: ChallengeSpec | None = None,
+    general_ld: tuple[int | None, int | None] = (None, None), bsb: tuple[bool, bool] = (False, False),
+) -> Callable[..., Report]:
+    """The fight of :func:`combat` compiled once: ``session(method=, config=, check=)`` gives
+    its report, as often as asked (an adaptive cell runs batch after batch of one fight)."""
     if rounds is not None and not 1 <= rounds <= 100:
         raise InputError("‹rounds›", "must be 1..100", rounds, "use e.g. ‹rounds› 3")
-    machine = _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config, check,
-                                 challenge, general_ld, bsb)
-    if machine is not None:
-        return machine
+    machine = war_machine_fight_of(unit_a, unit_b, ruleset=ruleset, charger=charger,
+                                   challenge=challenge, general_ld=general_ld, bsb=bsb)
+    if machine is not None:  # FB-WM1: one unit against a war machine has its own small engine
+        from mathhammer.fantasy.combat.war_machine import play_fight
+
+        def machine_session(method: str = "auto", config: MonteCarloConfig | None = None,
+                            check: bool = False) -> Report:
+            return play_fight(machine, rounds=rounds, method=method, config=config, check=check)
+
+        return machine_session
     c, tables = compile_fight(unit_a, unit_b, charger=charger, ruleset=ruleset, challenge=challenge,
                               general_ld=general_ld, bsb=bsb)
     n_rounds = rounds or DEFAULT_ROUNDS
@@ -163,17 +164,22 @@ def combat(
     from mathhammer.fantasy.combat.exact import combat_exact, exact_available
 
     reason = exact_available(c, tables, n_rounds)
-    if method == "exact" and reason is not None:
-        raise InputError("‹method›", f"exact is not available for {reason}", "exact", "use ‹method› mc")
 
     def exact() -> Report:
         return _report(c, "exact", combat_exact(c, tables, n_rounds), None, None, n_rounds, title)
 
-    # auto: exact for one round; longer fights only when asked (MC is faster there)
-    has_exact = reason is None and (n_rounds == 1 or method == "exact" or check)
-    return answer("fantasy.combat", method=method, exact=exact if has_exact else None,
-                  monte_carlo=lambda cfg: combat_monte_carlo(c, tables, n_rounds, cfg, title),
-                  config=config, check=check)
+    def session(method: str = "auto", config: MonteCarloConfig | None = None,
+                check: bool = False) -> Report:
+        if method == "exact" and reason is not None:
+            raise InputError("‹method›", f"exact is not available for {reason}", "exact",
+                             "use ‹method› mc")
+        # auto: exact for one round; longer fights only when asked (MC is faster there)
+        has_exact = reason is None and (n_rounds == 1 or method == "exact" or check)
+        return answer("fantasy.combat", method=method, exact=exact if has_exact else None,
+                      monte_carlo=lambda cfg: combat_monte_carlo(c, tables, n_rounds, cfg, title),
+                      config=config, check=check)
+
+    return session
 
 
 def war_machine_fight_of(unit_a, unit_b, *, ruleset: str | Ruleset = "wfb8",
@@ -215,18 +221,6 @@ def war_machine_fight_of(unit_a, unit_b, *, ruleset: str | Ruleset = "wfb8",
     from mathhammer.fantasy.combat.war_machine import make_fight
 
     return make_fight(unit.unit, m, load_ruleset(ruleset))
-
-
-def _war_machine_fight(unit_a, unit_b, rounds, charger, ruleset, method, config, check,
-                       challenge, general_ld, bsb) -> Report | None:
-    """FB-WM1: one unit against a war machine has its own small engine; None otherwise."""
-    fight = war_machine_fight_of(unit_a, unit_b, ruleset=ruleset, charger=charger,
-                                 challenge=challenge, general_ld=general_ld, bsb=bsb)
-    if fight is None:
-        return None
-    from mathhammer.fantasy.combat.war_machine import play_fight
-
-    return play_fight(fight, rounds=rounds, method=method, config=config, check=check)
 
 
 def _side_name(c: CompiledCombat, s: int) -> str:
@@ -281,7 +275,7 @@ def _report(c: CompiledCombat, method: str, tally: dict, n: int | None, seed: in
     from mathhammer.fantasy.kernels import combat as k
 
     cnt = tally["counters"]
-    results = CombatResults()
+    results = {}
     for name, slot in (("p_a_wins", k.C_A_WINS), ("p_b_wins", k.C_B_WINS),
                        ("p_both_standing", k.C_BOTH_STANDING), ("p_both_out", k.C_BOTH_OUT),
                        ("p_a_wins_round_1", k.C_R1_A), ("p_round_1_tied", k.C_R1_TIE),
