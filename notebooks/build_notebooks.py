@@ -451,7 +451,7 @@ RULES = {"fixed (file dice)": dict(dice_rule="fixed"),
 rows, goes_off, weights = [], {}, {}
 for label, change in RULES.items():
     s = scenario.model_copy(update={"caster": scenario.caster.model_copy(update=change)})
-    r = run_phase(s, method="mc", config=config)
+    r = mh.magic_phase(s, method="mc", config=config)
     weights[f"expected weight, {label}"] = r.results["expected_weight"]
     goes_off |= {f"{name} goes off, {label}": r.results[f"p_goes_off_{i + 1}"]
                  for i, name in enumerate(spell_names)}
