@@ -58,7 +58,12 @@ def checked_probability(name: str, est: Any) -> Any:
     probability (float noise only: a value more than :data:`PROBABILITY_NOISE` outside
     raises). A normal-approximation interval (value ± 1.96 se) of a rare event may reach
     below 0 legitimately; an interval of a probability never does, so it is clipped."""
-    if not isinstance(est, Estimate) or not is_probability_name(name) or math.isnan(est.value):
+    if not isinstance(est, Estimate) or not name.startswith(("p_", "P(")):  # is_probability_name
+        return est
+    lo, hi = est.ci95
+    if 0.0 <= lo and hi <= 1.0 and 0.0 <= est.value <= 1.0:  # the common case (NaN fails it)
+        return est
+    if math.isnan(est.value):
         return est
     if not -PROBABILITY_NOISE <= est.value <= 1.0 + PROBABILITY_NOISE:
         raise ImpossibleProbability(f"{name} = {est.value!r} lies outside [0, 1]: an engine bug")
@@ -99,7 +104,9 @@ class Estimate:
 
     @classmethod
     def exact(cls, value: float) -> Estimate:
-        v = _clean(value)
+        v = float(value)
+        if abs(v) < 1e-15:  # _clean, inline: every report makes several
+            v = 0.0
         # every exact answer makes several: the fields are filled directly, skipping the
         # frozen __init__'s per-field setattr and a __post_init__ with nothing to do here
         est = object.__new__(cls)
@@ -190,7 +197,8 @@ class Distribution:
         counts: np.ndarray | None = None,
     ) -> None:
         probs = np.asarray(probs, dtype=np.float64)
-        if len(probs) and probs[0] > 0 and probs[-1] > 0:  # already trimmed (exact pmfs)
+        size = len(probs)
+        if size and probs.item(0) > 0 and probs.item(size - 1) > 0:  # trimmed (exact pmfs)
             lo, probs = 0, probs.view()  # a view: read-only below without touching the caller's
             if counts is not None:
                 counts = np.asarray(counts, dtype=np.int64)
@@ -297,7 +305,7 @@ class Distribution:
         return 0.0 if self.is_exact else self.sd / math.sqrt(self.n_trials)
 
     def mean_estimate(self) -> Estimate:
-        if self.is_exact:
+        if self.n_trials is None:  # is_exact
             return Estimate.exact(self.mean)
         m, se = self.mean, self.mean_se
         return Estimate(m, se, (m - Z95 * se, m + Z95 * se), self.n_trials)
@@ -406,7 +414,10 @@ class Results(RenamedKeys):
 
     def __init__(self, data: Any = (), renamed: dict[str, str] | None = None) -> None:
         super().__init__((), renamed or {})
-        self.update(data)
+        set_checked = super().__setitem__  # every report builds one: no per-item method call
+        for name, est in (data.items() if isinstance(data, Mapping) else dict(data).items()):
+            set_checked(name, checked_probability(name, est) if name.startswith(("p_", "P("))
+                        else est)  # only a probability is checked (is_probability_name)
 
     def __setitem__(self, name: str, est: Any) -> None:
         super().__setitem__(name, checked_probability(name, est))
@@ -451,17 +462,16 @@ class Report:
     headline: str = ""
 
     def __post_init__(self) -> None:
+        # ``results`` went through its setter (below) after ``command``, a field before it
         renamed = RENAMED.get(self.command)
         if renamed and type(self.distributions) is dict:
             # an old name is refused with a pointer to the new one, never aliased
             self.distributions = RenamedKeys(self.distributions, renamed)
-        self.results = self.results  # now the command is known: its renames apply
-        self.drop_empty()
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "results":  # however results arrive, every probability is checked
-            value = Results(value, RENAMED.get(getattr(self, "command", ""), {}))
-        super().__setattr__(name, value)
+        if self.distributions:  # drop_empty, without its list when nothing is empty
+            for d in self.distributions.values():
+                if isinstance(d, Distribution) and d.is_empty:
+                    self.drop_empty()
+                    break
 
     def drop_empty(self) -> Report:
         """Move distributions with no possible outcome out of ``distributions`` into
@@ -518,6 +528,19 @@ class Report:
         for name, dist in self.distributions.items():
             parts.append(f"<h5>{html.escape(name)}</h5>" + dist._repr_html_())
         return "\n".join(parts)
+
+
+def _results(report: Report) -> Results:
+    return report.__dict__["results"]
+
+
+def _set_results(report: Report, value: Any) -> None:
+    # however results arrive (the constructor, an assignment), every probability is checked
+    # and the command's renames apply; a property, so no other attribute pays for the check
+    report.__dict__["results"] = Results(value, RENAMED.get(report.__dict__.get("command"), {}))
+
+
+Report.results = property(_results, _set_results)  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)

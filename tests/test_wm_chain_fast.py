@@ -127,3 +127,41 @@ def test_the_benchmarks_new_specification_empties_every_per_spec_cache():
     first_call, _ = adapters.new_spec((lambda i: rules.damage_pmf.cache_info().currsize,
                                        lambda i: None))
     assert first_call(0) == 0
+
+
+def test_one_attack_pmf_is_p_hit_times_the_damage_pmf_bit_for_bit():
+    # AttackSpec.pmf builds p_hit * damage_pmf + (1 - p_hit) at 0 in one pass (WM-D1)
+    rng = random.Random(29)
+    for _ in range(3000):
+        spec = AttackSpec(hit_dice=rng.randint(1, 6), bonus=rng.randint(-5, 20),
+                          defense=rng.randint(1, 30), auto_hit=rng.random() < 0.2,
+                          auto_miss=rng.random() < 0.1, damage_dice=rng.randint(1, 6),
+                          power=rng.randint(0, 60), armor=rng.randint(0, 50))
+        p_hit = spec.p_hit
+        want = p_hit * rules.damage_pmf(spec.damage_dice, spec.power, spec.armor)
+        want[0] += 1.0 - p_hit
+        got = spec.pmf()
+        assert got.shape == want.shape and (got == want).all(), spec
+
+
+def test_attack_records_take_their_fields_defaults():
+    # AttackSpec and AttackSetup fill their dicts themselves (speed): the same defaults and
+    # the same refusal of an unknown name as the dataclass __init__ they replace
+    import dataclasses
+    import inspect
+
+    params = inspect.signature(AttackSpec).parameters
+    for f in dataclasses.fields(AttackSpec):
+        assert params[f.name].default == f.default, f.name
+    assert AttackSpec() == AttackSpec(2, 0, 12, False, False, 2, 12, 18)
+    setup = AttackSetup(6, 13, 12, 18)
+    for f in dataclasses.fields(AttackSetup):
+        if f.default is not dataclasses.MISSING:
+            assert getattr(setup, f.name) == f.default, f.name
+    assert dataclasses.replace(setup, stat=7) == AttackSetup(7, 13, 12, 18)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'boost'"):
+        AttackSetup(6, 13, 12, 18, boost=True)
+    with pytest.raises(TypeError):
+        AttackSetup(6, 13, 12)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setup.stat = 3

@@ -12,7 +12,7 @@ validation of :meth:`AttackSetup.validate` serves the CLI, scenario files and th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import MISSING, dataclass, fields, replace
 
 import numpy as np
 
@@ -25,7 +25,7 @@ MAX_STAT = 1000  # any stat, DEF, ARM or POW beyond this is a typo, not a model
 FUSED_MAX_DICE = 7  # 6^7 int16 entries = 560 KB: the fused one-attack table still fits in L2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)  # its own __init__ below: the chain builds one a query
 class AttackSpec:
     """One attack, fully resolved to numbers.
 
@@ -49,15 +49,31 @@ class AttackSpec:
     power: int = 12
     armor: int = 18
 
-    def __post_init__(self) -> None:
+    def __init__(self, hit_dice: int = 2, bonus: int = 0, defense: int = 12,
+                 auto_hit: bool = False, auto_miss: bool = False, damage_dice: int = 2,
+                 power: int = 12, armor: int = 18) -> None:
+        # the fields' defaults (tests/test_wm_chain_fast.py holds the two alike); the values
+        # go straight into the instance's dict, not through eight frozen setattrs
+        values = self.__dict__
+        values["hit_dice"], values["bonus"], values["defense"] = hit_dice, bonus, defense
+        values["auto_hit"], values["auto_miss"] = auto_hit, auto_miss
+        values["damage_dice"], values["power"], values["armor"] = damage_dice, power, armor
+        self._check()
+
+    def _check(self) -> None:
         # the engines' tables have 6^dice entries and index by these numbers: a library
         # call with 10^30 dice or an ARM beyond a C long must be one line, not a crash
+        hit_dice, damage_dice, bonus = self.hit_dice, self.damage_dice, self.bonus
+        defense, power, armor = self.defense, self.power, self.armor
+        if (type(hit_dice) is int and type(damage_dice) is int and type(bonus) is int
+                and type(defense) is int and type(power) is int and type(armor) is int
+                and 1 <= hit_dice <= 6 and 1 <= damage_dice <= 6 and -100 <= bonus <= 100
+                and -100 <= defense <= 100 and -100 <= power <= 100 and -100 <= armor <= 100):
+            return  # the common case in one test, no table of bounds to build
         for name, value, low, high in (
                 ("hit_dice", self.hit_dice, 1, 6), ("damage_dice", self.damage_dice, 1, 6),
                 ("bonus", self.bonus, -100, 100), ("defense", self.defense, -100, 100),
                 ("power", self.power, -100, 100), ("armor", self.armor, -100, 100)):
-            if type(value) is int and low <= value <= high:  # the common case, cheaply
-                continue
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
                     or not low <= value <= high:
                 raise InputError(f"AttackSpec.{name}", f"must be a whole number {low}..{high}",
@@ -65,8 +81,11 @@ class AttackSpec:
 
     def outcome_probs(self) -> tuple[float, float, float]:
         """(P(miss), P(non-critical hit), P(critical hit))."""
-        return rules.attack_outcome_probs(self.hit_dice, self.bonus, self.defense,
-                                          self.auto_hit, self.auto_miss)
+        known = self.__dict__.get("_outcome_probs")
+        if known is None:  # a query reads them three times (pmf, p_hit, p_critical): one lookup
+            known = self.__dict__["_outcome_probs"] = rules.attack_outcome_probs(
+                self.hit_dice, self.bonus, self.defense, self.auto_hit, self.auto_miss)
+        return known
 
     @property
     def p_hit(self) -> float:
@@ -82,10 +101,8 @@ class AttackSpec:
 
     def pmf(self) -> np.ndarray:
         """Unconditional P(damage = d) of this attack: a miss deals 0."""
-        p_hit = self.p_hit
-        out = p_hit * self.damage_pmf()
-        out[0] += 1.0 - p_hit
-        return out
+        return rules.attack_damage_pmf(self.damage_dice, self.power, self.armor,
+                                       1.0 - self.outcome_probs()[0])
 
     def hit_table(self) -> np.ndarray:
         """Kernel lookup table: 0 / 1 / 2 per attack roll index."""
@@ -130,7 +147,7 @@ def use(name: str, value) -> str:
     return f"set {key} = {value!r}".replace("'", '"')
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)  # its own __init__ below: one dict, not 35 frozen sets
 class AttackSetup:
     """A player's description of n identical attacks (the ``wm attack`` flags).
 
@@ -178,10 +195,21 @@ class AttackSetup:
     rng: float | None = None
     weapon_master: bool = False
 
-    def __post_init__(self) -> None:
-        if self.stealth_range is not None and self.distance is None:
-            object.__setattr__(self, "stealth", True)
-            object.__setattr__(self, "distance", self.stealth_range)
+    def __init__(self, stat: int, defense: int, power: int, armor: int, **flags) -> None:
+        """Every field by name, as a dataclass's __init__ takes them (the four stats also by
+        position); a frozen dataclass's own __init__ sets 35 fields one by one, a third of
+        an exact query's time, where this fills the instance's dict at once."""
+        values = _SETUP_DEFAULTS.copy()
+        if not flags.keys() <= values.keys():
+            unknown = next(iter(flags.keys() - values.keys()))
+            raise TypeError(f"AttackSetup.__init__() got an unexpected keyword argument "
+                            f"{unknown!r}")
+        values.update(flags)
+        values["stat"], values["defense"], values["power"], values["armor"] = \
+            stat, defense, power, armor
+        if values["stealth_range"] is not None and values["distance"] is None:
+            values["stealth"], values["distance"] = True, values["stealth_range"]
+        self.__dict__.update(values)  # frozen blocks setattr, not the instance's own dict
 
     @property
     def damage_dice_added(self) -> int:
@@ -194,14 +222,13 @@ class AttackSetup:
         ``names`` maps a field to how the user typed it (a flag, or ``file: attacks[0].stat``),
         so an error names what was typed, never a derived number.
         """
+        # a parameter's name is spelled (``n[...]``) only on the way to an error
         n = _ParamNames(names or {})
-        rules.check_kind(self.kind, n["kind"])
-        for field, value in (("stat", self.stat), ("defense", self.defense),
-                             ("power", self.power), ("armor", self.armor),
-                             ("attacks", self.attacks), ("modifier", self.modifier),
-                             ("def_bonus", self.def_bonus), ("arm_bonus", self.arm_bonus),
-                             ("camped_focus", self.camped_focus)):
-            low, high, _ = limits.LIMITS[field]
+        if self.kind not in rules.KINDS:
+            rules.check_kind(self.kind, n["kind"])
+        values = self.__dict__
+        for field, low, high in _WHOLE_BOUNDS:
+            value = values[field]
             if type(value) is not int or not low <= value <= high:  # the common case is cheap
                 limits.check(field, value, n[field])
         if self.boxes is not None:
@@ -216,9 +243,9 @@ class AttackSetup:
                              "Weapon Master adds one damage die and at most 3 dice may be added "
                              "in all (WM-D1)", self.extra_damage_dice,
                              f"use {n['extra_damage_dice']} 2 with {n['weapon_master']}")
-        limits.check_distance(self.stealth_range, n["stealth_range"])
-        limits.check_distance(self.distance, n["distance"])
-        limits.check_distance(self.rng, n["rng"])
+        for field in ("stealth_range", "distance", "rng"):
+            if getattr(self, field) is not None:
+                limits.check_distance(getattr(self, field), n[field])
         if self.kind == "melee":
             for field in ("distance", "rng"):
                 if getattr(self, field) is not None:
@@ -231,6 +258,16 @@ class AttackSetup:
         if self.stealth and self.distance is None:
             raise InputError(n["stealth"], "Stealth depends on the distance: give it", None,
                              f"add {n['distance']} 6")
+        if self.aim or self.free_strike or self.powerful_charge or self.slam_larger_base \
+                or self.target_in_melee:
+            self._check_kind_flags(n)
+        if self.charge or self.free_strike or self.powerful_charge:
+            self._check_charge_flags(n)
+        if self.defense + self.def_bonus < 1:  # else effective DEF >= 1: cover and the rest only add
+            self._check_defense(n)
+        return self
+
+    def _check_kind_flags(self, n: _ParamNames) -> None:
         for field, kinds, rule in (("aim", ("ranged",), "WM-A6"),
                                    ("free_strike", ("melee",), "WM-A6"),
                                    ("powerful_charge", ("melee",), "WM-A6"),
@@ -239,6 +276,8 @@ class AttackSetup:
             if getattr(self, field) and self.kind not in kinds:
                 raise RulesError(n[field], f"applies to {' and '.join(kinds)} attacks only "
                                  f"({rule})", self.kind, f"drop {n[field]}")
+
+    def _check_charge_flags(self, n: _ParamNames) -> None:
         if self.charge and self.kind != "melee":
             raise RulesError(n["charge"], "a charge attack is a melee attack (WM-D3)", self.kind,
                              use(n["kind"], "melee"))
@@ -261,6 +300,8 @@ class AttackSetup:
                              "boosted and cannot be boosted again (WM-D3); with one attack there "
                              "is no other roll to boost", True,
                              f"drop {n['boost_damage']} or make more attacks")
+
+    def _check_defense(self, n: _ParamNames) -> None:
         base_def = rules.effective_defense(
             self.defense, self.kind, concealment=self.concealment, cover=self.cover,
             elevated=self.elevated, spell_bonus=self.def_bonus)
@@ -269,7 +310,6 @@ class AttackSetup:
                              f"below 1 ({self.defense} {self.def_bonus:+d}); DEF below 1 is not "
                              "allowed (WM-A7)", self.def_bonus,
                              f"use a {n['def_bonus']} of {1 - self.defense} or more")
-        return self
 
     @property
     def auto_miss(self) -> bool:
@@ -278,6 +318,15 @@ class AttackSetup:
             return False
         beyond = self.rng is not None and self.distance > self.rng
         return beyond or rules.stealth_miss(self.kind, self.stealth, self.distance)
+
+
+#: the whole-number fields :meth:`AttackSetup.validate` bounds by :data:`limits.LIMITS`
+_WHOLE_BOUNDS = tuple((field, *limits.LIMITS[field][:2]) for field in (
+    "stat", "defense", "power", "armor", "attacks", "modifier", "def_bonus", "arm_bonus",
+    "camped_focus"))
+
+#: the optional fields of :class:`AttackSetup` and their defaults (its __init__ starts here)
+_SETUP_DEFAULTS = {f.name: f.default for f in fields(AttackSetup) if f.default is not MISSING}
 
 
 def build_chain(setup: AttackSetup) -> list[AttackSpec]:

@@ -38,6 +38,8 @@ from mathhammer.warmachine.headlines import wm_attack_headline
 def distinct_attacks(specs: list[AttackSpec]) -> dict[AttackSpec, int]:
     """Each different attack of a chain and how many times it comes, in order (a chain is
     mostly one spec repeated: runs are counted by identity, equal specs merged once)."""
+    if len(specs) == 1:
+        return {specs[0]: 1}
     counts: dict[AttackSpec, int] = {}
     spec, run = None, 0
     for each in specs:
@@ -78,11 +80,14 @@ def _summary(p_hit: Estimate, p_crit: Estimate, mean_hits: Estimate, dist: Distr
 def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str = "warmachine.attack",
                 title: str = "") -> Report:
     """Exact report: p_hit (first attack), p_critical, mean_hits, mean_damage, p_destroyed."""
-    _require_attacks(specs)
+    if not specs:
+        _require_attacks(specs)
     counts = distinct_attacks(specs)
     dist = Distribution.exact(chain_pmf(counts))
     first_miss, _, first_crit = specs[0].outcome_probs()
-    mean_hits = sum(n * spec.p_hit for spec, n in counts.items())
+    mean_hits = 0  # the sum of each attack's P(hit), added in order (as sum() would)
+    for spec, n in counts.items():
+        mean_hits += n * spec.p_hit
     results = _summary(Estimate.exact(1.0 - first_miss), Estimate.exact(first_crit),
                        Estimate.exact(mean_hits), dist, boxes)
     return Report(command, "exact", results, {"damage": dist}, title=title)

@@ -131,12 +131,13 @@ def attack_modifier(
     >>> attack_modifier("ranged", aiming=True, target_in_melee=True)
     -2
     """
-    check_kind(kind)
+    if kind not in KINDS:
+        check_kind(kind)
     if aiming and kind != "ranged":
         raise RulesError("‹aim›", "aiming only helps ranged attacks (WM-A6)", kind, "drop ‹aim›")
     for flag, on in (("‹free_strike›", free_strike), ("‹powerful_charge›", powerful_charge),
-                     ("‹slam_larger_base›", slam_larger_base)):
-        if on and kind != "melee":
+                     ("‹slam_larger_base›", slam_larger_base)) if kind != "melee" else ():
+        if on:
             raise RulesError(flag, "applies to melee attacks only (WM-A6)", kind,
                              f"use ‹kind› melee or drop {flag}")
     if spray and kind != "ranged":
@@ -178,7 +179,8 @@ def effective_defense(
     >>> effective_defense(13, "melee", movement_crippled=True, cover=True)
     7
     """
-    check_kind(kind)
+    if kind not in KINDS:
+        check_kind(kind)
     if abs(spell_bonus) > MAX_BONUS:  # 2**63 overflowed the int64 roll table
         raise InputError("‹def_bonus›", f"must be between -{MAX_BONUS} and {MAX_BONUS}",
                          spell_bonus, "use e.g. ‹def_bonus› 2")
@@ -194,13 +196,15 @@ def effective_defense(
 def is_automatic_hit(kind: str, *, knocked_down: bool = False, stationary: bool = False,
                      sustained: bool = False) -> bool:
     """WM-A4: melee vs a knocked-down or stationary target, or a Sustained Attack follow-up."""
-    check_kind(kind)
+    if kind not in KINDS:
+        check_kind(kind)
     return (kind == "melee" and (knocked_down or stationary)) or bool(sustained)
 
 
 def stealth_miss(kind: str, stealth: bool, distance: float | None) -> bool:
     """WM-A8: ranged and magic attacks at a Stealth target from more than 5" miss automatically."""
-    check_kind(kind)
+    if kind not in KINDS:
+        check_kind(kind)
     return bool(stealth) and kind != "melee" and distance is not None and distance > STEALTH_RANGE
 
 
@@ -224,7 +228,8 @@ def effective_armor(
     """
     if camped_focus < 0:
         raise InputError("‹camped_focus›", "must be 0 or more", camped_focus, "use ‹camped_focus› 2")
-    for flag, value in (("‹camped_focus›", camped_focus), ("‹arm_bonus›", spell_bonus)):
+    for flag, value in (("‹camped_focus›", camped_focus), ("‹arm_bonus›", spell_bonus)) \
+            if camped_focus > MAX_BONUS or abs(spell_bonus) > MAX_BONUS else ():
         if abs(value) > MAX_BONUS:  # 2**63 overflowed the int64 damage table
             raise InputError(flag, f"must be between -{MAX_BONUS} and {MAX_BONUS}", value,
                              f"use e.g. {flag} 2")
@@ -352,14 +357,26 @@ def damage_pmf(k: int, power: int, armor: int) -> np.ndarray:
     >>> round(float(damage_pmf(2, 12, 18) @ range(7)), 5)
     1.55556
     """
+    pmf = attack_damage_pmf(k, power, armor, 1.0)
+    pmf.setflags(write=False)
+    return pmf
+
+
+def attack_damage_pmf(k: int, power: int, armor: int, p_hit: float) -> np.ndarray:
+    """Exact P(damage = d) of one attack that hits with ``p_hit`` (a miss deals 0), a new
+    array: ``p_hit * damage_pmf(k, power, armor)`` with ``1 - p_hit`` added at 0, built in
+    one pass, the same floats (p_hit = 1 is :func:`damage_pmf` itself; WM-D1).
+
+    >>> attack_damage_pmf(2, 12, 18, 0.5).tolist() == (0.5 * damage_pmf(2, 12, 18)
+    ...     + np.eye(1, 7)[0] * 0.5).tolist()
+    True
+    """
     probs, below = _sum_probs(_check_k(k))
     shift = int(power) - int(armor)  # damage = max(0, sum + shift)
     if 6 * k + shift <= 0:
-        pmf = np.ones(1)
-    else:
-        first = max(k, 1 - shift)  # the smallest sum that deals damage
-        pmf = np.zeros(6 * k + shift + 1)
-        pmf[0] = below[first]
-        pmf[first + shift:] = probs[first:]
-    pmf.setflags(write=False)
+        return np.array([p_hit + (1.0 - p_hit)])
+    first = max(k, 1 - shift)  # the smallest sum that deals damage (at index >= 1)
+    pmf = np.zeros(6 * k + shift + 1)
+    pmf[0] = p_hit * below[first] + (1.0 - p_hit)
+    pmf[first + shift:] = p_hit * probs[first:] if p_hit != 1.0 else probs[first:]
     return pmf
