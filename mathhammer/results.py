@@ -232,6 +232,17 @@ class Distribution:
         return dist
 
     @classmethod
+    def _exact_of_new(cls, probs: np.ndarray) -> Distribution:
+        """:meth:`exact` of a pmf its engine has just built and hands over (a new float64
+        array, no entry negative, offset 0): normalised in place, the same floats."""
+        total = float(np.add.reduce(probs))
+        if total > 0:
+            probs /= total
+        dist = cls(probs)
+        dist._mass = 1.0 if total > 0 else 0.0
+        return dist
+
+    @classmethod
     def from_counts(cls, counts: np.ndarray, offset: int = 0) -> Distribution:
         counts = np.asarray(counts, dtype=np.int64)
         n = int(counts.sum())
@@ -415,7 +426,7 @@ class Results(RenamedKeys):
     def __init__(self, data: Any = (), renamed: dict[str, str] | None = None) -> None:
         super().__init__((), renamed or {})
         set_checked = super().__setitem__  # every report builds one: no per-item method call
-        for name, est in (data.items() if isinstance(data, Mapping) else dict(data).items()):
+        for name, est in (data if type(data) is dict else dict(data)).items():
             set_checked(name, checked_probability(name, est) if name.startswith(("p_", "P("))
                         else est)  # only a probability is checked (is_probability_name)
 

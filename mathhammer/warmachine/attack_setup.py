@@ -58,18 +58,16 @@ class AttackSpec:
         values["hit_dice"], values["bonus"], values["defense"] = hit_dice, bonus, defense
         values["auto_hit"], values["auto_miss"] = auto_hit, auto_miss
         values["damage_dice"], values["power"], values["armor"] = damage_dice, power, armor
-        self._check()
-
-    def _check(self) -> None:
         # the engines' tables have 6^dice entries and index by these numbers: a library
         # call with 10^30 dice or an ARM beyond a C long must be one line, not a crash
-        hit_dice, damage_dice, bonus = self.hit_dice, self.damage_dice, self.bonus
-        defense, power, armor = self.defense, self.power, self.armor
         if (type(hit_dice) is int and type(damage_dice) is int and type(bonus) is int
                 and type(defense) is int and type(power) is int and type(armor) is int
                 and 1 <= hit_dice <= 6 and 1 <= damage_dice <= 6 and -100 <= bonus <= 100
                 and -100 <= defense <= 100 and -100 <= power <= 100 and -100 <= armor <= 100):
             return  # the common case in one test, no table of bounds to build
+        self._check_each()  # a numpy integer passes there; anything else out of range raises
+
+    def _check_each(self) -> None:
         for name, value, low, high in (
                 ("hit_dice", self.hit_dice, 1, 6), ("damage_dice", self.damage_dice, 1, 6),
                 ("bonus", self.bonus, -100, 100), ("defense", self.defense, -100, 100),
@@ -209,7 +207,7 @@ class AttackSetup:
             stat, defense, power, armor
         if values["stealth_range"] is not None and values["distance"] is None:
             values["stealth"], values["distance"] = True, values["stealth_range"]
-        self.__dict__.update(values)  # frozen blocks setattr, not the instance's own dict
+        object.__setattr__(self, "__dict__", values)  # the instance's dict: no copy
 
     @property
     def damage_dice_added(self) -> int:

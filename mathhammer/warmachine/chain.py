@@ -83,7 +83,7 @@ def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str 
     if not specs:
         _require_attacks(specs)
     counts = distinct_attacks(specs)
-    dist = Distribution.exact(chain_pmf(counts))
+    dist = Distribution._exact_of_new(chain_pmf(counts))  # a new array, never negative
     first_miss, _, first_crit = specs[0].outcome_probs()
     mean_hits = 0  # the sum of each attack's P(hit), added in order (as sum() would)
     for spec, n in counts.items():
@@ -222,11 +222,12 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
                        title=title)
     report.headline = wm_attack_headline(report, setup.attacks, setup.kind, first.defense,
                                          first.armor, setup.boxes)
-    dice = [f"{s.hit_dice}d6 to hit / {s.damage_dice}d6 damage" for s in (first, last)]
-    if dice[0] == dice[1]:  # specs differ from the first only (a charge)
-        report.info["dice"] = f"{dice[0]} per attack"
+    dice = f"{first.hit_dice}d6 to hit / {first.damage_dice}d6 damage"
+    if first is last or (first.hit_dice, first.damage_dice) == (last.hit_dice, last.damage_dice):
+        report.info["dice"] = f"{dice} per attack"  # specs differ from the first only (a charge)
     else:  # a charge: the first attack differs from the rest
-        report.info["dice"] = f"first attack {dice[0]}; others {dice[-1]}"
+        report.info["dice"] = (f"first attack {dice}; others {last.hit_dice}d6 to hit / "
+                               f"{last.damage_dice}d6 damage")
     report.info["effective_def"] = first.defense
     report.info["effective_arm"] = first.armor
     if first.auto_hit:

@@ -55,7 +55,8 @@ def dice_count(boosted: bool = False, crippled: bool = False, extra: int = 0) ->
     >>> dice_count(), dice_count(boosted=True), dice_count(crippled=True, extra=-5)
     (2, 3, 1)
     """
-    return max(1, 2 + int(bool(boosted)) - int(bool(crippled)) + int(extra))
+    count = 2 + (1 if boosted else 0) - (1 if crippled else 0) + int(extra)
+    return count if count > 1 else 1
 
 
 def damage_dice_count(
@@ -66,7 +67,8 @@ def damage_dice_count(
     >>> damage_dice_count(boosted=True, pre_boosted=True)
     3
     """
-    return dice_count(boosted or pre_boosted, crippled, extra)
+    count = 2 + (1 if boosted or pre_boosted else 0) - (1 if crippled else 0) + int(extra)
+    return count if count > 1 else 1  # dice_count(boosted or pre_boosted, crippled, extra)
 
 
 # --------------------------------------------------------------------------- one attack roll
@@ -234,7 +236,8 @@ def effective_armor(
             raise InputError(flag, f"must be between -{MAX_BONUS} and {MAX_BONUS}", value,
                              f"use e.g. {flag} 2")
     shield_counts = shield and not shield_crippled and not back_strike
-    return int(base_arm) + 2 * int(shield_counts) + int(camped_focus) + int(spell_bonus) + int(feat_bonus)
+    return (int(base_arm) + (2 if shield_counts else 0) + int(camped_focus) + int(spell_bonus)
+            + int(feat_bonus))
 
 
 # --------------------------------------------------------------------------- exact tables
