@@ -424,11 +424,13 @@ class Results(RenamedKeys):
     the table, the JSON, the web page and the library all read the same clipped value."""
 
     def __init__(self, data: Any = (), renamed: dict[str, str] | None = None) -> None:
-        super().__init__((), renamed or {})
-        set_checked = super().__setitem__  # every report builds one: no per-item method call
-        for name, est in (data if type(data) is dict else dict(data)).items():
-            set_checked(name, checked_probability(name, est) if name.startswith(("p_", "P("))
-                        else est)  # only a probability is checked (is_probability_name)
+        dict.__init__(self, data)  # as dict() takes it: a mapping or pairs (RenamedKeys'
+        self.renamed = renamed or {}  # __init__, without its two calls: every report has one)
+        for name, est in dict.items(self):  # every report builds one: no per-item __setitem__
+            if name.startswith(("p_", "P(")):  # is_probability_name
+                checked = checked_probability(name, est)
+                if checked is not est:  # a value replaced, no key added: the loop goes on
+                    dict.__setitem__(self, name, checked)
 
     def __setitem__(self, name: str, est: Any) -> None:
         super().__setitem__(name, checked_probability(name, est))

@@ -73,3 +73,56 @@ def test_single_attack_odd_and_even_counts_continue_one_stream():
     assert state.tolist() == state_b.tolist()
     # hits and criticals are the trials whose attack roll index has outcome 1 or 2
     assert 0 <= total[1] <= total[0] <= 1001
+
+
+def _replay_pairs(state, n_pairs):
+    """The first ``n_pairs`` words whose two halves pass the 6^8 test, drawn one by one."""
+    six8 = 6**8
+    threshold = (2**32 - six8) % six8
+    pairs = []
+    while len(pairs) < n_pairs:
+        word = int(dice.next_u64(state))
+        m1, m2 = (word >> 32) * six8, (word & 0xFFFFFFFF) * six8
+        if m1 & 0xFFFFFFFF >= threshold and m2 & 0xFFFFFFFF >= threshold:
+            pairs.append((m1, m2))
+    return pairs
+
+
+def test_two_pairs_at_once_are_two_pairs_in_a_row_along_a_stream():
+    """The counting kernel's two-word turn: one stream read at 60,000 places, rejected
+    halves included (about 10 of them), gives the pairs of two _draw_pair calls."""
+    state = chunk_state(5, 2)
+    redone = 0
+    for _ in range(60_000):
+        *got, a, b, c, d = fb._draw_two_pairs(*state[:4])
+        replay = state.copy()
+        want = _replay_pairs(replay, 2)
+        assert [int(x) for x in got] == [want[0][0], want[0][1], want[1][0], want[1][1]]
+        assert [int(x) for x in (a, b, c, d)] == [int(x) for x in replay[:4]]
+        redone += int(replay[0]) != int(_after_words(state, 2)[0])
+        dice.next_u64(state)  # the next place along the stream
+    assert redone >= 3  # words were rejected and drawn again
+
+
+def _after_words(state, n):
+    copy = state.copy()
+    for _ in range(n):
+        dice.next_u64(copy)
+    return copy
+
+
+def test_two_pairs_again_keeps_the_order_of_the_words_that_passed():
+    """Every pattern of rejected words: the passed ones first, in order, then new words."""
+    six8 = np.uint64(6**8)
+    rejected = (np.uint64(0), np.uint64(1) * six8)  # halves 0 and 1: the 0 fails the test
+    passed = [(np.uint64(h) * six8, np.uint64(h + 7) * six8) for h in (1000, 2000)]
+    for first_ok in (False, True):
+        for second_ok in (False, True):
+            words = [passed[0] if first_ok else rejected, passed[1] if second_ok else rejected]
+            state = chunk_state(11, 0)
+            got = fb._two_pairs_again(*words[0], *words[1], *state[:4])
+            replay = state.copy()
+            kept = [w for w, ok in zip(words, (first_ok, second_ok)) if ok]
+            want = [(int(a), int(b)) for a, b in kept] + _replay_pairs(replay, 2 - len(kept))
+            assert [int(x) for x in got[:4]] == [want[0][0], want[0][1], want[1][0], want[1][1]]
+            assert [int(x) for x in got[4:]] == [int(x) for x in replay[:4]]

@@ -212,7 +212,7 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
     >>> round(r.results["p_hit"].value, 5), round(r.results["mean_damage"].value, 5)
     (0.90741, 4.14635)
     """
-    setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
+    setup = AttackSetup(stat, defense, power, armor, **flags)
     specs = build_chain(setup)
     first, last = specs[0], specs[-1]
     title = (f"wm attack: {setup.attacks} x {setup.kind} {last.hit_dice}d6+{last.bonus} vs DEF "
@@ -327,7 +327,7 @@ def attacks_to_cripple(stat: int, defense: int, power: int, armor: int, *, syste
                          "drop ‹attacks›")
     name, target_grid, shield_mask = grid_of(grid)
     letter = _grid_system(target_grid, system, name)
-    setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
+    setup = AttackSetup(stat, defense, power, armor, **flags)
     return fewest_attacks(
         cripple_chance(setup, target_grid, letter, shield_mask if setup.shield else 0), for_p,
         limits.LIMITS["attacks"][1], command="warmachine.attack",

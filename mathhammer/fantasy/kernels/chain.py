@@ -37,9 +37,12 @@ from mathhammer.kernels.dice import xoshiro_step as _xoshiro
 
 _U1 = np.uint64(1)
 _U32 = np.uint64(32)
+_U38 = np.uint64(38)
+_U63 = np.uint64(63)
 _MASK32 = np.uint64(0xFFFFFFFF)
 _SIX8 = np.uint64(6**8)
 _SIX8_REJECT = np.uint64((2**32 - 6**8) % 6**8)
+_REJECT32 = np.uint32((2**32 - 6**8) % 6**8)
 _SIX4 = np.uint64(6**4)
 _THRESHOLD_36 = np.uint64((2**32 - 36) % 36)
 
@@ -158,11 +161,6 @@ def pack_unsaved_bits(outcome):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _unsaved_bit(bits, b):
-    return np.int64((bits[b >> 6] >> np.uint64(b & 63)) & _U1)
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _draw_pair(s0, s1, s2, s3):
     """Two exact draws in [0, 6^8) from one 64-bit word (redrawn if either half is rejected)."""
     while True:
@@ -171,6 +169,129 @@ def _draw_pair(s0, s1, s2, s3):
         m2 = (word & _MASK32) * _SIX8
         if min(m1 & _MASK32, m2 & _MASK32) >= _SIX8_REJECT:  # one test, one branch
             return np.int64(m1 >> _U32), np.int64(m2 >> _U32), s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _accepted(m1, m2):
+    """Both halves of a word pass the 6^8 test (their products ``m1``, ``m2``)."""
+    return min(m1 & _MASK32, m2 & _MASK32) >= _SIX8_REJECT
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _draw_products(s0, s1, s2, s3):
+    """:func:`_draw_pair` as the two products (the draws are their high halves)."""
+    while True:
+        word, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+        m1 = (word >> _U32) * _SIX8
+        m2 = (word & _MASK32) * _SIX8
+        if _accepted(m1, m2):
+            return m1, m2, s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True)
+def _two_pairs_again(m1, m2, m3, m4, s0, s1, s2, s3):
+    """The two pairs of :func:`_draw_two_pairs` when a half of its two words was rejected
+    (about one call in 5,700): the words that passed, in order, then words drawn from the
+    state after them until two pairs have passed — the pairs of two :func:`_draw_pair`."""
+    first_ok = _accepted(m1, m2)
+    if not first_ok:
+        if _accepted(m3, m4):
+            m1, m2 = m3, m4
+        else:
+            m1, m2, s0, s1, s2, s3 = _draw_products(s0, s1, s2, s3)
+    if not first_ok or not _accepted(m3, m4):
+        m3, m4, s0, s1, s2, s3 = _draw_products(s0, s1, s2, s3)
+    return m1, m2, m3, m4, s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _draw_two_pairs(s0, s1, s2, s3):
+    """Two :func:`_draw_pair` in a row, as products: two words straight through and one
+    test of their four halves (no loop a word, so the state stays in registers without a
+    copy a word); a rejected half (rare) goes to :func:`_two_pairs_again`."""
+    w1, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+    w2, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
+    m1 = (w1 >> _U32) * _SIX8
+    m2 = (w1 & _MASK32) * _SIX8
+    m3 = (w2 >> _U32) * _SIX8
+    m4 = (w2 & _MASK32) * _SIX8
+    if min(min(np.uint32(m1), np.uint32(m2)), min(np.uint32(m3), np.uint32(m4))) < _REJECT32:
+        m1, m2, m3, m4, s0, s1, s2, s3 = _two_pairs_again(m1, m2, m3, m4, s0, s1, s2, s3)
+    return m1, m2, m3, m4, s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unsaved_at(bits, m):
+    """Bit ``m >> 32`` of ``bits``: the draw ``b`` of product ``m`` ends in an unsaved wound."""
+    return np.int64((bits[m >> _U38] >> ((m >> _U32) & _U63)) & _U1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unsaved_of(bits, n_attacks, s0, s1, s2, s3):
+    """Unsaved wounds of ``n_attacks`` attacks, two words (four attacks) a turn; an odd
+    attack reads one half of its word (the other is drawn, unused)."""
+    unsaved = 0
+    pairs = n_attacks >> 1
+    for _q in range(pairs >> 1):
+        m1, m2, m3, m4, s0, s1, s2, s3 = _draw_two_pairs(s0, s1, s2, s3)
+        unsaved += ((_unsaved_at(bits, m1) + _unsaved_at(bits, m2))
+                    + (_unsaved_at(bits, m3) + _unsaved_at(bits, m4)))
+    if pairs & 1:
+        m1, m2, s0, s1, s2, s3 = _draw_products(s0, s1, s2, s3)
+        unsaved += _unsaved_at(bits, m1) + _unsaved_at(bits, m2)
+    if n_attacks & 1:
+        m1, m2, s0, s1, s2, s3 = _draw_products(s0, s1, s2, s3)
+        unsaved += _unsaved_at(bits, m1)
+    return unsaved, s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True)
+def _count_fixed(unsaved_bits, n_attacks, state, n_trials, counts):
+    """Trials by unsaved wounds into ``counts``, every trial ``n_attacks`` attacks (the
+    common case: a loop with nothing but the attacks in it)."""
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
+    pairs = n_attacks >> 1
+    turns, odd_pair, odd_attack = pairs >> 1, pairs & 1, n_attacks & 1
+    for _ in range(n_trials):  # _unsaved_of written out: the compiler keeps more in registers
+        unsaved = 0
+        for _q in range(turns):
+            m1, m2, m3, m4, s0, s1, s2, s3 = _draw_two_pairs(s0, s1, s2, s3)
+            unsaved += ((_unsaved_at(unsaved_bits, m1) + _unsaved_at(unsaved_bits, m2))
+                        + (_unsaved_at(unsaved_bits, m3) + _unsaved_at(unsaved_bits, m4)))
+        if odd_pair:
+            m1, m2, s0, s1, s2, s3 = _draw_products(s0, s1, s2, s3)
+            unsaved += _unsaved_at(unsaved_bits, m1) + _unsaved_at(unsaved_bits, m2)
+        if odd_attack:
+            m1, m2, s0, s1, s2, s3 = _draw_products(s0, s1, s2, s3)
+            unsaved += _unsaved_at(unsaved_bits, m1)
+        counts[np.uint64(unsaved)] += 1  # an unsigned index: no negative-index wrap code
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+
+
+@njit(cache=True, nogil=True)
+def _count_varied(unsaved_bits, attacks_table, state, n_trials, counts):
+    """:func:`_count_fixed` with the attack count drawn from ``attacks_table`` each trial."""
+    n_choices = attacks_table.shape[0]
+    attacks_threshold = lemire_threshold(n_choices)
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
+    for _ in range(n_trials):
+        pick, s0, s1, s2, s3 = _below_local(n_choices, attacks_threshold, s0, s1, s2, s3)
+        unsaved, s0, s1, s2, s3 = _unsaved_of(unsaved_bits, attacks_table[pick], s0, s1, s2,
+                                              s3)
+        counts[np.uint64(unsaved)] += 1
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
 
 
 @njit(cache=True, nogil=True)
@@ -186,44 +307,21 @@ def chain_kernel_counting(unsaved_bits, attacks_table, wounds_each, wound_cap, s
     64-bit word as in :func:`chain_kernel`, and bit ``b`` of ``unsaved_bits``
     (:func:`pack_unsaved_bits` of :func:`build_outcome_table`, 210 kB, stays in L2)
     says whether those faces end in an unsaved wound. Not for hopeless shots.
-    Other arguments as :func:`chain_kernel`.
+    Other arguments as :func:`chain_kernel`. The trials are counted by unsaved wounds
+    and the histogram of wounds derived from those counts after the loop.
     """
-    n_choices = attacks_table.shape[0]
-    attacks_threshold = lemire_threshold(n_choices)
-    s0 = state[0]
-    s1 = state[1]
-    s2 = state[2]
-    s3 = state[3]
-    for _ in range(n_trials):
-        n_attacks = attacks_table[0]
-        if n_choices > 1:
-            pick, s0, s1, s2, s3 = _below_local(n_choices, attacks_threshold, s0, s1, s2, s3)
-            n_attacks = attacks_table[pick]
-        unsaved = 0
-        pairs = n_attacks >> 1
-        for _q in range(pairs >> 2):  # four words a turn: the loads overlap the draws
-            b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-            b3, b4, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-            b5, b6, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-            b7, b8, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-            unsaved += ((_unsaved_bit(unsaved_bits, b1) + _unsaved_bit(unsaved_bits, b2))
-                        + (_unsaved_bit(unsaved_bits, b3) + _unsaved_bit(unsaved_bits, b4))
-                        + (_unsaved_bit(unsaved_bits, b5) + _unsaved_bit(unsaved_bits, b6))
-                        + (_unsaved_bit(unsaved_bits, b7) + _unsaved_bit(unsaved_bits, b8)))
-        for _p in range(pairs & 3):
-            b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-            unsaved += _unsaved_bit(unsaved_bits, b1) + _unsaved_bit(unsaved_bits, b2)
-        if n_attacks & 1:  # the last attack reads one half (the other is drawn, unused)
-            b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
-            unsaved += _unsaved_bit(unsaved_bits, b1)
+    if attacks_table.min() < 0:  # the counts below have no room for it: refuse, never write past
+        raise ValueError("an attack count is negative")
+    counts = np.zeros(attacks_table.max() + 1, np.int64)
+    if attacks_table.shape[0] == 1:
+        _count_fixed(unsaved_bits, attacks_table[0], state, n_trials, counts)
+    else:
+        _count_varied(unsaved_bits, attacks_table, state, n_trials, counts)
+    for unsaved in range(counts.shape[0]):
         total = unsaved * wounds_each
         if total > wound_cap:
             total = wound_cap
-        hist[total] += 1
-    state[0] = s0
-    state[1] = s1
-    state[2] = s2
-    state[3] = s3
+        hist[total] += counts[unsaved]
 
 
 @njit(cache=True, nogil=True)
