@@ -238,7 +238,14 @@ class Distribution:
         total = float(np.add.reduce(probs))
         if total > 0:
             probs /= total
-        dist = cls(probs)
+        size = len(probs)
+        if not (total > 0 and probs.item(0) > 0 and probs.item(size - 1) > 0):
+            dist = cls(probs)  # zeros to trim at an end
+        else:  # the constructor's trimmed case, on the array handed over (no view to take)
+            dist = cls.__new__(cls)
+            probs.setflags(write=False)
+            dist.offset, dist.probs, dist.n_trials, dist.counts = 0, probs, None, None
+            dist.exact_mean = None
         dist._mass = 1.0 if total > 0 else 0.0
         return dist
 

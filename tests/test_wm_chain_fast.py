@@ -165,3 +165,20 @@ def test_attack_records_take_their_fields_defaults():
         AttackSetup(6, 13, 12)
     with pytest.raises(dataclasses.FrozenInstanceError):
         setup.stat = 3
+
+
+@pytest.mark.parametrize("probs", [[0.2, 0.3, 0.5], [0.0, 0.25, 0.75], [0.5, 0.5, 0.0], [0.0],
+                                   [1e-300, 0.7, 0.3]])
+def test_a_chain_pmf_handed_over_makes_the_distribution_exact_makes(probs):
+    # Distribution._exact_of_new fills the trimmed case's fields itself (speed): the same
+    # attributes and floats as Distribution.exact of the same pmf
+    from mathhammer.results import Distribution
+
+    want = Distribution.exact(np.array(probs))
+    got = Distribution._exact_of_new(np.array(probs))
+    assert vars(got).keys() == vars(want).keys()
+    for name, value in vars(want).items():
+        if isinstance(value, np.ndarray):
+            assert np.array_equal(getattr(got, name), value) and not got.probs.flags.writeable
+        else:
+            assert getattr(got, name) == value, name

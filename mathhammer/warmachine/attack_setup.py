@@ -225,25 +225,20 @@ class AttackSetup:
         if self.kind not in rules.KINDS:
             rules.check_kind(self.kind, n["kind"])
         values = self.__dict__
-        for field, low, high in _WHOLE_BOUNDS:
+        for field, limit, low, high in _WHOLE_BOUNDS:
             value = values[field]
             if type(value) is not int or not low <= value <= high:  # the common case is cheap
-                limits.check(field, value, n[field])
+                limits.check(limit, value, n[field])
         if self.boxes is not None:
             limits.check("boxes", self.boxes, n["boxes"])
-        low, high, _ = limits.LIMITS["extra_dice"]
-        for field, value in (("extra_hit_dice", self.extra_hit_dice),
-                             ("extra_damage_dice", self.extra_damage_dice)):
-            if type(value) is not int or not low <= value <= high:
-                limits.check("extra_dice", value, n[field])
         if self.weapon_master and self.extra_damage_dice >= 3:
             raise InputError(f"{n['extra_damage_dice']} with {n['weapon_master']}",
                              "Weapon Master adds one damage die and at most 3 dice may be added "
                              "in all (WM-D1)", self.extra_damage_dice,
                              f"use {n['extra_damage_dice']} 2 with {n['weapon_master']}")
         for field in ("stealth_range", "distance", "rng"):
-            if getattr(self, field) is not None:
-                limits.check_distance(getattr(self, field), n[field])
+            if values[field] is not None:
+                limits.check_distance(values[field], n[field])
         if self.kind == "melee":
             for field in ("distance", "rng"):
                 if getattr(self, field) is not None:
@@ -319,9 +314,11 @@ class AttackSetup:
 
 
 #: the whole-number fields :meth:`AttackSetup.validate` bounds by :data:`limits.LIMITS`
-_WHOLE_BOUNDS = tuple((field, *limits.LIMITS[field][:2]) for field in (
-    "stat", "defense", "power", "armor", "attacks", "modifier", "def_bonus", "arm_bonus",
-    "camped_focus"))
+_WHOLE_BOUNDS = tuple((field, limit, *limits.LIMITS[limit][:2]) for field, limit in (
+    ("stat", "stat"), ("defense", "defense"), ("power", "power"), ("armor", "armor"),
+    ("attacks", "attacks"), ("modifier", "modifier"), ("def_bonus", "def_bonus"),
+    ("arm_bonus", "arm_bonus"), ("camped_focus", "camped_focus"),
+    ("extra_hit_dice", "extra_dice"), ("extra_damage_dice", "extra_dice")))
 
 #: the optional fields of :class:`AttackSetup` and their defaults (its __init__ starts here)
 _SETUP_DEFAULTS = {f.name: f.default for f in fields(AttackSetup) if f.default is not MISSING}

@@ -14,15 +14,16 @@ from mathhammer.words import brief_pct, first_result, num, pct, plural, sentence
 def wm_attack_headline(report: Report, attacks: int, kind: str, defense: int, armor: int,
                        boxes: int | None) -> str:
     """``3 melee attacks at DEF 12 ARM 18 destroy 15 boxes: 80.54% (exact) · …``."""
+    results = report.results
     who = f"{plural(attacks, kind + ' attack')} at DEF {defense} ARM {armor}"
-    hits = f"{num(report.results['mean_hits'])} hits" if attacks > 1 else ""
-    damage = f"mean damage {num(report.results['mean_damage'])}"
-    p_hit = report.results["p_hit"]
+    hits = f"{num(results['mean_hits'])} hits" if attacks > 1 else ""
+    damage = f"mean damage {num(results['mean_damage'])}"
+    p_hit = results["p_hit"]
     if boxes is not None:
         first = "each hits" if attacks == 1 else "the first hits"
         return sentence(f"{who} {'destroys' if attacks == 1 else 'destroy'} "
                         + plural(boxes, "box"),
-                        pct(report.results["p_destroyed"]), report,
+                        pct(results["p_destroyed"]), report,
                         [f"{first} {brief_pct(p_hit)}", hits, damage])
     if attacks == 1:
         return sentence(f"{who} hits", pct(p_hit), report, [damage])

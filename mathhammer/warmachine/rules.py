@@ -381,5 +381,5 @@ def attack_damage_pmf(k: int, power: int, armor: int, p_hit: float) -> np.ndarra
     first = max(k, 1 - shift)  # the smallest sum that deals damage (at index >= 1)
     pmf = np.zeros(6 * k + shift + 1)
     pmf[0] = p_hit * below[first] + (1.0 - p_hit)
-    pmf[first + shift:] = p_hit * probs[first:] if p_hit != 1.0 else probs[first:]
+    np.multiply(probs[first:], p_hit, out=pmf[first + shift:])  # p_hit = 1: the same floats
     return pmf
