@@ -360,8 +360,16 @@ def artillery_figure(report):
     return fig
 
 
+def battle_figure(report):
+    """``fb battle``: win / draw / lose, the VP margin, each unit's fate by turn."""
+    from mathhammer.fantasy.battle.figure import battle_figure as draw
+
+    return draw(report)
+
+
 FIGURES: dict[str, Callable] = {
     "fb artillery": artillery_figure,
+    "fb battle": battle_figure,
     "fb combat": combat_figure,
     "magic phase": magic_phase_figure,
     "wm duel": duel_figure,

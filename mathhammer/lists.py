@@ -20,7 +20,10 @@ table per entry::
 Entry keys: ``profile`` (required), ``count`` (default 1), ``name`` (a label),
 and per game — Warmachine: ``focus``, ``mode`` ("melee" / "ranged"), ``charge``;
 Fantasy: ``models``, ``rank_width``, ``champion``, ``standard``, ``musician``,
-``charge``. Unknown keys are errors.
+``charge``, and for a character ``joins = "<label>"`` (it fights in that unit: FB-K1),
+``general = true`` and ``battle_standard = true`` (FB-K4). A character that joins
+another character, a missing label, a joining entry with ``count`` above 1, or two
+generals are errors. Unknown keys are errors.
 
 Points (checked by :func:`load_list`): a Fantasy unit costs its models plus command
 (:meth:`UnitProfile.unit_points`); a Mk II warcaster costs nothing and brings
@@ -69,6 +72,11 @@ class UnitEntry(_Strict):
     champion: bool | None = None
     standard: bool | None = None
     musician: bool | None = None
+    joins: str | None = Field(None, min_length=1, description="a character: the label of the "
+                                                              "unit it fights in (FB-K1)")
+    general: bool | None = Field(None, description="a character: the army's general (FB-K4)")
+    battle_standard: bool | None = Field(None, description="a character: the battle standard "
+                                                           "bearer (FB-K4)")
 
 
 class ListFile(_Strict):
@@ -80,7 +88,8 @@ class ListFile(_Strict):
 
 
 _WM_ONLY = ("focus", "mode")
-_FB_ONLY = ("models", "rank_width", "champion", "standard", "musician")
+_FB_ONLY = ("models", "rank_width", "champion", "standard", "musician", "joins", "general",
+            "battle_standard")
 
 
 @dataclass(frozen=True)
@@ -185,6 +194,8 @@ def load_list(ref: str | Path | dict, source: str | None = None) -> ArmyList:
                            'add [[units]] tables with profile = "<id>"')
     units = [_entry(spec, i, e, where) for i, e in enumerate(spec.units)]
     units = _unique_labels(units)
+    if spec.game == "fantasy":
+        _check_characters(units, where)
     total = (_warmachine_points(units, where) if spec.game == "warmachine"
              else sum(u.points * u.count for u in units))
     if total > spec.points:
@@ -230,7 +241,17 @@ def _entry(spec: ListFile, i: int, entry: UnitEntry, where: str) -> ListUnit:
 
     unit = with_formation(profile, models=entry.models, rank_width=entry.rank_width,
                           champion=entry.champion, standard=entry.standard, musician=entry.musician)
-    return ListUnit(label, unit, entry.count, unit.unit_points(), {"charge": entry.charge})
+    roles = {"joins": entry.joins, "general": entry.general, "battle_standard": entry.battle_standard}
+    for option, value in roles.items():
+        if value is not None and unit.role != "character":
+            raise ProfileError(f"{key}.{option}", f"{unit.name} is not a character "
+                               '(role = "character"): only a character takes it', value,
+                               f"remove {option}, or use a character profile")
+    if entry.joins is not None and entry.count != 1:
+        raise ProfileError(f"{key}.count", "a character that joins a unit is one model",
+                           entry.count, "use count = 1 (one entry per character)")
+    options = {"charge": entry.charge, **{k: v for k, v in roles.items() if v}}
+    return ListUnit(label, unit, entry.count, unit.unit_points(), options)
 
 
 def _warmachine_entry(key: str, entry: UnitEntry, profile, label: str) -> ListUnit:
@@ -284,3 +305,26 @@ def _unique_labels(units: list[ListUnit]) -> list[ListUnit]:
         label = u.label if seen[u.label] == 1 else f"{u.label} ({seen[u.label]})"
         out.append(ListUnit(label, u.profile, u.count, u.points, u.options))
     return out
+
+
+def _check_characters(units: list[ListUnit], where: str) -> None:
+    """FB-K1/K4: ``joins`` names a unit (not a character) of the list; one general, one
+    battle standard bearer."""
+    labels = {u.label: u for u in units}
+    for i, u in enumerate(units):
+        target = u.options.get("joins")
+        if target is None:
+            continue
+        host = labels.get(target)
+        if host is None:
+            raise ProfileError(f"{where}: units.{i}.joins", "names no unit of the list", target,
+                               f"use one of {', '.join(x.label for x in units if x is not u)}")
+        if host.profile.role == "character":
+            raise ProfileError(f"{where}: units.{i}.joins", "a character joins a unit, not "
+                               "another character (FB-K1)", target,
+                               "join a unit of rank and file")
+    for option in ("general", "battle_standard"):
+        marked = [u.label for u in units if u.options.get(option)]
+        if len(marked) > 1:
+            raise ProfileError(f"{where}: units", f"two characters are marked {option} "
+                               f"({', '.join(marked)})", marked, f"mark one {option} = true")

@@ -56,6 +56,8 @@ BASE_ARGS: dict[str, list[str]] = {
     "fb pursuit": [],
     "fb charge": ["--distance", "9", "--movement", "4"],
     "fb turn": [str(P / "scenarios/fantasy_turns_knights_vs_orcs.toml")],
+    "fb battle": [str(P / "lists/wfb8_dwarfs.toml"), str(P / "lists/wfb8_orcs.toml"), "--turns", "2",
+                  "--policy-a", "scripted", "--policy-b", "scripted"],
     "fb test": ["--value", "7"],
     "fb combat": ["wfb8/empire_halberdiers", "wfb8/orc_boyz"],
     "fb challenge": ["stats:ws=6,s=4,t=4,w=3,i=6,a=4,save=3", "stats:ws=5,s=5,t=5,w=3,i=4,a=4"],

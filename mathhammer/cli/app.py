@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from mathhammer import __version__
-from mathhammer.cli import demo, dicegames, fb, fb_artillery, fb_combat, magic, profiles, roll, rules, run, wm  # noqa: F401
+from mathhammer.cli import demo, dicegames, fb, fb_artillery, fb_battle, fb_combat, magic, profiles, roll, rules, run, wm  # noqa: F401
 
 app = typer.Typer(
     name="mathhammer",

@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mathhammer.errors import InputError, ProfileError
+from mathhammer.fantasy.battle.rules import BattleRules
 from mathhammer.fantasy.combat_rules import CombatRules
 from mathhammer.fantasy.rulesets_magic import MagicRules
 
@@ -251,6 +252,7 @@ class Ruleset(BaseModel):
     war_machines: WarMachines = WarMachines()
     magic: MagicRules = MagicRules()
     combat: CombatRules = CombatRules()  # FB-E/S/K/M/P/G: close-combat data (combat_rules.py)
+    battle: BattleRules = BattleRules()  # FB-B1..B9: whole battles (fantasy/battle/rules.py)
 
     @field_validator("killing_blow", mode="before")
     @classmethod
