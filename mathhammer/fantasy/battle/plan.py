@@ -34,6 +34,8 @@ class BattlePlan:
     shot_cache: dict = field(default_factory=dict)
     value_cache: dict = field(default_factory=dict)
     not_played: tuple[str, ...] = ()
+    engine: str = "kernel"  # or "python": the reference engine of phases.py
+    kernel: object = None  # compile.KernelBattle, built on first use
 
     def __post_init__(self) -> None:
         if isinstance(self.turns, bool) or not isinstance(self.turns, int) \
@@ -190,3 +192,15 @@ def p_at_least(pmf, need: float) -> float:
 
 def distance_or_inf(value: float) -> float:
     return value if math.isfinite(value) else 1e9
+
+
+def empty_tally(plan) -> dict[str, np.ndarray]:
+    """The integer tallies of a chunk of battles (both engines fill the same)."""
+    n_units = len(plan.units)
+    most = max(u.models for u in plan.units)
+    return {"outcome": np.zeros(3, np.int64),
+            "margin2": np.zeros(2, np.int64),  # sum of 2 x margin and of its square
+            "margin_hist": np.zeros(2 * plan.max_margin + 1, np.int64),
+            "status": np.zeros((plan.turns, n_units, 4), np.int64),
+            "models_left": np.zeros((n_units, most + 1), np.int64),
+            "decisions": np.zeros(len(plan.vocabulary), np.int64)}

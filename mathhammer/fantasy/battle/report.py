@@ -142,10 +142,13 @@ def first_decisions(plan, seed: int) -> list[dict]:
     own stream, with the value its policy gave every option: greedy's exact one-step values
     (se 0), best-response's rollout means ± se (VP margin for the deciding side)."""
     from mathhammer.fantasy.battle.phases import play
-    from mathhammer.fantasy.battle.runner import new_battle
+    from mathhammer.fantasy.battle.runner import kernel_of, new_battle
     from mathhammer.rng import chunk_state
 
-    state = new_battle(plan, chunk_state(seed, FIRST_STREAM))
+    words = chunk_state(seed, FIRST_STREAM)
+    if plan.engine == "kernel":
+        return _kernel_first(plan, kernel_of(plan).first_decisions(words))
+    state = new_battle(plan, words)
     state.first_values = {}
     play(plan, state)
     out = []
@@ -153,6 +156,28 @@ def first_decisions(plan, seed: int) -> list[dict]:
         entry = state.first_values.get(side)
         if entry is not None:
             out.append({"side": "AB"[side], "policy": plan.policies[side].describe(), **entry})
+    return out
+
+
+KINDS = ("charge", "reaction", "move", "shoot", "pursue")
+
+
+def _kernel_first(plan, first) -> list[dict]:
+    """The kernel's record (per side: recorded, kind, unit, n, values, se, option slots)."""
+    labels = {}
+    for (_side, kind, u, label), index in plan.vocabulary.items():
+        labels.setdefault((u, kind), []).append((index, label))
+    out = []
+    for side in (0, 1):
+        row = first[side]
+        if row[0] == 0 or plan.policies[side].name == "scripted":
+            continue
+        kind, u, n = KINDS[int(row[1])], int(row[2]), int(row[3])
+        block = [label for _i, label in sorted(labels[(u, kind)])]
+        options = [{"option": block[int(row[36 + k])], "value": float(row[4 + k]),
+                    "se": float(row[20 + k])} for k in range(n)]
+        out.append({"side": "AB"[side], "policy": plan.policies[side].describe(), "kind": kind,
+                    "unit": plan.units[u].label, "options": options})
     return out
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from mathhammer.fantasy.battle.phases import play
+from mathhammer.fantasy.battle.plan import empty_tally
 from mathhammer.fantasy.battle.scoring import margin, winner
 from mathhammer.fantasy.battle.state import BattleState
 
@@ -59,6 +60,8 @@ def build_plan(recipe: Recipe):
                                  where=f"--policy-{'ab'[s]}").bind(plan, s)
                      for s, name in enumerate((recipe.policy_a, recipe.policy_b))]
     plan.vocabulary = vocabulary(plan)
+    # the kernel plays one answer to answers (iterations > 1 is the reference engine's)
+    plan.engine = "kernel" if recipe.iterations == 1 else "python"
     plan.max_margin = int(math.ceil(max_vp(plan, 0) + max_vp(plan, 1)))
     return plan
 
@@ -99,19 +102,25 @@ def new_battle(plan, words: np.ndarray) -> BattleState:
     return BattleState(plan, random.Random(seed), words)
 
 
-def empty_tally(plan) -> dict[str, np.ndarray]:
-    n_units = len(plan.units)
-    most = max(u.models for u in plan.units)
-    return {"outcome": np.zeros(3, np.int64),
-            "margin2": np.zeros(2, np.int64),  # sum of 2 x margin and of its square
-            "margin_hist": np.zeros(2 * plan.max_margin + 1, np.int64),
-            "status": np.zeros((plan.turns, n_units, 4), np.int64),
-            "models_left": np.zeros((n_units, most + 1), np.int64),
-            "decisions": np.zeros(len(plan.vocabulary), np.int64)}
-
-
 def run_chunk(plan, n: int, words: np.ndarray) -> dict[str, np.ndarray]:
-    """``n`` battles on one chunk's stream: integer tallies."""
+    """``n`` battles on one chunk's stream: integer tallies (the battle kernel, or the Python
+    reference engine of :mod:`.phases` when ``plan.engine == "python"``)."""
+    if plan.engine == "kernel":
+        return kernel_of(plan).run_chunk(n, words)
+    return run_chunk_python(plan, n, words)
+
+
+def kernel_of(plan):
+    """The plan's battle kernel and its tables (built once per process)."""
+    if plan.kernel is None:
+        from mathhammer.fantasy.battle.compile import KernelBattle
+
+        plan.kernel = KernelBattle(plan)
+    return plan.kernel
+
+
+def run_chunk_python(plan, n: int, words: np.ndarray) -> dict[str, np.ndarray]:
+    """The reference engine: every step in Python, the same rules (slow; tests compare)."""
     tally = empty_tally(plan)
     words = np.array(words, dtype=np.uint64)  # the kernel advances it in place
     state = None

@@ -80,14 +80,17 @@ def shots_fired(plan, state: BattleState, u: int) -> int:
 
 def wound_table(plan, u: int, t: int, shooters: int, mod: int, models_left: int) -> tuple:
     """Cumulative P(k unsaved wounds) of ``shooters`` models of u at t (cached)."""
-    key = (u, t, shooters, mod, models_left)
+    mod += plan.rules.large_target_modifier if plan.units[t].large else 0
+    key = (u, t, shooters, mod)  # uncapped: the wounds are capped where they land
     table = plan.shot_cache.get(key)
     if table is None:
-        table = plan.shot_cache[key] = _wound_table(plan, u, t, shooters, mod, models_left)
+        table = plan.shot_cache[key] = wound_cdf(plan, u, t, shooters, mod, 0)
     return table
 
 
-def _wound_table(plan, u, t, shooters, mod, models_left) -> tuple:
+def wound_cdf(plan, u, t, shooters, mod, models_left) -> tuple:
+    """The cumulative table itself: ``mod`` is every to-hit modifier (a large target's too);
+    ``models_left`` 0 leaves the wounds uncapped (the battle caps them where they land)."""
     from mathhammer.dice import parse_dice
     from mathhammer.fantasy.chain import AttackSpec, chain_distribution, single_attack_outcomes
     from mathhammer.fantasy.combat_target import target_parts
@@ -97,7 +100,6 @@ def _wound_table(plan, u, t, shooters, mod, models_left) -> tuple:
     shooter = plan.units[u].profile
     target = plan.units[t].profile
     part = target_parts(target, rules)[0]
-    mod += rules.large_target_modifier if plan.units[t].large else 0
     spec = AttackSpec(bs=shooter.stats.bs, shooting_modifier=mod, strength=weapon.strength,
                       toughness=part.t, save=part.armour, ward=part.ward,
                       regeneration=part.regeneration, armour_piercing=weapon.armour_piercing,
@@ -113,7 +115,7 @@ def _wound_table(plan, u, t, shooters, mod, models_left) -> tuple:
                 nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
         shots = nxt
     wounds = chain_distribution(np.asarray(per_attack, float), float(p_slay), shots, part.w,
-                                models_left)
+                                models_left or None)
     cum = np.cumsum(wounds)
     cum[-1] = 1.0
     return tuple(float(c) for c in cum)

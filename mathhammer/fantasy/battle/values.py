@@ -135,9 +135,10 @@ def volley_value(plan, state: BattleState, u: int, t: int, gap: float, cover: in
     if n <= 0 or left <= 0:
         return 0.0
     cum = wound_table(plan, u, t, n, modifier(plan, state, u, gap, cover, stand_and_shoot), left)
+    room = models * w - state.wounds[t][0]  # the wounds the rank and file can still take
     mean, prev = 0.0, 0.0
     for k, c in enumerate(cum):
-        mean += k * (c - prev)
+        mean += min(k, room) * (c - prev)
         prev = c
     return mean * vp_per_wound(plan, t)
 
