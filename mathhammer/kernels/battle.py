@@ -85,6 +85,7 @@ from mathhammer.kernels.battle_state import (
     R_FIRST,
     R_HALF_FAILED,
     R_MARCH_MULT,
+    R_BR_KINDS,
     R_POLICY_A,
     R_POLICY_B,
     R_RALLY_DOUBLE_ONE,
@@ -135,7 +136,7 @@ def decide(B, S, side, kind, u, n, forced, mode):
         return 0, OK
     else:
         policy = policy_of(B, side, mode)
-        if policy == BEST_RESPONSE:
+        if policy == BEST_RESPONSE and (B.ri[R_BR_KINDS] >> kind) & 1 == 1:
             need = B.need
             need[0], need[1], need[2], need[3] = side, kind, u, n
             return 0, NEED

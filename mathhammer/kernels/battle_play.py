@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from mathhammer.kernels.battle import step
+from mathhammer.kernels.battle_values import greedy_choice, option_values
 from mathhammer.kernels.battle_actions import OI_SLOT
 from mathhammer.kernels.battle_state import (
     B_MODELS,
@@ -63,6 +64,8 @@ from mathhammer.kernels.battle_state import (
     seed_stream,
 )
 from mathhammer.kernels.dice import next_u64
+
+BR_Z = 2.0  # FB-B10: an alternative replaces greedy's choice when better by 2 paired se
 
 
 # ---- victory points (FB-B9) -------------------------------------------------------------------
@@ -149,21 +152,24 @@ def play_rollout(B, S):
 
 @njit(cache=True, nogil=True)
 def best_response(B, S):
-    """(the best option of the decision B.need by rollouts, OK / MISS)."""
+    """(the option of the decision B.need, OK / MISS): greedy's choice, unless the rollouts
+    show another better by more than BR_Z standard errors of the paired difference (rollout
+    k of both options on the same stream: common random numbers)."""
     need = B.need
     side, kind, u, n = need[0], need[1], need[2], need[3]
     rollouts = B.ri[R_ROLLOUTS]
     slots = B.opt_i[:n, OI_SLOT].copy()
+    if option_values(B, S, kind, u, n, B.opt_i, B.opt_f, B.vals) == MISS:
+        return 0, MISS
+    base = greedy_choice(B.vals, n)
     seeds = np.empty(rollouts, np.uint64)
     for k in range(rollouts):
         seeds[k] = next_u64(S.kstate)
     words = np.zeros(4, np.uint64)
     trial = B.sr
     sign = 1.0 if side == 0 else -1.0
-    means = np.zeros(n)
-    ses = np.zeros(n)
+    values = np.zeros((n, rollouts))
     for j in range(n):
-        total, total_sq = 0.0, 0.0
         for k in range(rollouts):  # common random numbers: rollout k alike for every option
             copy_state(S, trial)
             words[0] = seeds[k]
@@ -172,22 +178,29 @@ def best_response(B, S):
                 return 0, MISS
             if play_rollout(B, trial) == MISS:
                 return 0, MISS
-            value = sign * margin(B, trial)
-            total += value
-            total_sq += value * value
-        means[j] = total / rollouts
-        var = max(total_sq / rollouts - means[j] * means[j], 0.0)
-        ses[j] = math.sqrt(var / rollouts) if rollouts > 1 else 0.0
-    best = 0
-    for j in range(1, n):
-        if means[j] > means[best]:
-            best = j
+            values[j, k] = sign * margin(B, trial)
+    best, best_gain = base, 0.0
+    for j in range(n):
+        if j == base:
+            continue
+        gain, se = _mean_se(values[j] - values[base])
+        if gain > BR_Z * se and gain > best_gain:
+            best, best_gain = j, gain
     first = B.first
     if first[side, 0] == 0:
         first[side, 0], first[side, 1], first[side, 2], first[side, 3] = 1, kind, u, n
         for j in range(n):
-            first[side, 4 + j], first[side, 20 + j], first[side, 36 + j] = means[j], ses[j], slots[j]
+            mean, se = _mean_se(values[j])
+            first[side, 4 + j], first[side, 20 + j], first[side, 36 + j] = mean, se, slots[j]
     return best, OK
+
+
+@njit(cache=True, nogil=True)
+def _mean_se(x):
+    k = x.shape[0]
+    mean = x.sum() / k
+    var = max((x * x).sum() / k - mean * mean, 0.0)
+    return mean, (math.sqrt(var / (k - 1)) if k > 1 else 0.0)
 
 
 @njit(cache=True, nogil=True)

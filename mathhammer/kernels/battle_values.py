@@ -52,6 +52,10 @@ from mathhammer.kernels.battle_state import (
 )
 
 
+APPROACH = 0.5  # FB-B10: weight of the pull towards favoured pairings (values.py)
+APPROACH_RANGE = 48.0  # inches at which the pull starts
+
+
 @njit(cache=True, nogil=True)
 def bucket(full, models, buckets):
     """FB-B10: the models a value is worked out for (rounded up to eighths of the unit)."""
@@ -175,7 +179,8 @@ def _reach(B, u, me, them, uf_unused):
 
 @njit(cache=True, nogil=True)
 def threat(B, S, u):
-    """u's side's value of where u stands (the charges it threatens minus the enemy's)."""
+    """u's side's value of where u stands: the charges it threatens minus the enemy's, and
+    the pull of the pairings it is favoured in (APPROACH; see values.threat)."""
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
     me, them = B.b1.copy(), B.b2.copy()
@@ -188,19 +193,22 @@ def threat(B, S, u):
         if st[t, ST_STATUS] != HOLD or engaged(st, t):
             continue
         box(ui, uf, pos, st, t, them)
-        if farther_than(me, them, 30.0):
-            continue
         tx, ty = centre(them)
         f_at, _s = arc(them, mx, my)
         gain, status = combat_value(B, S, u, t, f_at, 1)
         if status == MISS:
             return 0.0, MISS
-        if gain > 0:
-            total += gain * _reach(B, u, me, them, uf)
         f_me, _s = arc(me, tx, ty)
         loss, status = combat_value(B, S, t, u, f_me, 1)
         if status == MISS:
             return 0.0, MISS
+        closeness = 1.0 - math.hypot(tx - mx, ty - my) / APPROACH_RANGE
+        if closeness > 0:
+            total += APPROACH * (gain - loss) / 2 * closeness
+        if farther_than(me, them, 30.0):
+            continue
+        if gain > 0:
+            total += gain * _reach(B, u, me, them, uf)
         if loss > 0:
             total -= loss * _reach(B, t, them, me, uf)
     return total, OK

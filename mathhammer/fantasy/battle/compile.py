@@ -62,6 +62,27 @@ class KernelBattle:
             last = miss
             self.fill(miss)
 
+    def one_battle(self, words: np.ndarray, index: int) -> tuple[float, int, int]:
+        """Battle ``index`` of the stream ``words``: (VP margin A − B, A won, B won)."""
+        from mathhammer.fantasy.battle.plan import empty_tally
+        from mathhammer.kernels.battle_play import play_chunk
+
+        words = np.asarray(words, np.uint64)
+        last = None
+        while True:
+            tally = empty_tally(self.plan)
+            done = play_chunk(self.B, self.S, words, index, index + 1, tally["outcome"],
+                              tally["margin2"], tally["margin_hist"], tally["status"],
+                              tally["models_left"], tally["decisions"])
+            if done == index + 1:
+                outcome = tally["outcome"]
+                return tally["margin2"][0] / 2, int(outcome[0]), int(outcome[2])
+            miss = tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:40])
+            if miss == last:
+                raise RuntimeError(f"the battle kernel asked twice for the same table {miss}")
+            last = miss
+            self.fill(miss)
+
     def first_decisions(self, words: np.ndarray) -> np.ndarray:
         from mathhammer.kernels.battle_play import first_decisions
 
@@ -247,6 +268,9 @@ def static_arrays(plan, ks) -> tuple:
     ri[ks.R_FIRST] = {"a": 0, "b": 1, "roll-off": 2}[plan.first]
     ri[ks.R_POLICY_A], ri[ks.R_POLICY_B] = (_policy_code(p, ks) for p in plan.policies)
     ri[ks.R_ROLLOUTS] = max(getattr(p, "rollouts", 1) for p in plan.policies)
+    kinds = ("charge", "reaction", "move", "shoot", "pursue")
+    ri[ks.R_BR_KINDS] = sum(1 << kinds.index(k) for p in plan.policies
+                            for k in getattr(p, "kinds", ()))
     ri[ks.R_HALF_FAILED] = int(rules.combat.failed_charge_moves != "highest_die")
     ri[ks.R_MOD_LONG], ri[ks.R_MOD_MOVING] = mods.long_range, mods.moving
     ri[ks.R_MOD_SAS], ri[ks.R_MOD_SOFT], ri[ks.R_MOD_HARD] = (mods.stand_and_shoot,

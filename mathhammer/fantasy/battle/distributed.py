@@ -102,7 +102,10 @@ def _dask_chunk(recipe, seed: int, i: int, size: int) -> dict:
     from mathhammer.fantasy.battle.runner import build_plan, run_chunk
     from mathhammer.rng import chunk_state
 
-    key = ("dask", repr(recipe))
+    import threading
+
+    # one plan per worker thread: a plan's kernel holds the battle in play (its scratch)
+    key = ("dask", repr(recipe), threading.get_ident())
     plan = _PLANS.get(key)
     if plan is None:
         plan = _PLANS[key] = build_plan(recipe)

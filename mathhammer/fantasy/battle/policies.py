@@ -11,10 +11,13 @@ returns one. The engine never asks who decides.
   holds when charged, advances on the nearest enemy, shoots the nearest and pursues.
 * ``greedy``: each option's value one step ahead by the exact engines
   (:mod:`mathhammer.fantasy.battle.values`); the best, ties to the first listed.
-* ``best-response``: each option played out ``rollouts`` times to the end of the battle
-  from the state at the decision, the same dice for every option (common random numbers:
-  rollout k of every option starts from the same seeds), this side's later decisions by
-  ``greedy`` and the other side's by its own policy; the best mean VP margin wins.
+* ``best-response``: each option of a charge, reaction, shooting or pursuit decision played
+  out ``rollouts`` times to the end of the battle from the state at the decision, the same
+  dice for every option (common random numbers: rollout k of every option starts from the
+  same seeds), this side's later decisions by ``greedy`` and the other side's by its own
+  policy; greedy's choice stands unless another option's mean VP margin is better by more
+  than ``BR_Z`` standard errors of the paired difference (so noise never makes it worse
+  than greedy). Moves stay greedy (the most numerous choices).
   ``iterations = 2`` makes the other side in the rollouts a best response itself (to
   greedy): each iteration answers the previous one.
 """
@@ -111,12 +114,20 @@ class Greedy(Policy):
         return best if values[best] > values[0] + 1e-9 else 0
 
 
+#: the decisions a best response plays out (moves stay greedy: they are the most numerous
+#: and the one-step threat values them well; FB-B10)
+BR_KINDS = ("charge", "reaction", "shoot", "pursue")
+BR_Z = 2.0  # an alternative replaces greedy's choice when better by 2 paired se
+
+
 class BestResponse(Policy):
     name = "best-response"
 
-    def __init__(self, rollouts: int = 8, iterations: int = 1, opponent: Policy | None = None):
+    def __init__(self, rollouts: int = 8, iterations: int = 1, opponent: Policy | None = None,
+                 kinds: tuple[str, ...] = BR_KINDS):
         self.rollouts, self.iterations = rollouts, iterations
         self.opponent = opponent
+        self.kinds = kinds
 
     def bind(self, plan, side: int) -> Policy:
         super().bind(plan, side)
@@ -136,28 +147,38 @@ class BestResponse(Policy):
         from mathhammer.fantasy.battle.scoring import margin
 
         plan = self.plan
+        if kind not in self.kinds:
+            return self.base.choose(state, side, kind, options)
+        base = self.base.choose(state, side, kind, options)
         seeds = [state.rng.getrandbits(63) for _ in range(self.rollouts)]
         pair = [None, None]
         pair[side], pair[1 - side] = self.base, self.other
-        means = []
+        values = []
         for j in range(len(options)):
-            total = total_sq = 0.0
+            row = []
             for seed in seeds:  # common random numbers: rollout k of every option alike
                 trial = state.copy(random.Random(seed), _kernel_state(seed))
                 trial.policies = pair
                 step(plan, trial, forced=j)
                 play(plan, trial)
-                value = margin(plan, trial) * (1 if side == 0 else -1)
-                total += value
-                total_sq += value * value
-            n = len(seeds)
-            mean = total / n
-            var = max(total_sq / n - mean * mean, 0.0)
-            means.append((mean, math.sqrt(var / n) if n > 1 else 0.0))
-        best = max(range(len(means)), key=lambda i: (means[i][0], -i))
+                row.append(margin(plan, trial) * (1 if side == 0 else -1))
+            values.append(row)
+        best, best_gain = base, 0.0
+        for j, row in enumerate(values):  # greedy's choice unless one is clearly better
+            gain, se = _mean_se([a - b for a, b in zip(row, values[base], strict=True)])
+            if j != base and gain > BR_Z * se and gain > best_gain:
+                best, best_gain = j, gain
         if state.first_values is not None and side not in state.first_values:
-            state.first_values[side] = _first(plan, kind, options, means)
+            state.first_values[side] = _first(plan, kind, options,
+                                              [_mean_se(row) for row in values])
         return best
+
+
+def _mean_se(xs: list[float]) -> tuple[float, float]:
+    n = len(xs)
+    mean = sum(xs) / n
+    var = max(sum(x * x for x in xs) / n - mean * mean, 0.0)
+    return mean, (math.sqrt(var / (n - 1)) if n > 1 else 0.0)
 
 
 def _kernel_state(seed: int) -> np.ndarray:

@@ -47,6 +47,8 @@ def combat_value(plan, state: BattleState, u: int, t: int, face: int, charged: b
 
 
 BUCKETS = 8
+APPROACH = 0.5  # FB-B10: weight of the pull towards favoured pairings (threat)
+APPROACH_RANGE = 48.0  # inches at which the pull starts
 
 
 def bucket(plan, u: int, models: int) -> int:
@@ -145,8 +147,12 @@ def volley_value(plan, state: BattleState, u: int, t: int, gap: float, cover: in
 
 def threat(plan, state: BattleState, u: int) -> float:
     """u's side's value of where u stands: the charges it threatens (next turn, or the turn
-    after at half weight) at enemies it beats, minus the same from every enemy at it. Only
-    charges worth making count (a general does not make a losing charge)."""
+    after at half weight) at enemies it beats, minus the same from every enemy at it — only
+    charges worth making count — plus the pull of each pairing: ``APPROACH`` × its edge
+    (half of u's gain charging it minus u's loss charged by it) × how close the two are
+    (1 at contact, 0 from ``APPROACH_RANGE``). Without the pull two cautious generals never
+    close (each fears being charged first); with it the side favoured in a pairing closes
+    and the other keeps away."""
     me = state.box(plan, u)
     mc = me.centre()
     total = 0.0
@@ -154,13 +160,16 @@ def threat(plan, state: BattleState, u: int) -> float:
         if state.status[t] != HOLD or state.engaged(t):
             continue
         them = state.box(plan, t)
-        if farther_than(me, them, 30.0):
-            continue
         tc = them.centre()
         gain = combat_value(plan, state, u, t, them.arc(*mc)[0], True)
+        loss = combat_value(plan, state, t, u, me.arc(*tc)[0], True)
+        closeness = 1.0 - math.hypot(tc[0] - mc[0], tc[1] - mc[1]) / APPROACH_RANGE
+        if closeness > 0:
+            total += APPROACH * (gain - loss) / 2 * closeness
+        if farther_than(me, them, 30.0):
+            continue
         if gain > 0:
             total += gain * _reach(plan, state, u, me, them, mc)
-        loss = combat_value(plan, state, t, u, me.arc(*tc)[0], True)
         if loss > 0:
             total -= loss * _reach(plan, state, t, them, me, tc)
     return total
