@@ -117,7 +117,7 @@ KIND_OF_PHASE = (-1, -1, 0, 1, -1, 2, -1, 3, -1, 4, -1)
 
 
 # ---- decisions -----------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def policy_of(B, side, mode):
     ri = B.ri
     policy = ri[R_POLICY_A] if side == 0 else ri[R_POLICY_B]
@@ -126,7 +126,7 @@ def policy_of(B, side, mode):
     return policy
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def decide(B, S, side, kind, u, n, forced, mode):
     """(the chosen option, OK / NEED / MISS) — the policy of ``side`` picks."""
     oi, of = B.opt_i, B.opt_f
@@ -160,7 +160,7 @@ def decide(B, S, side, kind, u, n, forced, mode):
     return choice, OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def scripted_choice(B, S, kind, u, n, oi, of):
     """The deployment file's orders (defaults: charge the first enemy allowed, hold when
     charged, advance on the nearest, shoot the nearest, pursue)."""
@@ -203,7 +203,7 @@ def scripted_choice(B, S, kind, u, n, oi, of):
 
 
 # ---- the step machine ------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def step(B, S, forced, mode):
     g = S.g
     phase, i = g[G_PHASE], g[G_INDEX]
@@ -235,12 +235,12 @@ def step(B, S, forced, mode):
     return _end(B, S)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _goto(g, phase, index):
     g[G_PHASE], g[G_INDEX] = phase, index
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _next_unit(B, g, side, i, phase, after):
     if i + 1 < B.nside[side]:
         _goto(g, phase, i + 1)
@@ -248,7 +248,7 @@ def _next_unit(B, g, side, i, phase, after):
         _goto(g, after, 0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _start(B, S):
     ri = B.ri
     st, g = S.ust, S.g
@@ -267,7 +267,7 @@ def _start(B, S):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _end(B, S):
     ri, sides, nside = B.ri, B.sides, B.nside
     st, g, hist = S.ust, S.g, S.hist
@@ -297,7 +297,7 @@ def _end(B, S):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _rally(B, S, side, i):
     ui, uf, ri, sides = B.ui, B.uf, B.ri, B.sides
     pos, st, g = S.pos, S.ust, S.g
@@ -324,7 +324,7 @@ def _rally(B, S, side, i):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _charge(B, S, side, i, forced, mode):
     sides = B.sides
     g, gap = S.g, S.gap
@@ -344,7 +344,7 @@ def _charge(B, S, side, i, forced, mode):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _react(B, S, side, i, forced, mode):
     ui, uf, ri = B.ui, B.uf, B.ri
     ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n = B.ch_range, B.ch_move, B.ch_cum, B.ch_n, B.fl_val, B.fl_cum, B.fl_n
@@ -392,7 +392,7 @@ def _react(B, S, side, i, forced, mode):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _flight(B, S, side, i):
     sides = B.sides
     st, g = S.ust, S.g
@@ -403,7 +403,7 @@ def _flight(B, S, side, i):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def move_options(B, S, u, oi, of):
     """0 hold, then advance on each of the three nearest enemies, then step back."""
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
@@ -436,7 +436,7 @@ def move_options(B, S, u, oi, of):
     return n + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _move(B, S, side, i, forced, mode):
     sides, ri, rf = B.sides, B.ri, B.rf
     g = S.g
@@ -452,7 +452,7 @@ def _move(B, S, side, i, forced, mode):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _shoot(B, S, side, i, forced, mode):
     sides, nside = B.sides, B.nside
     g = S.g
@@ -474,7 +474,7 @@ def _shoot(B, S, side, i, forced, mode):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _list_combats(S):
     """This phase's combats into comb (row: count, members in unit order)."""
     st, g, comb = S.ust, S.g, S.comb
@@ -498,7 +498,7 @@ def _list_combats(S):
     g[G_NCOMB] = count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _combat(B, S, side, i):
     st, g, comb, purs = S.ust, S.g, S.comb, S.purs
     if i == 0:
@@ -562,7 +562,7 @@ def _combat(B, S, side, i):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _pursue(B, S, side, i, forced, mode):
     """FB-C6/B7 (purs row: broken, n chasers, chasers[4], n chosen, chosen[3] packed as bits in
     row[7], n enemies at 10, enemies from 11)."""

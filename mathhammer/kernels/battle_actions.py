@@ -118,7 +118,7 @@ MAX_PER_SIDE = 4
 
 
 # ---- sight (FB-B6) -----------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def seen(B, S, u, t, ax, ay, bx, by):
     """(in sight, cover 0/1/2) of the line a → b from u to t (FB-B6)."""
     ui, uf, terrain = B.ui, B.uf, B.terrain
@@ -146,7 +146,7 @@ def seen(B, S, u, t, ax, ay, bx, by):
     return True, cover
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def nearest_enemy(B, S, u):
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
@@ -165,7 +165,7 @@ def nearest_enemy(B, S, u):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def enemy_within(B, S, u, reach):
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
@@ -182,7 +182,7 @@ def enemy_within(B, S, u, reach):
 
 
 # ---- moving (FB-B5) ------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def blocked(B, S, u):
     ui, uf, rf = B.ui, B.uf, B.rf
     pos, st = S.pos, S.ust
@@ -205,7 +205,7 @@ def blocked(B, S, u):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def straight(B, S, u, inches):
     """Straight on (backwards when negative), cut to 3/4, 1/2, 1/4 or nothing when the way is
     not clear; returns |inches| moved."""
@@ -221,7 +221,7 @@ def straight(B, S, u, inches):
     return 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def advance_towards(B, S, u, px, py, allowance, free_turn):
     """Turn to face the point (a wheel, or a reform past 90°), then straight on."""
     ui, uf = B.ui, B.uf
@@ -245,7 +245,7 @@ def advance_towards(B, S, u, px, py, allowance, free_turn):
     return straight(B, S, u, min(allowance, ahead))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def apply_move(B, S, u, code, target, march_block, march_mult):
     """The remaining move (FB-B5): code 0 hold, 1 advance on ``target``, 2 step back."""
     ui, uf = B.ui, B.uf
@@ -264,7 +264,7 @@ def apply_move(B, S, u, code, target, march_block, march_mult):
 
 
 # ---- flight (FB-B7) and tests (FB-T2, FB-B8) ---------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def flee_move(B, S, u, sx, sy, inches):
     ui, uf, rf = B.ui, B.uf, B.rf
     pos, st = S.pos, S.ust
@@ -286,7 +286,7 @@ def flee_move(B, S, u, sx, sy, inches):
         st[u, ST_STATUS] = FLED
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def flee_from_nearest(B, S, u):
     ui, uf, fl_val, fl_cum, fl_n = B.ui, B.uf, B.fl_val, B.fl_cum, B.fl_n
     pos, st = S.pos, S.ust
@@ -298,7 +298,7 @@ def flee_from_nearest(B, S, u):
     flee_move(B, S, u, sx, sy, sample(fl_val[u], fl_cum[u], fl_n[u], S.kstate))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _within(B, S, a, b, reach):
     ui, uf = B.ui, B.uf
     pos, st = S.pos, S.ust
@@ -307,7 +307,7 @@ def _within(B, S, a, b, reach):
     return math.hypot(ax - bx, ay - by) <= reach
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def leader(B, S, side, flag_col, body_col):
     """The general (or battle standard) of ``side`` when alive and holding, else -1."""
     ui, bodies, sides, nside = B.ui, B.bodies, B.sides, B.nside
@@ -321,7 +321,7 @@ def leader(B, S, side, flag_col, body_col):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def test_ld(B, S, u):
     """FB-B8: the Leadership a unit tests on, and whether a battle standard re-rolls it."""
     ui, ri, rf = B.ui, B.ri, B.rf
@@ -336,7 +336,7 @@ def test_ld(B, S, u):
     return ld, reroll
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def ld_test(B, S, u):
     """FB-T2: 2D6 ≤ Ld (a double 1 passes with Insane Courage), re-rolled with a standard."""
     ri = B.ri
@@ -349,7 +349,7 @@ def ld_test(B, S, u):
 
 
 # ---- charges (FB-B4) ---------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def face_taken(st, target, face, side):
     if face == FRONT:
         c = st[target, ST_CT]
@@ -362,7 +362,7 @@ def face_taken(st, target, face, side):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def combat_members(st, u, out):
     """The units of u's combat (u alone when not in one); returns how many (into out)."""
     n = st.shape[0]
@@ -392,7 +392,7 @@ def combat_members(st, u, out):
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def charge_options(B, S, u, oi, of):
     """Options 0 (no charge) and one per enemy it may charge (target, face, side, gap)."""
     ui, uf, ch_range, ch_n, sides, nside = B.ui, B.uf, B.ch_range, B.ch_n, B.sides, B.nside
@@ -445,13 +445,13 @@ def charge_options(B, S, u, oi, of):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _front_arc(p, px, py):
     face, _side = arc(p, px, py)
     return face == FRONT
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def reaction_options(B, S, u, t, face, fside, gap, oi, of):
     """FB-G2: 0 hold, 1 flee, 2 stand and shoot (codes in OI_CODE; each row carries the
     charge's face and gap)."""
@@ -471,7 +471,7 @@ def reaction_options(B, S, u, t, face, fside, gap, oi, of):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def land(B, S, u, t, face, fside, contact):
     """FB-B4: the charger's front on the middle of the face, facing it."""
     ui, uf = B.ui, B.uf
@@ -500,7 +500,7 @@ def land(B, S, u, t, face, fside, contact):
         st[t, ST_FRESH] = 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def fall_short(B, S, u, t, face, fside, gap, move):
     """FB-G3: towards the target, ``move`` inches (half the gap when move < 0)."""
     ui, uf = B.ui, B.uf
@@ -516,7 +516,7 @@ def fall_short(B, S, u, t, face, fside, gap, move):
 
 
 # ---- shooting (FB-B6) ----------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def shoot_options(B, S, u, oi, of):
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
@@ -555,7 +555,7 @@ def shoot_options(B, S, u, oi, of):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def shot_modifier(B, S, u, gap, cover, stand_and_shoot):
     ui, uf, ri = B.ui, B.uf, B.ri
     st = S.ust
@@ -573,12 +573,12 @@ def shot_modifier(B, S, u, gap, cover, stand_and_shoot):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def shot_code(u, t, n, mod, left):
     return (((u * 64 + t) * 128 + n) * 16 + (mod + 8)) * 256 + left
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def shot_table(B, S, u, t, gap, cover, stand_and_shoot):
     """(table index or -1 for nothing to shoot, MISS when not built) of u's volley at t."""
     ui, ri, bodies = B.ui, B.ri, B.bodies
@@ -600,7 +600,7 @@ def shot_table(B, S, u, t, gap, cover, stand_and_shoot):
     return table[code]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def volley(B, S, u, t, gap, cover, stand_and_shoot):
     """Fire u at t: wounds drawn from the chain's exact table onto t's rank and file."""
     bodies, ui = B.bodies, B.ui
@@ -625,7 +625,7 @@ def volley(B, S, u, t, gap, cover, stand_and_shoot):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def panic_tests(B, S, side):
     """FB-G4: a quarter of its models lost in the phase: a Leadership test or flee."""
     ui, rf, sides, nside = B.ui, B.rf, B.sides, B.nside

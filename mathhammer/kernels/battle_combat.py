@@ -72,7 +72,7 @@ RES_BROKEN, RES_PURSUERS, RES_DESTROYED = 5, 13, 21
 NRES = 29
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def fight_code(order, n, n_a, st, charged_too):
     """The code of an arrangement: engine units in order, side A's count, each unit's contact
     (target, face) and — when ``charged_too`` — who charged into this round."""
@@ -89,7 +89,7 @@ def fight_code(order, n, n_a, st, charged_too):
     return np.int64(h >> np.uint64(1))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _turn_to_face(B, S, u, enemy):
     ui, uf = B.ui, B.uf
     pos, st = S.pos, S.ust
@@ -103,7 +103,7 @@ def _turn_to_face(B, S, u, enemy):
     st[enemy, ST_CT], st[enemy, ST_CF], st[enemy, ST_CS] = u, FRONT, 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def orient(B, S, members, count, order):
     """Engine order (side A's units, then side B's, each in unit order); returns n_a."""
     ui = B.ui
@@ -137,7 +137,7 @@ def orient(B, S, members, count, order):
     return n_a
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _lookup(B, order, n, n_a, st):
     anyone = False
     for k in range(n):
@@ -155,7 +155,7 @@ def _lookup(B, order, n, n_a, st):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def combat_round(B, S, members, count, res):
     """One round of the combat ``members[:count]``; fills ``res`` (see RES_*)."""
     ui, uf, bodies, ri, rf = B.ui, B.uf, B.bodies, B.ri, B.rf
@@ -251,7 +251,7 @@ def combat_round(B, S, members, count, res):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _in(order, count, u):
     for k in range(count):
         if order[k] == u:
@@ -259,7 +259,7 @@ def _in(order, count, u):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _close(B, S, a, b, reach):
     ui, uf = B.ui, B.uf
     pos, st = S.pos, S.ust

@@ -69,7 +69,7 @@ BR_Z = 2.0  # FB-B10: an alternative replaces greedy's choice when better by 2 p
 
 
 # ---- victory points (FB-B9) -------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _lost(B, S, u, body_col):
     st, wounds, bodies, ui = S.ust, S.wounds, B.bodies, B.ui
     s = st[u, ST_STATUS]
@@ -79,7 +79,7 @@ def _lost(B, S, u, body_col):
     return wounds[u, b] >= bodies[u, b, B_MODELS] * bodies[u, b, B_W]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def side_vp(B, S, side):
     """The VP ``side`` scores from the enemy's units."""
     ui, sides, nside, ri, rf = B.ui, B.sides, B.nside, B.ri, B.rf
@@ -105,12 +105,12 @@ def side_vp(B, S, side):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def margin(B, S):
     return side_vp(B, S, 0) - side_vp(B, S, 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def outcome(B, m):
     """0 A wins, 1 a draw, 2 B wins."""
     if abs(m) <= B.rf[F_DRAW_LIMIT] + 1e-9:
@@ -119,7 +119,7 @@ def outcome(B, m):
 
 
 # ---- a battle ------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def init_battle(B, S, words, index):
     """Battle ``index`` of the stream ``words``: the deployment, everybody holding."""
     ui = B.ui
@@ -142,7 +142,7 @@ def init_battle(B, S, words, index):
     seed_stream(words, index, S.kstate)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def play_rollout(B, S):
     while S.g[G_DONE] == 0:
         if step(B, S, -1, 1) == MISS:
@@ -150,7 +150,7 @@ def play_rollout(B, S):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def best_response(B, S):
     """(the option of the decision B.need, OK / MISS): greedy's choice, unless the rollouts
     show another better by more than BR_Z standard errors of the paired difference (rollout
@@ -195,7 +195,7 @@ def best_response(B, S):
     return best, OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _mean_se(x):
     k = x.shape[0]
     mean = x.sum() / k
@@ -203,7 +203,7 @@ def _mean_se(x):
     return mean, (math.sqrt(var / (k - 1)) if k > 1 else 0.0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def play_battle(B, S):
     """The main line of one battle (best-response decisions by rollouts)."""
     while S.g[G_DONE] == 0:
@@ -218,7 +218,7 @@ def play_battle(B, S):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def play_chunk(B, S, words, start, n, outcomes, margin2, margin_hist, status_hist,
                models_left, decisions):
     """Battles start..n-1 of a chunk, counted; returns the battle that missed, or n."""
@@ -249,7 +249,7 @@ def play_chunk(B, S, words, start, n, outcomes, margin2, margin_hist, status_his
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def first_decisions(B, S, words):
     """One battle on its own stream with the first decisions' values recorded (B.first)."""
     init_battle(B, S, words, 0)

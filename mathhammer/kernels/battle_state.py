@@ -129,7 +129,7 @@ def make_state(pos, st, wounds, g, gap, comb, purs, hist, kstate):
     return State(pos, st, wounds, g, gap, comb, purs, hist, kstate)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def copy_state(src, dst):
     dst.pos[...] = src.pos
     dst.ust[...] = src.ust
@@ -142,7 +142,7 @@ def copy_state(src, dst):
     dst.kstate[...] = src.kstate
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def footprint(ui, uf, u, models):
     """FB-B1: (frontage, depth) in inches with ``models`` left (a war machine: its base)."""
     if ui[u, UI_MACHINE] == 1:
@@ -154,7 +154,7 @@ def footprint(ui, uf, u, models):
     return files * uf[u, UF_BASE_W], ranks * uf[u, UF_BASE_D]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def box(ui, uf, pos, st, u, out):
     """out (7,): the unit's rectangle now (kernels.battle_geometry)."""
     w, d = footprint(ui, uf, u, st[u, ST_MODELS])
@@ -162,19 +162,19 @@ def box(ui, uf, pos, st, u, out):
     out[5], out[6] = pos[u, 3], pos[u, 4]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def unit_centre(ui, uf, pos, st, u):
     w, d = footprint(ui, uf, u, st[u, ST_MODELS])
     return pos[u, 0] - pos[u, 3] * d / 2, pos[u, 1] - pos[u, 4] * d / 2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def face_to(pos, u, theta):
     """Set unit u's facing (and the cosine and sine kept with it)."""
     pos[u, 2], pos[u, 3], pos[u, 4] = theta, math.cos(theta), math.sin(theta)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def models_alive(bodies, ui, u, wounds):
     total = 0
     for b in range(ui[u, UI_NB]):
@@ -185,7 +185,7 @@ def models_alive(bodies, ui, u, wounds):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def unit_alive(bodies, ui, u, wounds):
     for b in range(ui[u, UI_NB]):
         if wounds[u, b] < bodies[u, b, B_MODELS] * bodies[u, b, B_W]:
@@ -193,17 +193,17 @@ def unit_alive(bodies, ui, u, wounds):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def body_alive(bodies, u, b, wounds):
     return wounds[u, b] < bodies[u, b, B_MODELS] * bodies[u, b, B_W]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def on_the_table(st, u):
     return st[u, ST_STATUS] == HOLD or st[u, ST_STATUS] == FLEE
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def engaged(st, u):
     """In a combat: its front touches an enemy, or an enemy's front touches it."""
     if st[u, ST_STATUS] != HOLD:
@@ -217,7 +217,7 @@ def engaged(st, u):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def clear_contacts(st, u):
     st[u, ST_CT] = -1
     for v in range(st.shape[0]):
@@ -225,7 +225,7 @@ def clear_contacts(st, u):
             st[v, ST_CT] = -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def tidy_contacts(st):
     for u in range(st.shape[0]):
         t = st[u, ST_CT]
@@ -233,7 +233,7 @@ def tidy_contacts(st):
             st[u, ST_CT] = -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def sample(values, cum, n, kstate):
     """A draw from a table of (value, cumulative probability) of n entries."""
     r = uniform(kstate)
@@ -243,7 +243,7 @@ def sample(values, cum, n, kstate):
     return values[n - 1]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def splitmix(x):
     x = (x + np.uint64(0x9E3779B97F4A7C15))
     z = x
@@ -252,7 +252,7 @@ def splitmix(x):
     return z ^ (z >> np.uint64(31)), x
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def seed_stream(words, index, out):
     """A stream of its own for battle (or rollout) ``index`` of the stream ``words``: four
     splitmix64 outputs of the words and the index (never all zero)."""
