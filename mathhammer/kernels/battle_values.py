@@ -56,9 +56,9 @@ APPROACH = 0.5  # FB-B10: weight of the pull towards favoured pairings (values.p
 APPROACH_RANGE = 48.0  # inches at which the pull starts
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def bucket(full, models, buckets):
-    """FB-B10: the models a value is worked out for (rounded up to eighths of the unit)."""
+    """FB-B10: the models a value is worked out for (rounded up to quarters of the unit)."""
     if full <= buckets or models <= 0:
         return models if models > 1 else 1
     step = full / buckets
@@ -66,12 +66,12 @@ def bucket(full, models, buckets):
     return min(full, max(1, value))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def value_code(u, t, face, charged, mu, mt):
     return ((((u * 64 + t) * 4 + face) * 2 + charged) * 256 + mu) * 256 + mt
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def combat_value(B, S, u, t, face, charged):
     """u's side's expected VP swing of one round of u against t (a table lookup)."""
     ui, ri = B.ui, B.ri
@@ -88,7 +88,7 @@ def combat_value(B, S, u, t, face, charged):
     return table[code], OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def p_reach(B, u, gap):
     ch_range, ch_cum, ch_n = B.ch_range, B.ch_cum, B.ch_n
     below = 0.0
@@ -99,7 +99,7 @@ def p_reach(B, u, gap):
     return 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def p_rally(B, u):
     """FB-T2: P(2D6 ≤ Ld), a double 1 passing with Insane Courage (no re-roll)."""
     ui, ri = B.ui, B.ri
@@ -112,7 +112,7 @@ def p_rally(B, u):
     return passes / 36.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def volley_value(B, S, u, t, gap, cover, stand_and_shoot):
     """Expected unsaved wounds × t's points per wound."""
     ui, bodies = B.ui, B.bodies
@@ -133,13 +133,13 @@ def volley_value(B, S, u, t, gap, cover, stand_and_shoot):
     return mean * ui[t, UI_POINTS] / max(total, 1), OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def charge_value(B, S, u, t, face, gap):
     value, status = combat_value(B, S, u, t, face, 1)
     return p_reach(B, u, gap) * value, status
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def reaction_value(B, S, charger, t, gap, face, code):
     """The charged unit's side's value of holding (0), fleeing (1), standing and shooting (2)."""
     ui, fl_val, fl_cum, fl_n = B.ui, B.fl_val, B.fl_cum, B.fl_n
@@ -162,7 +162,7 @@ def reaction_value(B, S, charger, t, gap, face, code):
     return hold, OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _reach(B, u, me, them, uf_unused):
     mx, my = centre(me)
     face, fside = arc(them, mx, my)
@@ -177,7 +177,7 @@ def _reach(B, u, me, them, uf_unused):
     return max(now, later)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def threat(B, S, u):
     """u's side's value of where u stands: the charges it threatens minus the enemy's, and
     the pull of the pairings it is favoured in (APPROACH; see values.threat)."""
@@ -214,7 +214,7 @@ def threat(B, S, u):
     return total, OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def best_volley(B, S, u):
     oi, of = B.opt2_i, B.opt2_f
     n = shoot_options(B, S, u, oi, of)
@@ -229,7 +229,7 @@ def best_volley(B, S, u):
     return best, OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def move_value(B, S, u, code, target):
     """Play the move on the look-ahead copy and value where it leaves the unit."""
     ri, rf = B.ri, B.rf
@@ -243,7 +243,7 @@ def move_value(B, S, u, code, target):
     return value + extra, status
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def option_values(B, S, kind, u, n, oi, of, out):
     """The greedy values of options 0..n-1 of a decision of ``kind`` into ``out``."""
     for k in range(n):
@@ -269,7 +269,7 @@ def option_values(B, S, kind, u, n, oi, of, out):
     return OK
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def greedy_choice(values, n):
     """The best option; ties (and nothing better than option 0) go to the first listed."""
     best = 0

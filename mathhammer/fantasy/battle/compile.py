@@ -116,9 +116,12 @@ class KernelBattle:
             from mathhammer.fantasy.battle.values import _combat_value
             from mathhammer.kernels.battle_values import value_code
 
-            _k, u, t, face, charged, mu, mt = miss[:7]
-            value = _combat_value(self.plan, u, t, face, bool(charged), mu, mt)
-            self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = float(value)
+            _k, u, t, face, charged, _mu, _mt = miss[:7]
+            # every size step of the pair at once: one miss per pairing, face and charge
+            for mu in bucket_levels(self.plan, u):
+                for mt in bucket_levels(self.plan, t):
+                    value = _combat_value(self.plan, u, t, face, bool(charged), mu, mt)
+                    self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = value
         elif kind == ks.MISS_SHOT:
             from mathhammer.fantasy.battle.shooting import wound_cdf
             from mathhammer.kernels.battle_actions import shot_code
@@ -175,6 +178,14 @@ class KernelBattle:
         position = FACE_NAMES[face] if against is not None else "front"
         return replace(self.plan.units[u].combat_side, charged=bool(charged), position=position,
                        against=against)
+
+
+def bucket_levels(plan, u: int) -> list[int]:
+    """The model counts greedy values are worked out for (values.bucket of every count)."""
+    from mathhammer.fantasy.battle.values import bucket
+
+    full = plan.units[u].models
+    return sorted({bucket(plan, u, m) for m in range(0, full + 1)})
 
 
 #: dtypes of the combat kernel's 15 arrays (Tables.kernel_args order)

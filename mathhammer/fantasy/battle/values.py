@@ -46,14 +46,14 @@ def combat_value(plan, state: BattleState, u: int, t: int, face: int, charged: b
     return value
 
 
-BUCKETS = 8
+BUCKETS = 4  # quarters: few values per pairing (each an exact round, ~10 ms)
 APPROACH = 0.5  # FB-B10: weight of the pull towards favoured pairings (threat)
 APPROACH_RANGE = 48.0  # inches at which the pull starts
 
 
 def bucket(plan, u: int, models: int) -> int:
-    """FB-B10: the models a value is worked out for — the count rounded up to one of eight
-    steps of the unit's size, so the values of a run are few and cached."""
+    """FB-B10: the models a value is worked out for — the count rounded up to a quarter of
+    the unit's size, so the values of a run are few and cached."""
     full = plan.units[u].models
     if full <= BUCKETS or models <= 0:
         return max(models, 1)
