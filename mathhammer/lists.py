@@ -20,7 +20,8 @@ table per entry::
 Entry keys: ``profile`` (required), ``count`` (default 1), ``name`` (a label),
 and per game — Warmachine: ``focus``, ``mode`` ("melee" / "ranged"), ``charge``;
 Fantasy: ``models``, ``rank_width``, ``champion``, ``standard``, ``musician``,
-``charge``, and for a character ``joins = "<label>"`` (it fights in that unit: FB-K1),
+``charge``, and for a character ``joins = "<label>"`` (it fights in that unit — the first
+one of an entry with ``count`` above 1: FB-K1),
 ``general = true`` and ``battle_standard = true`` (FB-K4). A character that joins
 another character, a missing label, a joining entry with ``count`` above 1, or two
 generals are errors. Unknown keys are errors.

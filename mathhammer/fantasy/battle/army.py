@@ -93,9 +93,10 @@ def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit
             continue
         for copy in range(entry.count):
             label = entry.label if copy == 0 else f"{entry.label} ({copy + 1})"
+            # a character joins the first unit of an entry of several (FB-K1)
             characters = tuple(Character(c.profile, c.label == general,
                                          bool(c.options.get("battle_standard")))
-                               for c in joined.get(entry.label, ()))
+                               for c in joined.get(entry.label, ()) if copy == 0)
             lone = entry.profile.role == "character"
             if lone:  # FB-K1: a character on its own is a unit of one model
                 characters = ()
