@@ -2,4 +2,5 @@
 
 from mathhammer.cli import main
 
-main()
+if __name__ == "__main__":  # worker processes import this module again: run the CLI once
+    main()

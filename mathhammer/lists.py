@@ -20,14 +20,13 @@ table per entry::
 Entry keys: ``profile`` (required), ``count`` (default 1), ``name`` (a label),
 and per game — Warmachine: ``focus``, ``mode`` ("melee" / "ranged"), ``charge``;
 Fantasy: ``models``, ``rank_width``, ``champion``, ``standard``, ``musician``,
-``charge``, and for a character ``joins = "<label>"`` (it fights in that unit — the first
-one of an entry with ``count`` above 1: FB-K1),
-``general = true`` and ``battle_standard = true`` (FB-K4). A character that joins
-another character, a missing label, a joining entry with ``count`` above 1, or two
-generals are errors. Unknown keys are errors.
+``battle_standard``, ``charge``, and for a character ``joins = "<label>"`` (it fights in
+that unit, the first of an entry of several: FB-K1) and ``general = true`` (FB-K4).
+Unknown keys are errors.
 
 Points (checked by :func:`load_list`): a Fantasy unit costs its models plus command
-(:meth:`UnitProfile.unit_points`); a Mk II warcaster costs nothing and brings
+(:meth:`UnitProfile.unit_points`); a unit priced 0 is refused unless a rule makes it
+free (PR-4, :meth:`mathhammer.game.Game.free_by_rule`); a Mk II warcaster costs nothing and brings
 ``warjack_points`` that only warjacks can use, so the list total is
 ``solos + max(0, warjacks - warjack points)``. Warjacks need a warcaster; the focus
 given to warjacks and spent by warcasters cannot exceed the warcasters' FOCUS.
@@ -39,58 +38,52 @@ given to warjacks and spent by warcasters cannot exceed the warcasters' FOCUS.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from mathhammer import game as games
 from mathhammer.errors import InputError, ProfileError, RulesError, UnknownProfileError
 from mathhammer.profiles import profiles_root, pydantic_errors, read_toml
-
-GAMES_RULESETS = {"warmachine": ("mk2",), "fantasy": ("basic", "wfb8", "t9a1")}
-MAX_WARJACK_FOCUS = 3  # WM-F1
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class UnitEntry(_Strict):
-    """One ``[[units]]`` table (options of both games; the wrong game's are rejected)."""
+class BaseEntry(_Strict):
+    """The keys every ``[[units]]`` table may have; each game adds its own options
+    (:attr:`mathhammer.game.Game.entry_fields`)."""
 
     profile: str = Field(min_length=1, description="profile id or file path")
     count: int = Field(1, ge=1, le=50)
     name: str = ""
-    # warmachine
-    focus: int | None = Field(None, ge=0, le=12, description="focus the model spends (WM-F1, WM-F2)")
-    mode: Literal["melee", "ranged"] | None = Field(None, description="WM-F3: melee or ranged weapons")
-    # both
-    charge: bool = False
-    # fantasy
-    models: int | None = Field(None, ge=1, le=200)
-    rank_width: int | None = Field(None, ge=1, le=40)
-    champion: bool | None = None
-    standard: bool | None = None
-    musician: bool | None = None
-    joins: str | None = Field(None, min_length=1, description="a character: the label of the "
-                                                              "unit it fights in (FB-K1)")
-    general: bool | None = Field(None, description="a character: the army's general (FB-K4)")
-    battle_standard: bool | None = Field(None, description="a character: the battle standard "
-                                                           "bearer (FB-K4)")
 
 
-class ListFile(_Strict):
-    name: str = ""
-    game: Literal["warmachine", "fantasy"]
-    ruleset: str
-    points: int = Field(ge=1, le=100_000, description="the points limit")
-    units: list[UnitEntry] = Field(default_factory=list)
+_MODELS: dict[tuple[str, ...], tuple[type[BaseModel], type[BaseModel]]] = {}
 
 
-_WM_ONLY = ("focus", "mode")
-_FB_ONLY = ("models", "rank_width", "champion", "standard", "musician", "joins", "general",
-            "battle_standard")
+def file_models() -> tuple[type[BaseModel], type[BaseModel]]:
+    """(entry model, list file model) over the registered games: an entry accepts every
+    game's options (the wrong game's are refused by name in :func:`_entry`), a list names
+    one of the games."""
+    names = games.names(lists=True)
+    if names not in _MODELS:
+        fields: dict[str, tuple] = {}
+        for name in names:
+            for key, spec in games.get(name).entry_fields.items():
+                fields.setdefault(key, spec)
+        entry = create_model("UnitEntry", __base__=BaseEntry, **fields)
+        listfile = create_model(
+            "ListFile", __base__=_Strict, name=(str, ""), game=(Literal[names], ...),  # type: ignore[valid-type]
+            ruleset=(str, ...),
+            points=(int, Field(ge=1, le=100_000, description="the points limit")),
+            units=(list[entry], Field(default_factory=list)))  # type: ignore[valid-type]
+        _MODELS[names] = (entry, listfile)
+    return _MODELS[names]
 
 
 @dataclass(frozen=True)
@@ -184,21 +177,19 @@ def load_list(ref: str | Path | dict, source: str | None = None) -> ArmyList:
         path = find_list(ref)
         data, where = read_toml(path), source or str(path)
     try:
-        spec = ListFile.model_validate(data)
+        spec = file_models()[1].model_validate(data)
     except ValidationError as err:
         raise pydantic_errors(err, where) from None
-    if spec.ruleset not in GAMES_RULESETS[spec.game]:
+    game = games.get(spec.game)
+    if spec.ruleset not in game.rulesets:
         raise ProfileError(f"{where}: ruleset", f"is not a {spec.game} ruleset", spec.ruleset,
-                           f"use one of {', '.join(GAMES_RULESETS[spec.game])}")
+                           f"use one of {', '.join(game.rulesets)}")
     if not spec.units:
         raise ProfileError(f"{where}: units", "the list has no units", None,
                            'add [[units]] tables with profile = "<id>"')
-    units = [_entry(spec, i, e, where) for i, e in enumerate(spec.units)]
+    units = [_entry(game, spec, i, e, where) for i, e in enumerate(spec.units)]
     units = _unique_labels(units)
-    if spec.game == "fantasy":
-        _check_characters(units, where)
-    total = (_warmachine_points(units, where) if spec.game == "warmachine"
-             else sum(u.points * u.count for u in units))
+    total = game.list_points(units, where)
     if total > spec.points:
         detail = ", ".join(f"{u.label} {u.points * u.count}" for u in units)
         raise RulesError(f"{where}: points", f"the list costs {total} points, over its limit of "
@@ -208,94 +199,33 @@ def load_list(ref: str | Path | dict, source: str | None = None) -> ArmyList:
                     tuple(units), total, where)
 
 
-def _entry(spec: ListFile, i: int, entry: UnitEntry, where: str) -> ListUnit:
+def _entry(game: games.Game, spec: Any, i: int, entry: Any, where: str) -> ListUnit:
     key = f"{where}: units.{i}"
-    wrong = _FB_ONLY if spec.game == "warmachine" else _WM_ONLY
-    for option in wrong:
-        if getattr(entry, option) is not None:
-            raise ProfileError(f"{key}.{option}", f"is not a {spec.game} option",
-                               getattr(entry, option),
-                               f"remove it; {spec.game} entries take "
-                               f"{', '.join((_WM_ONLY if spec.game == 'warmachine' else _FB_ONLY))}")
+    wrong = [k for k in type(entry).model_fields
+             if k in entry.model_fields_set and k not in BaseEntry.model_fields
+             and k not in game.entry_fields]
+    if wrong:  # another game's option: name what this game's entries take instead
+        others = {k for name in games.names(lists=True) if name != spec.game
+                  for k in games.get(name).entry_fields}
+        own = ", ".join(k for k in game.entry_fields if k not in others)
+        raise ProfileError(f"{key}.{wrong[0]}", f"is not a {spec.game} option",
+                           getattr(entry, wrong[0]), f"remove it; {spec.game} entries take {own}")
     try:
-        if spec.game == "warmachine":
-            from mathhammer.warmachine.models import load_warmachine
-
-            profile = load_warmachine(entry.profile)
-        else:
-            from mathhammer.fantasy.models import load_unit
-
-            profile = load_unit(entry.profile)
+        profile = game.load_profile(entry.profile)
     except UnknownProfileError as err:
         raise UnknownProfileError(f"{key}.profile", f"unknown unit {entry.profile!r}", None,
                                   err.fix) from None
     except ProfileError as err:
-        raise ProfileError(f"{key}.profile", f"profile {entry.profile!r} is invalid: {err.what}",
-                           None, err.fix) from None
-    label = entry.name or profile.name
-    if spec.game == "warmachine":
-        return _warmachine_entry(key, entry, profile, label)
-    if profile.ruleset != spec.ruleset and spec.ruleset != "basic":
-        raise ProfileError(f"{key}.profile", f"is a {profile.ruleset} unit in a {spec.ruleset} list",
-                           entry.profile, f"use a profiles/fantasy/{spec.ruleset}/ unit")
-    from mathhammer.fantasy.models import with_formation
-
-    unit = with_formation(profile, models=entry.models, rank_width=entry.rank_width,
-                          champion=entry.champion, standard=entry.standard, musician=entry.musician)
-    roles = {"joins": entry.joins, "general": entry.general, "battle_standard": entry.battle_standard}
-    for option, value in roles.items():
-        if value is not None and unit.role != "character":
-            raise ProfileError(f"{key}.{option}", f"{unit.name} is not a character "
-                               '(role = "character"): only a character takes it', value,
-                               f"remove {option}, or use a character profile")
-    if entry.joins is not None and entry.count != 1:
-        raise ProfileError(f"{key}.count", "a character that joins a unit is one model",
-                           entry.count, "use count = 1 (one entry per character)")
-    options = {"charge": entry.charge, **{k: v for k, v in roles.items() if v}}
-    return ListUnit(label, unit, entry.count, unit.unit_points(), options)
-
-
-def _warmachine_entry(key: str, entry: UnitEntry, profile, label: str) -> ListUnit:
-    focus = entry.focus or 0
-    if profile.kind == "warjack" and focus > MAX_WARJACK_FOCUS:
-        raise RulesError(f"{key}.focus", "a warjack is allocated at most 3 focus (WM-F1)", focus,
-                         "use focus = 3 or less")
-    if profile.kind == "warcaster" and focus > (profile.stats.focus or 0):
-        raise RulesError(f"{key}.focus", f"more than {profile.name}'s FOCUS {profile.stats.focus}",
-                         focus, f"use focus = {profile.stats.focus} or less")
-    if profile.kind == "solo" and focus:
-        raise RulesError(f"{key}.focus", "a solo has no focus (WM-F1)", focus, "remove focus")
-    if entry.charge and profile.kind == "warjack" and focus < 1:
-        raise RulesError(f"{key}.charge", "a warjack spends 1 focus to charge (WM-F2)", focus,
-                         "give it focus = 1 or more")
-    kinds = {w.kind for w in profile.weapons if w.damage_power is not None}
-    mode = entry.mode or ("melee" if "melee" in kinds else "ranged")
-    if mode not in kinds:
-        raise ProfileError(f"{key}.mode", f"{profile.name} has no {mode} weapon with a damage roll",
-                           mode, f"use mode = {sorted(kinds)[0]!r}" if kinds else "pick another unit")
-    if entry.charge and mode != "melee":
-        raise RulesError(f"{key}.charge", "a charge ends in melee: no ranged attacks after it (WM-F3)",
-                         mode, 'use mode = "melee" or drop charge')
-    return ListUnit(label, profile, entry.count, profile.points,
-                    {"focus": focus, "mode": mode, "charge": entry.charge, "ref": entry.profile})
-
-
-def _warmachine_points(units: list[ListUnit], where: str) -> int:
-    """Mk II pricing: warjack points pay for warjacks only; focus fits the casters' FOCUS."""
-    jacks = sum(u.points * u.count for u in units if u.kind == "warjack")
-    others = sum(u.points * u.count for u in units if u.kind != "warjack")
-    casters = [u for u in units if u.kind == "warcaster"]
-    if jacks and not casters:
-        raise RulesError(f"{where}: units", "warjacks need a warcaster to control them (WM-F1)",
-                         None, "add a warcaster entry")
-    bonus = sum((u.profile.warjack_points or 0) * u.count for u in casters)
-    focus_pool = sum((u.profile.stats.focus or 0) * u.count for u in casters)
-    focus_used = sum(u.options["focus"] * u.count for u in units)
-    if focus_used > focus_pool:
-        raise RulesError(f"{where}: focus", f"{focus_used} focus spent or allocated, but the "
-                         f"warcasters have FOCUS {focus_pool} (WM-F1)", focus_used,
-                         "lower the focus = N of some entries")
-    return others + max(0, jacks - bonus)
+        inner = str(err.where).rsplit(": ", 1)[-1] if ": " in str(err.where) else ""
+        inner = f"{inner}: " if re.fullmatch(r"[A-Za-z0-9_.]+", inner) else ""  # the key in it
+        raise ProfileError(f"{key}.profile", f"profile {entry.profile!r} is invalid: {inner}"
+                           f"{err.what}", None, err.fix) from None
+    unit = game.list_unit(key, entry, profile, spec.ruleset, entry.name or profile.name)
+    if unit.points <= 0 and game.free_by_rule(unit) is None:  # PR-4: a forgotten price is not 0
+        raise ProfileError(f"{key}.profile", f"{unit.label} is priced {unit.points} points and no "
+                           "rule makes it free", entry.profile,
+                           "give the profile its points from the army book")
+    return unit
 
 
 def _unique_labels(units: list[ListUnit]) -> list[ListUnit]:
@@ -306,26 +236,3 @@ def _unique_labels(units: list[ListUnit]) -> list[ListUnit]:
         label = u.label if seen[u.label] == 1 else f"{u.label} ({seen[u.label]})"
         out.append(ListUnit(label, u.profile, u.count, u.points, u.options))
     return out
-
-
-def _check_characters(units: list[ListUnit], where: str) -> None:
-    """FB-K1/K4: ``joins`` names a unit (not a character) of the list; one general, one
-    battle standard bearer."""
-    labels = {u.label: u for u in units}
-    for i, u in enumerate(units):
-        target = u.options.get("joins")
-        if target is None:
-            continue
-        host = labels.get(target)
-        if host is None:
-            raise ProfileError(f"{where}: units.{i}.joins", "names no unit of the list", target,
-                               f"use one of {', '.join(x.label for x in units if x is not u)}")
-        if host.profile.role == "character":
-            raise ProfileError(f"{where}: units.{i}.joins", "a character joins a unit, not "
-                               "another character (FB-K1)", target,
-                               "join a unit of rank and file")
-    for option in ("general", "battle_standard"):
-        marked = [u.label for u in units if u.options.get(option)]
-        if len(marked) > 1:
-            raise ProfileError(f"{where}: units", f"two characters are marked {option} "
-                               f"({', '.join(marked)})", marked, f"mark one {option} = true")

@@ -2,12 +2,13 @@
 
 Every chart has a title, labelled axes, a percent scale and a legend; Monte Carlo
 bars carry ±1.96 se error bars; names are wrapped, never cut. The figure of each
-command's answer is built in :mod:`mathhammer.answer_plots`.
+command's answer is built in :mod:`mathhammer.present.answer_plots`.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +70,7 @@ def plot_distribution(dist, ax=None, title: str | None = None, xlabel: str = "ou
     return ax
 
 
-def save_figure(fig, path: Path, flag: str = "--plot") -> None:
+def save_figure(fig, path: Path, flag: str = "‹plot›") -> None:
     """Save a figure atomically (temp file + rename) in the format of its suffix."""
     import io
 
@@ -246,3 +247,66 @@ def plot_table_heatmap(table, ax=None, title: str = "", percent: bool = True,
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=11)
     return ax
+
+
+# ---------------------------------------------------------------------------- answer-chart pieces
+#: (shared by every game's answer figures: :mod:`mathhammer.present.answer_plots`)
+COLOURS = {"win": "#55A868", "draw": "#8C8C8C", "lose": "#C44E52", "main": "#4C72B0",
+           "second": "#DD8452", "other": "#8172B2"}
+
+
+def how_words(report) -> str:
+    """``exact``, or the trials and what the whiskers mean."""
+    if report.method == "exact":
+        return "exact"
+    return f"Monte Carlo, {report.n_trials:,} trials; whiskers: 95% intervals"
+
+
+def error_bars(estimates) -> np.ndarray | None:
+    """Asymmetric 95% (Wilson) error bars in percent, or None when every value is exact."""
+    if all(e.is_exact for e in estimates):
+        return None
+    lo = [100 * (e.value - e.ci95[0]) for e in estimates]
+    hi = [100 * (e.ci95[1] - e.value) for e in estimates]
+    return np.array([lo, hi])
+
+
+def probability_bars(ax, labels: Sequence[str], estimates, colours=None, label_width: int = 24,
+                     xlabel: str = "probability"):
+    """Horizontal bars of probabilities (percent), a value at each bar's end, 95% whiskers."""
+    from matplotlib.ticker import PercentFormatter
+
+    y = np.arange(len(labels))[::-1]
+    values = [100 * e.value for e in estimates]
+    ax.barh(y, values, color=colours or COLOURS["main"], xerr=error_bars(estimates),
+            error_kw={"elinewidth": 1, "capsize": 3, "ecolor": "#333333"}, height=0.6)
+    for yi, v in zip(y, values, strict=True):
+        ax.text(min(v, 100) + 1.5, yi, f"{v:.1f}%", va="center", fontsize=9)
+    ax.set_yticks(y, [wrap(name, label_width) for name in labels])
+    ax.set_xlim(0, 112)
+    ax.xaxis.set_major_formatter(PercentFormatter())
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def panel_heights(*rows: float) -> tuple:
+    """Panel heights in inches, each at least 1.2."""
+    return tuple(max(r, 1.2) for r in rows)
+
+
+def stacked_panels(heights: Sequence[float], width: float = 8.5):
+    """A figure of stacked panels of the given heights in inches (no pyplot)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, sum(heights) + 1.0), dpi=110)
+    axes = fig.subplots(len(heights), 1, squeeze=False, gridspec_kw={"height_ratios": heights})
+    return fig, list(axes[:, 0])
+
+
+def first_result(report, *names):
+    """The first of ``names`` the report has among its results (None if none)."""
+    for name in names:
+        if name in report.results:
+            return report.results[name]
+    return None

@@ -16,9 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mathhammer import game as games
 from mathhammer.errors import ProfileError, UnknownProfileError
-
-GAMES = ("warmachine", "fantasy")
 
 #: game -> callable(data: dict, source: str) -> validated model (raises ProfileError)
 _MODELS: dict[str, Callable[[dict, str], Any]] = {}
@@ -61,7 +60,9 @@ def model_class(game: str) -> Any:
 def natural_key(path: str) -> tuple:
     """Sort key for key paths: ``weapons.2`` before ``weapons.10``."""
     # isdecimal, not isdigit: "¹" is a digit that int() rejects (a fuzzed key crashed here)
-    return tuple((0, int(p), "") if p.isdecimal() else (1, 0, p) for p in path.split("."))
+    # and no int() of a 5,000-digit part (Python's conversion limit): such a part sorts as text
+    return tuple((0, int(p), "") if p.isdecimal() and len(p) <= 18 else (1, 0, p)
+                 for p in path.split("."))
 
 
 def profiles_root() -> Path:
@@ -118,6 +119,11 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as err:
         raise ProfileError(label, f"is not valid TOML: {err}", None,
                            "fix the syntax at that line (see toml.io)") from None
+    except ValueError as err:  # an integer of more than 4,300 digits: Python's own limit
+        raise ProfileError(label, "holds a number too long to read "
+                           f"({str(err).split(':', 1)[0].lower()})", None,
+                           "write the numbers the file needs (none has more than a few digits)"
+                           ) from None
     except RecursionError:  # e.g. 5000 nested arrays: tomllib recurses per level
         raise ProfileError(label, "nests arrays or tables too deeply to read", None,
                            "flatten the file (no profile needs more than a few levels)") from None
@@ -172,8 +178,9 @@ def find_profile(game: str, ref: str) -> Path:
     Raises:
         UnknownProfileError: naming the closest bundled ids.
     """
-    if game not in GAMES:
-        raise ProfileError("game", "is not a known game", game, f"use one of {', '.join(GAMES)}")
+    if game not in games.names(lists=True):
+        raise ProfileError("game", "is not a known game", game,
+                           f"use one of {', '.join(games.names(lists=True))}")
     if not isinstance(ref, str) or not ref.strip() or "\0" in ref:
         raise UnknownProfileError(f"{game} profile", "needs a profile id or a file path", ref,
                                   "see `mathhammer profiles list`")
@@ -216,7 +223,8 @@ def _import_game(game: str) -> None:
     except ModuleNotFoundError:
         pass
     if game not in _MODELS:
-        raise ProfileError("game", "is not a known game", game, f"use one of {', '.join(GAMES)}")
+        raise ProfileError("game", "is not a known game", game,
+                           f"use one of {', '.join(games.names(lists=True))}")
 
 
 def pydantic_errors(err, source: str) -> ProfileError:
@@ -246,3 +254,36 @@ def pydantic_errors(err, source: str) -> ProfileError:
 def _shown_value(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------- doubts (PR-2)
+def flagged_paths(profile: Any) -> set[str]:
+    """Key paths with a doubt, names of list items turned into indices."""
+    data = profile.model_dump(by_alias=True)
+    paths = set()
+    for path in getattr(profile, "low_confidence", {}) or {}:
+        node, parts = data, []
+        for part in path.split("."):
+            if isinstance(node, list | tuple) and not part.isdecimal():
+                index = next(
+                    (
+                        i
+                        for i, x in enumerate(node)
+                        if isinstance(x, dict) and x.get("name") == part
+                    ),
+                    None,
+                )
+                part = str(index) if index is not None else part
+            parts.append(part)
+            try:
+                node = node[int(part)] if isinstance(node, list | tuple) else node[part]
+            except (KeyError, IndexError, ValueError, TypeError):
+                break
+        paths.add(".".join(parts))
+    return paths
+
+
+def star(paths: set[str], path: str) -> str:
+    """'*' when ``path`` or one of its parents has a doubt."""
+    parts = path.split(".")
+    return "*" if any(".".join(parts[:n]) in paths for n in range(1, len(parts) + 1)) else ""

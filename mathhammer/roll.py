@@ -11,6 +11,7 @@ from mathhammer.dice import DiceExpr, parse_dice
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.words import SEP, method_words, num, pct
 
 
 def _summarise(dist: Distribution, at_least: int | None, at_most: int | None) -> dict[str, Estimate]:
@@ -39,7 +40,7 @@ def roll_monte_carlo(
 ) -> Report:
     from mathhammer import kernels  # numba only when Monte Carlo is asked for
 
-    rolls = kernels.load("rolls")
+    rolls = kernels.load("mathhammer.kernels.rolls")
 
     sampler = expr.sampler()
     width = expr.max - expr.min + 1
@@ -104,7 +105,6 @@ def roll(
         config=config,
         check=check,
     )
-    from mathhammer.headline import roll_headline
 
     report.headline = roll_headline(report, str(expr), at_least, at_most)
     if explain:
@@ -117,11 +117,10 @@ def roll(
 def explain_roll(expr: DiceExpr, at_least: int | None = None,
                  at_most: int | None = None) -> list:
     """How ``roll`` reads an expression, with its exact mean and tail fractions (DICE-1/2)."""
+    import re
     from fractions import Fraction
 
     from mathhammer.explain import Step
-
-    import re
 
     read = f"{expr} is read as {expr.describe()}"
     if re.search(r"D3(?!\d)", expr.describe()):
@@ -156,3 +155,20 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
+
+
+def roll_headline(report: Report, expression: str, at_least: int | None,
+                  at_most: int | None) -> str:
+    """``2D6+3 rolls 10 or more: 58.33% (exact) · mean 10.00``."""
+    dist = report.distributions["roll"]
+    mean = f"mean {num(report.results['mean'])}"
+    asked = []
+    if at_least is not None:
+        asked.append(f"{at_least} or more: {pct(report.results['p_at_least'])}")
+    if at_most is not None:
+        asked.append(f"{at_most} or less: {pct(report.results['p_at_most'])}")
+    if asked:
+        return f"{expression} rolls {', '.join(asked)} ({method_words(report)}){SEP}{mean}"
+    lo, hi = dist.percentile(0.05), dist.percentile(0.95)
+    return (f"{expression} averages {num(report.results['mean'])} ({method_words(report)})"
+            f"{SEP}sd {dist.sd:.2f}, 90% of rolls from {lo} to {hi}")

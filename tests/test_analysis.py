@@ -66,7 +66,7 @@ def test_melee_cell_is_the_duel_engine():
 
 
 def test_fantasy_cell_is_one_combat_round_exactly():
-    from mathhammer.fantasy.combat import combat
+    from mathhammer.fantasy.combat.fight import combat
 
     a, b = load_unit("wfb8/orc_boyz"), load_unit("wfb8/empire_halberdiers")
     direct = combat(a, b, rounds=1, charger="a", method="exact")
@@ -303,3 +303,28 @@ def test_efficiency_pareto_front_by_hand():
     table = Comparison(frame, None, None, None).efficiency()
     assert table["pareto"].to_dict() == {"A": True, "B": False, "C": True}
     assert table.loc["C", "points"] == 10
+
+
+def test_compare_matrices_wrap_on_a_narrow_terminal_with_the_attackers_repeated():
+    """Issue 28 item 17 on the command line: on a 48-column terminal (a phone) each matrix
+    is split into blocks of targets that fit, every block starting with the attackers."""
+    import re
+
+    from mathhammer.cli.analysis import compare_table
+
+    c = compare("khador_battlebox", "cygnar_battlebox", method="exact", seed=1, both_ways=False)
+    wide, narrow = compare_table(c), compare_table(c, columns=48)
+    assert compare_table(c, columns=500) == wide  # room enough: unchanged
+    matrix_lines = [line for line in narrow.splitlines() if line.startswith("  ")]
+    assert matrix_lines and max(len(line) for line in matrix_lines) <= 48
+    attackers = list(c.matrix("p_kill", "A→B").index)
+    starts = [line[2:].split("  ")[0] for line in matrix_lines]
+    assert starts.count("attacker / target") > 3  # more blocks than matrices
+    assert all(starts.count(a) == starts.count("attacker / target") for a in attackers)
+
+    def cells(text: str, attacker: str) -> list[str]:
+        return [v for line in text.splitlines() if line.startswith(f"  {attacker}  ")
+                for v in re.findall(r"-?[0-9.]+%?|—", line[len(attacker) + 4:])]
+
+    for a in attackers:  # the same figures in the same order, only wrapped
+        assert cells(narrow, a) == cells(wide, a)

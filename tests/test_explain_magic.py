@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import pytest
 
-from mathhammer.cli import _render
+from mathhammer.present import render as _render
 from mathhammer.explain import explanation
 from mathhammer.magic.explain import (
     explain_cast, explain_dispel, explain_flow, flow_decisions,

@@ -40,7 +40,7 @@ def test_units_in_contact_fight_as_fb_combat(tmp_path):
     """Two units placed front to front, one game turn, A first: A's turn and B's turn are two
     rounds of the same combat, so P(destroyed) of each unit after turn 1 is fb combat's
     exact answer for two rounds (pursuit included). N = 3000: 5 se ≈ 3.3 points at p ≈ 0.15."""
-    from mathhammer.fantasy.combat import combat, make_side
+    from mathhammer.fantasy.combat.fight import combat, make_side
 
     a = one_unit_list(tmp_path, "halberdiers", "wfb8/empire_halberdiers", **SMALL)
     b = one_unit_list(tmp_path, "orcs", "wfb8/orc_boyz", **SMALL)

@@ -40,7 +40,7 @@ def test_a_shooting_only_battle_is_the_fb_shoot_chain(tmp_path):
     in A's turn of one game turn; the orcs cannot reach (M4 + 2D6 < 20 + 1"? no: they are
     ordered to hold). The models the orcs lose are fb shoot's exact distribution for 10 shots
     at BS3, long range, S4 armour piercing 1, T4, 5+ (chi-square, p > 1e-6, N = 3000)."""
-    from mathhammer.fantasy.chain import AttackSpec, chain_exact
+    from mathhammer.fantasy.chain.core import AttackSpec, chain_exact
 
     a = one_unit_list(tmp_path, "gunners", "wfb8/empire_handgunners")
     b = one_unit_list(tmp_path, "orcs", unbreakable_orcs(tmp_path), models=10, champion=False)

@@ -21,11 +21,11 @@ import pytest
 
 from mathhammer import kernels
 from mathhammer.engine import MonteCarloConfig
-from mathhammer.fantasy.chain import AttackSpec, chain_exact, compile_spec, single_attack_fractions
-from mathhammer.fantasy.chain_mc import chain_monte_carlo, kernel_arguments
-from mathhammer.fantasy.rulesets import load_ruleset
+from mathhammer.fantasy.chain.core import AttackSpec, chain_exact, compile_spec, single_attack_fractions
+from mathhammer.fantasy.chain.mc import chain_monte_carlo, kernel_arguments
+from mathhammer.fantasy.rules.ruleset import load_ruleset
 
-fantasy = kernels.load("fantasy")
+fantasy = kernels.load("mathhammer.fantasy.kernels.chain")
 
 SPECS = {
     "plain": (AttackSpec(ws=4, target_ws=3, strength=3, toughness=3, save=5), "wfb8"),

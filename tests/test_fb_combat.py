@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 
 from mathhammer.engine import MonteCarloConfig
-from mathhammer.fantasy.combat import Side, combat, make_side
+from mathhammer.fantasy.combat.fight import Side, combat, make_side
 from mathhammer.fantasy.models import load_unit, validate_unit
 
 N = 200_000
@@ -77,7 +77,7 @@ def test_basic_strike_order_is_initiative_even_on_the_charge(tmp_path):
         assert r["p_enemy_destroyed"].value == pytest.approx(3 / 16, abs=1e-12)
         assert r["p_own_destroyed"].value == pytest.approx(1 / 4, abs=1e-12)
     # the switch stays data: a house copy of basic with chargers_strike_first = true
-    from mathhammer.fantasy.rulesets import RULESETS_DIR
+    from mathhammer.fantasy.rules.ruleset import RULESETS_DIR
 
     text = (RULESETS_DIR / "basic.toml").read_text().replace(
         "chargers_strike_first = false", "chargers_strike_first = true")
@@ -207,7 +207,7 @@ def test_exact_refuses_large_several_rounds():
 
     big_a = make_side("wfb8/orc_boyz", where="a", models=40)
     big_b = make_side("wfb8/orc_boyz", where="b", models=40)
-    with pytest.raises(InputError, match="--method"):
+    with pytest.raises(InputError, match="method"):
         combat(big_a, big_b, rounds=2, method="exact")
     assert combat(big_a, big_b, rounds=1, method="exact").method == "exact"
 
@@ -238,7 +238,7 @@ def test_several_rounds_monte_carlo_matches_exact(a, b, charger, rules, ma, wa, 
 def test_supporting_ranks_per_ruleset():
     """FB-C1/E3: wfb8 one supporting rank (+ a spear's rank), one attack each; basic none;
     cavalry no supporting attacks (decision); the lance +2 S on the charge (FB-E6)."""
-    from mathhammer.fantasy.combat import compile_fight
+    from mathhammer.fantasy.combat.fight import compile_fight
 
     foe = make_side("wfb8/empire_halberdiers", where="b")
     spears = make_side("wfb8/high_elf_spearmen", where="a")
@@ -247,11 +247,25 @@ def test_supporting_ranks_per_ruleset():
     knights = make_side("wfb8/knights_of_the_realm", where="a")
     c, _ = compile_fight(knights, foe, ruleset="wfb8")
     assert c.support[0] == 0
-    assert [g.name for g in c.groups if g.unit == 0] == ["Knights of the Realm", "Bretonnian Warhorse",
-                                                          "Knights of the Realm champion"]
+    assert [g.name for g in c.groups if g.unit == 0] == [
+        "Knights of the Realm", "Bretonnian Warhorse", "Knights of the Realm champion",
+        "Knights of the Realm champion's Bretonnian Warhorse"]  # FB-C1: the champion's mount too
     c, tables = compile_fight(make_side("wfb8/knights_of_the_realm", where="a", charged=True), foe,
                               ruleset="wfb8")
     # lance: S3+2 on the charge vs T3: WS4 v WS3 3+, wounds 2+, the 6+ save is gone
     assert tables.per_attack[0, 0, 0][0][1] == pytest.approx(2 / 3 * 5 / 6)
     # later rounds S3: 3+, 4+, then the halberdier's 6+ save
     assert tables.per_attack[0, 0, 2][0][1] == pytest.approx(2 / 3 * 1 / 2 * 5 / 6)
+
+
+def test_the_cavalry_champions_mount_strikes_too():
+    """Issue 28 item 5, FB-C1: 10 Knights of the Realm, 5 wide, charge 20 Orc Boyz for one
+    round. Five front models in contact: 4 knights (A1) and the champion (A2), each on a
+    warhorse (A1). The knights (I3) strike before the orcs (I2), so no attacker is lost first:
+    knight and champion attacks WS4 vs WS3 3+ (2/3), lance S5 vs T4 3+ (2/3), the orcs' 4+
+    save at -2 → 6+ (5/6): 10/27 each; a horse WS3 vs WS3 4+ (1/2), S3 vs T4 5+ (1/3), 4+ save
+    (1/2): 1/12 each. Mean wounds dealt = 6 x 10/27 + 5 x 1/12 (4 horses gave 2.5556)."""
+    knights = make_side("wfb8/knights_of_the_realm", where="a", models=10, rank_width=5)
+    report = combat(knights, "wfb8/orc_boyz", rounds=1, charger="a", method="exact")
+    want = 6 * Fraction(10, 27) + 5 * Fraction(1, 12)
+    assert report.results["mean_wounds_dealt"].value == pytest.approx(float(want), abs=1e-12)

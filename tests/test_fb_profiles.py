@@ -37,7 +37,7 @@ GIANTS = {"wfb8/orc_giant": (6, 3, 3, 6, 5, 6, 3, 10), "t9a1/og_giant": (6, 3, 3
 POINTS_8A = {"wfb8/empire_halberdiers": 6, "wfb8/empire_handgunners": 9, "wfb8/dwarf_ironbreakers": 14,
              "wfb8/high_elf_spearmen": 9, "wfb8/high_elf_swordmasters": 13, "wfb8/skeleton_warriors": 5,
              "wfb8/knights_of_the_realm": 24, "wfb8/orc_giant": 200,
-             "wfb8/high_elf_prince_star_dragon": 140 + 390}
+             "wfb8/high_elf_prince_star_dragon": 140}
 
 
 def _line(unit):
@@ -148,4 +148,11 @@ def test_unknown_id_suggests_close_ids():
 def test_unit_points():
     unit = load_unit("wfb8/empire_halberdiers")
     f = unit.formation
-    assert unit.unit_points() == 6 * f.models + 10 + 10 + 5
+    assert unit.unit_points() == 6 * f.models + 10 + 10 + 10
+
+
+def test_a_mount_and_kit_are_priced_on_top_of_the_rider():
+    """PR-4, reference §8a: the Prince 140 + Star Dragon 390, and his lance, shield and armour."""
+    unit = load_unit("wfb8/high_elf_prince_star_dragon")
+    assert unit.points.mounts == {"Star Dragon": 390}
+    assert unit.unit_points() == 140 + 390 + sum(unit.points.upgrades.values())

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.rulesets import BUNDLED, Ruleset, load_ruleset
+from mathhammer.fantasy.rules.ruleset import BUNDLED, Ruleset, load_ruleset
 from mathhammer.magic.rules import MagicRules
 
 REFERENCE = Path("/work/shared/reference/fantasy.md")
@@ -152,13 +152,16 @@ def test_magic_tables():
 def test_unknown_ruleset_lists_the_bundled_ones():
     with pytest.raises(ProfileError) as err:
         load_ruleset("wfb9")
-    text = err.value.one_line()
-    assert "--ruleset" in text and all(n in text for n in BUNDLED)
+    text = err.value.one_line()  # the library names the parameter; the CLI, its flag
+    assert text.startswith("ruleset:") and all(n in text for n in BUNDLED)
+    from mathhammer.present.flags import error_line
+
+    assert error_line(err.value).startswith("--ruleset:")
 
 
 def test_house_rules_file(tmp_path):
     """A copied and edited file works, and a bad key is named with the file."""
-    from mathhammer.fantasy.rulesets import RULESETS_DIR
+    from mathhammer.fantasy.rules.ruleset import RULESETS_DIR
 
     mine = tmp_path / "house.toml"
     text = (RULESETS_DIR / "wfb8.toml").read_text().replace('name = "wfb8"', 'name = "house"')
@@ -191,3 +194,53 @@ def test_ruleset_is_frozen():
     with pytest.raises(Exception):
         rules.steadfast = True  # type: ignore[misc]
     assert isinstance(rules, Ruleset)
+
+
+# ---- issue 28 item 6: one source of truth for Unstable (FB-C5) ------------------------------
+INSTABILITY = ("Unstable", "Daemonic Instability")
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_instability_words_follow_the_ruleset_file(name):
+    rules = load_ruleset(name)
+    for rule in INSTABILITY:
+        words = rules.instability_words(rule)
+        assert f'unstable = "{rules.unstable}"' in words
+        assert ("no break test" in words) == (rules.unstable == "lose_wounds")
+
+
+def _instability_profiles():
+    from mathhammer.fantasy.models import load_unit
+    from mathhammer.profiles import bundled_ids
+
+    units = [load_unit(ref) for ref in bundled_ids("fantasy")]
+    return [u for u in units if any(u.has(r) for r in INSTABILITY)]
+
+
+def test_profiles_show_says_what_the_ruleset_file_says():
+    """`profiles show` of every bundled Unstable / Daemonic unit prints its ruleset's own
+    words, and no profile's notes carry a ruleset's setting (they went stale once)."""
+    from tests.conftest import cli_result
+
+    units = _instability_profiles()
+    assert {u.ruleset for u in units} >= {"wfb8", "t9a1"}
+    for unit in units:
+        code, out, err = cli_result("profiles", "show", unit.id)
+        assert code == 0, err
+        rules = load_ruleset(unit.ruleset)
+        for rule in INSTABILITY:
+            if unit.has(rule):
+                assert rules.instability_words(rule) in out
+        assert not any("unstable =" in note or "unstable=" in note for note in unit.notes), unit.id
+
+
+def test_readme_names_the_rulesets_by_their_files():
+    """The README's FB-C5 sentence lists the bundled rulesets by their `unstable` value."""
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for value in ("lose_wounds", "none"):
+        match = re.search(rf'`unstable = "{value}"`\s*\(bundled: ([^)]*)\)', text)
+        assert match, value
+        named = set(re.findall(r"`(\w+)`", match.group(1)))
+        assert named == {n for n in BUNDLED if load_ruleset(n).unstable == value}, value

@@ -35,7 +35,8 @@ COMMANDS = {name: cmd for name, cmd in commands().items() if name not in SKIP_CO
 MANY_CELLS = {"compare", "sweep", "score", "diff", "tune", "wm plan", "fb turn"}
 
 JUNK = ["", " ", "abc", "☃", "Ꮚ١٢", "1e6", "0x10", "--", "-", "nan", "inf", "-inf",
-        "12abc", "ünïcödé", "x" * 300, "1,000", "\t", "None", "true", "[]", "{}"]
+        "12abc", "ünïcödé", "x" * 300, "1,000", "\t", "None", "true", "[]", "{}", "²",
+        "9" * 5000, "-" + "9" * 5000, "1e400"]  # past Python's 4,300-digit int() limit, past float
 HUGE_INTS = [10**6, 10**9, 2**31, 2**63, 2**64 + 1, 10**30, -1, -(10**9), -(2**63) - 1]
 BAD_PATHS = ["", "does-not-exist.toml", ".", "/dev/null", "/dev/zero", "ünï/☃.toml", "x" * 300,
              "fifo.toml", "link-loop.toml", "ro"]  # fifo.toml, link-loop.toml, ro: in scratch
@@ -239,3 +240,106 @@ def test_fuzz_random_argv(argv, tmp_path_factory):
         code, out, err = run_inprocess(argv, timeout=60)
     # a top-level run of `roll X` uses the default 10^6 trials: allowed, but must be clean
     check_invocation(argv, code, out, err, " ".join(argv[:2]))
+
+
+# --------------------------------------------------------------------------- huge numbers
+# Issue 26: a number past Python's 4,300-digit int() limit, past the float range, or not
+# finite, in any numeric option or argument, is one line and exit 2 naming the option.
+
+#: options typed str whose text the command reads as a number (or dice text) itself
+TEXT_NUMBERS = ("--attacks", "--shots", "--save", "--ward", "--regeneration")
+
+
+def _number_targets() -> list[tuple[str, str]]:
+    found = []
+    for name, cmd in sorted(COMMANDS.items()):
+        for spec in option_specs(cmd):
+            kind = _unwrap(spec["annotation"])
+            if not spec["is_flag"] and (kind in (int, float) or spec["name"] in TEXT_NUMBERS):
+                found.append((name, spec["name"]))
+    return found
+
+
+NUMBER_TARGETS = _number_targets()
+HUGE_DIGITS = st.integers(4301, 6000).map(lambda n: "7" * n)
+HUGE_OR_NOT_FINITE = st.one_of(
+    HUGE_DIGITS, HUGE_DIGITS.map(lambda d: "-" + d), HUGE_DIGITS.map(lambda d: d + ".5"),
+    HUGE_DIGITS.map(lambda d: "1e" + d[:6]), st.sampled_from(
+        ["inf", "-inf", "nan", "NaN", "Infinity", "1e400", "-1e400", "1e999999"]))
+
+
+def _number_argv(command: str, option: str, value: str) -> list[str]:
+    cmd = COMMANDS[command]
+    specs = option_specs(cmd)
+    positionals, options = _split(list(BASE_ARGS.get(command, [])),
+                                  {s["name"] for s in specs if s["is_flag"]})
+    if option == "--for-p":  # --for-p finds the attacks: the base count would be the error
+        options.pop("--attacks", None)
+        options.pop("--shots", None)
+    options[option] = [option, value]
+    if "--quiet" in {s["name"] for s in specs}:
+        options["--quiet"] = ["--quiet"]
+    argv = command.split() + [tok for toks in options.values() for tok in toks]
+    return argv + (["--", *positionals] if positionals else [])
+
+
+def _refused(argv: list[str], *names: str) -> None:
+    """One line, exit 2, naming one of ``names`` (the first check that meets the value)."""
+    code, out, err = run_inprocess(argv, timeout=30)
+    assert_clean(argv, code, out, err, argv[0])
+    shown = " ".join(argv)[:300]
+    assert code == 2, f"`mathhammer {shown}` exit {code}: {out[:200]}"
+    assert any(n in err for n in names), f"`mathhammer {shown}`: the line names none of {names}: {err}"
+
+
+def test_the_walk_finds_the_numeric_options():
+    found = set(NUMBER_TARGETS)
+    for expected in [("fb attack", "--attacks"), ("fb attack", "--ws"), ("fb shoot", "--shots"),
+                     ("fb attack", "--save"), ("fb test", "--ward"), ("wm aoe", "--range"),
+                     ("roll", "--at-least"), ("tune", "--budget-seconds")]:
+        assert expected in found, expected
+
+
+NUMBERS = settings(max_examples=int(os.environ.get("MATHHAMMER_FUZZ_EXAMPLES", "30")),
+                   deadline=None, suppress_health_check=list(HealthCheck),
+                   derandomize=DERANDOMIZE, database=None)
+
+
+@NUMBERS
+@given(target=st.sampled_from(NUMBER_TARGETS), value=HUGE_OR_NOT_FINITE)
+def test_fuzz_huge_and_non_finite_numbers(target, value, scratch):
+    command, option = target
+    with chdir_scratch(scratch):
+        _refused(_number_argv(command, option, value), option)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command, option", NUMBER_TARGETS)
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck),
+          database=None)
+@given(value=HUGE_OR_NOT_FINITE)
+def test_fuzz_huge_numbers_in_every_numeric_option(command, option, value, scratch):
+    with chdir_scratch(scratch):
+        _refused(_number_argv(command, option, value), option)
+
+
+@pytest.mark.parametrize("command, option", [t for t in NUMBER_TARGETS if t[1] in TEXT_NUMBERS])
+@pytest.mark.parametrize("value", ["7" * 5000, "-" + "7" * 5000, "7" * 5000 + "+", "²", "١٢"])
+def test_numbers_the_commands_read_from_text_refuse_huge_values(command, option, value, scratch):
+    """The options parsed by mathhammer's own code, not the option parser: every one."""
+    with chdir_scratch(scratch):
+        _refused(_number_argv(command, option, value), option)
+
+
+CHALLENGE_STATS = {"ws": "6", "s": "4", "t": "4", "w": "3", "i": "6", "a": "4", "save": "3",
+                   "ld": "8", "ward": "5", "ap": "1"}
+
+
+@pytest.mark.parametrize("key", sorted(CHALLENGE_STATS))
+@pytest.mark.parametrize("value", ["7" * 5000, "-" + "7" * 5000, "²", "inf"])
+def test_challenge_inline_stats_refuse_huge_values(key, value, scratch):
+    stats = ",".join(f"{k}={value if k == key else v}" for k, v in CHALLENGE_STATS.items())
+    argv = ["fb", "challenge", f"stats:{stats}", "wfb8/empire_captain", "-q"]
+    with chdir_scratch(scratch):
+        # a 5,000-digit value meets the shared check of every text parameter first
+        _refused(argv, f"{key} must be a whole number", "MODEL_A: holds a number of")

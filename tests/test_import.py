@@ -30,7 +30,10 @@ def units_of(text: str) -> list[tuple]:
 @pytest.mark.parametrize("name, expected", [
     ("khador_mk2.txt", [("khador/sorscha", 1, None), ("khador/juggernaut", 1, None),
                         ("khador/destroyer", 1, None)]),
-    ("orcs_t9a.txt", [("t9a1/og_orcs", 1, 20), ("t9a1/og_giant", 1, 1)]),
+    ("orcs_t9a.txt", [("t9a1/og_orc_warlord", 1, 1), ("t9a1/og_orc_chief", 1, 1),
+                      ("t9a1/og_orcs", 1, 20), ("t9a1/og_giant", 1, 1)]),
+    ("highborn_t9a.json", [("t9a1/hbe_commander", 1, 1), ("t9a1/hbe_spearmen", 1, 25),
+                           ("t9a1/hbe_sword_masters", 1, 15)]),
     ("empire_wfb8.ros", [("wfb8/empire_halberdiers", 1, 20), ("wfb8/empire_handgunners", 1, 10)]),
     ("empire_wfb8.rosz", [("wfb8/empire_halberdiers", 1, 20), ("wfb8/empire_handgunners", 1, 10)]),
 ])
@@ -57,9 +60,11 @@ def test_a_hand_written_t9a_list_with_sizes_and_command(tmp_path):
     report, text = import_file(path, ruleset="t9a1")
     data = tomllib.loads(text)
     assert data["points"] == 1000 and data["name"] == "Dwarven Holds"
-    first = data["units"][0]
-    assert first == {"profile": "t9a1/dh_clan_warriors", "models": 25, "champion": True, "musician": True}
-    assert data["units"][1] == {"profile": "t9a1/dh_greybeards", "standard": True}
+    first = data["units"][0]  # the export's command: the standard it does not list is off
+    assert first == {"profile": "t9a1/dh_clan_warriors", "models": 25, "champion": True,
+                     "musician": True, "standard": False}
+    assert data["units"][1] == {"profile": "t9a1/dh_greybeards", "standard": True,
+                                "champion": False, "musician": False}
     assert report.results["entries_unknown"].value == 1 and "Rune Golem" in text
 
 
@@ -88,14 +93,16 @@ def test_a_hand_written_roster_and_its_zip(tmp_path):
 def test_the_cli_writes_the_list_and_says_what_it_did(tmp_path):
     out = tmp_path / "list.toml"
     code, stdout, err = cli_result("import", EXAMPLES / "orcs_t9a.txt", "-o", out)
-    assert code == 0 and stdout == "" and err.startswith("Converted 2 of 3 entries")
+    assert code == 0 and stdout == "" and err.startswith("Converted the export")
+    assert "kept 4 of 5 entries and 4 of 7 options" in err
     assert "# UNKNOWN: Night Goblin Fanatic" in out.read_text()
     load_list(str(out))
     code, stdout, _ = cli_result("import", EXAMPLES / "orcs_t9a.txt", "--format", "json")
     report = json.loads(stdout)
-    assert report["command"] == "import" and report["results"]["entries_converted"]["value"] == 2
+    assert report["command"] == "import" and report["results"]["entries_converted"]["value"] == 4
+    assert report["results"]["options_kept"]["value"] == 4
     code, stdout, _ = cli_result("import", EXAMPLES / "khador_mk2.txt")
-    assert stdout.startswith("# Converted 3 of 3 entries")
+    assert stdout.startswith("# Converted the export") and "kept 3 of 3 entries" in stdout
 
 
 def _bomb() -> bytes:
@@ -144,3 +151,65 @@ def test_names_with_quotes_and_newlines_still_give_a_list_file_that_loads(tmp_pa
     data = tomllib.loads(text)
     assert data["name"] == 'Waaagh "1"\nlist' and report.results["entries_unknown"].value == 1
     load_list(data)
+
+
+# --------------------------------------------------------------------------- coverage (issue 32 part 4)
+
+
+def test_the_bundled_t9a_text_names_every_dropped_option():
+    """Spear, Shield and General were dropped silently; now each is named with why, and the
+    command the export buys (and only that) reaches the list."""
+    report, text = import_file(EXAMPLES / "orcs_t9a.txt")
+    line = report.headline
+    for dropped in ("Spear (Orcs) — not in the profile", "Shield (Orc Warlord) — not in the profile",
+                    "General (Orc Warlord) — a list file has no general",
+                    "Night Goblin Fanatic — no bundled fantasy t9a1 profile"):
+        assert dropped in line, line
+    assert "kept 4 of 5 entries and 4 of 7 options" in line
+    data = tomllib.loads(text)
+    orcs = next(u for u in data["units"] if u["profile"] == "t9a1/og_orcs")
+    assert orcs["musician"] and orcs["standard"] and orcs["champion"] is False
+    assert next(u for u in data["units"] if u["profile"] == "t9a1/og_orc_chief")["battle_standard"]
+    assert "# dropped: Spear — not in the profile" in text
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.iterdir()))
+def test_every_import_accounts_for_every_option(name):
+    """kept + dropped = printed, and each dropped option is named in the report."""
+    report, _ = import_file(EXAMPLES / name)
+    r = {k: int(v.value) for k, v in report.results.items()}
+    assert r["options_kept"] + r["options_dropped"] == r["options"]
+    named = [d for d in report.info["dropped"] if d != "none" and " — no bundled" not in d]
+    carried = sum(int(d.split(" and its ")[1].split()[0]) for d in report.info["dropped"]
+                  if " and its " in d)
+    assert len(named) + carried == r["options_dropped"]
+    assert report.headline.count("kept ") == 1
+
+
+def test_the_new_recruit_json_example_converts():
+    report, text = import_file(EXAMPLES / "highborn_t9a.json")
+    assert report.info["format"] == "New Recruit JSON roster"
+    army = load_list(tomllib.loads(text))
+    assert army.points_limit == 1500
+    spears = army.unit("Spearmen")
+    assert spears.profile.formation.models == 25 and spears.profile.formation.champion
+    # the commander's heavy armour is the profile's own priced upgrade: kept
+    assert "Heavy Armour" not in " ".join(report.info["dropped"])
+    assert "Banner of the World Dragon (Citizen Spears) — not in the profile" in report.headline
+    assert "Sea Guard — no bundled" in report.headline
+
+
+def test_json_is_detected_by_content_too(tmp_path):
+    path = tmp_path / "list.export"
+    path.write_bytes((EXAMPLES / "highborn_t9a.json").read_bytes())
+    assert import_file(path)[0].info["format"] == "New Recruit JSON roster"
+
+
+def test_a_battle_standard_is_a_priced_list_option():
+    army = load_list({"game": "fantasy", "ruleset": "t9a1", "points": 900,
+                      "units": [{"profile": "t9a1/og_orc_chief", "battle_standard": True}]})
+    assert army.units[0].points == 120 + 50
+    with pytest.raises(Exception) as info:
+        load_list({"game": "fantasy", "ruleset": "t9a1", "points": 900,
+                   "units": [{"profile": "t9a1/og_orc_warlord", "battle_standard": True}]})
+    assert "battle standard" in str(info.value)

@@ -22,8 +22,8 @@ from mathhammer.engine import MonteCarloConfig
 from mathhammer.rng import chunk_state
 from mathhammer.roll import roll
 
-dice = kernels.load("dice")
-rolls = kernels.load("rolls")
+dice = kernels.load("mathhammer.kernels.dice")
+rolls = kernels.load("mathhammer.kernels.rolls")
 
 MASK64 = (1 << 64) - 1
 P_MIN = 1e-6  # chi-square acceptance: a correct generator fails one test in a million

@@ -36,16 +36,17 @@ def test_unused_warjack_points_are_lost_not_credited():
 
 
 def test_fantasy_points_are_models_plus_command():
-    """Halberdiers: 20 x 6 + champion 10 + standard 10 + musician 5 = 145; count multiplies."""
+    """Halberdiers (BSData, PR-4): 20 x 6 + champion 10 + standard 10 + musician 10 = 150;
+    count multiplies."""
     army = load_list("wfb8_empire")
     halberdiers = army.unit("Halberdiers")
-    assert halberdiers.points == 20 * 6 + 10 + 10 + 5
-    assert army.total_points == 2 * 145 + army.unit("Handgunners").points
+    assert halberdiers.points == 20 * 6 + 10 + 10 + 10
+    assert army.total_points == 2 * 150 + army.unit("Handgunners").points
 
 
 def test_fantasy_formation_options_change_points():
     army = load_list(fb([{"profile": "wfb8/empire_halberdiers", "models": 30, "champion": False}]))
-    assert army.units[0].points == 30 * 6 + 10 + 5
+    assert army.units[0].points == 30 * 6 + 10 + 10
     assert army.units[0].profile.formation.models == 30
 
 

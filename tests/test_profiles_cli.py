@@ -282,9 +282,15 @@ def test_unicode_and_huge_values(capsys, tmp_path):
 
 def test_list_skips_a_game_without_a_model(capsys, monkeypatch):
     """A game whose engine is not installed does not break `profiles list` for the others."""
-    import mathhammer.profiles as profiles
+    from mathhammer import game as games
 
-    monkeypatch.setattr(profiles, "GAMES", ("warmachine", "chess"))
-    code, out, _ = cli(capsys, "profiles", "list", "--format", "json")
+    class Chess(games.Game):
+        name = "chess"
+
+    games.register(Chess())
+    try:
+        code, out, _ = cli(capsys, "profiles", "list", "--format", "json")
+    finally:
+        games.unregister("chess")
     assert code == 0
-    assert {r["game"] for r in json.loads(out)["profiles"]} == {"warmachine"}
+    assert {r["game"] for r in json.loads(out)["profiles"]} == {"warmachine", "fantasy"}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mathhammer.cli import main
-from mathhammer.cli._render import FOLD_BELOW, fold_rows, render_table
+from mathhammer.present.render import FOLD_BELOW, fold_rows, render_table
 from mathhammer.results import Distribution, Estimate, Report
 
 
@@ -87,3 +87,30 @@ def test_long_lists_in_the_notes_show_the_first_items_then_a_count():
     text = render_table(report)
     assert "  step 7" in text and "  step 8" not in text and "… 22 more (--full" in text
     assert "  step 29" in render_table(report, full=True)
+
+
+# ---------------------------------------------------------------------------- terminal safety
+# Issue 26 item 6: a name from a user's file with terminal sequences (ESC, a bidi override,
+# DEL) is shown as escapes in the table, the headline and `profiles show`, never raw.
+
+
+EVIL = "Orc\x1b[31mRED\x1b]0;title\x07\u202e\x7f Boyz"
+
+
+def test_names_from_user_files_reach_the_terminal_escaped(tmp_path):
+    from tests.test_reliability_harness import ROOT, run_inprocess
+
+    text = (ROOT / "profiles/fantasy/wfb8/orc_boyz.toml").read_text(encoding="utf-8")
+    lines = [f"name = {json.dumps(EVIL)}" if line.startswith("name = ") and i < 10 else line
+             for i, line in enumerate(text.splitlines())]
+    profile = tmp_path / "evil.toml"
+    profile.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for argv in (["fb", "combat", str(profile), "wfb8/empire_halberdiers", "-q", "--method",
+                  "exact", "--rounds", "1"],
+                 ["fb", "combat", str(profile), "wfb8/empire_halberdiers", "-q", "--method",
+                  "exact", "--rounds", "1", "--brief"],
+                 ["profiles", "show", str(profile)]):
+        code, out, err = run_inprocess(argv)
+        assert code == 0, err
+        assert "Orc\\x1b[31mRED\\x1b]0;title\\x07\\u202e\\x7f Boyz" in out, out[:300]
+        assert not any(ch in out + err for ch in "\x1b\x07\u202e\x7f")

@@ -45,8 +45,8 @@ def test_rescoring_the_best_list_with_another_seed_reproduces_it(tuned):
 
 
 def test_a_points_cap_below_every_change_keeps_the_input():
-    report = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", points=380, seed=2, top=5, **ARGS)
-    assert all(r["points"] <= 380 for r in report.info["ranked"])
+    report = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", points=390, seed=2, top=5, **ARGS)
+    assert all(r["points"] <= 390 for r in report.info["ranked"])
 
 
 def test_same_seed_same_answer_on_one_worker_or_two():
@@ -70,3 +70,42 @@ def test_a_bad_options_file_is_one_line_exit_2(tmp_path, capsys, text, where):
               "--budget-seconds", "1"])
     err = capsys.readouterr().err
     assert done.value.code == 2 and err.count("\n") == 1 and where in err
+
+
+def test_the_ranked_table_has_no_repr_and_no_digit_the_se_does_not_support(tuned):
+    """Issue 28 item 15 / issue 32 part 3: ``ranked:`` is a table of rounded figures; JSON
+    keeps the full figures and each candidate's units."""
+    import json
+    import re
+
+    from mathhammer.present.render import render
+
+    text = render(tuned, "table")
+    section = text.split("ranked:\n", 1)[1].split("\nlists_evaluated", 1)[0]
+    assert "{" not in section and "'" not in section and "[" not in section
+    rows = section.splitlines()[1:]
+    assert len(rows) == len(tuned.info["ranked"])
+    for row, r in zip(rows, tuned.info["ranked"], strict=True):
+        pairs = re.findall(r"([-+]?[0-9.]+) ± ([0-9.]+)", row)
+        assert len(pairs) == 2
+        for (value, se), (full, full_se) in zip(pairs, [(r["score"], r["se"]),
+                                                        (r["gain"], r["gain_se"])], strict=True):
+            places = len(se.partition(".")[2])
+            assert len(value.partition(".")[2]) == places  # the value stops where the se does
+            assert len(se.replace(".", "").lstrip("0")) <= 2  # at most two significant digits
+            assert abs(float(value) - full) <= 0.5 * 10 ** -places + 1e-9
+            assert abs(float(se) - full_se) <= 0.5 * 10 ** -places + 1e-9
+    data = json.loads(render(tuned, "json"))["info"]["ranked"]
+    assert [d["score"] for d in data] == [r["score"] for r in tuned.info["ranked"]]
+    assert all(d["units"] for d in data)
+
+
+@pytest.mark.parametrize("value, se, text", [
+    (63.3127, 2.664, "+63 ± 3"), (-72.87875, 2.0187, "-73 ± 2"), (31.7007, 1.4853, "+31.7 ± 1.5"),
+    (1234.5, 23.0, "+1230 ± 20"), (-0.02, 0.3, "0.0 ± 0.3"), (5.0, 0.0, "+5.00"),
+    (0.123456, 0.00097, "+0.1235 ± 0.0010"),
+])
+def test_rounded_to_the_se(value, se, text):
+    from mathhammer.words import rounded
+
+    assert rounded(value, se, signed=True) == text

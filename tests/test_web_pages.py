@@ -131,3 +131,85 @@ def test_pages_send_safe_headers(client):
     headers = client.get("/").headers
     assert "script-src 'self'" in headers["content-security-policy"]
     assert headers["x-content-type-options"] == "nosniff"
+
+
+# ---- issue 28 items 16-18: at the table on a phone --------------------------------------------
+def _question_fields(page: str) -> list[str]:
+    """The names of the fields in the form's "Question" fieldset, in page order."""
+    part = page[page.index('<fieldset class="question">'):]
+    return list(dict.fromkeys(re.findall(r'\bname="([^"]+)"', part[:part.index("</fieldset>")])))
+
+
+def test_every_form_asks_the_few_fields_first_and_folds_the_rest():
+    """Item 16: required parameters and arguments, then the first options in --help order
+    (QUESTION_FIELDS in all); every other field under a closed "More options"."""
+    with TestClient(create_app(Limits(time_limit=60))) as client:
+        for command in cmds.query_commands():
+            page = client.get(f"/{command.slug}").text
+            keys = list(dict.fromkeys(p.key for p in command.own_params))
+            marked = [k for k in keys if k.replace("-", "_") in command.ask]
+            needed = [p.key for p in command.own_params
+                      if (p.required or p.positional) and p.key not in marked]
+            leading = [k for k in keys if k not in needed][:max(0, cmds.QUESTION_FIELDS - len(needed))]
+            question = [k for k in keys if k in needed or k in leading or k in marked]
+            assert _question_fields(page) == question, command.name
+            assert [p.key for p in command.question_params] == question
+            if command.more_params:
+                assert re.search(r'<details class="more" id="more">', page), command.name
+                more = page[page.index('id="more"'):page.index('id="submit"')]
+                for param in command.more_params:
+                    assert f'name="{param.key}"' in more, param.key
+
+
+def test_the_question_fields_alone_answer_the_common_question(client):
+    """fb attack: --attacks is required unless --for-p (the parser cannot say so): the
+    command marks it, so the form asks it with the rest of the question."""
+    command = cmds.find("fb/attack")
+    assert [p.key for p in command.question_params] == [
+        "ws", "strength", "target-ws", "toughness", "attacks"]
+    page = client.get("/fb/attack?ws=4&strength=4&target-ws=4&toughness=4&attacks=10").text
+    assert _headline(page)
+    assert '<details class="more" id="more">' in page  # nothing folded was needed
+
+
+def test_more_options_open_when_asked_for_or_named_by_an_error(client):
+    ask = "/fb/attack?ws=4&strength=4&target-ws=4&toughness=4&attacks=10"
+    page = client.get(ask + "&save=4").text  # --save: folded
+    assert '<details class="more" id="more" open>' in page
+    response = client.get(ask + "&save=x")
+    assert response.status_code == 400 and "--save" in response.text
+    assert '<details class="more" id="more" open>' in response.text
+    assert re.search(r'class="field bad">\s*<label for="f-save">', response.text)
+    # --target is named, --target-ws is not (a flag is a whole word in the error line)
+    assert not re.search(r'class="field num bad">\s*<label for="f-target-ws">', response.text)
+
+
+def test_the_magic_phase_form_asks_spells_without_a_file(client):
+    """Item 18: the form of magic phase has the spells, levels and dice fields."""
+    page = client.get("/magic/phase").text
+    assert re.search(r'<textarea id="f-spell" name="spell"', page)  # one spell per line
+    for key in ("level", "dispel-level", "power-dice", "dispel-dice", "ruleset", "dice-rule"):
+        assert f'name="{key}"' in page, key
+    page = client.get("/magic/phase?spell=Fireball:8%0D%0AHex:11&level=2&dispel-level=1"
+                      "&method=exact").text
+    assert _headline(page).startswith("Each spell goes off: Fireball ")
+    assert shlex.split(_attr(page, "cli")) == [
+        "mathhammer", "magic", "phase", "--spell", "Fireball:8", "--spell", "Hex:11",
+        "--level", "2", "--dispel-level", "1", "--method", "exact"]
+    code, out, _ = run_inprocess(shlex.split(_attr(page, "cli"))[1:] + ["--brief"])
+    assert code == 0 and out.strip() == _headline(page)
+
+
+def test_score_shows_its_per_unit_figures_as_a_table(client):
+    """Item 17: score's points by unit are a table (row names in the sticky column)."""
+    page = client.get("/score?army=khador_two_juggernauts&meta=mk2_khador_mirror").text
+    assert 'id="headline"' in page
+    table = page[page.index('<table class="matrix">'):]
+    table = table[:table.index("</table>")]
+    units = re.findall(r"<code>points_destroyed_per_turn\[([^\]]+)\]</code></td>"
+                       r'<td class="num">([0-9.]+)</td>', page)  # the flat results list
+    assert len(units) >= 2
+    rows = re.findall(r'<tr><th scope="row">([^<]+)</th><td class="num">([0-9.]+)</td>', table)
+    assert rows == [(unit, f"{float(value):.2f}") for unit, value in units]
+    assert "points_<wbr>destroyed_<wbr>per_<wbr>turn" in table
+    assert '<pre class="own"' not in page

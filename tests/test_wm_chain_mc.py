@@ -110,7 +110,7 @@ def test_same_seed_same_answer_any_threads():
 
 
 def test_single_attack_kernel_equals_general_kernel():
-    from mathhammer.kernels import warmachine as wm
+    from mathhammer.warmachine.kernels import chain as wm
 
     specs = build_chain(AttackSetup(**BASE, kind="ranged", boost_hit=True, boost_damage=True))
     t = kernel_tables(specs)
@@ -128,7 +128,8 @@ def test_single_attack_kernel_equals_general_kernel():
 def test_kernel_matches_a_python_reference_on_the_same_stream():
     """The kernel's inlined xoshiro256** and Lemire draws equal a plain-Python replay that
     uses the foundation generator ``kernels.dice.next_u64`` word by word."""
-    from mathhammer.kernels import dice, warmachine as wm
+    from mathhammer.kernels import dice
+    from mathhammer.warmachine.kernels import chain as wm
 
     specs = build_chain(AttackSetup(**BASE, attacks=2, charge=True))
     t = kernel_tables(specs)
@@ -170,7 +171,8 @@ def test_kernel_matches_a_python_reference_on_the_same_stream():
                                    {"knocked_down": True, "power": 16}])
 def test_fused_kernel_matches_a_python_reference(flags):
     """single_attack_fused: joint index a + 6^k * d decoded by hand, on the same stream."""
-    from mathhammer.kernels import dice, warmachine as wm
+    from mathhammer.kernels import dice
+    from mathhammer.warmachine.kernels import chain as wm
 
     spec, = build_chain(AttackSetup(**{**BASE, **flags}))
     fused = spec.fused_table()

@@ -10,6 +10,7 @@ from mathhammer.errors import InputError
 from mathhammer.warmachine.duel import duel
 from mathhammer.warmachine.grid import Grid
 from mathhammer.warmachine.models import load_warmachine
+from tests.conftest import run_cli
 
 IRONCLAD = Grid.from_columns(load_warmachine("cygnar/ironclad").grid_columns)
 
@@ -53,3 +54,36 @@ def test_cripple_on_a_track_or_an_unknown_letter_is_one_line():
         duel("khador/juggernaut", "cygnar/stryker", cripple="L")
     with pytest.raises(InputError, match="letter"):
         duel("khador/juggernaut", "cygnar/ironclad", cripple="Q")
+
+
+def test_cripple_marks_the_boxes_above_and_help_and_rules_say_so():
+    """Issue 28 item 8: a Slayer with --cripple M keeps 17 of its 28 boxes (the M boxes and
+    every box above them in their columns are marked, WM-G7); --help and docs/rules.md say so."""
+    from pathlib import Path
+
+    from mathhammer.warmachine.duel import target_from_profile, with_crippled
+
+    target = target_from_profile("cryx/slayer", with_crippled("cryx/slayer", None, "M",
+                                                              "--cripple"))
+    assert target.grid.n_boxes == 28 and target.grid.boxes_left(target.start_bits) == 17
+    for command in ("duel", "plan"):
+        text = " ".join(run_cli("wm", command, "--help").stdout.split())
+        assert "every box above" in text, command
+    rules = (Path(__file__).parents[1] / "docs" / "rules.md").read_text()
+    assert "keeps 17 of its 28 boxes" in rules
+
+
+@pytest.mark.parametrize("argv", [
+    ["wm", "duel", "khador/juggernaut", "cryx/slayer", "--cripple", "L,M"],
+    ["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--damaged", "4,5,6,6,5,0",
+     "--objective", "cripple:C"],
+])
+def test_json_probabilities_stay_in_0_1_when_a_system_starts_crippled(argv):
+    """Issue 28: P(crippled) summed over many final states drifted to 1.0000000000000426."""
+    import json
+
+    proc = run_cli(*argv, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    for name, est in json.loads(proc.stdout)["results"].items():
+        if name.startswith("p_"):
+            assert 0.0 <= est["value"] <= 1.0, (name, est["value"])

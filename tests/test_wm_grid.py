@@ -142,7 +142,7 @@ def _random_states(g: Grid, n: int, rng: random.Random) -> list[int]:
 def test_kernel_marking_equals_cell_by_cell_reference(columns):
     from mathhammer import kernels
 
-    k = kernels.load("grid")
+    k = kernels.load("mathhammer.warmachine.kernels.grid")
     g = Grid.from_columns(columns)
     rng = random.Random(7)
     for start in _random_states(g, 60, rng):
@@ -157,7 +157,7 @@ def test_kernel_marking_equals_cell_by_cell_reference(columns):
 def test_kernel_marking_on_a_track():
     from mathhammer import kernels
 
-    k = kernels.load("grid")
+    k = kernels.load("mathhammer.warmachine.kernels.grid")
     for n in (1, 17, 40, 63):
         g = Grid.track(n)
         for start in _random_states(g, 20, random.Random(n)):
@@ -170,7 +170,7 @@ def test_kernel_marking_on_a_track():
 def test_kernel_first_available_equals_reference():
     from mathhammer import kernels
 
-    k = kernels.load("grid")
+    k = kernels.load("mathhammer.warmachine.kernels.grid")
     g = Grid.from_columns(IRONCLAD)
     for start in _random_states(g, 50, random.Random(3)):
         for system in g.systems:
@@ -184,7 +184,7 @@ def test_kernel_first_available_equals_reference():
 def test_select_bit_every_rank():
     from mathhammer import kernels
 
-    k = kernels.load("grid")
+    k = kernels.load("mathhammer.warmachine.kernels.grid")
     rng = random.Random(11)
     for _ in range(300):
         x = rng.getrandbits(rng.choice([8, 36, 63]))
@@ -198,7 +198,7 @@ def test_column_roll_from_low_bits_is_an_exact_d6():
     the two patterns above fall back to a fresh d6."""
     from mathhammer import kernels
 
-    k = kernels.load("grid")
+    k = kernels.load("mathhammer.warmachine.kernels.grid")
     state = np.array([1, 2, 3, 4, 0, 0, 0, 0], dtype=np.uint64)
     counts = np.zeros(6, dtype=np.int64)
     high = np.uint64(0xABCDE) << np.uint64(11)  # the high bits do not matter

@@ -63,7 +63,7 @@ def test_probabilities_that_are_not_dice_fractions_have_no_table():
 
 
 def _run_lut(steps, target, use_pdep, n, seed):
-    k = kernels.load("grid")
+    k = kernels.load("mathhammer.warmachine.kernels.grid")
     a = SequenceArrays.build(steps, target)
     lut = LookupTables.build(steps, target)
     out = (np.zeros(target.grid.n_boxes + 1, np.int64), np.zeros(len(a.systems) or 1, np.int64),
@@ -83,7 +83,7 @@ requires_bmi2 = pytest.mark.skipif(not __import__("mathhammer.kernels.bits", fro
 @requires_bmi2
 def test_pdep_marking_equals_the_portable_select():
     """Every start column, damage 0..40 and 300 random grid states, grid and track (WM-G2)."""
-    k = kernels.load("grid")
+    k = kernels.load("mathhammer.warmachine.kernels.grid")
     rng = np.random.default_rng(11)
     for grid in (Grid.from_columns(CHARGER), Grid.from_columns(FRAGILE_LEGS), Grid.track(29)):
         full, width = np.uint64(grid.full), np.int64(grid.width)

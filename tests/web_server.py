@@ -22,12 +22,20 @@ ROOT = Path(__file__).resolve().parents[1]
 class Server:
     """A ``mathhammer serve`` child process; ``url`` is its address once it listens."""
 
-    def __init__(self, *args: str, timeout: float = 120.0) -> None:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+    def __init__(self, *args: str, timeout: float = 120.0, env: dict | None = None,
+                 descriptors: int | None = None) -> None:
+        """``descriptors``: the child's limit on open descriptors (soft and hard), e.g. 1024."""
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
+
+        def limit() -> None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
+
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mathhammer", "serve", "--port", "0", *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=env, cwd=ROOT)
+            text=True, env=env, cwd=ROOT, preexec_fn=limit if descriptors else None)
         self.lines: list[str] = []
         self.url = ""
         found = threading.Event()

@@ -3,24 +3,17 @@
 A :class:`Cell` carries everything a worker needs (profiles, options, seed, trials),
 so it can be pickled to a thread, a process or a Dask worker; :func:`evaluate`
 turns it into a :class:`CellResult` with ``p_kill`` and ``mean_damage``. No rule is
-written here: the numbers come from the engines.
+written here: the game's adapter answers the cell with its engines
+(:meth:`mathhammer.game.Game.evaluate_cell`; what a cell plays in each game is
+written in the adapter's module, e.g. :mod:`mathhammer.warmachine.game`).
 
-Warmachine (``game = "warmachine"``): the attacker makes one activation against a
-fresh target, played by :func:`mathhammer.warmachine.duel.duel_chain` under a focus
-policy (WM-F5: ``optimal`` by default, ``greedy`` or ``fixed``; the ``boost_hit`` /
-``boost_damage`` options are the fixed policy boosting every roll) with the model's
-focus: melee (with the option to charge when ``charge`` is set, and the offensive
-spells the focus can pay for) or ranged (``mode = "ranged"``, WM-F3). The target is
-the duel's (grid or track, shield boxes, base size for head-butts and slams) with any
-swept DEF / ARM. ``attacks = N`` is instead a fixed sequence of N attacks with the
-strongest weapon and no focus (:func:`mathhammer.warmachine.sequence.run_sequence`).
-Both engines play the full grid (a crippled M lowers DEF mid-activation, WM-G4).
-``p_kill`` is P(destroyed), ``mean_damage`` the expected boxes marked.
-
-Fantasy (``game = "fantasy"``): a close combat of the attacker unit against the
-target unit by :func:`mathhammer.fantasy.combat.combat` (attacker charges when its
-``charge`` option is set). ``p_kill`` is the combat's ``p_a_wins`` (the target broke or
-was destroyed and the attacker stands), ``mean_damage`` the wounds dealt.
+**Adaptive cells** (issue 29 part 6): a cell with a ``precision`` runs Monte Carlo in
+batches until its P(kill) has a 95% (Wilson) half-width of at most ``precision``, and
+at most ``n_trials`` trials. Batch 0 uses the cell's seed and batch k the seed
+:func:`cell_seed` (cell seed, k); the batch sizes follow from the counts so far. So a
+cell's answer is a pure function of the cell, whatever runs it and in whichever order
+(the local pool and a Dask cluster agree, and a cell two lists share pairs exactly). A
+cell the engine answers exactly runs once.
 """
 
 from __future__ import annotations
@@ -30,9 +23,17 @@ from typing import Any
 
 import numpy as np
 
+from mathhammer import game as games
 from mathhammer.results import Estimate
 
 CELL_SEED_KEY = 0x6A11  # spawn-key prefix: cell seeds never collide with chunk streams
+#: an adaptive cell's P(kill) 95% half-width when none is asked for: se at most 0.38 points
+DEFAULT_PRECISION = 0.0075
+#: an adaptive cell's first batch (and the granule of the later ones): 1,024 trials pin a
+#: P(kill) of 0 or 1 to a 95% half-width of 0.37 points
+FIRST_BATCH = 1024
+#: trials an adaptive cell may run: the default precision needs at most ~38,000
+MAX_CELL_TRIALS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,9 @@ class Cell:
     rounds: int | None = None
     policy: str = "optimal"
     key: tuple = ()
+    #: adaptive: the 95% half-width of P(kill) to reach (``n_trials`` is then the most
+    #: trials the cell may run); None runs exactly ``n_trials``
+    precision: float | None = None
 
 
 @dataclass(frozen=True)
@@ -71,8 +75,8 @@ def check_policy(policy: str) -> None:
     if policy not in POLICIES:
         from mathhammer.errors import InputError
 
-        raise InputError("--policy", "must be optimal, greedy or fixed", policy,
-                         "use --policy optimal")
+        raise InputError("‹policy›", "must be optimal, greedy or fixed", policy,
+                         "use ‹policy› optimal")
 
 
 def cell_seed(seed: int, index: int) -> int:
@@ -82,154 +86,84 @@ def cell_seed(seed: int, index: int) -> int:
     return int((int(state[0]) << 31) | (int(state[1]) >> 1))
 
 
+def check_precision(precision: float | None, n_trials: int | None) -> None:
+    """A cell precision is a half-width in (0, 0.5), and the trial count is then not fixed."""
+    from mathhammer.errors import InputError
+
+    if precision is None:
+        return
+    if n_trials is not None:
+        raise InputError("‹precision›", "and ‹n_trials› both set the trials of a cell", precision,
+                         "choose one: ‹precision› (adaptive) or ‹n_trials› (fixed)")
+    if isinstance(precision, bool) or not isinstance(precision, (int, float)) \
+            or not 0.0 < precision < 0.5:
+        raise InputError("‹precision›", "must be a half-width strictly between 0 and 0.5",
+                         precision, "use e.g. ‹precision› 0.005")
+
+
 def evaluate(cell: Cell) -> CellResult:
     """Answer one cell with its game's engine (exact where it can, else Monte Carlo)."""
     from mathhammer.engine import MonteCarloConfig
 
-    config = MonteCarloConfig(n_trials=cell.n_trials, seed=cell.seed, threads=1)
-    if cell.game == "warmachine":
-        return _warmachine(cell, config)
-    return _fantasy(cell, config)
+    game = games.get(cell.game)
+    if cell.precision is None or cell.method == "exact":
+        return game.evaluate_cell(cell, MonteCarloConfig(n_trials=cell.n_trials, seed=cell.seed,
+                                                         threads=1))
+    run = game.cell_runner(cell)  # set up once, run batch after batch
+    result = run(MonteCarloConfig(n_trials=min(FIRST_BATCH, cell.n_trials), seed=cell.seed,
+                                  threads=1))
+    batch = 0
+    while result.method == "mc" and result.n_trials < cell.n_trials:
+        more = more_trials(result.p_kill.value, result.n_trials, cell.precision)
+        if more == 0:
+            break
+        batch += 1
+        extra = run(MonteCarloConfig(n_trials=min(more, cell.n_trials - result.n_trials),
+                                     seed=cell_seed(cell.seed, batch), threads=1))
+        result = pooled(result, extra)
+    return result if batch == 0 else replace(result, seed=cell.seed)
 
 
-# --------------------------------------------------------------------------- warmachine
-def _strongest(weapons):
-    return max(weapons, key=lambda w: (w.damage_power, w.rof))
+def more_trials(p: float, n: int, precision: float) -> int:
+    """Trials to add to ``n`` so that P(kill) ``p`` gets a 95% half-width of ``precision``
+    (0 when it has one): the shortfall by the half-width's 1/√n, in whole
+    :data:`FIRST_BATCH` granules, at most 16x what ran (a wild first estimate)."""
+    import math
+
+    from mathhammer.engine import wilson_halfwidth
+
+    width = float(wilson_halfwidth(np.array([p]), n)[0])
+    if width <= precision:
+        return 0
+    need = n * (width / precision) ** 2 - n
+    granules = max(1, math.ceil(need / FIRST_BATCH))
+    return int(min(granules * FIRST_BATCH, 16 * n))
 
 
-def warmachine_steps(profile, options: dict[str, Any]) -> tuple[list, str]:
-    """``attacks = N``: N attacks with the strongest weapon of the mode, no focus spent."""
-    from mathhammer.errors import InputError
-    from mathhammer.warmachine.sequence import AttackStep
-
-    mode = options.get("mode") or "melee"
-    weapons = [w for w in profile.weapons if w.kind == mode and w.damage_power is not None]
-    if not weapons:
-        raise InputError(f"{profile.id}", f"has no {mode} weapon with a damage roll", mode,
-                         "use the other mode")
-    stat = profile.stats.mat if mode == "melee" else profile.stats.rat
-    best = _strongest(weapons)
-    n = int(options["attacks"])
-    step = AttackStep(kind=mode, stat=stat, power=best.damage_power,
-                      boost_hit=bool(options.get("boost_hit")),
-                      boost_damage=bool(options.get("boost_damage")), label=best.name)
-    return [step] * n, f"{n} x {best.name}"
+def pooled(a: CellResult, b: CellResult) -> CellResult:
+    """Two Monte Carlo runs of one cell as one: counts and sums of squares added."""
+    n = a.n_trials + b.n_trials
+    return replace(a, p_kill=_pool(a.p_kill, b.p_kill, a.n_trials, b.n_trials, n),
+                   mean_damage=_pool(a.mean_damage, b.mean_damage, a.n_trials, b.n_trials, n),
+                   n_trials=n)
 
 
-def warmachine_target(profile, options: dict[str, Any]):
-    """The duel engine's target (grid or track, shield boxes) with swept DEF / ARM."""
-    from dataclasses import replace as dc_replace
-
-    from mathhammer.warmachine.duel import target_from_profile
-
-    target = target_from_profile(options.get("ref") or profile.id)
-    changes = {k: int(options[key]) for k, key in (("defense", "def"), ("armor", "arm"))
-               if options.get(key) is not None}
-    return dc_replace(target, **changes) if changes else target
+def _pool(x: Estimate, y: Estimate, nx: int, ny: int, n: int) -> Estimate:
+    if _is_count(x, nx) and _is_count(y, ny):  # a probability: successes out of trials
+        return Estimate.proportion(round(x.value * nx) + round(y.value * ny), n)
+    total = x.value * nx + y.value * ny
+    # a mean: its se is √(var / n) with var = E[x²] − E[x]² (divisor n), so E[x²] comes back
+    squares = sum((e.se ** 2 * k + e.value ** 2) * k for e, k in ((x, nx), (y, ny)))
+    return Estimate.mean(total, squares, n)
 
 
-def _warmachine(cell: Cell, config) -> CellResult:
-    """An activation under a focus policy by the duel engine; ``attacks = N``: a fixed sequence."""
-    opts = cell.attacker_options
-    attacker = _with_stats(cell.attacker, opts)
-    target = warmachine_target(cell.target, cell.target_options)
-    if opts.get("attacks") is not None:
-        from mathhammer.warmachine.sequence import run_sequence
+def _is_count(e: Estimate, n: int) -> bool:
+    """A proportion: value × n a whole number and se the binomial one."""
+    import math
 
-        steps, text = warmachine_steps(attacker, opts)
-        report = run_sequence(steps, target, method=cell.method, config=config)
-        text = "fixed sequence: " + text
-    else:
-        report, text = _duel(cell, attacker, target, config)
-    return CellResult(cell.key, report.results["p_destroyed"], report.results["mean_damage"],
-                      report.method, report.seed, report.n_trials, text)
-
-
-def _duel(cell: Cell, attacker, target, config):
-    """One activation under a focus policy (WM-F5) by :mod:`mathhammer.warmachine.duel`."""
-    from mathhammer.warmachine.duel import activation_from_profile, duel_chain
-
-    opts = cell.attacker_options
-    focus = int(opts.get("focus") or 0)
-    ranged = opts.get("mode") == "ranged"
-    # the duel loads by reference: the list's or sweep's own ref (a bundled id or a file path)
-    spec = activation_from_profile(opts.get("ref") or cell.attacker.id, focus,
-                                   "may" if opts.get("charge") and not ranged else "no", ranged=ranged,
-                                   target_base=cell.target.base)
-    spec = _adjust_activation(spec, cell.attacker, attacker)
-    boost_hit, boost_damage = bool(opts.get("boost_hit")), bool(opts.get("boost_damage"))
-    policy = "fixed" if (boost_hit or boost_damage) else cell.policy
-    report = duel_chain([spec], target, policy=policy, boost_hit=boost_hit,
-                        boost_damage=boost_damage, method=cell.method, config=config)
-    boosts = " + ".join(b for b, on in (("boost every attack roll", boost_hit),
-                                       ("boost every damage roll", boost_damage)) if on)
-    text = (f"{policy} focus policy, {focus} focus" + (", ranged" if ranged else "")
-            + (", may charge" if opts.get("charge") and not ranged else "")
-            + (f", {boosts}" if boosts else ""))
-    return report, text
-
-
-def _adjust_activation(spec, original, changed):
-    """Carry swept MAT / RAT / STR of ``changed`` into the duel's activation of ``original``."""
-    from dataclasses import replace as dc_replace
-
-    d_mat = changed.stats.mat - original.stats.mat
-    d_rat = changed.stats.rat - original.stats.rat
-    d_str = changed.stats.str_ - original.stats.str_
-    if not (d_mat or d_rat or d_str):
-        return spec
-    weapons = tuple(dc_replace(w, stat=w.stat + d_mat, power=w.power + d_str) if w.kind == "melee"
-                    else dc_replace(w, stat=w.stat + d_rat) for w in spec.weapons)
-    return dc_replace(spec, weapons=weapons, strength=spec.strength + d_str)
-
-
-# --------------------------------------------------------------------------- fantasy
-def _fantasy(cell: Cell, config) -> CellResult:
-    from mathhammer.fantasy.combat import Side, combat
-
-    attacker = _with_stats(cell.attacker, cell.attacker_options)
-    target = _with_stats(cell.target, cell.target_options)
-    a = Side(attacker, charged=bool(cell.attacker_options.get("charge")))
-    b = Side(target)
-    report = combat(a, b, rounds=cell.rounds, ruleset=cell.ruleset, method=cell.method,
-                    config=config)
-    return CellResult(cell.key, report.results["p_a_wins"], report.results["mean_wounds_dealt"],
-                      report.method, report.seed, report.n_trials,
-                      f"{'charging, ' if a.charged else ''}"
-                      f"{'until decided' if cell.rounds is None else f'{cell.rounds} round(s)'}")
-
-
-# --------------------------------------------------------------------------- stat overrides
-#: option name -> (where in the profile, how to read it back); see :mod:`mathhammer.analysis.sweep`
-STAT_FIELDS = {
-    "warmachine": {"mat": "stats.mat", "rat": "stats.rat", "str": "stats.str_"},
-    "fantasy": {"ws": "stats.ws", "bs": "stats.bs", "s": "stats.s", "t": "stats.t",
-                "w": "stats.w", "i": "stats.i", "a": "stats.a", "attacks": "stats.a",
-                "ld": "stats.ld", "save": "saves.armour", "ward": "saves.ward",
-                "models": "formation.models"},
-}
-
-
-def _with_stats(profile, options: dict[str, Any]):
-    """A copy of ``profile`` with the stat options of :data:`STAT_FIELDS` applied."""
-    game = "warmachine" if hasattr(profile, "kind") else "fantasy"
-    changes: dict[str, dict[str, Any]] = {}
-    for name, value in options.items():
-        path = STAT_FIELDS[game].get(name)
-        if path is None or (game == "warmachine" and name == "attacks"):
-            continue
-        part, attr = path.split(".")
-        changes.setdefault(part, {})[attr] = value
-    if not changes:
-        return profile
-    update = {part: getattr(profile, part).model_copy(update=attrs) for part, attrs in changes.items()}
-    if game == "warmachine" and "stats" in changes and "str_" in changes["stats"]:
-        # P+S follows STR (PR-3); ranged POW does not
-        delta = changes["stats"]["str_"] - profile.stats.str_
-        update["weapons"] = tuple(
-            w.model_copy(update={"pow_plus_str": w.pow_plus_str + delta}) if w.pow_plus_str is not None else w
-            for w in profile.weapons)
-    return profile.model_copy(update=update)
+    k = e.value * n
+    return 0.0 <= e.value <= 1.0 and abs(k - round(k)) < 1e-6 and math.isclose(
+        e.se, math.sqrt(max(e.value * (1 - e.value), 0.0) / n), rel_tol=1e-9, abs_tol=1e-15)
 
 
 def with_key(cell: Cell, **changes) -> Cell:

@@ -10,8 +10,9 @@ JSON contract (``mathhammer compare ... --format json``): the shared report shap
 ``kills_per_100_points[...]`` and ``mean_damage_per_100[...]`` (the per-100 keys are
 absent for a 0-point attacker such as a Mk II warcaster), each ``{value, se,
 ci95}``; ``info.matrix`` holds, per direction (``A→B``, ``B→A``), the attacker and
-target labels and the row-major matrices ``p_kill``, ``p_kill_se``, ``mean_damage``,
-``mean_damage_se``, ``kills_per_100_points``, ``mean_damage_per_100`` (null where undefined).
+target labels and the row-major matrices ``p_kill``, ``mean_damage``,
+``kills_per_100_points``, ``mean_damage_per_100``, each with its ``<metric>_se`` (null
+where undefined), and ``n_trials``: each cell's Monte Carlo trials (null for an exact cell).
 """
 
 from __future__ import annotations
@@ -19,13 +20,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
+from mathhammer import game as games
+from mathhammer.analysis.cells import (
+    DEFAULT_PRECISION,
+    MAX_CELL_TRIALS,
+    Cell,
+    CellResult,
+    cell_seed,
+    check_policy,
+    check_precision,
+)
 from mathhammer.analysis.pool import run_cells
 from mathhammer.errors import InputError
 from mathhammer.lists import ArmyList, ListUnit, load_list
 from mathhammer.results import Estimate, Report
 
-DEFAULT_TRIALS = 100_000  # per Monte Carlo cell: se <= 0.16 percentage points
 METRICS = ("p_kill", "mean_damage", "kills_per_100_points", "mean_damage_per_100")
 
 
@@ -89,16 +98,20 @@ def _pick_targets(units: tuple[ListUnit, ...], targets: list[str] | None) -> lis
 def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str] | None = None,
             method: str = "auto", n_trials: int | None = None, seed: int | None = None,
             rounds: int | None = None, policy: str = "optimal", both_ways: bool = True,
-            scheduler: Any = None,
-            workers: int | None = None, progress: Any = None) -> Comparison:
+            scheduler: Any = None, workers: int | None = None, progress: Any = None,
+            precision: float | None = None) -> Comparison:
     """Every attacker × target cell of two lists (A→B, and B→A unless ``both_ways=False``).
 
     Args:
         targets: only these targets (labels or profile ids, from either list); an empty
             selection is an error.
         method: auto (exact where the engine has it), exact or mc.
-        n_trials, seed: Monte Carlo trials per cell and the run's seed (cell i gets
-            :func:`cell_seed` (seed, i), so any scheduler gives the same numbers).
+        n_trials, precision: a Monte Carlo cell runs exactly ``n_trials`` trials when
+            given; otherwise until its P(kill)'s 95% half-width is at most ``precision``
+            (default :data:`~mathhammer.analysis.cells.DEFAULT_PRECISION`), see
+            :mod:`mathhammer.analysis.cells`. Not both.
+        seed: the run's seed (cell i gets :func:`cell_seed` (seed, i), so any scheduler
+            gives the same numbers).
         rounds: Fantasy combat rounds (None = until decided; 1 has an exact engine).
         policy: Warmachine focus policy of melee activations: optimal, greedy or fixed.
         scheduler: None for the local pool, or a Dask address / Client.
@@ -111,14 +124,18 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
         raise InputError("lists", f"{a.name} is {a.game} but {b.name} is {b.game}", None,
                          "compare two lists of the same game")
     if method not in ("auto", "exact", "mc"):
-        raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
+        raise InputError("‹method›", "must be exact, mc or auto", method, "use ‹method› mc")
     check_policy(policy)
+    check_precision(precision, n_trials)
+    if n_trials is None and precision is None:
+        precision = DEFAULT_PRECISION
+    trials = MAX_CELL_TRIALS if n_trials is None else n_trials
     if targets is not None:
         targets = [t.strip() for t in targets if t.strip()]
         known = {x for u in a.units + b.units for x in (u.label, u.profile_id, u.profile_id.split("/")[-1])}
         unknown = [t for t in targets if t not in known]
         if unknown or not targets:
-            raise InputError("--targets", "the target set is empty" if not targets else
+            raise InputError("‹targets›", "the target set is empty" if not targets else
                              f"names no unit of either list: {', '.join(unknown)}",
                              ",".join(targets), "use labels or ids from: " +
                              ", ".join(u.label for u in a.units + b.units))
@@ -131,20 +148,19 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
             for u in att.units:
                 key = (direction, u.label, t.label)
                 cells.append(Cell(a.game, u.profile, t.profile, dict(u.options), dict(t.options),
-                                  ruleset=a.ruleset, method=method,
-                                  n_trials=DEFAULT_TRIALS if n_trials is None else n_trials,
+                                  ruleset=a.ruleset, method=method, n_trials=trials,
                                   seed=cell_seed(seed, len(cells)), rounds=rounds,
-                                  policy=policy, key=key))
+                                  policy=policy, key=key, precision=precision))
                 meta.append((direction, u, t, f"{sa}:{u.label}→{sb}:{t.label}"))
     if not cells:
-        raise InputError("--targets", "the target set is empty: no unit of the other list is selected",
-                         ",".join(targets or []), "drop --targets or name units of the lists")
+        raise InputError("‹targets›", "the target set is empty: no unit of the other list is selected",
+                         ",".join(targets or []), "drop ‹targets› or name units of the lists")
     results = run_cells(cells, scheduler=scheduler, workers=workers, progress=progress)
-    return _assemble(a, b, cells, meta, results, seed, policy)
+    return _assemble(a, b, cells, meta, results, seed, policy, precision)
 
 
 def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[CellResult],
-              seed: int, policy: str) -> Comparison:
+              seed: int, policy: str, precision: float | None = None) -> Comparison:
     import pandas as pd
 
     rows, named = [], {}
@@ -156,7 +172,9 @@ def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[C
             "p_kill": res.p_kill.value, "p_kill_se": res.p_kill.se,
             "mean_damage": res.mean_damage.value, "mean_damage_se": res.mean_damage.se,
             "kills_per_100_points": per_kill.value if per_kill else float("nan"),
+            "kills_per_100_points_se": per_kill.se if per_kill else float("nan"),
             "mean_damage_per_100": per_dmg.value if per_dmg else float("nan"),
+            "mean_damage_per_100_se": per_dmg.se if per_dmg else float("nan"),
             "method": res.method, "n_trials": res.n_trials, "seed": res.seed, "how": res.note,
         })
         named[f"p_kill[{name}]"] = res.p_kill
@@ -170,10 +188,7 @@ def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[C
     mc = frame[frame["method"] == "mc"]
     info: dict[str, Any] = {
         "list_a": a.summary(), "list_b": b.summary(),
-        "cell": (f"one activation of the attacker against a fresh target model ({policy} focus "
-                 "policy in melee); p_kill = P(destroyed)" if a.game == "warmachine" else
-                 "a close combat of the attacker unit against the target unit; p_kill = "
-                 "P(target breaks or is destroyed, attacker stands)"),
+        "cell": games.get(a.game).cell_words(policy),
         "per_100": "value x 100 / attacker points (one model or unit); empty for 0-point models",
     }
     comparison = Comparison(frame, Report("compare", method, named, {}, info=info), a, b)
@@ -181,19 +196,34 @@ def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[C
     report = comparison.report
     report.title = f"compare: {a.name} vs {b.name} ({a.game}, {a.ruleset})"
     if len(mc):
-        report.n_trials = int(mc["n_trials"].iloc[0])
+        report.n_trials = int(mc["n_trials"].max())
         report.seed = seed
         info["seeds"] = f"cell i of the run seeded {seed} uses cell_seed({seed}, i)"
+        info["trials"] = trials_words(mc["n_trials"], precision)
     return comparison
+
+
+def trials_words(counts, precision: float | None) -> str:
+    """How many trials the Monte Carlo cells ran, in words (fixed, or adaptive and a range)."""
+    low, high = int(min(counts)), int(max(counts))
+    if precision is None:
+        return f"{high:,} trials each"
+    spread = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+    return f"each until its P(kill) has a 95% half-width of at most {precision:g} ({spread} trials)"
 
 
 def _matrix_info(c: Comparison, direction: str) -> dict[str, Any]:
     import math
 
     out: dict[str, Any] = {}
-    for metric in ("p_kill", "p_kill_se", "mean_damage", "mean_damage_se", *METRICS[2:]):
+    for metric in (name for m in METRICS for name in (m, f"{m}_se")):
         m = c.matrix(metric, direction)
         out.setdefault("attackers", list(m.index))
         out.setdefault("targets", list(m.columns))
         out[metric] = [[None if math.isnan(v) else float(v) for v in row] for row in m.to_numpy()]
+    # each cell's Monte Carlo trials (adaptive cells differ); null for an exact cell
+    trials = c.matrix("n_trials", direction).to_numpy()
+    kinds = c.matrix("method", direction).to_numpy()
+    out["n_trials"] = [[int(n) if k == "mc" else None for n, k in zip(row, kind, strict=True)]
+                       for row, kind in zip(trials, kinds, strict=True)]
     return out

@@ -8,9 +8,9 @@ to the attacker. Stats: Warmachine ``def arm mat rat str focus attacks``; Fantas
 
 Each point is a cell of :mod:`mathhammer.analysis.cells`. ``also`` adds series with
 an attacker option switched on (Warmachine ``boost_hit``, ``boost_damage``,
-``charge``; Fantasy ``charge``), which answers "what is +1 MAT worth against a
-boost": at each value the report gives the gain of one more stat point next to the
-gain of the option.
+``charge`` — the attacker charges, WM-D3; Fantasy ``charge``), which answers "what is
++1 MAT worth against a boost": at each value the report gives the gain of one more stat
+point next to the gain of the option.
 
 A **breakpoint** is a step between neighbouring values where P(kill) moves by at
 least ``threshold`` (default 5 percentage points) and by more than the steps on
@@ -25,17 +25,19 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mathhammer.analysis.cells import Cell, cell_seed
+from mathhammer import game as games
+from mathhammer.analysis.cells import (
+    DEFAULT_PRECISION,
+    MAX_CELL_TRIALS,
+    Cell,
+    cell_seed,
+    check_precision,
+)
 from mathhammer.analysis.pool import run_cells
-from mathhammer.errors import InputError, RulesError, UnknownProfileError
+from mathhammer.errors import InputError, UnknownProfileError
 from mathhammer.results import Estimate, Report
 
-DEFAULT_TRIALS = 100_000
 MAX_POINTS = 200
-TARGET_STATS = {"warmachine": ("def", "arm"), "fantasy": ("t", "save", "ward")}
-STATS = {"warmachine": ("def", "arm", "mat", "rat", "str", "focus", "attacks"),
-         "fantasy": ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")}
-OPTIONS = {"warmachine": ("boost_hit", "boost_damage", "charge"), "fantasy": ("charge",)}
 _VARY = re.compile(r"^\s*(?:(attacker|target)\.)?([a-z_]+)\s*=\s*(.+?)\s*$")
 _RANGE = re.compile(r"^(-?\d+)\s*\.\.\s*(-?\d+)(?::(\d+))?$")
 
@@ -55,16 +57,15 @@ class Vary:
 def parse_vary(text: str, game: str) -> Vary:
     """``"def=10..18"`` → Vary("target", "def", (10, ..., 18)); errors name the fix."""
     m = _VARY.match(text or "")
-    fix = "use e.g. --vary def=10..18 or --vary attacker.mat=5,6,7"
+    fix = "use e.g. ‹vary› def=10..18 or ‹vary› attacker.mat=5,6,7"
     if not m:
-        raise InputError("--vary", "must be STAT=LO..HI or STAT=A,B,C", text, fix)
+        raise InputError("‹vary›", "must be STAT=LO..HI or STAT=A,B,C", text, fix)
     side, stat, spec = m.groups()
-    if game not in STATS:
-        raise InputError("--game", "must be warmachine or fantasy", game, "use --game fantasy")
-    if stat not in STATS[game]:
-        raise InputError("--vary", f"{stat!r} is not a {game} stat this sweep can vary", stat,
-                         f"use one of {', '.join(STATS[game])}")
-    side = side or ("target" if stat in TARGET_STATS[game] else "attacker")
+    rules = games.get(game, "‹game›", lists=True)
+    if stat not in rules.sweep_stats:
+        raise InputError("‹vary›", f"{stat!r} is not a {game} stat this sweep can vary", stat,
+                         f"use one of {', '.join(rules.sweep_stats)}")
+    side = side or ("target" if stat in rules.sweep_target_stats else "attacker")
     r = _RANGE.match(spec)
     try:
         if r:
@@ -75,64 +76,25 @@ def parse_vary(text: str, game: str) -> Vary:
         else:
             values = tuple(int(v) for v in spec.split(","))
     except ValueError:
-        raise InputError("--vary", "needs whole numbers LO..HI with LO <= HI, or a comma list",
+        raise InputError("‹vary›", "needs whole numbers LO..HI with LO <= HI, or a comma list",
                          spec, fix) from None
     if len(values) < 2 or len(values) > MAX_POINTS or len(set(values)) != len(values):
-        raise InputError("--vary", f"needs 2..{MAX_POINTS} distinct values", spec, fix)
+        raise InputError("‹vary›", f"needs 2..{MAX_POINTS} distinct values", spec, fix)
     return Vary(side, stat, values)
 
 
 def load_any(ref: Any, game: str | None = None) -> tuple[str, Any]:
     """(game, profile) from a profile object, id or file; the game is found when not given."""
     if hasattr(ref, "id"):
-        return ("warmachine" if hasattr(ref, "kind") else "fantasy"), ref
-    from mathhammer.fantasy.models import load_unit
-    from mathhammer.warmachine.models import load_warmachine
-
-    loaders = {"warmachine": load_warmachine, "fantasy": load_unit}
-    order = [game] if game else ["warmachine", "fantasy"]
+        return games.of_profile(ref).name, ref
+    order = [game] if game else list(games.names(lists=True))
     last: Exception | None = None
     for g in order:
         try:
-            return g, loaders[g](ref)
+            return g, games.get(g, "‹game›", lists=True).load_profile(ref)
         except UnknownProfileError as err:
             last = err
     raise last  # type: ignore[misc]
-
-
-def _check_value(game: str, profile, side: str, stat: str, value: int) -> None:
-    """Refuse impossible stat values up front, with the profile model's own bounds."""
-    if stat == "focus":
-        if profile.kind == "warjack" and value > 3:
-            raise RulesError("--vary", "a warjack is allocated at most 3 focus (WM-F1)", value,
-                             "use --vary focus=0..3")
-        if value < 0:
-            raise InputError("--vary", "focus must be 0 or more", value, "use --vary focus=0..3")
-        return
-    if stat in ("attacks",) and game == "warmachine":
-        if not 1 <= value <= 30:
-            raise InputError("--vary", "attacks must be 1..30", value, "use --vary attacks=1..6")
-        return
-    if game == "warmachine" and stat in ("def", "arm") and side == "target":
-        if not 1 <= value <= 30:
-            raise InputError("--vary", f"{stat.upper()} must be 1..30", value,
-                             f"use e.g. --vary {stat}=10..18")
-        return
-    from mathhammer.analysis.cells import STAT_FIELDS
-
-    path = STAT_FIELDS[game].get(stat) or f"stats.{stat}"
-    part, attr = path.split(".")
-    if stat == "save" and value == 7:
-        return  # no save
-    node = getattr(profile, part)
-    data = node.model_dump(by_alias=True)
-    alias = {"str_": "str", "def_": "def"}.get(attr, attr)
-    data[alias] = value
-    try:
-        type(node).model_validate(data)
-    except Exception:
-        raise InputError("--vary", f"{stat} = {value} is outside what a {game} profile allows",
-                         value, "narrow the range") from None
 
 
 @dataclass
@@ -164,17 +126,23 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
           ruleset: str | None = None, method: str = "auto", n_trials: int | None = None,
           seed: int | None = None, rounds: int | None = None, policy: str = "optimal",
           threshold: float = 0.05,
-          scheduler: Any = None, workers: int | None = None, progress: Any = None) -> Sweep:
+          scheduler: Any = None, workers: int | None = None, progress: Any = None,
+          precision: float | None = None) -> Sweep:
     """P(kill) and expected damage of ``attacker`` vs ``target`` over a range of one stat.
 
     Args:
         attacker, target: profile ids, files or objects (same game).
         vary: ``"def=10..18"`` (see the module docstring) or a :class:`Vary`.
-        attacker_options: cell options, e.g. ``{"focus": 3, "charge": True}``.
+        attacker_options: cell options, e.g. ``{"focus": 3, "charge": "must"}``; Warmachine
+            ``charge``: ``"must"`` the attacker charges (``--charge``), ``True`` or ``"may"``
+            the policy decides (``--may-charge``).
         also: extra series with an attacker option switched on (``boost_hit`` ...).
         policy: Warmachine focus policy of melee activations (optimal, greedy, fixed); the
             ``boost_*`` series are the fixed policy boosting every roll.
         threshold: smallest P(kill) move that counts as a breakpoint.
+        n_trials, precision: a Monte Carlo point runs exactly ``n_trials`` trials when
+            given, else until its P(kill)'s 95% half-width is at most ``precision`` (default
+            :data:`~mathhammer.analysis.cells.DEFAULT_PRECISION`). Not both.
         scheduler: None for the local pool, or a Dask address / Client.
     """
     from mathhammer.rng import resolve_seed
@@ -187,53 +155,49 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     game = game_a
     v = vary if isinstance(vary, Vary) else parse_vary(vary, game)
     if method not in ("auto", "exact", "mc"):
-        raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
-    allowed = {"warmachine": ("focus", "mode", "charge", "attacks", "boost_hit", "boost_damage"),
-               "fantasy": ("charge",)}[game]
+        raise InputError("‹method›", "must be exact, mc or auto", method, "use ‹method› mc")
+    rules = games.get(game)
     for key in attacker_options or {}:
-        if key not in allowed:
+        if key not in rules.sweep_attacker_options:
             raise InputError(f"attacker option {key!r}", f"is not a {game} option", key,
-                             f"use {', '.join(allowed)}")
+                             f"use {', '.join(rules.sweep_attacker_options)}")
     for option in also:
-        if option not in OPTIONS[game]:
-            raise InputError("--also", f"{option!r} is not a {game} option", option,
-                             f"use one of {', '.join(OPTIONS[game])}")
+        if option not in rules.sweep_also:
+            raise InputError("‹also›", f"{option!r} is not a {game} option", option,
+                             f"use one of {', '.join(rules.sweep_also)}")
     from mathhammer.analysis.cells import check_policy
 
     check_policy(policy)
+    check_precision(precision, n_trials)
+    if n_trials is None and precision is None:
+        precision = DEFAULT_PRECISION
+    trials = MAX_CELL_TRIALS if n_trials is None else n_trials
     if not 0 < threshold < 1:
-        raise InputError("--threshold", "must be a probability between 0 and 1", threshold,
-                         "use e.g. --threshold 0.05")
+        raise InputError("‹threshold›", "must be a probability between 0 and 1", threshold,
+                         "use e.g. ‹threshold› 0.05")
+    charge = (attacker_options or {}).get("charge")
+    if charge not in (None, False, True, "must", "may", "no"):
+        raise InputError("charge", 'must be "must" (charges), "may" (the policy decides) or '
+                         "false", charge, 'use {"charge": "must"}')
     for value in v.values:
-        _check_value(game, att if v.side == "attacker" else tgt, v.side, v.stat, value)
-    rules = ruleset or (getattr(att, "ruleset", None) or "wfb8")
-    if game == "warmachine" and {"boost_hit", "boost_damage"} & set(also) and policy != "fixed":
-        policy = "fixed"  # like for like: a boost series is the fixed policy with boosts on
+        rules.check_sweep_value(att if v.side == "attacker" else tgt, v.side, v.stat, value)
+    ruleset = ruleset or rules.default_ruleset(att)
     seed = resolve_seed(seed)
     base_a, base_t = dict(attacker_options or {}), dict(target_options or {})
-    if game == "warmachine":
-        if isinstance(attacker, str):
-            base_a["ref"] = attacker  # a user file path reaches the duel engine as given
-        if isinstance(target, str):
-            base_t["ref"] = target
-        base_a.setdefault("mode", "melee" if any(w.kind == "melee" and w.damage_power is not None
-                                                 for w in att.weapons) else "ranged")
-        # like `wm duel`: a warjack gets its full allocation, a warcaster its FOCUS (WM-F1)
-        base_a.setdefault("focus", 3 if att.is_warjack else (att.stats.focus or 0))
+    policy = rules.sweep_setup(att, tgt, attacker, target, base_a, base_t, also, policy)
     cells = []
     for series in ("plain", *also):
         for value in v.values:
             a_opts, t_opts = dict(base_a), dict(base_t)
             if series != "plain":
-                a_opts[series] = True
+                a_opts[series] = rules.sweep_series_value(series)
             (a_opts if v.side == "attacker" else t_opts)[v.stat] = _option_value(v.stat, value)
-            cells.append(Cell(game, att, tgt, a_opts, t_opts, ruleset=rules, method=method,
-                              n_trials=DEFAULT_TRIALS if n_trials is None else n_trials, seed=cell_seed(seed, len(cells)),
-                              rounds=rounds, policy=policy, key=(series, value)))
+            cells.append(Cell(game, att, tgt, a_opts, t_opts, ruleset=ruleset, method=method,
+                              n_trials=trials, seed=cell_seed(seed, len(cells)), rounds=rounds,
+                              policy=policy, key=(series, value), precision=precision))
     results = run_cells(cells, scheduler=scheduler, workers=workers, progress=progress)
-    sweep_result = _assemble(game, att, tgt, v, also, results, threshold, seed)
-    if game == "warmachine":
-        sweep_result.report.info["policy"] = f"{policy} focus policy"
+    sweep_result = _assemble(rules, att, tgt, v, also, results, threshold, seed, precision)
+    sweep_result.report.info.update(rules.sweep_info(policy))
     return sweep_result
 
 
@@ -257,7 +221,8 @@ def find_breakpoints(values, p, se, threshold: float) -> list[dict[str, Any]]:
     return out
 
 
-def _assemble(game, att, tgt, v: Vary, also, results, threshold, seed) -> Sweep:
+def _assemble(rules: games.Game, att, tgt, v: Vary, also, results, threshold, seed,
+              precision: float | None = None) -> Sweep:
     import pandas as pd
 
     rows = [{"series": r.key[0], "value": r.key[1], "p_kill": r.p_kill.value,
@@ -276,7 +241,7 @@ def _assemble(game, att, tgt, v: Vary, also, results, threshold, seed) -> Sweep:
         named[f"mean_damage[{tag}]"] = r.mean_damage
     methods = set(frame["method"])
     who = att.name if v.side == "attacker" else tgt.name
-    kill = "P(destroyed)" if game == "warmachine" else "P(target breaks or is destroyed)"
+    kill = rules.kill_words
     info: dict[str, Any] = {
         "vary": f"{v.side} {who}: {v.label} over {', '.join(map(str, v.values))}",
         "p_kill": kill, "how": results[0].note,
@@ -290,9 +255,13 @@ def _assemble(game, att, tgt, v: Vary, also, results, threshold, seed) -> Sweep:
     report = Report("sweep", methods.pop() if len(methods) == 1 else "mixed", named, {}, info=info,
                     title=f"sweep: {att.name} vs {tgt.name}, {v.side} {v.label} "
                           f"{v.values[0]}..{v.values[-1]}")
-    if "mc" in set(frame["method"]):
-        report.n_trials = int(results[0].n_trials or 0) or None
+    mc = frame[frame["method"] == "mc"]
+    if len(mc):
+        from mathhammer.analysis.compare import trials_words
+
+        report.n_trials = int(mc["n_trials"].max())
         report.seed = seed
+        info["trials"] = trials_words(mc["n_trials"], precision)
     return Sweep(frame, v, bps, report)
 
 

@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import sys
 
+from mathhammer.cli._interrupt import CTRL_C as _CTRL_C
+from mathhammer.cli._interrupt import ctrl_c_seen  # noqa: F401 (public)
+
 
 def main(argv: list[str] | None = None) -> None:
     # argv None: the real command line, where Ctrl-C ends the process with os._exit(130);
     # a KeyboardInterrupt once raised inside a library's exec() makes a normal exit
     # die by SIGINT (exit -2) even after it was handled. In-process callers pass argv.
     hard = argv is None
+    if hard:  # no scan of every installed package for pydantic plugins (issue 29 part 1)
+        import os
+
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         import typer
 
@@ -44,7 +51,9 @@ def main(argv: list[str] | None = None) -> None:
     except MathhammerError as err:
         if _CTRL_C:
             _exit_interrupted("stopped at your request", hard)
-        print(f"error: {err.one_line()}", file=sys.stderr)
+        from mathhammer.present.flags import error_line
+
+        print(f"error: {error_line(err)}", file=sys.stderr)
         _leave(2, hard)
     except (KeyboardInterrupt, typer.Abort):
         _exit_interrupted("stopped at your request", hard)
@@ -66,17 +75,11 @@ def main(argv: list[str] | None = None) -> None:
     _leave(code if isinstance(code, int) else 0, hard)
 
 
-_CTRL_C: list[bool] = []
 _LEAVING: list[bool] = []
 #: after a Ctrl-C the process is gone within this many seconds, even if the interrupt
 #: was swallowed (raised inside a C callback of llvmlite while a kernel loads, it is
 #: printed as "Exception ignored" and the run went on to print its answer)
 STOP_DEADLINE = 0.6
-
-
-def ctrl_c_seen() -> bool:
-    """True once the user pressed Ctrl-C (command line only)."""
-    return bool(_CTRL_C)
 
 
 def _watch_ctrl_c() -> None:
@@ -194,8 +197,10 @@ def _leave(code: int, hard: bool) -> None:
         except BrokenPipeError:
             _silence_stdout()
         except Exception as err:  # OutputError from the guarded stdout
+            from mathhammer.present.flags import flag
+
             one_line = getattr(err, "one_line", None)
-            print(f"error: {one_line() if one_line else err}", file=sys.stderr)
+            print(f"error: {one_line(flag) if one_line else err}", file=sys.stderr)
             code = 2
     if not hard or threading.current_thread() is not threading.main_thread():
         sys.exit(code)

@@ -8,24 +8,30 @@ Use the ``Annotated`` aliases in a command's signature, collect them with
 from __future__ import annotations
 
 import sys
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from mathhammer import trials
 from mathhammer.errors import InputError
 from mathhammer.io import (  # noqa: F401 (the CLI's writer is the library's)
-    STDOUT, all_or_nothing, check_outputs, resolve_output, short_path, write_atomically,
+    STDOUT,
+    all_or_nothing,
+    check_outputs,
+    resolve_output,
+    short_path,
+    write_atomically,
 )
+from mathhammer.present.host import HOST  # an in-process host takes the report (`serve`)
 
 Method = Annotated[
     str,
     typer.Option("--method", help="exact, mc (Monte Carlo) or auto (exact when available)."),
 ]
-#: engine.DEFAULT_TRIALS, written here so `--help` needs no numpy (a test holds them equal)
-DEFAULT_TRIALS = 1_000_000
+#: the engine's default (mathhammer/trials.py: no numpy needed for `--help`)
+DEFAULT_TRIALS = trials.QUERY
 
 
 def n_trials_option(default: int) -> object:
@@ -76,12 +82,6 @@ Explain = Annotated[
 
 FORMATS = ("table", "json", "csv")
 
-#: An in-process host (``mathhammer serve``) sets this to run a command through the same
-#: parse → options → library path as the command line and take the finished report
-#: instead of printed text: ``host.receive(report, table, plot)`` (``table`` is the
-#: command's own table text or None for the standard one; ``plot(path)`` draws what
-#: ``--plot`` would) and ``host.progress(done, planned)`` in place of the progress bar.
-HOST: ContextVar = ContextVar("mathhammer_host", default=None)
 
 
 @dataclass
@@ -101,6 +101,9 @@ class CommonOptions:
     full: bool = False
     #: trials when --n-trials is not given (a command may set its own, see query_command)
     default_trials: int = DEFAULT_TRIALS
+    #: the command as typed (``wm duel``): the JSON's ``command``; the library names its
+    #: report after the engine (``warmachine.duel``)
+    command: str | None = None
 
     def validate(self) -> CommonOptions:
         if self.precision is not None and self.method == "auto":
@@ -131,6 +134,7 @@ class CommonOptions:
         host = HOST.get()
         return MonteCarloConfig(
             n_trials=self.n_trials if self.n_trials is not None else self.default_trials,
+            n_trials_is_default=self.n_trials is None,
             seed=self.seed,
             threads=self.threads,
             precision=self.precision,
@@ -162,21 +166,27 @@ COMMON_PARAMETERS: tuple[tuple[str, object, object], ...] = (
     ("full", Full, False),
 )
 
+#: the wrapper's context parameter (not an option: Typer fills it with the Click context)
+CONTEXT = "mathhammer_context"
+
 #: options every query command takes, whatever its ``only`` says (the answer first)
 ALWAYS = ("brief", "full")
 
 
-def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int | None = None):
+def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int | None = None,
+                  ask: tuple[str, ...] = ()):
     """Give a Typer command the shared query options without repeating them.
 
     The decorated function declares its own parameters plus ``opts:
     CommonOptions = None``; the wrapper adds ``--method … --quiet`` (or just the
     names in ``only``) to the signature Typer reads and passes the validated
     :class:`CommonOptions` in as ``opts``. ``trials`` is the command's own Monte Carlo
-    default (``--help`` states it and ``opts.config()`` uses it).
+    default (``--help`` states it and ``opts.config()`` uses it). ``ask`` names options a
+    question needs although the parser cannot require them (``--attacks`` unless
+    ``--for-p``): a form asks them with the required ones (``mathhammer serve``).
     """
     if func is None:
-        return lambda f: query_command(f, only=only, trials=trials)
+        return lambda f: query_command(f, only=only, trials=trials, ask=ask)
     import functools
     import inspect
 
@@ -194,17 +204,73 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int
         for name, ann, default in chosen
     ]
 
+    # the command's own parameters (the shared ones have their own range checks and words)
+    labels = {prm.name: _label(prm) for prm in keyword_only}
+    # Typer hands the Click context to a parameter of this type: the command's own name
+    context = inspect.Parameter(CONTEXT, inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
+
     @functools.wraps(func)
     def command(*args, **kwargs):
+        ctx = kwargs.pop(CONTEXT, None)
+        check_numbers({name: kwargs[name] for name in labels if name in kwargs}, labels)
         opts = common_options(**{name: kwargs.pop(name) for name in names},
                               default_trials=trials or DEFAULT_TRIALS)
+        opts.command = " ".join(ctx.command_path.split()[1:]) if ctx is not None else None
         return func(*args, opts=opts, **kwargs)
 
     command.query_options = tuple(names)  # marks a query command (`mathhammer serve` lists these)
-    command.__signature__ = own.replace(parameters=keyword_only + shared)
-    command.__annotations__ = {p.name: p.annotation for p in keyword_only + shared}
+    command.query_ask = tuple(ask)
+    command.__signature__ = own.replace(parameters=keyword_only + shared + [context])
+    command.__annotations__ = {p.name: p.annotation for p in keyword_only + shared + [context]}
     del command.__wrapped__  # Typer must read the new signature, not the original
     return command
+
+
+#: the most digits a number in a parameter may have: no count, stat, distance or seed
+#: needs more, and Python refuses int() of more than 4,300 digits (a traceback, not a line)
+MAX_DIGITS = 30
+
+
+def check_numbers(values: dict, labels: dict[str, str]) -> None:
+    """Every parameter of a query command bounded before use (issue 26): a float is finite,
+    an int has at most :data:`MAX_DIGITS` digits, and so has every number written in a text
+    parameter (counts like ``--attacks 10``, saves, ``--damaged 0,2``, ``stats:w=3``)."""
+    import math
+    import re
+
+    for name, value in values.items():
+        label = labels.get(name, name)
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, bool) or item is None:
+                continue
+            if isinstance(item, float) and not math.isfinite(item):
+                raise InputError(label, "must be a finite number", str(item),
+                                 f"use e.g. {label} 1")
+            if isinstance(item, int) and abs(item) >= 10**MAX_DIGITS:
+                raise InputError(label, f"has more than {MAX_DIGITS} digits", _digits(str(item)),
+                                 "use a smaller number")
+            if isinstance(item, str):
+                longest = max((len(run) for run in re.findall(r"\d+", item)), default=0)
+                if longest > MAX_DIGITS:
+                    raise InputError(label, f"holds a number of {longest:,} digits (at most "
+                                     f"{MAX_DIGITS})", _digits(item), "use a smaller number")
+
+
+def _label(parameter) -> str:
+    """``--attacks`` for an option, ``EXPRESSION`` for an argument (as Click names them)."""
+    import typing
+
+    for info in typing.get_args(parameter.annotation)[1:]:
+        decls = [d for d in getattr(info, "param_decls", None) or () if d.startswith("--")]
+        if decls:
+            return decls[0]
+        if type(info).__name__ == "ArgumentInfo":
+            return parameter.name.upper()
+    return f"--{parameter.name.replace('_', '-')}"
+
+
+def _digits(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text):,} characters)"
 
 
 def common_options(**kwargs) -> CommonOptions:
@@ -253,7 +319,7 @@ def progress_bar(label: str = "simulating", unit: str = "trials"):
 
 def emit(report, opts: CommonOptions) -> None:
     """Render ``report`` as asked: stdout (or --output) and optional --plot."""
-    from mathhammer.cli import _render
+    from mathhammer.present import render as _render
 
     report.drop_empty()  # a distribution nothing can reach is named as empty, not printed
     if opts.explain and "explain" not in report.info:  # no stage builder: the rules followed
@@ -262,20 +328,20 @@ def emit(report, opts: CommonOptions) -> None:
         attach(report)
     host = HOST.get()
     if host is not None:
-        from mathhammer.answer_plots import save_report_plot
+        from mathhammer.present.answer_plots import save_report_plot
 
-        host.receive(report, None, lambda path: save_report_plot(report, path))
+        host.receive(report, None, lambda path: save_report_plot(report, path), opts.command)
         return
     if opts.brief:
-        from mathhammer.headline import headline
+        from mathhammer.present.headline import headline
 
         text = headline(report) + "\n"
     else:
-        text = _render.render(report, opts.format, full=opts.full)
+        text = _render.render(report, opts.format, full=opts.full, command=opts.command)
     if opts.explain and opts.format == "csv":  # CSV has no place for it: stderr, like notes
         print("explain:\n" + "\n".join(f"  {line}" for line in report.info["explain"]),
               file=sys.stderr)
-    from mathhammer.answer_plots import save_report_plot
+    from mathhammer.present.answer_plots import save_report_plot
 
     deliver(text, opts, (lambda path: save_report_plot(report, path)) if opts.plot else None)
     footer_on_screen = opts.format == "table" and opts.output is None  # shows n_trials, seed
@@ -286,7 +352,7 @@ def emit(report, opts: CommonOptions) -> None:
 def deliver(text: str, opts: CommonOptions, plot=None) -> None:
     """Write a command's outputs, all or nothing: ``plot(path)`` to ``--plot`` if given,
     ``text`` to ``--output`` or standard output (checked: a full disk is exit 2)."""
-    from mathhammer.cli import ctrl_c_seen
+    from mathhammer.cli._interrupt import ctrl_c_seen
 
     if ctrl_c_seen():  # a Ctrl-C swallowed on the way (inside a C callback): no answer now
         raise KeyboardInterrupt

@@ -19,7 +19,14 @@ from mathhammer.cli._common import CommonOptions, deliver, query_command
 
 NTrialsCell = Annotated[
     Optional[int],
-    typer.Option("--n-trials", help="Monte Carlo trials per cell (default 100000)."),
+    typer.Option("--n-trials", help="Monte Carlo trials per cell, fixed (default: adaptive, "
+                                    "see --precision)."),
+]
+PrecisionCell = Annotated[
+    Optional[float],
+    typer.Option("--precision", help="Each Monte Carlo cell runs until its P(kill)'s 95% "
+                                     "half-width is at most this (default 0.0075); --n-trials N "
+                                     "runs N trials per cell instead."),
 ]
 Scheduler = Annotated[
     Optional[str],
@@ -37,37 +44,43 @@ Rounds = Annotated[
 
 
 def _emit(report, text_table: str, opts, plot_fn) -> None:
-    from mathhammer.cli import _render
-    from mathhammer.cli._common import HOST
-    from mathhammer.headline import headline
+    from mathhammer.present import render as _render
+    from mathhammer.present.flags import with_flags
+    from mathhammer.present.headline import headline
+    from mathhammer.present.host import HOST
 
     if HOST.get() is not None:  # `mathhammer serve`: the report, this table and the plot
-        HOST.get().receive(report, text_table, plot_fn)
+        HOST.get().receive(report, text_table, plot_fn, opts.command)
         return
     if opts.brief:
         text = headline(report) + "\n"
     elif opts.format == "table":  # the answer first, then the matrices / the sweep
-        text = headline(report) + "\n" + text_table
+        text = headline(report) + "\n" + with_flags(text_table)
     else:
-        text = _render.render(report, opts.format)
+        text = _render.render(report, opts.format, command=opts.command)
     deliver(text, opts, plot_fn)  # --plot and --output all or nothing; stdout checked
     if report.method != "exact" and not opts.quiet and opts.format != "table":
-        print(f"note: Monte Carlo cells, n_trials {report.n_trials:,} each, seed {report.seed}",
+        print(f"note: Monte Carlo cells, {report.info['trials']}, seed {report.seed}",
               file=sys.stderr)
 
 
-def _cell_progress(opts: CommonOptions, n_trials: int | None):
+def _cell_progress(opts: CommonOptions, n_trials: int | None, precision: float | None = None):
     """Cells done / planned on a terminal (the planned size first: cells x trials each)."""
-    from mathhammer.cli._common import HOST, progress_bar
+    from mathhammer.cli._common import progress_bar
+    from mathhammer.present.host import HOST
 
     if HOST.get() is not None:  # the server's own limits apply, as before
         return None
     if opts.quiet:
         return None
-    from mathhammer.analysis.compare import DEFAULT_TRIALS
+    from mathhammer.analysis.cells import DEFAULT_PRECISION
 
-    each = DEFAULT_TRIALS if n_trials is None else n_trials
-    trials = "exact cells" if opts.method == "exact" else f"cells x {each:,} trials"
+    if opts.method == "exact":
+        trials = "exact cells"
+    elif n_trials is not None:
+        trials = f"cells x {n_trials:,} trials"
+    else:
+        trials = f"cells, each to ±{precision or DEFAULT_PRECISION:g}"
     return progress_bar(f"{trials}:", unit="cells")
 
 
@@ -79,21 +92,32 @@ def _num(v: float) -> str:
     return "      —" if v is None or math.isnan(v) else f"{v:7.2f}"
 
 
-def _matrix_text(comparison, metric: str, direction: str, fmt) -> list[str]:
+def _matrix_text(comparison, metric: str, direction: str, fmt,
+                 columns: int | None = None) -> list[str]:
+    """One matrix as text; wider than ``columns`` characters (a narrow terminal), its
+    targets are split into blocks that fit, each repeating the attackers' names."""
     m = comparison.matrix(metric, direction)
-    width = max(len(str(a)) for a in m.index)
-    cell = max(12, min(18, max(len(str(c)) for c in m.columns)))
-    cols = [str(c) if len(str(c)) <= cell else str(c)[: cell - 1] + "…" for c in m.columns]
     corner = "attacker / target"
-    width = max(width, len(corner))
-    lines = [f"  {corner:<{width}}  " + "  ".join(f"{c:>{cell}}" for c in cols)]
-    for a, row in zip(m.index, m.to_numpy(), strict=True):
-        lines.append(f"  {a:<{width}}  " + "  ".join(f"{fmt(v):>{cell}}" for v in row))
+    width = max(len(corner), *(len(str(a)) for a in m.index))
+    cell = max(12, min(18, max(len(str(c)) for c in m.columns)))
+    if columns is not None and 2 + width + len(m.columns) * (cell + 2) > columns:
+        cell = 11  # narrow: shorter target names, more of them side by side
+    cols = [str(c) if len(str(c)) <= cell else str(c)[: cell - 1] + "…" for c in m.columns]
+    fit = len(cols) if columns is None else max(1, (columns - width - 2) // (cell + 2))
+    values = m.to_numpy()
+    lines = []
+    for start in range(0, len(cols), fit):
+        if start:
+            lines.append("")
+        lines.append(f"  {corner:<{width}}  " + "  ".join(f"{c:>{cell}}" for c in cols[start:start + fit]))
+        for a, row in zip(m.index, values, strict=True):
+            lines.append(f"  {a:<{width}}  " + "  ".join(f"{fmt(v):>{cell}}" for v in row[start:start + fit]))
     return lines
 
 
-def compare_table(comparison, full: bool = False) -> str:
-    """The matrices as text; damage per 100 points only with ``full`` (the view stays short)."""
+def compare_table(comparison, full: bool = False, columns: int | None = None) -> str:
+    """The matrices as text; damage per 100 points only with ``full`` (the view stays short).
+    ``columns``: the terminal's width, for a narrow one (a phone) the matrices wrap."""
     report = comparison.report
     lines = [report.title, "", comparison.list_a.summary(), comparison.list_b.summary(), ""]
     mc = report.method != "exact"
@@ -104,14 +128,14 @@ def compare_table(comparison, full: bool = False) -> str:
             if metric == "mean_damage_per_100" and not full:
                 continue
             lines.append(f"{d}  {label}")
-            lines.extend(_matrix_text(comparison, metric, d, fmt))
+            lines.extend(_matrix_text(comparison, metric, d, fmt, columns))
             lines.append("")
     lines.append(f"cell: {report.info['cell']}")
     lines.append(f"per 100 points: {report.info['per_100']}"
                  + ("" if full else "; --full adds expected damage per 100 points"))
     if mc:
         se = comparison.frame["p_kill_se"].max()
-        lines.append(f"Monte Carlo cells: n_trials {report.n_trials:,} each, seed {report.seed}; "
+        lines.append(f"Monte Carlo cells: {report.info['trials']}, seed {report.seed}; "
                      f"largest P(kill) se {100 * se:.2f} pp (--format csv lists every se)")
     else:
         lines.append("exact")
@@ -129,6 +153,7 @@ def compare_command(
     policy: Policy = "optimal",
     opts: CommonOptions = None,  # filled in by @query_command
     n_trials: NTrialsCell = None,
+    precision: PrecisionCell = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
 ) -> None:
@@ -140,9 +165,21 @@ def compare_command(
     chosen = None if targets is None else targets.split(",")
     result = compare(list_a, list_b, targets=chosen, method=opts.method, n_trials=n_trials,
                      seed=opts.seed, rounds=rounds, policy=policy, both_ways=not one_way, scheduler=scheduler,
-                     workers=workers, progress=_cell_progress(opts, n_trials))
-    _emit(result.report, compare_table(result, full=opts.full), opts,
-          lambda path: save_comparison_plot(result, Path(path)))
+                     workers=workers, progress=_cell_progress(opts, n_trials, precision),
+                     precision=precision)
+    _emit(result.report, compare_table(result, full=opts.full, columns=_terminal_columns(opts)),
+          opts, lambda path: save_comparison_plot(result, Path(path)))
+
+
+def _terminal_columns(opts) -> int | None:
+    """The terminal's width when the table goes to one (a file or a pipe gets it whole)."""
+    import shutil
+
+    from mathhammer.cli._common import HOST
+
+    if HOST.get() is not None or opts.output is not None or not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns
 
 
 def sweep_table(result) -> str:
@@ -179,7 +216,7 @@ def sweep_table(result) -> str:
         lines.append("one more step vs the option:")
         lines.extend(f"  {w}" for w in report.info["worth"])
     if report.method != "exact":
-        lines.append(f"Monte Carlo: n_trials {report.n_trials:,} per point, seed {report.seed}; "
+        lines.append(f"Monte Carlo points: {report.info['trials']}, seed {report.seed}; "
                      "± is one standard error")
     else:
         lines.append("exact")
@@ -195,10 +232,11 @@ def sweep_command(
                        "(Warmachine def arm mat rat str focus attacks; Fantasy ws s t i a ld save "
                        "ward models).")],
     also: Annotated[Optional[str], typer.Option(
-        "--also", help="Extra series with an option on: boost_hit, boost_damage, charge (comma list).")] = None,
+        "--also", help="Extra series with an option on: boost_hit, boost_damage, charge (the attacker charges) (comma list).")] = None,
     focus: Annotated[Optional[int], typer.Option("--focus", help="Warmachine: focus the attacker spends (buys attacks; 1 pays a warjack's charge); default 3 for a warjack, FOCUS for a warcaster.")] = None,
     mode: Annotated[Optional[str], typer.Option("--mode", help="Warmachine: melee or ranged weapons.")] = None,
-    charge: Annotated[bool, typer.Option("--charge", help="The attacker charges.")] = False,
+    charge: Annotated[bool, typer.Option("--charge", help="The attacker charges (Warmachine: the first attack's damage pre-boosted, 1 focus for a warjack, WM-D3).")] = False,
+    may_charge: Annotated[bool, typer.Option("--may-charge", help="Warmachine: the focus policy decides whether to charge.")] = False,
     ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="Fantasy: basic, wfb8 or t9a1 (default: the attacker's).")] = None,
     threshold: Annotated[float, typer.Option("--threshold", help="Smallest P(kill) step that counts as a breakpoint.")] = 0.05,
     game: Annotated[Optional[str], typer.Option("--game", help="warmachine or fantasy (found from the profiles when omitted).")] = None,
@@ -206,6 +244,7 @@ def sweep_command(
     policy: Policy = "optimal",
     opts: CommonOptions = None,  # filled in by @query_command
     n_trials: NTrialsCell = None,
+    precision: PrecisionCell = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
 ) -> None:
@@ -220,11 +259,14 @@ def sweep_command(
     if mode not in (None, "melee", "ranged"):
         raise InputError("--mode", "must be melee or ranged", mode, "use --mode ranged")
     options = {k: v for k, v in (("focus", focus), ("mode", mode)) if v is not None}
-    if charge:
-        options["charge"] = True
+    if charge and may_charge:
+        raise InputError("--charge", "choose one: --charge (the attacker charges) or --may-charge "
+                         "(the policy decides)", True, "drop one of them")
+    if charge or may_charge:
+        options["charge"] = "must" if charge else "may"
     extra = tuple(a.strip() for a in also.split(",") if a.strip()) if also else ()
     result = sweep(attacker, target, vary, game=game, attacker_options=options, also=extra,
                    ruleset=ruleset, method=opts.method, n_trials=n_trials, seed=opts.seed,
                    rounds=rounds, policy=policy, threshold=threshold, scheduler=scheduler, workers=workers,
-                   progress=_cell_progress(opts, n_trials))
+                   progress=_cell_progress(opts, n_trials, precision), precision=precision)
     _emit(result.report, sweep_table(result), opts, lambda path: save_sweep_plot(result, Path(path)))

@@ -1,10 +1,16 @@
 """``mathhammer demo`` (the README's first command) and ``mathhammer warmup``.
 
-The demo runs one query of each engine on bundled defaults. Each engine adds its
-own step to :data:`DEMO_STEPS` (argv lists run through the real CLI). The short tour
+The demo runs one query of each engine on bundled defaults: the steps of
+:data:`mathhammer.present.tour.DEMO_STEPS` (argv lists run through the real CLI). The short tour
 (the default) prints each query's headline answer — the first step also its whole
 table, so a reader sees what a table looks like — and stays within
 :data:`SHORT_TOUR_LINES`; ``mathhammer demo --full`` prints every table.
+
+The first demo on a machine (a numba cache without the warm-up's mark) also runs the
+warm-up queries after the tour, so no later query — on the command line, in the web page
+or a notebook, which share the cache — pays a compile (issue 29 part 2). ``mathhammer
+warmup`` does the same without the tour. Both leave a mark in the cache folder, named by
+the warm-up list: a new kernel source (a new folder) or a new query brings the work back.
 """
 
 from __future__ import annotations
@@ -13,29 +19,14 @@ import sys
 
 import typer
 
-DEMO_STEPS: list[tuple[str, list[str]]] = [
-    ("Dice: 2D6+3, chance of 10 or more (exact)", ["roll", "2D6+3", "--at-least", "10"]),
-    ("Dice: the same by Monte Carlo, with standard errors",
-     ["roll", "2D6+3", "--at-least", "10", "--method", "mc", "--n-trials", "200000", "--seed", "1"]),
-    ("Profiles: the Khador Juggernaut's card, with its damage grid and recorded doubts",
-     ["profiles", "show", "khador/juggernaut"]),
-    ("Warmachine: three charging Juggernaut axe attacks (MAT 7, P+S 19) vs DEF 12 ARM 18, 15 boxes",
-     ["wm", "attack", "--stat", "7", "--defense", "12", "--power", "19", "--armor", "18",
-      "--attacks", "3", "--charge", "--boxes", "15"]),
-    ("Warmachine: a 3\" AOE at a target 8\" away, with a neighbour 1.5\" behind it (exact)",
-     ["wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14", "--range", "8",
-      "--model", "grunt1,1.5,0,small,arm=13,boxes=1"]),
-]
-
-#: kernel modules the demo's steps use (an empty cache for any of them means compiling)
-DEMO_KERNELS = ("rolls", "magic", "combat", "artillery", "grid", "fantasy")
-
+from mathhammer.present.tour import DEMO_STEPS, WARMUP_ARGV
 
 #: the short tour (the default) stays within this many lines
 SHORT_TOUR_LINES = 150
 
 
 def demo_command(
+    ctx: typer.Context,
     full: bool = typer.Option(False, "--full", help="The long tour: every step's whole table "
                               "(the default prints each step's headline answer)."),
     ahead: bool = typer.Option(False, "--ahead", hidden=True,
@@ -46,30 +37,81 @@ def demo_command(
     import io
     import shlex
 
-    from mathhammer.cli.app import app
-
+    app = ctx.find_root().command  # the tour runs its sibling commands
     if ahead:  # the second process of _compile_ahead: only the numba cache matters
         for _, argv in reversed(DEMO_STEPS):
             with contextlib.redirect_stdout(io.StringIO()):
-                app(args=argv, prog_name="mathhammer", standalone_mode=False)
+                app.main(args=argv, prog_name="mathhammer", standalone_mode=False)
+        _run_warmup(app, backwards=False)  # the main process walks them from the end
         return
-    helper = _compile_ahead("demo")
+    warmed = _warmed()
+    helper = None if warmed else _compile_ahead("demo")
     try:
         if not full:
             print("A short tour: each question, the command that asks it, and its answer "
                   "(`mathhammer demo --full` shows every table).", flush=True)
         for i, (title, argv) in enumerate(DEMO_STEPS):
-            brief = not full and i > 0 and is_query(argv)
+            brief = not full and i > 0 and is_query(argv, app)
             shown = argv + (["--brief"] if brief else [])
             command = " ".join(shlex.quote(_shown_path(a)) for a in shown)
             print(f"\n=== {title}\n$ mathhammer {command}" + ("" if brief else "\n"), flush=True)
-            app(args=shown, prog_name="mathhammer", standalone_mode=False)
+            app.main(args=shown, prog_name="mathhammer", standalone_mode=False)
             sys.stdout.flush()
         if not full:
             print("\nMore: `mathhammer demo --full` (every table), `mathhammer --help`, "
                   "`mathhammer rules WM-A3` (the rules as played), README.md.")
+        if not warmed:
+            sys.stdout.flush()
+            print("compiling the kernels of the other queries too, so that later runs start "
+                  "fast (first run only)...", file=sys.stderr, flush=True)
+            _run_warmup(app, backwards=helper is not None)  # toward the helper, if any
+            _mark_warmed()
     finally:
         _stop(helper)
+
+
+def _warmed_mark():
+    """The file in numba's cache folder that says the warm-up ran against it; None when
+    nothing compiles (NUMBA_DISABLE_JIT) or no cache folder is set."""
+    import hashlib
+    import os
+    from pathlib import Path
+
+    from mathhammer import kernels
+
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        return None
+    kernels.ensure_cache_dir()
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if not folder:
+        return None
+    key = hashlib.sha1(repr(WARMUP_ARGV).encode()).hexdigest()[:12]
+    return Path(folder) / f"warmup-{key}.done"
+
+
+def _warmed() -> bool:
+    mark = _warmed_mark()
+    return mark is None or mark.exists()
+
+
+def _mark_warmed() -> None:
+    mark = _warmed_mark()
+    if mark is not None:
+        try:
+            mark.touch()
+        except OSError:  # a read-only cache: the next demo warms up again, nothing worse
+            pass
+
+
+def _run_warmup(app, backwards: bool) -> None:
+    """Every warm-up query, quietly (their answers are not the point)."""
+    import contextlib
+    import io
+
+    for argv in reversed(WARMUP_ARGV) if backwards else WARMUP_ARGV:
+        with contextlib.redirect_stdout(io.StringIO()):
+            app.main(args=argv + ["--format", "json", "--quiet"], prog_name="mathhammer",
+                     standalone_mode=False)
 
 
 def _shown_path(arg: str) -> str:
@@ -82,13 +124,10 @@ def _shown_path(arg: str) -> str:
     return arg
 
 
-def is_query(argv: list[str]) -> bool:
-    """Whether ``argv`` names a query command (one that takes ``--brief``)."""
-    import typer.main
-
-    from mathhammer.cli.app import app
-
-    cmd = typer.main.get_command(app)
+def is_query(argv: list[str], root) -> bool:
+    """Whether ``argv`` names a query command (one that takes ``--brief``) under the Click
+    command ``root``."""
+    cmd = root
     for token in argv:
         sub = getattr(cmd, "commands", {}).get(token)
         if sub is None:
@@ -104,22 +143,20 @@ def _stop(helper) -> None:
 
 
 def _compile_ahead(command: str):
-    """On an empty numba cache, a second process runs ``command``'s queries from the end.
+    """Before the first warm-up, a second process runs ``command``'s queries from the end.
 
     numba compiles one function at a time in a process, and the first run of the demo
     (or warmup) is mostly compiling; a second process walking the queries backwards
     fills the shared cache from the other side, so two cores split the work. numba writes cache files
     atomically, so the worst case is a kernel compiled by both. Returns the process,
-    or None when the cache is warm, JIT is off or there is one core.
+    or None when the warm-up has run against this cache, JIT is off or there is one core.
     """
     import os
     import subprocess
 
-    from mathhammer import kernels
-
     if (os.cpu_count() or 1) < 2 or os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return None
-    if all(kernels.cache_is_warm(module) for module in DEMO_KERNELS):
+    if _warmed():
         return None
     return subprocess.Popen([sys.executable, "-m", "mathhammer", command, "--ahead"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -127,117 +164,19 @@ def _compile_ahead(command: str):
 
 
 def warmup_command(
+    ctx: typer.Context,
     ahead: bool = typer.Option(False, "--ahead", hidden=True,
                                help="Internal: the queries backwards, silently."),
 ) -> None:
     """Compile every Monte Carlo kernel once (fills numba's cache; later runs start fast)."""
-    import contextlib
-    import io
-
-    from mathhammer.cli.app import app
-
+    app = ctx.find_root().command  # the tour runs its sibling commands
     helper = None if ahead else _compile_ahead("warmup")
     if not ahead:
         print("compiling every Monte Carlo kernel (once per machine)...", file=sys.stderr, flush=True)
     try:
-        for argv in reversed(WARMUP_ARGV) if ahead else WARMUP_ARGV:
-            with contextlib.redirect_stdout(io.StringIO()):
-                app(args=argv + ["--format", "json", "--quiet"], prog_name="mathhammer",
-                    standalone_mode=False)
+        _run_warmup(app, backwards=ahead)
     finally:
         _stop(helper)
     if not ahead:
+        _mark_warmed()
         print("kernels compiled and cached", file=sys.stderr)
-
-
-#: one small Monte Carlo query per kernel family; engines append theirs
-WARMUP_ARGV: list[list[str]] = [["roll", "2D6", "--method", "mc", "--n-trials", "1000", "--seed", "0"]]
-WARMUP_ARGV.append(["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "18",
-                    "--method", "mc", "--n-trials", "1000", "--seed", "0"])
-WARMUP_ARGV.append(["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "18",
-                    "--attacks", "2", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
-WARMUP_ARGV.append(["wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
-                    "--range", "8", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
-WARMUP_ARGV.append(["wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
-                    "--range", "6", "--spray", "8", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
-
-
-def _magic_example() -> str:
-    """Path of the bundled magic scenario (source checkout or wheel)."""
-    from mathhammer.profiles import profiles_root
-
-    return str(profiles_root() / "scenarios" / "magic_t9a1_four_spells.toml")
-
-
-DEMO_STEPS.append(("Magic (T9A): cast 3 dice at level 2 against casting value 9 (exact)",
-                   ["magic", "cast", "--dice", "3", "--level", "2", "--cv", "9"]))
-DEMO_STEPS.append(("Magic: a whole phase, four spells, optimal dice vs a threshold dispeller",
-                   ["magic", "phase", _magic_example(), "--n-trials", "200000", "--seed", "1"]))
-WARMUP_ARGV.append(["magic", "phase", _magic_example(), "--n-trials", "1000", "--seed", "0"])
-DEMO_STEPS.append(("Fantasy: 20 Halberdiers against 20 Orc Boyz, up to 3 rounds of close combat",
-                   ["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "3",
-                    "--seed", "1"]))
-DEMO_STEPS.append(("Fantasy: a stone thrower at 40 skeletons ten wide (template geometry)",
-                   ["fb", "artillery", "stone-thrower", "wfb8/skeleton_warriors", "--models", "40",
-                    "--width", "10", "--seed", "1"]))
-WARMUP_ARGV.append(["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "2",
-                    "--n-trials", "1000", "--seed", "0"])
-WARMUP_ARGV.append(["fb", "artillery", "stone-thrower", "wfb8/orc_boyz", "--n-trials", "1000",
-                    "--seed", "0"])
-
-
-def _wm_scenario_example() -> str:
-    """Path of the bundled Warmachine raw-attack scenario."""
-    from mathhammer.profiles import profiles_root
-
-    return str(profiles_root() / "scenarios" / "warmachine_two_jacks_vs_charger.toml")
-
-
-DEMO_STEPS.append(("Warmachine: Juggernaut charges an Ironclad, optimal focus, full damage grid",
-                   ["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "3", "--charge",
-                    "--policy", "optimal", "--seed", "1"]))
-DEMO_STEPS.append(("Warmachine: a scenario file, four attacks on a grid (exact grid DP)",
-                   ["run", _wm_scenario_example()]))
-WARMUP_ARGV.append(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--charge",
-                    "--n-trials", "1000", "--seed", "0"])
-WARMUP_ARGV.append(["run", _wm_scenario_example(), "--method", "mc", "--n-trials", "1000",
-                    "--seed", "0"])
-WARMUP_ARGV.append(["run", _wm_scenario_example()])
-WARMUP_ARGV.append(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "1",
-                    "--method", "exact"])
-
-DEMO_STEPS.append(("Warmachine: the best turn for Sorscha's battle box against a shielded Stryker (wm plan)",
-                   ["wm", "plan", "khador/sorscha", "khador/juggernaut", "khador/destroyer",
-                    "--target", "cygnar/stryker", "--camped-focus", "3", "--target-effect",
-                    "Arcane Shield"]))
-
-
-def _turn_scenario_example() -> str:
-    """The bundled whole-turn scenario (fb turn)."""
-    from mathhammer.profiles import profiles_root
-
-    return str(profiles_root() / "scenarios" / "fantasy_turns_knights_vs_orcs.toml")
-
-
-# fantasy attack chain and tests (fb attack / shoot / break-test)
-DEMO_STEPS.append(("Fantasy: 20 attacks, Killing Blow and a 6+ ward, exact vs Monte Carlo (--check)",
-                   ["fb", "attack", "--attacks", "20", "--ws", "5", "--target-ws", "4", "--strength",
-                    "4", "--toughness", "4", "--save", "4", "--ward", "6", "--killing-blow",
-                    "--at-least", "5", "--check", "--n-trials", "200000", "--seed", "1"]))
-DEMO_STEPS.append(("Fantasy: a break test, Ld 8 lost by 3, steadfast or not (wfb8)",
-                   ["fb", "break-test", "--ld", "8", "--lost-by", "3"]))
-DEMO_STEPS.append(("Fantasy: Knights charge Orc Boyz from 14\", three game turns (fb turn)",
-                   ["fb", "turn", _turn_scenario_example(), "--n-trials", "20000", "--seed", "1"]))
-WARMUP_ARGV.append(["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength",
-                    "3", "--toughness", "3", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
-WARMUP_ARGV.append(["magic", "cast", "--dice", "2", "--cv", "7", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
-WARMUP_ARGV.append(["magic", "dispel", "--dice", "2", "--against", "7", "--method", "mc", "--n-trials", "1000",
-                    "--seed", "0"])
-
-# analysis: army-list matrices and breakpoint sweeps (issue 6)
-DEMO_STEPS.append(("Analysis: two Mk II battle boxes, every attacker x target cell, per 100 points",
-                   ["compare", "khador_battlebox", "cygnar_battlebox", "--one-way",
-                    "--n-trials", "20000", "--seed", "1"]))
-DEMO_STEPS.append(("Analysis: where does a charging Juggernaut stop killing an Ironclad? DEF 10..18",
-                   ["sweep", "khador/juggernaut", "cygnar/ironclad", "--vary", "def=10..18",
-                    "--focus", "3", "--charge", "--n-trials", "20000", "--seed", "1"]))

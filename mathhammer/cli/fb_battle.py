@@ -11,7 +11,7 @@ import typer
 from mathhammer.cli._common import CommonOptions, emit, query_command
 from mathhammer.cli.fb import app
 
-BATTLE_TRIALS = 2_000  # battles by default: ± 1.1 points on P(win)
+from mathhammer.trials import BATTLE as BATTLE_TRIALS
 
 
 @query_command(only=("method", "n_trials", "seed", "format", "plot", "output", "quiet"),
@@ -41,8 +41,8 @@ def battle_command(
     from mathhammer.fantasy.battle.report import battle
 
     if opts.method == "exact":
-        raise InputError("--method", "a battle is Monte Carlo only (its state is every unit's "
-                         "place and wounds)", "exact", "use --method mc (the default)")
+        raise InputError("‹method›", "a battle is Monte Carlo only (its state is every unit's "
+                         "place and wounds)", "exact", "use ‹method› mc (the default)")
     report = battle(list_a, list_b, turns=turns, deployment=deployment, policy_a=policy_a,
                     policy_b=policy_b, first=first, n_trials=opts.config().n_trials,
                     seed=opts.seed, workers=workers, scheduler=scheduler, rollouts=rollouts,

@@ -15,7 +15,7 @@ import typer
 
 
 def import_command(
-    export: Annotated[Path, typer.Argument(help="The export: Mk II list text, Ninth Age army builder text, or a BattleScribe .ros / .rosz roster.")],
+    export: Annotated[Path, typer.Argument(help="The export: Mk II list text, Ninth Age army builder text, a BattleScribe .ros / .rosz roster, or a New Recruit .json roster.")],
     output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write the list file here (atomically; - for standard output, the default).")] = None,
     game: Annotated[Optional[str], typer.Option("--game", help="warmachine or fantasy (default: read from the file).")] = None,
     ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="mk2, wfb8 or t9a1 (default: the roster's game system; text exports t9a1).")] = None,
@@ -26,10 +26,10 @@ def import_command(
     """Convert a list builder's export into a mathhammer list file (names matched to bundled profiles)."""
     import sys
 
-    from mathhammer.cli import _render
     from mathhammer.errors import InputError
     from mathhammer.imports import import_file
     from mathhammer.io import write_atomically
+    from mathhammer.present import render as _render
 
     if format not in ("toml", "json"):
         raise InputError("--format", "must be toml or json", format, "use --format json")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -52,26 +53,32 @@ def cast_command(
     ruleset: Ruleset = "t9a1",
     modifier: Annotated[int, typer.Option("--modifier", help="Other casting modifiers.")] = 0,
     bound: Annotated[bool, typer.Option("--bound", help="Bound spell: no level, no overwhelming bonus, never miscasts (MG-7).")] = False,
+    dispel_dice: Annotated[Optional[int], typer.Option("--dispel-dice", help="Against one dispel attempt with N dice: adds p_goes_off (cast and not dispelled) and p_dispelled (MG-6).")] = None,
+    dispel_level: Annotated[int, typer.Option("--dispel-level", help="Level of the dispelling wizard, added to the dispel roll (0 = the army; with --dispel-dice).")] = 0,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """One casting attempt (exact by default; --method mc / --check): p_cast, p_two_sixes, p_miscast, casting_total (MG-4, MG-5, MG-10).
 
     p_cast counts every way the spell is cast (irresistible / overwhelming included);
-    p_two_sixes = two or more natural 6s (wfb8 irresistible force, t9a1 overwhelming power); p_miscast assumes it is not dispelled;
+    p_two_sixes = two or more natural 6s (wfb8 irresistible force, t9a1 overwhelming power); p_miscast assumes it is not dispelled
+    (with --dispel-dice: with that attempt);
     casting_total = totals of the casts without two 6s (given such a cast).
+    --dispel-dice N [--dispel-level L]: p_goes_off = P(cast and not dispelled) by N dice (irresistible force cannot be dispelled).
     """
     from mathhammer.magic.single import cast
 
     if opts.precision is not None and opts.method == "auto":
         opts.method = "mc"
     report = cast(dice, level, cv, ruleset, modifier, bound, method=opts.method,
-                  config=opts.config(), check=opts.check)
+                  config=opts.config(), check=opts.check, dispel_dice=dispel_dice,
+                  dispel_level=dispel_level)
     if opts.explain:  # exact fractions even when the answer was Monte Carlo
         from mathhammer.explain import attach
         from mathhammer.magic.explain import explain_cast
         from mathhammer.magic.rules import magic_rules
 
-        attach(report, explain_cast(magic_rules(ruleset), dice, level, cv, modifier, bound))
+        attach(report, explain_cast(magic_rules(ruleset), dice, level, cv, modifier, bound,
+                                    dispel_dice, dispel_level))
     emit(report, opts)
 
 
@@ -100,16 +107,27 @@ def dispel_command(
     emit(report, opts)
 
 
-PHASE_HELP = """A whole magic phase from a scenario TOML (MG-1..MG-10); Monte Carlo by default.
+PHASE_HELP = """A whole magic phase (MG-1..MG-10), from a scenario TOML or from --spell
+options; Monte Carlo by default.
 
-Prints p_goes_off_<i> for every spell in file order (1-based), p_miscast, and the
-distributions spells_through, power_dice_left, dispel_dice_left.
+Prints p_goes_off_<i> for every spell in file (or --spell) order (1-based), p_miscast,
+and the distributions spells_through, power_dice_left, dispel_dice_left.
 
-Caster dice rules (scenario `dice_rule`): "fixed" (each spell's `dice`), "target"
-(fewest dice whose chance to cast reaches `target`), "optimal" (the dice for each
-spell chosen when it is cast, by exact dynamic programming, to maximise the
-expected total `weight` of spells that go off against the dispel policy).
-Spells are cast in order of `priority`, highest first (ties: file order).
+Without a file: one wizard of --level casts the --spell spells in the order given
+against a dispeller of --dispel-level, e.g.
+
+\b
+  magic phase --spell "Fireball:8" --spell "Hex:11" --level 2 --dispel-level 1
+
+The pools come from the flow roll (channelers: the wizard, --reactive-channelers 0)
+unless --power-dice and --dispel-dice fix them; every other key takes the scenario
+file's default.
+
+Caster dice rules (scenario `dice_rule`, or --dice-rule): "fixed" (each spell's `dice`;
+with --spell "NAME:CV:DICE"), "target" (fewest dice whose chance to cast reaches
+`target`), "optimal" (the dice for each spell chosen when it is cast, by exact dynamic
+programming, to maximise the expected total `weight` of spells that go off against the
+dispel policy). Spells are cast in order of `priority`, highest first (ties: file order).
 
 Dispel policies (scenario `[dispel] policy`): "all_out" (try every spell), "threshold"
 (only spells with priority >= `min_priority`), "keep_dice" (never go below `keep`
@@ -118,28 +136,80 @@ fewest dice whose chance reaches `confidence` (default 0.85), else all it may us
 --method exact computes the phase exactly (small scenarios); --check runs both.
 """
 
+#: the library's parameter names in error lines, as the command line spells them
+_PHASE_OPTIONS = ("spell", "level", "dispel_level", "power_dice", "dispel_dice", "ruleset",
+                  "dice_rule", "target", "channelers", "reactive_channelers")
+
 
 @app.command("phase", help=PHASE_HELP)
 @query_command
 def phase_command(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (see README, profiles/scenarios/magic_*.toml).")],
+    scenario: Annotated[Optional[Path], typer.Argument(help="Scenario TOML file (see README, profiles/scenarios/magic_*.toml); leave out to give the spells as --spell options.")] = None,
+    spell: Annotated[Optional[list[str]], typer.Option("--spell", help='A spell of the phase without a file: "NAME:CASTING_VALUE[:DICE][:bound]" (a bound spell\'s value is its power level; DICE for the fixed dice rule, on every spell or none). Repeatable; cast in the order given.')] = None,
+    level: Annotated[Optional[int], typer.Option("--level", help="With --spell: the casting wizard's level (0-10).")] = None,
+    dispel_level: Annotated[Optional[int], typer.Option("--dispel-level", help="With --spell: the dispelling wizard's level (0 = the army, no wizard; default 0).")] = None,
+    power_dice: Annotated[Optional[int], typer.Option("--power-dice", help="With --spell: a fixed pool of power dice instead of the flow roll (with --dispel-dice).")] = None,
+    dispel_dice: Annotated[Optional[int], typer.Option("--dispel-dice", help="With --spell: a fixed pool of dispel dice (with --power-dice).")] = None,
+    ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="With --spell: t9a1 (seed 004, default), wfb8, or a ruleset .toml path.")] = None,
+    dice_rule: Annotated[Optional[str], typer.Option("--dice-rule", help="With --spell: target (default; fewest dice reaching --target) or optimal; fixed when the spells give DICE.")] = None,
+    target: Annotated[Optional[float], typer.Option("--target", help="With --spell and the target rule: the chance to cast each spell should reach (default 0.75).")] = None,
+    channelers: Annotated[Optional[int], typer.Option("--channelers", help="With --spell: the caster's models with Channel (default: 1, the wizard; 0 for bound spells only).")] = None,
+    reactive_channelers: Annotated[Optional[int], typer.Option("--reactive-channelers", help="With --spell: the reactive player's models with Channel (default 0).")] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
-    from mathhammer.magic.scenario import run_scenario
-    from mathhammer.profiles import read_toml
+    from mathhammer.errors import InputError
+    from mathhammer.magic.models import load_scenario, scenario_from_options
+    from mathhammer.magic.scenario import run_phase
 
-    data = read_toml(scenario)
-    report = run_scenario(data, str(scenario), method=opts.method, config=opts.config(),
-                          check=opts.check)
+    given = {name: value for name, value in zip(_PHASE_OPTIONS, (
+        spell, level, dispel_level, power_dice, dispel_dice, ruleset, dice_rule, target,
+        channelers, reactive_channelers), strict=True) if value not in (None, [])}
+    if scenario is not None:
+        if given:
+            name = next(iter(given))
+            raise InputError(_flag(name), "builds a phase without a file; the scenario file "
+                             "gives its own", given[name], f"drop {scenario} or the options")
+        from mathhammer.profiles import read_toml
+
+        model = load_scenario(read_toml(scenario), str(scenario))
+    elif not spell:
+        raise InputError("SCENARIO", "a phase needs a scenario file or its spells", None,
+                         'e.g. magic phase profiles/scenarios/magic_t9a1_four_spells.toml, '
+                         'or --spell "Fireball:8" --level 2')
+    else:
+        with _option_names():
+            model = scenario_from_options(
+                spell, level=level, dispel_level=dispel_level or 0,
+                ruleset=ruleset or "t9a1", power_dice=power_dice, dispel_dice=dispel_dice,
+                channelers=channelers, reactive_channelers=reactive_channelers or 0,
+                dice_rule=dice_rule, target=target)
+    with _option_names() if scenario is None else contextlib.nullcontext():
+        report = run_phase(model, method=opts.method, config=opts.config(), check=opts.check)
     if opts.explain:  # the policies played, no fractions (a phase is path dependent)
         from mathhammer.explain import attach
         from mathhammer.magic.explain import explain_phase, flow_decisions
-        from mathhammer.magic.models import load_scenario
 
-        model = load_scenario(data, str(scenario))
         attach(report, explain_phase(model), decisions=flow_decisions(
             model.ruleset, flow_rolled=model.flow.power_dice is None))
     emit(report, opts)
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+@contextlib.contextmanager
+def _option_names():
+    """A library error about a phase parameter names the option that set it."""
+    from mathhammer.errors import MathhammerError
+
+    try:
+        yield
+    except MathhammerError as err:
+        if err.where in _PHASE_OPTIONS:
+            err.where = _flag(err.where)
+            err.args = (err.one_line(),)
+        raise
 
 
 @app.command("optimise")

@@ -16,7 +16,10 @@ from typing import Annotated, Any
 
 import typer
 
-from mathhammer.errors import InputError, MathhammerError, ProfileError
+from mathhammer import game as games
+from mathhammer.errors import InputError, MathhammerError, ProfileError, printable
+from mathhammer.present.catalogue import card_lines, points_text, profile_games, summary_row
+from mathhammer.present.flags import error_line, with_flags
 
 app = typer.Typer(
     no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema."
@@ -26,26 +29,6 @@ GameOption = Annotated[
     str | None, typer.Option("--game", help="warmachine or fantasy (default: every game).")
 ]
 FormatOption = Annotated[str, typer.Option("--format", help="table or json.")]
-
-
-def _games(game: str | None) -> tuple[str, ...]:
-    """The games asked for; by default every game whose profile model is installed."""
-    from mathhammer.profiles import GAMES, model_class
-
-    if game is None:
-        available = []
-        for name in GAMES:
-            try:
-                model_class(name)
-            except ProfileError:
-                continue  # that game's engine is not installed (yet): list the others
-            available.append(name)
-        return tuple(available)
-    if game not in GAMES:
-        raise InputError(
-            "--game", f"must be one of {', '.join(GAMES)}", game, "use --game warmachine"
-        )
-    return (game,)
 
 
 def _check_format(fmt: str) -> None:
@@ -60,37 +43,6 @@ def _print_json(payload: Any) -> None:
 # --------------------------------------------------------------------------- summaries
 
 
-def _summary(game: str, profile: Any) -> dict:
-    """The list row of any game's profile, read defensively (fields differ by game)."""
-    kind = getattr(profile, "kind", None) or getattr(profile, "troop_type", "")
-    size = getattr(profile, "size", None)
-    points: Any = getattr(profile, "points", None)
-    if hasattr(points, "per_model"):  # fantasy: points per model
-        points = points.per_model
-    row = {
-        "game": game,
-        "id": profile.id,
-        "name": profile.name,
-        "kind": f"{size} {kind}" if size else str(kind).replace("_", " "),
-        "points": points,
-        "confidence": getattr(profile, "confidence", ""),
-        "low_confidence": len(getattr(profile, "low_confidence", {}) or {}),
-    }
-    if getattr(profile, "warjack_points", None) is not None:
-        row["warjack_points"] = profile.warjack_points
-    return row
-
-
-def _points_text(row: dict) -> str:
-    if row["points"] is None:
-        return "-"
-    if "warjack_points" in row:
-        return f"WJ +{row['warjack_points']}"
-    if row["game"] == "fantasy":
-        return f"{row['points']}/model"
-    return str(row["points"])
-
-
 @app.command("list")
 def list_command(game: GameOption = None, format: FormatOption = "table") -> None:
     """Every bundled profile: id, name, kind, points and confidence (PR-2)."""
@@ -98,10 +50,10 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
 
     _check_format(format)
     rows = []
-    for name in _games(game):
+    for name in profile_games(game):
         for ident in bundled_ids(name):
             try:
-                rows.append(_summary(name, load_profile(name, ident)))
+                rows.append(summary_row(name, load_profile(name, ident)))
             except ProfileError as err:  # one broken file must not hide the others
                 rows.append(
                     {
@@ -112,10 +64,10 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
                         "points": None,
                         "confidence": "",
                         "low_confidence": 0,
-                        "error": err.one_line(),
+                        "error": error_line(err),
                     }
                 )
-                print(f"warning: {err.one_line()}", file=sys.stderr)
+                print(f"warning: {error_line(err)}", file=sys.stderr)
     if format == "json":
         _print_json({"profiles": rows})
         return
@@ -129,14 +81,15 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
             r["id"],
             r["name"],
             r["kind"],
-            _points_text(r),
+            points_text(r),
             r["confidence"] + (f" ({r['low_confidence']} low)" if r["low_confidence"] else ""),
         )
         for r in rows
     ]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *table, strict=True)]
     for line in (header, *table):
-        print("  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip())
+        row = "  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True))
+        print(printable(row.rstrip()))
     print("\n(n low) = values with a recorded doubt; see `mathhammer profiles show ID`")
 
 
@@ -170,7 +123,7 @@ def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
             raise UnknownProfileError(f"profile {ref!r}", "file not found", None, "check the path")
         data = read_toml(as_path)
         return _game_of(data, ref), validate_data(_game_of(data, ref), data, ref)
-    games = _games(game)
+    games = profile_games(game)
     for name in games:
         try:
             path = find_profile(name, ref)
@@ -192,8 +145,7 @@ def _resolve(ref: str, game: str | None) -> tuple[str, Any]:
 
 
 def _game_of(data: dict, source: str) -> str:
-    from mathhammer.profiles import GAMES
-
+    GAMES = games.names(lists=True)
     game = data.get("game")
     if game not in GAMES:
         raise ProfileError(
@@ -203,195 +155,6 @@ def _game_of(data: dict, source: str) -> str:
             f'add game = "{GAMES[0]}" or game = "{GAMES[1]}"',
         )
     return game
-
-
-def _flagged_paths(profile: Any) -> set[str]:
-    """Key paths with a doubt, names of list items turned into indices."""
-    data = profile.model_dump(by_alias=True)
-    paths = set()
-    for path in getattr(profile, "low_confidence", {}) or {}:
-        node, parts = data, []
-        for part in path.split("."):
-            if isinstance(node, list | tuple) and not part.isdigit():
-                index = next(
-                    (
-                        i
-                        for i, x in enumerate(node)
-                        if isinstance(x, dict) and x.get("name") == part
-                    ),
-                    None,
-                )
-                part = str(index) if index is not None else part
-            parts.append(part)
-            try:
-                node = node[int(part)] if isinstance(node, list | tuple) else node[part]
-            except (KeyError, IndexError, ValueError, TypeError):
-                break
-        paths.add(".".join(parts))
-    return paths
-
-
-def _star(paths: set[str], path: str) -> str:
-    """'*' when ``path`` or one of its parents has a doubt."""
-    parts = path.split(".")
-    return "*" if any(".".join(parts[:n]) in paths for n in range(1, len(parts) + 1)) else ""
-
-
-def _number(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _table(header: tuple, rows: list[tuple], indent: str = "  ") -> list[str]:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
-    return [
-        indent + "  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip()
-        for line in (header, *rows)
-    ]
-
-
-def warmachine_card(profile: Any) -> list[str]:
-    """A Warmachine profile as text lines (stat line, weapons, spells, grid, doubts)."""
-    from mathhammer.warmachine.models import draw_grid
-
-    flagged = _flagged_paths(profile)
-    kind = f"{profile.size} {profile.kind}" if profile.size else profile.kind
-    cost = (
-        f"WJ +{profile.warjack_points}"
-        if profile.warjack_points is not None
-        else f"{profile.points} points"
-    )
-    lines = [
-        f"{profile.name}  ({profile.id})",
-        f"warmachine · {profile.faction} · {kind} · {profile.base} base · {cost} · "
-        f"confidence {profile.confidence}",
-    ]
-    if profile.sources:
-        lines.append(f"sources: {', '.join(profile.sources)}")
-    lines.append("")
-    stats = profile.model_dump(by_alias=True)["stats"]
-    keys = [
-        k
-        for k in ("spd", "str", "mat", "rat", "def", "arm", "cmd", "focus")
-        if stats[k] is not None
-    ]
-    lines += _table(
-        tuple(k.upper() for k in keys),
-        [tuple(f"{stats[k]}{_star(flagged, f'stats.{k}')}" for k in keys)],
-    )
-    if profile.special_rules:
-        lines += ["", "special rules"] + [f"  {rule}" for rule in profile.special_rules]
-    if profile.feat:
-        lines += ["", f"feat: {profile.feat}"]
-    if profile.weapons:
-        lines += ["", "weapons"]
-        rows: list[tuple[str, ...]] = []
-        for i, w in enumerate(profile.weapons):
-            s = lambda field, i=i: _star(flagged, f"weapons.{i}.{field}")  # noqa: E731
-            rows.append(
-                (
-                    f"{w.name}{_star(flagged, f'weapons.{i}.name')}",
-                    w.kind,
-                    _number(w.rng) + s("rng"),
-                    (_number(w.rof) + s("rof")) if w.kind == "ranged" else "-",
-                    (_number(w.aoe) if w.aoe else "-") + s("aoe"),
-                    _number(w.pow) + s("pow"),
-                    _number(w.pow_plus_str) + s("pow_plus_str"),
-                    w.location + s("location"),
-                    w.confidence or "",
-                )
-            )
-        lines += _table(
-            ("name", "kind", "RNG", "ROF", "AOE", "POW", "P+S", "loc", "confidence"), rows
-        )
-        for w in profile.weapons:
-            lines += [f"    {w.name}: {rule}" for rule in w.rules]
-    if profile.spells:
-        lines += ["", "spells"]
-        rows = []  # same type as the weapon rows
-        for i, sp in enumerate(profile.spells):
-            s = lambda field, i=i: _star(flagged, f"spells.{i}.{field}")  # noqa: E731
-            rows.append(
-                (
-                    sp.name + s("name"),
-                    _number(sp.cost) + s("cost"),
-                    _number(sp.rng) + s("rng"),
-                    (_number(sp.aoe) if sp.aoe else "-") + s("aoe"),
-                    _number(sp.pow) + s("pow"),
-                    "yes" if sp.upkeep else "no",
-                    "yes" if sp.offensive else "no",
-                    (sp.effect or "") + s("effect"),
-                )
-            )
-        lines += _table(("name", "COST", "RNG", "AOE", "POW", "UP", "OFF", "effect"), rows)
-    lines.append("")
-    if profile.grid is not None:
-        total = sum(len(c) for c in profile.grid)
-        lines.append(
-            f"damage grid{_star(flagged, 'grid')}: {total} boxes, columns 1-6 top to bottom "
-            "(- hull; L/R arms, H head, A arc node, C cortex, M movement; WM-G1)"
-        )
-        lines.append("  (columns drawn top-aligned; damage fills each from its top box, WM-G2)")
-        lines += [f"  {row}".rstrip() for row in draw_grid(profile.grid)]
-        counts = {x: "".join(profile.grid).count(x) for x in "LRHACM"}
-        lines.append("  systems: " + ", ".join(f"{x} {n}" for x, n in counts.items() if n))
-    else:
-        lines.append(f"damage boxes{_star(flagged, 'boxes')}: {profile.boxes} (WM-G6)")
-    return lines
-
-
-def generic_card(game: str, profile: Any) -> list[str]:
-    """Any other game's profile: its fields, flattened, one per line."""
-    flagged = _flagged_paths(profile)
-    lines = [
-        f"{profile.name}  ({profile.id})",
-        f"{game} · confidence {getattr(profile, 'confidence', '')}",
-        "",
-    ]
-
-    def walk(prefix: str, value: Any) -> None:
-        scalar = lambda v: isinstance(v, int | float | str) or v is None  # noqa: E731
-        if (
-            isinstance(value, dict)
-            and prefix
-            and len(value) >= 4
-            and all(map(scalar, value.values()))
-            and max(map(len, value)) <= 5
-        ):
-            keys = [k for k, v in value.items() if v is not None]  # a stat line: one table row
-            lines.append(f"  {prefix}")
-            lines.extend(
-                "  " + row
-                for row in _table(
-                    tuple(k.upper() for k in keys),
-                    [tuple(f"{value[k]}{_star(flagged, f'{prefix}.{k}')}" for k in keys)],
-                )
-            )
-        elif isinstance(value, dict):
-            for key, inner in value.items():
-                if key != "low_confidence":
-                    walk(f"{prefix}.{key}" if prefix else key, inner)
-        elif isinstance(value, list | tuple) and value and isinstance(value[0], dict):
-            for i, inner in enumerate(value):
-                walk(f"{prefix}.{i}", inner)
-        elif value not in (None, "", (), []):
-            shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else value
-            lines.append(f"  {prefix}{_star(flagged, prefix)} = {shown}")
-
-    walk("", profile.model_dump(by_alias=True, exclude={"schema_version", "game", "id", "name"}))
-    return lines
-
-
-def _doubt_lines(profile: Any) -> list[str]:
-    notes = getattr(profile, "low_confidence", {}) or {}
-    if not notes:
-        return ["", "low confidence: none recorded"]
-    lines = ["", "low confidence (PR-2; starred above):"]
-    lines += [f"  * {path}: {note}" for path, note in notes.items()]
-    return lines
 
 
 @app.command("show")
@@ -408,8 +171,8 @@ def show_command(
     if format == "json":
         _print_json(profile.model_dump(by_alias=True, mode="json"))
         return
-    lines = warmachine_card(profile) if name == "warmachine" else generic_card(name, profile)
-    print("\n".join(lines + _doubt_lines(profile)))
+    text = "\n".join(card_lines(name, profile))
+    print("\n".join(printable(line) for line in text.split("\n")))  # names from user files
 
 
 # --------------------------------------------------------------------------- validate
@@ -457,32 +220,7 @@ def _validate_list_or_scenario(data: dict, source: str) -> str | None:
         from mathhammer.lists import load_list
 
         return f"list {load_list(data, source).name!r}"
-    if game == "magic":
-        from mathhammer.magic.models import load_scenario
-
-        load_scenario(data, source)
-    elif game == "fantasy" and data.get("kind") in ("combat", "artillery", "turn"):
-        from pydantic import ValidationError
-
-        from mathhammer.fantasy.scenario import Scenario
-        from mathhammer.profiles import pydantic_errors
-
-        try:
-            Scenario.model_validate(data)
-        except ValidationError as err:
-            raise pydantic_errors(err, source) from None
-        if data.get("kind") == "turn":  # its [turn] table too (FB-G5)
-            from mathhammer.fantasy.combat_turn import TurnEntry
-
-            try:
-                TurnEntry.model_validate(data.get("turn") or {})
-            except ValidationError as err:
-                raise pydantic_errors(err, f"{source}: turn") from None
-    elif game == "warmachine" and ("attacks" in data or "activations" in data or "plan" in data):
-        from mathhammer.warmachine.scenario import load_scenario as load_wm
-
-        load_wm(data, source)
-    else:
+    if game not in games.names() or not games.get(game).validate_scenario(data, source):
         return None
     return f"scenario {label!r}" if label else "scenario"
 
@@ -500,6 +238,7 @@ def validate_file(path: Path) -> dict:
             return result
         result["game"] = _game_of(data, str(path))
         profile = validate_data(result["game"], data, str(path))
+        games.get(result["game"]).check_prices(profile, str(path))  # PR-4: every part priced
     except MathhammerError as err:
         problems = getattr(err, "problems", None)
         if problems:
@@ -509,10 +248,10 @@ def validate_file(path: Path) -> dict:
                 result["errors"].append({"key": "(more)", "message": f"and {more:,} more "
                                          f"problem{'s' if more > 1 else ''} not listed"})
         else:
-            key = err.where[len(str(path)) :].lstrip(": ") or "(file)"
-            what = err.what + (f" (got {err.got!r})" if err.got is not None else "")
+            key = with_flags(err.where[len(str(path)) :].lstrip(": ")) or "(file)"
+            what = with_flags(err.what) + (f" (got {err.got!r})" if err.got is not None else "")
             result["errors"] = [
-                {"key": key, "message": what + (f"; fix: {err.fix}" if err.fix else "")}
+                {"key": key, "message": what + (f"; fix: {with_flags(err.fix)}" if err.fix else "")}
             ]
         return result
     result.update(ok=True, id=profile.id)
@@ -546,7 +285,7 @@ def validate_command(
         shown = total = 0
         for r in results:
             if r["ok"]:
-                print(f"ok {r['path']} ({r['game']} {r['id']})")
+                print(printable(f"ok {r['path']} ({r['game']} {r['id']})"))
             else:
                 for e in r["errors"]:
                     total += 1
@@ -555,7 +294,8 @@ def validate_command(
                     shown += 1
                     # one line each (a key "\r" stays on its line), 400 characters at most
                     line = " ".join(f"invalid {r['path']}: {e['key']}: {e['message']}".split())
-                    print(line if len(line) <= 400 else line[:380] + "... (cut)", file=sys.stderr)
+                    line = printable(line if len(line) <= 400 else line[:380] + "... (cut)")
+                    print(line, file=sys.stderr)
         bad = sum(not r["ok"] for r in results)
         if bad:
             hidden = f" (the first {shown} of {total} problems shown)" if total > shown else ""
@@ -572,6 +312,6 @@ def schema_command(game: GameOption = None) -> None:
     """The JSON schema of the profile model(s): every key, type and allowed range."""
     from mathhammer.profiles import model_class
 
-    games = _games(game)
+    games = profile_games(game)
     schemas = {name: model_class(name).model_json_schema(by_alias=True) for name in games}
     _print_json(schemas[games[0]] if game else schemas)

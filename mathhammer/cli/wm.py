@@ -54,7 +54,9 @@ def attack_command(
     extra_damage_die: Annotated[int, typer.Option("--extra-damage-die", help="Extra damage dice from effects.")] = 0,
     weapon_master: Annotated[bool, Flag("--weapon-master", "Weapon Master: +1 damage die (WM-D1).")] = False,
     boxes: Annotated[Optional[int], typer.Option("--boxes", help="Damage boxes left: also report P(destroyed).")] = None,
-    for_p: Annotated[Optional[float], typer.Option("--for-p", help="Instead: the fewest attacks whose P(destroyed) (with --boxes) reaches this probability, and the curve around it.")] = None,
+    for_p: Annotated[Optional[float], typer.Option("--for-p", help="Instead: the fewest attacks whose P(destroyed) (with --boxes) — or P(a system crippled), with --cripple and --grid — reaches this probability, and the curve around it.")] = None,
+    cripple: Annotated[Optional[str], typer.Option("--cripple", help="With --for-p and --grid: the goal is crippling this system (L R H A C M, or left, right, head, arc, cortex, movement) instead of destroying (WM-G3).")] = None,
+    grid: Annotated[Optional[str], typer.Option("--grid", help='With --for-p --cripple: the target\'s damage grid, a profile id or TOML path (cygnar/ironclad) or six columns "--L,--LLM,---MM,---CC,--RRC,--R"; the attacks mark it from a d6 column each (WM-G2), a crippled M sets DEF 7 for the next attacks and, with --shield and a profile, a crippled shield system drops the +2 ARM (WM-G4).')] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(hit), damage distribution and P(destroyed) of n attacks (WM-A1..A8, WM-D1..D3)."""
@@ -75,8 +77,27 @@ def attack_command(
         camped_focus=camped_focus, arm_bonus=arm_bonus, stealth_range=stealth_range,
         stealth=stealth, distance=distance, rng=rng, weapon_master=weapon_master,
         extra_hit_dice=extra_hit_die, extra_damage_dice=extra_damage_die, boxes=boxes)
-    if for_p is not None:
-        from mathhammer.errors import InputError
+    from mathhammer.errors import InputError
+
+    if (cripple is not None or grid is not None) and for_p is None:
+        raise InputError("--cripple" if cripple is not None else "--grid", "goes with --for-p: "
+                         "the fewest attacks that cripple a system", cripple or grid,
+                         "add --for-p 0.5, or ask wm duel for P(crippled)")
+    if for_p is not None and (cripple is not None or grid is not None):
+        from mathhammer.warmachine.chain import attacks_to_cripple
+
+        if cripple is None or grid is None:
+            raise InputError("--grid" if grid is None else "--cripple", "--for-p --cripple asks "
+                             "for a system crippled on a damage grid: give both --cripple and "
+                             "--grid", cripple or grid,
+                             "add e.g. --cripple M --grid cygnar/ironclad")
+        if attacks != 1:
+            raise InputError("--attacks", "is what --for-p finds: leave it out", attacks, "drop --attacks")
+        # the same flags the chain gets (query's keywords), less the engine's
+        flags = {k: v for k, v in query.keywords.items() if k != "check"}
+        report = attacks_to_cripple(stat, defense, power, armor, system=cripple, grid=grid,
+                                    for_p=for_p, **flags)
+    elif for_p is not None:
         from mathhammer.inverse import fewest_attacks
         from mathhammer.warmachine import limits
 
@@ -87,7 +108,7 @@ def attack_command(
             raise InputError("--attacks", "is what --for-p finds: leave it out", attacks, "drop --attacks")
         report = fewest_attacks(
             lambda n: query(method="exact", attacks=n).results["p_destroyed"].value, for_p,
-            limits.LIMITS["attacks"][1], command="wm attack", outcome=f"destroy {boxes} boxes")
+            limits.LIMITS["attacks"][1], command="warmachine.attack", outcome=f"destroy {boxes} boxes")
     else:
         report = query(method=opts.method, config=opts.config(), attacks=attacks,
                        explain=opts.explain)
@@ -181,7 +202,7 @@ def duel_command(
     charge: Annotated[bool, Flag("--charge", "The attacker charges (an error says why when it cannot): the first attack's damage is pre-boosted (WM-D3); a warjack pays 1 focus.")] = False,
     may_charge: Annotated[bool, Flag("--may-charge", "The policy decides whether to charge (or slam); the output says what it chose.")] = False,
     policy: Annotated[str, typer.Option("--policy", help="fixed, greedy or optimal (WM-F5).")] = "optimal",
-    objective: Annotated[str, typer.Option("--objective", help="optimal policy maximises P(destroy) or expected damage: destroy | damage.")] = "destroy",
+    objective: Annotated[str, typer.Option("--objective", help="optimal policy maximises P(destroy), expected damage or P(system X crippled): destroy | damage | cripple:X (X a system letter, e.g. cripple:M).")] = "destroy",
     boost_hit: Annotated[bool, Flag("--boost-hit", "fixed policy: boost every attack roll while focus lasts.")] = False,
     boost_damage: Annotated[bool, Flag("--boost-damage", "fixed policy: boost every damage roll while focus lasts.")] = False,
     buy: Annotated[Optional[int], typer.Option("--buy", help="At most N bought attacks or casts; the fixed policy keeps focus for them before boosting.")] = None,
@@ -200,10 +221,11 @@ def duel_command(
     stationary: Annotated[bool, Flag("--stationary", "Target stationary: melee hits automatically, ranged/magic vs DEF 5 (WM-A4, WM-A7).")] = False,
     upkeep: Annotated[int, typer.Option("--upkeep", help="Spells the warcaster upkeeps: 1 focus each, paid before its activation (WM-F1).")] = 0,
     shake_knockdown: Annotated[bool, Flag("--shake-knockdown", "The warcaster pays 1 focus to shake knock-down or stationary (WM-F1).")] = False,
-    cripple: Annotated[Optional[str], typer.Option("--cripple", help='Target starts with these systems crippled, e.g. "L,M" (letters L R H A C M, or left, right, head, arc, cortex, movement); added to --damaged (WM-G3).')] = None,
-    attacker_cripple: Annotated[Optional[str], typer.Option("--attacker-cripple", help='Attacker starts with these systems crippled, e.g. "L" (a crippled arm loses a die, WM-G4).')] = None,
+    cripple: Annotated[Optional[str], typer.Option("--cripple", help='Target starts with these systems crippled, e.g. "L,M" (letters L R H A C M, or left, right, head, arc, cortex, movement): every box of the system and every box above it in its columns is marked (damage fills columns from the top), on top of --damaged (WM-G3, WM-G7).')] = None,
+    attacker_cripple: Annotated[Optional[str], typer.Option("--attacker-cripple", help='Attacker starts with these systems crippled, e.g. "L" (a crippled arm loses a die, WM-G4); marks the boxes above them in their columns too (WM-G7).')] = None,
     feat: Annotated[bool, Flag("--feat", "The chain's warcaster uses its feat as it activates: Icy Gaze, Menoth's Wrath, The Withering (WM-E2).")] = False,
     target_effect: Annotated[Optional[list[str]], typer.Option("--target-effect", help='A friendly buff on the target from its faction\'s profiles: "Arcane Shield", "Invincibility", "Blur", "Defender\'s Ward" (WM-E4). Repeatable.')] = None,
+    for_p: Annotated[Optional[float], typer.Option("--for-p", help="Instead: the least focus for the attacker (the first activation) whose exact chance of the --objective (destroy, or cripple:X) reaches this probability under the policy, every focus level listed (WM-F1).")] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Attacker's activation(s) vs a target on its full damage grid, under a focus policy.
@@ -223,7 +245,7 @@ def duel_command(
                   def_bonus=def_bonus, stationary=stationary, upkeep=upkeep,
                   shake=shake_knockdown, cripple=cripple, attacker_cripple=attacker_cripple,
                   feat=feat, target_effects=target_effect, method=opts.method,
-                  config=opts.config(), check=opts.check, explain=opts.explain)
+                  config=opts.config(), check=opts.check, explain=opts.explain, for_p=for_p)
     emit(report, opts)
 
 
@@ -238,7 +260,7 @@ def plan_command(
     from_list: Annotated[Optional[Path], typer.Option("--list", help="Take the battlegroup from a list file (its warcaster and that warcaster's warjacks).")] = None,
     camped_focus: Annotated[int, typer.Option("--camped-focus", help="Target warcaster's unspent focus: +1 ARM each (WM-D2).")] = 0,
     damaged: Annotated[Optional[str], typer.Option("--damaged", help='Target starting damage: "0,2,0,0,1,0" per grid column, or N for a track (WM-G7).')] = None,
-    cripple: Annotated[Optional[str], typer.Option("--cripple", help='Target starts with these systems crippled, e.g. "L,M" (WM-G3).')] = None,
+    cripple: Annotated[Optional[str], typer.Option("--cripple", help='Target starts with these systems crippled, e.g. "L,M": the system\'s boxes and every box above them in their columns are marked (WM-G3, WM-G7).')] = None,
     arm_bonus: Annotated[int, typer.Option("--arm-bonus", help="Target ARM from spells or feats not in its profiles.")] = 0,
     def_bonus: Annotated[int, typer.Option("--def-bonus", help="Target DEF from spells or effects (every attack).")] = 0,
     knocked_down: Annotated[bool, Flag("--knocked-down", "Target starts knocked down (WM-A4, WM-A7).")] = False,
@@ -258,9 +280,9 @@ def plan_command(
     the target as the earlier ones left it. Prints the best plan's steps and P(destroyed),
     then the runners-up with their values.
     """
-    from mathhammer.warmachine.plan import plan_from_cli
+    from mathhammer.warmachine.plan import plan
 
-    report = plan_from_cli(attackers or [], target, from_list=from_list,
+    report = plan(attackers or [], target, from_list=from_list,
                            camped_focus=camped_focus, damaged=_parse_damaged(damaged),
                            cripple=cripple, arm_bonus=arm_bonus, def_bonus=def_bonus,
                            knocked_down=knocked_down, stationary=stationary,
@@ -272,3 +294,9 @@ def plan_command(
 
 
 app.command("plan")(plan_command)
+
+
+# ---------------------------------------------------------------------------- battle (issue 31)
+from mathhammer.cli.wm_battle import battle_command  # noqa: E402
+
+app.command("battle")(battle_command)

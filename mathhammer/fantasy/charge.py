@@ -76,44 +76,114 @@ def charge_outcome(distance: float, movement: int, rules, *, swiftstride: bool =
     return out
 
 
-def charge_report(distance: float, movement: int, ruleset="wfb8", *, swiftstride: bool = False,
-                  reaction: str = "hold", target_movement: int | None = None,
-                  target_swiftstride: bool = False) -> Report:
-    """``fb charge``: the exact answer, the range distribution, what the reaction allows."""
-    from mathhammer.fantasy.rulesets import load_ruleset
-    from mathhammer.fantasy.tests import whole_number
+def swiftstride_of(unit) -> bool:
+    """FB-G1/FB-C6: the model has Swiftstride (on the unit or on its mount)."""
+    return unit.has("Swiftstride") or any("Swiftstride" in m.special_rules for m in unit.mounts)
 
-    rules = load_ruleset(ruleset)
-    distance = _inches(distance, "--distance", 0.0)
-    movement = whole_number(movement, "--movement", 0, 20, "use e.g. --movement 4")
+
+def _movement_words(unit) -> str:
+    mount = next((m for m in unit.mounts if m.m is not None), None)
+    words = f"M{unit.movement}" + (f" ({mount.name}'s)" if mount is not None else "")
+    return words + (", Swiftstride" if swiftstride_of(unit) else "")
+
+
+def _load(ref, where: str):
+    from mathhammer.fantasy.models import UnitProfile, load_unit
+
+    if isinstance(ref, UnitProfile):
+        return ref
+    unit = load_unit(ref)
+    if unit.machine is not None:
+        raise InputError(where, f"{unit.name} is a war machine: it neither charges nor flees "
+                         "(FB-WM1)", ref, "give a unit profile")
+    return unit
+
+
+def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
+                  swiftstride: bool | None = None, reaction: str = "hold",
+                  target_movement: int | None = None, target_swiftstride: bool | None = None,
+                  unit=None, target=None) -> Report:
+    """``fb charge``: the exact answer, the range distribution, what the reaction allows.
+
+    ``unit`` / ``target`` (a profile id, unit file or profile) give the charger's and the
+    charged unit's M (a mount's M where it has one) and Swiftstride; a number or switch given
+    as well overrides the profile's (and the report says so). ``ruleset`` defaults to the
+    profiles' edition, else wfb8.
+    """
+    from mathhammer.fantasy.rules.ruleset import default_ruleset, load_ruleset
+    from mathhammer.fantasy.characteristic_tests import whole_number
+
+    profiles: dict[str, str] = {}
+    loaded = []
+    typed_swiftstride, typed_target_swiftstride = bool(swiftstride), bool(target_swiftstride)
+    if unit is not None:
+        unit = _load(unit, "‹unit›")
+        loaded.append(unit)
+        profiles["unit"] = f"{unit.id}: {_movement_words(unit)}"
+        if movement is not None and movement != unit.movement:
+            profiles["unit"] += f"; ‹movement› {movement} overrides its M{unit.movement}"
+        if swiftstride is not None and swiftstride != swiftstride_of(unit):
+            profiles["unit"] += f"; --{'' if swiftstride else 'no-'}swiftstride overrides it"
+        movement = unit.movement if movement is None else movement
+        swiftstride = swiftstride_of(unit) if swiftstride is None else swiftstride
+    if target is not None:
+        target = _load(target, "‹target›")
+        loaded.append(target)
+        profiles["target"] = f"{target.id}: {_movement_words(target)}"
+        if target_movement is not None and target_movement != target.movement:
+            profiles["target"] += (f"; ‹target_movement› {target_movement} overrides its "
+                                   f"M{target.movement}")
+        if target_swiftstride is not None and target_swiftstride != swiftstride_of(target):
+            profiles["target"] += (f"; --{'' if target_swiftstride else 'no-'}target-swiftstride "
+                                   "overrides it")
+        target_movement = target.movement if target_movement is None else target_movement
+        target_swiftstride = (swiftstride_of(target) if target_swiftstride is None
+                              else target_swiftstride)
+    if movement is None:
+        raise InputError("‹movement›", "is needed: the charger's M (or ‹unit› PROFILE)", None,
+                         "add e.g. ‹movement› 4, or ‹unit› wfb8/knights_of_the_realm")
+    swiftstride, target_swiftstride = bool(swiftstride), bool(target_swiftstride)
+    rules = load_ruleset(default_ruleset(ruleset, *loaded))
+    for profile in loaded:
+        if profile.ruleset != rules.name and rules.name in ("basic", "wfb8", "t9a1"):
+            flag = "‹unit›" if profile is unit else "‹target›"
+            raise InputError(flag, f"is a {profile.ruleset} profile, but the ruleset is "
+                             f"{rules.name}", profile.id, f"use ‹ruleset› {profile.ruleset}")
+    distance = _inches(distance, "‹distance›", 0.0)
+    movement = whole_number(movement, "‹movement›", 0, 20, "use e.g. ‹movement› 4")
     if reaction not in REACTIONS:
-        raise InputError("--reaction", f"must be one of {', '.join(REACTIONS)}", reaction,
-                         "use --reaction hold")
+        raise InputError("‹reaction›", f"must be one of {', '.join(REACTIONS)}", reaction,
+                         "use ‹reaction› hold")
     if target_movement is not None:
-        target_movement = whole_number(target_movement, "--target-movement", 0, 20,
-                                       "use e.g. --target-movement 4")
+        target_movement = whole_number(target_movement, "‹target_movement›", 0, 20,
+                                       "use e.g. ‹target_movement› 4")
+    if swiftstride and not typed_swiftstride and rules.combat.charge_dice.strip() == "0":
+        swiftstride = False  # the profile's Swiftstride: no charge roll for it to change here
     dice = charge_dice(rules, swiftstride)
     if swiftstride and rules.combat.charge_dice.strip() == "0":
-        raise InputError("--swiftstride", f"{rules.name} has no charge roll (range = "
+        raise InputError("‹swiftstride›", f"{rules.name} has no charge roll (range = "
                          f"{rules.combat.charge_movement_multiplier} x M, FB-G1): Swiftstride "
-                         "changes nothing", True, "drop --swiftstride")
-    if target_swiftstride and reaction != "flee":
-        raise InputError("--target-swiftstride", "changes the flight only: it goes with "
-                         "--reaction flee", True, "add --reaction flee or drop it")
-    info: dict = {"ruleset": rules.name,
+                         "changes nothing", True, "drop ‹swiftstride›")
+    if typed_target_swiftstride and reaction != "flee":
+        raise InputError("‹target_swiftstride›", "changes the flight only: it goes with "
+                         "‹reaction› flee", True, "add ‹reaction› flee or drop it")
+    info: dict = {**profiles, "ruleset": rules.name,
                   "charge range": f"{movement} x {rules.combat.charge_movement_multiplier} + "
                                   f"{dice} (FB-G1)"}
-    if reaction == "stand-and-shoot":
+    # FB-G2: a ruleset with stand_and_shoot_min_distance = "none" lets it shoot at any distance
+    barred_within_m = rules.combat.stand_and_shoot_min_distance == "movement"
+    if reaction == "stand-and-shoot" and barred_within_m:
         if target_movement is None:
-            raise InputError("--target-movement", "is needed with --reaction stand-and-shoot: a "
+            raise InputError("‹target_movement›", "is needed with ‹reaction› stand-and-shoot: a "
                              "charger starting within the charged unit's Movement cannot be shot "
-                             "at (FB-G2)", None, "add e.g. --target-movement 4")
+                             "at (FB-G2)", None, "add e.g. ‹target_movement› 4")
         if distance <= target_movement:
-            raise InputError("--reaction", f"a charger {distance:g}\" away starts within the "
+            raise InputError("‹reaction›", f"a charger {distance:g}\" away starts within the "
                              f"charged unit's Movement {target_movement}: no stand and shoot "
-                             "(FB-G2)", reaction, "use --reaction hold or flee")
+                             "(FB-G2)", reaction, "use ‹reaction› hold or flee")
+    if reaction == "stand-and-shoot":
         info["stand and shoot"] = ("allowed: the shots land before the charge — ask fb shoot "
-                                   "--stand-and-shoot for them (FB-G2, FB-H2)")
+                                   "‹stand_and_shoot› for them (FB-G2, FB-H2)")
     outcome = charge_outcome(distance, movement, rules, swiftstride=swiftstride,
                              reaction=reaction, target_swiftstride=target_swiftstride)
     results = {k: Estimate.exact(float(v)) for k, v in outcome.items()}
@@ -137,8 +207,8 @@ def charge_report(distance: float, movement: int, ruleset="wfb8", *, swiftstride
                         f"covers {distance:g}\" + the flight, and destroyed (FB-G2)")
     title = (f"charge of {distance:g}\" with M{movement} ({movement} x "
              f"{rules.combat.charge_movement_multiplier} + {dice}, {rules.name}), {reaction}")
-    report = Report("fb charge", "exact", results, {"charge_range": dist}, info=info, title=title)
-    from mathhammer.headline import pct
+    report = Report("fantasy.charge", "exact", results, {"charge_range": dist}, info=info, title=title)
+    from mathhammer.words import pct
 
     if reaction == "flee":
         report.headline = (f"Charge of {distance:g}\" at a fleeing unit catches it: "
@@ -153,7 +223,10 @@ def charge_report(distance: float, movement: int, ruleset="wfb8", *, swiftstride
 
 def explain_charge(report: Report) -> list[Step]:
     """The working of ``fb charge``: the range, then the reaction."""
-    steps = [Step("charge range", report.info["charge range"], None, ("FB-G1",))]
+    steps = [Step(label, report.info[key], None, (rule,)) for key, label, rule in
+             (("unit", "charger (profile)", "FB-G1"), ("target", "charged unit (profile)", "FB-G2"))
+             if key in report.info]
+    steps.append(Step("charge range", report.info["charge range"], None, ("FB-G1",)))
     if "p_reach_fraction" in report.info:
         steps.append(Step("reaches", f"range ≥ distance ({report.title.split(' with')[0]})",
                           Fraction(report.info["p_reach_fraction"]), ("FB-G1",)))

@@ -4,7 +4,7 @@ A profile is a TOML file under ``profiles/fantasy/<ruleset>/<name>.toml`` (id
 ``wfb8/empire_halberdiers``) or any user file with the same keys. It describes one
 model type (stat line, saves, melee weapon, special rules, mounts) and the unit it
 forms by default (models, rank width, command). The close-combat engine
-(:mod:`mathhammer.fantasy.combat`) and the artillery engine read these objects; an
+(:mod:`mathhammer.fantasy.combat.fight`) and the artillery engine read these objects; an
 inline unit file for ``mathhammer fb combat`` is simply a profile file.
 
 Special rules listed in ``special_rules`` must be ones the engine models
@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer,
                       model_validator)
 
 from mathhammer.profiles import find_profile, read_toml, register_model
 
 Confidence = Literal["high", "medium", "low"]
+#: troop types wfb8 Killing Blow slays (FB-W2); against others it has no effect
+KILLING_BLOW_TROOPS = ("infantry", "cavalry", "war_beast")
 TroopType = Literal["infantry", "cavalry", "war_beast", "monstrous_infantry",
                     "monstrous_cavalry", "monster", "war_machine", "swarm", "chariot"]
 
@@ -38,8 +40,10 @@ MODELLED_RULES = {
     "Hatred": "FB-H3: re-roll failed to-hit rolls in the first round",
     "Stubborn": "FB-C5: break tests on unmodified Ld",
     "Unbreakable": "FB-C5: never breaks",
-    "Unstable": "FB-C5: on a lost combat loses wounds equal to the difference (t9a1 rule; wfb8 Undead)",
-    "Daemonic Instability": "FB-C5: on a lost combat loses 2D6 + difference - Ld wounds if positive",
+    "Unstable": "FB-C5: where the ruleset has unstable = \"lose_wounds\", a lost combat costs "
+                "wounds equal to the difference instead of a break test",
+    "Daemonic Instability": "FB-C5: where the ruleset has unstable = \"lose_wounds\", a lost combat "
+                            "costs 2D6 + difference - Ld wounds if positive",
     "Swiftstride": "FB-C6: flee and pursue 3D6, keep the highest 2",
     "Killing Blow": "FB-W2: natural 6 to wound slays (wfb8) / Lethal Strike (t9a1)",
     "Poisoned Attacks": "FB-W2: natural 6 to hit wounds automatically",
@@ -50,7 +54,8 @@ MODELLED_RULES = {
 }
 
 #: where a profile names kit: ``equipment = ["halberd"]`` (FB-E1..E8, effects per ruleset)
-from mathhammer.fantasy.combat_rules import EQUIPMENT_IDS  # noqa: E402
+from mathhammer.fantasy.combat.rules import EQUIPMENT_IDS  # noqa: E402
+from mathhammer.words import plural  # noqa: E402
 
 _BASE_TEXT = re.compile(r"^(\d{2,3})(?:mm|x(\d{2,3}))$")
 
@@ -270,12 +275,76 @@ class Formation(_Frozen):
     battle_standard: bool = Field(False, description="a battle standard bearer in the unit (FB-C4)")
 
 
+#: the parts of a unit that carry points (PR-4), as keys of ``points.free``; a mount or an
+#: item is named ``mounts.<mount name>`` / ``equipment.<item>`` (or ``mounts`` /
+#: ``equipment`` for every one not priced in ``points.mounts`` / ``points.upgrades``)
+PRICED_PARTS = ("per_model", "champion", "standard", "musician", "battle_standard", "mounts",
+                "equipment")
+COMMAND_WORDS = {"champion": "the champion", "standard": "the standard bearer",
+                 "musician": "the musician", "battle_standard": "the battle standard"}
+
+
 class Points(_Frozen):
-    per_model: int = Field(ge=0)
-    champion: int = Field(0, ge=0)
-    standard: int = Field(0, ge=0)
-    musician: int = Field(0, ge=0)
+    """What the unit costs (PR-4): ``unit`` (a fixed part; T9A books price a unit as a
+    fixed part plus a price per model) + ``per_model`` x models, each model's ``upgrades``
+    and ``mounts``, and the command it fields. A part priced 0 must name in ``free`` the
+    rule that makes it free, or the profile is refused (a forgotten price is not 0)."""
+
+    per_model: int = Field(ge=0, le=5000)
+    unit: int = Field(0, ge=-5000, le=5000, description="the unit's fixed part (T9A: the unit costs "
+                                                         "unit + per_model x models)")
+    min_models: int | None = Field(None, ge=1, le=200, description="the smallest unit the army "
+                                                                  "book sells")
+    max_models: int | None = Field(None, ge=1, le=200, description="the largest unit the army "
+                                                                  "book sells")
+    champion: int = Field(0, ge=0, le=1000)
+    standard: int = Field(0, ge=0, le=1000)
+    musician: int = Field(0, ge=0, le=1000)
+    battle_standard: int = Field(0, ge=0, le=1000, description="the battle standard bearer upgrade")
+    upgrades: dict[str, int] = Field(default_factory=dict, description="army-book options the "
+                                     "profile carries, points per model: kit in equipment or in its "
+                                     "saves (\"heavy armour\"), magic items")
+    mounts: dict[str, int] = Field(default_factory=dict, description="mount name -> its points")
+    free: dict[str, str] = Field(default_factory=dict, description="part -> the rule that makes it "
+                                 "free (a unit's own kit, a champion the book includes)")
     confidence: Confidence | None = None
+
+    @field_validator("upgrades", "mounts")
+    @classmethod
+    def _priced(cls, table: dict[str, int]) -> dict[str, int]:
+        for name, points in table.items():
+            if isinstance(points, bool) or not isinstance(points, int) or not 1 <= points <= 5000:
+                raise ValueError(f"{name!r} costs {points!r}: give 1..5000 points, or name the rule "
+                                 "that makes it free under points.free")
+        return table
+
+    @field_validator("free")
+    @classmethod
+    def _reasons(cls, table: dict[str, str]) -> dict[str, str]:
+        for part, why in table.items():
+            if part.split(".", 1)[0] not in PRICED_PARTS or part in ("mounts.", "equipment."):
+                raise ValueError(f"unknown part {part!r}; free parts are {', '.join(PRICED_PARTS)}, "
+                                 "mounts.<name>, equipment.<item>")
+            if len(why.strip()) < 8:
+                raise ValueError(f"{part}: say which rule makes it free (got {why!r})")
+        return table
+
+    @model_serializer(mode="wrap")
+    def _shown(self, handler) -> dict[str, Any]:
+        """Parts left at their default (no fixed part, no command price) are not shown: a
+        card never prints a 0-point champion the unit cannot have."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for name, spec in type(self).model_fields.items():
+                if name != "per_model" and name in data and data[name] == spec.get_default(
+                        call_default_factory=True) and not (name in self.free
+                                                            and name in COMMAND_WORDS):
+                    del data[name]
+        return data
+
+    def per_model_total(self) -> int:
+        """What each model costs: itself, its upgrades and its mounts."""
+        return self.per_model + sum(self.upgrades.values()) + sum(self.mounts.values())
 
 
 class Machine(_Frozen):
@@ -368,7 +437,28 @@ class UnitProfile(_Frozen):
                              "(name, t, w) go together (FB-WM1)")
         if self.level is not None and self.role != "character":
             raise ValueError('level (lord / hero) is for role = "character" profiles')
+        self._priced_parts_exist()
         return self
+
+    def _priced_parts_exist(self) -> None:
+        """PR-4: a price names a part the profile has (a typo is not a free upgrade)."""
+        p = self.points
+        mounts = {m.name for m in self.mounts}
+        for name in p.mounts:
+            if name not in mounts:
+                raise ValueError(f"points.mounts: {name!r} is not one of the profile's mounts "
+                                 f"({', '.join(sorted(mounts)) or 'it has none'})")
+        for name in p.upgrades:
+            if "_" in name and name not in self.equipment:
+                raise ValueError(f"points.upgrades: {name!r} is neither an item of its equipment "
+                                 f"({', '.join(self.equipment) or 'none'}) nor an upgrade named in "
+                                 'words ("heavy armour")')
+        for part in p.free:
+            head, _, item = part.partition(".")
+            if head == "mounts" and item and item not in mounts:
+                raise ValueError(f"points.free: {part!r} names no mount of the profile")
+            if head == "equipment" and item and item not in self.equipment:
+                raise ValueError(f"points.free: {part!r} names no item of its equipment")
 
     # ---- derived values ---------------------------------------------------------------
     @property
@@ -404,20 +494,92 @@ class UnitProfile(_Frozen):
         return rule in self.special_rules
 
     def unit_points(self, formation: Formation | None = None) -> int:
+        """The unit's price (PR-4): its fixed part, each model with its upgrades and mounts,
+        and the command of ``formation`` (the profile's own by default)."""
         f = formation or self.formation
         p = self.points
-        return (p.per_model * f.models + p.champion * f.champion + p.standard * f.standard
-                + p.musician * f.musician)
+        return (p.unit + p.per_model_total() * f.models + p.champion * f.champion
+                + p.standard * f.standard + p.musician * f.musician
+                + p.battle_standard * f.battle_standard)
+
+    def unpriced(self, formation: Formation | None = None) -> list[tuple[str, str, str]]:
+        """``[(key path, what, its key in points.free)]``: the parts of the unit in ``formation`` priced 0 without a
+        rule in ``points.free`` making them free (PR-4); empty when everything is priced."""
+        f = formation or self.formation
+        p = self.points
+        out = []
+        if p.per_model == 0 and p.unit <= 0 and "per_model" not in p.free:
+            out.append(("points.per_model", f"{self.name} is priced 0 points", "per_model"))
+        elif p.per_model == 0 and "per_model" not in p.free:
+            out.append(("points.per_model", f"{self.name}'s models are priced 0 points each",
+                        "per_model"))
+        for part, words in COMMAND_WORDS.items():
+            if getattr(f, part) and getattr(p, part) == 0 and part not in p.free:
+                out.append((f"points.{part}", f"{words} of {self.name} is priced 0 points", part))
+        for mount in self.mounts:
+            if (mount.name not in p.mounts and "mounts" not in p.free
+                    and f"mounts.{mount.name}" not in p.free):
+                out.append(("points.mounts", f"the mount {mount.name} of {self.name} has no price",
+                            f"mounts.{mount.name}"))
+        for item in self.equipment:
+            if item not in p.upgrades and "equipment" not in p.free and f"equipment.{item}" not in p.free:
+                out.append(("points.upgrades", f"the {item.replace('_', ' ')} of {self.name} has no "
+                            "price", f"equipment.{item}"))
+        return out
+
+    def size_problem(self, models: int) -> str | None:
+        """Why a unit of ``models`` is not one the army book sells, or None."""
+        low, high = self.points.min_models, self.points.max_models
+        if (low is not None and models < low) or (high is not None and models > high):
+            sold = (f"{low} to {high}" if low and high else f"at least {low}" if low
+                    else f"at most {high}")
+            return f"{self.name} come in units of {plural(sold, 'model')} (its army book)"
+        return None
 
 
 def validate_unit(data: dict, source: str) -> UnitProfile:
-    """Validate a parsed TOML dict; every error of the file in one ProfileError."""
+    """Validate a parsed TOML dict; every error of the file in one ProfileError. Prices are
+    checked where a unit is bought (:func:`check_prices`: `profiles validate`, the list
+    loader), so a what-if unit of your own still fights in ``fb`` commands unpriced."""
     try:
         return UnitProfile.model_validate(data)
     except ValidationError as err:
         from mathhammer.profiles import pydantic_errors
 
         raise pydantic_errors(err, source) from None
+
+
+def check_prices(unit: UnitProfile, source: str, formation: Formation | None = None) -> None:
+    """PR-4: every part of the unit (in ``formation``) carries points or a rule making it
+    free; the smallest unit sold costs more than 0; the unit is a size the book sells.
+
+    Raises:
+        ProfileError: one line naming the key path and the part.
+    """
+    from mathhammer.errors import ProfileError
+
+    problems = unit.unpriced(formation)
+    if problems:
+        key, what, part = problems[0]
+        more = f" (and {len(problems) - 1} more unpriced)" if len(problems) > 1 else ""
+        raise ProfileError(f"{source}: {key}", what + more, None,
+                           "give its points from the army book, or name the rule that makes it "
+                           f'free: points.free = {{ "{part}" = "why" }}')
+    p = unit.points
+    if p.min_models is not None and p.max_models is not None and p.min_models > p.max_models:
+        raise ProfileError(f"{source}: points.min_models", f"is above max_models {p.max_models}",
+                           p.min_models, "use min_models <= max_models")
+    smallest = p.min_models or 1
+    if p.unit + p.per_model_total() * smallest <= 0 and "per_model" not in p.free:
+        raise ProfileError(f"{source}: points.unit", f"the smallest unit ({smallest} models) costs "
+                           f"{p.unit + p.per_model_total() * smallest} points", p.unit,
+                           "give min_models (the smallest unit the army book sells) or the book's "
+                           "fixed part")
+    models = (formation or unit.formation).models
+    size = unit.size_problem(models)
+    if size:
+        raise ProfileError(f"{source}: formation.models", size, models,
+                           f"use {p.min_models or 1}..{p.max_models or 200} models")
 
 
 register_model("fantasy", validate_unit)

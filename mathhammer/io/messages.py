@@ -6,14 +6,14 @@ from __future__ import annotations
 import errno
 import os
 
-from mathhammer.errors import OutputError
+from mathhammer.errors import OutputError, printable
 
 
 def short_path(path: object, limit: int = 76) -> str:
     """``path`` as text, the middle elided when long (a 300-character name stays readable
-    and fits an error line's ``(got ...)``)."""
+    and fits an error line's ``(got ...)``); control characters shown as escapes."""
     text = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
-    text = text.replace("\n", "\\n").replace("\r", "\\r")
+    text = printable(text.replace("\n", "\\n").replace("\r", "\\r"))
     if len(text) <= limit:
         return text
     head = (limit - 3) // 3

@@ -1,27 +1,39 @@
-"""numba kernels: numbers in, counts out. No pydantic, no I/O, no strings.
+"""The shared numba pieces (dice, bit tricks, random state) and the compile cache.
 
-Importing this package points numba's on-disk cache at a directory keyed by the
-kernel sources, so an edited helper in another file can never reuse stale machine
-code (numba only checks the file that holds the jitted function), and falls back
-to a temporary directory when the cache location is not writable.
+Kernels are numbers in, counts out: no pydantic, no I/O, no strings. Each game keeps
+its own beside its engines (``warmachine/kernels/``, ``fantasy/kernels/``,
+``magic/kernels.py``); this package holds what they share, and :func:`load` imports
+any of them. Before numba first loads (or at once, when it already has), this package
+points numba's on-disk cache at a directory keyed by every kernel source
+(:data:`KERNEL_SOURCES`), so an edited helper in another file can never reuse stale
+machine code (numba only checks the file that holds the jitted function), and falls back
+to a temporary directory when the cache location is not writable. Importing the package
+alone costs next to nothing: an exact query imports it and never touches numba.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 
-_KERNEL_DIR = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]
+#: where kernel sources live, relative to the package: this folder and each game's own
+KERNEL_SOURCES = ("kernels/*.py", "*/kernels/*.py", "*/kernels.py")
+
+
+def kernel_files() -> list[Path]:
+    """Every kernel source file, in a fixed order."""
+    return sorted({p for pattern in KERNEL_SOURCES for p in _PACKAGE.glob(pattern)})
 
 
 def _source_key() -> str:
+    import hashlib
+
     digest = hashlib.sha1()
-    for path in sorted(_KERNEL_DIR.glob("*.py")):
+    for path in kernel_files():
         st = path.stat()
-        digest.update(f"{path.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+        digest.update(f"{path.relative_to(_PACKAGE).as_posix()}:{st.st_size}:{st.st_mtime_ns}".encode())
     return digest.hexdigest()[:12]
 
 
@@ -45,6 +57,8 @@ def _choose_cache_dir() -> None:
     checked = os.environ.get("NUMBA_BOUNDSCHECK", "0") not in ("", "0")
     target = base / f"numba-{_source_key()}{'-boundscheck' if checked else ''}"
     if not _writable(target):
+        import tempfile
+
         fallback = Path(tempfile.mkdtemp(prefix="mathhammer-numba-"))
         print(f"note: numba cache {base} is not writable; using {fallback}", file=sys.stderr)
         target = fallback
@@ -55,7 +69,31 @@ def _choose_cache_dir() -> None:
         config.reload_config()
 
 
-_choose_cache_dir()
+_CACHE_DIR_CHOSEN: list[bool] = []
+
+
+def ensure_cache_dir() -> None:
+    """Choose numba's cache directory, once per process (see the module's help)."""
+    if not _CACHE_DIR_CHOSEN:
+        _CACHE_DIR_CHOSEN.append(True)
+        _choose_cache_dir()
+
+
+class _OnNumbaImport:
+    """Choose the cache directory just before numba loads and reads its settings."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "numba":
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            ensure_cache_dir()
+        return None
+
+
+if "numba" in sys.modules:
+    ensure_cache_dir()
+elif not any(isinstance(f, _OnNumbaImport) for f in sys.meta_path):
+    sys.meta_path.insert(0, _OnNumbaImport())
 
 
 def _guard_cache_io(caching) -> None:
@@ -117,15 +155,28 @@ if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
     import warnings
 
     warnings.filterwarnings("ignore", message="overflow encountered", category=RuntimeWarning,
-                            module=r"mathhammer\.kernels")
+                            module=r"mathhammer\.(kernels|\w+\.kernels)")
+
+
+def _source_of(module: str) -> Path:
+    """``mathhammer.fantasy.kernels.combat`` -> its file (no import)."""
+    return _PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py")
 
 
 def cache_is_warm(module: str) -> bool:
-    """True when numba's cache already holds compiled code of ``kernels/<module>.py``."""
+    """True when numba's cache already holds compiled code of the kernel module ``module``
+    (a dotted name); the folder is numba's own for that file (its parent folder's name and
+    the hash of its path)."""
+    import hashlib
+
+    ensure_cache_dir()
     cache_dir = os.environ.get("NUMBA_CACHE_DIR")
     if not cache_dir or not Path(cache_dir).is_dir():
         return False
-    return any(Path(cache_dir).rglob(f"{module}.*.nbi"))
+    source = _source_of(module)
+    folder = source.parent
+    sub = f"{folder.name}_{hashlib.sha1(str(folder).encode()).hexdigest()}"
+    return any((Path(cache_dir) / sub).glob(f"{source.stem}.*.nbi"))
 
 
 #: called with a message when a kernel module will compile; the CLI sets it to a
@@ -134,16 +185,18 @@ compile_notice = lambda message: print(message, file=sys.stderr)  # noqa: E731
 
 
 def load(module: str):
-    """Import ``mathhammer.kernels.<module>``, announcing a first-run compile.
+    """Import the kernel module ``module`` (``"mathhammer.fantasy.kernels.combat"``),
+    announcing a first-run compile.
 
     Only the first load in a process looks at the cache directory; later calls (e.g.
     once per chunk) return the imported module at once.
     """
     import importlib
 
-    loaded = sys.modules.get(f"mathhammer.kernels.{module}")
+    loaded = sys.modules.get(module)
     if loaded is not None:
         return loaded
     if compile_notice is not None and not cache_is_warm(module):
-        compile_notice(f"compiling kernels, first run only ({module})")
-    return importlib.import_module(f"mathhammer.kernels.{module}")
+        short = module.removeprefix("mathhammer.").replace("kernels.", "").replace(".kernels", "")
+        compile_notice(f"compiling kernels, first run only ({short})")
+    return importlib.import_module(module)

@@ -5,7 +5,7 @@
 microcoded and slow on Zen 1/2 (``znver1``/``znver2``) and absent elsewhere, so
 :data:`FAST_PDEP` is decided once per process and kernels take a flag: callers pass
 ``use_pdep = FAST_PDEP`` and keep a portable path for the rest
-(``/work/shared/reference/performance.md`` §5).
+(docs/sources.md, "Performance figures").
 
 Where the host has no BMI2 the intrinsic is never emitted: :func:`pdep` then
 compiles to a constant 0, which no caller reaches because :data:`FAST_PDEP` is

@@ -233,7 +233,7 @@ def run_dp(compiled: CompiledPhase, scenario: MagicScenario, plan: np.ndarray | 
     that plan's exact value. Returns (value[i, P, D, mask, flag], plan)."""
     from mathhammer import kernels
 
-    km = kernels.load("magic")
+    km = kernels.load("mathhammer.magic.kernels")
     s = len(compiled.order)
     value = np.zeros((s + 1, POOLS, POOLS, compiled.n_masks, 2), dtype=np.float64)
     evaluate = plan is not None

@@ -15,15 +15,21 @@ from fractions import Fraction
 
 from mathhammer.explain import Step
 from mathhammer.magic.rolls import (
-    cast_odds, channel_extra, dispel_probability, flow_pools, marginals, miscast_rows,
+    cast_odds,
+    channel_extra,
+    dispel_probability,
+    flow_pools,
+    marginals,
+    miscast_rows,
     pool_classes,
 )
 from mathhammer.magic.rules import MagicRules
+from mathhammer.words import plural
 
 
 def ruleset_name(ruleset: str) -> str:
     """The ``name`` inside a ruleset (a copied t9a1 file is still ``t9a1``)."""
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     return str(getattr(load_ruleset(ruleset), "name", ruleset))
 
@@ -107,8 +113,10 @@ def explain_flow(rules: MagicRules, channelers: int = 0, reactive_channelers: in
 
 # ---- MG-4, MG-5, MG-7, MG-10: one casting attempt -------------------------------------------
 def explain_cast(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: int = 0,
-                 bound: bool = False) -> list[Step]:
-    """Dice → two 6s? → total vs casting value → P(cast) → fail → miscast and its rows."""
+                 bound: bool = False, dispel_dice: int | None = None,
+                 dispel_level: int = 0) -> list[Step]:
+    """Dice → two 6s? → total vs casting value → P(cast) → fail → (the dispel attempt →
+    P(goes off)) → miscast and its rows."""
     odds = cast_odds(rules, n_dice, level, cv, modifier, bound)
     bonus = 0 if bound else level + modifier
     need = cv - bonus
@@ -124,7 +132,7 @@ def explain_cast(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: 
     if rules.natural_fail_at_most:
         total_rule += f"; a natural {rules.natural_fail_at_most} or less fails"
     steps = [
-        Step("power dice", f"{n_dice} dice (this ruleset: 1-{rules.max_casting_dice} per attempt)",
+        Step("power dice", f"{plural(n_dice, 'die')} (this ruleset: 1-{rules.max_casting_dice} per attempt)",
              None, ("MG-4",)),
         Step("casting total", total_rule + f"; P(natural ≥ {natural_need})",
              _p_natural_at_least(n_dice, natural_need),
@@ -151,7 +159,23 @@ def explain_cast(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: 
     if bound:
         fail_detail += "; a bound spell never ends a wizard's casting"
     steps.append(Step("P(fail)", fail_detail, odds.p_fail, ("MG-7",) if bound else ("MG-4",)))
-    steps += _miscast_steps(rules, odds.p_miscast_undispelled, n_dice, bound)
+    if dispel_dice is None:
+        steps += _miscast_steps(rules, odds.p_miscast_undispelled, n_dice, bound)
+        return steps
+    from mathhammer.magic.rolls import against_dispel
+
+    met = against_dispel(rules, odds, dispel_dice, dispel_level)
+    who = f"level {dispel_level}" if dispel_level else "no wizard (the army), level 0"
+    steps.append(Step("dispel attempt", f"{dispel_dice}D6 + {who} against each dispellable "
+                      "casting total above, a tie dispels"
+                      + ("; a natural {} or less fails".format(rules.dispel_natural_fail_at_most)
+                         if rules.dispel_natural_fail_at_most else "")
+                      + ("; overwhelming power on the dispel roll too" if rules.op_on_dispel else "")
+                      + "; P(a cast is dispelled)", met.p_dispelled, ("MG-6", "MG-5")))
+    steps.append(Step("P(goes off)", "cast and not dispelled"
+                      + (" (irresistible force cannot be dispelled)" if odds.p_irresistible_cast
+                         else ""), met.p_goes_off, ("MG-4", "MG-5", "MG-6")))
+    steps += _miscast_steps(rules, met.p_miscast, n_dice, bound)
     return steps
 
 
@@ -169,7 +193,7 @@ def _two_sixes_text(rules: MagicRules, n_dice: int, bound: bool) -> str:
         if n_dice >= 4:
             text += f"; with {n_dice} dice it is then lost for the rest of the game"
         return text
-    return (f"overwhelming power: + D3 + {n_dice} dice used to the total; still dispellable, "
+    return (f"overwhelming power: + D3 + {plural(n_dice, 'die')} used to the total; still dispellable, "
             "miscast only if not dispelled")
 
 
@@ -191,7 +215,7 @@ def _miscast_steps(rules: MagicRules, p_miscast: Fraction, n_dice: int, bound: b
                           f"{joint}; P(row | miscast)", p_row,
                           ("MG-10",)))
     if rules.miscast_removes_dice_used:
-        steps.append(Step("miscast dice", f"a miscast also removes {n_dice} dice (the dice used) "
+        steps.append(Step("miscast dice", f"a miscast also removes {plural(n_dice, 'die')} (the dice used) "
                           "from the pool", None, ("MG-10",)))
     return steps
 
@@ -242,7 +266,7 @@ def explain_phase(scenario) -> list[Step]:
                      "(no flow roll)", None, ("MG-3",))
     else:
         channelers = fl.channelers if fl.channelers is not None else len(scenario.wizards)
-        pools = Step("pools", f"2D6 flow (see magic flow --explain), channelers {channelers} vs "
+        pools = Step("pools", f"2D6 flow (see magic flow ‹explain›), channelers {channelers} vs "
                      f"{fl.reactive_channelers}, caps", None, ("MG-1", "MG-2", "MG-3"))
     rule = {"fixed": "each spell's own dice",
             "target": f"fewest dice whose P(cast) reaches {caster.target:.0%} "
@@ -251,7 +275,7 @@ def explain_phase(scenario) -> list[Step]:
                        "(max expected weight)"}
     policy = {"all_out": "tries every spell",
               "threshold": f"tries only spells with priority ≥ {d.min_priority}",
-              "keep_dice": f"keeps {d.keep} dice except for priority ≥ {d.min_priority}"}
+              "keep_dice": f"keeps {plural(d.keep, 'die')} except for priority ≥ {d.min_priority}"}
     miscast = "; so does a miscast (decision)" if caster.miscast_ends_casting else ""
     return [
         pools,

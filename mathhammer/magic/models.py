@@ -170,3 +170,131 @@ def load_scenario(data: dict, source: str) -> MagicScenario:
     except TypeError as err:  # e.g. spells given as a table instead of a list
         raise ProfileError(source, f"malformed scenario ({err})", None,
                            "see the README section Magic phase") from None
+
+
+# ---- a phase from a few words (the CLI's --spell options, a web form) ----------------------
+#: the single wizard's name when a phase is given by options rather than a file
+WIZARD = "wizard"
+#: the scenario field each option fills, for naming the option in an error line
+_OPTION_OF = {("wizards", "level"): "level", ("dispel", "level"): "dispel_level",
+              ("flow", "power_dice"): "power_dice", ("flow", "dispel_dice"): "dispel_dice",
+              ("flow", "channelers"): "channelers",
+              ("flow", "reactive_channelers"): "reactive_channelers",
+              ("caster", "dice_rule"): "dice_rule", ("caster", "target"): "target"}
+
+
+_OPTION_FIX = {"level": "a level 0..10", "dispel_level": "a level 0..10 (0: no wizard)",
+               "power_dice": "both pools, power and dispel dice, each 0..12; or neither for "
+               "the flow roll", "dispel_dice": "a pool of 0..12",
+               "channelers": "0..30", "reactive_channelers": "0..30",
+               "dice_rule": "fixed, target or optimal", "target": "a chance above 0, at most 1"}
+
+
+def parse_spell(text: str, where: str = "spell") -> dict:
+    """``NAME:CASTING_VALUE[:DICE][:bound]`` as a ``[[spells]]`` table (without its wizard).
+
+    A bound spell's casting value is its power level (MG-7). The name may hold colons;
+    the numbers are read from the right.
+    """
+    from mathhammer.errors import InputError
+
+    fix = 'write NAME:CASTING_VALUE[:DICE][:bound], e.g. "Fireball:8:3" or "Burning blade:4:bound"'
+    parts = str(text).split(":")
+    bound = len(parts) > 1 and parts[-1].strip().lower() == "bound"
+    if bound:
+        parts.pop()
+    numbers = []
+    while len(parts) > 1 and len(numbers) < 2 and parts[-1].strip().isdecimal():
+        if len(parts[-1].strip()) > 6:  # no casting value or dice count is that long
+            raise InputError(where, "a casting value is 2..60 and DICE 1..12", text, fix)
+        numbers.insert(0, int(parts.pop()))
+    name = ":".join(parts).strip()
+    if not numbers or not name:
+        raise InputError(where, "needs a spell name and its casting value", text, fix)
+    spell = {"name": name, "cv": numbers[0], "bound": bound}
+    if len(numbers) == 2:
+        spell["dice"] = numbers[1]
+    return spell
+
+
+def scenario_from_options(
+    spells: list[str], *, level: int | None = None, dispel_level: int = 0,
+    ruleset: str = "t9a1", power_dice: int | None = None, dispel_dice: int | None = None,
+    channelers: int | None = None, reactive_channelers: int = 0,
+    dice_rule: str | None = None, target: float | None = None,
+) -> MagicScenario:
+    """A phase with one casting wizard of ``level``: what the common case asks, no file.
+
+    ``spells`` are :func:`parse_spell` texts, cast in this order (every priority 1).
+    Dice rule: ``fixed`` when the spells give their dice, else ``dice_rule`` (default the
+    scenario file's, ``target``). Pools roll the flow unless ``power_dice`` and
+    ``dispel_dice`` are given. Errors name the parameter (``spell``, ``level`` …).
+    """
+    from mathhammer.errors import InputError
+
+    if not spells:
+        raise InputError("spell", "a phase needs at least one spell", None,
+                         'e.g. "Fireball:8" with a wizard level, or a scenario file')
+    tables = [parse_spell(text) for text in spells]
+    with_dice = [t for t in tables if "dice" in t]
+    if with_dice and dice_rule not in (None, "fixed"):
+        raise InputError("spell", f"DICE is for the fixed dice rule, not {dice_rule}",
+                         spells[tables.index(with_dice[0])],
+                         "drop the :DICE parts, or the other dice rule")
+    if with_dice and len(with_dice) < len(tables):
+        missing = next(text for text, t in zip(spells, tables, strict=True) if "dice" not in t)
+        raise InputError("spell", "give DICE for every spell or for none", missing,
+                         "add :DICE to each spell, or drop them all for the target rule")
+    rule = "fixed" if with_dice else (dice_rule or "target")
+    if rule == "fixed" and not with_dice:
+        raise InputError("dice_rule", "the fixed rule casts each spell with its own dice",
+                         rule, 'add :DICE to each spell, e.g. "Fireball:8:3"')
+    casters = [t for t in tables if not t["bound"]]
+    if casters and level is None:
+        raise InputError("level", "the casting wizard's level is needed for a wizard's spell",
+                         None, "give it, e.g. 2 (or mark a bound spell NAME:LEVEL:bound)")
+    for t in casters:
+        t["wizard"] = WIZARD
+    data: dict = {
+        "game": "magic", "ruleset": ruleset,
+        "name": _phase_name(tables, level, dispel_level),
+        "flow": {"reactive_channelers": reactive_channelers},
+        "caster": {"dice_rule": rule},
+        "wizards": [{"name": WIZARD, "level": level}] if casters else [],
+        "spells": tables, "dispel": {"level": dispel_level},
+    }
+    if channelers is not None:
+        data["flow"]["channelers"] = channelers
+    if power_dice is not None or dispel_dice is not None:
+        data["flow"].update(power_dice=power_dice, dispel_dice=dispel_dice)
+    if target is not None:
+        data["caster"]["target"] = target
+    try:
+        return MagicScenario(**data)
+    except ValidationError as err:
+        raise _option_error(err, spells) from None
+
+
+def _phase_name(tables: list[dict], level: int | None, dispel_level: int) -> str:
+    names = ", ".join(t["name"] for t in tables)
+    caster = f"level {level} wizard" if level is not None else "bound spells"
+    return f"{names} ({caster} vs dispel level {dispel_level})"
+
+
+def _option_error(err: ValidationError, spells: list[str]) -> Exception:
+    """The first problem of a phase built from options, named by its option."""
+    from mathhammer.errors import InputError
+
+    problem = err.errors()[0]
+    loc = [part for part in problem["loc"] if not isinstance(part, int)]
+    message = problem["msg"].removeprefix("Value error, ")
+    if loc and loc[0] == "spells" and isinstance(problem["loc"][1], int):
+        i = problem["loc"][1]
+        field = {"cv": "CASTING_VALUE", "dice": "DICE"}.get(loc[1], loc[1]) if len(loc) > 1 else ""
+        return InputError("spell", f"spell {i + 1}{', ' + field if field else ''}: {message}",
+                          spells[i], "CASTING_VALUE 2..60, DICE 1..12")
+    option = _OPTION_OF.get(tuple(loc[:2]), "power_dice" if loc == ["flow"] else
+                            loc[0] if loc else "spell")
+    value = problem.get("input")
+    return InputError(option, message, None if isinstance(value, dict) else value,
+                      _OPTION_FIX.get(option, "see the help for the allowed values"))

@@ -24,10 +24,10 @@ def run_phase(scenario: MagicScenario, *, method: str = "auto",
     rules = magic_rules(scenario.ruleset)
     compiled = compile_phase(scenario, rules)
     exact = lambda: phase_exact(scenario, rules, compiled, scenario.ruleset)  # noqa: E731
-    from mathhammer.headline import magic_phase_headline
+    from mathhammer.magic.headlines import magic_phase_headline
 
     report = answer(
-        "magic phase",
+        "magic.phase",
         method="mc" if method == "auto" else method,
         exact=exact,
         monte_carlo=lambda cfg: phase_monte_carlo(scenario, rules, compiled, cfg, scenario.ruleset),

@@ -39,16 +39,24 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from mathhammer import game as games
+from mathhammer import trials
 from mathhammer.errors import InputError, MathhammerError, ProfileError
 from mathhammer.lists import find_bundled, find_list, load_list
 from mathhammer.profiles import pydantic_errors, read_toml
-from mathhammer.results import Estimate, Report
+from mathhammer.results import Column, Estimate, InfoTable, Report
 from mathhammer.tuning.meta import Meta, load_meta
-from mathhammer.tuning.score import Ledger, _check, _method, _run, _seed_for, build_table
+from mathhammer.tuning.score import _check, _method, _run, build_table
+from mathhammer.words import plural, rounded
 
-SCREEN_TRIALS = 500
+SCREEN_TRIALS = trials.TUNE_SCREEN
+#: the table view of ``info["ranked"]`` (JSON keeps every row's full figures and units)
+RANKED_COLUMNS = (Column("rank", "#"), Column("changes", "changes against the input"),
+                  Column("points", "points"),
+                  Column("score", "net points/turn", se="se"),
+                  Column("gain", "gain over the input", se="gain_se", signed=True))
 RACE_FACTOR = 4
 MAX_VARIANTS = 200
 
@@ -58,20 +66,30 @@ class _Strict(BaseModel):
 
 
 class OptionUnit(_Strict):
+    """One ``[[units]]`` entry of an options file: the copies allowed; each game adds the
+    entry keys it varies, each a list of values to try (:attr:`Game.variant_fields`)."""
+
     profile: str = Field(min_length=1)
     min: int = Field(0, ge=0, le=20)
     max: int = Field(1, ge=0, le=20)
-    models: list[int] = Field(default_factory=list, max_length=12)
-    focus: list[int] = Field(default_factory=list, max_length=13)
-    charge: list[bool] = Field(default_factory=list, max_length=2)
-    mode: list[str] = Field(default_factory=list, max_length=2)
 
 
-class OptionsFile(_Strict):
-    name: str = ""
-    game: str
-    ruleset: str
-    units: list[OptionUnit] = Field(min_length=1, max_length=30)
+_MODELS: dict[tuple[str, ...], type[BaseModel]] = {}
+
+
+def options_model() -> type[BaseModel]:
+    """The options file model over the registered games (every game's variant keys)."""
+    names = games.names(lists=True)
+    if names not in _MODELS:
+        fields: dict[str, tuple] = {}
+        for name in names:
+            for key, spec in games.get(name).variant_fields.items():
+                fields.setdefault(key, spec)
+        unit = create_model("OptionUnit", __base__=OptionUnit, **fields)
+        _MODELS[names] = create_model(
+            "OptionsFile", __base__=_Strict, name=(str, ""), game=(str, ...), ruleset=(str, ...),
+            units=(list[unit], Field(min_length=1, max_length=30)))  # type: ignore[valid-type]
+    return _MODELS[names]
 
 
 Variant = tuple  # (profile, (("models", 20), ("charge", True), ...))
@@ -117,10 +135,10 @@ def _name(v: Variant) -> str:
     return profile.split("/")[-1] + (f" ({extra})" if extra else "")
 
 
-def validate_options(data: dict, where: str) -> OptionsFile:
+def validate_options(data: dict, where: str) -> Any:
     """An options file's table, validated (``profiles validate`` and :func:`build_space`)."""
     try:
-        spec = OptionsFile.model_validate(data)
+        spec = options_model().model_validate(data)
     except ValidationError as err:
         raise pydantic_errors(err, where) from None
     for i, u in enumerate(spec.units):
@@ -137,6 +155,7 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
     if (spec.game, spec.ruleset) != (game, ruleset):
         raise ProfileError(f"{where}: game", f"is for {spec.game} {spec.ruleset}, the list is {game} "
                            f"{ruleset}", spec.ruleset, f"use {game} {ruleset} options")
+    variant_keys = tuple(games.get(game).variant_fields)  # the game's own order: a variant's name
     raw = read_toml(find_list(list_ref))
     base = {k: v for k, v in raw.items() if k != "units"}
     named = {}
@@ -148,8 +167,13 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
     fixed, state = [], {}
     variants: dict[str, list[Variant]] = {}
     for profile, (i, u) in named.items():
-        keys = [(k, vals) for k, vals in (("models", u.models), ("focus", u.focus),
-                                          ("charge", u.charge), ("mode", u.mode)) if vals]
+        foreign = [k for k in type(u).model_fields if k not in variant_keys
+                   and k not in OptionUnit.model_fields and getattr(u, k)]
+        if foreign:
+            raise ProfileError(f"{where}: units.{i}.{foreign[0]}", f"is not a {game} option",
+                               getattr(u, foreign[0]),
+                               f"remove it; {game} options vary {', '.join(variant_keys)}")
+        keys = [(k, vals) for k in variant_keys if (vals := getattr(u, k))]
         combos = itertools.product(*[[(k, v) for v in vals] for k, vals in keys]) if keys else [()]
         variants[profile] = [(profile, tuple(c)) for c in combos]
     for entry in raw.get("units", []):
@@ -157,7 +181,7 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
         if profile not in named:
             fixed.append(entry)
             continue
-        opts = tuple((k, entry[k]) for k in ("models", "focus", "charge", "mode") if k in entry)
+        opts = tuple((k, entry[k]) for k in variant_keys if k in entry)
         v = (profile, opts)
         if v not in variants[profile]:
             variants[profile].append(v)  # the input's own choice is always allowed
@@ -175,7 +199,7 @@ def _state_key(state: dict) -> str:
 
 def _list_key(army) -> str:
     """Two candidates that are the same list (however their entries were written)."""
-    return repr(sorted((u.profile_id, repr(getattr(u.profile, "formation", "")),
+    return repr(sorted((u.profile_id, games.of_profile(u.profile).cell_key(u),
                         repr(sorted(u.options.items())), u.count) for u in army.units))
 
 
@@ -200,15 +224,15 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
 
     final_trials = _check(method, policy, n_trials)
     if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 20:
-        raise InputError("--top", "must be a whole number from 1 to 20", top, "use e.g. --top 3")
+        raise InputError("‹top›", "must be a whole number from 1 to 20", top, "use e.g. ‹top› 3")
     if not isinstance(budget_seconds, (int, float)) or not 0 < budget_seconds <= 3600 \
             or math.isnan(budget_seconds):
-        raise InputError("--budget-seconds", "must be more than 0 and at most 3600", budget_seconds,
-                         "use e.g. --budget-seconds 30")
+        raise InputError("‹budget_seconds›", "must be more than 0 and at most 3600", budget_seconds,
+                         "use e.g. ‹budget_seconds› 30")
     if max_lists is not None and (isinstance(max_lists, bool) or not isinstance(max_lists, int)
                                   or not 1 <= max_lists <= 10_000_000):
-        raise InputError("--max-lists", "must be a whole number from 1 to 10,000,000", max_lists,
-                         "use e.g. --max-lists 1000")
+        raise InputError("‹max_lists›", "must be a whole number from 1 to 10,000,000", max_lists,
+                         "use e.g. ‹max_lists› 1000")
     start = load_list(army)
     m = load_meta(meta)
     if (start.game, start.ruleset) != (m.game, m.ruleset):
@@ -216,8 +240,8 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
                          f"{m.game} {m.ruleset}", army, f"use a {m.game} {m.ruleset} meta")
     cap = start.points_limit if points is None else points
     if isinstance(cap, bool) or not isinstance(cap, int) or not 1 <= cap <= 100_000:
-        raise InputError("--points", "must be a whole number from 1 to 100,000", points,
-                         "use e.g. --points 2000")
+        raise InputError("‹points›", "must be a whole number from 1 to 100,000", points,
+                         "use e.g. ‹points› 2000")
     space, state0 = build_space(army, options, m.game, m.ruleset)
     seed = resolve_seed(seed)
     rng = random.Random(seed)
@@ -266,7 +290,7 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
         input_list.screened = 0.0
     if input_list is None:
         raise InputError("LIST", f"breaks a list rule under the points cap {cap}", army,
-                         "raise --points or fix the list")
+                         "raise ‹points› or fix the list")
     best, seen, found = input_list, {_state_key(state0)}, [input_list]
     restarts = 0
 
@@ -335,11 +359,7 @@ def _diff_text(a: Any, b: Any) -> str:
     def counts(lst):
         out = {}
         for u in lst.units:
-            if hasattr(u.profile, "formation"):
-                size = f" ({u.profile.formation.models})"
-            else:  # Warmachine: the focus it is given and whether it charges
-                size = f" (focus {u.options.get('focus', 0)}{', charge' if u.options.get('charge') else ''})"
-            name = u.profile.name + size
+            name = u.profile.name + games.of_profile(u.profile).variant_text(u)
             out[name] = out.get(name, 0) + u.count
         return out
     ca, cb = counts(a), counts(b)
@@ -371,12 +391,10 @@ def _report(start, m, input_list, ranked, trials, seed, lookup, value, evaluated
                            "list": c.army.summary(),
                            "units": space_units(c)})
     results = {k: lookup(k, trials) for c in [input_list, *ranked] for k in c.table.cells}
+    ranked_table = InfoTable(candidates, RANKED_COLUMNS)  # the table view rounds to the se
     report = Report("tune", _method(results), figures, {}, title=f"tune: {start.name} against {m.name}",
                     info={"input": start.summary(), "points_cap": cap,
-                          "candidates": [f"#{c['rank']}: {c['changes']}: {c['gain']:+.2f}"
-                                         + (f" ± {c['gain_se']:.2f}" if c['gain_se'] else "")
-                                         + f" points/turn ({c['points']} pts)" for c in candidates],
-                          "ranked": candidates, "lists_evaluated": evaluated,
+                          "ranked": ranked_table, "lists_evaluated": evaluated,
                           "budget_seconds": budget,
                           "search": "screen every single change, race the best quarter at 4x and "
                                     "16x the trials (paired), move, restart from the best; the "
@@ -386,6 +404,6 @@ def _report(start, m, input_list, ranked, trials, seed, lookup, value, evaluated
     top = candidates[0]
     how = "exact" if report.method == "exact" else f"paired Monte Carlo, {trials:,} trials per cell"
     report.headline = (f"Best change for {start.name} against {m.name}: {top['changes']}: "
-                       f"{top['gain']:+.2f}" + (f" ± {top['gain_se']:.2f}" if top["gain_se"] else "")
-                       + f" points/turn ({how}; {evaluated:,} lists evaluated)")
+                       f"{rounded(top['gain'], top['gain_se'], signed=True)}"
+                       f" points/turn ({how}; {plural(evaluated, 'list')} evaluated)")
     return report

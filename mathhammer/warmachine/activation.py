@@ -15,7 +15,8 @@ warcaster its FOCUS less upkeep and shaking). Damage, crippling, knock-down and 
 target being engaged in melee carry over (WM-S1, WM-A6).
 
 Openers of a warjack activation (WM-F3): one initial attack with each melee
-weapon, or one power attack — head-butt (knocks down, WM-A4 makes later melee
+weapon, in the order the policy picks (which weapon first, then which next), or one
+power attack — head-butt (knocks down, WM-A4 makes later melee
 attacks hit automatically; not against a larger base), Combo Strike (``*Attack``:
 POW = STR + 2 × POW of the weapon, one attack) — and the charge versions (1 focus for
 a warjack, WM-F2; the first attack's damage pre-boosted, WM-D3) and slam (1 focus,
@@ -39,6 +40,14 @@ from mathhammer.errors import RulesError
 
 MAX_WARJACK_FOCUS = 3  # WM-F1
 SAME = -3  # Node.next_hit: go to ``next`` after a hit too
+#: the two ways a target loses its DEF and is hit automatically in melee (WM-A4, WM-A7)
+KNOCKED_DOWN, STATIONARY = "knocked down", "stationary"
+
+
+def down_text(words) -> str:
+    """"knocked down", "stationary", or "knocked down or stationary" (either, or unknown)."""
+    known = [w for w in (KNOCKED_DOWN, STATIONARY) if w in set(words)]
+    return " or ".join(known) if len(known) == 1 else f"{KNOCKED_DOWN} or {STATIONARY}"
 CHARGE_MODES = ("must", "may", "no")
 
 
@@ -69,6 +78,7 @@ class AttackOption:
     ignores_shield: bool = False  # Chain Weapon, back strike
     auto_hit: bool = False  # Sustained Attack after a hit with the weapon (WM-A4)
     crit_knocks_down: bool = False  # Critical Knockdown / Critical Freeze (stationary)
+    down_word: str = KNOCKED_DOWN  # what a hit or critical that knocks down leaves: WM-A4
     crit_amputation: bool = False  # Critical Amputation: hit systems are crippled
     aoe: float = 0.0  # template diameter: a miss may still catch the target (WM-D4)
     spray: bool = False  # WM-D6: no target-in-melee penalty, ignores Stealth
@@ -97,7 +107,9 @@ class Node:
     reserve: int = 0  # bought attacks still planned after this attack (``--buy N``)
     charge: bool = False  # the opener of a charge (reported as the policy's choice)
     entry_knockdown: bool = False  # a root: the activation starts by knocking down (feat)
+    entry_down_word: str = KNOCKED_DOWN  # ... or by making the target stationary (Icy Gaze)
     entry_flags: int = 0  # a root: effect flags switched on when the activation starts
+    initial: bool = False  # a choice of the next initial attack (WM-F3)
 
     @property
     def after_hit(self) -> int:
@@ -133,6 +145,33 @@ class Graph:
         self.nodes.append(node)
         return len(self.nodes) - 1
 
+    def down_words(self, start: str = "") -> list[str]:
+        """Per node, what the one "knocked down or stationary" bit of the state (WM-A4, WM-A7)
+        may mean there: the words of every cause that can have set it on a way to the node
+        (the target's start, a feat as an activation starts, a hit or critical before), e.g.
+        "stationary" after Icy Gaze alone, "knocked down or stationary" once a slam may have
+        happened too. The engine plays both alike; the labels say which it can be."""
+        words: list[set[str]] = [set() for _ in self.nodes]
+        if start and words:
+            words[0].add(start)
+        for g, node in enumerate(self.nodes):
+            if node.entry_knockdown:
+                words[g].add(node.entry_down_word)
+        changed = True
+        while changed:  # forward along every edge until nothing new arrives (edges may loop)
+            changed = False
+            for node, here in zip(self.nodes, words, strict=True):
+                out = set(here)
+                if node.kind == "attack":
+                    opt = self.options[node.option]
+                    if opt.knocks_down or opt.crit_knocks_down:
+                        out.add(opt.down_word)
+                for t in (node.next, node.after_hit, node.stop, *node.successors):
+                    if 0 <= t < len(words) and not out <= words[t]:
+                        words[t] |= out
+                        changed = True
+        return [down_text(w) for w in words]
+
     def flag_mods(self, fl: int) -> tuple[int, int, int]:
         """(DEF, ranged DEF, ARM) modifiers of the flags set in ``fl``."""
         on = [e for i, e in enumerate(self.flags) if fl >> i & 1]
@@ -154,6 +193,7 @@ class Weapon:
     sustained: bool = False  # Sustained Attack: after a hit, later attacks with it hit
     crit_knockdown: bool = False  # a critical hit knocks down / freezes (WM-A4 afterwards)
     crit_amputation: bool = False  # Critical Amputation (part 8)
+    down_word: str = KNOCKED_DOWN  # Critical Freeze: "stationary"
     aoe: float = 0.0
     rng: float | None = None
     spray: bool = False
@@ -171,6 +211,7 @@ class Spell:
     no_damage: bool = False
     flags_on_hit: int = 0
     crit_knockdown: bool = False
+    down_word: str = KNOCKED_DOWN  # Freezing Grip: "stationary"
 
 
 @dataclass(frozen=True)
@@ -193,54 +234,56 @@ class ActivationSpec:
     max_bought: int | None = None  # at most this many bought attacks/casts (``--buy N``)
     distance: float | None = None  # inches to the target for ranged activations (WM-A8)
     entry_knockdown: bool = False  # the activation starts by knocking the target down (feat)
+    entry_down_word: str = KNOCKED_DOWN  # Icy Gaze: "stationary"
     entry_flags: int = 0  # effect flags the activation starts with (feat)
+    fixed_order: bool = False  # initial attacks in the listed weapon order, no choice (tests)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "charge", charge_mode(self.charge))
 
-    def check(self, where: str = "--focus") -> None:
+    def check(self, where: str = "‹focus›") -> None:
         if self.focus < 0:
-            raise RulesError(where, "focus cannot be negative", self.focus, "use --focus 0..3")
+            raise RulesError(where, "focus cannot be negative", self.focus, "use ‹focus› 0..3")
         if self.is_warjack and self.focus > MAX_WARJACK_FOCUS:
             raise RulesError(where, f"a warjack can be allocated at most {MAX_WARJACK_FOCUS} "
-                             "focus (WM-F1)", self.focus, "use --focus 3 or less")
+                             "focus (WM-F1)", self.focus, "use ‹focus› 3 or less")
         kind = "ranged" if self.ranged else "melee"
         if not any(w.kind == kind for w in self.weapons) and not self.spells:
-            raise RulesError("--ranged" if self.ranged else where,
+            raise RulesError("‹ranged›" if self.ranged else where,
                              f"{self.name} has no {kind} weapon or damaging spell to attack with",
                              self.name, "pick another attacker" + ("" if self.ranged else
-                                                                   " or add --ranged"))
+                                                                   " or add ‹ranged›"))
         if self.max_bought is not None and self.max_bought < 0:
-            raise RulesError("--buy", "must be 0 or more", self.max_bought, "use --buy 2")
+            raise RulesError("‹buy›", "must be 0 or more", self.max_bought, "use ‹buy› 2")
         if self.max_bought is not None and self.max_bought > 12:
-            raise RulesError("--buy", "must be at most 12 (one focus per bought attack)",
-                             self.max_bought, "use --buy 2")
+            raise RulesError("‹buy›", "must be at most 12 (one focus per bought attack)",
+                             self.max_bought, "use ‹buy› 2")
         if self.aim and not self.ranged:
-            raise RulesError("--aim", "aiming helps ranged attacks only (WM-A6)", True,
-                             "add --ranged or drop --aim")
+            raise RulesError("‹aim›", "aiming helps ranged attacks only (WM-A6)", True,
+                             "add ‹ranged› or drop ‹aim›")
         if self.charge == "no":
             return
-        flag = "--charge" if self.charge == "must" else "--may-charge"
+        flag = "‹charge›" if self.charge == "must" else "‹may_charge›"
         if self.ranged:
             raise RulesError(flag, "a charge ends in melee: no ranged attacks after it (WM-F3)",
-                             True, f"drop {flag} or --ranged")
+                             True, f"drop {flag} or ‹ranged›")
         if self.movement_crippled:
             raise RulesError(flag, f"{self.name}'s movement system is crippled: it cannot charge "
                              "or slam (WM-G4)", True, f"drop {flag}")
         if self.charge == "must":
             if not any(w.kind == "melee" for w in self.weapons):
                 raise RulesError(flag, f"{self.name} has no melee weapon to charge with", True,
-                                 "drop --charge")
+                                 "drop ‹charge›")
             if self.is_warjack and self.focus < 1:
                 raise RulesError(flag, f"a warjack spends 1 focus to charge (WM-F2); {self.name} "
-                                 "has 0", self.focus, "give it focus or use --may-charge")
+                                 "has 0", self.focus, "give it focus or use ‹may_charge›")
 
 
 def _option(w: Weapon, spec: ActivationSpec, pre: bool = False) -> AttackOption:
     bonus = 2 if (spec.aim and w.kind == "ranged") else 0
     return AttackOption(
         w.name, w.kind, w.stat + bonus, w.power, pre_boosted=pre, crippled=w.crippled,
-        ignores_shield=w.chain_weapon, crit_knocks_down=w.crit_knockdown,
+        ignores_shield=w.chain_weapon, crit_knocks_down=w.crit_knockdown, down_word=w.down_word,
         crit_amputation=w.crit_amputation, aoe=w.aoe if not w.spray else 0.0, spray=w.spray,
         rng=w.rng, distance=spec.distance if spec.ranged else None,
         in_melee="engaged" if w.kind != "melee" else "never",
@@ -255,33 +298,83 @@ def _spell_option(sp: Spell, spec: ActivationSpec) -> AttackOption:
         spray=sp.spray, rng=sp.rng, distance=None if fighting else spec.distance,
         in_melee="always" if fighting else "engaged", knocks_down=sp.knocks_down,
         no_damage=sp.no_damage, flags_on_hit=sp.flags_on_hit,
-        crit_knocks_down=sp.crit_knockdown, can_boost_damage=not sp.no_damage)
+        crit_knocks_down=sp.crit_knockdown, can_boost_damage=not sp.no_damage,
+        down_word=sp.down_word)
 
 
-def _initial_chain(graph: Graph, spec: ActivationSpec, melee: list[Weapon], charge: bool,
-                   buy: int, buy_sustained: int, a: int) -> int:
-    """Initial attacks with each weapon, heaviest first (so a charge uses it), a
-    Sustained Attack weapon last (a hit with it makes the bought attacks with it
-    automatic hits)."""
-    order = melee[:1] + sorted(melee[1:], key=lambda w: w.sustained)
-    first = -1
-    prev = -1
-    for i, w in enumerate(order):
-        pre = charge and i == 0 and w.kind == "melee"
-        opt = graph.add_option(_option(w, spec, pre))
-        cost = 1 if (pre and spec.is_warjack) else 0
-        label = f"{'charge, ' if pre else ''}{w.name}"
-        node = graph.add(Node("attack", label, opt, cost, next=buy, activation=a,
-                              reserve=spec.max_bought or 0, charge=pre))
-        if prev >= 0:
-            graph.nodes[prev].next = node
-            graph.nodes[prev].next_hit = SAME
+def _initial_attacks(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
+                     charges: list[bool], buy: int, buy_sustained: int, a: int) -> list[int]:
+    """The initial attacks (WM-F3): one with each weapon, in the order the policy picks.
+
+    The order is the player's choice (WM-F3), so it is part of the policy: the opening
+    offers every weapon as the first attack (a charge attack too, WM-D3), and after each
+    initial attack a choice node offers every weapon still to attack (or stop). The
+    state is the multiset of weapons still to attack and whether a Sustained Attack
+    weapon has hit (WM-A4); identical weapons are one kind. The fixed and greedy habits
+    take the successors in their listed order: heaviest first, a Sustained Attack weapon
+    last (``Node.initial``). ``spec.fixed_order`` plays the weapons in the order given
+    (no choice: a yardstick the optimum is tested against). Returns the first attacks,
+    one per (charge, weapon kind)."""
+    habit = list(weapons) if spec.fixed_order else \
+        weapons[:1] + sorted(weapons[1:], key=lambda w: w.sustained)
+    kinds: list[tuple[tuple, Weapon]] = []
+    counts: list[int] = []
+    for w in habit:  # group identical weapons: their order does not matter
+        key = (_option(w, spec), w.sustained)
+        j = next((i for i, (k, _) in enumerate(kinds) if k == key), -1)
+        if j < 0:
+            kinds.append((key, w))
+            counts.append(1)
         else:
-            first = node
-        if w.sustained and buy_sustained >= 0:
-            graph.nodes[node].next_hit = buy_sustained
-        prev = node
-    return first
+            counts[j] += 1
+    options: dict[tuple[int, bool], int] = {}
+    attacks: dict[tuple, int] = {}
+    phases: dict[tuple, int] = {}
+
+    def option(j: int, pre: bool) -> int:
+        if (j, pre) not in options:
+            options[j, pre] = graph.add_option(_option(kinds[j][1], spec, pre))
+        return options[j, pre]
+
+    def offered(left: tuple[int, ...]) -> list[int]:
+        js = [j for j, n in enumerate(left) if n > 0]
+        return js[:1] if spec.fixed_order else js
+
+    def attack(j: int, left: tuple[int, ...], sustained: bool, pre: bool) -> int:
+        key = (j, left, sustained, pre)
+        if key in attacks:
+            return attacks[key]
+        w = kinds[j][1]
+        rest = left[:j] + (left[j] - 1,) + left[j + 1:]
+        nxt = after(rest, sustained)
+        hit = after(rest, True) if (w.sustained and buy_sustained >= 0) else SAME
+        cost = 1 if (pre and spec.is_warjack) else 0
+        node = graph.add(Node("attack", f"{'charge, ' if pre else ''}{w.name}", option(j, pre),
+                              cost, next=nxt, next_hit=hit, activation=a,
+                              reserve=spec.max_bought or 0, charge=pre))
+        attacks[key] = node
+        return node
+
+    def after(left: tuple[int, ...], sustained: bool) -> int:
+        """The node entered with the weapons ``left`` still to make their initial attack."""
+        if not any(left):
+            return buy_sustained if sustained else buy
+        key = (left, sustained)
+        if key in phases:
+            return phases[key]
+        js = offered(left)
+        if len(js) == 1:
+            node = attack(js[0], left, sustained, False)
+        else:
+            names = ", ".join(kinds[j][1].name for j in js)
+            node = graph.add(Node("choice", f"{spec.name}: next initial attack ({names} left)",
+                                  activation=a, initial=True))
+            graph.nodes[node].successors = [attack(j, left, sustained, False) for j in js]
+        phases[key] = node
+        return node
+
+    start = tuple(counts)
+    return [attack(j, start, False, pre) for pre in charges for j in offered(start)]
 
 
 def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
@@ -348,6 +441,7 @@ def build_graph(specs: list[ActivationSpec], effects: list[Effect] | None = None
         spec.check()
         root = graph.add(Node("choice", f"{spec.name}: opening", reset_focus=spec.focus,
                               activation=a, entry_knockdown=spec.entry_knockdown,
+                              entry_down_word=spec.entry_down_word,
                               entry_flags=spec.entry_flags))
         roots.append(root)
         kind = "ranged" if spec.ranged else "melee"
@@ -355,10 +449,11 @@ def build_graph(specs: list[ActivationSpec], effects: list[Effect] | None = None
                        key=lambda w: (w.crippled, -w.power))
         buy, buy_sustained = _buy_nodes(graph, spec, melee, a)
         charges = {"must": [True], "may": [False, True], "no": [False]}[spec.charge]
+        if melee:
+            listed = [w for w in spec.weapons if w.kind == kind] if spec.fixed_order else melee
+            graph.nodes[root].successors.extend(
+                _initial_attacks(graph, spec, listed, charges, buy, buy_sustained, a))
         for charge in charges:
-            if melee:
-                first = _initial_chain(graph, spec, melee, charge, buy, buy_sustained, a)
-                graph.nodes[root].successors.append(first)
             for w in melee:
                 if w.combo_strike and not w.crippled:
                     opt = graph.add_option(AttackOption(

@@ -60,8 +60,8 @@ from mathhammer.warmachine.aoe_geometry import (  # noqa: F401 (re-exported)
     ModelRow,
     ModelsFile,
     TemplateModel,
-    _Model,
     _aim,
+    _Model,
     _resolve,
     _scenarios,
     _under,
@@ -182,9 +182,9 @@ def aoe_exact(setup: AoeSetup) -> Report:
     caps = [m.boxes or 0 for m in models]
     joint = _joint(cases, caps, setup.rof)
     if joint is None:
-        raise _Input("--method", f"the exact engine follows every model's damage jointly; "
+        raise _Input("‹method›", f"the exact engine follows every model's damage jointly; "
                      f"{len(models)} models with these boxes need more than "
-                     f"{MAX_JOINT_STATES:,} states", "exact", "use --method mc")
+                     f"{MAX_JOINT_STATES:,} states", "exact", "use ‹method› mc")
     counted = [m.boxes is not None for m in models]
     count = Distribution.exact(_count_pmf(joint, True, caps, counted))
     destroyed = (Distribution.exact(_count_pmf(joint, False, caps, counted))
@@ -196,7 +196,7 @@ def aoe_exact(setup: AoeSetup) -> Report:
     rolls = [Estimate.exact(1.0 - (1.0 - p) ** setup.rof) for p, _ in per_shot]
     results, dists = _results(models, Estimate.exact(p_direct), count, rolls,
                               [Distribution.exact(t) for t in totals], destroyed)
-    return Report("wm aoe", "exact", results, dists, title=_title(setup, models))
+    return Report("warmachine.aoe", "exact", results, dists, title=_title(setup, models))
 
 
 # --------------------------------------------------------------------------- Monte Carlo
@@ -209,7 +209,7 @@ def _flat(tables: list[np.ndarray], dtype):
 def aoe_monte_carlo(setup: AoeSetup, config: MonteCarloConfig) -> Report:
     from mathhammer import kernels
 
-    kern = kernels.load("aoe")
+    kern = kernels.load("mathhammer.warmachine.kernels.aoe")
     models = _resolve(setup)
     n = len(models)
     full_tabs = [rules.damage_table(*m.full) for m in models]
@@ -259,7 +259,7 @@ def aoe_monte_carlo(setup: AoeSetup, config: MonteCarloConfig) -> Report:
         models, direct, Distribution.from_counts(t["count"]),
         [Estimate.proportion(int(h), N) for h in t["hits"]],
         [Distribution.from_counts(t["hist"][i]) for i in range(n)], destroyed)
-    return Report("wm aoe", "mc", results, dists, n_trials=N, seed=run.seed,
+    return Report("warmachine.aoe", "mc", results, dists, n_trials=N, seed=run.seed,
                   title=_title(setup, models))
 
 
@@ -283,9 +283,9 @@ def aoe(setup: AoeSetup, *, method: str = "auto", config: MonteCarloConfig | Non
     models = _resolve(setup)
     if setup.spray is not None and not spray_coverage(models[:1], setup.range, setup.spray,
                                                       setup.spray_shape)[0]:
-        raise RulesError("--range", f"the target is not under the SP{setup.spray:g} spray",
-                         setup.range, f"use --range {setup.spray:g} or less")
-    report = answer("wm aoe", method=method, exact=lambda: aoe_exact(setup),
+        raise RulesError("‹range›", f"the target is not under the SP{setup.spray:g} spray",
+                         setup.range, f"use ‹range› {setup.spray:g} or less")
+    report = answer("warmachine.aoe", method=method, exact=lambda: aoe_exact(setup),
                     monte_carlo=lambda cfg: aoe_monte_carlo(setup, cfg), config=config, check=check)
     aim_x, cap, auto_miss = _aim(setup)
     if setup.spray is None:
@@ -314,7 +314,7 @@ def aoe(setup: AoeSetup, *, method: str = "auto", config: MonteCarloConfig | Non
 
 def aoe_headline(report: Report, setup: AoeSetup) -> str:
     """``2 shots of a 3" AOE at 8" destroy the target: 59.62% (exact) · direct hit …``."""
-    from mathhammer.headline import SEP, brief_pct, method_words, num, pct
+    from mathhammer.words import SEP, brief_pct, method_words, num, pct
 
     what = (f"SP{setup.spray:g} spray" if setup.spray is not None else f'{setup.aoe:g}" AOE')
     shot = f"{setup.rof} shots of a {what}" if setup.rof > 1 else f"a {what}"

@@ -2,7 +2,7 @@
 
 Two implementations of one dynamic programme over marked-box states (WM-G2..G4):
 
-* :func:`state_distribution` — the numba kernel ``kernels.grid.sequence_exact``:
+* :func:`state_distribution` — the numba kernel ``warmachine.kernels.grid.sequence_exact``:
   states are uint64 bitmasks (bit 63 = knocked down), each step expands every
   state by outcome × column and merges equal states with one sort. Grids fill
   top-down, so without WM-G5 damage the states are column-fill vectors: at most
@@ -41,7 +41,7 @@ def state_distribution(arrays, max_candidates: int = MAX_CANDIDATES
     """
     from mathhammer import kernels
 
-    kernel = kernels.load("grid")
+    kernel = kernels.load("mathhammer.warmachine.kernels.grid")
     n_steps, _, n_out = arrays.pmf.shape
     p_hits = np.zeros(max(n_steps, 1), dtype=np.float64)
     keys = np.array([int(arrays.start_bits) | (KD if arrays.kd0 else 0)], dtype=np.uint64)
@@ -49,9 +49,9 @@ def state_distribution(arrays, max_candidates: int = MAX_CANDIDATES
     for step in range(n_steps):
         need = keys.shape[0] * (2 + 6 * n_out)
         if need > max_candidates:
-            raise ExactTooLarge("--method", f"the exact grid programme would expand {need:,} "
+            raise ExactTooLarge("‹method›", f"the exact grid programme would expand {need:,} "
                                 f"states at attack {step + 1} (limit {max_candidates:,})",
-                                "exact", "use --method mc")
+                                "exact", "use ‹method› mc")
         keys, probs = kernel.sequence_exact(keys, probs, arrays.full, arrays.width,
                                             arrays.col_start, arrays.m_mask, arrays.shield_mask,
                                             arrays.pmf,
@@ -64,7 +64,7 @@ def summarise(arrays, n_boxes: int, keys: np.ndarray, probs: np.ndarray):
     """(damage pmf over boxes marked, P(crippled) per system, P(destroyed))."""
     from mathhammer import kernels
 
-    kernel = kernels.load("grid")
+    kernel = kernels.load("mathhammer.warmachine.kernels.grid")
     masks = arrays.system_masks if len(arrays.systems) else np.zeros(0, dtype=np.uint64)
     dmg, crip, dest = kernel.summarise_states(keys, probs, arrays.full, arrays.start_bits,
                                               masks, np.int64(n_boxes))

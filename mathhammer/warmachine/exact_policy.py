@@ -27,7 +27,9 @@ import numpy as np
 from mathhammer.warmachine.activation import Graph
 from mathhammer.warmachine.exact_grid import ExactTooLarge
 from mathhammer.warmachine.grid import Grid
-from mathhammer.warmachine.policy import OptionTables, RuleTables, check_policy, rule_tables
+from mathhammer.warmachine.policy import (
+    OptionTables, RuleTables, check_policy, objective_system, rule_tables,
+)
 from mathhammer.warmachine.sequence import Target
 
 MAX_GRID_STATES = 400_000  # interned grid states (a Mk II grid has at most 7^6 fill vectors)
@@ -57,7 +59,7 @@ class Compiled:
 def compile_graph(graph: Graph, target: Target) -> Compiled:
     from mathhammer import kernels
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     nodes = graph.nodes
     succ_start, succ_list = [], []
     for n in nodes:
@@ -86,8 +88,8 @@ def compile_graph(graph: Graph, target: Target) -> Compiled:
     n_fl = 1 << len(graph.flags)
     n_combos = len(nodes) * n_f * 4 * n_fl
     if n_combos > MAX_COMBOS:
-        raise ExactTooLarge("--method", f"the chain has {n_combos:,} control states (limit "
-                            f"{MAX_COMBOS:,})", "exact", "use --method mc")
+        raise ExactTooLarge("‹method›", f"the chain has {n_combos:,} control states (limit "
+                            f"{MAX_COMBOS:,})", "exact", "use ‹method› mc")
     root = nodes[0]
     start = int(kp.combo_of(0, root.reset_focus, int(target.knocked_down or root.entry_knockdown),
                             int(target.engaged), root.entry_flags, n_f, n_fl))
@@ -98,7 +100,7 @@ def compile_graph(graph: Graph, target: Target) -> Compiled:
 @dataclass
 class GridTables:
     """Every grid state reachable from the start, with dense transitions and the facts the
-    rules read from each (see :mod:`mathhammer.kernels.policy`)."""
+    rules read from each (see :mod:`mathhammer.warmachine.kernels.policy`)."""
 
     bits_of: np.ndarray  # uint64[S]
     T: np.ndarray  # int32[S, D, 6]
@@ -134,7 +136,7 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
     """Every grid state reachable from ``target``'s start by any damage (WM-G2..G4)."""
     from mathhammer import kernels
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     grid = target.grid
     if grid.is_track:
         capacity = grid.n_boxes + 1
@@ -144,8 +146,8 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
     capacity = min(capacity, MAX_GRID_STATES)
     need = capacity * 6 * n_d * 4 * (2 if amputation else 1)
     if need > memory_limit:
-        raise ExactTooLarge("--method", f"the grid's transition tables need "
-                            f"{need / 2**20:,.0f} MB", "exact", "use --method mc")
+        raise ExactTooLarge("‹method›", f"the grid's transition tables need "
+                            f"{need / 2**20:,.0f} MB", "exact", "use ‹method› mc")
     col_start, amp_masks, _, sc = masks_of(target)
     if grid.is_track:  # a track: the state is the number of boxes marked (WM-G6)
         n = grid.n_boxes + 1
@@ -181,16 +183,19 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
         n = int(kp.build_grid(sc[0], np.int64(sc[1]), col_start, amp_masks, np.int64(1),
                               hkeys, hvals, np.int64(shift), bits_of, n_states, T, TA))
         if n < 0:
-            raise ExactTooLarge("--method", f"the target's grid reaches more than "
-                                f"{capacity:,} states", "exact", "use --method mc")
+            raise ExactTooLarge("‹method›", f"the target's grid reaches more than "
+                                f"{capacity:,} states", "exact", "use ‹method› mc")
         bits_of, T, TA = bits_of[:n], T[:n], TA[:n]
     left = np.zeros(n, dtype=np.int64)
     mcrip = np.zeros(n, dtype=np.int8)
     scrip = np.zeros(n, dtype=np.int8)
     term = np.zeros(n)
     start_left = grid.boxes_left(target.start_bits)
-    kp.grid_facts(bits_of, sc[0], sc[2], sc[3], np.int64(0 if objective == "destroy" else 1),
-                  np.int64(start_left), left, mcrip, scrip, term)
+    system = objective_system(objective)
+    code = 0 if objective == "destroy" else (2 if system else 1)
+    goal = np.uint64(grid.system_masks.get(system, 0) if system else 0)
+    kp.grid_facts(bits_of, sc[0], sc[2], sc[3], np.int64(code), goal, np.int64(start_left),
+                  left, mcrip, scrip, term)
     return GridTables(bits_of, T, TA, left, mcrip, scrip, term, start)
 
 
@@ -232,7 +237,7 @@ class Solution:
         """Exact final grid states, reach probabilities, P(hit) per attack, focus, charges."""
         from mathhammer import kernels
 
-        kp = kernels.load("policy")
+        kp = kernels.load("mathhammer.warmachine.kernels.policy")
         n_s = self.grid.n_states
         final = np.zeros(n_s)
         reachp = np.zeros(self.V.shape)
@@ -251,7 +256,7 @@ class Solution:
         """(label, value, chosen) of every alternative at a decision state."""
         from mathhammer import kernels
 
-        kp = kernels.load("policy")
+        kp = kernels.load("mathhammer.warmachine.kernels.policy")
         GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under = self._kernel_args()
         g = int(kp.split_combo(np.int64(combo), n_f, n_fl)[0])
         node = self.graph.nodes[g]
@@ -268,10 +273,6 @@ class Solution:
                          p_hit, p_crit, pmf, bpmf, p_under, self.row_of, self.V, pair)
         return [(name, float(v), (d & 1) == b) for b, (name, v) in
                 enumerate((("no boost", pair[0]), ("boost hit", pair[1]))) if v >= 0]
-
-    @property
-    def _objective_code(self) -> int:
-        return 0 if self.objective == "destroy" else 1
 
     def simulate(self, config, by_left: bool = False, box_n: int = 0):
         """Monte Carlo of these decisions on the target's full grid (engine run)."""
@@ -340,22 +341,22 @@ def _solve(graph: Graph, target: Target, policy: str, objective: str, opts: Opti
            comp: Compiled, forced: tuple, memory_limit: int) -> Solution:
     from mathhammer import kernels
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     order, problem = kp.control_order(np.int64(comp.start_combo), comp.GR, comp.OP, forced,
                                       np.int64(comp.n_f), np.int64(comp.n_fl),
                                       np.int64(comp.n_combos), np.int64(comp.max_out))
     if problem:
-        raise ExactTooLarge("--method", "the activation graph could not be ordered "
-                            f"(code {problem})", "exact", "use --method mc")
+        raise ExactTooLarge("‹method›", "the activation graph could not be ordered "
+                            f"(code {problem})", "exact", "use ‹method› mc")
     amputation = any(o.crit_amputation for o in graph.options)
     grid = grid_tables(target, opts.pmf.shape[4], amputation, objective, memory_limit)
     rows = len(order)
     n_s = grid.n_states
     need = (rows + 1) * n_s * (8 * 4 + 2) + rows * ((n_s + 63) // 64) * 8
     if need > memory_limit:
-        raise ExactTooLarge("--method", f"{rows:,} control × {n_s:,} grid states need "
+        raise ExactTooLarge("‹method›", f"{rows:,} control × {n_s:,} grid states need "
                             f"{need / 2**20:,.0f} MB (limit {memory_limit / 2**20:,.0f} MB)",
-                            "exact", "use --method mc")
+                            "exact", "use ‹method› mc")
     row_of = np.full(comp.n_combos + 1, -1, dtype=np.int64)
     row_of[order] = np.arange(rows)
     row_of[comp.n_combos] = rows  # the end: a row of final values
@@ -381,11 +382,12 @@ def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
 
     if reachp is None:
         reachp = sol.distribution()["reachp"]
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     flat = np.lexsort((np.arange(reachp.size), -reachp.ravel()))
     lines = []
     grid = sol.target.grid
-    pct = sol.objective == "destroy"
+    pct = sol.objective != "damage"  # a probability: destroy or cripple
+    down = down_words_of(sol)
     for idx in flat[: top * 4]:
         r, s = np.unravel_index(idx, reachp.shape)
         p = reachp[r, s]
@@ -401,15 +403,25 @@ def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
         bits = int(sol.grid.bits_of[s])
         left = grid.boxes_left(bits)
         where = [f"focus {f}", f"{left} box{'es' if left != 1 else ''} left"]
+        per_column = grid.marked_per_column(bits)
+        if not grid.is_track and any(per_column):  # two states with as many boxes left
+            where.append("marked " + "/".join(map(str, per_column)) + " by column")
         crippled = [x for x in grid.systems if grid.crippled(bits, x)]
         if crippled:
             where.append("crippled " + "".join(crippled))
-        where += ["knocked down"] * kd + ["engaged"] * eng
+        where += [down[g]] * kd + ["engaged"] * eng
         shown = " · ".join(f"{label} {100 * v:.2f}%" if pct else f"{label} {v:.2f}"
                            for label, v, _ in alts)
         chosen = next((label for label, _, c in alts if c), "?")
         lines.append(f"{node.label} [{', '.join(where)}; reached {100 * p:.1f}%]: {shown} → {chosen}")
     return lines
+
+
+def down_words_of(sol: Solution) -> list[str]:
+    """Per node of the solved chain, what its "knocked down or stationary" state is: the
+    labels say "stationary" after Icy Gaze, not "knocked down" (WM-A4, WM-E2)."""
+    target = sol.target
+    return sol.graph.down_words(target.down_word if target.knocked_down else "")
 
 
 def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
@@ -418,10 +430,11 @@ def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
     chooses there, weighted by reach — the readable table of a chain (WM-F5)."""
     from mathhammer import kernels
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     if reachp is None:
         reachp = sol.distribution()["reachp"]
     alive = sol.grid.left_of > 0
+    down = down_words_of(sol)
     rows = []
     for r, combo in enumerate(sol.order):
         g, f, kd, eng, fl = (int(x) for x in kp.split_combo(np.int64(combo),
@@ -449,7 +462,7 @@ def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
             shares = {"boost hit": boosted, "no boost": total - boosted}
         shown = " · ".join(f"{label} {100 * v / total:.1f}%" for label, v in
                            sorted(shares.items(), key=lambda kv: -kv[1]) if v > 0)
-        tags = [f"focus {f}"] + ["knocked down"] * kd + ["engaged"] * eng
+        tags = [f"focus {f}"] + [down[g]] * kd + ["engaged"] * eng
         rows.append((node.activation, -total, f"{node.label} [{', '.join(tags)}] (reached "
                      f"{100 * total:.1f}%): {shown}"))
     rows.sort(key=lambda x: (x[0], x[1]))
@@ -474,7 +487,7 @@ def simulate_policy(sol: Solution, target: Target, config, by_left: bool = False
     from mathhammer import kernels
     from mathhammer.engine import simulate
 
-    kp = kernels.load("policy")
+    kp = kernels.load("mathhammer.warmachine.kernels.policy")
     grid = target.grid
     MASKS = masks_of(target)
     n_sys = len(MASKS[2])

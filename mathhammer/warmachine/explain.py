@@ -15,6 +15,7 @@ import numpy as np
 from mathhammer.explain import Step
 from mathhammer.warmachine import rules
 from mathhammer.warmachine.attack_setup import AttackSetup, AttackSpec, build_chain
+from mathhammer.words import plural
 
 _STAT = {"melee": "MAT", "ranged": "RAT", "magic": "FOCUS"}
 _POWER = {"melee": "P+S", "ranged": "POW", "magic": "POW"}
@@ -120,8 +121,10 @@ def _attack_steps(s: AttackSetup, spec: AttackSpec, label: str, first: bool) -> 
                           "automatically", p_hit, ("WM-A8",)))
         return steps
     if spec.auto_hit:
-        detail = (f"{roll}: hits automatically ({s.kind} vs a knocked-down or stationary "
-                  "target); the dice are rolled for criticals only; P(hit)")
+        state = ("knocked-down" if s.knocked_down else "stationary" if s.stationary
+                 else "knocked-down or stationary")
+        detail = (f"{roll}: hits automatically ({s.kind} vs a {state} target); the dice are "
+                  "rolled for criticals only; P(hit)")
         steps.append(Step(f"{label} to hit", detail, p_hit, ("WM-A4",)))
     else:
         need = spec.defense - spec.bonus
@@ -166,7 +169,7 @@ def explain_attack(setup: AttackSetup) -> list[Step]:
         steps.append(Step("total", f"{n} independent attacks: expected damage "
                           f"{mean_damage(specs)}; the distribution is their convolution"))
     if setup.boxes is not None:
-        steps.append(Step("destroyed", f"P(total damage ≥ {setup.boxes} boxes), read from the "
+        steps.append(Step("destroyed", f"P(total damage ≥ {plural(setup.boxes, 'box')}), read from the "
                           "damage distribution", None, ("WM-G6",)))
     return steps
 
@@ -264,15 +267,79 @@ def _exact(p: float, denominator: int = 6**6) -> Fraction:
     return Fraction(p).limit_denominator(denominator)
 
 
+def start_situation(graph, target) -> tuple[int, int, int, int, int]:
+    """(movement crippled, shield crippled, knocked down, engaged, effect flags) of the
+    target as the chain starts: the indices the engine reads its option tables at for
+    the first attack (WM-A4, WM-A6, WM-A7, WM-G4; a feat's entry knock-down and flags)."""
+    root = graph.nodes[graph.roots[0] if graph.roots else 0]
+    bits, mask = target.start_bits, target.shield_mask
+    return (int(target.grid.crippled(bits, "M")), int(bool(mask) and bits & mask == mask),
+            int(target.knocked_down or root.entry_knockdown), int(target.engaged),
+            int(root.entry_flags))
+
+
+def start_down_word(graph, target) -> str:
+    """What the target is as the chain starts when it starts knocked down or stationary:
+    "knocked down", "stationary" (``--stationary``, Icy Gaze) or both (WM-A4, WM-A7)."""
+    root = graph.roots[0] if graph.roots else 0
+    return graph.down_words(target.down_word if target.knocked_down else "")[root]
+
+
+def start_numbers(graph, target) -> tuple[int, int, int, list[str]]:
+    """(DEF vs melee, DEF vs ranged and magic, ARM, why) the engine plays against the
+    target as the chain starts (:func:`start_situation`)."""
+    mcrip, scrip, kd, eng, fl = start_situation(graph, target)
+    d_def, d_rdef, d_arm = graph.flag_mods(fl)
+    melee = target.defense_against("melee", bool(mcrip), bool(kd)) + d_def
+    ranged = target.defense_against("ranged", bool(mcrip), bool(kd)) + d_def + d_rdef
+    armor = target.armor_against(False, bool(scrip)) + d_arm
+    why = []
+    if mcrip:
+        why.append("movement system crippled: DEF 7")
+    if kd:
+        why.append(f"{start_down_word(graph, target)}: melee attacks hit automatically, "
+                   "ranged and magic vs DEF 5")
+    if eng:
+        why.append("engaged in melee: ranged and magic attacks −4")
+    if target.def_bonus or target.ranged_def_bonus:
+        why.append(f"buffs DEF {target.def_bonus:+d}"
+                   + (f", vs ranged and magic {target.ranged_def_bonus:+d}"
+                      if target.ranged_def_bonus else ""))
+    on = [e.name for i, e in enumerate(graph.flags) if fl >> i & 1]
+    if on:
+        why.append("in effect from the start: " + ", ".join(on))
+    if target.shield_mask:
+        why.append("shield system crippled: no +2 ARM" if scrip else
+                   "+2 ARM from its shield while the shield system works (Chain Weapon "
+                   "ignores it)")
+    return max(melee, 0), max(ranged, 0), armor, why
+
+
+def target_words(graph, target) -> str:
+    """The target as the engine plays it at the start: effective DEF and ARM with why."""
+    mcrip, scrip, *_ = start_situation(graph, target)
+    melee, ranged, armor, why = start_numbers(graph, target)
+    later = []
+    if "M" in target.grid.system_masks and not mcrip:
+        later.append("DEF 7 once its movement system is crippled")
+    if target.shield_mask and not scrip:
+        later.append("no shield bonus once the shield system is crippled")
+    return (f"{target.name}: base DEF {target.defense}, ARM {target.armor}; as the chain "
+            f"starts DEF {melee} vs melee, {ranged} vs ranged and magic, ARM {armor}"
+            + (f" ({'; '.join(why)})" if why else "")
+            + (f"; later {', '.join(later)}" if later else "")
+            + f"; {plural(target.grid.boxes_left(target.start_bits), 'box')} left")
+
+
 def explain_duel(graph, target, opts, policy: str, report=None) -> list[Step]:
-    """Each attack option of a duel as the policy sees it — P(hit), P(critical) and the
-    mean damage per hit, unboosted / boosted, read from the engine's option tables — then
-    the decisions with the value of every alternative."""
-    shield = (" (+2 ARM from its shield while the shield system works; Chain Weapon ignores it)"
-              if target.shield_mask else "")
-    steps = [Step("target", f"{target.name}: DEF {target.defense}, ARM {target.armor}{shield}; "
-                  f"{target.grid.boxes_left(target.start_bits)} boxes left", None,
-                  ("WM-A7", "WM-D2", "WM-G1"))]
+    """Each attack option of a duel as the policy sees it as the chain starts — P(hit),
+    P(critical) and the mean damage per hit, unboosted / boosted, read from the engine's
+    option tables at the target's starting situation (crippled movement, shield,
+    knock-down, engaged, effects: :func:`start_situation`) — then the decisions with the
+    value of every alternative."""
+    mcrip, scrip, kd, eng, fl = start_situation(graph, target)
+    steps = [Step("target", target_words(graph, target), None,
+                  ("WM-A4", "WM-A6", "WM-A7", "WM-D2", "WM-G1", "WM-G4"))]
     seen = []
     for o, opt in enumerate(graph.options):
         if opt in seen:  # the same attack reached from another node of the activation
@@ -283,15 +350,21 @@ def explain_duel(graph, target, opts, policy: str, report=None) -> list[Step]:
         notes = [text for on, text in ((opt.pre_boosted, "damage pre-boosted"),
                                        (opt.crippled, "system crippled: −1 die"),
                                        (opt.auto_hit, "hits automatically"),
-                                       (opt.knocks_down, "knocks down on a hit"),
-                                       (opt.crit_knocks_down, "a critical knocks down"),
+                                       (opt.knocks_down, f"a hit leaves it {opt.down_word}"),
+                                       (opt.crit_knocks_down,
+                                        f"a critical leaves it {opt.down_word}"),
                                        (opt.crit_amputation, "a critical cripples the systems it "
                                         "damages (Critical Amputation)"),
                                        (opt.ignores_shield, "ignores shields"),
                                        (opt.no_damage, "no damage roll")) if on]
-        hit = [_exact(opts.p_hit[o, b, 0, 0, 0, 0]) for b in (0, 1)]
-        crit = [_exact(opts.p_crit[o, b, 0, 0, 0, 0]) for b in (0, 1)]
-        mean = [_exact(opts.mean_dmg[o, b]) for b in (0, 1)]
+        hit = [_exact(opts.p_hit[o, b, mcrip, kd, eng, fl]) for b in (0, 1)]
+        crit = [_exact(opts.p_crit[o, b, mcrip, kd, eng, fl]) for b in (0, 1)]
+        cells = np.arange(opts.pmf.shape[4])
+        mean = [_exact(float(opts.pmf[o, scrip, b, fl] @ cells)) for b in (0, 1)]
+        d_def, d_rdef, d_arm = graph.flag_mods(fl)
+        defense = target.defense_against(opt.kind, bool(mcrip), bool(kd)) + d_def + (
+            d_rdef if opt.kind != "melee" else 0)
+        armor = target.armor_against(opt.ignores_shield, bool(scrip)) + d_arm
         boosts = ("" if opt.can_boost_hit else "; its attack roll cannot be boosted") + (
             "" if opt.can_boost_damage else "; its damage roll cannot be boosted")
         rules_cited: tuple[str, ...] = ("WM-A1", "WM-A5", "WM-D1")
@@ -299,8 +372,8 @@ def explain_duel(graph, target, opts, policy: str, report=None) -> list[Step]:
         if opt.in_melee == "always":
             extra += "; cast at the model it is fighting: −4 (target in melee)"
             rules_cited += ("WM-A6",)
-        elif opt.in_melee == "engaged" and opt.kind != "melee" and not opt.spray:
-            engaged = [_exact(opts.p_hit[o, b, 0, 0, 1, 0]) for b in (0, 1)]
+        elif opt.in_melee == "engaged" and opt.kind != "melee" and not opt.spray and not eng:
+            engaged = [_exact(opts.p_hit[o, b, mcrip, kd, 1, fl]) for b in (0, 1)]
             extra += (f"; at a target engaged in melee −4: P(hit) {engaged[0]}, boosted "
                       f"{engaged[1]}")
             rules_cited += ("WM-A6",)
@@ -311,7 +384,8 @@ def explain_duel(graph, target, opts, policy: str, report=None) -> list[Step]:
         if opts.auto_miss[o]:
             extra += "; out of range or a Stealth target beyond 5\": misses automatically"
             rules_cited += ("WM-A8",)
-        steps.append(Step(opt.name, f"{stat} {opt.stat}, {power} {opt.power}"
+        steps.append(Step(opt.name, f"{stat} {opt.stat} vs DEF {max(defense, 0)}, {power} "
+                          f"{opt.power} vs ARM {armor}"
                           + (f" ({', '.join(notes)})" if notes else "")
                           + f": P(hit) {hit[0]}, boosted {hit[1]}; P(critical) {crit[0]}, "
                           f"boosted {crit[1]}; mean damage per hit {mean[0]}, boosted "

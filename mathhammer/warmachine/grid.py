@@ -4,7 +4,7 @@ A :class:`Grid` is built from six column strings (top to bottom; ``-`` is a blan
 hull box, ``L R H A C M`` are systems) or from a box count (a warcaster's or
 solo's track, WM-G6). Marked boxes are one integer: box ``r`` of column ``c``
 (both from 0) is bit ``6c + r``, so the fill order of WM-G2 is bit order and the
-kernels in :mod:`mathhammer.kernels.grid` work on the same numbers.
+kernels in :mod:`mathhammer.warmachine.kernels.grid` work on the same numbers.
 
 This module also holds a plain cell-by-cell implementation of the marking rules
 (:meth:`Grid.mark`), written from the rules text and independent of the bit
@@ -32,6 +32,17 @@ SYSTEM_ORDER = "LRHACM"
 MAX_TRACK = 63  # bit 63 is the kernels' knocked-down flag
 SYSTEM_NAMES = {"L": "left arm", "R": "right arm", "H": "head", "A": "arc node",
                 "C": "cortex", "M": "movement"}
+
+
+def system_letter(name: str, where: str = "‹cripple›") -> str:
+    """A system named by its letter or its name's first word ("M", "movement") → "M"."""
+    part = str(name).strip()
+    names = {v.split()[0]: k for k, v in SYSTEM_NAMES.items()}  # "left" -> "L"
+    letter = part.upper() if part.upper() in SYSTEM_NAMES else names.get(part.lower())
+    if letter is None:
+        raise InputError(where, "names a system by its letter: L, R, H, A, C or M", part,
+                         "use e.g. ‹cripple› L,M (left arm and movement)")
+    return letter
 
 
 @dataclass(frozen=True)
@@ -205,21 +216,14 @@ class Grid:
             bits |= ((1 << count) - 1) << (ROWS * c)
         return bits
 
-    def cripple_counts(self, systems: str, where: str = "--cripple") -> list[int]:
+    def cripple_counts(self, systems: str, where: str = "‹cripple›") -> list[int]:
         """WM-G3/WM-G7: the fewest boxes marked from the top of each column that leave every
         box of the named systems marked ("L,M": left arm and movement), as ``start_bits``
         takes them; a system the grid lacks, or a track, is one line."""
-        names = {v.split()[0]: k for k, v in SYSTEM_NAMES.items()}  # "left" -> "L"
-        letters = []
-        for part in (p.strip() for p in str(systems).split(",")):
-            letter = part.upper() if part.upper() in SYSTEM_NAMES else names.get(part.lower())
-            if letter is None:
-                raise InputError(where, "names a system by its letter: L, R, H, A, C or M", part,
-                                 "use e.g. --cripple L,M (left arm and movement)")
-            letters.append(letter)
+        letters = [system_letter(part, where) for part in str(systems).split(",")]
         if self.is_track:
             raise InputError(where, "a damage track has no systems to cripple", systems,
-                             "use --damaged N for a warcaster or solo")
+                             "use ‹damaged› N for a warcaster or solo")
         counts = [0] * N_COLUMNS
         for letter in letters:
             found = False

@@ -378,6 +378,10 @@ def _track_problems(data: dict, kind: Any, stats: dict) -> list[tuple[str, str]]
         if stats and stats.get("focus") is None:
             problems.append(("stats.focus", "a warcaster needs its FOCUS stat"))
     elif kind in ("warjack", "solo"):
+        points = _as_int(data.get("points"))
+        if points == 0:  # PR-4: only a warcaster is free (it brings warjack points instead)
+            problems.append(("points", f"a {kind} priced 0: in Mk II only a warcaster costs no "
+                             "points (PR-4); give its point cost"))
         if stats.get("focus") is not None:
             problems.append(("stats.focus", f"only warcasters have FOCUS (got {stats['focus']!r})"))
         if data.get("warjack_points") is not None:
@@ -475,7 +479,7 @@ def resolve_key_path(data: Any, path: str) -> Any:
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list | tuple):
-            if part.isdigit() and int(part) < len(node):
+            if part.isdecimal() and len(part) <= 9 and int(part) < len(node):  # not "²", not 5,000 digits
                 node = node[int(part)]
             else:
                 named = [x for x in node if isinstance(x, dict) and x.get("name") == part]

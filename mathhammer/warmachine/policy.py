@@ -2,11 +2,12 @@
 rules as decision tables.
 
 The optimal policy is solved exactly on the full state by :mod:`exact_policy` (the
-kernel :mod:`mathhammer.kernels.policy`); the rules here are the habits it is compared
+kernel :mod:`mathhammer.warmachine.kernels.policy`); the rules here are the habits it is compared
 with, written as decisions over (node, focus, knocked down) — they never look at the
 grid:
 
-* **fixed**: charge when allowed; initial attacks with every melee weapon; boost every
+* **fixed**: charge when allowed; initial attacks with every melee weapon, heaviest first
+  (a Sustained Attack weapon last); boost every
   attack roll (``boost_hit``) and/or every damage roll (``boost_damage``) while focus
   lasts — keeping the focus for ``max_bought`` bought attacks when the activation sets
   it (``--buy N``); spend what is left on bought attacks with the weapon (or spell) of
@@ -34,18 +35,38 @@ from mathhammer.warmachine.activation import AttackOption, Graph
 from mathhammer.warmachine.sequence import Target
 
 POLICIES = ("fixed", "greedy", "optimal")
-OBJECTIVES = ("destroy", "damage")
+OBJECTIVES = ("destroy", "damage")  # and "cripple:X": maximise P(system X crippled)
 EPS = 1e-12  # spend focus only for a strict improvement
 MAX_FLAGS = 3  # effect flags a chain may switch on (2^3 table variants)
 
 
 def check_policy(policy: str, objective: str) -> None:
     if policy not in POLICIES:
-        raise InputError("--policy", "must be fixed, greedy or optimal", policy,
-                         "use --policy optimal")
-    if objective not in OBJECTIVES:
-        raise InputError("--objective", "must be destroy or damage", objective,
-                         "use --objective destroy")
+        raise InputError("‹policy›", "must be fixed, greedy or optimal", policy,
+                         "use ‹policy› optimal")
+    if objective not in OBJECTIVES and objective_system(objective) is None:
+        raise InputError("‹objective›", "must be destroy, damage or cripple:X (a system letter "
+                         "L R H A C M)", objective, "use ‹objective› destroy")
+
+
+def objective_system(objective) -> str | None:
+    """The system letter of a ``cripple:X`` objective (maximise P(X crippled), WM-G3), else
+    None. ``cripple:movement`` and ``cripple:m`` read as ``cripple:M``."""
+    from mathhammer.warmachine.grid import SYSTEM_NAMES
+
+    if not isinstance(objective, str) or not objective.lower().startswith("cripple:"):
+        return None
+    part = objective.split(":", 1)[1].strip()
+    if part.upper() in SYSTEM_NAMES:
+        return part.upper()
+    names = {v.split()[0]: k for k, v in SYSTEM_NAMES.items()}  # "movement" -> "M"
+    return names.get(part.lower())
+
+
+def normal_objective(objective: str) -> str:
+    """``destroy``, ``damage`` or ``cripple:X`` with X a capital system letter."""
+    system = objective_system(objective)
+    return f"cripple:{system}" if system else objective
 
 
 @dataclass
@@ -220,6 +241,8 @@ class _Rule:
             if not wanted:
                 wanted = [x for x in feasible if self.g.nodes[x].kind == "choice"]
             return wanted[0] if wanted else -1
+        if node.initial:  # the habit's order of initial attacks: as listed (heaviest first)
+            return feasible[0] if feasible else -1
         # buy phase: the option with the best expected damage per focus, while focus lasts
         if not feasible:
             return -1
@@ -241,7 +264,7 @@ class GreedyRule(_Rule):
     def _buy_value(self, g: int, kd: int) -> float:
         act = self.g.nodes[g].activation
         buys = [x for node in self.g.nodes if node.kind == "choice" and node.reset_focus < 0
-                and node.activation == act for x in node.successors]
+                and not node.initial and node.activation == act for x in node.successors]
         return max((self.per_focus(x, kd) for x in buys), default=0.0)
 
     def boost_hit(self, g: int, f: int, kd: int) -> bool:

@@ -2,7 +2,7 @@
 
 Each :class:`AttackStep` is turned into an outcome table per target situation
 (movement crippled or not × knocked down or not) with the per-roll rules of
-:mod:`mathhammer.warmachine.rules`; the kernels of :mod:`mathhammer.kernels.grid`
+:mod:`mathhammer.warmachine.rules`; the kernels of :mod:`mathhammer.warmachine.kernels.grid`
 then pick the table row from the grid state *at that moment*, so a crippled M
 makes DEF 7 for the next attack (WM-G4, WM-A7) and a knock-down makes later melee
 attacks hit automatically (WM-A4).
@@ -45,6 +45,7 @@ class Target:
     immunities: tuple[str, ...] = ()  # e.g. ("Cold",): Critical Freeze does not affect it
     base: str = "medium"  # WM-D7: the deviation geometry of AOE attacks reads its radius
     engaged: bool = False  # WM-A6: already in melee with another model (−4 to ranged/magic)
+    down_word: str = "knocked down"  # what ``knocked_down`` is: or "stationary" (WM-A4)
 
     def defense_against(self, kind: str, movement_crippled: bool, knocked_down: bool) -> int:
         """Effective DEF in a situation (WM-A7): DEF 7 when M is crippled, 5 vs ranged and
@@ -195,7 +196,7 @@ def _as_counts(probs: np.ndarray) -> tuple[int, np.ndarray] | None:
 
 @dataclass
 class LookupTables:
-    """Integer-draw tables of :func:`mathhammer.kernels.grid.sequence_lut` (same
+    """Integer-draw tables of :func:`mathhammer.warmachine.kernels.grid.sequence_lut` (same
     distribution as the outcome tables: hit and damage rolls are independent)."""
 
     att_bound: np.ndarray  # uint64[steps] 6^k of the attack roll
@@ -265,16 +266,17 @@ def sequence_exact(steps: list[AttackStep], target: Target, title: str = "",
                            else state_distribution(arrays, max_candidates))
     dmg, crip, dest = summarise(arrays, target.grid.n_boxes, keys, probs)
     results, dists = _results(target, Distribution.exact(dmg),
-                              [Estimate.exact(float(c)) for c in crip], Estimate.exact(dest),
-                              [Estimate.exact(p) for p in p_hits])
-    return Report("sequence", "exact", results, dists, title=title)
+                              [Estimate.exact_probability(c) for c in crip],
+                              Estimate.exact_probability(dest),
+                              [Estimate.exact_probability(p) for p in p_hits])
+    return Report("warmachine.sequence", "exact", results, dists, title=title)
 
 
 def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteCarloConfig,
                          title: str = "") -> Report:
     from mathhammer import kernels
 
-    kernel = kernels.load("grid")
+    kernel = kernels.load("mathhammer.warmachine.kernels.grid")
     a = SequenceArrays.build(steps, target)
     lut = LookupTables.build(steps, target) if steps else None
     n_sys = len(a.systems)
@@ -317,7 +319,7 @@ def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteC
         [Estimate.proportion(int(c), n) for c in t["crippled"][:n_sys]],
         Estimate.proportion(int(t["destroyed"][0]), n),
         [Estimate.proportion(int(h), n) for h in t["hits"][: len(steps)]])
-    return Report("sequence", "mc", results, dists, n_trials=n, seed=run.seed, title=title)
+    return Report("warmachine.sequence", "mc", results, dists, n_trials=n, seed=run.seed, title=title)
 
 
 def run_sequence(steps: list[AttackStep], target: Target, *, method: str = "auto",

@@ -20,19 +20,23 @@ import asyncio
 import contextlib
 import functools
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mathhammer.web import commands as cmds
-from mathhammer.web.runner import Busy, Limits, Outcome, QueryFailed, Runner
+from mathhammer.web.runner import (
+    Busy, Limits, Outcome, QueryFailed, Runner, Ticket, outcome_points,
+)
 
 HERE = Path(__file__).resolve().parent
 SECURITY_HEADERS = {
@@ -42,6 +46,10 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
                                "script-src 'self'; form-action 'self'; frame-ancestors 'none'",
 }
+
+
+class _ClientGone(Exception):
+    """The client closed its connection before its answer: the work was stopped."""
 
 
 class _Answer:
@@ -62,6 +70,28 @@ class _Answer:
     def link(self, prefix: str = "/") -> str:
         query = _encode(self.pairs)
         return f"{prefix}{self.command.slug}" + (f"?{query}" if query else "")
+
+    @property
+    def bad(self) -> frozenset[str]:
+        """Keys of the parameters the error line names (their fields are marked)."""
+        if not self.error:
+            return frozenset()
+        return frozenset(p.key for p in self.command.params if _names(self.error, p))
+
+    def folds(self) -> dict[str, bool]:
+        """Which folded parts of the form open: one holding a value asked for or a field
+        the error names (the seed alone does not open the engine options)."""
+        shown = set(self.chosen) | self.bad
+        return {"more": any(p.key in shown for p in self.command.more_params),
+                "engine": any(p.key in shown - {"seed"} for p in self.command.engine_params)}
+
+
+def _names(error: str, param: cmds.Param) -> bool:
+    """``error`` names ``param``: its flag as a whole word (--target, not --target-ws) or
+    its argument name in quotes, as Click writes it."""
+    if param.flag:
+        return re.search(re.escape(param.flag) + r"(?![\w-])", error) is not None
+    return f"'{param.key}'" in error or error.startswith(f"{param.label}:")
 
 
 def _encode(pairs) -> str:
@@ -90,13 +120,13 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
     def json_error(line: str, status: int) -> JSONResponse:
-        headers = dict(SECURITY_HEADERS)
-        if status == 503:
-            headers["Retry-After"] = "1"
+        headers = _busy_headers(status)
         return JSONResponse({"error": line, "status": status}, status_code=status, headers=headers)
 
     # ------------------------------------------------------------------ the query path
-    async def answer(request: Request, command: cmds.Command) -> _Answer:
+    async def answer(request: Request, command: cmds.Command, finish=None) -> _Answer:
+        """The query of ``request`` answered; ``finish(outcome)`` (JSON text, page view) is
+        made on the worker too, so that a big answer never holds up the event loop."""
         result = _Answer(command)
         try:
             if len(request.url.query) > limits.max_query:
@@ -108,19 +138,18 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
             result.chosen = cmds.normalise(command, query)
             runner.check_caps(command, result.chosen)
             for key in list(files):
-                param = command.param(key)
-                if param is None or param.key in cmds.SERVER_OWNED:
-                    raise cmds.QueryRefused(f"{key}: {command.name} has no parameter of that "
-                                            "name to upload a file for; fix: name the part "
-                                            "after a parameter that takes a file")
+                param = command.web_param(key)
+                if param is None or not param.takes_file:
+                    raise cmds.QueryRefused(f"{cmds.printable(key)[:60]}: {command.name} has no "
+                                            "parameter of that name to upload a file for; fix: "
+                                            "name the part after a parameter that takes a file")
                 files[param.key] = files.pop(key)
                 result.chosen[param.key] = ["(uploaded)"]
             result.chosen = {p.key: result.chosen[p.key] for p in command.params
-                             if p.key in result.chosen} | {
-                k: v for k, v in result.chosen.items() if command.param(k) is None}
+                             if p.key in result.chosen}
             cmds.check_not_paths(command, result.chosen, files)
             result.uploaded = sorted(files)
-            result.outcome = await _compute(command, result, files)
+            result.outcome = await _compute(request, command, result, files, finish)
         except cmds.QueryRefused as refused:
             result.error, result.status = refused.line, refused.status
         except QueryFailed as failed:
@@ -128,14 +157,54 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         except Busy as busy:
             result.error = f"the server is busy ({busy}); fix: try again in a moment"
             result.status = 503
+        except _ClientGone:
+            result.error, result.status = "the client closed the connection", 499
+        if result.error is not None:  # it may quote the query's text: no raw escape codes
+            result.error = cmds.printable(result.error)
         return result
 
-    async def _compute(command: cmds.Command, result: _Answer, files) -> Outcome:
+    async def wait_for(request: Request, ticket: Ticket):
+        """The job's result; its client leaving or its wait in the queue running out
+        cancels it (a queued job never starts, a running one stops: see runner)."""
+        future = asyncio.wrap_future(ticket.future)
+        gone = asyncio.ensure_future(_client_gone(request))
+        try:
+            while True:
+                done, _ = await asyncio.wait({future, gone}, timeout=0.25,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if future in done:
+                    if future.cancelled():
+                        raise Busy(f"no worker was free within {limits.queue_wait:g} s"
+                                   if not runner.stopping.is_set() else "it is shutting down")
+                    return future.result()
+                if gone in done:
+                    ticket.stop("the client left")
+                    raise _ClientGone
+                now = time.monotonic()
+                if ticket.started is None and now - ticket.submitted > limits.queue_wait:
+                    ticket.stop(f"no worker was free within {limits.queue_wait:g} s")
+                elif ticket.started is not None and now - ticket.started > limits.time_limit + 10:
+                    # stuck in native code past every stop: answer; the watchdog keeps at it
+                    raise QueryFailed(f"did not finish within this server's "
+                                      f"{limits.time_limit:g} s per query", status=422)
+        except asyncio.CancelledError:
+            ticket.stop("the request was cancelled")
+            raise
+        finally:
+            gone.cancel()
+            if not future.done():  # its stopped answer comes later and is nobody's
+                future.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    async def _compute(request: Request, command: cmds.Command, result: _Answer,
+                       files, finish) -> Outcome:
         key = (command.slug, tuple(result.pairs))
         if not files:
             hit = runner.cached(key)
             if hit is not None:
-                return Outcome(hit.report, hit.table, hit.plot, 0.0, cached=True)
+                if finish is not None and finish.__name__ not in hit.made:
+                    await asyncio.to_thread(finish, hit)  # the other route made it before
+                return Outcome(hit.report, hit.table, hit.plot, 0.0, cached=True,
+                               made=hit.made)
         upload_folder, saved = runner.save_uploads(files) if files else (None, {})
 
         def resolve(param, value):
@@ -157,15 +226,16 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
 
                 shutil.rmtree(upload_folder, ignore_errors=True)
             raise
-        future = runner.submit(lambda: runner.run(argv, upload_folder))
         try:
-            outcome = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)),
-                                             timeout=limits.time_limit + 2.0)
-        except TimeoutError:
-            raise QueryFailed(
-                f"{command.name}: did not finish within this server's {limits.time_limit:g} s "
-                "per query; fix: a smaller query, or the command line for long runs",
-                status=422) from None
+            ticket = runner.start(lambda t: _made(runner.run(argv, upload_folder, t), finish),
+                                  what=command.name)
+        except Busy:
+            if upload_folder is not None:
+                import shutil
+
+                shutil.rmtree(upload_folder, ignore_errors=True)
+            raise
+        outcome = await wait_for(request, ticket)
         report = outcome.report
         if report.method == "mc" and "seed" not in result.chosen and report.seed is not None:
             result.chosen["seed"] = [str(report.seed)]  # the link reproduces this answer
@@ -182,16 +252,13 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         if command is None:
             return page("missing.html", status=404, slug=request.path_params["slug"])
         has_query = bool(request.url.query) or request.method == "POST"
-        result = await answer(request, command) if has_query else _Answer(command)
-        view = None
-        if result.outcome is not None:
-            from mathhammer.web.view import build
-
-            view = build(result.outcome.report, result.outcome.table)
+        result = await answer(request, command, view_of) if has_query else _Answer(command)
+        view = view_of(result.outcome) if result.outcome is not None else None
         link = result.link() if has_query else None
         plot = None
         if result.outcome is not None and not result.uploaded and (
-                result.outcome.report.distributions or result.outcome.table is not None):
+                result.outcome.report.distributions or result.outcome.table is not None) \
+                and outcome_points(result.outcome) <= limits.max_plot_points:
             plot = result.link("/plot/").replace(f"/plot/{command.slug}",
                                                  f"/plot/{command.slug}.svg", 1)
         return page(
@@ -208,12 +275,10 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         if command is None:
             return json_error(f"no query command {request.path_params['slug']!r}; "
                               "see /api/commands", 404)
-        result = await answer(request, command)
+        result = await answer(request, command, json_of)
         if result.error is not None:
             return json_error(result.error, result.status)
-        from mathhammer.cli._render import render
-
-        text = render(result.outcome.report, "json")  # byte for byte the CLI's --format json
+        text = json_of(result.outcome)  # byte for byte the CLI's --format json
         headers = dict(SECURITY_HEADERS)
         headers["X-Mathhammer-Link"] = result.link()
         headers["X-Mathhammer-Seconds"] = f"{result.outcome.seconds:.4f}"
@@ -226,10 +291,23 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
             return PlainTextResponse("no such plot", status_code=404)
         result = await answer(request, command)
         if result.error is not None:
-            return PlainTextResponse(result.error, status_code=result.status)
+            return PlainTextResponse(result.error, status_code=result.status,
+                                     headers=_busy_headers(result.status))
+        # a chart goes through the same queue, time limit and 503s as a query, bounded in
+        # the outcomes it draws and the bytes it returns
+        outcome = result.outcome
         try:
-            data = await asyncio.get_running_loop().run_in_executor(
-                None, runner.plot_bytes, result.outcome, f".{suffix}")
+            runner.check_plot(outcome)
+            ticket = runner.start(lambda t: runner.plot_bytes(outcome, f".{suffix}", t),
+                                  what="plot")
+            data = await wait_for(request, ticket)
+        except (cmds.QueryRefused, QueryFailed) as refused:
+            return PlainTextResponse(refused.line, status_code=refused.status)
+        except Busy as busy:
+            return PlainTextResponse(f"the server is busy ({busy}); fix: try again in a moment",
+                                     status_code=503, headers=_busy_headers(503))
+        except _ClientGone:
+            return Response(status_code=499)
         except Exception as err:  # noqa: BLE001 - e.g. a report with nothing to draw
             from mathhammer.web.runner import error_line
 
@@ -246,6 +324,8 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
             "warm_seconds": state["warm_seconds"], "in_flight": runner.in_flight,
             "served": runner.served, "workers": limits.workers, "queue": limits.queue,
             "max_trials": limits.max_trials, "time_limit": limits.time_limit,
+            "queue_wait": limits.queue_wait, "stopped_jobs": runner.stopped_jobs,
+            "dropped_jobs": runner.dropped_jobs,
             "uptime_seconds": round(time.time() - state["started"], 1),
         }, headers=SECURITY_HEADERS)
 
@@ -287,9 +367,8 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         Route("/{slug:path}", command_page, methods=["GET", "POST"]),
     ]
-    middleware = []
+    middleware = [Middleware(OriginPolicy)]
     if allowed_hosts:  # a page elsewhere cannot reach a loopback server by a rebound name
-        from starlette.middleware import Middleware
         from starlette.middleware.trustedhost import TrustedHostMiddleware
 
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
@@ -297,6 +376,99 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
     app.state.runner = runner
     app.state.limits = limits
     return app
+
+
+def _made(outcome: Outcome, finish) -> Outcome:
+    if finish is not None:
+        finish(outcome)
+    return outcome
+
+
+def json_of(outcome: Outcome) -> str:
+    """The CLI's ``--format json`` text of the answer (made once)."""
+    if "json_of" not in outcome.made:
+        from mathhammer.present.render import render
+
+        outcome.made["json_of"] = render(outcome.report, "json", command=outcome.command)
+    return outcome.made["json_of"]
+
+
+def view_of(outcome: Outcome):
+    """The page's view of the answer (made once)."""
+    if "view_of" not in outcome.made:
+        from mathhammer.web.view import build
+
+        outcome.made["view_of"] = build(outcome.report, outcome.table)
+    return outcome.made["view_of"]
+
+
+def _busy_headers(status: int) -> dict[str, str]:
+    headers = dict(SECURITY_HEADERS)
+    if status == 503:
+        headers["Retry-After"] = "1"
+    return headers
+
+
+async def _client_gone(request: Request) -> None:
+    """Return once the client has closed its connection (its body was read before)."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+class OriginPolicy:
+    """Browsers may use this server from its own pages only (README, "The web page").
+
+    No response carries CORS headers, so another site's script can never read an answer.
+    Beyond that, a request is refused (403) when a browser says it comes from elsewhere:
+    an ``Origin`` header that is not this server's own address (``null`` included), or a
+    ``Sec-Fetch-Site`` of ``cross-site`` / ``same-site`` on anything but a plain link
+    followed (a GET navigation). So another page can link to an answer, but cannot make
+    the visitor's browser post forms, fetch the API or pull charts as images here.
+    Clients that are not browsers (curl, scripts) send neither header and are served.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            refusal = foreign_request(scope)
+            if refusal is not None:
+                body = json.dumps({"error": refusal, "status": 403}).encode()
+                await send({"type": "http.response.start", "status": 403, "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    *[(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def foreign_request(scope) -> str | None:
+    """Why a browser request from another site is refused, or None (see OriginPolicy)."""
+    from urllib.parse import urlsplit
+
+    headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    host = headers.get(b"host", "").strip().lower()
+    origin = headers.get(b"origin")
+    if origin is not None:
+        try:
+            netloc = urlsplit(origin.strip()).netloc.lower()
+        except ValueError:
+            netloc = ""
+        if not netloc or netloc != host:
+            return (f"origin: this server answers its own pages only (got "
+                    f"{cmds.printable(origin)[:80]}); fix: open the page on this server, or "
+                    "call the API from a script (no Origin header)")
+    site = headers.get(b"sec-fetch-site", "").lower()
+    mode = headers.get(b"sec-fetch-mode", "").lower()
+    if site in ("cross-site", "same-site") and not (
+            mode == "navigate" and scope.get("method") in ("GET", "HEAD")):
+        return (f"origin: this server answers its own pages only (a {site} "
+                f"{mode or 'request'}); fix: open the page on this server")
+    return None
 
 
 # ---------------------------------------------------------------------- request → query
@@ -313,11 +485,20 @@ async def _read_query(request: Request, limits: Limits):
         raise cmds.QueryRefused(f"body: {int(declared):,} bytes is above this server's limit of "
                                 f"{limits.max_body:,} bytes; fix: send a smaller file", 413)
     body = bytearray()
-    async for chunk in request.stream():
-        body.extend(chunk)
-        if len(body) > limits.max_body + 65536:
-            raise cmds.QueryRefused(f"body: above this server's limit of {limits.max_body:,} "
-                                    "bytes; fix: send a smaller file", 413)
+    try:
+        async with asyncio.timeout(limits.body_timeout):  # a slow sender holds no slot long
+            async for chunk in request.stream():
+                body.extend(chunk)
+                if len(body) > limits.max_body + 65536:
+                    raise cmds.QueryRefused(f"body: above this server's limit of "
+                                            f"{limits.max_body:,} bytes; fix: send a smaller "
+                                            "file", 413)
+    except TimeoutError:
+        raise cmds.QueryRefused(f"body: not received within this server's "
+                                f"{limits.body_timeout:g} s; fix: send the request at once",
+                                408) from None
+    except ClientDisconnect:  # the client left half-way: nobody to answer
+        raise _ClientGone from None
     request._body = bytes(body)  # the form parser reads the body we have already capped
     kind = request.headers.get("content-type", "")
     if not kind.startswith(("multipart/form-data", "application/x-www-form-urlencoded")):
@@ -376,28 +557,32 @@ _SUGGEST = {"attacker": "profiles", "target": "profiles", "defender": "profiles"
             "unit": "profiles", "enemy": "profiles", "opponent": "profiles", "ruleset": "rulesets",
             "list-a": "lists", "list_a": "lists", "list-b": "lists", "list_b": "lists",
             "lists": "lists", "list": "lists", "meta": "metas", "options": "options",
-            "army": "lists", "then": "profiles"}
+            "army": "lists", "then": "profiles", "unit_a": "profiles", "unit_b": "profiles",
+            "unit-a": "profiles", "unit-b": "profiles",
+            "model_a": "profiles", "model_b": "profiles"}
 
 
 @functools.cache
 def _profile_rows() -> list[dict]:
     """The rows of ``mathhammer profiles list --format json`` (bundled data: read once)."""
-    from mathhammer.cli.profiles import _games, _summary
+    from mathhammer.present.catalogue import profile_games, summary_row
+    from mathhammer.present.flags import error_line
     from mathhammer.errors import ProfileError
     from mathhammer.profiles import bundled_ids, load_profile
 
     rows = []
-    for game in _games(None):
+    for game in profile_games():
         for ident in bundled_ids(game):
             try:
-                rows.append(_summary(game, load_profile(game, ident)))
+                rows.append(summary_row(game, load_profile(game, ident)))
             except ProfileError as err:  # as the CLI: one broken file does not hide the rest
                 rows.append({"game": game, "id": ident, "name": "", "kind": "INVALID",
                              "points": None, "confidence": "", "low_confidence": 0,
-                             "error": err.one_line()})
+                             "error": error_line(err)})
     return rows
 
 
+@functools.cache
 def _choices(command: cmds.Command) -> dict[str, list[str]]:
     game = _GAME_OF_GROUP.get(command.path[0]) if len(command.path) > 1 else None
     out = {}
@@ -413,11 +598,16 @@ def _choices(command: cmds.Command) -> dict[str, list[str]]:
     return out
 
 
+@functools.cache
 def _bundled_files(command: cmds.Command | None) -> list[dict]:
-    """Bundled data files that are not unit profiles: scenarios, lists, examples."""
+    """Bundled data files that are not unit profiles: scenarios, lists, examples (read once:
+    the bundled data does not change while the server runs)."""
     import tomllib
 
-    from mathhammer.profiles import GAMES, profiles_root
+    from mathhammer import game as games
+    from mathhammer.profiles import profiles_root
+
+    GAMES = games.names(lists=True)
 
     root = profiles_root()
     out = []
@@ -436,9 +626,10 @@ def _bundled_files(command: cmds.Command | None) -> list[dict]:
     return out
 
 
+@functools.cache
 def _examples(command: cmds.Command) -> list[tuple[str, str]]:
     """(link, CLI line) of the demo's and warm-up's queries of this command."""
-    from mathhammer.cli.demo import DEMO_STEPS, WARMUP_ARGV
+    from mathhammer.present.tour import DEMO_STEPS, WARMUP_ARGV
     from mathhammer.profiles import profiles_root
 
     root = str(profiles_root().resolve())
@@ -464,20 +655,22 @@ def _examples(command: cmds.Command) -> list[tuple[str, str]]:
 
 
 def _describe(command: cmds.Command) -> dict:
+    question = {p.key for p in command.question_params}
     return {
         "command": command.name, "page": f"/{command.slug}", "api": f"/api/{command.slug}",
         "summary": command.summary,
         "params": [{"key": p.key, "flag": p.flag, "type": p.kind, "required": p.required,
                     "default": p.default if isinstance(p.default, (int, float, str, bool))
                     or p.default is None else str(p.default),
-                    "multiple": p.multiple, "help": p.help}
+                    "multiple": p.multiple, "help": p.help,
+                    "question": p.key in question}  # a form asks it first (the rest fold)
                    for p in command.params if p.key not in cmds.SERVER_OWNED],
     }
 
 
 def warm_up(runner: Runner) -> None:
     """Run the warm-up queries of ``mathhammer warmup`` once: kernels loaded and compiled."""
-    from mathhammer.cli.demo import WARMUP_ARGV
+    from mathhammer.present.tour import WARMUP_ARGV
 
     for argv in WARMUP_ARGV:
         try:

@@ -1,7 +1,7 @@
 """The CLI's own command tree, read for the web: forms, argv, canonical links.
 
 Nothing here is written per command. Every query command of the Typer app (those
-built with :func:`mathhammer.cli._common.query_command`) becomes a :class:`Command`
+marked as query commands: they take the shared query options) becomes a :class:`Command`
 whose parameters keep the CLI's names, types, defaults and help. A web query (a
 multi-dict of strings) is turned back into the argv the CLI would get, so the CLI's
 own parser validates it and its error text is the answer to a bad value; the
@@ -26,6 +26,9 @@ SERVER_OWNED = frozenset({"format", "plot", "output", "quiet", "threads", "worke
 TEXT_ONLY = frozenset({"brief", "full"})
 #: the engine options every query command shares, shown together at the end of a form
 ENGINE_OPTIONS = ("method", "n-trials", "seed", "precision", "check", "explain")
+#: the fields a form shows before "more options": every required parameter, then the
+#: command's first options in the order its --help lists them, up to this many fields
+QUESTION_FIELDS = 4
 TRUE_WORDS = frozenset({"1", "on", "true", "yes"})
 FALSE_WORDS = frozenset({"0", "off", "false", "no"})
 
@@ -67,6 +70,7 @@ class Command:
     help: str
     params: tuple[Param, ...]
     shared: frozenset[str] = field(default_factory=frozenset)  # the common options it has
+    ask: frozenset[str] = field(default_factory=frozenset)  # options a question needs (query_command)
 
     @property
     def name(self) -> str:
@@ -77,16 +81,54 @@ class Command:
         return "/".join(self.path)
 
     def param(self, key: str) -> Param | None:
-        key = key.strip().lstrip("-").replace("_", "-")
+        """The parameter named ``key`` (``_`` and ``-`` alike), server-owned ones included."""
+        key = key.replace("_", "-")
         for p in self.params:
             if p.key.replace("_", "-") == key:
                 return p
         return None
 
+    def web_param(self, key: str) -> Param | None:
+        """The parameter a web query may set under ``key``, or None.
+
+        Strict: ``key`` is a parameter's name exactly (``boost-hit`` or ``boost_hit``), not a
+        flag, not ``name=value``, nothing added; the options the server owns never match.
+        """
+        param = self.param(key) if _KEY.fullmatch(key) else None
+        return None if param is None or param.key in SERVER_OWNED else param
+
+    @property
+    def web_params(self) -> tuple[Param, ...]:
+        """The allow-list: every parameter a web query may set (CLI names, no server options)."""
+        return tuple(p for p in self.params if p.key not in SERVER_OWNED)
+
     @property
     def own_params(self) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.key not in SERVER_OWNED
                      and p.key not in TEXT_ONLY and p.key not in ENGINE_OPTIONS)
+
+    @property
+    def question_params(self) -> tuple[Param, ...]:
+        """The few fields a question needs (shown first; the rest fold under "more options").
+
+        Read from the command tree, not listed per command: the arguments, the required
+        options and those the command marks as needed although its parser cannot require
+        them (``query_command(ask=...)``: ``fb attack --attacks`` unless ``--for-p``), then
+        the leading options in the command line's own order (the order of ``--help``)
+        until :data:`QUESTION_FIELDS` fields besides the marked ones.
+        """
+        own = _unique(self.own_params)
+        marked = [p for p in own if p.key.replace("-", "_") in self.ask]
+        needed = [p for p in own if (p.required or p.positional) and p not in marked]
+        leading = [p for p in own if p not in needed][:max(0, QUESTION_FIELDS - len(needed))]
+        leading = [p for p in leading if p not in marked]
+        return tuple(p for p in own if p in needed or p in leading or p in marked)
+
+    @property
+    def more_params(self) -> tuple[Param, ...]:
+        """The command's other own parameters (folded under "more options")."""
+        question = self.question_params
+        return tuple(p for p in _unique(self.own_params) if p not in question)
 
     @property
     def engine_params(self) -> tuple[Param, ...]:
@@ -101,6 +143,13 @@ class Command:
         return any(p.takes_file for p in self.own_params)
 
 
+def _unique(params: Iterable[Param]) -> list[Param]:
+    """One field per query key: an option spelling an argument's name again (``fb artillery
+    WEAPON TARGET`` and ``--target``) sets the same value on the web."""
+    seen: set[str] = set()
+    return [p for p in params if not (p.key in seen or seen.add(p.key))]
+
+
 def _kind(param) -> str:
     annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
     if getattr(param, "is_flag", False):
@@ -110,16 +159,18 @@ def _kind(param) -> str:
     return {int: "int", float: "float"}.get(annotation, "str")
 
 
-def _is_query(callback) -> tuple[bool, frozenset[str]]:
-    """(is a query command, the shared options it takes), from @query_command's mark."""
+def _is_query(callback) -> tuple[bool, frozenset[str], frozenset[str]]:
+    """(is a query command, the shared options it takes, the options a question needs),
+    from @query_command's mark."""
     seen = set()
     while callback is not None and id(callback) not in seen:
         seen.add(id(callback))
         marked = getattr(callback, "query_options", None)
         if marked is not None:
-            return True, frozenset(name.replace("_", "-") for name in marked)
+            return (True, frozenset(name.replace("_", "-") for name in marked),
+                    frozenset(getattr(callback, "query_ask", ())))
         callback = getattr(callback, "__wrapped__", None)
-    return False, frozenset()
+    return False, frozenset(), frozenset()
 
 
 def _params(command) -> tuple[Param, ...]:
@@ -163,13 +214,13 @@ def click_root():
 def query_commands() -> tuple[Command, ...]:
     commands = []
     for path, command in walk(click_root()):
-        is_query, shared = _is_query(command.callback)
+        is_query, shared, ask = _is_query(command.callback)
         if not is_query:
             continue
         text = (command.help or "").strip()
         summary = text.split("\n\n")[0].replace("\n", " ").strip()
         commands.append(Command(path=path, summary=summary, help=text, params=_params(command),
-                                shared=shared))
+                                shared=shared, ask=ask))
     return tuple(commands)
 
 
@@ -191,6 +242,13 @@ class QueryRefused(Exception):
         self.line, self.status = line, status
 
 
+#: a query key: a parameter's name, lower case words joined by "-" or "_" (nothing else)
+_KEY = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+#: the longest value one parameter takes on the web (a query is at most 8 kB anyway)
+MAX_VALUE = 2000
+#: the most values a repeated parameter (--then, --model, ATTACKERS...) takes on the web
+MAX_VALUES = 64
+
 _PATHLIKE = re.compile(r"(^[/~])|\\|\x00|(^|/)\.\.(/|$)|\.toml\s*$", re.IGNORECASE)
 
 
@@ -206,35 +264,65 @@ def _values(query: Mapping[str, Sequence[str]], key: str, param: Param) -> list[
 def normalise(command: Command, query: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     """{key: values} of the parameters the query sets, in the command's order.
 
-    Empty fields and defaults are dropped (a form sends every field); unknown keys are
-    kept as given so that the CLI's parser names them; a key the server owns (an
-    output path, threads, help) is refused here.
+    Every key must name one of the command's web parameters exactly (the allow-list,
+    :meth:`Command.web_param`); anything else — an unknown name, a server option such as
+    ``output``, a key carrying ``=`` or ``--`` — is refused before any work. Empty fields
+    and defaults are dropped (a form sends every field).
     """
     known: dict[str, list[str]] = {}
-    unknown: dict[str, list[str]] = {}
     for key in query:
-        param = command.param(key)
-        if key.startswith("_"):
-            continue  # the page's own fields (e.g. _upload markers)
-        if param is None or param.key in SERVER_OWNED:
-            name = key.lstrip("-")
-            if name.replace("_", "-") in SERVER_OWNED:
-                raise QueryRefused(f"--{name}: is set by the web server, not by a query "
-                                   f"(got {name}); fix: drop {name} from the link")
-            values = [v for v in query[key] if v.strip()]
-            if values:
-                unknown[name] = values
-            continue
+        param = command.web_param(key)
+        if param is None:
+            raise _refuse_key(command, key)
         values = _values(query, key, param)
+        for value in values:
+            if len(value) > MAX_VALUE:
+                raise QueryRefused(f"{param.label}: {len(value):,} characters is above this "
+                                   f"server's limit of {MAX_VALUE:,} for one value (got "
+                                   f"{_shown(value)}); fix: a shorter value, or upload a file")
         if param.kind == "flag":
             values = [v for v in values if v.lower() not in FALSE_WORDS]
+            for value in values[-1:]:
+                if value.lower() not in TRUE_WORDS:
+                    raise QueryRefused(f"{param.label}: is a switch: 1 or 0 (got "
+                                       f"{_shown(value)}); fix: {param.key}=1")
         elif not param.multiple and values and values[-1] == param.default_text():
             values = []
+        if param.multiple and len(values) > MAX_VALUES:
+            raise QueryRefused(f"{param.label}: {len(values):,} values is above this server's "
+                               f"limit of {MAX_VALUES}; fix: fewer values, or the command line")
         if values:
             known.setdefault(param.key, []).extend(values)
-    ordered = {p.key: known[p.key] for p in command.params if p.key in known}
-    ordered.update(unknown)
-    return ordered
+    return {p.key: known[p.key] for p in command.params if p.key in known}
+
+
+def _refuse_key(command: Command, key: str) -> QueryRefused:
+    """The one line for a query key that is not one of the command's web parameters."""
+    import difflib
+
+    name = key.split("=", 1)[0].strip().lstrip("-").replace("_", "-").lower()
+    if name in SERVER_OWNED:
+        return QueryRefused(f"{_shown(key)}: is set by the web server, not by a query; fix: "
+                            "drop it from the link")
+    close = difflib.get_close_matches(name, [p.key for p in command.web_params], n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return QueryRefused(f"{_shown(key)}: is not a parameter of {command.name}; fix: {hint}"
+                        f"the parameters are listed at /api/commands")
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """``text`` for an error line: control characters escaped, long text cut."""
+    text = printable(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def printable(text: str) -> str:
+    """``text`` with control and format characters written as escapes (\\x1b, \\u202e):
+    a value shown back on a page or a terminal cannot move the cursor or recolour it."""
+    import unicodedata
+
+    return "".join(ch if ch == " " or unicodedata.category(ch)[0] not in "CZ"
+                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def check_not_paths(command: Command, chosen: Mapping[str, list[str]],
@@ -262,10 +350,9 @@ def to_argv(command: Command, chosen: Mapping[str, list[str]], *,
     options: list[str] = []
     arguments: list[str] = []
     for key, values in chosen.items():
-        param = command.param(key)
-        if param is None:  # unknown: let the CLI's parser say so, as it would
-            options.extend(f"--{key}={v}" for v in values)
-            continue
+        param = command.web_param(key)
+        if param is None:  # normalise refuses these; never pass one on to the CLI
+            raise QueryRefused(f"{_shown(key)}: is not a parameter of {command.name} on the web")
         if param.kind == "path" and resolve_path is not None:
             values = [resolve_path(param, v) for v in values]
         if param.positional:
@@ -294,16 +381,19 @@ def canonical_query(command: Command, chosen: Mapping[str, list[str]]) -> list[t
 
 
 def cli_line(command: Command, chosen: Mapping[str, list[str]], path_text=None) -> str:
-    """The equivalent ``mathhammer …`` command line, quoted for a POSIX shell."""
+    """The equivalent ``mathhammer …`` command line, quoted for a POSIX shell.
+
+    Built from the allow-listed parameters only: a server option never appears in it.
+    """
     words = ["mathhammer", *command.path]
     arguments: list[str] = []
     for key, values in chosen.items():
-        param = command.param(key)
-        if param is not None and param.kind == "path" and path_text is not None:
-            values = [path_text(param, v) for v in values]
+        param = command.web_param(key)
         if param is None:
-            words.extend(w for v in values for w in (f"--{key}", v))
-        elif param.positional:
+            continue
+        if param.kind == "path" and path_text is not None:
+            values = [path_text(param, v) for v in values]
+        if param.positional:
             arguments.extend(values if param.multiple else values[-1:])
         elif param.kind == "flag":
             words.append(param.flag)
@@ -314,7 +404,17 @@ def cli_line(command: Command, chosen: Mapping[str, list[str]], path_text=None) 
         words.extend(["--", *arguments])
     else:
         words[1 + len(command.path):1 + len(command.path)] = arguments
-    return " ".join(shlex.quote(w) for w in words)
+    return " ".join(shell_quote(w) for w in words)
+
+
+def shell_quote(word: str) -> str:
+    """``word`` quoted for a POSIX shell; a control character (an escape sequence, a line
+    break) is written as $'\\x1b' so that the pasted line is what the page shows."""
+    if printable(word) == word:
+        return shlex.quote(word)
+    inner = "".join(ch.encode("unicode_escape").decode("ascii") if printable(ch) != ch
+                    else "\\'" if ch == "'" else "\\\\" if ch == "\\" else ch for ch in word)
+    return f"$'{inner}'"
 
 
 def argv_to_query(command: Command, argv: Sequence[str], path_id=None) -> list[tuple[str, str]]:

@@ -6,7 +6,7 @@ Modules: :mod:`.army` (lists → units), :mod:`.table` (geometry), :mod:`.deploy
 turn sequence), :mod:`.fights` (close combat by the combat engine), :mod:`.shooting`,
 :mod:`.values` and :mod:`.policies` (who decides), :mod:`.scoring` (victory points),
 :mod:`.runner` / :mod:`.distributed` (Monte Carlo), :mod:`.report` (the answer).
-Nothing heavy is imported here: :mod:`mathhammer.fantasy.rulesets` reads :mod:`.rules`.
+Nothing heavy is imported here: :mod:`mathhammer.fantasy.rules.ruleset` reads :mod:`.rules`.
 
 This package is also callable — ``mathhammer.fantasy.battle(list_a, list_b, ...)`` is
 :func:`mathhammer.fantasy.battle.report.battle` — so the library function and the

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.combat_compile import Character, Side, _bodies_of
+from mathhammer.fantasy.combat.compile import Character, Side, _bodies_of
 from mathhammer.lists import ArmyList
 
 MM_PER_INCH = 25.4
@@ -95,7 +95,7 @@ def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit
             label = entry.label if copy == 0 else f"{entry.label} ({copy + 1})"
             # a character joins the first unit of an entry of several (FB-K1)
             characters = tuple(Character(c.profile, c.label == general,
-                                         bool(c.options.get("battle_standard")))
+                                         c.profile.formation.battle_standard)
                                for c in joined.get(entry.label, ()) if copy == 0)
             lone = entry.profile.role == "character"
             if lone:  # FB-K1: a character on its own is a unit of one model
@@ -131,11 +131,9 @@ def _unit(index: int, side: int, label: str, entry, characters, lone_general: bo
     swift = profile.has("Swiftstride")
     flee = rules.combat.swiftstride_dice if swift else rules.combat.flee_dice
     w_mm, d_mm = profile.base_mm
-    lone = profile.role == "character"
     large = profile.troop_type in LARGE_TYPES or profile.ridden_monster is not None
     general = lone_general or any(c.general for c in characters)
-    bsb = bool(lone and entry.options.get("battle_standard")) or any(
-        c.battle_standard for c in characters) or f.battle_standard
+    bsb = any(c.battle_standard for c in characters) or f.battle_standard
     return BattleUnit(index, side, label, combat_side, points, f.models, f.rank_width,
                       (w_mm / MM_PER_INCH, d_mm / MM_PER_INCH), profile.movement, ld, flee, large,
                       tuple((b.name, b.role, b.models, b.w) for b in bodies), general, bsb,

@@ -1,7 +1,7 @@
 """Two battle set-ups on the same dice: the paired difference and its standard error.
 
 Battle j of chunk i draws every die from the same stream whatever the lists or generals
-(:func:`mathhammer.kernels.battle_state.seed_stream` of the chunk's words and j), so two
+(:func:`mathhammer.fantasy.kernels.battle_state.seed_stream` of the chunk's words and j), so two
 set-ups played battle by battle on the same streams share their luck as far as their
 battles go alike (common random numbers). The difference of each pair is tallied, and
 its mean carries the standard error of the paired differences — far smaller than two

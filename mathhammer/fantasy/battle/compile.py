@@ -1,9 +1,9 @@
 """A battle plan as the battle kernel's numbers (DESIGN rule 1), and the tables it asks for.
 
 :class:`KernelBattle` turns a :class:`~mathhammer.fantasy.battle.plan.BattlePlan` into the
-flat arrays of :mod:`mathhammer.kernels.battle_state` and plays chunks of battles with
-:func:`mathhammer.kernels.battle_play.play_chunk`. The kernel looks every exact table up:
-a compiled combat arrangement (:func:`mathhammer.fantasy.combat.compile_fight`), a greedy
+flat arrays of :mod:`mathhammer.fantasy.kernels.battle_state` and plays chunks of battles with
+:func:`mathhammer.fantasy.kernels.battle_play.play_chunk`. The kernel looks every exact table up:
+a compiled combat arrangement (:func:`mathhammer.fantasy.combat.fight.compile_fight`), a greedy
 value (:func:`mathhammer.fantasy.battle.values._combat_value`, the combat engine's exact
 round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
 chain). When one is missing the kernel stops that battle and says which; this module
@@ -29,8 +29,8 @@ class KernelBattle:
     def __init__(self, plan):
         from mathhammer import kernels
 
-        kernels.load("battle_play")
-        from mathhammer.kernels import battle_state as ks
+        kernels.load("mathhammer.fantasy.kernels.battle_play")
+        from mathhammer.fantasy.kernels import battle_state as ks
 
         self.plan = plan
         self.ks = ks
@@ -45,7 +45,7 @@ class KernelBattle:
     # ---- playing ------------------------------------------------------------------------------
     def run_chunk(self, n: int, words: np.ndarray) -> dict[str, np.ndarray]:
         from mathhammer.fantasy.battle.plan import empty_tally
-        from mathhammer.kernels.battle_play import play_chunk
+        from mathhammer.fantasy.kernels.battle_play import play_chunk
 
         tally = empty_tally(self.plan)
         words = np.asarray(words, np.uint64)
@@ -65,7 +65,7 @@ class KernelBattle:
     def one_battle(self, words: np.ndarray, index: int) -> tuple[float, int, int]:
         """Battle ``index`` of the stream ``words``: (VP margin A − B, A won, B won)."""
         from mathhammer.fantasy.battle.plan import empty_tally
-        from mathhammer.kernels.battle_play import play_chunk
+        from mathhammer.fantasy.kernels.battle_play import play_chunk
 
         words = np.asarray(words, np.uint64)
         last = None
@@ -84,7 +84,7 @@ class KernelBattle:
             self.fill(miss)
 
     def first_decisions(self, words: np.ndarray) -> np.ndarray:
-        from mathhammer.kernels.battle_play import first_decisions
+        from mathhammer.fantasy.kernels.battle_play import first_decisions
 
         last = None
         while first_decisions(self.B, self.S, words) != 0:
@@ -97,13 +97,13 @@ class KernelBattle:
 
     @staticmethod
     def ks_w(name: str) -> int:
-        from mathhammer.kernels import battle_actions
+        from mathhammer.fantasy.kernels import battle_actions
 
         return getattr(battle_actions, name)
 
     # ---- the tables the kernel asks for ------------------------------------------------------
     def fill(self, miss: tuple[int, ...]) -> None:
-        from mathhammer.kernels import battle_actions as ka
+        from mathhammer.fantasy.kernels import battle_actions as ka
 
         ks = self.ks
         self.misses += 1
@@ -114,7 +114,7 @@ class KernelBattle:
             self._fight(miss)
         elif kind == ks.MISS_VALUE:
             from mathhammer.fantasy.battle.values import _combat_value
-            from mathhammer.kernels.battle_values import value_code
+            from mathhammer.fantasy.kernels.battle_values import value_code
 
             _k, u, t, face, charged, _mu, _mt = miss[:7]
             # every size step of the pair at once: one miss per pairing, face and charge
@@ -124,7 +124,7 @@ class KernelBattle:
                     self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = value
         elif kind == ks.MISS_SHOT:
             from mathhammer.fantasy.battle.shooting import wound_cdf
-            from mathhammer.kernels.battle_actions import shot_code
+            from mathhammer.fantasy.kernels.battle_actions import shot_code
 
             _k, u, t, n, mod, left = miss[:6]
             cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
@@ -135,10 +135,10 @@ class KernelBattle:
             raise RuntimeError(f"unknown miss {miss}")
 
     def _fight(self, miss: tuple[int, ...]) -> None:
-        from mathhammer.fantasy.combat import compile_fight
-        from mathhammer.kernels import battle_actions as ka
-        from mathhammer.kernels import combat as k
-        from mathhammer.kernels.battle_combat import fight_code
+        from mathhammer.fantasy.combat.fight import compile_fight
+        from mathhammer.fantasy.kernels import battle_actions as ka
+        from mathhammer.fantasy.kernels import combat as k
+        from mathhammer.fantasy.kernels.battle_combat import fight_code
 
         ks = self.ks
         _kind, count, n_a = miss[:3]
@@ -214,7 +214,7 @@ def empty_tables() -> tuple:
 
 
 def static_arrays(plan, ks) -> tuple:
-    """The tuple P of :mod:`mathhammer.kernels.battle_state` (static arrays of the plan)."""
+    """The tuple P of :mod:`mathhammer.fantasy.kernels.battle_state` (static arrays of the plan)."""
     units = plan.units
     n = len(units)
     rules, br = plan.rules, plan.rules.battle
@@ -364,7 +364,7 @@ def deployment_arrays(plan) -> tuple:
 
 
 def scratch(plan, ks) -> tuple:
-    from mathhammer.kernels.battle_state import MAXOPT, new_state
+    from mathhammer.fantasy.kernels.battle_state import MAXOPT, new_state
 
     n = len(plan.units)
     return (np.zeros((4, 2)), np.zeros((4, 2)), np.zeros(7), np.zeros(7), np.zeros(7),

@@ -103,7 +103,7 @@ def default_positions(units, rules) -> list[tuple[float, float, float]]:
         if total > br.table_width:
             raise InputError(f"list {'AB'[side]}", f"its line is {total:.1f}\" wide, wider than "
                              f"the {br.table_width:g}\" table (FB-B2)", round(total, 1),
-                             "place the units with --deployment FILE (two lines, say)")
+                             "place the units with ‹deployment› FILE (two lines, say)")
         at = (br.table_width - total) / 2
         for u, w in zip(mine, widths):
             x = at + w / 2 if side == 0 else br.table_width - at - w / 2
@@ -112,7 +112,7 @@ def default_positions(units, rules) -> list[tuple[float, float, float]]:
     return out  # type: ignore[return-value]
 
 
-def load_deployment(data: dict | None, units, rules, source: str = "--deployment") -> Deployment:
+def load_deployment(data: dict | None, units, rules, source: str = "‹deployment›") -> Deployment:
     """The deployment of ``units``: the default lines, changed by a parsed file when given."""
     positions = default_positions(units, rules)
     orders: list[dict] = [{} for _ in units]

@@ -24,12 +24,12 @@ def run(recipe, n_trials: int, seed: int | None, *, workers: int = 1,
     from mathhammer.fantasy.battle.runner import MAX_BATTLES, build_plan, chunk_sizes
     from mathhammer.rng import resolve_seed
 
-    validate_trials(n_trials, "--n-trials")
+    validate_trials(n_trials, "‹n_trials›")
     if n_trials > MAX_BATTLES:
-        raise InputError("--n-trials", f"at most {MAX_BATTLES:,} battles in one run", n_trials,
-                         "use --n-trials 10000")
+        raise InputError("‹n_trials›", f"at most {MAX_BATTLES:,} battles in one run", n_trials,
+                         "use ‹n_trials› 10000")
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
-        raise InputError("--workers", "must be between 1 and 256", workers, "use --workers 2")
+        raise InputError("‹workers›", "must be between 1 and 256", workers, "use ‹workers› 2")
     seed = resolve_seed(seed)
     plan = plan or build_plan(recipe)
     sizes = chunk_sizes(n_trials)
@@ -119,17 +119,17 @@ def run_dask(recipe, sizes: list[int], seed: int, scheduler: Any) -> dict:
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - depends on the install
-        raise InputError("--scheduler", "needs dask.distributed, which is not installed",
-                         scheduler, "pip install 'mathhammer[dask]' or drop --scheduler") from None
+        raise InputError("‹scheduler›", "needs dask.distributed, which is not installed",
+                         scheduler, "pip install 'mathhammer[dask]' or drop ‹scheduler›") from None
     own = not isinstance(scheduler, Client)
     if own:
         if not isinstance(scheduler, str) or ":" not in scheduler:
-            raise InputError("--scheduler", "must be a Dask scheduler address", scheduler,
-                             "use e.g. --scheduler tcp://127.0.0.1:8786")
+            raise InputError("‹scheduler›", "must be a Dask scheduler address", scheduler,
+                             "use e.g. ‹scheduler› tcp://127.0.0.1:8786")
         try:
             client = Client(scheduler, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError) as err:
-            raise InputError("--scheduler", f"cannot reach the Dask scheduler ({err})", scheduler,
+            raise InputError("‹scheduler›", f"cannot reach the Dask scheduler ({err})", scheduler,
                              "start one with `dask scheduler` or check the address") from None
     else:
         client = scheduler

@@ -2,7 +2,7 @@
 
 A combat is the units linked by contacts (:mod:`mathhammer.fantasy.battle.state`). Each
 combat phase every combat fights one round with the combat engine's own jitted round
-(:func:`mathhammer.kernels.combat.fight_round`) on the battle's wounds: the same tables
+(:func:`mathhammer.fantasy.kernels.combat.fight_round`) on the battle's wounds: the same tables
 ``fb combat`` reads, compiled once per arrangement (who touches whom on which face, who
 charged) and kept in the plan's cache for every later battle.
 
@@ -137,8 +137,8 @@ def _tables(plan, state: BattleState, a: list[int], b: list[int]) -> FightTables
 
 
 def _compile(plan, state: BattleState, a: list[int], b: list[int]) -> FightTables:
-    from mathhammer.fantasy.combat import compile_fight
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.combat.fight import compile_fight
+    from mathhammer.fantasy.kernels import combat as k
 
     sides = []
     for mine, theirs in ((a, b), (b, a)):
@@ -165,7 +165,7 @@ def _compile(plan, state: BattleState, a: list[int], b: list[int]) -> FightTable
 
 def fight_round(plan, state: BattleState, members: list[int]) -> RoundResult:
     """One round of the combat ``members`` (FB-C1..C6 by the combat engine)."""
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     a, b = _orient(plan, state, members)
     if len(a) > MAX_PER_SIDE or len(b) > MAX_PER_SIDE:  # never offered as a charge

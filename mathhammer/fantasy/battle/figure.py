@@ -1,5 +1,5 @@
 """``fb battle --plot``: the answer chart — win / draw / lose, the VP margin, each unit's fate
-by game turn. Built on matplotlib's object API (no pyplot), like the other answer figures."""
+by game turn. Registered in :data:`mathhammer.fantasy.figures.FIGURES`; built on matplotlib's object API (no pyplot), like the other answer figures."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ def battle_figure(report):
     from matplotlib.figure import Figure
     from matplotlib.ticker import PercentFormatter
 
-    from mathhammer.headline import headline
-    from mathhammer.plots import wrap
 
     r = report.results
     names = report.title.split(" (")[0].split(" vs ")
@@ -67,9 +65,7 @@ def battle_figure(report):
     ax.set_title("each unit's fate by the end of each game turn (A solid, B dashed)", fontsize=10)
     ax.legend(fontsize=7, ncol=2, frameon=False)
     ax.grid(alpha=0.3)
-    fig.suptitle(wrap(headline(report), 95), fontsize=10, x=0.01, ha="left")
-    fig.tight_layout()
-    return fig
+    return fig  # titled with the headline by mathhammer.present.answer_plots
 
 
 def _units(report) -> list[tuple[str, int]]:

@@ -40,11 +40,11 @@ class BattlePlan:
     def __post_init__(self) -> None:
         if isinstance(self.turns, bool) or not isinstance(self.turns, int) \
                 or not 1 <= self.turns <= MAX_TURNS:
-            raise InputError("--turns", f"must be a whole number of game turns from 1 to "
-                             f"{MAX_TURNS}", self.turns, "use e.g. --turns 6")
+            raise InputError("‹turns›", f"must be a whole number of game turns from 1 to "
+                             f"{MAX_TURNS}", self.turns, "use e.g. ‹turns› 6")
         if self.first not in ("a", "b", "roll-off"):
-            raise InputError("--first", "must be a, b or roll-off", self.first,
-                             "use --first roll-off")
+            raise InputError("‹first›", "must be a, b or roll-off", self.first,
+                             "use ‹first› roll-off")
         self.sides = tuple(tuple(u.index for u in self.units if u.side == s) for s in (0, 1))
         self.charge_pmf = [_pmf(_charge_text(u, self.rules), u.movement
                                 * self.rules.combat.charge_movement_multiplier)
@@ -92,7 +92,7 @@ class BattlePlan:
 
     # ---- FB-K4 / FB-B8: the general's Leadership and the battle standard outside a combat ------
     def with_leaders(self, state, ft) -> np.ndarray:
-        from mathhammer.kernels import combat as k
+        from mathhammer.fantasy.kernels import combat as k
 
         u_int = ft.args[0]
         combat = self.rules.combat

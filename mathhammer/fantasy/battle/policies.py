@@ -194,16 +194,16 @@ def _first(plan, kind, options, values) -> dict:
                         for o, (v, se) in zip(options, values)]}
 
 
-def make_policy(name: str, *, rollouts: int = 8, iterations: int = 1, where: str = "--policy") -> Policy:
+def make_policy(name: str, *, rollouts: int = 8, iterations: int = 1, where: str = "‹policy_a›") -> Policy:
     if name not in POLICIES:
         raise InputError(where, f"must be one of {', '.join(POLICIES)}", name,
                          f"use {where} greedy")
     if isinstance(rollouts, bool) or not isinstance(rollouts, int) or not 1 <= rollouts <= MAX_ROLLOUTS:
-        raise InputError("--rollouts", f"must be 1..{MAX_ROLLOUTS}", rollouts, "use --rollouts 8")
+        raise InputError("‹rollouts›", f"must be 1..{MAX_ROLLOUTS}", rollouts, "use ‹rollouts› 8")
     if isinstance(iterations, bool) or not isinstance(iterations, int) \
             or not 1 <= iterations <= MAX_ITERATIONS:
-        raise InputError("--iterations", f"must be 1..{MAX_ITERATIONS}", iterations,
-                         "use --iterations 1")
+        raise InputError("‹iterations›", f"must be 1..{MAX_ITERATIONS}", iterations,
+                         "use ‹iterations› 1")
     if name == "scripted":
         return Scripted()
     if name == "greedy":

@@ -18,8 +18,8 @@ import numpy as np
 
 from mathhammer.errors import InputError
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 
-DEFAULT_TRIALS = 2_000
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
     "the magic phase (wizards and spells are not in the profiles yet)",
@@ -76,7 +76,7 @@ def unit_key(plan, u: int) -> str:
 
 
 def build_report(plan, tally: dict, n: int, seed: int, recipe) -> Report:
-    from mathhammer.headline import pct
+    from mathhammer.fantasy.headlines import fb_battle_headline
 
     outcome = tally["outcome"]
     results: dict[str, Estimate] = {
@@ -102,15 +102,9 @@ def build_report(plan, tally: dict, n: int, seed: int, recipe) -> Report:
     title = (f"{names[0]} vs {names[1]} ({plan.rules.name}, {plan.turns} game turns, "
              f"{plan.policies[0].describe()} vs {plan.policies[1].describe()})")
     info = _info(plan, tally, n, recipe, seed)
-    report = Report("fb battle", "mc", results, distributions, n_trials=n, seed=seed,
+    report = Report("fantasy.battle", "mc", results, distributions, n_trials=n, seed=seed,
                     info=info, title=title)
-    a, d, b, m = (results[k] for k in ("p_a_wins", "p_draw", "p_b_wins", "mean_vp_margin"))
-    if a.value >= b.value:
-        lead = f"{names[0]} beats {names[1]} {pct(a)}"
-    else:
-        lead = f"{names[1]} beats {names[0]} {pct(b)}"
-    report.headline = (f"{lead} (draw {d.value * 100:.1f}%), mean margin {m.value:+.0f} ± "
-                       f"{m.se:.0f} VP (A − B; Monte Carlo, {n:,} battles, seed {seed})")
+    report.headline = fb_battle_headline(report, names)
     return report
 
 
@@ -215,6 +209,6 @@ def decision_summary(plan, counts: np.ndarray, n: int) -> list[str]:
 
 def check_options(turns, n_trials) -> None:
     if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
-        raise InputError("--turns", "must be at least 1 game turn", turns, "use --turns 6")
+        raise InputError("‹turns›", "must be at least 1 game turn", turns, "use ‹turns› 6")
     if n_trials is not None and (isinstance(n_trials, bool) or not isinstance(n_trials, int)):
-        raise InputError("--n-trials", "must be a whole number", n_trials, "use --n-trials 2000")
+        raise InputError("‹n_trials›", "must be a whole number", n_trials, "use ‹n_trials› 2000")

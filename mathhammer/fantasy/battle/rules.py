@@ -3,7 +3,7 @@
 Table size, deployment, marching, the general's and battle standard's range, which ranks
 shoot, and how victory points are scored and a winner named (FB-B1..FB-B9). Validated
 like the rest of a ruleset (pydantic, ``extra="forbid"``); the bundled rulesets give every
-value with its confidence. Only pydantic is imported here: :mod:`mathhammer.fantasy.rulesets`
+value with its confidence. Only pydantic is imported here: :mod:`mathhammer.fantasy.rules.ruleset`
 reads this model.
 """
 

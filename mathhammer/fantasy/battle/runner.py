@@ -48,7 +48,7 @@ def build_plan(recipe: Recipe):
     from mathhammer.fantasy.battle.deploy import load_deployment
     from mathhammer.fantasy.battle.plan import BattlePlan
     from mathhammer.fantasy.battle.policies import make_policy
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     rules = load_ruleset(recipe.army_a.ruleset)
     units = battle_units(recipe.army_a, recipe.army_b, rules)
@@ -57,7 +57,7 @@ def build_plan(recipe: Recipe):
                       (recipe.army_a.name, recipe.army_b.name),
                       (recipe.army_a.points_limit, recipe.army_b.points_limit))
     plan.policies = [make_policy(name, rollouts=recipe.rollouts, iterations=recipe.iterations,
-                                 where=f"--policy-{'ab'[s]}").bind(plan, s)
+                                 where=f"‹policy_{'ab'[s]}›").bind(plan, s)
                      for s, name in enumerate((recipe.policy_a, recipe.policy_b))]
     plan.vocabulary = vocabulary(plan)
     # the kernel plays one answer to answers (iterations > 1 is the reference engine's)

@@ -6,7 +6,7 @@ its front arc, in sight and in range, not in combat (FB-B6). The models of its f
 ``shooting_ranks`` ranks fire; beyond half the range is long range; a shooter that moved,
 terrain crossed (soft / hard cover), a stand and shoot reaction: the ruleset's modifiers
 (FB-H2). The unsaved wounds are drawn from the shooting chain's exact distribution
-(:func:`mathhammer.fantasy.chain.chain_distribution`, the table ``fb shoot`` prints), kept
+(:func:`mathhammer.fantasy.chain.core.chain_distribution`, the table ``fb shoot`` prints), kept
 per shooter, target, shots, modifier and models left. Wounds go to the rank and file
 (a character in the unit is not hit: FB-B6). A unit that lost a quarter of its models
 in the phase tests for panic (FB-G4) and flees on a failure (an Unbreakable unit never
@@ -92,8 +92,8 @@ def wound_cdf(plan, u, t, shooters, mod, models_left) -> tuple:
     """The cumulative table itself: ``mod`` is every to-hit modifier (a large target's too);
     ``models_left`` 0 leaves the wounds uncapped (the battle caps them where they land)."""
     from mathhammer.dice import parse_dice
-    from mathhammer.fantasy.chain import AttackSpec, chain_distribution, single_attack_outcomes
-    from mathhammer.fantasy.combat_target import target_parts
+    from mathhammer.fantasy.chain.core import AttackSpec, chain_distribution, single_attack_outcomes
+    from mathhammer.fantasy.combat.target import target_parts
 
     rules = plan.rules
     weapon = plan.units[u].ranged

@@ -4,7 +4,7 @@ Every value is in victory points for the side deciding (its VP gained minus the 
 gives up, FB-B9's shares), worked out by the exact engines and cached in the plan:
 
 * **a combat** of u against t (t's face, who charged, the models left now): one round by
-  the combat engine's exact round (:func:`mathhammer.fantasy.combat_exact.combat_exact`,
+  the combat engine's exact round (:func:`mathhammer.fantasy.combat.exact.combat_exact`,
   with pursuit): a destroyed or caught unit costs its points, a broken one its points
   times the chance it fails to rally (FB-G4), wounds their share of the unit's points;
 * **a charge**: P(the roll reaches) × the combat's value (FB-G1);
@@ -31,7 +31,7 @@ def vp_per_wound(plan, u: int) -> float:
 
 
 def p_rally(plan, u: int) -> float:
-    from mathhammer.fantasy.tests import leadership_test
+    from mathhammer.fantasy.characteristic_tests import leadership_test
 
     return float(leadership_test(plan.units[u].ld, plan.rules))
 
@@ -62,10 +62,10 @@ def bucket(plan, u: int, models: int) -> int:
 
 
 def _combat_value(plan, u, t, face, charged, models_u, models_t) -> float:
-    from mathhammer.fantasy.combat import compile_fight
-    from mathhammer.fantasy.combat_exact import combat_exact, exact_available
+    from mathhammer.fantasy.combat.fight import compile_fight
+    from mathhammer.fantasy.combat.exact import combat_exact, exact_available
     from mathhammer.fantasy.models import with_formation
-    from mathhammer.kernels import combat as k
+    from mathhammer.fantasy.kernels import combat as k
 
     sides = []
     for v, position, models in ((u, FACE_NAMES[face], models_u), (t, "front", models_t)):

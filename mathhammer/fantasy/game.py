@@ -1,0 +1,376 @@
+"""Warhammer Fantasy / The Ninth Age behind the Game interface (:mod:`mathhammer.game`).
+
+What the shared code asks of this game: list entries (unit size, rank width, command
+and whether the unit charges), the ruleset a unit belongs to, a unit's points (models
+plus command, :meth:`UnitProfile.unit_points`), and the cell ``compare``/``sweep``/
+``score`` evaluate: a close combat of the attacker unit against the target unit by
+:func:`mathhammer.fantasy.combat.fight.combat` (the attacker charges when its ``charge``
+option is set). ``p_kill`` is the combat's ``p_a_wins`` (the target broke or was
+destroyed and the attacker stands), ``mean_damage`` the wounds dealt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from mathhammer.errors import ProfileError, RulesError
+from mathhammer.game import Game, check_stat_by_model, register
+
+#: swept stat -> where it lives in the profile
+STAT_FIELDS = {"ws": "stats.ws", "bs": "stats.bs", "s": "stats.s", "t": "stats.t",
+               "w": "stats.w", "i": "stats.i", "a": "stats.a", "attacks": "stats.a",
+               "ld": "stats.ld", "save": "saves.armour", "ward": "saves.ward",
+               "models": "formation.models"}
+
+
+class Fantasy(Game):
+    name = "fantasy"
+    rulesets = ("basic", "wfb8", "t9a1")
+    entry_fields = {
+        "charge": (bool, False),
+        "models": (int | None, Field(None, ge=1, le=200)),
+        "rank_width": (int | None, Field(None, ge=1, le=40)),
+        "champion": (bool | None, None),
+        "standard": (bool | None, None),
+        "musician": (bool | None, None),
+        "battle_standard": (bool | None, None),
+        "joins": (str | None, Field(None, min_length=1, description="a character: the label of "
+                                    "the unit it fights in (FB-K1)")),
+        "general": (bool | None, Field(None, description="a character: the army's general (FB-K4)")),
+    }
+    variant_fields = {
+        "models": (list[int], Field(default_factory=list, max_length=12)),
+        "charge": (list[bool], Field(default_factory=list, max_length=2)),
+    }
+    kill_words = "P(target breaks or is destroyed)"
+    sweep_stats = ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")
+    sweep_target_stats = ("t", "save", "ward")
+    sweep_also = ("charge",)
+    sweep_attacker_options = ("charge",)
+
+    # ------------------------------------------------------------------ profiles
+    def load_profile(self, ref: str):
+        from mathhammer.fantasy.models import load_unit
+
+        return load_unit(ref)
+
+    def owns(self, profile: Any) -> bool:
+        from mathhammer.fantasy.models import UnitProfile
+
+        return isinstance(profile, UnitProfile)
+
+    def validate_scenario(self, data: dict, source: str) -> bool:
+        """A Fantasy scenario is ``kind = "combat" | "artillery" | "turn" | "battle"``; a turn's
+        ``[turn]`` table is checked too (FB-G5)."""
+        if data.get("kind") not in ("combat", "artillery", "turn", "battle"):
+            return False
+        from pydantic import ValidationError
+
+        from mathhammer.fantasy.scenario import Scenario
+        from mathhammer.profiles import pydantic_errors
+
+        try:
+            Scenario.model_validate(data)
+        except ValidationError as err:
+            raise pydantic_errors(err, source) from None
+        if data.get("kind") == "turn":
+            from mathhammer.fantasy.combat.turn import TurnEntry
+
+            try:
+                TurnEntry.model_validate(data.get("turn") or {})
+            except ValidationError as err:
+                raise pydantic_errors(err, f"{source}: turn") from None
+        return True
+
+    def run_scenario(self, data, source, *, method, config, check, n_trials=None):
+        from mathhammer.fantasy.scenario import run_scenario
+
+        return run_scenario(data, source, method=method, config=config, check=check)
+
+    # ------------------------------------------------------------------ lists
+    def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
+        """A unit of the list's ruleset (``basic`` takes any), in the entry's formation."""
+        from mathhammer.fantasy.models import check_prices, with_formation
+        from mathhammer.lists import ListUnit
+
+        if profile.ruleset != ruleset and ruleset != "basic":
+            raise ProfileError(f"{key}.profile", f"is a {profile.ruleset} unit in a {ruleset} list",
+                               entry.profile, f"use a profiles/fantasy/{ruleset}/ unit")
+        unit = with_formation(profile, models=entry.models, rank_width=entry.rank_width,
+                              champion=entry.champion, standard=entry.standard,
+                              musician=entry.musician, battle_standard=entry.battle_standard)
+        size = unit.size_problem(unit.formation.models)
+        if size:
+            raise RulesError(f"{key}.models", size, unit.formation.models,
+                             f"use models = {profile.points.min_models or 1}.."
+                             f"{profile.points.max_models or 200}")
+        try:  # PR-4: the entry's own command too, not only the profile's
+            check_prices(unit, f"{entry.profile}", unit.formation)
+        except ProfileError as err:
+            raise ProfileError(f"{key}.profile", f"{err.where}: {err.what}", None, err.fix) from None
+        roles = {"joins": entry.joins, "general": entry.general}
+        for option, value in roles.items():
+            if value is not None and unit.role != "character":
+                raise ProfileError(f"{key}.{option}", f"{unit.name} is not a character "
+                                   '(role = "character"): only a character takes it', value,
+                                   f"remove {option}, or use a character profile")
+        if entry.joins is not None and entry.count != 1:
+            raise ProfileError(f"{key}.count", "a character that joins a unit is one model",
+                               entry.count, "use count = 1 (one entry per character)")
+        options = {"charge": entry.charge, **{k: v for k, v in roles.items() if v}}
+        return ListUnit(label, unit, entry.count, unit.unit_points(), options)
+
+    def list_points(self, units: list, where: str) -> int:
+        """FB-K1/K4: ``joins`` names a unit (not a character) of the list, one general."""
+        labels = {u.label: u for u in units}
+        for i, u in enumerate(units):
+            target = u.options.get("joins")
+            if target is None:
+                continue
+            host = labels.get(target)
+            if host is None:
+                raise ProfileError(f"{where}: units.{i}.joins", "names no unit of the list", target,
+                                   f"use one of {', '.join(x.label for x in units if x is not u)}")
+            if host.profile.role == "character":
+                raise ProfileError(f"{where}: units.{i}.joins", "a character joins a unit, not "
+                                   "another character (FB-K1)", target,
+                                   "join a unit of rank and file")
+        marked = [u.label for u in units if u.options.get("general")]
+        if len(marked) > 1:
+            raise ProfileError(f"{where}: units", f"two characters are marked general "
+                               f"({', '.join(marked)})", marked, "mark one general = true")
+        return super().list_points(units, where)
+
+    def check_prices(self, profile: Any, source: str) -> None:
+        from mathhammer.fantasy.models import check_prices
+
+        check_prices(profile, source)
+
+    def free_by_rule(self, unit: Any) -> str | None:
+        return unit.profile.points.free.get("per_model")
+
+    def cell_key(self, unit: Any) -> str:
+        return f"{unit.profile.formation}"
+
+    def variant_text(self, unit: Any) -> str:
+        return f" ({unit.profile.formation.models})"
+
+    def default_ruleset(self, profile: Any) -> str:
+        return getattr(profile, "ruleset", None) or "wfb8"
+
+    # ------------------------------------------------------------------ cells
+    def evaluate_cell(self, cell: Any, config: Any):
+        return self.cell_runner(cell)(config)
+
+    def cell_runner(self, cell: Any):
+        """The cell's close combat compiled once (its tables take longer than a small batch)."""
+        from mathhammer.analysis.cells import CellResult
+        from mathhammer.fantasy.combat.fight import Side, combat_session
+
+        attacker = self.with_stats(cell.attacker, cell.attacker_options)
+        target = self.with_stats(cell.target, cell.target_options)
+        a = Side(attacker, charged=bool(cell.attacker_options.get("charge")))
+        b = Side(target)
+        fight = combat_session(a, b, rounds=cell.rounds, ruleset=cell.ruleset)
+        note = (f"{'charging, ' if a.charged else ''}"
+                f"{'until decided' if cell.rounds is None else f'{cell.rounds} round(s)'}")
+
+        def run(config: Any) -> CellResult:
+            report = fight(method=cell.method, config=config)
+            return CellResult(cell.key, report.results["p_a_wins"],
+                              report.results["mean_wounds_dealt"], report.method, report.seed,
+                              report.n_trials, note)
+
+        return run
+
+    def cell_words(self, policy: str, for_score: bool = False) -> str:
+        if for_score:
+            return ("a close combat of the unit against the target unit (P(target breaks or is "
+                    "destroyed, attacker stands))")
+        return ("a close combat of the attacker unit against the target unit; p_kill = "
+                "P(target breaks or is destroyed, attacker stands)")
+
+    # ------------------------------------------------------------------ sweeps
+    def with_stats(self, profile: Any, options: dict[str, Any]):
+        """A copy of ``profile`` with the stat options of :data:`STAT_FIELDS` applied."""
+        changes: dict[str, dict[str, Any]] = {}
+        for name, value in options.items():
+            path = STAT_FIELDS.get(name)
+            if path is not None:
+                part, attr = path.split(".")
+                changes.setdefault(part, {})[attr] = value
+        if not changes:
+            return profile
+        return profile.model_copy(update={part: getattr(profile, part).model_copy(update=attrs)
+                                          for part, attrs in changes.items()})
+
+    def sweep_setup(self, attacker, target, attacker_ref, target_ref, base_a, base_t, also,
+                    policy: str) -> str:
+        if base_a.get("charge") == "may":
+            from mathhammer.errors import InputError
+
+            raise InputError("‹may_charge›", "is a Warmachine option (the focus policy decides)",
+                             True, "use ‹charge›")
+        return policy
+
+    def check_sweep_value(self, profile: Any, side: str, stat: str, value: int) -> None:
+        if stat == "save" and value == 7:
+            return  # no save
+        check_stat_by_model(self.name, profile, STAT_FIELDS.get(stat) or f"stats.{stat}", stat, value)
+
+
+    # ------------------------------------------------------------------ imports
+    import_rulesets = ("wfb8", "t9a1")
+
+    def reads_text(self, head: str) -> bool:
+        return True  # the Ninth Age builder's text: the reader of any other text export
+
+    def parse_text(self, text: str, label: str, ruleset: str | None):
+        from mathhammer.fantasy.list_text import parse
+
+        return parse(text, label, ruleset or "t9a1")
+
+    def roster_ruleset(self, system: str, game: str | None, ruleset: str | None) -> str | None:
+        if ruleset in self.import_rulesets:
+            return ruleset
+        if "9th age" in system or "ninth age" in system or "t9a" in system:
+            return "t9a1"
+        if "fantasy" in system or "warhammer" in system or game == self.name:
+            return "wfb8"
+        return None
+
+    def roster_entry(self, name, number, models, options, points, line, where):
+        from mathhammer.imports.model import Entry
+
+        return Entry(name, models=models, options=options, points=points, line=line, where=where)
+
+    def import_ids(self, ruleset: str) -> list[str]:
+        from mathhammer.profiles import bundled_ids
+
+        return [i for i in bundled_ids(self.name) if i.startswith(ruleset + "/")]
+
+    def import_unit(self, entry, profile, fit) -> dict[str, Any]:
+        """The unit's size when not the profile's own, held to the sizes its army book
+        sells (PR-4) and to the list file's range."""
+        unit: dict[str, Any] = {}
+        if entry.models is not None:
+            low, high = profile.points.min_models, profile.points.max_models
+            sold = (low or 1, high or 200)
+            why = (f"{profile.name} come in units of {sold[0]}..{sold[1]} in the army book"
+                   if low or high else None)
+            models = fit(entry.models, "models", "models", bounds=sold, why=why)
+            if models != profile.formation.models:
+                unit["models"] = models
+        return unit
+
+    def import_options(self, entry, profile):
+        """Each printed option against the profile: command (champion, standard bearer,
+        musician, battle standard) the profile prices becomes the entry's, kit in its
+        equipment, weapon, upgrades or mounts is kept (the profile plays it), anything
+        else is dropped with the reason. The export's command is the unit's: command it
+        does not list is switched off where the profile fields it by default."""
+        from mathhammer.fantasy.list_text import option_words
+
+        keys: dict[str, Any] = {}
+        kept: list[str] = []
+        dropped: list[tuple[str, str]] = []
+        command = _command_names(profile)
+        kit = _kit_names(profile)
+        for option in entry.options:
+            words = option_words(option)
+            part = command.get(words)
+            if part is not None:
+                if _priced(profile, part):
+                    keys[part] = True
+                    kept.append(option)
+                else:
+                    dropped.append((option, f"the profile prices no {part.replace('_', ' ')}"))
+            elif words in GENERAL_NAMES:
+                dropped.append((option, "a list file has no general (score and tune play each "
+                                        "unit on its own)"))
+            elif words in kit:
+                kept.append(option)
+            else:
+                dropped.append((option, "not in the profile"))
+        if profile.role == "unit":
+            for part in ("champion", "standard", "musician"):
+                if part not in keys and getattr(profile.formation, part):
+                    keys[part] = False  # the export did not buy it
+        return keys, kept, dropped
+
+    # ------------------------------------------------------------------ presentation
+    def card_notes(self, profile: Any) -> list[str]:
+        """What each special rule does under the profile's bundled ruleset, read from that
+        ruleset's file (FB-C5's ``unstable`` and the rest), so the card cannot contradict it."""
+        from mathhammer.fantasy.models import MODELLED_RULES
+        from mathhammer.fantasy.rules.ruleset import BUNDLED, load_ruleset
+
+        if not profile.special_rules or profile.ruleset not in BUNDLED:
+            return []
+        rules = load_ruleset(profile.ruleset)
+        lines = ["", f"special rules as played under {rules.name} (its ruleset file)"]
+        for rule in profile.special_rules:
+            if rule in ("Unstable", "Daemonic Instability"):
+                lines.append(f"  {rules.instability_words(rule)}")
+            else:
+                lines.append(f"  {rule}: {MODELLED_RULES[rule]}")
+        return lines
+
+    def headline_builders(self):
+        from mathhammer.fantasy.headlines import BUILDERS
+
+        return BUILDERS
+
+    def figure(self, report):
+        from mathhammer.fantasy.figures import FIGURES
+
+        builder = FIGURES.get(report.command)
+        return None if builder is None else builder(report)
+
+
+#: option names (as :func:`~mathhammer.fantasy.list_text.option_words` folds them) of the
+#: command parts, and of the army general
+COMMAND_NAMES = {"champion": ("champion", "boss", "first knight", "sergeant", "veteran"),
+                 "standard": ("standard bearer", "standard", "banner bearer"),
+                 "musician": ("musician", "drummer", "hornblower"),
+                 "battle_standard": ("battle standard bearer", "battle standard", "bsb")}
+GENERAL_NAMES = ("general", "army general", "the general")
+#: equipment ids by the names builders print
+KIT_NAMES = {"great_weapon": ("great weapon",), "halberd": ("halberd",), "spear": ("spear",),
+             "shield": ("shield",), "lance": ("lance",), "flail": ("flail",),
+             "additional_hand_weapon": ("additional hand weapon", "paired weapon", "hand weapons"),
+             "choppa": ("choppa",)}
+
+
+def _command_names(profile) -> dict[str, str]:
+    from mathhammer.fantasy.list_text import option_words
+
+    names = {option_words(n): part for part, names in COMMAND_NAMES.items() for n in names}
+    if profile.champion is not None and profile.champion.name:
+        names[option_words(profile.champion.name)] = "champion"
+    return names
+
+
+def _priced(profile, part: str) -> bool:
+    """The profile prices (or frees by a rule) this command part (PR-4)."""
+    return getattr(profile.points, part) > 0 or part in profile.points.free
+
+
+def _kit_names(profile) -> set[str]:
+    """What the profile's model carries, by the names builders print: its equipment, its
+    weapon, the upgrades and mounts its points name, and a hand weapon (every model's)."""
+    from mathhammer.fantasy.list_text import option_words
+
+    names = {option_words("hand weapon")}
+    for item in profile.equipment:
+        names.update(option_words(n) for n in KIT_NAMES.get(item, (item.replace("_", " "),)))
+    names.add(option_words(profile.weapon.name))
+    names.update(option_words(n) for n in profile.points.upgrades)
+    names.update(option_words(m.name) for m in profile.mounts)
+    names.update(option_words(n) for n in profile.points.mounts)
+    return names
+
+
+GAME = register(Fantasy())

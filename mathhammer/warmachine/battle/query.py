@@ -1,0 +1,128 @@
+"""``mathhammer wm battle LIST_A LIST_B``: the library call behind the command and ``run``.
+
+Checks every input first (one line each, exit 2: a list of another game, two warcasters
+a side, a deployment off the table, turns 0, an unknown policy), then runs the battles
+(:mod:`.runner`) and builds the answer (:mod:`.report`).
+"""
+
+from __future__ import annotations
+
+from mathhammer.errors import InputError, TrialLimitError
+from mathhammer.results import Report
+
+MAX_TURNS = 20  # rounds; a Mk II game is decided in far fewer
+MAX_ITERATIONS = 256  # rollouts per option of a best-response choice
+MAX_BATTLES = 10**7
+DEFAULT_BATTLES = 2000
+PLANS = ("auto", "exact", "greedy")
+
+
+def _whole(value, where: str, low: int, high: int, example: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(where, f"must be a whole number from {low} to {high}", value,
+                         f"use {where} {example}")
+    return value
+
+
+def check_inputs(turns, first, policy_a, policy_b, iterations, plan) -> None:
+    from mathhammer.warmachine.battle.game import FIRSTS
+    from mathhammer.warmachine.battle.policies import POLICIES
+
+    _whole(turns, "‹turns›", 1, MAX_TURNS, "5")
+    if first not in FIRSTS:
+        raise InputError("‹first›", "must be a, b or roll-off", first, "use ‹first› roll-off")
+    for where, name in (("‹policy_a›", policy_a), ("‹policy_b›", policy_b)):
+        if name not in POLICIES:
+            raise InputError(where, "must be scripted, greedy or best-response", name,
+                             f"use {where} greedy")
+    _whole(iterations, "‹iterations›", 1, MAX_ITERATIONS, "8")
+    if plan not in PLANS:
+        raise InputError("‹plan›", "must be auto, exact or greedy", plan, "use ‹plan› auto")
+
+
+def wm_battle(list_a, list_b, *, turns: int = 5, deployment=None, policy_a: str = "greedy",
+              policy_b: str = "greedy", first: str = "roll-off", iterations: int = 8,
+              plan: str = "auto", n_trials: int = DEFAULT_BATTLES, seed: int | None = None,
+              workers: int | None = None, scheduler=None, progress=None) -> Report:
+    """Two Warmachine lists battle ``turns`` rounds, ``n_trials`` times (issue 31)."""
+    from mathhammer.engine import validate_trials
+    from mathhammer.rng import resolve_seed
+    from mathhammer.warmachine.battle.report import build_report
+    from mathhammer.warmachine.battle.runner import BattleSpec, build, run
+
+    check_inputs(turns, first, policy_a, policy_b, iterations, plan)
+    validate_trials(n_trials, "‹n_trials›")
+    if n_trials > MAX_BATTLES:
+        raise TrialLimitError("‹n_trials›", f"is above the limit of {MAX_BATTLES:,} battles",
+                              n_trials, "use fewer battles, e.g. ‹n_trials› 10000")
+    if workers is not None:
+        _whole(workers, "‹threads›", 1, 256, "2")
+    seed = resolve_seed(seed)
+    spec = BattleSpec(str(list_a), str(list_b), turns, first,
+                      str(deployment) if deployment is not None else None, policy_a, policy_b,
+                      iterations, plan)
+    battle, _ = build(spec)  # every list and deployment problem is said here, before the run
+    from mathhammer.lists import load_list
+
+    names = (load_list(spec.list_a).name, load_list(spec.list_b).name)
+    tally = run(spec, n_trials, seed, workers=workers, scheduler=scheduler, progress=progress)
+    return build_report(battle, spec, tally, seed, names)
+
+
+def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config=None,
+                        n_trials: int | None = None) -> Report:
+    """``mathhammer run`` with ``kind = "battle"`` in a Warmachine scenario file::
+
+        game = "warmachine"
+        kind = "battle"
+        list_a = "khador_battlebox"      # a bundled list or a path (relative to the file)
+        list_b = "cygnar_battlebox"
+        turns = 5                        # optional: first, deployment, policy_a, policy_b,
+                                         # iterations, plan
+
+    Battles are Monte Carlo only; ``n_trials`` None is the battle default (2,000), not the
+    engine's million.
+    """
+    from pathlib import Path
+
+    from mathhammer.errors import ProfileError
+
+    allowed = {"game", "kind", "list_a", "list_b", "turns", "first", "deployment", "policy_a",
+               "policy_b", "iterations", "plan", "title"}
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ProfileError(f"{source}: {unknown[0]}", "is not a battle scenario key", None,
+                           "use " + ", ".join(sorted(allowed - {"game", "kind"})))
+    base = Path(source).parent
+
+    def path_of(key: str, required: bool = True):
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise ProfileError(f"{source}: {key}", "is required", None,
+                                   f'add {key} = "khador_battlebox"')
+            return None
+        if not isinstance(value, str) or not value:
+            raise ProfileError(f"{source}: {key}", "must be a list name or a file path", value,
+                               f'use {key} = "khador_battlebox"')
+        near = base / value
+        return str(near) if near.is_file() else value
+
+    kwargs = {}
+    for key in ("turns", "iterations"):
+        if key in data:
+            kwargs[key] = data[key]
+    for key in ("first", "policy_a", "policy_b", "plan"):
+        if key in data:
+            kwargs[key] = data[key]
+    if method == "exact":
+        raise InputError("‹method›", "a battle is played by Monte Carlo only", method,
+                         "use ‹method› mc or leave it out")
+    if config is not None and config.precision is not None:
+        raise InputError("‹precision›", "is not available for battles", config.precision,
+                         "use ‹n_trials› instead")
+    kw = {"n_trials": n_trials if n_trials is not None else DEFAULT_BATTLES}
+    if config is not None:
+        kw.update(seed=config.seed, workers=config.threads, progress=config.progress)
+    return wm_battle(path_of("list_a"), path_of("list_b"), deployment=path_of("deployment", False),
+                     **kwargs, **kw)

@@ -1,0 +1,3 @@
+"""numba kernels of the Warmachine engines (chain, grid, focus policy, AOE): numbers in,
+counts out; numpy and numba only (docs/design.md, "Kernels"). Loaded through
+:func:`mathhammer.kernels.load`, which announces a first compile."""
