@@ -70,6 +70,17 @@ def test_the_same_list_on_both_sides_is_even(tmp_path):
     assert abs(pa - pb) <= 5 * se, (pa, pb, se)
 
 
+def test_a_greedy_mirror_is_even_too():
+    """The same, both generals greedy (the default) and another list: Empire against Empire,
+    N = 300, within 5 se of the difference."""
+    n = 300
+    report = battle("wfb8_empire", "wfb8_empire", turns=4, n_trials=n, seed=6)
+    pa, pb = report.results["p_a_wins"].value, report.results["p_b_wins"].value
+    se = math.sqrt(max(pa + pb - (pa - pb) ** 2, 1e-9) / n)
+    assert pa + pb > 0.2
+    assert abs(pa - pb) <= 5 * se, (pa, pb, se)
+
+
 def test_same_seed_same_answer_on_one_and_two_workers(tmp_path):
     kwargs = dict(turns=2, policy_a="scripted", policy_b="scripted", n_trials=60, seed=3)
     one = battle("wfb8_dwarfs", "wfb8_orcs", workers=1, **kwargs)

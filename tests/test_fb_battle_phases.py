@@ -78,6 +78,16 @@ def test_bad_input_is_one_line(args, words):
     assert len(lines) == 1 and words in lines[0], err
 
 
+def test_a_list_naming_an_unknown_unit_is_one_line(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "Bad"\ngame = "fantasy"\nruleset = "wfb8"\npoints = 500\n\n'
+                    '[[units]]\nprofile = "wfb8/no_such_unit"\n')
+    code, out, err = cli_result("fb", "battle", str(path), "wfb8_orcs", "--n-trials", "5",
+                                "--quiet")
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and out == "" and len(lines) == 1 and "no_such_unit" in lines[0], err
+
+
 @pytest.mark.parametrize("placements, words", [
     ({"a": [{"unit": "Halberdiers", "x": 1.0, "y": 12.0}]}, "off the"),
     ({"a": [{"unit": "Halberdiers", "x": 36.0}, {"unit": "Handgunners", "x": 37.0}]}, "overlaps"),

@@ -147,9 +147,12 @@ class BestResponse(Policy):
         from mathhammer.fantasy.battle.scoring import margin
 
         plan = self.plan
-        if kind not in self.kinds:
-            return self.base.choose(state, side, kind, options)
+        # greedy's steps inside a best response are not its first decision (FB-B10)
+        record, state.first_values = state.first_values, None
         base = self.base.choose(state, side, kind, options)
+        state.first_values = record
+        if kind not in self.kinds:
+            return base
         seeds = [state.rng.getrandbits(63) for _ in range(self.rollouts)]
         pair = [None, None]
         pair[side], pair[1 - side] = self.base, self.other

@@ -148,7 +148,8 @@ def decide(B, S, side, kind, u, n, forced, mode):
                 return 0, MISS
             choice = greedy_choice(values, n)
             first = B.first
-            if mode == 0 and first[side, 0] == 0:
+            # a best response's own greedy steps (its moves) are not its first decision
+            if mode == 0 and first[side, 0] == 0 and policy == GREEDY:
                 first[side, 0], first[side, 1], first[side, 2], first[side, 3] = 1, kind, u, n
                 for k in range(n):
                     first[side, 4 + k] = values[k]
