@@ -8,7 +8,7 @@
    turns, on 2 worker processes, warm (the exact tables of the matchup built first, in this
    process, as any long run builds them in its first battles). Target: >= 1,000 battles/s.
 2. best-response for side A (8 rollouts an option) vs greedy, the same lists. Target: 1,000
-   battles <= 60 s. By default 100 battles are timed and the 1,000 extrapolated (the machine
+   battles <= 60 s. By default 8 battles are timed and the 1,000 extrapolated (the machine
    is shared); ``--br-battles 1000`` times the whole case.
 3. memory: the largest resident set of this process and of any worker. Target: <= 500 MB.
 4. beside them, in the same run: ``fb combat`` Halberdiers vs Orc Boyz, one round exact and
@@ -56,7 +56,7 @@ def main() -> int:
     from mathhammer.lists import load_list
 
     br_battles = int(sys.argv[sys.argv.index("--br-battles") + 1]) if "--br-battles" in sys.argv \
-        else 100
+        else 8
     armies = [load_list(name) for name in LISTS]
     rows = []
     memory = PeakMemory().__enter__()
@@ -78,7 +78,7 @@ def main() -> int:
 
     br = Recipe(*armies, None, "default", 6, "roll-off", "best-response", "greedy", 8, 1)
     br_plan = build_plan(br)
-    run(br, 16, 1, plan=br_plan)  # warm: its compile and the tables of its first battles
+    run(br, 4, 1, plan=br_plan)  # warm: its compile and the tables of its first battles
     (tally, _seed, _plan), br_wall, br_cpu = timed(
         lambda: run(br, br_battles, 4, workers=2, plan=br_plan))
     per_1000 = br_wall * 1000 / br_battles

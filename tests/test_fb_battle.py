@@ -51,8 +51,8 @@ def test_units_in_contact_fight_as_fb_combat(tmp_path):
                    make_side("wfb8/orc_boyz", where="b", models=10, champion=False),
                    rounds=2, method="exact")
     r = report.results
-    pairs = {"p_destroyed[B:Orc Boyz, turn 1]": exact.results["p_enemy_destroyed"].value,
-             "p_destroyed[A:Halberdiers, turn 1]": exact.results["p_own_destroyed"].value}
+    pairs = {"p_destroyed[B:Orc Boyz]": exact.results["p_enemy_destroyed"].value,
+             "p_destroyed[A:Halberdiers]": exact.results["p_own_destroyed"].value}
     for name, p in pairs.items():
         assert 0.02 < p < 0.98, (name, p)  # the check can fail either way
         assert within(r[name].value, p, n), (name, r[name].value, p)

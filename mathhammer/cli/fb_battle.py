@@ -32,10 +32,11 @@ def battle_command(
 ) -> None:
     """Two army lists fight a whole battle, every phase, both generals deciding (FB-B1..B10).
 
-    Results: p_a_wins, p_draw, p_b_wins, mean_vp_margin (A - B), and per unit and game
-    turn p_destroyed / p_fleeing / p_fled / p_holding[A:<unit>, turn t]; distributions
-    vp_margin and models_left[A:<unit>]; info: the decisions each side took and the values
-    of the first decisions. Monte Carlo: one trial is one battle.
+    Results: p_a_wins, p_draw, p_b_wins, mean_vp_margin (A - B), and per unit at the end
+    p_destroyed / p_fled / p_fleeing[A:<unit>]; distributions vp_margin and
+    models_left[A:<unit>]; info: each unit destroyed or fled by each game turn, the
+    decisions each side took and the values of the first decisions. Monte Carlo: one trial
+    is one battle.
     """
     from mathhammer.errors import InputError
     from mathhammer.fantasy.battle.report import battle

@@ -3,8 +3,6 @@ by game turn. Registered in :data:`mathhammer.fantasy.figures.FIGURES`; built on
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 WIN, DRAW, LOSE = "#55A868", "#8C8C8C", "#C44E52"
@@ -18,7 +16,6 @@ def battle_figure(report):
     r = report.results
     names = report.title.split(" (")[0].split(" vs ")
     a, b = (names + ["A", "B"])[:2]
-    units = _units(report)
     fig = Figure(figsize=(9.0, 9.5), dpi=110)
     axes = fig.subplots(3, 1, gridspec_kw={"height_ratios": [1.0, 2.2, 2.6]})
     ax = axes[0]
@@ -51,10 +48,12 @@ def battle_figure(report):
     ax.yaxis.set_major_formatter(PercentFormatter())
     ax.set_title(f"the margin: mean {r['mean_vp_margin'].value:+.0f} VP", fontsize=10)
     ax = axes[2]
-    turns = sorted({t for _u, t in units})
-    for unit in dict.fromkeys(u for u, _t in units):
-        gone = [100 * (r[f"p_destroyed[{unit}, turn {t}]"].value
-                       + r[f"p_fled[{unit}, turn {t}]"].value) for t in turns]
+    fates = report.info["fate by turn"]
+    turns = list(range(1, sum(1 for k in fates[0] if k.startswith("turn_") and
+                              not k.endswith("_se")) + 1))
+    for row in fates:
+        unit = row["unit"]
+        gone = [100 * row[f"turn_{t}"] for t in turns]
         ax.plot(turns, gone, marker="o", linestyle="-" if unit.startswith("A:") else "--",
                 label=unit)
     ax.set_xticks(turns)
@@ -67,11 +66,3 @@ def battle_figure(report):
     ax.grid(alpha=0.3)
     return fig  # titled with the headline by mathhammer.present.answer_plots
 
-
-def _units(report) -> list[tuple[str, int]]:
-    out = []
-    for key in report.results:
-        match = re.fullmatch(r"p_destroyed\[(.*), turn (\d+)\]", key)
-        if match:
-            out.append((match.group(1), int(match.group(2))))
-    return out

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from mathhammer.errors import InputError
-from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.results import Column, Distribution, Estimate, InfoTable, Report
 from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
@@ -86,11 +86,12 @@ def build_report(plan, tally: dict, n: int, seed: int, recipe) -> Report:
     }
     twice, twice_sq = (float(x) for x in tally["margin2"])
     results["mean_vp_margin"] = Estimate.mean(twice / 2, twice_sq / 4, n)
-    for turn in range(plan.turns):
-        for u in range(len(plan.units)):
-            for code, name in enumerate(STATUS_KEYS):
-                results[f"p_{name}[{unit_key(plan, u)}, turn {turn + 1}]"] = Estimate.proportion(
-                    int(tally["status"][turn, u, code]), n)
+    last = plan.turns - 1  # each unit's fate at the end; by game turn in info (fate by turn)
+    for u in range(len(plan.units)):
+        for code, name in enumerate(STATUS_KEYS):
+            if name != "holding":  # 1 minus the other three
+                results[f"p_{name}[{unit_key(plan, u)}]"] = Estimate.proportion(
+                    int(tally["status"][last, u, code]), n)
     hist = tally["margin_hist"]
     nz = np.nonzero(hist)[0]
     distributions = {"vp_margin": Distribution.from_counts(hist[nz[0]: nz[-1] + 1],
@@ -110,21 +111,22 @@ def build_report(plan, tally: dict, n: int, seed: int, recipe) -> Report:
 
 def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
     br = plan.rules.battle
+    first = {"a": "A first", "b": "B first", "roll-off": "first turn by a roll-off each battle "
+             "(DICE-6)"}[plan.first]
     info: dict = {
-        "ruleset": plan.rules.name,
-        "lists": f"A: {plan.names[0]} ({recipe.army_a.total_points} pts) · "
-                 f"B: {plan.names[1]} ({recipe.army_b.total_points} pts)",
-        "policies": f"A: {plan.policies[0].describe()} · B: {plan.policies[1].describe()}",
-        "first turn": {"a": "A", "b": "B", "roll-off": "a roll-off each battle (DICE-6)"}[plan.first],
-        "deployment": plan.deployment.source,
-        "table": f"{br.table_width:g}\" x {br.table_depth:g}\" (FB-B1)",
-        "sequence": "each player turn: rally, charges and reactions, fleeing units, remaining "
-                    "moves, (magic), shooting and panic, close combat and pursuit (FB-B3)",
+        "set-up": f"A {recipe.army_a.total_points} pts, B {recipe.army_b.total_points} pts; "
+                  f"{plan.rules.name}; {br.table_width:g}\" x {br.table_depth:g}\" table (FB-B1); "
+                  f"{plan.deployment.source}; {first}; {plan.turns} game turns, each player "
+                  "turn rally, charges, moves, shooting, combat (FB-B3)",
         "victory points": _vp_words(plan),
-        "not_played": list(NOT_PLAYED),
+        "not_played": "; ".join(NOT_PLAYED) + " (FB-B11)",
     }
+    info["fate by turn"] = fate_by_turn(plan, tally, n)
     info["decisions"] = decision_summary(plan, tally["decisions"], n)
-    info["first_decisions"] = first_decisions(plan, seed)
+    info["first_decisions"] = [  # VP to a tenth: the table view prints each on one line
+        {**entry, "options": [{**o, "value": round(o["value"], 1), "se": round(o["se"], 1)}
+                              for o in entry["options"]]}
+        for entry in first_decisions(plan, seed)]
     return info
 
 
@@ -189,6 +191,21 @@ def _vp_words(plan) -> str:
     limit = br.draw_limit(max(plan.points_limits))
     parts.append(f"a draw within {limit:g} VP" if limit else "a draw on equal VP")
     return "; ".join(parts) + " (FB-B9)"
+
+
+def fate_by_turn(plan, tally: dict, n: int) -> InfoTable:
+    """Per unit, P(destroyed or fled off the table) by the end of each game turn, ± se."""
+    gone = [STATUS_KEYS.index("destroyed"), STATUS_KEYS.index("fled")]
+    rows, columns = [], [Column("unit", "destroyed or fled by the end of")]
+    for turn in range(plan.turns):
+        columns.append(Column(f"turn_{turn + 1}", f"turn {turn + 1}", se=f"turn_{turn + 1}_se"))
+    for u in range(len(plan.units)):
+        row: dict = {"unit": unit_key(plan, u)}
+        for turn in range(plan.turns):
+            est = Estimate.proportion(int(tally["status"][turn, u, gone].sum()), n)
+            row[f"turn_{turn + 1}"], row[f"turn_{turn + 1}_se"] = est.value, est.se
+        rows.append(row)
+    return InfoTable(rows, tuple(columns))
 
 
 def decision_summary(plan, counts: np.ndarray, n: int) -> list[str]:
