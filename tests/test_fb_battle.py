@@ -11,6 +11,7 @@ import math
 import pytest
 
 from mathhammer.fantasy.battle.report import battle
+from tests.conftest import cli_result
 
 
 def one_unit_list(tmp_path, name: str, profile: str, ruleset: str = "wfb8", **options) -> str:
@@ -99,3 +100,18 @@ def test_json_names_the_answer(tmp_path):
     assert total == pytest.approx(1.0)
     assert "not_played" in data["info"] and data["info"]["not_played"]
     assert report.headline.split(" ")[0] in ("Dwarf", "Orc")
+
+
+def test_run_plays_a_battle_file_and_n_trials_overrides_it(tmp_path):
+    """``mathhammer run`` with kind = "battle": the file's n_trials, or ‹n_trials› when given."""
+    import json
+
+    path = tmp_path / "battle.toml"
+    path.write_text('game = "fantasy"\nkind = "battle"\n\n[battle]\nlist_a = "wfb8_dwarfs"\n'
+                    'list_b = "wfb8_orcs"\nturns = 1\npolicy_a = "scripted"\n'
+                    'policy_b = "scripted"\nn_trials = 12\n')
+    for extra, battles in (([], 12), (["--n-trials", "20"], 20)):
+        code, out, err = cli_result("run", str(path), "--seed", "1", "--format", "json",
+                                    "--quiet", *extra)
+        assert code == 0, err
+        assert json.loads(out)["n_trials"] == battles

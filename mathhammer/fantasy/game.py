@@ -87,7 +87,8 @@ class Fantasy(Game):
     def run_scenario(self, data, source, *, method, config, check, n_trials=None):
         from mathhammer.fantasy.scenario import run_scenario
 
-        return run_scenario(data, source, method=method, config=config, check=check)
+        return run_scenario(data, source, method=method, config=config, check=check,
+                            n_trials=n_trials)
 
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):

@@ -294,7 +294,7 @@ def turn_from_options(unit_a: str, unit_b: str, *, distance: float, turns: int =
 
 
 def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConfig,
-                 check: bool) -> Report:
+                 check: bool, n_trials: int | None = None) -> Report:
     """Run a ``game = "fantasy"`` scenario file (see the module docstring)."""
     from mathhammer.profiles import pydantic_errors
 
@@ -306,7 +306,7 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
     if scenario.kind == "battle":  # two army lists, every phase (FB-B1..B10)
         from mathhammer.fantasy.battle.scenario import run_battle_scenario
 
-        report = run_battle_scenario(scenario.battle, source, config, scenario.title)
+        report = run_battle_scenario(scenario.battle, source, config, scenario.title, n_trials)
         report.info["scenario"] = source
         return report
     if scenario.kind == "turn":

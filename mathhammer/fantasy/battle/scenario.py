@@ -27,8 +27,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mathhammer.errors import ProfileError
 
-RUN_DEFAULT_TRIALS = 1_000_000  # mathhammer run's own default: a battle file's n_trials wins
-
 
 class BattleEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -46,7 +44,8 @@ class BattleEntry(BaseModel):
     workers: int = Field(1, ge=1, le=256)
 
 
-def run_battle_scenario(table: dict | None, source: str, config, title: str = ""):
+def run_battle_scenario(table: dict | None, source: str, config, title: str = "",
+                        n_trials: int | None = None):
     """Validate the ``[battle]`` table and play it (lists and deployment files are found
     beside the scenario file first)."""
     from mathhammer.fantasy.battle.report import battle
@@ -68,7 +67,7 @@ def run_battle_scenario(table: dict | None, source: str, config, title: str = ""
     deployment = entry.deployment
     if isinstance(deployment, str):
         deployment = near(deployment)
-    n_trials = entry.n_trials if config.n_trials == RUN_DEFAULT_TRIALS else config.n_trials
+    n_trials = entry.n_trials if n_trials is None else n_trials  # ‹n_trials› given wins
     report = battle(near(entry.list_a), near(entry.list_b), turns=entry.turns,
                     deployment=deployment, policy_a=entry.policy_a, policy_b=entry.policy_b,
                     first=entry.first, n_trials=n_trials, seed=config.seed, workers=entry.workers,
