@@ -238,6 +238,17 @@ def names(lists: bool = False) -> tuple[str, ...]:
     return tuple(name for name in order if _REGISTRY[name].lists or not lists)
 
 
+def list_fields(attribute: str) -> dict[str, tuple]:
+    """The union over the games with army lists of one field table (``entry_fields``,
+    ``variant_fields``): a file model accepts every game's keys, the first game's
+    declaration of a shared key wins (the wrong game's keys are refused by name later)."""
+    fields: dict[str, tuple] = {}
+    for name in names(lists=True):
+        for key, spec in getattr(_REGISTRY[name], attribute).items():
+            fields.setdefault(key, spec)
+    return fields
+
+
 def get(name: str, where: str = "game", lists: bool = False) -> Game:
     """The game called ``name`` (``lists``: one with army lists); an unknown name is one
     InputError line at ``where``."""

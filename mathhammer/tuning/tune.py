@@ -81,11 +81,8 @@ def options_model() -> type[BaseModel]:
     """The options file model over the registered games (every game's variant keys)."""
     names = games.names(lists=True)
     if names not in _MODELS:
-        fields: dict[str, tuple] = {}
-        for name in names:
-            for key, spec in games.get(name).variant_fields.items():
-                fields.setdefault(key, spec)
-        unit = create_model("OptionUnit", __base__=OptionUnit, **fields)
+        unit = create_model("OptionUnit", __base__=OptionUnit,
+                            **games.list_fields("variant_fields"))
         _MODELS[names] = create_model(
             "OptionsFile", __base__=_Strict, name=(str, ""), game=(str, ...), ruleset=(str, ...),
             units=(list[unit], Field(min_length=1, max_length=30)))  # type: ignore[valid-type]
