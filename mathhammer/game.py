@@ -138,6 +138,13 @@ class Game:
         raise InputError("‹model›", f"{self.name} battles are not available in this build",
                          "battle", "use ‹model› cells")
 
+    def battle_key(self, army: Any, policies: tuple[str, str]) -> str:
+        """What of a list a battle under these generals plays, in text: two lists with equal
+        keys fight the same battles (``tune`` plays them once)."""
+        from mathhammer.tuning.battles import list_key
+
+        return list_key(army)
+
     def battle_words(self) -> str:
         """What one battle of ``score --model battle`` is, in words."""
         return "one battle of the two lists"

@@ -189,11 +189,18 @@ class Book:
         self.game = games.get(self.meta.game)
         self.seeds = [pairing_seed(self.seed, enemy) for enemy in self.meta.lists]
 
+    def key(self, army) -> str:
+        return self.game.battle_key(army, (self.policy, self.meta_policy))
+
     def fill(self, armies: list, n: int, progress: Any = None) -> None:
         """Play what each list lacks of battles 0 .. n-1 against every meta list."""
         jobs, where = [], []
+        planned = set()
         for army in armies:
-            key = list_key(army)
+            key = self.key(army)
+            if key in planned:
+                continue  # the same battles as a list already planned
+            planned.add(key)
             for i, enemy in enumerate(self.meta.lists):
                 have = len(self.played.get((key, i), ((), ()))[0])
                 for start in range(have, n, BLOCK):
@@ -213,7 +220,7 @@ class Book:
         self.battles_played += sum(j[5] for j in jobs)
 
     def outcomes(self, army, i: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-        result, margin = self.played[(list_key(army), i)]
+        result, margin = self.played[(self.key(army), i)]
         return result[:n], margin[:n]
 
     def figures(self, army, n: int, against: Any = None) -> dict[str, Estimate]:

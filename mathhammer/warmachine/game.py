@@ -201,6 +201,16 @@ class Warmachine(Game):
             margin[k] = state.points[0] - state.points[1]
         return result, margin
 
+    def battle_key(self, army: Any, policies: tuple[str, str]) -> str:
+        """The models, and their listed focus only where a general may play it "as listed"
+        (scripted, best-response: WM-B11); a list's charge and mode a battle never reads."""
+        listed = any(p != "greedy" for p in policies)
+        copies: dict = {}
+        for u in army.units:
+            what = (u.profile_id, u.options.get("ref"), u.options.get("focus") if listed else None)
+            copies[what] = copies.get(what, 0) + u.count
+        return repr(sorted(copies.items(), key=repr))
+
     def battle_words(self) -> str:
         return ("one wm battle on the default deployment (WM-B1), the first player rolled off, "
                 "won by a caster kill or by the points destroyed (WM-B10)")
