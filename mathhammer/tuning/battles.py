@@ -108,6 +108,7 @@ class Runner:
                              "use e.g. ‹workers› 2")
         self.scheduler = None if scheduler in (None, "local") else scheduler
         self.workers = workers or os.cpu_count() or 1
+        self.pool_from = 400  # battles in one call below which a pool costs more than it saves
         self._pool = None
         self._client = None
 
@@ -117,7 +118,7 @@ class Runner:
         if self.scheduler is not None:
             return [_unwrap(p) for p in self._dask(jobs)]
         n_battles = sum(j[5] for j in jobs)
-        if self.workers == 1 or len(jobs) == 1 or n_battles < 400:  # a pool costs a second
+        if self.workers == 1 or len(jobs) == 1 or n_battles < self.pool_from:
             out = []
             for j in jobs:
                 out.append(_unwrap(_play(j)))
@@ -205,7 +206,7 @@ class Book:
                 have = len(self.played.get((key, i), ((), ()))[0])
                 for start in range(have, n, BLOCK):
                     count = min(BLOCK, n - start)
-                    jobs.append((self.game.name, army, enemy, self.seeds[i], start, count,
+                    jobs.append((self.game.name, _canonical(army), enemy, self.seeds[i], start, count,
                                  self.policy, self.meta_policy, self.turns))
                     where.append((key, i, start))
         parts = self.runner.run(jobs, progress)
@@ -245,6 +246,13 @@ class Book:
             rows[enemy.name] = {k: weighted([(1.0, v)], probability=k != "mean_vp_margin")
                                 for k, v in x.items()}
         return rows
+
+
+def _canonical(army):
+    """The list's entries in one order (by profile and options), so that a list plays the same
+    battles however its file orders them (its battle key says it is the same list)."""
+    units = sorted(army.units, key=lambda u: (u.profile_id, repr(sorted(u.options.items(), key=repr))))
+    return replace(army, units=tuple(units))
 
 
 FIGURES = ("p_win", "p_draw", "p_loss", "mean_vp_margin", "expected_result")
@@ -405,7 +413,9 @@ def diff_battles(list_a, list_b, meta, *, n_battles: int | None = None, seed: in
     results: dict[str, Estimate] = {}
     reductions = []
     for name in FIGURES:
-        results[f"{name}[A]"], results[f"{name}[B]"], results[f"{name}[B-A]"] = fa[name], fb[name], d[name]
+        # a difference of probabilities is no probability: delta_p_win, never p_win (issue 28)
+        results[f"{name}[A]"], results[f"{name}[B]"] = fa[name], fb[name]
+        results[f"delta_{name}[B-A]"] = d[name]
         indep = math.hypot(fa[name].se, fb[name].se)
         if indep > 0:
             reductions.append(f"{name}: paired se {d[name].se:.4f} vs independent {indep:.4f}")

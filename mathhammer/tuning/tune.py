@@ -138,7 +138,8 @@ class Space:
 
 def _name(v: Variant) -> str:
     profile, opts = v
-    extra = ", ".join(f"{k} {val}" for k, val in opts if k != "charge" or val)
+    extra = ", ".join(k if val is True else f"no {k}" if val is False else f"{k} {val}"
+                      for k, val in opts if k != "charge" or val)
     return profile.split("/")[-1] + (f" ({extra})" if extra else "")
 
 
@@ -181,6 +182,12 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
                                getattr(u, foreign[0]),
                                f"remove it; {game} options vary {', '.join(variant_keys)}")
         keys = [(k, vals) for k in variant_keys if (vals := getattr(u, k))]
+        entry_keys = games.get(game).entry_fields
+        for k, _ in keys:
+            if k not in entry_keys:  # a list of this build could not take the value
+                raise ProfileError(f"{where}: units.{i}.{k}", f"{game} list entries of this "
+                                   f"build have no {k}", getattr(u, k),
+                                   f"remove it; list entries take {', '.join(entry_keys)}")
         combos = itertools.product(*[[(k, v) for v in vals] for k, vals in keys]) if keys else [()]
         variants[profile] = [(profile, tuple(c)) for c in combos]
     for entry in raw.get("units", []):
@@ -476,7 +483,7 @@ def _battle_report(start, m, input_list, ranked, n, book, evaluated, budget, cap
         d = book.figures(c.army, n, against=input_list.army)
         for name in ("p_win", "mean_vp_margin", "expected_result"):
             figures[f"{name}[#{i}]"] = own[name]
-            figures[f"{name}[#{i}-input]"] = d[name]
+            figures[f"delta_{name}[#{i}-input]"] = d[name]
         candidates.append({"rank": i, "changes": _diff_text(input_list.army, c.army),
                            "points": c.army.total_points,
                            "p_win": own["p_win"].value, "p_win_se": own["p_win"].se,
