@@ -141,9 +141,7 @@ class Game:
     def battle_key(self, army: Any, policies: tuple[str, str]) -> str:
         """What of a list a battle under these generals plays, in text: two lists with equal
         keys fight the same battles (``tune`` plays them once)."""
-        from mathhammer.tuning.battles import list_key
-
-        return list_key(army)
+        return list_text(army)
 
     def battle_words(self) -> str:
         """What one battle of ``score --model battle`` is, in words."""
@@ -242,6 +240,13 @@ class Game:
     def card_notes(self, profile: Any) -> list[str]:
         """Lines ``profiles show`` adds after the card (how its rules are played)."""
         return []
+
+
+def list_text(army: Any) -> str:
+    """A loaded list as text: two lists with equal texts are the same list (however their
+    entries were written)."""
+    return repr(sorted((u.profile_id, of_profile(u.profile).cell_key(u),
+                        repr(sorted(u.options.items())), u.count) for u in army.units))
 
 
 def register(game: Game) -> Game:

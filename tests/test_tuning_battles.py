@@ -223,7 +223,7 @@ def test_bad_battle_options_are_one_line():
 
 @pytest.mark.xfail(strict=True, reason="issue 32 part 1, left: a cell is worth P(kill) x points "
                    "over one activation, so chip damage (a Dual Cannon against a heavy warjack) "
-                   "scores 0; needs a scoring rule for partial damage (notes: TU-C1 proposal)")
+                   "scores 0; needs a scoring rule for partial damage (see tunebattle notes)")
 def test_a_shooting_unit_scores_points_destroyed_on_cells():
     """Warmachine cells play the list's mode: the Charger's ranged activation (its Dual
     Cannon) destroys more than 0 points against the Khador lists."""

@@ -137,7 +137,7 @@ class Fantasy(Game):
 
     # ------------------------------------------------------------------ battles
     battle_turns = 6  # fb battle's default game turns
-    battle_policies = ("greedy", "scripted", "best-response")  # FB-B10
+    battle_policies = ("greedy", "scripted", "best-response")  # fb battle's policies
 
     def has_battles(self) -> bool:
         """True once the Fantasy battle engine (``fb battle``, issue 30) is in this build."""
@@ -160,15 +160,15 @@ class Fantasy(Game):
         self._battle_plan(army, army, self.battle_turns, "greedy", "greedy")
 
     def _battle_plan(self, army_a, army_b, turns, policy_a, policy_b):
-        """fb battle's plan of two loaded lists on the default deployment (FB-B2), with its
+        """fb battle's plan of two loaded lists on the default deployment (fb battle's), with its
         battle kernel, built once per process."""
-        from mathhammer.tuning.battles import list_key
+        from mathhammer.game import list_text
 
-        key = (list_key(army_a), list_key(army_b), turns, policy_a, policy_b)
+        key = (list_text(army_a), list_text(army_b), turns, policy_a, policy_b)
         kernel = _PLANS.get(key)
         if kernel is None:
             runner = self._battle_engine()
-            recipe = runner.Recipe(army_a, army_b, None, "default lines (FB-B2)", turns, "roll-off",
+            recipe = runner.Recipe(army_a, army_b, None, "default lines (fb battle's)", turns, "roll-off",
                                    policy_a, policy_b, 8, 1)
             kernel = runner.kernel_of(runner.build_plan(recipe))
             if len(_PLANS) > 32:
@@ -178,9 +178,9 @@ class Fantasy(Game):
 
     def play_battles(self, army_a, army_b, *, seed, start, count, policy_a="greedy",
                      policy_b="greedy", turns=None):
-        """``fb battle``'s battles (FB-B1..B10) on the default deployment, the first player
+        """``fb battle``'s battles on the default deployment, the first player
         rolled off; battle ``j`` is battle ``j % CHUNK`` of chunk ``j // CHUNK`` of the
-        stream of ``seed`` (as ``fb battle`` numbers them); the margin is FB-B9's VP margin."""
+        stream of ``seed`` (as ``fb battle`` numbers them); the margin is fb battle's VP margin."""
         import numpy as np
 
         if army_a is None:  # resolve_model asks for the one line when there are no battles
@@ -201,8 +201,8 @@ class Fantasy(Game):
         return result, margin
 
     def battle_words(self) -> str:
-        return ("one fb battle on the default deployment (FB-B2), the first player rolled off, "
-                "scored in victory points (FB-B9)")
+        return ("one fb battle on the default deployment (fb battle's), the first player rolled off, "
+                "scored in victory points")
 
     # ------------------------------------------------------------------ cells
     def evaluate_cell(self, cell: Any, config: Any):

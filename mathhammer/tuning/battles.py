@@ -64,15 +64,17 @@ def check_general(game: str, policy: str, where: str) -> str:
 
 def list_key(army) -> str:
     """Two lists that are the same list (however their entries were written)."""
-    return repr(sorted((u.profile_id, games.of_profile(u.profile).cell_key(u),
-                        repr(sorted(u.options.items())), u.count) for u in army.units))
+    return games.list_text(army)
 
 
 def pairing_seed(seed: int, enemy) -> int:
     """The stream of the battles against ``enemy``: the run's seed and what the enemy is."""
-    from mathhammer.tuning.score import _seed_for
+    import hashlib
 
-    return _seed_for(seed, "battle against " + list_key(enemy))
+    from mathhammer.analysis.cells import cell_seed
+
+    key = "battle against " + list_key(enemy)  # as score's cells: sha256 of what is played
+    return cell_seed(seed, int(hashlib.sha256(key.encode()).hexdigest()[:12], 16))
 
 
 # ------------------------------------------------------------------ playing
@@ -306,12 +308,11 @@ def battle_setup(army, meta, *, n_battles, seed, policy, meta_policy, turns, sch
 
 
 def _info(book: Book, army, n: int) -> dict[str, Any]:
-    from mathhammer.tuning.score import _meta_text
-
     game = book.game
     return {
         "list": army.summary(),
-        "meta": _meta_text(book.meta),
+        "meta": "; ".join(f"{lst.name} ({100 * w:.0f}%)"
+                          for lst, w in zip(book.meta.lists, book.meta.weights, strict=True)),
         "score": "each list of the meta is played as battles against yours; P(win), P(draw), "
                  "P(loss) and the mean victory-point margin (yours minus the enemy's) weighted "
                  "by the meta, each with its se (TU-B1; README, List tuning)",
@@ -330,9 +331,7 @@ def score_battles(army, meta, *, n_battles: int | None = None, seed: int | None 
                   workers: int | None = None, progress: Any = None) -> Report:
     """``score LIST --meta META --model battle`` (module doc); ``per_unit``: each entry's
     contribution, the list minus one copy of it played on the same dice (paired)."""
-    from mathhammer.tuning.score import _load
-
-    a, m = _load(army, meta)
+    a, m = army, meta  # loaded and matched by score_list
     n, book = battle_setup(a, m, n_battles=n_battles, seed=seed, policy=policy,
                            meta_policy=meta_policy, turns=turns, scheduler=scheduler,
                            workers=workers)
@@ -396,10 +395,7 @@ def diff_battles(list_a, list_b, meta, *, n_battles: int | None = None, seed: in
                  turns: int | None = None, scheduler: Any = None, workers: int | None = None,
                  progress: Any = None) -> Report:
     """``diff A B --meta META --model battle``: B − A per figure, paired battle by battle."""
-    from mathhammer.tuning.score import _load
-
-    a, m = _load(list_a, meta)
-    b, _ = _load(list_b, m)
+    a, b, m = list_a, list_b, meta  # loaded and matched by diff_lists
     n, book = battle_setup(a, m, n_battles=n_battles, seed=seed, policy=policy,
                            meta_policy=meta_policy, turns=turns, scheduler=scheduler,
                            workers=workers)
