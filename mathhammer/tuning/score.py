@@ -1,6 +1,6 @@
 """A list's score against a meta, and the paired difference of two lists.
 
-**The score** (README, "List tuning"): each turn, every unit of your list attacks one
+**The score** (docs/guide/lists.md, "List tuning"): each turn, every unit of your list attacks one
 enemy unit, picked at random from the list you are facing (a unit's chance of being
 picked is its share of that list's entries, counts included); the meta says how often
 you face each list. ``points_destroyed_per_turn`` is the expected enemy points this
@@ -289,7 +289,7 @@ def _info(table: ScoreTable, meta: Meta, results: dict[str, CellResult], seed: i
         "meta": _meta_text(meta),
         "score": "each unit attacks one enemy unit per turn, picked at random from the list "
                  "faced; points = P(kill) x the target's points (a Mk II warcaster: its warjack "
-                 "points); README, List tuning",
+                 "points); docs/guide/lists.md, List tuning",
         "cell": games.get(meta.game).cell_words(policy, for_score=True),
         "cells": len(table.cells),
         "seeds": f"each cell's seed comes from run seed {seed} and what the cell plays, so lists "

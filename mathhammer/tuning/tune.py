@@ -460,7 +460,7 @@ def _report(start, m, input_list, ranked, trials, seed, lookup, value, evaluated
                           "budget_seconds": budget,
                           "search": "screen every single change, race the best quarter at 4x and "
                                     "16x the trials (paired), move, restart from the best; the "
-                                    "top lists re-scored paired against the input (README, tune)"})
+                                    "top lists re-scored paired against the input (docs/guide/lists.md, tune)"})
     if report.method != "exact":
         report.n_trials, report.seed = trials, seed
     top = candidates[0]
