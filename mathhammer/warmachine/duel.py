@@ -376,27 +376,7 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         model = (f"fallback — the full state does not fit ({err.what}): decisions planned on "
                  "the box-count model (boxes left at base DEF) and played on the full grid by "
                  "Monte Carlo")
-    from mathhammer.warmachine.explain import start_numbers, start_situation
-
-    # the DEF and ARM the engine plays at the start (crippled M, knock-down, buffs, feat)
-    melee_def, ranged_def, armor, _ = start_numbers(graph, target)
-    knocked = start_situation(graph, target)[2]
-    plays = f"DEF {melee_def}" + (f" (vs ranged and magic {ranged_def})"
-                                  if ranged_def != melee_def else "")
-    info = {
-        "policy": f"{policy} (objective: {objective})",
-        "model": model,
-        "target": f"{target.name}: {plays}, ARM {armor} as the chain starts (base DEF "
-                  f"{target.defense}, ARM {target.armor}), {target.grid.n_boxes} boxes, "
-                  f"{n_left} left"
-                  + (", engaged in melee" if target.engaged else "")
-                  + (", knocked down or stationary" if knocked else "")
-                  + (", movement crippled" if target.grid.crippled(target.start_bits, "M")
-                     else ""),
-    }
-    notes = _range_notes(graph, opts)
-    if notes:
-        info["range"] = notes
+    info = chain_info(graph, target, opts, policy, objective, model)
 
     def exact() -> Report:
         return _exact_report(sol, target, extra, info, title)
@@ -527,6 +507,34 @@ def least_focus(chain_specs, allowance: int, name: str, target: Target, for_p: f
     return least_level(levels, for_p, command="wm duel", outcome=outcome, who=name,
                        title=f"wm duel: the least focus for {name} ({policy} policy) to "
                              f"{outcome}", notes=notes or None)
+
+
+def chain_info(graph, target: Target, opts, policy: str, objective: str, model: str) -> dict:
+    """The info lines of a chain's report: policy, model, the target as the engine plays it
+    at the start (DEF, ARM, boxes, situation) and the attacks that miss automatically."""
+    from mathhammer.warmachine.explain import start_numbers, start_situation
+
+    # the DEF and ARM the engine plays at the start (crippled M, knock-down, buffs, feat)
+    melee_def, ranged_def, armor, _ = start_numbers(graph, target)
+    knocked = start_situation(graph, target)[2]
+    plays = f"DEF {melee_def}" + (f" (vs ranged and magic {ranged_def})"
+                                  if ranged_def != melee_def else "")
+    n_left = target.grid.boxes_left(target.start_bits)
+    info = {
+        "policy": f"{policy} (objective: {objective})",
+        "model": model,
+        "target": f"{target.name}: {plays}, ARM {armor} as the chain starts (base DEF "
+                  f"{target.defense}, ARM {target.armor}), {target.grid.n_boxes} boxes, "
+                  f"{n_left} left"
+                  + (", engaged in melee" if target.engaged else "")
+                  + (", knocked down or stationary" if knocked else "")
+                  + (", movement crippled" if target.grid.crippled(target.start_bits, "M")
+                     else ""),
+    }
+    notes = _range_notes(graph, opts)
+    if notes:
+        info["range"] = notes
+    return info
 
 
 def _fallback_run(box, target: Target, cfg: MonteCarloConfig, n_left: int):

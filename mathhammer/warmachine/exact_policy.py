@@ -103,7 +103,7 @@ class GridTables:
     rules read from each (see :mod:`mathhammer.warmachine.kernels.policy`)."""
 
     bits_of: np.ndarray  # uint64[S]
-    T: np.ndarray  # int32[S, D, 6]
+    T: np.ndarray  # int32[S, D, 6] (a track: one column)
     TA: np.ndarray  # int32[S or 1, D, 6] (Critical Amputation)
     left_of: np.ndarray
     mcrip_of: np.ndarray
@@ -154,8 +154,10 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
         marked = np.arange(n)
         bits_of = ((np.uint64(1) << marked.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
         d = np.arange(n_d)
-        T = np.repeat(np.minimum(marked[:, None] + d[None, :], n - 1)[:, :, None], 6,
-                      axis=2).astype(np.int32)
+        # one column: on a track the column rolled does not matter (the kernels average
+        # over the table's columns)
+        T = np.ascontiguousarray(np.minimum(marked[:, None] + d[None, :], n - 1)[:, :, None],
+                                 dtype=np.int32)
         TA = T  # a track has no systems for Critical Amputation to cripple
         start = bin(target.start_bits).count("1")
     elif not amputation or not any(x in grid.system_masks for x in "LRH"):
@@ -270,7 +272,8 @@ class Solution:
             return out + [("stop", float(stop), d == -1)]
         pair = np.zeros(2)
         kp.attack_values(np.int64(combo), np.int64(s), GR, OP, self.forced, n_f, n_fl, GRID,
-                         p_hit, p_crit, pmf, bpmf, p_under, self.row_of, self.V, pair)
+                         p_hit, p_crit, pmf, bpmf, p_under, self.row_of, self.V, pair,
+                         np.zeros(2, dtype=np.int64))
         return [(name, float(v), (d & 1) == b) for b, (name, v) in
                 enumerate((("no boost", pair[0]), ("boost hit", pair[1]))) if v >= 0]
 
@@ -414,9 +417,10 @@ def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
 
 
 def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
-                     top: int = MAX_DECISION_LINES) -> list[str]:
+                     top: int = MAX_DECISION_LINES, by_reach: bool = False) -> list[str]:
     """Per (node, focus, knocked down, engaged): how often it is reached and what the policy
-    chooses there, weighted by reach — the readable table of a chain (WM-F5)."""
+    chooses there, weighted by reach — the readable table of a chain (WM-F5), in activation
+    order, or with ``by_reach`` the most often reached first (a plan's many activations)."""
     from mathhammer import kernels
 
     kp = kernels.load("mathhammer.warmachine.kernels.policy")
@@ -453,7 +457,7 @@ def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
         tags = [f"focus {f}"] + ["knocked down"] * kd + ["engaged"] * eng
         rows.append((node.activation, -total, f"{node.label} [{', '.join(tags)}] (reached "
                      f"{100 * total:.1f}%): {shown}"))
-    rows.sort(key=lambda x: (x[0], x[1]))
+    rows.sort(key=lambda x: (x[1], x[0]) if by_reach else (x[0], x[1]))
     return [text for _, _, text in rows[:top]]
 
 

@@ -11,7 +11,8 @@ target engaged eng, effect flags fl)``, packed into one integer ``combo`` (see
   control graph is acyclic: focus only falls inside an activation, roots come in order).
 * :func:`build_grid` — every grid state reachable from the start by any damage,
   interned, with the dense transition table ``T[s, d, c]`` = the state after ``d``
-  damage from column ``c`` (WM-G2), and ``TA`` the same followed by Critical Amputation.
+  damage from column ``c`` (WM-G2), and ``TA`` the same followed by Critical Amputation (a track's tables have one column: the
+  column does not matter).
 * :func:`reach_states` — every (combo, s) reachable under *any* decision (or under
   forced decisions).
 * :func:`backward` — the value of every reached state, best decision (or forced ones);
@@ -313,6 +314,15 @@ def control_order(start, GR, OP, FORCED, n_f, n_fl, n_combos, max_out):
     """Reachable combos in topological order (predecessors first), by an iterative
     depth-first search. Returns (order, problem): problem 1 = a cycle, 2 = too many
     successors for the buffer."""
+    starts = np.empty(1, dtype=np.int64)
+    starts[0] = start
+    return control_order_from(starts, GR, OP, FORCED, n_f, n_fl, n_combos, max_out)
+
+
+@njit(cache=True, nogil=True)
+def control_order_from(starts, GR, OP, FORCED, n_f, n_fl, n_combos, max_out):
+    """:func:`control_order` from several start combos (an activation entered with any
+    knock-down, engagement and effect flags: the plan's programme, WM-P1)."""
     end = n_combos
     state = np.zeros(n_combos + 1, dtype=np.int8)  # 0 new, 1 open, 2 done
     post = np.empty(n_combos + 1, dtype=np.int64)
@@ -320,32 +330,36 @@ def control_order(start, GR, OP, FORCED, n_f, n_fl, n_combos, max_out):
     stack = np.empty(n_combos + 2, dtype=np.int64)
     pos = np.zeros(n_combos + 2, dtype=np.int64)
     succ = np.empty(max_out, dtype=np.int64)
-    top = 0
-    stack[0] = start
-    state[start] = 1
-    while top >= 0:
-        c = stack[top]
-        n_succ = _control_successors(c, GR, OP, FORCED, n_f, n_fl, end, succ)
-        if n_succ < 0:
-            return post[:0].copy(), 2
-        k = pos[top]
-        if k < n_succ:
-            pos[top] = k + 1
-            t = succ[k]
-            if t == end:
-                continue
-            if state[t] == 1:
-                return post[:0].copy(), 1
-            if state[t] == 0:
-                state[t] = 1
-                top += 1
-                stack[top] = t
-                pos[top] = 0
+    for start in starts:
+        if state[start] != 0:
             continue
-        state[c] = 2
-        post[n_post] = c
-        n_post += 1
-        top -= 1
+        top = 0
+        stack[0] = start
+        pos[0] = 0
+        state[start] = 1
+        while top >= 0:
+            c = stack[top]
+            n_succ = _control_successors(c, GR, OP, FORCED, n_f, n_fl, end, succ)
+            if n_succ < 0:
+                return post[:0].copy(), 2
+            k = pos[top]
+            if k < n_succ:
+                pos[top] = k + 1
+                t = succ[k]
+                if t == end:
+                    continue
+                if state[t] == 1:
+                    return post[:0].copy(), 1
+                if state[t] == 0:
+                    state[t] = 1
+                    top += 1
+                    stack[top] = t
+                    pos[top] = 0
+                continue
+            state[c] = 2
+            post[n_post] = c
+            n_post += 1
+            top -= 1
     out = np.empty(n_post, dtype=np.int64)
     for i in range(n_post):
         out[i] = post[n_post - 1 - i]
@@ -470,7 +484,7 @@ def reach_states(order, start_combo, start_s, GR, OP, FORCED, n_f, n_fl, GRID, p
                             q = bpmf[o, sc_, tabs[j, 1], fl, d]
                         if q <= 0.0:
                             continue
-                        for col in range(6):
+                        for col in range(T.shape[2]):  # one column on a track
                             s2 = TA[s, d, col] if amp == 1 else T[s, d, col]
                             if left_of[s2] > 0:
                                 _mark(reach, rt, s2)
@@ -490,22 +504,23 @@ def _branch(rt, s, table, o, scrip, row, fl, amp, T, TA, V):
             total += q * V[rt, s]
             continue
         acc = 0.0
+        n_col = T.shape[2]  # six columns on a grid, one on a track (all alike)
         if amp == 1:
-            for col in range(6):
+            for col in range(n_col):
                 acc += V[rt, TA[s, d, col]]
         else:
-            for col in range(6):
+            for col in range(n_col):
                 acc += V[rt, T[s, d, col]]
-        total += q * acc * (1.0 / 6.0)
+        total += q * acc / n_col
     return total
 
 
 @njit(cache=True, nogil=True)
 def attack_values(c, s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under,
-                  row_of, V, out):
+                  row_of, V, out, bits_out):
     """Value of an attack state with and without the boost to hit: ``out[bh]`` (-1 when
-    not allowed); returns the damage-boost bits chosen for each (bit 1: after a hit,
-    bit 2: after a critical, bit 3: after a missed AOE's blast)."""
+    not allowed); returns ``bits_out``: the damage-boost bits chosen for each (bit 1:
+    after a hit, bit 2: after a critical, bit 3: after a missed AOE's blast)."""
     end = row_of.shape[0] - 1
     T, TA, mcrip_of, scrip_of = GRID[0], GRID[1], GRID[3], GRID[4]
     g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
@@ -518,11 +533,11 @@ def attack_values(c, s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpm
     eng2 = _engaged_after(o, eng, OP)
     fl2 = fl | OP[3][o]
     pre = OP[6][o]
-    bits_out = np.zeros(2, dtype=np.int64)
     forced = FORCED[0]
     bh_ok = OP[4][o] == 1 and f - cost >= 1
     for bh in range(2):
         out[bh] = -1.0
+        bits_out[bh] = 0
         if bh == 1 and not bh_ok:
             continue
         if forced == 1 and bh != forced_bh(FORCED, g, f, kd, bh_ok):
@@ -600,6 +615,7 @@ def backward(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p
     left_of = GRID[2]
     vals = np.empty(max(2, GR[6].max()), dtype=np.float64)
     pair = np.empty(2, dtype=np.float64)
+    bits = np.zeros(2, dtype=np.int64)
     forced = FORCED[0]
     for i in range(order.shape[0] - 1, -1, -1):
         c = order[i]
@@ -633,7 +649,7 @@ def backward(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p
                     dec[r, s] = best_k
                     continue
                 bd_bits = attack_values(c, s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit,
-                                        pmf, bpmf, p_under, row_of, V, pair)
+                                        pmf, bpmf, p_under, row_of, V, pair, bits)
                 bh = 0
                 if forced == 1:
                     bh = 1 if pair[1] >= 0.0 else 0
@@ -747,9 +763,10 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
                                 qd = q * pmf[o, scrip, row, fl, d]
                             if qd <= 0.0:
                                 continue
-                            for col in range(6 if d > 0 else 1):
+                            n_col = T.shape[2] if d > 0 else 1  # a track: one column
+                            for col in range(n_col):
                                 s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
-                                share = qd if d == 0 else qd / 6.0
+                                share = qd / n_col
                                 if rt == end_row or left_of[s2] == 0:
                                     final[s2] += share
                                 else:
@@ -759,6 +776,106 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
             break
         cur, nxt = nxt, cur
     return rnd
+
+
+@njit(cache=True, nogil=True)
+def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, row_of,
+                 reach, dec, mass, final, focus, charge):
+    """The exact distribution under the decisions ``dec`` in one pass over the rows in
+    topological order (every row's mass is complete when it is visited): ``mass[row, s]``
+    holds P(passing through (row, s)) — the caller sets the entry cells — and the end's
+    mass goes to ``final[s]``; ``focus[0]`` expected focus spent, ``charge[a]``
+    P(activation a charges). One array where :func:`forward` needs three (the plan's
+    activations on a large grid, WM-P1); no per-attack P(hit)."""
+    end = row_of.shape[0] - 1
+    end_row = row_of[end]
+    T, TA, left_of, mcrip_of, scrip_of = GRID[0], GRID[1], GRID[2], GRID[3], GRID[4]
+    n_d = pmf.shape[4]
+    for i in range(order.shape[0]):
+        c = order[i]
+        r = row_of[c]
+        g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
+        for w in range(reach.shape[1]):
+            word = reach[r, w]
+            while word != _U0:
+                low = word & (~word + _U1)
+                word ^= low
+                s = w * 64 + popcount(low - _U1)
+                p = mass[r, s]
+                if p == 0.0 or left_of[s] == 0:
+                    continue
+                if GR[0][g] == 1:
+                    k = dec[r, s]
+                    if k < 0:
+                        t = enter(GR[8][g], f, kd, eng, fl, GR, n_f, n_fl, end)
+                    else:
+                        node = GR[7][GR[5][g] + k]
+                        if GR[12][node] >= 0:
+                            charge[GR[12][node]] += p
+                        t = enter(node, f, kd, eng, fl, GR, n_f, n_fl, end)
+                    if t == end:
+                        final[s] += p
+                    else:
+                        mass[row_of[t], s] += p
+                    continue
+                o = GR[1][g]
+                mcrip, scrip = mcrip_of[s], scrip_of[s]
+                d_bits = dec[r, s]
+                bh = d_bits & 1
+                f1 = f - GR[2][g] - bh
+                knock_hit, knock_crit = OP[0][o] & 1, (OP[0][o] >> 1) & 1
+                amp_on = OP[7][o]
+                crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
+                eng2 = _engaged_after(o, eng, OP)
+                fl2 = fl | OP[3][o]
+                pre = OP[6][o]
+                ph = p_hit[o, bh, mcrip, kd, eng, fl]
+                pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
+                focus[0] += p * (GR[2][g] + bh)
+                pu = p_under[o] if OP[2][o] == 1 else 0.0
+                q = p * (1.0 - ph) * (1.0 - pu)
+                if q > 0.0:
+                    t = enter(GR[3][g], f1, kd, eng2, fl, GR, n_f, n_fl, end)
+                    if t == end:
+                        final[s] += q
+                    else:
+                        mass[row_of[t], s] += q
+                for out_kind in range(1, 4):  # blast after a miss, hit, critical
+                    if out_kind == 1:
+                        q = p * (1.0 - ph) * pu
+                        bd = (d_bits >> 3) & 1
+                        t = enter(GR[3][g], f1 - bd, kd | knock_hit, eng2, fl2, GR, n_f,
+                                  n_fl, end)
+                        amp = 0
+                    else:
+                        crit = out_kind - 2
+                        if crit == 1 and crit_matters == 0:
+                            continue
+                        q = p * ((ph - pc) if crit == 0 else pc)
+                        bd = (d_bits >> (1 + crit)) & 1
+                        kd2 = kd | knock_hit | (knock_crit * crit)
+                        t = enter(GR[4][g], f1 - bd, kd2, eng2, fl2, GR, n_f, n_fl, end)
+                        amp = amp_on * crit
+                    if q <= 0.0:
+                        continue
+                    focus[0] += q * bd
+                    row = 1 if (bd == 1 or pre == 1) else 0
+                    rt = row_of[t]
+                    for d in range(n_d):
+                        if out_kind == 1:
+                            qd = q * bpmf[o, scrip, row, fl, d]
+                        else:
+                            qd = q * pmf[o, scrip, row, fl, d]
+                        if qd <= 0.0:
+                            continue
+                        n_col = T.shape[2] if d > 0 else 1  # a track: one column
+                        for col in range(n_col):
+                            s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
+                            share = qd / n_col
+                            if rt == end_row or left_of[s2] == 0:
+                                final[s2] += share
+                            else:
+                                mass[rt, s2] += share
 
 
 # ---------------------------------------------------------------------------- Monte Carlo
@@ -871,7 +988,8 @@ def simulate(start_combo, start_s, start_bits, GR, OP, n_f, n_fl, GRID, MASKS, p
                             new |= amp_masks[j]
                 bits = new
                 if by_left == 0:
-                    s = TA[s, d, col] if amp == 1 else T[s, d, col]
+                    k = col if T.shape[2] == 6 else 0  # a track's tables have one column
+                    s = TA[s, d, k] if amp == 1 else T[s, d, k]
             c = t
         hist[popcount(bits & full) - start_marked] += 1
         codes[outcome_code(bits, full, system_masks)] += 1
