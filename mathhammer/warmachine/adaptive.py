@@ -681,14 +681,34 @@ class Search:
         m, mode, use, *_ = self.prog.copies_of(self.everyone, focus, self.status)[ci]
         return m, mode, use
 
+    def path(self) -> list[tuple[int, str, bool]] | None:
+        """The best plan's activations in order when it plays them in the same order, modes
+        and feat whatever the dice do; None when who goes next depends on them."""
+        picks: dict[int, set] = {}
+        for x in self.situations:
+            level = len(self.members) - len(self.pg.left_of[x.node])
+            a, m, mode, use = self.pg.choices[x.node][x.pick]
+            picks.setdefault(level, set()).add((m, mode, use))
+        if any(len(v) > 1 for v in picks.values()):
+            return None
+        return [next(iter(picks[k])) for k in sorted(picks)]
+
     def short(self, focus: tuple[int, ...]) -> str:
+        """The plan in a line: ``A (feat, 0, melee) → B (3, melee)`` when its order is the
+        same whatever the dice do, else the first activation and the others' focus."""
+        def words(m, mode, use):
+            return f"{self.members[m].name} ({'feat, ' if use else ''}{focus[m]}, {mode})"
+
+        path = self.path() if focus == self.best else None
+        if path is not None and len(path) == len(self.members):
+            return " → ".join(words(*step) for step in path)
         m, mode, use = self.first(focus)
-        mem = self.members[m]
-        text = f"{mem.name} ({'feat, ' if use else ''}{focus[m]}, {mode}) first"
+        text = words(m, mode, use) + " first"
         others = [k for k in self.everyone if k != m]
         if others:
-            text += ", then as the dice fall: " + ", ".join(
-                f"{self.members[k].name} {focus[k]}" for k in others)
+            then = "then as the dice fall" if focus == self.best else "then"
+            text += f", {then}: " + ", ".join(f"{self.members[k].name} {focus[k]}"
+                                              for k in others)
         return text
 
     def report(self, *, method: str, config, check: bool, explain: bool, title: str,
