@@ -54,6 +54,9 @@ class Template:
     sink: np.ndarray
     live_sinks: np.ndarray  # rows of the reachable sink combos
     sink_slots: np.ndarray  # their (kd, eng, fl) as flat indices
+    entry_combo: np.ndarray  # int64[2, 2, n_fl]: the root's combo entered in (kd, eng, fl)
+    exits: tuple = ()  # per entry slot (flat kd, eng, fl): the sink slots it can reach
+    slots: frozenset | None = None  # the entry slots compiled (None: every one)
 
 
 @dataclass
@@ -114,6 +117,8 @@ class Programme:
         self.opts_memo: dict = {}
         self.solves = 0  # template solves (one backward pass each)
         self._grid = grid
+        self.restricted_templates: dict = {}
+        self.entries: dict[tuple, frozenset] = {}  # decision key -> entry slots reached
 
     @property
     def grid(self) -> GridTables:
@@ -143,22 +148,34 @@ class Programme:
         return self.templates[key]
 
     def _compile(self, key, spec: ActivationSpec) -> Template:
-        from mathhammer import kernels
         from mathhammer.warmachine.exact_policy import compile_graph
 
-        kp = kernels.load("mathhammer.warmachine.kernels.policy")
         graph = with_sink(spec, self.flags)
         opts = OptionTables.build(graph, self.target, self.opts_memo)
         comp = compile_graph(graph, self.target)
         n_f, n_fl = comp.n_f, comp.n_fl
         root = graph.nodes[0]
-        sink_g = len(graph.nodes) - 1
         entry = np.zeros((2, 2, n_fl), dtype=np.int64)
         for kd, eng, fl in np.ndindex(2, 2, n_fl):
             entry[kd, eng, fl] = combo(0, root.reset_focus, kd | int(root.entry_knockdown), eng,
                                        fl | root.entry_flags, n_f, n_fl)
-        starts = np.unique(entry.ravel())
-        order, problem = kp.control_order_from(starts, comp.GR, comp.OP, _OPTIMAL,
+        tpl = self._ordered(key, spec, graph, opts, comp, entry, None)
+        exits = []
+        for slot in range(entry.size):  # where each entry can leave the activation
+            one = self._ordered(key, spec, graph, opts, comp, entry, frozenset([slot]))
+            exits.append(frozenset(int(x) for x in one.sink_slots))
+        tpl.exits = tuple(exits)
+        return tpl
+
+    def _ordered(self, key, spec, graph, opts, comp, entry, slots) -> Template:
+        """The template's control states in topological order from the entry ``slots``."""
+        from mathhammer import kernels
+
+        kp = kernels.load("mathhammer.warmachine.kernels.policy")
+        n_f, n_fl = comp.n_f, comp.n_fl
+        flat = entry.ravel()
+        chosen = flat if slots is None else flat[sorted(slots)]
+        order, problem = kp.control_order_from(np.unique(chosen), comp.GR, comp.OP, _OPTIMAL,
                                                np.int64(n_f), np.int64(n_fl),
                                                np.int64(comp.n_combos), np.int64(comp.max_out))
         if problem:
@@ -168,12 +185,32 @@ class Programme:
         row_of = np.full(comp.n_combos + 1, -1, dtype=np.int64)
         row_of[order] = np.arange(rows)
         row_of[comp.n_combos] = rows
+        sink_g = len(graph.nodes) - 1
         sink = np.full((2, 2, n_fl), -1, dtype=np.int64)
         for kd, eng, fl in np.ndindex(2, 2, n_fl):
             sink[kd, eng, fl] = row_of[combo(sink_g, 0, kd, eng, fl, n_f, n_fl)]
         live = np.flatnonzero(sink.ravel() >= 0)
-        return Template(key, spec, graph, opts, comp, order, row_of, row_of[entry], sink,
-                        sink.ravel()[live], live)
+        rows_in = row_of[entry]
+        if slots is not None:  # entries not compiled read the end row (never used)
+            keep = np.zeros(entry.size, dtype=bool)
+            keep[sorted(slots)] = True
+            rows_in = np.where(keep.reshape(entry.shape), rows_in, rows)
+        return Template(key, spec, graph, opts, comp, order, row_of, rows_in, sink,
+                        sink.ravel()[live], live, entry, (), slots)
+
+    def restricted(self, tpl: Template, slots: frozenset | None) -> Template:
+        """``tpl`` compiled from the entry ``slots`` only (the knock-down, engagement and
+        flags a decision state can be reached with): fewer control states to solve."""
+        if slots is None or len(slots) == tpl.entry_combo.size:
+            return tpl
+        key = (tpl.key, slots)
+        hit = self.restricted_templates.get(key)
+        if hit is None:
+            hit = self._ordered(tpl.key, tpl.spec, tpl.graph, tpl.opts, tpl.comp,
+                                tpl.entry_combo, slots)
+            hit.exits = tpl.exits
+            self.restricted_templates[key] = hit
+        return hit
 
     def solve(self, tpl: Template, cont: np.ndarray, keep: bool = False,
               reach: np.ndarray | None = None):
@@ -252,8 +289,9 @@ class Programme:
         best = None
         choice = None
         copies = []
+        slots = self.entries.get(key)
         for m, mode, use, buffed, rest, nxt in self.copies_of(left, focus, feat):
-            tpl = self.template(m, focus[m], mode, use, buffed)
+            tpl = self.restricted(self.template(m, focus[m], mode, use, buffed), slots)
             if rest:
                 after = self.decide(rest, focus, nxt)
                 cont, next_key = after.values, after.key
@@ -274,6 +312,32 @@ class Programme:
         dec = Decision(key, best, choice, copies)
         self.decisions[key] = dec
         return dec
+
+    def prepare(self, focus_splits, feat: int) -> None:
+        """Which (knock-down, engagement, flags) each decision state of these splits can be
+        reached with, level by level from the start: :meth:`decide` then solves each
+        activation from those entries only."""
+        t = self.target
+        everyone = tuple(range(len(self.members)))
+        start = (int(t.knocked_down) * 2 + int(t.engaged)) * self.n_fl
+        level: dict = {}
+        for focus in focus_splits:
+            key = self.key_of(everyone, focus, feat)
+            level[key] = (everyone, focus, feat)
+            self.entries[key] = frozenset([start])
+        while level:
+            below: dict = {}
+            for key, (left, focus, status) in level.items():
+                slots = self.entries[key]
+                for m, mode, use, buffed, rest, nxt in self.copies_of(left, focus, status):
+                    if not rest:
+                        continue
+                    tpl = self.template(m, focus[m], mode, use, buffed)
+                    out = frozenset().union(*(tpl.exits[slot] for slot in slots))
+                    child = self.key_of(rest, focus, nxt)
+                    below.setdefault(child, (rest, focus, nxt))
+                    self.entries[child] = self.entries.get(child, frozenset()) | out
+            level = below
 
     def start_value(self, dec: Decision) -> float:
         t = self.target
@@ -603,6 +667,7 @@ class Search:
         decided_on = target if self.track else box_model_target(target)
         self.prog = Programme(members, caster, spec_of, builder.flags, decided_on, objective,
                               use_feat, amputation, MEMORY_LIMIT)
+        self.prog.prepare(self.splits, self.status)
         values = [self.prog.start_value(self.prog.decide(self.everyone, sp, self.status))
                   for sp in self.splits]
         order = sorted(range(len(self.splits)), key=lambda i: (-values[i], i))
