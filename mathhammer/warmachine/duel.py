@@ -382,7 +382,8 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         return _exact_report(sol, target, extra, info, title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
-        run = sol.simulate(cfg) if sol is not None else _fallback_run(box, target, cfg, n_left)
+        run = sol.simulate(cfg) if sol is not None else _fallback_run(box, target, cfg, n_left,
+                                                                      opts)
         return _mc_report(run, target, graph, extra, info, title)
 
     use = "exact" if (method == "auto" and sol is not None) else (
@@ -537,10 +538,10 @@ def chain_info(graph, target: Target, opts, policy: str, objective: str, model: 
     return info
 
 
-def _fallback_run(box, target: Target, cfg: MonteCarloConfig, n_left: int):
+def _fallback_run(box, target: Target, cfg: MonteCarloConfig, n_left: int, opts=None):
     from mathhammer.warmachine.exact_policy import simulate_policy
 
-    return simulate_policy(box, target, cfg, by_left=True, box_n=n_left)
+    return simulate_policy(box, target, cfg, by_left=True, box_n=n_left, opts=opts)
 
 
 def _range_notes(graph, opts) -> str | None:
