@@ -923,10 +923,15 @@ class _Use:
 
     ci: int
     tpl: Template
-    entry: np.ndarray  # bool[2, 2, n_fl, n_s]
+    packed_entry: np.ndarray  # bool[2, 2, n_fl, n_s] as bits (np.packbits)
     reach: np.ndarray  # uint64[rows, words]
     child: tuple | None
     dec: np.ndarray | None = None  # int16 at the reached (row, state) pairs
+
+    def entry(self, shape: tuple) -> np.ndarray:
+        """Where the copy is played: bool[2, 2, n_fl, n_s]."""
+        return np.unpackbits(self.packed_entry, count=int(np.prod(shape))).reshape(
+            shape).astype(bool)
 
 
 @dataclass
@@ -977,10 +982,13 @@ class GridPass:
             if not nxt:
                 break
             self.levels.append(nxt)
-        for level in reversed(self.levels):
-            for st in level:
+        for i in range(len(self.levels) - 1, -1, -1):
+            for st in self.levels[i]:
                 self._values(st)
+            for st in (self.levels[i + 1] if i + 1 < len(self.levels) else []):
+                st.values = None  # read by the level above only (issue 29: ≤ 400 MB)
         self.value = float(first.values[self.start])
+        first.values = None
         self._forward(first)
 
     def _state(self, left, status) -> _State:
@@ -1014,8 +1022,11 @@ class GridPass:
         live = st.reached & self.alive
         for ci in np.unique(choice[live]):
             m, mode, use, buffed, rest, nxt = copies[int(ci)]
-            tpl = gp.template(m, self.focus[m], mode, use, buffed)
             entry = live & (choice == ci)
+            # compiled from the (knock-down, engagement, flags) it is entered with only
+            slots = frozenset(int(x) for x in
+                              np.flatnonzero(entry.reshape(-1, self.n_s).any(axis=1)))
+            tpl = gp.restricted(gp.template(m, self.focus[m], mode, use, buffed), slots)
             rows, words = len(tpl.order), (self.n_s + 63) // 64
             reach = np.zeros((rows, words), dtype=np.uint64)
             packed = _pack(entry.reshape(-1, self.n_s), words)
@@ -1045,7 +1056,8 @@ class GridPass:
                 for row, slot in zip(tpl.live_sinks, tpl.sink_slots):
                     flat[slot] |= _unpack(reach[row], self.n_s)
                 child = key
-            st.uses[int(ci)] = _Use(int(ci), tpl, entry, reach, child)
+            st.uses[int(ci)] = _Use(int(ci), tpl, np.packbits(entry), reach, child)
+        st.reached = None  # every parent has marked it (issue 29: ≤ 400 MB)
 
     def _values(self, st: _State) -> None:
         gp = self.gp
@@ -1054,7 +1066,8 @@ class GridPass:
             cont = self.states[use.child].values if use.child else gp.end_values
             entry, V, dec = gp.solve(use.tpl, cont, keep=True, reach=use.reach)
             del V
-            st.values[use.entry] = entry[use.entry]
+            where = use.entry(st.values.shape)
+            st.values[where] = entry[where]
             use.dec = dec[_reached(use.reach, self.n_s)]  # at the reached pairs only
 
     def _situations(self, st: _State) -> None:
@@ -1075,12 +1088,8 @@ class GridPass:
                                     float(total[g]), int(pick[i])))
 
     def _forward(self, first: _State) -> None:
-        from mathhammer import kernels
-
-        kp = kernels.load("mathhammer.warmachine.kernels.policy")
-        gp = self.gp
-        grid = gp.grid
-        first.mass = np.zeros_like(first.values)
+        shape = (2, 2, self.n_fl, self.n_s)
+        first.mass = np.zeros(shape)
         first.mass[self.start] = 1.0
         self.final = np.zeros(self.n_s)
         self.focus_spent = 0.0
@@ -1092,40 +1101,50 @@ class GridPass:
                     continue
                 self._situations(st)
                 for use in st.uses.values():
-                    seed = np.where(use.entry, st.mass, 0.0)
-                    played = float(seed.sum())
-                    if played <= 0.0:
-                        continue
-                    tpl, c = use.tpl, use.tpl.comp
-                    rows = len(tpl.order)
-                    mass = np.zeros((rows + 1, self.n_s))
-                    flat = seed.reshape(-1, self.n_s)
-                    for slot in np.flatnonzero(flat.any(axis=1)):
-                        mass[int(tpl.entry.ravel()[slot])] += flat[slot]
-                    dec = np.zeros((rows, self.n_s), dtype=np.int16)
-                    dec[_reached(use.reach, self.n_s)] = use.dec
-                    dec[tpl.live_sinks] = -1  # the sink: the activation is over
-                    final = np.zeros(self.n_s)
-                    spent = np.zeros(1)
-                    charge = np.zeros(2)
-                    kp.forward_once(tpl.order, c.GR, c.OP, np.int64(c.n_f), np.int64(c.n_fl),
-                                    grid.GRID, tpl.opts.p_hit, tpl.opts.p_crit, tpl.opts.pmf,
-                                    tpl.opts.bpmf, tpl.opts.p_under, tpl.row_of, use.reach, dec,
-                                    mass, final, spent, charge)
-                    del dec
-                    self.focus_spent += float(spent[0])
-                    self.charges[(st.key, use.ci)] = float(charge[0]) / played
-                    if use.child is None:
-                        self.final += final
-                        continue
-                    child = self.states[use.child]
-                    if child.mass is None:
-                        child.mass = np.zeros_like(child.values)
-                    out = child.mass.reshape(-1, self.n_s)
-                    for row, slot in zip(tpl.live_sinks, tpl.sink_slots):
-                        out[slot] += mass[row]
-                        final -= mass[row]  # it goes on: not an end state
-                    self.final += final
+                    self._play(st, use, shape)
+                st.mass = None  # its uses have carried it on (issue 29: ≤ 400 MB)
+
+    def _play(self, st: _State, use: _Use, shape: tuple) -> None:
+        """Carry ``st``'s probabilities through one copy's activation (its arrays are freed
+        on return: one activation's rows at a time)."""
+        from mathhammer import kernels
+
+        kp = kernels.load("mathhammer.warmachine.kernels.policy")
+        grid = self.gp.grid
+        seed = np.where(use.entry(shape), st.mass, 0.0)
+        played = float(seed.sum())
+        if played <= 0.0:
+            return
+        tpl, c = use.tpl, use.tpl.comp
+        rows = len(tpl.order)
+        mass = np.zeros((rows + 1, self.n_s))
+        flat = seed.reshape(-1, self.n_s)
+        for slot in np.flatnonzero(flat.any(axis=1)):
+            mass[int(tpl.entry.ravel()[slot])] += flat[slot]
+        dec = np.zeros((rows, self.n_s), dtype=np.int16)
+        dec[_reached(use.reach, self.n_s)] = use.dec
+        dec[tpl.live_sinks] = -1  # the sink: the activation is over
+        final = np.zeros(self.n_s)
+        spent = np.zeros(1)
+        charge = np.zeros(2)
+        kp.forward_once(tpl.order, c.GR, c.OP, np.int64(c.n_f), np.int64(c.n_fl),
+                        grid.GRID, tpl.opts.p_hit, tpl.opts.p_crit, tpl.opts.pmf,
+                        tpl.opts.bpmf, tpl.opts.p_under, tpl.row_of, use.reach, dec,
+                        mass, final, spent, charge)
+        del dec
+        self.focus_spent += float(spent[0])
+        self.charges[(st.key, use.ci)] = float(charge[0]) / played
+        if use.child is None:
+            self.final += final
+            return
+        child = self.states[use.child]
+        if child.mass is None:
+            child.mass = np.zeros(shape)
+        out = child.mass.reshape(-1, self.n_s)
+        for row, slot in zip(tpl.live_sinks, tpl.sink_slots):
+            out[slot] += mass[row]
+            final -= mass[row]  # it goes on: not an end state
+        self.final += final
 
 
 def _pack(bools: np.ndarray, words: int) -> np.ndarray:
