@@ -124,3 +124,33 @@ def test_a_grid_plan_is_exact_and_never_below_its_box_model_value(target, kw):
             continue
         se = math.sqrt(max(v * (1 - v), 1e-6) / n)
         assert abs(report.results[name].value - v) <= 5 * se, name
+
+
+def test_a_grid_plan_with_shared_row_slots_equals_one_row_each(monkeypatch):
+    # issue 29 (≤ 400 MB): the grid pass keeps a row's values and mass only while they are
+    # read; the answer is the one of a pass with a row each (to 1e-12)
+    import numpy as np
+
+    from mathhammer.warmachine import adaptive
+
+    # a chain 0 -> 1 -> 2 -> 3: a row's slot is reused once its reader is solved, never
+    # while it is read (row 2 is read when row 1 is solved)
+    slot, n, reset = adaptive.value_slots(np.array([4, 0, 1, 2, 4]), 4,
+                                          np.array([], dtype=np.int64))
+    assert n == 3 and slot[1] == slot[3] and reset[1] == 1 and slot[1] != slot[2]
+    slot, n, zero = adaptive.mass_slots(np.array([4, 0, 1, 2, 4]), 4,
+                                        np.array([], dtype=np.int64))
+    assert n == 2 and slot[0] != slot[1] != slot[2] and zero[:4].all()
+
+    tgt = target_from_profile("cryx/slayer", damaged=[1, 2, 3, 3, 2, 1])
+    refs = ["cryx/deneghra", "cryx/defiler"]  # a feat and spells
+    shared = plan_turn(refs, tgt, top=1).to_dict()["results"]
+
+    def one_each(first, rows, kept):
+        return np.arange(rows + 1), rows + 1, np.zeros(rows + 1, dtype=np.int8)
+
+    monkeypatch.setattr(adaptive, "value_slots", one_each)
+    monkeypatch.setattr(adaptive, "mass_slots", one_each)
+    dense = plan_turn(refs, tgt, top=1).to_dict()["results"]
+    for name, v in dense.items():
+        assert abs(shared[name]["value"] - v["value"]) <= 1e-12, name

@@ -119,6 +119,7 @@ class Programme:
         self._grid = grid
         self.restricted_templates: dict = {}
         self.entries: dict[tuple, frozenset] = {}  # decision key -> entry slots reached
+        self.firsts: dict = {}  # template -> first predecessor of each row
 
     @property
     def grid(self) -> GridTables:
@@ -216,8 +217,8 @@ class Programme:
               reach: np.ndarray | None = None):
         """Values of entering ``tpl``'s activation in every (kd, eng, fl, grid state) when
         ``cont`` [kd, eng, fl, s] is the value of what follows it (``reach``: only the
-        (row, state) pairs marked there, else all). With ``keep`` also the full rows (V,
-        decisions)."""
+        (row, state) pairs marked there, else all). With ``keep`` also the decisions of
+        every row."""
         from mathhammer import kernels
 
         kp = kernels.load("mathhammer.warmachine.kernels.policy")
@@ -225,9 +226,18 @@ class Programme:
         if tpl.opts.pmf.shape[4] > self.grid.T.shape[1]:  # the tables were built narrower
             raise RuntimeError("a template's damage is wider than the grid tables")
         words = (n_s + 63) // 64
-        V = np.empty((rows + 1, n_s))
+        c = tpl.comp
+        if reach is not None:  # the grid pass: a row's values only while they are read
+            vslot, n_v, reset = value_slots(self.first_predecessor(tpl), rows, tpl.live_sinks)
+        else:
+            vslot, n_v, reset = np.arange(rows + 1), rows + 1, np.zeros(0, dtype=np.int8)
+        vrow_of = np.where(tpl.row_of >= 0, vslot[np.maximum(tpl.row_of, 0)], -1)
+        V = np.empty((n_v, n_s))
         V[:] = self.grid.term
-        V[tpl.live_sinks] = cont.reshape(-1, n_s)[tpl.sink_slots]
+        if isinstance(cont, dict):  # the grid pass's values by entry slot (else final)
+            V[vslot[tpl.live_sinks]] = [cont.get(int(k), self.grid.term) for k in tpl.sink_slots]
+        else:
+            V[vslot[tpl.live_sinks]] = cont.reshape(-1, n_s)[tpl.sink_slots]
         if reach is None:
             reach = np.full((rows, words), np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
             if n_s % 64:
@@ -236,13 +246,28 @@ class Programme:
             reach = reach.copy()
         reach[tpl.live_sinks] = 0  # the sink keeps the continuation's values
         dec = np.zeros((rows, n_s), dtype=np.int16)
-        c = tpl.comp
-        kp.backward(tpl.order, c.GR, c.OP, _OPTIMAL, np.int64(c.n_f), np.int64(c.n_fl),
-                    self.grid.GRID, tpl.opts.p_hit, tpl.opts.p_crit, tpl.opts.pmf,
-                    tpl.opts.bpmf, tpl.opts.p_under, tpl.row_of, reach, V, dec)
+        kp.backward_slots(tpl.order, c.GR, c.OP, _OPTIMAL, np.int64(c.n_f), np.int64(c.n_fl),
+                          self.grid.GRID, tpl.opts.p_hit, tpl.opts.p_crit, tpl.opts.pmf,
+                          tpl.opts.bpmf, tpl.opts.p_under, tpl.row_of, vrow_of, reset, reach,
+                          V, dec)
         self.solves += 1
-        out = V[tpl.entry.ravel()].reshape(2, 2, self.n_fl, n_s)
-        return (out, V, dec) if keep else out
+        out = V[vslot[tpl.entry.ravel()]].reshape(2, 2, self.n_fl, n_s)
+        return (out, dec) if keep else out
+
+    def first_predecessor(self, tpl: Template) -> np.ndarray:
+        """:func:`kernels.policy.first_predecessor` of ``tpl`` (memoised)."""
+        from mathhammer import kernels
+
+        key = (tpl.key, tpl.slots)
+        hit = self.firsts.get(key)
+        if hit is None:
+            kp = kernels.load("mathhammer.warmachine.kernels.policy")
+            c = tpl.comp
+            hit = kp.first_predecessor(tpl.order, c.GR, c.OP, _OPTIMAL, np.int64(c.n_f),
+                                       np.int64(c.n_fl), tpl.opts.p_hit, tpl.opts.p_under,
+                                       tpl.row_of)
+            self.firsts[key] = hit
+        return hit
 
     # ------------------------------------------------------------------ decisions
     def key_of(self, left: tuple[int, ...], focus: tuple[int, ...], feat: int) -> tuple:
@@ -801,7 +826,7 @@ class Search:
         of the same decisions (:meth:`simulation`)."""
         from mathhammer.query import answer
         from mathhammer.results import Distribution, Estimate
-        from mathhammer.warmachine.duel import _mc_report, _report, chain_info
+        from mathhammer.warmachine.duel import AUTO_EXACT, _mc_report, _report, chain_info
 
         target, gp, grid = self.target, self.gpass, self.grid_prog.grid
         self.opts = OptionTables.build(self.pg.graph, target, self.grid_prog.opts_memo)
@@ -840,6 +865,8 @@ class Search:
         report = answer("wm duel", method=use, exact=exact, monte_carlo=monte_carlo,
                         config=config, check=check)
         report.info.pop("charge", None)
+        if method == "auto":
+            report.info["why exact"] = AUTO_EXACT
         return report
 
     def simulation(self):
@@ -943,7 +970,7 @@ class _State:
     status: int
     reached: np.ndarray  # bool[2, 2, n_fl, n_s]
     uses: dict = field(default_factory=dict)
-    values: np.ndarray | None = None
+    values: dict | None = None  # entry slot (kd, eng, fl flat) -> values over states
     mass: np.ndarray | None = None
 
 
@@ -987,7 +1014,9 @@ class GridPass:
                 self._values(st)
             for st in (self.levels[i + 1] if i + 1 < len(self.levels) else []):
                 st.values = None  # read by the level above only (issue 29: ≤ 400 MB)
-        self.value = float(first.values[self.start])
+        kd, eng, fl, s0 = self.start
+        start_slot = (kd * 2 + eng) * self.n_fl + fl
+        self.value = float(first.values.get(start_slot, grid.term)[s0])
         first.values = None
         self._forward(first)
 
@@ -1060,14 +1089,20 @@ class GridPass:
         st.reached = None  # every parent has marked it (issue 29: ≤ 400 MB)
 
     def _values(self, st: _State) -> None:
+        """The state's values at the entry slots it is reached with (elsewhere the final
+        value: what the programme's dense arrays hold there)."""
         gp = self.gp
-        st.values = np.array(gp.end_values)
+        term = gp.grid.term
+        st.values = {}
+        shape = (2, 2, self.n_fl, self.n_s)
         for use in st.uses.values():
-            cont = self.states[use.child].values if use.child else gp.end_values
-            entry, V, dec = gp.solve(use.tpl, cont, keep=True, reach=use.reach)
-            del V
-            where = use.entry(st.values.shape)
-            st.values[where] = entry[where]
+            cont = self.states[use.child].values if use.child else {}
+            entry, dec = gp.solve(use.tpl, cont, keep=True, reach=use.reach)
+            where = use.entry(shape).reshape(-1, self.n_s)
+            entry = entry.reshape(-1, self.n_s)
+            for slot in np.flatnonzero(where.any(axis=1)):
+                row = st.values.setdefault(int(slot), np.array(term, dtype=np.float64))
+                row[where[slot]] = entry[slot][where[slot]]
             use.dec = dec[_reached(use.reach, self.n_s)]  # at the reached pairs only
 
     def _situations(self, st: _State) -> None:
@@ -1117,10 +1152,12 @@ class GridPass:
             return
         tpl, c = use.tpl, use.tpl.comp
         rows = len(tpl.order)
-        mass = np.zeros((rows + 1, self.n_s))
+        mslot, n_m, zero_after = mass_slots(self.gp.first_predecessor(tpl), rows,
+                                            tpl.live_sinks)
+        mass = np.zeros((n_m, self.n_s))  # a row's mass only from its first write to its turn
         flat = seed.reshape(-1, self.n_s)
         for slot in np.flatnonzero(flat.any(axis=1)):
-            mass[int(tpl.entry.ravel()[slot])] += flat[slot]
+            mass[mslot[int(tpl.entry.ravel()[slot])]] += flat[slot]
         dec = np.zeros((rows, self.n_s), dtype=np.int16)
         dec[_reached(use.reach, self.n_s)] = use.dec
         dec[tpl.live_sinks] = -1  # the sink: the activation is over
@@ -1130,7 +1167,7 @@ class GridPass:
         kp.forward_once(tpl.order, c.GR, c.OP, np.int64(c.n_f), np.int64(c.n_fl),
                         grid.GRID, tpl.opts.p_hit, tpl.opts.p_crit, tpl.opts.pmf,
                         tpl.opts.bpmf, tpl.opts.p_under, tpl.row_of, use.reach, dec,
-                        mass, final, spent, charge)
+                        mslot, zero_after, mass, final, spent, charge)
         del dec
         self.focus_spent += float(spent[0])
         self.charges[(st.key, use.ci)] = float(charge[0]) / played
@@ -1142,9 +1179,63 @@ class GridPass:
             child.mass = np.zeros(shape)
         out = child.mass.reshape(-1, self.n_s)
         for row, slot in zip(tpl.live_sinks, tpl.sink_slots):
-            out[slot] += mass[row]
-            final -= mass[row]  # it goes on: not an end state
+            out[slot] += mass[mslot[row]]
+            final -= mass[mslot[row]]  # it goes on: not an end state
         self.final += final
+
+
+def value_slots(first: np.ndarray, rows: int, kept: np.ndarray):
+    """Slots for the backward pass's rows (issue 29: ≤ 400 MB): the end and the ``kept``
+    rows (the sinks, set before the pass) hold one each throughout; a row takes a slot at
+    its turn (rows are solved last to first) and gives it back once its first predecessor
+    — the last to read it — is solved. Returns (slot of each row, slots, reset: the row
+    takes a used slot and must first reset it to the end's values)."""
+    slot = np.full(rows + 1, -1, dtype=np.int64)
+    reset = np.zeros(rows + 1, dtype=np.int8)
+    n = 0
+    for x in [rows, *(int(k) for k in kept)]:
+        if slot[x] < 0:
+            slot[x], n = n, n + 1
+    free: list[int] = []
+    released: dict[int, list[int]] = {}
+    for i in range(rows - 1, -1, -1):
+        free.extend(slot[x] for x in released.pop(i + 1, ()))
+        if slot[i] >= 0:
+            continue
+        if free:
+            slot[i], reset[i] = free.pop(), 1
+        else:
+            slot[i], n = n, n + 1
+        if first[i] < rows:  # no predecessor: an entry, read after the pass
+            released.setdefault(int(first[i]), []).append(i)
+    return slot, n, reset
+
+
+def mass_slots(first: np.ndarray, rows: int, kept: np.ndarray):
+    """Slots for the forward pass's rows: a row takes one before its first predecessor
+    writes to it (an entry: from the start) and gives it back after its turn, cleared
+    (``zero_after``), unless ``kept`` (the sinks, read after the pass)."""
+    slot = np.zeros(rows + 1, dtype=np.int64)  # the end's mass goes to ``final``, never here
+    zero_after = np.zeros(rows + 1, dtype=np.int8)
+    keep = {int(k) for k in kept}
+    taken_at: dict[int, list[int]] = {}
+    n = 0
+    for x in range(rows):
+        if first[x] >= rows:
+            slot[x], n = n, n + 1
+        else:
+            taken_at.setdefault(int(first[x]), []).append(x)
+    free: list[int] = []
+    for i in range(rows):
+        for x in taken_at.pop(i, ()):
+            if free:
+                slot[x] = free.pop()
+            else:
+                slot[x], n = n, n + 1
+        if i not in keep:
+            zero_after[i] = 1
+            free.append(int(slot[i]))
+    return slot, max(n, 1), zero_after
 
 
 def _pack(bools: np.ndarray, words: int) -> np.ndarray:

@@ -390,6 +390,8 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         "mc" if method == "auto" else method)
     report = answer("wm duel", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)
+    if method == "auto" and report.method == "exact":
+        report.info["why exact"] = AUTO_EXACT
     if report.info.get("charge") is None:
         report.info.pop("charge", None)
     if report.method == "mc" and sol is not None and "decisions" not in report.info:
@@ -536,6 +538,11 @@ def chain_info(graph, target: Target, opts, policy: str, objective: str, model: 
     if notes:
         info["range"] = notes
     return info
+
+
+# issue 29 part 4: Monte Carlo is never faster than exact where the policy is solved exactly
+AUTO_EXACT = ("auto answers exactly: Monte Carlo would play the same exactly solved policy, "
+              "so it costs the exact solve and the trials")
 
 
 def _fallback_run(box, target: Target, cfg: MonteCarloConfig, n_left: int, opts=None):

@@ -434,6 +434,40 @@ def _attack_targets(c, G, OP, forced, fbh, fbd, n_f, n_fl, end, mcrip, p_hit, p_
 
 
 @njit(cache=True, nogil=True)
+def first_predecessor(order, GR, OP, FORCED, n_f, n_fl, p_hit, p_under, row_of):
+    """For every row (and the end), the position in ``order`` of its first predecessor
+    under any decision and outcome (``order.shape[0]``: none): a row's value is last read,
+    and its mass first written, there (:func:`backward_slots`, :func:`forward_once`)."""
+    G, SUCC = GR
+    forced, fbh, fbd, fch = FORCED
+    n = order.shape[0]
+    end = row_of.shape[0] - 1
+    first = np.full(n + 1, n, dtype=np.int64)
+    succ = np.empty(max(2, G[6].max() + 2), dtype=np.int64)
+    targets = np.empty(16, dtype=np.int64)
+    tabs = np.zeros((16, 3), dtype=np.int64)
+    for i in range(n):
+        c = order[i]
+        g = split_combo(c, n_f, n_fl)[0]
+        if G[0, g] == 1:
+            k = _control_successors(c, G, SUCC, OP, forced, fbh, fbd, fch, n_f, n_fl, end,
+                                    succ)
+            for j in range(k):
+                rt = row_of[succ[j]] if succ[j] != end else n
+                if rt >= 0 and first[rt] > i:
+                    first[rt] = i
+            continue
+        for mcrip in range(p_hit.shape[2]):
+            k = _attack_targets(c, G, OP, forced, fbh, fbd, n_f, n_fl, end, mcrip, p_hit,
+                                p_under, targets, tabs)
+            for j in range(k):
+                rt = row_of[targets[j]] if targets[j] != end else n
+                if rt >= 0 and first[rt] > i:
+                    first[rt] = i
+    return first
+
+
+@njit(cache=True, nogil=True)
 def reach_states(order, start_combo, start_s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, pmf, bpmf,
                  p_under, row_of, reach):
     """Mark every (combo, s) reachable from the start: choices all feasible successors (or
@@ -627,15 +661,29 @@ def backward(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p
     destroyed state keeps it). ``dec``: a choice state holds the successor's position
     (-1 stop); an attack state bit 0 boost hit, bits 1..3 the damage boosts of
     :func:`attack_values`."""
+    backward_slots(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under,
+                   row_of, row_of, np.zeros(0, dtype=np.int8), reach, V, dec)
+
+
+@njit(cache=True, nogil=True)
+def backward_slots(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under,
+                   row_of, vrow_of, reset, reach, V, dec):
+    """:func:`backward` with ``V`` indexed by ``vrow_of[combo]`` (a slot: rows whose readers
+    are all done give theirs to later rows, :func:`value_slots`); a row with ``reset[row]``
+    first takes the end's values (a slot another row used)."""
     T, TA, left_of, mcrip_of, scrip_of = GRID[0], GRID[1], GRID[2], GRID[3], GRID[4]
     G, SUCC = GR
     forced, fbh, fbd, fch = FORCED
     vals = np.empty(max(2, G[6].max()), dtype=np.float64)
     pair = np.empty(2, dtype=np.float64)
     bits = np.zeros(2, dtype=np.int64)
+    end_v = vrow_of[vrow_of.shape[0] - 1]
     for i in range(order.shape[0] - 1, -1, -1):
         c = order[i]
         r = row_of[c]
+        vr = vrow_of[c]
+        if reset.shape[0] > 0 and reset[r] == 1:
+            V[vr, :] = V[end_v, :]
         g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
         for w in range(reach.shape[1]):
             word = reach[r, w]
@@ -646,7 +694,7 @@ def backward(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p
                 if left_of[s] == 0:
                     continue
                 if G[0, g] == 1:
-                    stop_v = _choice_values(c, s, G, SUCC, n_f, n_fl, row_of, V, vals)
+                    stop_v = _choice_values(c, s, G, SUCC, n_f, n_fl, vrow_of, V, vals)
                     best_v, best_k = stop_v, -1
                     if forced == 1:
                         want = fch[g, f, kd]
@@ -661,18 +709,18 @@ def backward(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p
                             # ties go to attacking rather than stopping
                             if v > best_v + EPS or (best_k == -1 and v >= best_v - EPS):
                                 best_v, best_k = v, j
-                    V[r, s] = best_v
+                    V[vr, s] = best_v
                     dec[r, s] = best_k
                     continue
                 _attack_values(c, s, G, OP, forced, fbh, fbd, n_f, n_fl, T, TA, mcrip_of,
-                               scrip_of, p_hit, p_crit, pmf, bpmf, p_under, row_of, V, pair,
+                               scrip_of, p_hit, p_crit, pmf, bpmf, p_under, vrow_of, V, pair,
                                bits)
                 bh = 0
                 if forced == 1:
                     bh = 1 if pair[1] >= 0.0 else 0
                 elif pair[1] >= 0.0 and pair[1] > pair[0] + EPS:  # ties: do not spend focus
                     bh = 1
-                V[r, s] = pair[bh]
+                V[vr, s] = pair[bh]
                 dec[r, s] = bh | bits[bh]
 
 
@@ -798,13 +846,14 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
 
 @njit(cache=True, nogil=True)
 def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, row_of,
-                 reach, dec, mass, final, focus, charge):
+                 reach, dec, mslot, zero_after, mass, final, focus, charge):
     """The exact distribution under the decisions ``dec`` in one pass over the rows in
     topological order (every row's mass is complete when it is visited): ``mass[row, s]``
     holds P(passing through (row, s)) — the caller sets the entry cells — and the end's
     mass goes to ``final[s]``; ``focus[0]`` expected focus spent, ``charge[a]``
     P(activation a charges). One array where :func:`forward` needs three (the plan's
-    activations on a large grid, WM-P1); no per-attack P(hit)."""
+    activations on a large grid, WM-P1); no per-attack P(hit). A row's mass is in slot
+    ``mslot[row]`` (:func:`mass_slots`), cleared after the row when ``zero_after[row]``."""
     end = row_of.shape[0] - 1
     end_row = row_of[end]
     T, TA, left_of, mcrip_of, scrip_of = GRID[0], GRID[1], GRID[2], GRID[3], GRID[4]
@@ -820,7 +869,7 @@ def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_und
                 low = word & (~word + _U1)
                 word ^= low
                 s = w * 64 + popcount(low - _U1)
-                p = mass[r, s]
+                p = mass[mslot[r], s]
                 if p == 0.0 or left_of[s] == 0:
                     continue
                 if G[0, g] == 1:
@@ -835,7 +884,7 @@ def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_und
                     if t == end:
                         final[s] += p
                     else:
-                        mass[row_of[t], s] += p
+                        mass[mslot[row_of[t]], s] += p
                     continue
                 o = G[1, g]
                 mcrip, scrip = mcrip_of[s], scrip_of[s]
@@ -858,7 +907,7 @@ def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_und
                     if t == end:
                         final[s] += q
                     else:
-                        mass[row_of[t], s] += q
+                        mass[mslot[row_of[t]], s] += q
                 for out_kind in range(1, 4):  # blast after a miss, hit, critical
                     if out_kind == 1:
                         q = p * (1.0 - ph) * pu
@@ -894,7 +943,9 @@ def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_und
                             if rt == end_row or left_of[s2] == 0:
                                 final[s2] += share
                             else:
-                                mass[rt, s2] += share
+                                mass[mslot[rt], s2] += share
+        if zero_after[r] == 1:
+            mass[mslot[r], :] = 0.0
 
 
 # ---------------------------------------------------------------------------- Monte Carlo
