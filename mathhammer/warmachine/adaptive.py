@@ -834,7 +834,7 @@ class Search:
         key = "p_destroyed_box_model" if self.objective == "destroy" else "mean_damage_box_model"
         extra = {key: Estimate.exact(min(box_value, 1.0) if self.objective == "destroy"
                                      else box_value)}
-        pairs = sum(int(_reached(u.reach, gp.n_s).sum()) for st in gp.states.values()
+        pairs = sum(len(u.dec) for st in gp.states.values()
                     for u in st.uses.values())
         model = ("who activates next decided on the box-count model; every activation "
                  "optimal on the full state (grid, focus, activation node, knock-down, target "
@@ -910,7 +910,7 @@ class Search:
                 root = pg.graph.nodes[node].successors[position[(st.key, ci)][1]]
                 tpl = use.tpl
                 local = np.zeros((len(tpl.order), n_s), dtype=np.int16)
-                local[_reached(use.reach, n_s)] = use.dec
+                _scatter(local, use.reach, n_s, use.dec)
                 sink = len(tpl.graph.nodes) - 1
                 for r_local, c_local in enumerate(tpl.order):
                     g, f, kd, eng, fl = _split(int(c_local), tpl.comp.n_f, tpl.comp.n_fl)
@@ -971,7 +971,7 @@ class _State:
     reached: np.ndarray  # bool[2, 2, n_fl, n_s]
     uses: dict = field(default_factory=dict)
     values: dict | None = None  # entry slot (kd, eng, fl flat) -> values over states
-    mass: np.ndarray | None = None
+    mass: dict | None = None  # entry slot -> probabilities over states
 
 
 class GridPass:
@@ -1103,17 +1103,21 @@ class GridPass:
             for slot in np.flatnonzero(where.any(axis=1)):
                 row = st.values.setdefault(int(slot), np.array(term, dtype=np.float64))
                 row[where[slot]] = entry[slot][where[slot]]
-            use.dec = dec[_reached(use.reach, self.n_s)]  # at the reached pairs only
+            use.dec = _gather(dec, use.reach, self.n_s)  # at the reached pairs only
 
     def _situations(self, st: _State) -> None:
         """The decision states reached, merged when a reader cannot tell them apart (the same
         boxes left, crippled systems, knock-down, engagement, effects and choice)."""
         choice = self._choice(st)
-        kd, eng, fl, s = np.nonzero((st.mass > 0) & self.alive)
-        if not len(s):
+        parts = [(slot, found) for slot in sorted(st.mass)  # as a dense array's nonzero()
+                 for found in [np.flatnonzero((st.mass[slot] > 0) & self.alive)] if len(found)]
+        if not parts:
             return
+        slots = np.concatenate([np.full(len(found), slot) for slot, found in parts])
+        s = np.concatenate([found for _, found in parts])
+        mass = np.concatenate([st.mass[slot][found] for slot, found in parts])
+        kd, eng, fl = slots // (2 * self.n_fl), (slots // self.n_fl) % 2, slots % self.n_fl
         pick = choice[kd, eng, fl, s]
-        mass = st.mass[kd, eng, fl, s]
         look = np.stack([kd, eng, fl, self.crippled[s], self.gp.grid.left_of[s], pick], axis=1)
         groups, first, inverse = np.unique(look, axis=0, return_index=True,
                                            return_inverse=True)
@@ -1124,8 +1128,9 @@ class GridPass:
 
     def _forward(self, first: _State) -> None:
         shape = (2, 2, self.n_fl, self.n_s)
-        first.mass = np.zeros(shape)
-        first.mass[self.start] = 1.0
+        kd, eng, fl, s0 = self.start
+        first.mass = {(kd * 2 + eng) * self.n_fl + fl: np.zeros(self.n_s)}
+        next(iter(first.mass.values()))[s0] = 1.0
         self.final = np.zeros(self.n_s)
         self.focus_spent = 0.0
         self.charges: dict[tuple, float] = {}
@@ -1146,8 +1151,10 @@ class GridPass:
 
         kp = kernels.load("mathhammer.warmachine.kernels.policy")
         grid = self.gp.grid
-        seed = np.where(use.entry(shape), st.mass, 0.0)
-        played = float(seed.sum())
+        where = use.entry(shape).reshape(-1, self.n_s)
+        seeds = {slot: np.where(where[slot], row, 0.0) for slot, row in st.mass.items()
+                 if where[slot].any()}
+        played = float(sum(x.sum() for x in seeds.values()))
         if played <= 0.0:
             return
         tpl, c = use.tpl, use.tpl.comp
@@ -1155,11 +1162,11 @@ class GridPass:
         mslot, n_m, zero_after = mass_slots(self.gp.first_predecessor(tpl), rows,
                                             tpl.live_sinks)
         mass = np.zeros((n_m, self.n_s))  # a row's mass only from its first write to its turn
-        flat = seed.reshape(-1, self.n_s)
-        for slot in np.flatnonzero(flat.any(axis=1)):
-            mass[mslot[int(tpl.entry.ravel()[slot])]] += flat[slot]
+        for slot, seed in seeds.items():
+            mass[mslot[int(tpl.entry.ravel()[slot])]] += seed
+        del seeds
         dec = np.zeros((rows, self.n_s), dtype=np.int16)
-        dec[_reached(use.reach, self.n_s)] = use.dec
+        _scatter(dec, use.reach, self.n_s, use.dec)
         dec[tpl.live_sinks] = -1  # the sink: the activation is over
         final = np.zeros(self.n_s)
         spent = np.zeros(1)
@@ -1176,10 +1183,10 @@ class GridPass:
             return
         child = self.states[use.child]
         if child.mass is None:
-            child.mass = np.zeros(shape)
-        out = child.mass.reshape(-1, self.n_s)
+            child.mass = {}
         for row, slot in zip(tpl.live_sinks, tpl.sink_slots):
-            out[slot] += mass[mslot[row]]
+            out = child.mass.setdefault(int(slot), np.zeros(self.n_s))
+            out += mass[mslot[row]]
             final -= mass[mslot[row]]  # it goes on: not an end state
         self.final += final
 
@@ -1249,6 +1256,25 @@ def _pack(bools: np.ndarray, words: int) -> np.ndarray:
 
 def _unpack(row: np.ndarray, n: int) -> np.ndarray:
     return np.unpackbits(row.astype("<u8").view(np.uint8), bitorder="little")[:n].astype(bool)
+
+
+REACH_ROWS = 16  # rows unpacked at a time (a dense [rows, states] mask is large)
+
+
+def _gather(dense: np.ndarray, reach: np.ndarray, n: int) -> np.ndarray:
+    """``dense[_reached(reach, n)]``, a few rows at a time."""
+    return np.concatenate([dense[a:a + REACH_ROWS][_reached(reach[a:a + REACH_ROWS], n)]
+                           for a in range(0, len(reach), REACH_ROWS)] or [dense[:0, 0]])
+
+
+def _scatter(dense: np.ndarray, reach: np.ndarray, n: int, values: np.ndarray) -> None:
+    """``dense[_reached(reach, n)] = values``, a few rows at a time."""
+    k = 0
+    for a in range(0, len(reach), REACH_ROWS):
+        mask = _reached(reach[a:a + REACH_ROWS], n)
+        m = int(mask.sum())
+        dense[a:a + REACH_ROWS][mask] = values[k:k + m]
+        k += m
 
 
 def _reached(reach: np.ndarray, n: int) -> np.ndarray:
