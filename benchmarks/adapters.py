@@ -199,7 +199,7 @@ FANTASY_SPEC = bl.FantasySpec()
 
 
 def fantasy_spec(attacks: int = 20):
-    chain = require("mathhammer.fantasy.chain", "AttackSpec", "chain_exact")
+    chain = require("mathhammer.fantasy.chain.core", "AttackSpec", "chain_exact")
     spec = chain.AttackSpec(strength=4, toughness=3, hit_on=FANTASY_SPEC.hit_on, save=4)
     exact = chain.chain_exact(spec, attacks, "wfb8")
     mean = float(np.dot(np.arange(len(exact.wounds)), exact.wounds))
@@ -211,7 +211,7 @@ def fantasy_spec(attacks: int = 20):
 def fantasy_chain() -> Pair:
     """``fantasy.kernels.chain.chain_kernel`` via the library's chunk: 20 attacks, every die rolled."""
     require("mathhammer.fantasy.kernels.chain", "chain_kernel")
-    chain_mc = require("mathhammer.fantasy.chain_mc", "chain_monte_carlo")
+    chain_mc = require("mathhammer.fantasy.chain.mc", "chain_monte_carlo")
     from mathhammer.engine import MonteCarloConfig
 
     _, spec = fantasy_spec()
@@ -252,6 +252,47 @@ def magic_phase() -> Pair:
     return Pair(lambda n: chunk(n, state), None, None)
 
 
+def _floor(words_per_trial: float) -> Callable[[int], object]:
+    """The random-number floor of a kernel drawing ``words_per_trial`` words a trial."""
+    floor = require("benchmarks.floor", "draw_words")
+    state = fresh_state(777)
+    return lambda n: floor.draw_words(state, np.int64(round(n * words_per_trial)))
+
+
+FLOOR_NAME = "bare xoshiro loop, the same words"
+
+
+def wm_single_attack_floor() -> Pair:
+    """``single_attack`` beside a bare xoshiro loop drawing its one word per trial."""
+    return Pair(wm_single_attack().kernel, _floor(1), f"{FLOOR_NAME} (1 per trial)")
+
+
+def wm_fused_floor() -> Pair:
+    """``single_attack_fused`` (the library's one-attack kernel up to 7 dice) beside the floor
+    of its half word per trial."""
+    wm = require("mathhammer.warmachine.kernels.chain", "single_attack_fused")
+    chain = require("mathhammer.warmachine.chain", "AttackSpec")
+    spec = chain.AttackSpec(hit_dice=WM_SPEC.attack_dice, bonus=WM_SPEC.stat,
+                            defense=WM_SPEC.defense, damage_dice=WM_SPEC.damage_dice,
+                            power=WM_SPEC.power, armor=WM_SPEC.armor)
+    fused = spec.fused_table()
+    bound, threshold = _lemire(fused.size)
+    width = int(spec.damage_table().max()) + 1
+    state = fresh_state()
+
+    def kernel(n: int):
+        hist = np.zeros(width, dtype=np.int64)
+        wm.single_attack_fused(bound, threshold, fused, state, np.int64(n), hist)
+        return hist
+
+    return Pair(kernel, _floor(0.5), f"{FLOOR_NAME} (1 per 2 trials)")
+
+
+def fantasy_chain_floor() -> Pair:
+    """The 20-attack chain kernel (two attacks per word) beside the floor of 10 words a trial."""
+    return Pair(fantasy_chain().kernel, _floor(10), f"{FLOOR_NAME} (10 per trial)")
+
+
 KERNEL_CASES = {
     # name: (adapter, trials per call, quick trials per call)
     "dice roll 2D6 (kernel, 1 thread)": (roll_2d6, 1 << 24, 1 << 22),
@@ -262,6 +303,13 @@ KERNEL_CASES = {
     "warjack grid, 3-attack sequence (kernel, 1 thread)": (grid_sequence, 1 << 21, 1 << 20),
     "fantasy 20-attack staged chain (kernel, 1 thread)": (fantasy_chain, 1 << 21, 1 << 20),
     "magic phase, four spells (kernel, 1 thread)": (magic_phase, 1 << 20, 1 << 18),
+    # issue 29 part 8: each kernel beside the random words it draws
+    "Warmachine single attack (kernel single_attack) vs the random-number floor":
+        (wm_single_attack_floor, 1 << 24, 1 << 22),
+    "Warmachine single attack (kernel single_attack_fused, the library's) vs the floor":
+        (wm_fused_floor, 1 << 24, 1 << 22),
+    "fantasy 20-attack staged chain (kernel) vs the random-number floor":
+        (fantasy_chain_floor, 1 << 21, 1 << 20),
 }
 
 
@@ -312,7 +360,7 @@ def engine_grid_sequence() -> Callable[[int, int], object]:
 def engine_fantasy_chain() -> Callable[[int, int], object]:
     """``fantasy.chain_mc.chain_monte_carlo`` (20 attacks) through the engine."""
     require("mathhammer.fantasy.kernels.chain", "chain_kernel")
-    chain_mc = require("mathhammer.fantasy.chain_mc", "chain_monte_carlo")
+    chain_mc = require("mathhammer.fantasy.chain.mc", "chain_monte_carlo")
     from mathhammer.engine import MonteCarloConfig
 
     _, spec = fantasy_spec()
@@ -448,6 +496,59 @@ def exact_fantasy_20() -> tuple[Callable[[int], object], Callable[[int], object]
     return ours, theirs
 
 
+#: caches that hold whole-process tables, not answers for one stat line: kept warm when a
+#: "new specification" is timed (icepool keeps its own tables of the dice too)
+PROCESS_TABLES = {"roll_tables", "_faces", "_outcome_counts", "_sum_probs", "_load_path",
+                  "_bundled_path", "_sum_of_dice", "_keep", "_shared_dice"}
+SPEC_MODULES = ("mathhammer.fantasy.chain.core", "mathhammer.fantasy.rules.ruleset",
+                "mathhammer.warmachine.rules", "mathhammer.warmachine.attack_setup",
+                "mathhammer.warmachine.chain", "mathhammer.dice")
+
+
+def spec_caches() -> list:
+    """Every functools cache of the exact chains' modules except :data:`PROCESS_TABLES`:
+    what remembers a stat line (a cache added later is cleared too, by default)."""
+    found = []
+    for name in SPEC_MODULES:
+        for value in vars(importlib.import_module(name)).values():
+            if hasattr(value, "cache_clear") and hasattr(value, "cache_info") \
+                    and value.__name__ not in PROCESS_TABLES and value not in found:
+                found.append(value)
+    return found
+
+
+def new_spec(pair: tuple[Callable[[int], object], Callable[[int], object]]):
+    """``(ours, theirs)`` with every call of ours the first for its stat line (issue 29 part
+    7): the per-specification caches are emptied before it."""
+    ours, theirs = pair
+    caches = spec_caches()
+
+    def first_call(i: int):
+        for cache in caches:
+            cache.cache_clear()
+        return ours(i)
+
+    return first_call, theirs
+
+
+def exact_wm_growth(damage_dice: int, power: int, armor: int, few: int = 30, many: int = 100):
+    """The exact WM chain at ``many`` and ``few`` boosted attacks, new specifications; each
+    function returns its answer and the benchmark divides the times by the attack counts."""
+    chain = require("mathhammer.warmachine.chain", "attack")
+    s = WM_SPEC
+    extra = damage_dice - 3
+
+    def at(n: int):
+        def query(i: int):
+            return chain.attack(s.stat, 11 + i % 5, power, armor, kind="ranged", boost_hit=True,
+                                boost_damage=True, extra_damage_dice=extra, attacks=n,
+                                method="exact")
+        return query
+
+    ours, theirs = new_spec((at(many), at(few)))
+    return ours, theirs, many, few
+
+
 def exact_grid_sequence() -> tuple[Callable[[int], object], Callable[[int], object]]:
     """Exact grid DP of the library vs the plain-Python dictionary DP; P+S varies 17..19."""
     from dataclasses import replace
@@ -477,4 +578,15 @@ EXACT_CASES = {
     "exact Warmachine 3 boosted attacks, total damage": (exact_wm_three, "icepool"),
     "exact fantasy 20 attacks staged": (exact_fantasy_20, "icepool"),
     "exact warjack grid DP, 3 boosted attacks": (exact_grid_sequence, "plain-Python dict DP"),
+    # issue 29 part 7: every call the first for its stat line (no per-specification cache)
+    "exact fantasy 20 attacks staged, new specification":
+        (lambda: new_spec(exact_fantasy_20()), "icepool"),
+    "exact Warmachine boosted attack 3d6/3d6, new specification":
+        (lambda: new_spec(exact_wm_single()), "icepool"),
+    "exact Warmachine 3 boosted attacks, new specification":
+        (lambda: new_spec(exact_wm_three()), "icepool"),
+    "exact Warmachine chain 3d6/3d6, time per attack at 100 attacks (new specification)":
+        (lambda: exact_wm_growth(3, WM_SPEC.power, WM_SPEC.armor), "same at 30 attacks"),
+    "exact Warmachine chain 3d6/6d6+50 vs ARM 10, time per attack at 100 attacks (new "
+    "specification)": (lambda: exact_wm_growth(6, 50, 10), "same at 30 attacks"),
 }

@@ -27,7 +27,7 @@ from mathhammer.engine import MonteCarloConfig  # noqa: E402
 from mathhammer.warmachine.activation import build_graph  # noqa: E402
 from mathhammer.warmachine.duel import activation_from_profile, target_from_profile  # noqa: E402
 from mathhammer.warmachine.exact_policy import box_model_target, solve_full  # noqa: E402
-from mathhammer.warmachine.plan import plan_from_cli  # noqa: E402
+from mathhammer.warmachine.plan import plan  # noqa: E402
 
 
 
@@ -46,15 +46,15 @@ def main() -> int:
     # 2. the planner: warcaster + 2 warjacks vs a warcaster
     args = (["khador/sorscha", "khador/juggernaut", "khador/destroyer"], "cygnar/stryker")
     kw = dict(camped_focus=3, target_effects=["Arcane Shield"])
-    plan_s = median_seconds(lambda: plan_from_cli(*args, **kw), rounds=3)
-    one = median_seconds(lambda: plan_from_cli(*args, **kw, config=MonteCarloConfig(threads=1)),
+    plan_s = median_seconds(lambda: plan(*args, **kw), rounds=3)
+    one = median_seconds(lambda: plan(*args, **kw, config=MonteCarloConfig(threads=1)),
                          rounds=1)
     stryker = target_from_profile("cygnar/stryker", camped_focus=3, effects=["Arcane Shield"])
     chain = [activation_from_profile(r, f, "may", target_base=stryker.base)
              for r, f in (("khador/juggernaut", 3), ("khador/destroyer", 3), ("khador/sorscha", 0))]
     one_chain = median_seconds(lambda: solve_full(build_graph(chain), box_model_target(stryker),
                                          cache=False))
-    report = plan_from_cli(*args, **kw)
+    report = plan(*args, **kw)
     rows.append(("wm plan: Sorscha + Juggernaut + Destroyer vs Stryker (Arcane Shield, 3 camped)",
                  f"{plan_s:.2f} s ({report.info['search'].split('(')[1].split(')')[0]} focus "
                  "splits, one programme; "
@@ -62,11 +62,11 @@ def main() -> int:
                  f"{one_chain * 1000:.1f} ms (box-model DP of one hand-written chain)", "<= 10 s",
                  "pass" if plan_s <= 10 else "MISS"))
     # 3. for the record
-    big = median_seconds(lambda: plan_from_cli([], "khador/sorscha",
+    big = median_seconds(lambda: plan([], "khador/sorscha",
                                       from_list="profiles/lists/cygnar_battlebox.toml"), rounds=1)
     rows.append(("wm plan: Cygnar battle box (Stryker + 3 warjacks) vs Sorscha", f"{big:.1f} s",
                  "", "(record)", ""))
-    grid = median_seconds(lambda: plan_from_cli(args[0], "cygnar/ironclad"), rounds=1)
+    grid = median_seconds(lambda: plan(args[0], "cygnar/ironclad"), rounds=1)
     rows.append(("wm plan: Sorscha + Juggernaut + Destroyer vs Ironclad (grid: who goes next "
                  "on the box-count model, every activation on the full grid)", f"{grid:.1f} s",
                  "", "(record)", ""))

@@ -27,12 +27,15 @@ class Target:
     ``at_least`` / ``at_most`` bound the value itself. ``min_ratio`` bounds the
     speed-up over the baseline: value / baseline for throughputs ("trials/s"),
     baseline / value for times and sizes ("s", "MB"), so larger is always better.
+    ``at_most_times`` bounds a time or size by a multiple of its baseline (value ≤ k ×
+    baseline: "an exact query costs at most 1.3× the floor's CPU").
     """
 
     at_least: float | None = None
     at_most: float | None = None
     min_ratio: float | None = None
     source: str = "issue 7"
+    at_most_times: float | None = None
 
     def describe(self, unit: str) -> str:
         parts = []
@@ -42,6 +45,8 @@ class Target:
             parts.append(f"≤ {human(self.at_most, unit)}")
         if self.min_ratio is not None:
             parts.append(f"≥ {self.min_ratio:g}× baseline")
+        if self.at_most_times is not None:
+            parts.append(f"≤ {self.at_most_times:g}× baseline")
         return " and ".join(parts)
 
 
@@ -82,6 +87,8 @@ class Case:
         if t.min_ratio is not None:
             r = self.ratio()
             ok &= r is not None and r >= t.min_ratio
+        if t.at_most_times is not None:
+            ok &= self.baseline_value is not None and self.value <= t.at_most_times * self.baseline_value
         return bool(ok)
 
     def to_json(self) -> dict:
@@ -203,6 +210,7 @@ def dumps_json(results: Results, machine: dict | None = None) -> str:
 def round_robin(
     variants: dict[str, Callable[[], object]], rounds: int, warmup: int = 1,
     cpu: dict | None = None, cpu_clock: Callable[[], float] = time.thread_time,
+    samples: dict | None = None,
 ) -> dict[str, float]:
     """Median wall time (s) of each variant, timed in turn for ``rounds`` rounds.
 
@@ -211,7 +219,8 @@ def round_robin(
     When ``cpu`` is a dict it receives each variant's median CPU time of the
     calling thread (``cpu_clock``, default ``time.thread_time``): what a
     single-threaded variant costs when other processes take turns on its core.
-    Pass ``time.process_time`` for variants that run their own threads.
+    Pass ``time.process_time`` for variants that run their own threads. ``samples`` (a
+    dict) receives every round's CPU times by variant, for ratios taken round by round.
     """
     for fn in variants.values():
         for _ in range(warmup):
@@ -227,6 +236,8 @@ def round_robin(
             cpu_times[name].append(cpu_clock() - start_cpu)
     if cpu is not None:
         cpu.update({name: statistics.median(ts) for name, ts in cpu_times.items()})
+    if samples is not None:
+        samples.update(cpu_times)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

@@ -58,7 +58,22 @@ ENGINE_TARGETS = {  # on 2 cores: the library query with threads=2
 EXACT_TARGETS = {
     "icepool": Target(min_ratio=10.0),
     "plain-Python dict DP": Target(at_most=0.36, source="issue 3"),  # "well under 0.36 s"
+    # time per attack no larger at 100 attacks than at 30: cost grows at most linearly
+    "same at 30 attacks": Target(min_ratio=1.0, source="issue 29"),
 }
+#: by case name, before EXACT_TARGETS: issue 29 part 7 asks 20× icepool for a new specification
+EXACT_CASE_TARGETS = {
+    name: Target(min_ratio=20.0, source="issue 29")
+    for name in ("exact fantasy 20 attacks staged, new specification",
+                 "exact Warmachine boosted attack 3d6/3d6, new specification",
+                 "exact Warmachine 3 boosted attacks, new specification")
+}
+KERNEL_TARGETS.update({  # issue 29 part 8: at least half the speed of their random words
+    "Warmachine single attack (kernel single_attack) vs the random-number floor":
+        Target(min_ratio=0.5, source="issue 29"),
+    "fantasy 20-attack staged chain (kernel) vs the random-number floor":
+        Target(min_ratio=0.5, source="issue 29"),
+})
 
 
 @dataclass(frozen=True)
@@ -331,47 +346,65 @@ def bench_scaling(results: Results, s: Settings) -> None:
 EXACT_BATCH_SECONDS = 0.02
 
 
+def time_exact(ours, theirs, rounds: int, cpu: dict | None = None,
+               ratios: list | None = None) -> tuple[dict[str, float], dict[str, int]]:
+    """Seconds per call of ``ours`` and ``theirs`` (every call a different query: call i
+    gets i), from ``rounds`` interleaved batches of about EXACT_BATCH_SECONDS each; and
+    the batch sizes. ``cpu`` (a dict) receives the same per call in thread CPU time, and
+    ``ratios`` (a list) theirs ÷ ours per call in CPU time, round by round."""
+    counter = {"ours": 0, "theirs": 0}
+    batch = {"ours": 1, "theirs": 1}
+
+    def step(fn, key):
+        def run():  # one timed sample: a batch of calls, each a different query
+            for _ in range(batch[key]):
+                fn(counter[key])
+                counter[key] += 1
+        return run
+
+    for fn, key in ((ours, "ours"), (theirs, "theirs")):  # warm-up, then size the batch
+        step(fn, key)()
+        while True:  # grow the batch until it is long enough to time (timeit's autorange)
+            t0 = time.perf_counter()
+            step(fn, key)()
+            took = time.perf_counter() - t0
+            if took >= EXACT_BATCH_SECONDS / 4:
+                batch[key] = max(1, round(batch[key] * EXACT_BATCH_SECONDS / took))
+                break
+            batch[key] *= 4
+    spent: dict = {}
+    each: dict = {}
+    med = round_robin({"ours": step(ours, "ours"), "theirs": step(theirs, "theirs")},
+                      rounds, warmup=0, cpu=spent, samples=each)
+    if cpu is not None:
+        cpu.update({key: spent[key] / batch[key] for key in spent})
+    if ratios is not None:
+        ratios.extend((t / batch["theirs"]) / (o / batch["ours"])
+                      for o, t in zip(each["ours"], each["theirs"]) if o > 0)
+    return {key: med[key] / batch[key] for key in med}, batch  # seconds per query
+
+
 def bench_exact(results: Results, s: Settings) -> None:
     from benchmarks import adapters
 
     for name, (adapter, baseline_name) in adapters.EXACT_CASES.items():
         try:
-            ours, theirs = adapter()
+            ours, theirs, *per = adapter()  # per: (our, their) units a call, e.g. attacks
         except adapters.NotAvailable as why:
             results.skip(name, str(why))
             continue
         except Exception as err:
             results.skip(name, f"adapter failed: {type(err).__name__}: {err}")
             continue
-        counter = {"ours": 0, "theirs": 0}
-        batch = {"ours": 1, "theirs": 1}
-
-        def step(fn, key):
-            def run():  # one timed sample: a batch of calls, each a different query
-                for _ in range(batch[key]):
-                    fn(counter[key])
-                    counter[key] += 1
-            return run
-
-        for fn, key in ((ours, "ours"), (theirs, "theirs")):  # warm-up, then size the batch
-            step(fn, key)()
-            while True:  # grow the batch until it is long enough to time (timeit's autorange)
-                t0 = time.perf_counter()
-                step(fn, key)()
-                took = time.perf_counter() - t0
-                if took >= EXACT_BATCH_SECONDS / 4:
-                    batch[key] = max(1, round(batch[key] * EXACT_BATCH_SECONDS / took))
-                    break
-                batch[key] *= 4
         rounds = 3 * s.rounds
-        med = round_robin({"ours": step(ours, "ours"), "theirs": step(theirs, "theirs")},
-                          rounds, warmup=0)
-        med = {key: med[key] / batch[key] for key in med}  # seconds per query
+        med, batch = time_exact(ours, theirs, rounds)
+        if per:
+            med = {"ours": med["ours"] / per[0], "theirs": med["theirs"] / per[1]}
         results.notes.append(
             f"{name}: median of {rounds} interleaved batches, {batch['ours']} calls (ours) and "
             f"{batch['theirs']} calls ({baseline_name}) per batch, every call a different query")
         results.add(Case(name, "s", med["ours"], baseline_name, med["theirs"],
-                         EXACT_TARGETS.get(baseline_name)))
+                         EXACT_CASE_TARGETS.get(name, EXACT_TARGETS.get(baseline_name))))
 
 
 # ---------------------------------------------------------------- 4. CLI latency
@@ -521,6 +554,171 @@ def bench_memory(results: Results, s: Settings) -> None:
                          f"({1e9 / wall / 1e6:.0f} M trials/s end to end, default threads)")
 
 
+# ------------------------------------------- 7. start-up, warm-up, adaptive cells (issue 29)
+
+MAGIC_CAST_EXACT = ["magic", "cast", "--dice", "3", "--level", "2", "--cv", "9", "--quiet"]
+#: issue 29 part 1: exact queries, CPU beside a Python that only imports numpy and Typer
+STARTUP_EXACT = {
+    "wm attack": WM_EXACT,
+    "roll 2D6+3": ["roll", "2D6+3", "--at-least", "10", "--quiet"],
+    "fb attack": FB_EXACT,
+    "magic cast": MAGIC_CAST_EXACT,
+}
+STARTUP_FLOOR = "import numpy, typer; import os; os._exit(0)"
+#: issue 29 part 2: Monte Carlo queries of every engine, first after `mathhammer demo`
+AFTER_DEMO = {
+    "MC roll 2D6": MC_ROLL,
+    "MC wm attack": WM_MC,
+    "fb combat 20 vs 20": FB_COMBAT,
+    "magic phase": MAGIC_PHASE,
+    "MC fb attack": ["fb", "attack", "--attacks", "20", "--ws", "4", "--target-ws", "4",
+                     "--strength", "4", "--toughness", "4", "--save", "5", "--method", "mc",
+                     "--n-trials", "1000000", "--seed", "1", "--quiet"],
+    "MC wm aoe": ["wm", "aoe", "--stat", "5", "--defense", "13", "--armor", "14", "--power", "14",
+                  "--range", "8", "--method", "mc", "--n-trials", "1000000", "--seed", "1",
+                  "--quiet"],
+}
+#: issue 29 part 6: two bundled 8-unit lists, every cell both ways (128 cells)
+EIGHT_UNIT_COMPARE = ["compare", "wfb8_empire_army", "wfb8_orc_horde", "--seed", "1", "--quiet",
+                      "--format", "json"]
+
+
+def bench_startup(results: Results, s: Settings) -> None:
+    """Issue 29 parts 1, 2 and 6, each figure beside its baseline measured in this section."""
+    _startup_exact(results, s)
+    _after_demo(results, s)
+    _adaptive_cells(results, s)
+
+
+def _startup_exact(results: Results, s: Settings) -> None:
+    floor = "floor: python -c 'import numpy, typer' (CPU)"
+    commands = {f"CPU of an exact query: {name}": argv for name, argv in STARTUP_EXACT.items()}
+    commands[floor] = [sys.executable, "-c", STARTUP_FLOOR]
+    commands["CPU of mathhammer --help"] = ["--help"]
+    commands["floor: python -c 'import typer' (CPU)"] = [sys.executable, "-c",
+                                                         "import typer; import os; os._exit(0)"]
+    rounds = 5 if s.quick else 11
+    log(f"startup: {len(commands)} commands, {rounds} interleaved rounds (CPU medians)")
+    cpu: dict = {}
+    walls = cli_bench.latency(commands, rounds, cpu=cpu)
+    for name in commands:
+        if name.startswith("floor"):
+            continue
+        base = floor if "exact" in name else "floor: python -c 'import typer' (CPU)"
+        results.add(Case(name, "s", cpu[name], base, cpu[base],
+                         Target(at_most_times=1.3, source="issue 29") if "exact" in name else None,
+                         note=f"wall {walls[name]:.2f} s, {cpu[name] / cpu[base]:.2f}× the floor"))
+    results.notes.append(
+        "issue 29 part 1: CPU seconds (user + system) of fresh processes, medians of interleaved "
+        "rounds; the floor is a Python that imports numpy and Typer and leaves (os._exit, as "
+        "mathhammer does). An exact query imports no pydantic, numba or other command module "
+        "(tests/test_cli_startup.py)")
+
+
+def _after_demo(results: Results, s: Settings) -> None:
+    import os
+
+    cache = tempfile.mkdtemp(prefix="mathhammer-bench-demo-")
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    try:
+        log("startup: mathhammer demo with an empty numba cache (the first `make demo`)")
+        code, wall, err = cli_bench.run(["demo"], env=env, timeout=3600)
+        if code != 0:
+            results.skip("queries after the demo", f"`mathhammer demo` failed: {err[-300:]}")
+            return
+        results.notes.append(f"issue 29 part 2: the first demo (empty cache, tour and warm-up) "
+                             f"took {wall:.0f} s wall, {cli_bench.last_cpu:.0f} CPU-s")
+        for name, argv in AFTER_DEMO.items():
+            code, first_wall, err = cli_bench.run(argv, env=env)
+            first_cpu = cli_bench.last_cpu
+            if code != 0:
+                results.skip(f"first {name} after the demo", f"failed: {err[-300:]}")
+                continue
+            warm_cpu, warm_wall = [], []
+            for _ in range(3 if s.quick else 5):
+                warm_wall.append(cli_bench.run(argv, env=env)[1])
+                warm_cpu.append(cli_bench.last_cpu)
+            results.add(Case(f"first {name} after the demo (CPU)", "s", first_cpu,
+                             "same query, warm (CPU median)", sorted(warm_cpu)[len(warm_cpu) // 2],
+                             Target(at_most_times=1.5, source="issue 29"),
+                             note=f"wall {first_wall:.2f} s first, "
+                                  f"{sorted(warm_wall)[len(warm_wall) // 2]:.2f} s warm"))
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    for name in ("MC wm attack", "fb combat 20 vs 20"):  # what the first query paid before
+        cold, warm, cold_cpu, warm_cpu = cli_bench.first_run(AFTER_DEMO[name])
+        results.add(Case(f"first {name} on an empty cache (CPU; no demo before)", "s", cold_cpu,
+                         "same query, warm (CPU)", warm_cpu,
+                         note=f"wall {cold:.2f} s cold, {warm:.2f} s warm: what the warm-up saves"))
+
+
+def _adaptive_cells(results: Results, s: Settings) -> None:
+    import json
+    import math
+
+    def cpu_of(argv: list[str]) -> tuple[float, str]:
+        proc_cpu0 = cli_bench._children_cpu()
+        out = subprocess_out(argv)
+        return cli_bench._children_cpu() - proc_cpu0, out
+
+    log("startup: one fb combat query beside compare of two 8-unit lists (adaptive, fixed)")
+    fb, adaptive = [], []
+    out_adaptive = ""
+    for _ in range(1 if s.quick else 3):  # interleaved rounds, CPU medians
+        fb.append(cpu_of(FB_COMBAT)[0])
+        cpu, out_adaptive = cpu_of(EIGHT_UNIT_COMPARE)
+        adaptive.append(cpu)
+        fb.append(cpu_of(FB_COMBAT)[0])
+    fixed_cpu, out_fixed = cpu_of(EIGHT_UNIT_COMPARE + ["--n-trials", "100000"])
+    fb_cpu, ad_cpu = sorted(fb)[len(fb) // 2], sorted(adaptive)[len(adaptive) // 2]
+    a, f = json.loads(out_adaptive), json.loads(out_fixed)
+    # adaptive vs fixed, per cell: |difference| / se of the difference, the se from the
+    # fixed run's p (the better estimate) and each run's own trials (an estimate of 0 has no
+    # se of its own)
+    cells_a, cells_f = _cells(a), _cells(f)
+    z, exact_equal = [], True
+    for key, (p, n_f) in cells_f.items():
+        q, n_a = cells_a[key]
+        if n_a is None or n_f is None:  # an exact cell: the same number either way
+            exact_equal &= n_a is None and n_f is None and abs(q - p) <= 1e-12
+            continue
+        se = math.sqrt(max(p * (1 - p), 1e-12) * (1 / n_a + 1 / n_f))
+        z.append(abs(q - p) / se)
+    n_cells = len(cells_f)
+    within = sum(v <= 5 for v in z)
+    trials = a["info"].get("trials", "")
+    results.add(Case("compare two 8-unit lists, adaptive cells (CPU)", "s", ad_cpu,
+                     "one fb combat query (CPU)", fb_cpu, Target(at_most_times=6.0, source="issue 29"),
+                     note=f"{n_cells} cells, {trials}; {ad_cpu / fb_cpu:.1f}× the fb combat"))
+    results.add(Case("compare two 8-unit lists, 10^5 trials per cell (CPU; before issue 29)", "s",
+                     fixed_cpu, "one fb combat query (CPU)", fb_cpu,
+                     note=f"{fixed_cpu / fb_cpu:.1f}× the fb combat"))
+    results.notes.append(
+        f"issue 29 part 6: adaptive vs 10^5-trial cells of the same compare: {within}/{len(z)} "
+        f"Monte Carlo cells within 5 se (largest {max(z, default=0):.1f} se; se from the fixed "
+        f"run's p and both trial counts); exact cells equal to 1e-12: {exact_equal}")
+
+
+def _cells(report: dict) -> dict[tuple, tuple[float, int | None]]:
+    """(direction, attacker, target) -> (P(kill), Monte Carlo trials or None) of compare's JSON."""
+    out = {}
+    for direction, m in report["info"]["matrix"].items():
+        for i, attacker in enumerate(m["attackers"]):
+            for j, target in enumerate(m["targets"]):
+                out[(direction, attacker, target)] = (m["p_kill"][i][j], m["n_trials"][i][j])
+    return out
+
+
+def subprocess_out(argv: list[str]) -> str:
+    import subprocess
+
+    proc = subprocess.run(cli_bench.mathhammer_argv() + argv, capture_output=True, text=True,
+                          timeout=3600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"mathhammer {' '.join(argv[:3])}: {proc.stderr.strip()[-300:]}")
+    return proc.stdout
+
+
 def bench_web(results: Results, settings: Settings) -> None:
     """`mathhammer serve` under a bounded load on 127.0.0.1 (benchmarks/web_load.py)."""
     from benchmarks.web_load import bench_web as run
@@ -538,6 +736,7 @@ SECTIONS = {
     "compile": bench_compile,
     "memory": bench_memory,
     "web": bench_web,
+    "startup": bench_startup,
 }
 
 
@@ -628,6 +827,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{row.rounds} rounds){status}")
         for name, reason in results.skipped:
             print(f"{name}: {reason}")
+        if args.only:  # a partial run writes no RESULTS.md: its notes go here
+            for note in results.notes:
+                print(f"note: {note}")
     return 0
 
 

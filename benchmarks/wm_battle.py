@@ -86,7 +86,7 @@ class PeakMemory:
 
 def main() -> int:
     from mathhammer.warmachine.battle.runner import BattleSpec, run, run_chunk
-    from mathhammer.warmachine.plan import plan_from_cli
+    from mathhammer.warmachine.plan import plan
 
     rows = []
     memory = PeakMemory().__enter__()
@@ -123,7 +123,7 @@ def main() -> int:
                  f"{mine:.0f} MB / {workers:.0f} MB", "", "<= 500 MB",
                  "pass" if peak <= 500 else "MISS"))
     args = (["khador/sorscha", "khador/juggernaut", "khador/destroyer"], "cygnar/stryker")
-    plan_s = median_seconds(lambda: plan_from_cli(*args), rounds=1)
+    plan_s = median_seconds(lambda: plan(*args), rounds=1)
     rows.append(("beside it: wm plan, Sorscha + Juggernaut + Destroyer vs Stryker (one turn, "
                  "exact, 768 plans)", f"{plan_s:.2f} s", "", "(record)", ""))
     publish_section("warmachine-battle",

@@ -181,7 +181,7 @@ class DiceExpr:
             raise DiceExpressionError(
                 f"dice expression {str(self)!r}", "is too large to enumerate exactly "
                 f"(about {self.exact_cost:.1e} operations, limit {EXACT_BUDGET:.0e})",
-                None, "use --method mc, or fewer / smaller dice",
+                None, "use ‹method› mc, or fewer / smaller dice",
             )
         lo, w = self._weights()
         if w[0] != 0 and w[-1] != 0:  # the common case: nothing to trim
@@ -749,3 +749,70 @@ def roll_off(bonus_a: int = 0, bonus_b: int = 0) -> Fraction:
     if tie == 36:
         return Fraction(1, 2)
     return Fraction(win, 36 - tie)
+
+
+# ---------------------------------------------------------------------------------
+# Sums of many independent draws (the exact chains of both games)
+
+#: results longer than this are taken by FFT: O(m log m) where direct squaring is
+#: O(m²); below it the direct products keep every entry accurate relative to itself
+FFT_OUTCOMES = 1024
+
+
+def _capped_convolve(a: np.ndarray, b: np.ndarray, cap: int | None) -> np.ndarray:
+    """pmf of min(A + B, cap): what lies past ``cap`` piles up there."""
+    out = np.convolve(a, b)
+    if cap is not None and len(out) > cap + 1:
+        out[cap] += out[cap + 1:].sum()
+        out = out[: cap + 1]
+    return out
+
+
+def pmf_power(pmf: np.ndarray, n: int, cap: int | None = None) -> np.ndarray:
+    """P(T = t), t = 0.., for T the sum of ``n`` independent draws of ``pmf`` (an outcome's
+    value is its index), or of min(T, cap) when ``cap`` is given.
+
+    Cost grows about linearly in ``n``: leading impossible values are shifted out,
+    short results come from squaring (O(log n) convolutions; capping commutes with
+    adding: min(min(A, c) + B, c) = min(A + B, c) for B ≥ 0), results longer than
+    :data:`FFT_OUTCOMES` from one FFT (accurate to ~1e-16 absolute, negatives of
+    rounding set to 0).
+    """
+    pmf = np.asarray(pmf, dtype=np.float64)
+    if n == 1 and (cap is None or len(pmf) <= cap + 1):
+        return pmf.copy()
+    if n == 0:
+        return np.ones(1)
+    if len(pmf) and pmf[0] > 0:  # the common case: no value is impossible from the start
+        lo, body = 0, pmf
+    else:
+        nz = np.flatnonzero(pmf)
+        if not len(nz):
+            return np.zeros(1)
+        lo = int(nz[0])
+        body = pmf[lo: int(nz[-1]) + 1]
+    shift = n * lo
+    if cap is not None and cap <= shift:  # every draw already reaches the cap
+        out = np.zeros(cap + 1)
+        out[cap] = float(body.sum()) ** n
+        return out
+    rest_cap = None if cap is None else cap - shift
+    m = n * (len(body) - 1) + 1
+    if (m if rest_cap is None else min(m, rest_cap + 1)) > FFT_OUTCOMES:
+        size = 1 << (m - 1).bit_length()
+        rest = np.fft.irfft(np.fft.rfft(body, size) ** n, size)[:m]
+        np.maximum(rest, 0.0, out=rest)
+        if rest_cap is not None and m > rest_cap + 1:
+            rest[rest_cap] += rest[rest_cap + 1:].sum()
+            rest = rest[: rest_cap + 1]
+    else:
+        rest, base = None, body
+        while n:
+            if n & 1:
+                rest = base if rest is None else _capped_convolve(rest, base, rest_cap)
+            n >>= 1
+            if n:
+                base = _capped_convolve(base, base, rest_cap)
+        if rest_cap is not None and len(rest) > rest_cap + 1:  # one draw past the cap
+            rest = _capped_convolve(rest, np.ones(1), rest_cap)
+    return np.concatenate((np.zeros(shift), rest)) if shift else rest

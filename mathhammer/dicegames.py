@@ -89,8 +89,8 @@ def roll_off(bonus_a: int = 0, bonus_b: int = 0, *, method: str = "auto",
              config: MonteCarloConfig | None = None, check: bool = False,
              explain: bool = False) -> Report:
     """P(A wins), P(B wins) and the number of rolls of a D6 roll-off with bonuses (DICE-6)."""
-    _check_bonus(bonus_a, "--bonus-a")
-    _check_bonus(bonus_b, "--bonus-b")
+    _check_bonus(bonus_a, "‹bonus_a›")
+    _check_bonus(bonus_b, "‹bonus_b›")
     p_a, p_b, mean = roll_off_fractions(bonus_a, bonus_b)
     win, lose, tie = roll_off_counts(bonus_a, bonus_b)
     title = f"roll-off, A {bonus_a:+d} vs B {bonus_b:+d}"
@@ -102,7 +102,7 @@ def roll_off(bonus_a: int = 0, bonus_b: int = 0, *, method: str = "auto",
     def exact() -> Report:
         results = {"p_a_wins": Estimate.exact(float(p_a)), "p_b_wins": Estimate.exact(float(p_b)),
                    "mean_rolls": Estimate.exact(float(mean))}
-        return Report("roll-off", "exact", results, {"rolls": Distribution.exact(_rolls_pmf(tie))},
+        return Report("roll_off", "exact", results, {"rolls": Distribution.exact(_rolls_pmf(tie))},
                       info=dict(info), title=title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
@@ -122,7 +122,7 @@ def roll_off(bonus_a: int = 0, bonus_b: int = 0, *, method: str = "auto",
         results = {"p_a_wins": Estimate.proportion(int(t["wins"][0]), n),
                    "p_b_wins": Estimate.proportion(int(t["wins"][1]), n),
                    "mean_rolls": rolls.mean_estimate()}
-        return Report("roll-off", "mc", results, {"rolls": rolls}, n_trials=n, seed=run.seed,
+        return Report("roll_off", "mc", results, {"rolls": rolls}, n_trials=n, seed=run.seed,
                       info=dict(info), title=title)
 
     report = answer("roll-off", method=method, exact=exact, monte_carlo=monte_carlo,
@@ -161,17 +161,17 @@ def _distance_expr(distance: str | DiceExpr) -> DiceExpr:
 def _hit_faces(ruleset: str | None, hit_faces: int | None) -> tuple[int, str]:
     if hit_faces is not None:
         if isinstance(hit_faces, bool) or not isinstance(hit_faces, int) or not 0 <= hit_faces <= 6:
-            raise InputError("--hit-faces", "must be 0..6 faces of the scatter die", hit_faces,
-                             "use --hit-faces 2 (two HITs, four arrows)")
-        return hit_faces, f"--hit-faces {hit_faces}"
-    from mathhammer.fantasy.rulesets import load_ruleset
+            raise InputError("‹hit_faces›", "must be 0..6 faces of the scatter die", hit_faces,
+                             "use ‹hit_faces› 2 (two HITs, four arrows)")
+        return hit_faces, f"‹hit_faces› {hit_faces}"
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     rules = load_ruleset(ruleset or "wfb8")
     return rules.scatter_hit_faces, rules.name
 
 
 def _check_geometry(within: float | None, offset: float) -> None:
-    for flag, value in (("--from-inches", within), ("--target-offset", offset)):
+    for flag, value in (("‹from_inches›", within), ("‹target_offset›", offset)):
         if value is not None and not (math.isfinite(value) and 0.0 <= value <= MAX_INCHES):
             raise InputError(flag, f"must be a distance in inches from 0 to {MAX_INCHES:g}", value,
                              f"use e.g. {flag} 3")
@@ -231,8 +231,8 @@ def scatter(distance: str | DiceExpr = "2D6", *, ruleset: str | None = None,
     faces, source = _hit_faces(ruleset, hit_faces)
     _check_geometry(within, offset)
     if offset and within is None:
-        raise InputError("--target-offset", "needs --from-inches (the distance to end within)",
-                         offset, "add e.g. --from-inches 1.5")
+        raise InputError("‹target_offset›", "needs ‹from_inches› (the distance to end within)",
+                         offset, "add e.g. ‹from_inches› 1.5")
     p_hit, dist_pmf, p_within = _scatter_exact(expr, faces, within, offset)
     title = f"scatter {expr} ({source}: {faces} HIT face(s) of 6)"
     info = {"rule": "DICE-7: the scatter die, then the dice in inches on an arrow (DICE-4)",
@@ -258,7 +258,7 @@ def scatter(distance: str | DiceExpr = "2D6", *, ruleset: str | None = None,
 
         if expr.outcome_count > TABLE_LIMIT:
             raise InputError("DISTANCE", f"has more than {TABLE_LIMIT} outcomes for the "
-                             "scatter kernel", str(expr), "use --method exact or fewer dice")
+                             "scatter kernel", str(expr), "use ‹method› exact or fewer dice")
         table = expr.sampler().table
         k = kernels.load("mathhammer.kernels.dicegames")
         radius = -1.0 if within is None else float(within)

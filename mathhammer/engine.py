@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mathhammer import trials
 from mathhammer.errors import InputError, Interrupted, TrialLimitError
 from mathhammer.results import Z95
 from mathhammer.rng import chunk_state, chunk_states, resolve_seed
@@ -36,7 +37,7 @@ Tally = dict[str, np.ndarray]
 ChunkFn = Callable[[int, np.ndarray], Tally]
 ProgressFn = Callable[[int, int], None]  # (trials done, trials planned)
 
-DEFAULT_TRIALS = 1_000_000
+DEFAULT_TRIALS = trials.QUERY
 MAX_TRIALS = 10**11  # ~minutes of the fastest kernel; beyond that a query is a mistake
 MIN_CHUNK = 1 << 16
 MAX_CHUNKS = 4096  # keeps chunks short so Ctrl-C answers quickly even for 10^9 trials
@@ -57,6 +58,7 @@ class MonteCarloConfig:
             half-width is ≤ this (0 < ε < 0.5).
         max_trials: cap on adaptive runs.
         progress: called after each chunk with (trials done, trials planned).
+        n_trials_is_default: the caller did not choose ``n_trials``.
     """
 
     n_trials: int = DEFAULT_TRIALS
@@ -65,27 +67,30 @@ class MonteCarloConfig:
     precision: float | None = None
     max_trials: int = 10**10
     progress: ProgressFn | None = field(default=None, compare=False)
+    #: n_trials was not asked for: a query with its own precision target may size the run
+    #: from it instead (``fb turn``: :func:`trials_for_precision`)
+    n_trials_is_default: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
-        validate_trials(self.n_trials, "--n-trials")
+        validate_trials(self.n_trials, "‹n_trials›")
         if self.precision is not None and not 0.0 < self.precision < 0.5:
             raise InputError(
-                "--precision", "must be a half-width strictly between 0 and 0.5",
-                self.precision, "use e.g. --precision 0.001",
+                "‹precision›", "must be a half-width strictly between 0 and 0.5",
+                self.precision, "use e.g. ‹precision› 0.001",
             )
         validate_trials(self.max_trials, "max_trials")
         if self.precision is not None and self.precision < _narrowest_halfwidth(self.max_trials):
             # even a probability of exactly 0 or 1 cannot be pinned down this finely: say so
             # now rather than after the first batch
             raise TrialLimitError(
-                "--precision", f"is finer than any 95% interval within {self.max_trials:.0e} "
+                "‹precision›", f"is finer than any 95% interval within {self.max_trials:.0e} "
                 f"trials can be (at best {_narrowest_halfwidth(self.max_trials):.1e})",
-                self.precision, "ask for a larger precision value, e.g. --precision 0.001")
+                self.precision, "ask for a larger precision value, e.g. ‹precision› 0.001")
         if self.seed is not None:
             resolve_seed(self.seed)  # a bad seed fails before any kernel loads
         if self.threads is not None and not 1 <= self.threads <= 256:
-            raise InputError("--threads", "must be between 1 and 256", self.threads,
-                             "use e.g. --threads 2")
+            raise InputError("‹threads›", "must be between 1 and 256", self.threads,
+                             "use e.g. ‹threads› 2")
 
 
 CACHE_LINE = 64  # bytes
@@ -124,13 +129,13 @@ def _apart(states: np.ndarray) -> np.ndarray:
 
 def validate_trials(n_trials: int, where: str) -> None:
     if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)):
-        raise InputError(where, "must be a whole number", n_trials, "use e.g. --n-trials 1000000")
+        raise InputError(where, "must be a whole number", n_trials, "use e.g. ‹n_trials› 1000000")
     if n_trials <= 0:
-        raise InputError(where, "must be at least 1", n_trials, "use e.g. --n-trials 1000000")
+        raise InputError(where, "must be at least 1", n_trials, "use e.g. ‹n_trials› 1000000")
     if n_trials > MAX_TRIALS:
         raise TrialLimitError(
             where, f"is above the limit of {MAX_TRIALS:.0e} trials", n_trials,
-            "use fewer trials or --precision to stop at a target error",
+            "use fewer trials or ‹precision› to stop at a target error",
         )
 
 
@@ -335,8 +340,8 @@ def simulate(
         return MonteCarloRun(tally, config.n_trials, seed, len(sizes))
 
     if probabilities is None:
-        raise InputError("--precision", "is not available for this query", config.precision,
-                         "use --n-trials instead")
+        raise InputError("‹precision›", "is not available for this query", config.precision,
+                         "use ‹n_trials› instead")
     # Adaptive: fixed-size chunks in growing batches; chunk i's stream never changes
     # and batch sizes depend on the tallies only (never on the thread count), so the
     # result depends on (seed, precision, n_trials) only.
@@ -366,14 +371,14 @@ def simulate(
                 return MonteCarloRun(tally, n, seed, n_chunks)
             if n >= config.max_trials:
                 raise TrialLimitError(
-                    "--precision", f"not reached within {config.max_trials:.0e} trials "
+                    "‹precision›", f"not reached within {config.max_trials:.0e} trials "
                     f"(half-width {worst:.2g})", eps, "ask for a larger precision value",
                 )
             # estimate the trials still needed from the worst half-width (∝ 1/√n)
             need = n * min(worst / eps, 1e100) ** 2  # --precision 1e-300 overflowed a float
             if need > 2 * config.max_trials:  # hopeless: say so now, not after 10^10 trials
                 raise TrialLimitError(
-                    "--precision", f"would need about {need:.1e} trials, above the limit of "
+                    "‹precision›", f"would need about {need:.1e} trials, above the limit of "
                     f"{config.max_trials:.0e} (half-width {worst:.2g} after {n:,})", eps,
                     "ask for a larger precision value",
                 )
@@ -386,6 +391,21 @@ def simulate(
         n = n_chunks * ADAPTIVE_CHUNK + stop.n_done
         partial = MonteCarloRun(tally, n, seed, n_chunks + stop.n_chunks, True)
         raise Interrupted(partial if n else None) from None
+
+
+def trials_for_precision(eps: float) -> int:
+    """The fewest trials whose 95% Wilson half-width is at most ``eps`` for every
+    probability (the widest is at p = 1/2): a default run sized by a precision target."""
+    def width(n: int) -> float:
+        return float(wilson_halfwidth(np.array([0.5]), n)[0])
+
+    # at p = 1/2 the Wilson half-width is z / (2 sqrt(n + z^2)); the loops fix the rounding
+    n = max(1, math.ceil((Z95 / (2 * eps)) ** 2 - Z95 * Z95))
+    while width(n) > eps:
+        n += 1
+    while n > 1 and width(n - 1) <= eps:
+        n -= 1
+    return n
 
 
 def _narrowest_halfwidth(n: int) -> float:

@@ -6,7 +6,20 @@ for any subclass of :class:`MathhammerError`.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
+
+#: a parameter named in a message, ``‹n_trials›``: the library shows the name, a front end
+#: its own spelling of it (the command line's ``--n-trials``, :mod:`mathhammer.present.flags`)
+PARAM = re.compile(r"‹([A-Za-z0-9_]+)›")
+
+
+def spell_params(text: str, spell: Callable[[str], str] | None = None) -> str:
+    """``text`` with every ``‹name›`` written by ``spell(name)`` (default: the bare name)."""
+    if "‹" not in text:
+        return text
+    return PARAM.sub(lambda m: (spell or str)(m.group(1)), text)
 
 
 class MathhammerError(Exception):
@@ -27,9 +40,12 @@ class MathhammerError(Exception):
         self.fix = fix
         super().__init__(self.one_line())
 
-    def one_line(self) -> str:
-        where, what, fix = (_cut(str(self.where), 300), _cut(str(self.what), MAX_WHAT),
-                            _cut(str(self.fix), 300))
+    def one_line(self, spell: Callable[[str], str] | None = None) -> str:
+        """The error in one line; parameters (``‹n_trials›``) as ``spell`` writes them: the
+        library's own names by default, the command line passes its flags."""
+        where, what, fix = (_cut(spell_params(str(self.where), spell), 300),
+                            _cut(spell_params(str(self.what), spell), MAX_WHAT),
+                            _cut(spell_params(str(self.fix), spell), 300))
         parts = [f"{where}: {what}"]
         if self.got is not None:
             got = self.got if isinstance(self.got, str) else repr(self.got)

@@ -60,6 +60,11 @@ class Game:
         problem) and say True; False when it is not one (``profiles validate``)."""
         return False
 
+    def run_scenario(self, data: dict, source: str, *, method: str, config: Any, check: bool,
+                     n_trials: int | None = None) -> Any:
+        """``mathhammer run`` of one of this game's scenario files: its Report."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str) -> Any:
         """The :class:`mathhammer.lists.ListUnit` of a validated list entry (its options and
@@ -96,6 +101,11 @@ class Game:
         """Answer one ``compare``/``sweep``/``score`` cell: a
         :class:`mathhammer.analysis.cells.CellResult` (``p_kill``, ``mean_damage``)."""
         raise NotImplementedError
+
+    def cell_runner(self, cell: Any) -> Any:
+        """``config -> CellResult`` for one cell, run batch after batch by an adaptive cell: a
+        game whose cells take long to set up builds them once here."""
+        return lambda config: self.evaluate_cell(cell, config)
 
     def cell_words(self, policy: str, for_score: bool = False) -> str:
         """What one cell is, in words (the ``cell`` line of ``compare``, or of ``score``)."""
@@ -228,6 +238,17 @@ def names(lists: bool = False) -> tuple[str, ...]:
     return tuple(name for name in order if _REGISTRY[name].lists or not lists)
 
 
+def list_fields(attribute: str) -> dict[str, tuple]:
+    """The union over the games with army lists of one field table (``entry_fields``,
+    ``variant_fields``): a file model accepts every game's keys, the first game's
+    declaration of a shared key wins (the wrong game's keys are refused by name later)."""
+    fields: dict[str, tuple] = {}
+    for name in names(lists=True):
+        for key, spec in getattr(_REGISTRY[name], attribute).items():
+            fields.setdefault(key, spec)
+    return fields
+
+
 def get(name: str, where: str = "game", lists: bool = False) -> Game:
     """The game called ``name`` (``lists``: one with army lists); an unknown name is one
     InputError line at ``where``."""
@@ -238,7 +259,7 @@ def get(name: str, where: str = "game", lists: bool = False) -> Game:
 
         first = names(lists)[0]
         raise InputError(where, f"must be {' or '.join(names(lists))}", name,
-                         f"use {where} {first}" if where.startswith("-") else f'use {where} = "{first}"')
+                         f"use {where} {first}" if where.startswith("‹") else f'use {where} = "{first}"')
     return game
 
 
@@ -265,5 +286,5 @@ def check_stat_by_model(game: str, profile: Any, path: str, stat: str, value: in
     except Exception:
         from mathhammer.errors import InputError
 
-        raise InputError("--vary", f"{stat} = {value} is outside what a {game} profile allows",
+        raise InputError("‹vary›", f"{stat} = {value} is outside what a {game} profile allows",
                          value, "narrow the range") from None

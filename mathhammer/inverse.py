@@ -16,9 +16,9 @@ from mathhammer.errors import InputError
 from mathhammer.results import Estimate, Report
 
 
-def check_target(p: float, flag: str = "--for-p") -> float:
+def check_target(p: float, flag: str = "‹for_p›") -> float:
     if isinstance(p, bool) or not isinstance(p, (int, float)) or math.isnan(p) or not 0 < p <= 1:
-        raise InputError(flag, "must be a probability above 0 and at most 1", p, "use e.g. --for-p 0.5")
+        raise InputError(flag, "must be a probability above 0 and at most 1", p, "use e.g. ‹for_p› 0.5")
     return float(p)
 
 
@@ -37,7 +37,7 @@ def fewest_attacks(chance: Callable[[int], float], target: float, max_attacks: i
     while at(hi) < target - 1e-12 and hi < max_attacks:
         hi = min(2 * hi, max_attacks)
     if at(hi) < target - 1e-12:
-        raise InputError("--for-p", f"even {max_attacks} {unit} reach only "
+        raise InputError("‹for_p›", f"even {max_attacks} {unit} reach only "
                          f"{100 * at(hi):.2f}% to {outcome}", target,
                          "ask for a lower probability or a stronger attack")
     lo = hi // 2  # at(lo) < target (or lo = 0)
@@ -54,17 +54,17 @@ def fewest_attacks(chance: Callable[[int], float], target: float, max_attacks: i
     before = f"; {found - 1} {unit}: {100 * at(found - 1):.2f}%" if found > 1 else ""
     headline = (f"{found} {unit} {outcome} at least {100 * target:g}% of the time: "
                 f"{100 * p:.2f}% (exact){before}")
-    return Report(command, "exact", {f"{unit}_needed": Estimate.exact(found),
+    return Report(command, "exact", {f"{unit}_needed": Estimate.count(found),
                                      "p_at_needed": Estimate.exact(p)},
                   info={"for_p": target, "outcome": outcome, "curve": shown,
                         "how": "the exact engine at n = 1, 2, 4, ... then halving the gap (the "
                                "chance never falls as attacks are added)"},
-                  title=title or f"{command}: the fewest {unit} that {outcome}", headline=headline)
+                  title=title or f"the fewest {unit} that {outcome}", headline=headline)
 
 
 def least_level(levels: list[tuple[int, float]], target: float, *, command: str,
                 outcome: str, who: str, unit: str = "focus", title: str = "",
-                where: str = "--for-p", notes: list[str] | None = None) -> Report:
+                where: str = "‹for_p›", notes: list[str] | None = None) -> Report:
     """The smallest level (focus given to the attacker, ``wm duel --for-p``) whose chance
     reaches ``target``, from every level's exact chance (a scan: no monotonicity assumed),
     every level listed."""
@@ -75,7 +75,7 @@ def least_level(levels: list[tuple[int, float]], target: float, *, command: str,
     top_n, top_p = max(levels, key=lambda np_: np_[1])
     if not reached:
         raise InputError(where, f"even {top_n} {unit} reaches only {100 * top_p:.2f}% "
-                         f"to {outcome}", target, "ask for a lower probability, add --then "
+                         f"to {outcome}", target, "ask for a lower probability, add ‹then› "
                          "activations or pick a stronger attacker")
     found, p = reached[0]
     shown = [f"{n} {unit}: {100 * v:.2f}%" + (" ◀" if n == found else "") for n, v in levels]
@@ -88,7 +88,7 @@ def least_level(levels: list[tuple[int, float]], target: float, *, command: str,
                 str(n) for n, _ in levels) + "); the least that reaches it"}
     if notes:
         info["note"] = "; ".join(notes)
-    return Report(command, "exact", {f"{unit}_needed": Estimate.exact(found),
+    return Report(command, "exact", {f"{unit}_needed": Estimate.count(found),
                                      "p_at_needed": Estimate.exact(min(p, 1.0))},
-                  info=info, title=title or f"{command}: the least {unit} that {outcome}",
+                  info=info, title=title or f"the least {unit} that {outcome}",
                   headline=headline)

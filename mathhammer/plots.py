@@ -70,7 +70,7 @@ def plot_distribution(dist, ax=None, title: str | None = None, xlabel: str = "ou
     return ax
 
 
-def save_figure(fig, path: Path, flag: str = "--plot") -> None:
+def save_figure(fig, path: Path, flag: str = "‹plot›") -> None:
     """Save a figure atomically (temp file + rename) in the format of its suffix."""
     import io
 

@@ -29,22 +29,21 @@ def answer(
     distribution.
     """
     if method not in METHODS:
-        raise InputError("--method", "must be exact, mc or auto", method, "use --method auto")
-    config = config or MonteCarloConfig()
+        raise InputError("‹method›", "must be exact, mc or auto", method, "use ‹method› auto")
     if check:
         if exact is None or monte_carlo is None:
-            raise InputError("--check", f"needs both engines; {command} has only one",
-                             True, "drop --check")
-        return with_check(exact(), monte_carlo(config))
+            raise InputError("‹check›", f"needs both engines; {command} has only one",
+                             True, "drop ‹check›")
+        return with_check(exact(), monte_carlo(config or MonteCarloConfig()))
     if method == "exact" or (method == "auto" and exact is not None):
         if exact is None:
-            raise InputError("--method", f"exact is not available for {command}", method,
-                             "use --method mc")
+            raise InputError("‹method›", f"exact is not available for {command}", method,
+                             "use ‹method› mc")
         return exact()
     if monte_carlo is None:
-        raise InputError("--method", f"mc is not available for {command}", method,
-                         "use --method exact")
-    return monte_carlo(config)
+        raise InputError("‹method›", f"mc is not available for {command}", method,
+                         "use ‹method› exact")
+    return monte_carlo(config or MonteCarloConfig())  # built only when it is used
 
 
 def _z_score(name: str, est: Estimate, reference: float) -> float | None:

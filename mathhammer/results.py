@@ -8,13 +8,16 @@ A :class:`Report` is what every query returns and what the CLI renders; its
 
 from __future__ import annotations
 
-import html
 import math
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from mathhammer.errors import spell_params
+from mathhammer.renames import RENAMED, RenamedKeys
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -28,6 +31,41 @@ def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     half = z / (1.0 + z2n) * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2n / (4.0 * n))
     # the interval always contains p: at p = 0 or 1 rounding must not leave a sliver
     return (min(max(0.0, centre - half), p), max(min(1.0, centre + half), p))
+
+
+#: how far float noise may carry a probability past 0 or 1: an exact answer summed over
+#: many states drifts by ~1e-13. A value further out is an engine bug, so it raises
+#: (:class:`ImpossibleProbability`) rather than being clipped out of sight (issue 28 item 4).
+PROBABILITY_NOISE = 1e-9
+
+
+class ImpossibleProbability(ValueError):
+    """A result named as a probability (``p_*``) lies outside [0, 1] by more than float
+    noise: a bug in the engine that built it, never bad input."""
+
+
+def is_probability_name(name: str) -> bool:
+    """A result that is a probability: ``p_kill``, ``p_hit_1``, ``p_kill[a vs b]``."""
+    return name.startswith("p_") or name.startswith("P(")
+
+
+def _unit(x: float) -> float:
+    return min(max(x, 0.0), 1.0) if not math.isnan(x) else x
+
+
+def checked_probability(name: str, est: Any) -> Any:
+    """``est`` with its value and 95% interval clipped to [0, 1] when ``name`` is a
+    probability (float noise only: a value more than :data:`PROBABILITY_NOISE` outside
+    raises). A normal-approximation interval (value ± 1.96 se) of a rare event may reach
+    below 0 legitimately; an interval of a probability never does, so it is clipped."""
+    if not isinstance(est, Estimate) or not is_probability_name(name) or math.isnan(est.value):
+        return est
+    if not -PROBABILITY_NOISE <= est.value <= 1.0 + PROBABILITY_NOISE:
+        raise ImpossibleProbability(f"{name} = {est.value!r} lies outside [0, 1]: an engine bug")
+    value, lo, hi = _unit(est.value), _unit(est.ci95[0]), _unit(est.ci95[1])
+    if (value, lo, hi) == (est.value, *est.ci95):
+        return est
+    return Estimate(_clean(value), est.se, (lo, hi), est.n_trials)
 
 
 def _clean(x: float) -> float:
@@ -45,12 +83,15 @@ class Estimate:
         se: standard error; 0 for exact answers.
         ci95: 95% interval; Wilson for probabilities, value ± 1.96 se for means.
         n_trials: Monte Carlo sample size, None when exact.
+        whole: a count (dice to roll, attacks needed, entries read): exact and a whole
+            number, printed as one ("5", never "5.0000") in every view.
     """
 
     value: float
     se: float = 0.0
     ci95: tuple[float, float] = (math.nan, math.nan)
     n_trials: int | None = None
+    whole: bool = False
 
     def __post_init__(self) -> None:
         if math.isnan(self.ci95[0]):
@@ -59,7 +100,20 @@ class Estimate:
     @classmethod
     def exact(cls, value: float) -> Estimate:
         v = _clean(value)
-        return cls(v, 0.0, (v, v), None)
+        # every exact answer makes several: the fields are filled directly, skipping the
+        # frozen __init__'s per-field setattr and a __post_init__ with nothing to do here
+        est = object.__new__(cls)
+        object.__setattr__(est, "__dict__", {"value": v, "se": 0.0, "ci95": (v, v),
+                                             "n_trials": None, "whole": False})
+        return est
+
+    @classmethod
+    def count(cls, n: int) -> Estimate:
+        """An exact whole number: ``2`` dice, ``7`` attacks needed (issue 28 item 15)."""
+        if isinstance(n, float) and not n.is_integer():
+            raise ValueError(f"a count is a whole number, got {n!r}")
+        n = int(n)
+        return cls(float(n), 0.0, (float(n), float(n)), None, whole=True)
 
     @classmethod
     def exact_probability(cls, value: float) -> Estimate:
@@ -92,12 +146,16 @@ class Estimate:
         return (self.value - reference) / self.se
 
     def to_dict(self) -> dict[str, Any]:
+        if self.whole:  # a count reads as the integer it is in JSON too
+            return {"value": int(self.value), "se": 0.0, "ci95": [int(self.value)] * 2}
         return {"value": self.value, "se": self.se, "ci95": [self.ci95[0], self.ci95[1]]}
 
     def __format__(self, spec: str) -> str:
         return self.format(percent=spec == "%")
 
     def format(self, percent: bool = False) -> str:
+        if self.whole:
+            return str(int(self.value))
         scale, unit = (100.0, "%") if percent else (1.0, "")
         digits = 2 if percent else 4
         text = f"{self.value * scale:.{digits}f}{unit}"
@@ -151,15 +209,19 @@ class Distribution:
         #: set by producers that know the mean exactly (e.g. DiceExpr.distribution),
         #: so an exact 2D6 reports 7.0 rather than the float sum 6.999999999999999
         self.exact_mean: float | None = None
+        #: the total probability when a constructor already summed it (:meth:`exact`)
+        self._mass: float | None = None
 
     # ---- constructors -------------------------------------------------------------
     @classmethod
     def exact(cls, probs: np.ndarray | list[float], offset: int = 0) -> Distribution:
-        p = np.clip(np.asarray(probs, dtype=np.float64), 0.0, None)
-        total = p.sum()
+        p = np.maximum(np.asarray(probs, dtype=np.float64), 0.0)  # a new array, never negative
+        total = float(np.add.reduce(p))  # p.sum() without its Python wrapper
         if total > 0:
-            p = p / total  # absorb float drift of long convolutions
-        return cls(p, offset)
+            p /= total  # absorb float drift of long convolutions
+        dist = cls(p, offset)
+        dist._mass = 1.0 if total > 0 else 0.0
+        return dist
 
     @classmethod
     def from_counts(cls, counts: np.ndarray, offset: int = 0) -> Distribution:
@@ -210,13 +272,16 @@ class Distribution:
         """No outcome has any probability: a conditional distribution whose condition
         never happens (casting totals when no cast can succeed). Reports drop it and
         say so (:meth:`Report.drop_empty`) rather than print a pmf summing to 0."""
-        return not float(self.probs.sum()) > 0.0
+        mass = self._mass if self._mass is not None else float(self.probs.sum())
+        return not mass > 0.0
 
     @property
     def mean(self) -> float:
         if self.exact_mean is not None:
             return self.exact_mean
-        return _clean(math.fsum(self.outcomes * self.probs))
+        # each product rounded once, as outcomes * probs would, and summed exactly
+        return _clean(math.fsum(map(operator.mul, range(self.offset, self.offset + len(self.probs)),
+                                    self.probs.tolist())))
 
     @property
     def variance(self) -> float:
@@ -238,22 +303,25 @@ class Distribution:
         return Estimate(m, se, (m - Z95 * se, m + Z95 * se), self.n_trials)
 
     # ---- tail probabilities -------------------------------------------------------
-    def _prob(self, mask: np.ndarray) -> Estimate:
+    def _between(self, lo: int, hi: int) -> Estimate:
+        """P(lo ≤ outcome < hi): one slice of consecutive outcomes (no mask to build)."""
+        a = min(max(lo - self.offset, 0), len(self.probs))
+        b = min(max(hi - self.offset, a), len(self.probs))
         if self.is_exact:
-            return Estimate.exact(float(np.clip(self.probs[mask].sum(), 0.0, 1.0)))
+            return Estimate.exact(min(max(float(self.probs[a:b].sum()), 0.0), 1.0))
         assert self.counts is not None and self.n_trials is not None
-        return Estimate.proportion(int(self.counts[mask].sum()), self.n_trials)
+        return Estimate.proportion(int(self.counts[a:b].sum()), self.n_trials)
 
     def p_eq(self, k: int) -> Estimate:
-        return self._prob(self.outcomes == k)
+        return self._between(math.ceil(k), math.floor(k) + 1)
 
     def p_at_least(self, k: int) -> Estimate:
         """P(outcome ≥ k)."""
-        return self._prob(self.outcomes >= k)
+        return self._between(math.ceil(k), self.offset + len(self.probs))
 
     def p_at_most(self, k: int) -> Estimate:
         """P(outcome ≤ k)."""
-        return self._prob(self.outcomes <= k)
+        return self._between(self.offset, math.floor(k) + 1)
 
     def at_least_curve(self) -> np.ndarray:
         """P(≥ k) for every outcome k, in order."""
@@ -331,6 +399,32 @@ class Distribution:
         return f"Distribution({self.min}..{self.max}, mean={self.mean:.4f}, {kind})"
 
 
+class Results(RenamedKeys):
+    """A report's named estimates. The one place every printed probability passes: each
+    ``p_*`` estimate is clipped to [0, 1] as it goes in (:func:`checked_probability`), so
+    the table, the JSON, the web page and the library all read the same clipped value."""
+
+    def __init__(self, data: Any = (), renamed: dict[str, str] | None = None) -> None:
+        super().__init__((), renamed or {})
+        self.update(data)
+
+    def __setitem__(self, name: str, est: Any) -> None:
+        super().__setitem__(name, checked_probability(name, est))
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for name, est in dict(*args, **kwargs).items():
+            self[name] = est
+
+    def setdefault(self, name: str, default: Any = None) -> Any:
+        if name not in self:
+            self[name] = default
+        return self[name]
+
+    def __ior__(self, other: Any) -> Results:
+        self.update(other)
+        return self
+
+
 @dataclass
 class Report:
     """The answer to one query: named results and distributions, with provenance.
@@ -357,15 +451,17 @@ class Report:
     headline: str = ""
 
     def __post_init__(self) -> None:
-        from mathhammer.renames import RENAMED, RenamedKeys
-
         renamed = RENAMED.get(self.command)
-        if renamed:  # an old name is refused with a pointer to the new one, never aliased
-            if type(self.results) is dict:
-                self.results = RenamedKeys(self.results, renamed)
-            if type(self.distributions) is dict:
-                self.distributions = RenamedKeys(self.distributions, renamed)
+        if renamed and type(self.distributions) is dict:
+            # an old name is refused with a pointer to the new one, never aliased
+            self.distributions = RenamedKeys(self.distributions, renamed)
+        self.results = self.results  # now the command is known: its renames apply
         self.drop_empty()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "results":  # however results arrive, every probability is checked
+            value = Results(value, RENAMED.get(getattr(self, "command", ""), {}))
+        super().__setattr__(name, value)
 
     def drop_empty(self) -> Report:
         """Move distributions with no possible outcome out of ``distributions`` into
@@ -379,7 +475,9 @@ class Report:
                 notes.append(f"{name}: no outcome is possible (what it counts never happens)")
         return self
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, spell=None) -> dict[str, Any]:
+        """The JSON contract; parameters named in the notes (``‹focus›``) as ``spell`` writes
+        them (the library's names by default; the command line passes its flags)."""
         self.drop_empty()
         out: dict[str, Any] = {
             "command": self.command,
@@ -390,7 +488,7 @@ class Report:
             "distributions": {k: d.to_dict() for k, d in self.distributions.items()},
         }
         if self.info:
-            out["info"] = _jsonable(self.info)
+            out["info"] = _jsonable(self.info, spell)
         return out
 
     def to_frame(self):  # -> pandas.DataFrame of the results
@@ -410,6 +508,8 @@ class Report:
         return self.distributions[name]
 
     def _repr_html_(self) -> str:
+        import html  # here: only a notebook shows HTML (start-up)
+
         parts = [f"<h4>{html.escape(self.title or self.command)}</h4>"]
         meta = "exact" if self.method == "exact" else f"Monte Carlo, n_trials {self.n_trials:,}, seed {self.seed}"
         parts.append(f"<p>{meta}</p>")
@@ -441,11 +541,13 @@ class InfoTable(list):
         self.columns = tuple(columns)
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: Any, spell=None) -> Any:
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v, spell) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [_jsonable(v, spell) for v in value]
+    if isinstance(value, str):
+        return spell_params(value, spell)
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (float, np.floating)):

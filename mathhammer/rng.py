@@ -8,8 +8,6 @@ version) only, never on the thread count or on how many chunks run at once.
 
 from __future__ import annotations
 
-import secrets
-
 import numpy as np
 
 from mathhammer.errors import InputError
@@ -21,9 +19,11 @@ MAX_SEED = 2**63 - 1
 def resolve_seed(seed: int | None) -> int:
     """The user's seed, or a fresh one (printed by the CLI so the run can be repeated)."""
     if seed is None:
+        import secrets  # here: an exact query draws no seed (start-up)
+
         return secrets.randbelow(2**31)
     if not 0 <= int(seed) <= MAX_SEED:
-        raise InputError("--seed", "must be between 0 and 2**63-1", seed, "use e.g. --seed 1")
+        raise InputError("‹seed›", "must be between 0 and 2**63-1", seed, "use e.g. ‹seed› 1")
     return int(seed)
 
 

@@ -78,9 +78,9 @@ def method_words(report: Report) -> str:
     """``exact`` or ``Monte Carlo, 200,000 trials, seed 1``."""
     if report.method == "exact":
         return "exact"
-    n = f"{report.n_trials:,}" if report.n_trials else "?"
+    n = plural(report.n_trials, "trial") if report.n_trials else "? trials"
     label = "Monte Carlo" if report.method == "mc" else f"{report.method}: Monte Carlo"
-    return f"{label}, {n} trials{'' if report.seed is None else f', seed {report.seed}'}"
+    return f"{label}, {n}{'' if report.seed is None else f', seed {report.seed}'}"
 
 
 def words(name: str) -> str:
@@ -90,8 +90,26 @@ def words(name: str) -> str:
     return name.replace("_", " ")
 
 
+#: plurals that are not the noun + "s"
+IRREGULAR = {"die": "dice", "box": "boxes", "entry": "entries", "strength": "strength"}
+
+
 def plural(n: int | str, noun: str) -> str:
-    return f"{n} {noun}" + ("" if str(n) == "1" else "s")
+    """A count and its noun agreeing: ``1 model``, ``20 models``, ``1 die``, ``3 dice``,
+    ``1 box``, ``1,000 trials`` (the last word of a longer noun: ``2 melee attacks``)."""
+    text = f"{n:,}" if isinstance(n, int) and not isinstance(n, bool) else str(n)
+    if text == "1":
+        return f"{text} {noun}"
+    head, _, last = noun.rpartition(" ")
+    return f"{text} {head + ' ' if head else ''}{_many(last)}"
+
+
+def _many(word: str) -> str:
+    if word in IRREGULAR:
+        return IRREGULAR[word]
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("x", "s", "ch", "sh")) else "s")
 
 
 def sentence(statement: str, main: str, report: Report, extras: Sequence[str] = ()) -> str:
@@ -114,6 +132,23 @@ def number_text(value: Any) -> str:
         return "-"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    return str(value)
+
+
+def plain(value: Any) -> str:
+    """A note's value as a player reads it, never a Python repr: ``yes``/``no`` for a
+    switch, ``none`` for nothing, ``3`` for 3.0, a list as ``a, b``, a mapping as
+    ``key: value; ...`` (issue 28 item 15)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return number_text(value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {plain(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return ", ".join(plain(v) for v in value)
     return str(value)
 
 

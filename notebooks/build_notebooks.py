@@ -29,13 +29,13 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from matplotlib.ticker import PercentFormatter
 
-from mathhammer.engine import MonteCarloConfig
+import mathhammer as mh  # the public API: every engine a notebook uses is mh.<name>
 
 %matplotlib inline
 # the tests set a small count; the committed outputs use the default
 N_TRIALS = int(os.environ.get("MATHHAMMER_NOTEBOOK_TRIALS", "200000"))
 SEED = 2026
-config = MonteCarloConfig(n_trials=N_TRIALS, seed=SEED, threads=1)
+config = mh.MonteCarloConfig(n_trials=N_TRIALS, seed=SEED, threads=1)
 print(f"Monte Carlo: {N_TRIALS:,} trials per query, seed {SEED}")
 
 
@@ -45,11 +45,28 @@ ANSWER_MARK = "ANSWER: "
 def answer(text: str) -> None:
     # the answer to the notebook's question; the build copies it into the first cell
     print(f"{ANSWER_MARK}{text}")
+
+
+def headline_figures(figures: dict, percent: bool = True) -> None:
+    # the numbers the answer rests on, each a library Estimate or (value, se; None if exact):
+    # tests/test_notebooks.py re-runs the notebook and checks the saved ones against them
+    print(f"{FIGURES_MARK} ({'probabilities' if percent else 'means'}; Monte Carlo value ± se):")
+    for label, figure in figures.items():
+        if hasattr(figure, "is_exact"):
+            figure = (figure.value, None if figure.is_exact else figure.se)
+        value, se = figure
+        scale, unit, digits = (100, "%", 3) if percent else (1, "", 4)
+        tail = " exact" if se is None else f" ± {scale * se:.{digits}f}"
+        print(f"  {label}: {scale * value:.{digits + 1 if se is None else digits}f}{unit}{tail}")
+
+
+FIGURES_MARK = "Headline figures"
 """
 
 
 ANSWER_MARK = "ANSWER: "
 ANSWER_HEAD = "**Answer**"
+FIGURES_MARK = "Headline figures"
 
 
 def notebook(cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
@@ -75,8 +92,6 @@ maximise P(destroy); the bars below are Monte Carlo runs of each policy.
 **Question:** how much kill probability do the habits leave on the table?"""),
     ("code", SETUP),
     ("code", """\
-from mathhammer.warmachine.duel import duel
-from mathhammer.warmachine.models import load_warmachine
 
 PAIRS = [("khador/juggernaut", "cygnar/ironclad"), ("cygnar/ironclad", "khador/juggernaut"),
          ("protectorate/crusader", "cryx/slayer"), ("khador/juggernaut", "cygnar/stryker")]
@@ -89,9 +104,9 @@ HABITS = {
 }
 rows = []
 for attacker, target in PAIRS:
-    matchup = f"{load_warmachine(attacker).name} →\\n{load_warmachine(target).name}"
+    matchup = f"{mh.load_profile('warmachine', attacker).name} →\\n{mh.load_profile('warmachine', target).name}"
     for habit, kw in HABITS.items():
-        r = duel(attacker, target, focus=3, charge=True, method="mc", config=config, **kw)
+        r = mh.wm_duel(attacker, target, focus=3, charge=True, method="mc", config=config, **kw)
         rows.append({"matchup": matchup, "habit": habit,
                      "p_kill": r.results["p_destroyed"].value, "se": r.results["p_destroyed"].se,
                      "mean_damage": r.results["mean_damage"].value})
@@ -129,11 +144,10 @@ for matchup in matchups:
 The same charge (Juggernaut, 3 focus) against an Ironclad whose DEF is varied: the
 policies are compared with the breakpoint sweep of `mathhammer.analysis`."""),
     ("code", """\
-from mathhammer.analysis import sweep
 
 fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
 for policy in ("fixed", "greedy", "optimal"):
-    s = sweep("khador/juggernaut", "cygnar/ironclad", "def=10..16",
+    s = mh.sweep("khador/juggernaut", "cygnar/ironclad", "def=10..16",
               attacker_options={"focus": 3, "charge": True}, policy=policy, method="mc",
               n_trials=N_TRIALS, seed=SEED)
     line = s.series("plain")
@@ -157,10 +171,10 @@ from how the focus is spent. Exact values (no Monte Carlo error)."""),
     ("code", """\
 charge_rows = []
 for attacker, target in PAIRS:
-    row = {"matchup": f"{load_warmachine(attacker).name} → {load_warmachine(target).name}"}
+    row = {"matchup": f"{mh.load_profile('warmachine', attacker).name} → {mh.load_profile('warmachine', target).name}"}
     for label, kw in (("no charge", {}), ("must charge", {"charge": True}),
                       ("may charge", {"may_charge": True})):
-        r = duel(attacker, target, focus=3, method="exact", **kw)
+        r = mh.wm_duel(attacker, target, focus=3, method="exact", **kw)
         row[label] = r.results["p_destroyed"].value
         if label == "may charge":
             row["policy's choice"] = r.info.get("charge", "—")
@@ -176,11 +190,10 @@ played with the optimal policy (WM-P1). Below: Sorscha's battle box against a St
 who camped 3 focus and has Arcane Shield up, beside the hand-written turn "both
 warjacks get 3 and charge, Sorscha keeps nothing"."""),
     ("code", """\
-from mathhammer.warmachine.plan import plan_from_cli
 
-plan = plan_from_cli(["khador/sorscha", "khador/juggernaut", "khador/destroyer"], "cygnar/stryker",
-                     camped_focus=3, target_effects=["Arcane Shield"], top=3)
-hand = duel("khador/juggernaut", "cygnar/stryker", focus=3, charge=True, camped_focus=3,
+plan = mh.wm_plan(["khador/sorscha", "khador/juggernaut", "khador/destroyer"], "cygnar/stryker",
+                 camped_focus=3, target_effects=["Arcane Shield"], top=3)
+hand = mh.wm_duel("khador/juggernaut", "cygnar/stryker", focus=3, charge=True, camped_focus=3,
             target_effects=["Arcane Shield"], then=["khador/destroyer:3:charge", "khador/sorscha:0"],
             method="exact")
 print(plan.headline)
@@ -214,7 +227,13 @@ answer(f"Habits leave up to {100 * (o['p_kill'] - h['p_kill']):.1f} percentage p
        f"{100 * (charges['may charge'] - charges['must charge']).abs().max():.1f} pp on these "
        f"match-ups; the planned turn against a shielded Stryker kills in "
        f"{plan.results['p_destroyed'].value:.1%} against {hand.results['p_destroyed'].value:.1%} "
-       f"for the hand-written one.")"""),
+       f"for the hand-written one.")
+headline_figures({f"{r.matchup.replace(chr(10), ' ')}, {r.habit}": (r.p_kill, r.se)
+                  for r in frame.itertuples()})
+headline_figures({f"{m}, {c}": (charges.loc[m, c], None) for m in charges.index
+                  for c in ("no charge", "must charge", "may charge")}
+                 | {"planned turn": plan.results["p_destroyed"],
+                    "hand-written turn": hand.results["p_destroyed"]})"""),
 ]
 
 CRIPPLE = [
@@ -229,36 +248,33 @@ to the next column when one fills (WM-G2), so each chassis has its own weak spot
 the kill), how likely is each system of each bundled warjack to be crippled?"""),
     ("code", SETUP),
     ("code", """\
-from mathhammer.profiles import bundled_ids
-from mathhammer.warmachine.duel import duel
-from mathhammer.warmachine.grid import SYSTEM_NAMES
-from mathhammer.warmachine.models import load_warmachine
 
-jacks = [p for p in (load_warmachine(i) for i in bundled_ids("warmachine")) if p.is_warjack]
+jacks = [p for p in (mh.load_profile('warmachine', i) for i in mh.bundled_ids("warmachine")) if p.is_warjack]
 ATTACKERS = {"Juggernaut charge": "khador/juggernaut", "Ironclad charge": "cygnar/ironclad"}
 SYSTEMS = list("LRHACM")
-tables, errors, kills = {}, {}, {}
+tables, errors, kills, kills_se = {}, {}, {}, {}
 for label, attacker in ATTACKERS.items():
-    rows, ses, dead = {}, {}, {}
+    rows, ses, dead, dead_se = {}, {}, {}, {}
     for jack in jacks:
-        r = duel(attacker, jack.id, focus=3, charge=True, method="mc", config=config)
+        r = mh.wm_duel(attacker, jack.id, focus=3, charge=True, method="mc", config=config)
         name = f"{jack.name} ({jack.faction})"
-        rows[name] = {SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].value if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
-        ses[name] = {SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].se if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
+        rows[name] = {mh.SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].value if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
+        ses[name] = {mh.SYSTEM_NAMES[s]: r.results[f"p_crippled_{s}"].se if f"p_crippled_{s}" in r.results else np.nan for s in SYSTEMS}
         dead[name] = r.results["p_destroyed"].value
+        dead_se[name] = r.results["p_destroyed"].se
     tables[label] = pd.DataFrame(rows).T
     errors[label] = pd.DataFrame(ses).T
     kills[label] = pd.Series(dead)
+    kills_se[label] = pd.Series(dead_se)
 tables["Juggernaut charge"].style.format("{:.1%}", na_rep="—")"""),
     ("md", """\
 Blank cells are systems the chassis does not have (most warjacks have no arc node).
 Under Monte Carlo each cell carries its ± standard error."""),
     ("code", """\
-from mathhammer.plots import plot_table_heatmap
 
 fig, axes = plt.subplots(1, 2, figsize=(16, 0.45 * len(jacks) + 2.5), dpi=100)
 for ax, (label, table) in zip(axes, tables.items()):
-    plot_table_heatmap(table, ax=ax, title=f"P(system crippled) after one {label} (3 focus)",
+    mh.plot_table_heatmap(table, ax=ax, title=f"P(system crippled) after one {label} (3 focus)",
                        colour_label="P(crippled)", xlabel="system", ylabel="target warjack",
                        se=errors[label] if N_TRIALS < 10**7 else None)
 plt.tight_layout()
@@ -284,7 +300,11 @@ answer(f"After one charging Juggernaut with 3 focus, the cortex is crippled most
        f"and least often on {cortex.idxmin()} ({cortex.min():.1%} ± "
        f"{100 * jug_se.loc[cortex.idxmin(), 'cortex']:.1f}); the warjack is destroyed outright in "
        f"{kills['Juggernaut charge'].min():.1%} to {kills['Juggernaut charge'].max():.1%} of charges "
-       f"across the {len(jacks)} bundled warjacks (Monte Carlo, {N_TRIALS:,} charges each).")"""),
+       f"across the {len(jacks)} bundled warjacks (Monte Carlo, {N_TRIALS:,} charges each).")
+headline_figures({f"cortex, Juggernaut charge, {name}": (jug.loc[name, "cortex"], jug_se.loc[name, "cortex"])
+                  for name in cortex.index})
+headline_figures({f"destroyed, {label}, {name}": (p, kills_se[label][name])
+                  for label, dead in kills.items() for name, p in dead.items()})"""),
 ]
 
 FANTASY = [
@@ -298,24 +318,25 @@ FB-C5): a unit can win on wounds and still not break a steadfast or stubborn ene
 and how often does the enemy break in the first round?"""),
     ("code", SETUP),
     ("code", """\
-from mathhammer.fantasy.combat import combat
-from mathhammer.fantasy.models import load_unit
 
 UNITS = ["wfb8/empire_halberdiers", "wfb8/orc_boyz", "wfb8/skeleton_warriors",
          "wfb8/dwarf_warriors", "wfb8/high_elf_spearmen", "wfb8/chaos_warriors"]
-names = {u: load_unit(u).name for u in UNITS}
+names = {u: mh.load_profile('fantasy', u).name for u in UNITS}
 first, first_se, decided, decided_se = {}, {}, {}, {}
+breaks, wins = {}, {}  # the library's estimates, for the headline figures
 for a in UNITS:
     first[names[a]], first_se[names[a]], decided[names[a]], decided_se[names[a]] = {}, {}, {}, {}
     for b in UNITS:
         if a == b:
             continue
-        one = combat(a, b, rounds=1, charger="a", method="auto", config=config)
-        full = combat(a, b, charger="a", method="mc", config=config)
+        one = mh.fb_combat(a, b, rounds=1, charger="a", method="auto", config=config)
+        full = mh.fb_combat(a, b, charger="a", method="mc", config=config)
         first[names[a]][names[b]] = one.results["p_enemy_breaks"].value
         first_se[names[a]][names[b]] = one.results["p_enemy_breaks"].se
         decided[names[a]][names[b]] = full.results["p_a_wins"].value
         decided_se[names[a]][names[b]] = full.results["p_a_wins"].se
+        breaks[f"{names[a]} charging {names[b]}, breaks in round 1"] = one.results["p_enemy_breaks"]
+        wins[f"{names[a]} charging {names[b]}, wins"] = full.results["p_a_wins"]
 first, decided = pd.DataFrame(first).T, pd.DataFrame(decided).T
 first_se, decided_se = pd.DataFrame(first_se).T, pd.DataFrame(decided_se).T
 order = list(names.values())
@@ -323,17 +344,16 @@ first, decided = first.loc[order, order], decided.loc[order, order]
 first_se, decided_se = first_se.loc[order, order], decided_se.loc[order, order]
 decided.style.format("{:.1%}", na_rep="—")"""),
     ("code", """\
-from mathhammer.plots import plot_table_heatmap
 
 fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), dpi=100)
-plot_table_heatmap(first, ax=axes[0], title="P(enemy breaks in round 1), row charges",
+mh.plot_table_heatmap(first, ax=axes[0], title="P(enemy breaks in round 1), row charges",
                    colour_label="P(break)", xlabel="charged unit", ylabel="charging unit", se=first_se)
-plot_table_heatmap(decided, ax=axes[1], title="P(charger wins the combat), until decided",
+mh.plot_table_heatmap(decided, ax=axes[1], title="P(charger wins the combat), until decided",
                    colour_label="P(win)", xlabel="charged unit", ylabel="charging unit", se=decided_se)
 plt.tight_layout()
 plt.show()"""),
     ("code", """\
-points = {names[u]: load_unit(u).unit_points() for u in UNITS}
+points = {names[u]: mh.load_profile('fantasy', u).unit_points() for u in UNITS}
 summary = pd.DataFrame({"points": pd.Series(points),
                         "mean P(win) as charger": decided.mean(axis=1),
                         "mean P(not beaten) when charged": 1 - decided.mean(axis=0)})
@@ -372,7 +392,9 @@ answer(f"{best[0]} charging {best[1]} wins {pm(decided.loc[best], decided_se.loc
        f"on average is {ranking.index[0]} ({ranking.iloc[0]:.1%} over the other five blocks). Enemies "
        f"break in the first round in {np.nanmean(first.to_numpy()):.1%} of charges on average, "
        f"against {np.nanmean(decided.to_numpy()):.1%} wins by the end (Monte Carlo, {N_TRIALS:,} "
-       f"combats each; one-round breaks exact).")"""),
+       f"combats each; one-round breaks exact).")
+headline_figures(wins)
+headline_figures(breaks)"""),
 ]
 
 MAGIC = [
@@ -388,16 +410,17 @@ dice spell by spell (the `optimal` dice rule) gain over fixed habits?"""),
     ("code", SETUP),
     ("md", "## One spell: P(cast) against the number of dice (exact)"),
     ("code", """\
-from mathhammer.magic.rules import magic_rules
-from mathhammer.magic.single import cast
 
-max_dice = magic_rules("t9a1").max_casting_dice  # MG-4
+max_dice = mh.magic_rules("t9a1").max_casting_dice  # MG-4
 fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+cast_figures = {}
 for cv in (5, 7, 9, 11):
     dice = range(1, max_dice + 1)
-    p = [cast(n, level=4, cv=cv).results["p_cast"].value for n in dice]
+    p = [mh.magic_cast(n, level=4, cv=cv).results["p_cast"].value for n in dice]
+    cast_figures |= {f"P(cast), casting value {cv}, {n} {'die' if n == 1 else 'dice'}": (v, None)
+                     for n, v in zip(dice, p)}
     ax.plot(list(dice), np.array(p) * 100, marker="o", label=f"P(cast), casting value {cv}")
-miscast = [cast(n, level=4, cv=7).results["p_miscast"].value for n in dice]
+miscast = [mh.magic_cast(n, level=4, cv=7).results["p_miscast"].value for n in dice]
 ax.plot(list(dice), np.array(miscast) * 100, linestyle=":", color="#555555", marker="x",
         label="P(miscast) (the same for every casting value)")
 ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
@@ -416,22 +439,22 @@ different dice rules for the caster: the file's fixed dice per spell, *fewest di
 reaching a target chance*, and `optimal` (dice chosen as each spell is cast, by
 dynamic programming over the remaining pools)."""),
     ("code", """\
-from mathhammer.magic.models import load_scenario
-from mathhammer.magic.scenario import run_phase
-from mathhammer.profiles import profiles_root, read_toml
 
-path = profiles_root() / "scenarios" / "magic_t9a1_four_spells.toml"
-scenario = load_scenario(read_toml(path), str(path))
+path = mh.profiles_root() / "scenarios" / "magic_t9a1_four_spells.toml"
+scenario = mh.magic_scenario(mh.read_toml(path), str(path))
 spell_names = [s.name for s in scenario.spells]
 RULES = {"fixed (file dice)": dict(dice_rule="fixed"),
          "target 50%": dict(dice_rule="target", target=0.5),
          "target 75%": dict(dice_rule="target", target=0.75),
          "target 90%": dict(dice_rule="target", target=0.9),
          "optimal": dict(dice_rule="optimal")}
-rows = []
+rows, goes_off, weights = [], {}, {}
 for label, change in RULES.items():
     s = scenario.model_copy(update={"caster": scenario.caster.model_copy(update=change)})
-    r = run_phase(s, method="mc", config=config)
+    r = mh.magic_phase(s, method="mc", config=config)
+    weights[f"expected weight, {label}"] = r.results["expected_weight"]
+    goes_off |= {f"{name} goes off, {label}": r.results[f"p_goes_off_{i + 1}"]
+                 for i, name in enumerate(spell_names)}
     row = {"dice rule": label, "expected weight": r.results["expected_weight"].value,
            "expected weight se": r.results["expected_weight"].se,
            "P(miscast)": r.results["p_miscast"].value}
@@ -460,11 +483,10 @@ plt.tight_layout()
 plt.show()"""),
     ("md", "## Fixed pools: the best split against deciding as you go (exact)"),
     ("code", """\
-from mathhammer.magic.optimise import optimise
 
 pools = []
 for power in range(5, 13):
-    r = optimise(scenario, power=power, dispel=5)
+    r = mh.magic_optimise(scenario, power=power, dispel=5)
     pools.append({"power dice": power, "best fixed split": r.results["expected_weight_best_split"].value,
                   "decide spell by spell": r.results["expected_weight_adaptive"].value})
 pools = pd.DataFrame(pools).set_index("power dice")
@@ -490,7 +512,10 @@ answer(f"Planning the dice spell by spell (the optimal rule) puts through an exp
        f"{others.loc[runner_up, 'expected weight se']:.3f} for the "
        f"best fixed habit ('{runner_up}'); Fireball goes off {phase.loc['optimal', spell_names[0]]:.1%} "
        f"of the time. With fixed pools against 5 dispel dice, deciding as each spell is cast adds "
-       f"{gain.min():.3f} to {gain.max():.3f} expected weight over the best fixed split (exact).")"""),
+       f"{gain.min():.3f} to {gain.max():.3f} expected weight over the best fixed split (exact).")
+headline_figures(cast_figures | goes_off)
+headline_figures(weights | {f"{column}, {power} power dice": (pools.loc[power, column], None)
+                            for power in pools.index for column in pools.columns}, percent=False)"""),
 ]
 
 LISTS = [
@@ -505,17 +530,15 @@ close combat (Fantasy), with P(kill), expected damage and both per 100 points.
 the best value for their points? And the same for two Fantasy lists."""),
     ("code", SETUP),
     ("code", """\
-from mathhammer.analysis import compare
-from mathhammer.plots import plot_matrix
 
-wm = compare("khador_battlebox", "cygnar_battlebox", method="mc", n_trials=N_TRIALS, seed=SEED)
+wm = mh.compare("khador_battlebox", "cygnar_battlebox", method="mc", n_trials=N_TRIALS, seed=SEED)
 print(wm.list_a.summary())
 print(wm.list_b.summary())
 wm.matrix("p_kill", "A→B").style.format("{:.1%}")"""),
     ("code", """\
 fig, axes = plt.subplots(2, 1, figsize=(10, 9), dpi=100)
 for ax, direction in zip(axes, wm.directions):
-    plot_matrix(wm, "p_kill", direction, ax=ax)
+    mh.plot_matrix(wm, "p_kill", direction, ax=ax)
 plt.tight_layout()
 plt.show()"""),
     ("md", """\
@@ -539,10 +562,10 @@ print(f"Best value: {top[1]} ({top[0]}), {value.iloc[0]['kills_per_100_points']:
       f"on average; mean raw P(kill) {value.iloc[0]['p_kill']:.1%}.")"""),
     ("md", "## Fantasy: Empire state troops against orcs, skeletons and dwarfs"),
     ("code", """\
-fb = compare("wfb8_empire", "wfb8_greenskins_and_undead", method="mc", n_trials=N_TRIALS, seed=SEED)
+fb = mh.compare("wfb8_empire", "wfb8_greenskins_and_undead", method="mc", n_trials=N_TRIALS, seed=SEED)
 fig, axes = plt.subplots(2, 1, figsize=(9, 8), dpi=100)
 for ax, direction in zip(axes, fb.directions):
-    plot_matrix(fb, "p_kill", direction, ax=ax)
+    mh.plot_matrix(fb, "p_kill", direction, ax=ax)
 plt.tight_layout()
 plt.show()
 per_unit = fb.frame.groupby(["direction", "attacker"])[["p_kill", "kills_per_100_points"]].mean()
@@ -584,14 +607,18 @@ view says which purchases pay (printed above for the warjacks). Cells are single
 fresh start — a list's real strength also depends on shooting, magic and manoeuvre,
 which these matrices do not model."""),
     ("code", """\
-fb_value = (fb.frame.dropna(subset=["p_kill_per_100"]).groupby("attacker")["p_kill_per_100"].mean()
+fb_value = (fb.frame.dropna(subset=["kills_per_100_points"]).groupby("attacker")["kills_per_100_points"].mean()
             .sort_values(ascending=False))
 answer(f"In the Mk II battle boxes {top[1]} does the work and is the best value: "
-       f"{value.iloc[0]['p_kill_per_100']:.2f} expected kills per 100 points per activation "
+       f"{value.iloc[0]['kills_per_100_points']:.2f} expected kills per 100 points per activation "
        f"(mean P(kill) {value.iloc[0]['p_kill']:.1%} over the enemy's models). Among the Fantasy "
        f"lists the best value is {fb_value.index[0]} ({fb_value.iloc[0]:.3f} expected kills per 100 "
        f"points per combat). Monte Carlo, {N_TRIALS:,} trials per cell; every cell's P(kill) "
-       f"± {100 * max(wm.frame['p_kill_se'].max(), fb.frame['p_kill_se'].max()):.1f} pp or less.")"""),
+       f"± {100 * max(wm.frame['p_kill_se'].max(), fb.frame['p_kill_se'].max()):.1f} pp or less.")
+for game, comparison in (("Mk II", wm), ("Fantasy", fb)):
+    headline_figures({f"{game} {r.direction} {r.attacker} → {r.target}":
+                      (r.p_kill, None if r.method == "exact" else r.p_kill_se)
+                      for r in comparison.frame.itertuples()})"""),
 ]
 
 NOTEBOOKS = {

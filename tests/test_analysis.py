@@ -66,7 +66,7 @@ def test_melee_cell_is_the_duel_engine():
 
 
 def test_fantasy_cell_is_one_combat_round_exactly():
-    from mathhammer.fantasy.combat import combat
+    from mathhammer.fantasy.combat.fight import combat
 
     a, b = load_unit("wfb8/orc_boyz"), load_unit("wfb8/empire_halberdiers")
     direct = combat(a, b, rounds=1, charger="a", method="exact")

@@ -68,8 +68,8 @@ def test_an_unchecked_negative_attack_count_fails_loudly(monkeypatch):
     from fractions import Fraction
 
     from mathhammer.engine import MonteCarloConfig
-    from mathhammer.fantasy import chain_mc
-    from mathhammer.fantasy.chain import AttackSpec
+    from mathhammer.fantasy.chain import mc as chain_mc
+    from mathhammer.fantasy.chain.core import AttackSpec
 
     monkeypatch.setattr(chain_mc, "_attacks_fractions", lambda attacks: {-1: Fraction(1)})
     spec = AttackSpec(ws=4, target_ws=3, strength=4, toughness=4)

@@ -134,7 +134,7 @@ def test_other_commands_bad_input(argv, flag, capsys):
 
 
 def test_house_rules_file_on_the_command_line(tmp_path):
-    from mathhammer.fantasy.rulesets import RULESETS_DIR
+    from mathhammer.fantasy.rules.ruleset import RULESETS_DIR
 
     text = (RULESETS_DIR / "basic.toml").read_text().replace("insane_courage = false",
                                                              "insane_courage = true")

@@ -99,7 +99,7 @@ def test_optimise_json():
 @pytest.mark.parametrize("path", sorted((ROOT / "profiles" / "scenarios").glob("magic_*.toml")))
 def test_bundled_magic_scenarios_run(path):
     out = run_json("run", str(path), "--n-trials", "20000", "--seed", "1")
-    assert out["command"] == "magic phase" and "p_goes_off_1" in out["results"]
+    assert out["command"] == "magic.phase" and "p_goes_off_1" in out["results"]
 
 
 # ---- issue 28 item 12: magic cast --dispel-dice N [--dispel-level L] ------------------------

@@ -36,6 +36,15 @@ def test_compare_on_dask_equals_local(client):
     assert (local["p_kill"] > 0).any()  # a real comparison, not an all-zero table
 
 
+def test_adaptive_compare_on_dask_equals_local(client):
+    """Issue 29 part 6: adaptive cells grow batch by batch from their own seeds."""
+    kw = dict(rounds=2, method="mc", precision=0.008, seed=5, both_ways=False)
+    local = compare("wfb8_empire", "wfb8_greenskins_and_undead", **kw).frame
+    remote = compare("wfb8_empire", "wfb8_greenskins_and_undead", scheduler=client, **kw).frame
+    assert local[COLUMNS].equals(remote[COLUMNS])
+    assert local["n_trials"].max() > local["n_trials"].min()  # some cells did run on
+
+
 def test_sweep_on_dask_by_address_equals_local(client):
     kw = dict(attacker_options={"focus": 3, "charge": True}, method="mc", n_trials=4_000, seed=9)
     local = sweep("khador/juggernaut", "cygnar/ironclad", "def=11..14", **kw)

@@ -175,7 +175,7 @@ def test_impossible_precision_is_refused_before_any_trial():
 
 
 def test_adaptive_needs_probabilities():
-    with pytest.raises(InputError, match="--precision"):
+    with pytest.raises(InputError, match="precision"):
         simulate(Recorder(), MonteCarloConfig(precision=0.01))
 
 
@@ -199,9 +199,11 @@ def test_wilson_halfwidth_matches_interval():
     ({"max_trials": 0}, "max_trials"),
 ])
 def test_bad_config_is_an_input_error(kwargs, flag):
+    from mathhammer.present.flags import with_flags
+
     with pytest.raises(InputError) as info:
         MonteCarloConfig(**kwargs)
-    assert info.value.where == flag
+    assert with_flags(info.value.where) == flag  # the library's ‹name›, the CLI's flag
 
 
 # ---------------------------------------------------------------------------------

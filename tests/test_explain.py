@@ -108,11 +108,11 @@ def test_roll_explanation_fractions_are_the_exact_answer():
 
 
 def test_explanation_lists_rules_and_only_the_decisions_in_play():
-    plain = explanation("fb attack", [Step("to wound", "4+", Fraction(1, 2), ("FB-W1",))])
+    plain = explanation("fantasy.attack", [Step("to wound", "4+", Fraction(1, 2), ("FB-W1",))])
     assert not any(line.startswith("decision FB-W1") for line in plain)  # wfb8: its own chart
-    t9a1 = explanation("fb attack", [], decisions=("FB-W1",))
+    t9a1 = explanation("fantasy.attack", [], decisions=("FB-W1",))
     assert f"decision FB-W1: {DECISIONS['FB-W1']}" in t9a1
-    aoe = explanation("wm aoe")
+    aoe = explanation("warmachine.aoe")
     assert any(line.startswith("decision WM-D4") for line in aoe)
     report = attach(Report("roll", "exact"), [Step("a", "b", Fraction(1, 3))])
     assert report.info["explain"][0] == "a: b → 1/3 = 33.33%"

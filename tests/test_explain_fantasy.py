@@ -13,12 +13,12 @@ from fractions import Fraction
 import pytest
 
 from mathhammer.explain import explanation
-from mathhammer.fantasy import tests as fb_tests
-from mathhammer.fantasy.chain import AttackSpec, single_attack_fractions
-from mathhammer.fantasy.combat_explain import combat_decisions, explain_combat, fight_from_options
+from mathhammer.fantasy import characteristic_tests as fb_tests
+from mathhammer.fantasy.chain.core import AttackSpec, single_attack_fractions
+from mathhammer.fantasy.combat.explain import combat_decisions, explain_combat, fight_from_options
 from mathhammer.fantasy.explain import (chain_decisions, explain_attack, explain_break_test,
                                         explain_pursuit, explain_test, shooting_modifier_parts)
-from mathhammer.fantasy.rulesets import load_ruleset
+from mathhammer.fantasy.rules.ruleset import load_ruleset
 from tests.conftest import cli_inprocess, run_json
 
 STAGES = ("to hit", "to wound", "armour", "ward/regeneration")
@@ -87,7 +87,7 @@ def test_stage_product_is_the_engines_answer(name):
 
 
 def test_mean_over_attacks_matches_the_exact_report():
-    from mathhammer.fantasy.chain_query import chain_report
+    from mathhammer.fantasy.chain.query import chain_report
 
     spec, rules = SPECS["multiple wounds D3"]
     steps = explain_attack(spec, rules, attacks="2D6")
@@ -124,7 +124,7 @@ def test_needed_scores_are_the_ruleset_lookups(ruleset):
 
 
 def test_shooting_modifier_parts_name_each_modifier_and_sum_to_the_total():
-    from mathhammer.fantasy.chain_query import shooting_modifier
+    from mathhammer.fantasy.chain.query import shooting_modifier
 
     for ruleset in ("basic", "wfb8"):
         parts = shooting_modifier_parts(ruleset, -1, long_range=True, cover="hard",
@@ -188,7 +188,7 @@ def test_break_test_test_and_pursuit_fractions_are_the_library_ones():
 ])
 def test_combat_first_strike_chain_is_the_engines_group(a, b, charger, ruleset):
     """Each group's "per attack" line is the engine's own per-attack table (FB-C1)."""
-    from mathhammer.fantasy.combat_arrays import build_tables
+    from mathhammer.fantasy.combat.arrays import build_tables
 
     c = fight_from_options(a, b, charger=charger, ruleset=ruleset)
     tables = build_tables(c)
@@ -269,10 +269,10 @@ def test_cli_explain_table_block_and_decisions():
 def test_artillery_explanation_matches_the_engine(weapon, target, ruleset):
     """The dice odds shown are the exact report's; each hit chain is the engine's own spec."""
     from mathhammer.engine import MonteCarloConfig
-    from mathhammer.fantasy import artillery as art
-    from mathhammer.fantasy.artillery_explain import explain_artillery
-    from mathhammer.fantasy.artillery_shot import hit_spec
-    from mathhammer.fantasy.chain import single_attack_fractions
+    from mathhammer.fantasy.artillery import query as art
+    from mathhammer.fantasy.artillery.explain import explain_artillery
+    from mathhammer.fantasy.artillery.shot import hit_spec
+    from mathhammer.fantasy.chain.core import single_attack_fractions
 
     report = art.artillery(weapon, target, ruleset=ruleset, method="auto", check=False,
                            config=MonteCarloConfig(n_trials=2000, seed=1))

@@ -15,10 +15,10 @@ import pytest
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
-from mathhammer.fantasy.artillery import artillery, compile_shot
-from mathhammer.fantasy.artillery_fire import hits_pmf, line_models, volley_plan
+from mathhammer.fantasy.artillery.query import artillery, compile_shot
+from mathhammer.fantasy.artillery.fire import hits_pmf, line_models, volley_plan
 from mathhammer.fantasy.models import validate_unit
-from mathhammer.fantasy.rulesets import RULESETS_DIR
+from mathhammer.fantasy.rules.ruleset import RULESETS_DIR
 from tests.conftest import cli_inprocess, run_json
 
 N = 200_000
@@ -191,11 +191,11 @@ def test_multi_barrel_engines_agree(unit, kwargs):
 
 
 def test_multi_barrel_bad_input():
-    with pytest.raises(RulesError, match="--shots"):
+    with pytest.raises(RulesError, match="shots"):
         artillery("multi-barrel", target(), shots="2D6")  # wfb8 rolls artillery dice
-    with pytest.raises(RulesError, match="--artillery-dice"):
+    with pytest.raises(RulesError, match="artillery_dice"):
         artillery("multi-barrel", target(ruleset="t9a1"), artillery_dice=3)
-    with pytest.raises(InputError, match="--shots"):
+    with pytest.raises(InputError, match="shots"):
         artillery("multi-barrel", target(ruleset="t9a1"), shots="2D8")
 
 
@@ -206,7 +206,7 @@ def test_template_scatters_by_its_dice():
     assert "p_misfire" not in r.results
     close(r.results["p_direct_hit"], 1 / 3)
     assert r.info["exact"]["p_direct_hit"] == pytest.approx(1 / 3)
-    with pytest.raises(InputError, match="--scatter"):
+    with pytest.raises(InputError, match="scatter"):
         artillery("template", target(), scatter="D6-4")
 
 

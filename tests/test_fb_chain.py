@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from mathhammer.errors import InputError, RulesError
-from mathhammer.fantasy.chain import (
+from mathhammer.fantasy.chain.core import (
     AttackSpec, chain_distribution, chain_exact, single_attack_fractions, single_attack_outcomes,
 )
 
@@ -226,7 +226,7 @@ def test_bad_specs():
 
 def test_hit_probability():
     """One shot: BS 3 → 4+ (1/2), re-rolled misses 3/4; BS 1 at −1 → 7+ (1/12)."""
-    from mathhammer.fantasy.chain import hit_probability
+    from mathhammer.fantasy.chain.core import hit_probability
 
     assert hit_probability(AttackSpec(bs=3, strength=3, toughness=3)) == F(1, 2)
     assert hit_probability(AttackSpec(bs=3, strength=3, toughness=3, reroll_hits="failed")) == F(3, 4)

@@ -21,9 +21,9 @@ import pytest
 
 from mathhammer import kernels
 from mathhammer.engine import MonteCarloConfig
-from mathhammer.fantasy.chain import AttackSpec, chain_exact, compile_spec, single_attack_fractions
-from mathhammer.fantasy.chain_mc import chain_monte_carlo, kernel_arguments
-from mathhammer.fantasy.rulesets import load_ruleset
+from mathhammer.fantasy.chain.core import AttackSpec, chain_exact, compile_spec, single_attack_fractions
+from mathhammer.fantasy.chain.mc import chain_monte_carlo, kernel_arguments
+from mathhammer.fantasy.rules.ruleset import load_ruleset
 
 fantasy = kernels.load("mathhammer.fantasy.kernels.chain")
 

@@ -21,7 +21,7 @@ import pytest
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import MathhammerError
-from mathhammer.fantasy.combat_challenge import challenge
+from mathhammer.fantasy.combat.challenge import challenge
 
 N = 200_000
 

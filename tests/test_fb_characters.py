@@ -16,7 +16,7 @@ import pytest
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import MathhammerError
-from mathhammer.fantasy.combat import ChallengeSpec, Character, Side, combat, make_side
+from mathhammer.fantasy.combat.fight import ChallengeSpec, Character, Side, combat, make_side
 from mathhammer.fantasy.models import load_unit, validate_unit
 
 N = 100_000

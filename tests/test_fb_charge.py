@@ -135,7 +135,7 @@ def test_a_ruleset_without_the_movement_bar_stands_and_shoots_at_any_distance(tm
     # FB-G2: stand_and_shoot_min_distance = "none" (a house rule) lifts the bar inside M
     from tests.conftest import ROOT
 
-    text = (ROOT / "mathhammer/fantasy/rulesets/wfb8.toml").read_text(encoding="utf-8")
+    text = (ROOT / "mathhammer/fantasy/rules/wfb8.toml").read_text(encoding="utf-8")
     assert 'stand_and_shoot_min_distance = "movement"' in text
     path = tmp_path / "house.toml"
     path.write_text(text.replace('stand_and_shoot_min_distance = "movement"',

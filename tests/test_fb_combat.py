@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 
 from mathhammer.engine import MonteCarloConfig
-from mathhammer.fantasy.combat import Side, combat, make_side
+from mathhammer.fantasy.combat.fight import Side, combat, make_side
 from mathhammer.fantasy.models import load_unit, validate_unit
 
 N = 200_000
@@ -77,7 +77,7 @@ def test_basic_strike_order_is_initiative_even_on_the_charge(tmp_path):
         assert r["p_enemy_destroyed"].value == pytest.approx(3 / 16, abs=1e-12)
         assert r["p_own_destroyed"].value == pytest.approx(1 / 4, abs=1e-12)
     # the switch stays data: a house copy of basic with chargers_strike_first = true
-    from mathhammer.fantasy.rulesets import RULESETS_DIR
+    from mathhammer.fantasy.rules.ruleset import RULESETS_DIR
 
     text = (RULESETS_DIR / "basic.toml").read_text().replace(
         "chargers_strike_first = false", "chargers_strike_first = true")
@@ -207,7 +207,7 @@ def test_exact_refuses_large_several_rounds():
 
     big_a = make_side("wfb8/orc_boyz", where="a", models=40)
     big_b = make_side("wfb8/orc_boyz", where="b", models=40)
-    with pytest.raises(InputError, match="--method"):
+    with pytest.raises(InputError, match="method"):
         combat(big_a, big_b, rounds=2, method="exact")
     assert combat(big_a, big_b, rounds=1, method="exact").method == "exact"
 
@@ -238,7 +238,7 @@ def test_several_rounds_monte_carlo_matches_exact(a, b, charger, rules, ma, wa, 
 def test_supporting_ranks_per_ruleset():
     """FB-C1/E3: wfb8 one supporting rank (+ a spear's rank), one attack each; basic none;
     cavalry no supporting attacks (decision); the lance +2 S on the charge (FB-E6)."""
-    from mathhammer.fantasy.combat import compile_fight
+    from mathhammer.fantasy.combat.fight import compile_fight
 
     foe = make_side("wfb8/empire_halberdiers", where="b")
     spears = make_side("wfb8/high_elf_spearmen", where="a")

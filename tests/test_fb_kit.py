@@ -12,8 +12,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from mathhammer.fantasy.combat import Side, combat, compile_fight
-from mathhammer.fantasy.combat_challenge import challenge
+from mathhammer.fantasy.combat.fight import Side, combat, compile_fight
+from mathhammer.fantasy.combat.challenge import challenge
 from mathhammer.fantasy.models import load_unit, validate_unit
 
 TARGET = "stats:ws=3,s=1,t=3,w=10,i=1,a=1"  # WS3 T3 W10, no save, cannot hurt a T10 attacker

@@ -15,11 +15,11 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from mathhammer.fantasy.chain import AttackSpec, hit_probability, single_attack_fractions
-from mathhammer.fantasy.chain_mc import kernel_arguments
+from mathhammer.fantasy.chain.core import AttackSpec, hit_probability, single_attack_fractions
+from mathhammer.fantasy.chain.mc import kernel_arguments
 from mathhammer.fantasy.explain import explain_attack, explain_test
-from mathhammer.fantasy.rulesets import load_ruleset
-from mathhammer.fantasy.tests import break_test, characteristic_test, fantasy_test_report
+from mathhammer.fantasy.rules.ruleset import load_ruleset
+from mathhammer.fantasy.characteristic_tests import break_test, characteristic_test, fantasy_test_report
 from tests.conftest import cli_inprocess
 
 
@@ -169,7 +169,7 @@ def test_basic_leadership_has_no_automatic_pass_and_says_so():
     """Seed 001: 2D6 ≤ Ld, nothing more: Ld 2 passes on a double 1 only (1/36), Ld 12 always,
     and a double 1 does not pass Ld 1 (0)."""
     rules = load_ruleset("basic")
-    from mathhammer.fantasy.tests import leadership_test
+    from mathhammer.fantasy.characteristic_tests import leadership_test
 
     assert leadership_test(2, rules) == F(1, 36) and leadership_test(1, rules) == 0
     assert leadership_test(1, "wfb8") == F(1, 36)  # Insane Courage

@@ -13,11 +13,11 @@ import pytest
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import MathhammerError
-from mathhammer.fantasy.artillery import artillery
-from mathhammer.fantasy.chain import AttackSpec
-from mathhammer.fantasy.combat_target import ridden_shooting, target_parts
+from mathhammer.fantasy.artillery.query import artillery
+from mathhammer.fantasy.chain.core import AttackSpec
+from mathhammer.fantasy.combat.target import ridden_shooting, target_parts
 from mathhammer.fantasy.models import load_unit
-from mathhammer.fantasy.rulesets import load_ruleset
+from mathhammer.fantasy.rules.ruleset import load_ruleset
 
 PRINCE = "wfb8/high_elf_prince_star_dragon"
 RULES = load_ruleset("wfb8")

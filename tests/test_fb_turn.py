@@ -8,6 +8,7 @@ import math
 from collections import defaultdict
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from mathhammer.engine import MonteCarloConfig
@@ -33,7 +34,7 @@ def run(data, method="exact", **cfg):
 def test_one_game_turn_is_a_charge_then_two_combat_rounds():
     # no shooting: after game turn 1 the orcs are destroyed only if the charge reached
     # (8 + 2D6 >= 14) and two rounds of combat (A's turn, B's turn) destroyed them
-    from mathhammer.fantasy.combat import combat, make_side
+    from mathhammer.fantasy.combat.fight import combat, make_side
 
     import itertools
 
@@ -50,7 +51,7 @@ def test_one_game_turn_is_a_charge_then_two_combat_rounds():
 
 def test_a_fleeing_target_is_caught_as_fb_charge_says():
     from mathhammer.fantasy.charge import charge_outcome
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     report = run(one_turn(reaction="flee", edge=40))
     caught = charge_outcome(14, 8, load_ruleset("wfb8"), swiftstride=True,
@@ -81,7 +82,7 @@ def test_the_bundled_scenario_prints_per_turn_outcomes_with_errors():
     code, out, err = cli_result("fb", "turn", PATH, "--n-trials", "3000", "--seed", "1")
     assert code == 0, err
     first = out.splitlines()[0]
-    assert first.startswith("After 3 game turns, Orc Boyz: holding") and "±" in first
+    assert first.startswith("After 3 game turns, Orc Boyz: destroyed") and "±" in first
     assert "p_destroyed[Knights of the Realm, turn 2]" in out
 
 
@@ -139,7 +140,7 @@ def test_stand_and_shoot_within_the_charged_units_movement_is_a_hold():
 def test_a_ruleset_without_the_movement_bar_stands_and_shoots_inside_m(tmp_path):
     from tests.conftest import ROOT
 
-    text = (ROOT / "mathhammer/fantasy/rulesets/wfb8.toml").read_text(encoding="utf-8")
+    text = (ROOT / "mathhammer/fantasy/rules/wfb8.toml").read_text(encoding="utf-8")
     path = tmp_path / "house.toml"
     path.write_text(text.replace('stand_and_shoot_min_distance = "movement"',
                                  'stand_and_shoot_min_distance = "none"'), encoding="utf-8")
@@ -278,9 +279,9 @@ def test_flee_rally_flee_again_leaves_the_table_when_the_flights_reach_the_edge(
 
 
 def turns_for(**turn):
-    from mathhammer.fantasy.combat import make_side
-    from mathhammer.fantasy.combat_turn import Turns, TurnEntry
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.combat.fight import make_side
+    from mathhammer.fantasy.combat.turn import Turns, TurnEntry
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     a = make_side("wfb8/knights_of_the_realm", where="a", models=5, rank_width=5, charged=True)
     b = make_side("wfb8/orc_boyz", where="b", models=10, rank_width=5)
@@ -288,7 +289,7 @@ def turns_for(**turn):
 
 
 def test_a_unit_that_fled_9_of_12_rallies_in_place_and_a_flight_of_4_takes_it_off():
-    from mathhammer.fantasy.combat_turn import FLEE, GONE, HOLD
+    from mathhammer.fantasy.combat.turn import FLEE, GONE, HOLD
 
     tr = turns_for(distance=40, edge=12, reaction="flee", turns=2)
     fled_9 = tr.start()._replace(units=(HOLD, FLEE), room=(12.0, 3.0))
@@ -306,7 +307,7 @@ def test_a_unit_that_fled_9_of_12_rallies_in_place_and_a_flight_of_4_takes_it_of
 
 def test_a_broken_unit_flees_from_the_combat_and_its_flight_counts():
     # 1" to the edge: a unit that breaks and gets away flees off the table at once
-    from mathhammer.fantasy.combat import combat, make_side
+    from mathhammer.fantasy.combat.fight import combat, make_side
 
     report = run(one_turn(distance=1, edge=1))
     a = make_side("wfb8/knights_of_the_realm", where="a", models=5, rank_width=4)
@@ -337,3 +338,213 @@ def test_the_flee_roll_of_an_escaped_unit_is_the_roll_given_the_pursuit_fell_sho
     mask = 1 << int(tr.t.u_int[0, tr.k.U_SIDE_INDEX])
     assert tr.t.p_caught[tr.first_b, mask] == pytest.approx(float(caught), abs=1e-12)
     assert tr._escape_pmf(1, chased=False) == pytest.approx(tr.flee_pmf[1])
+
+
+# ---- fb turn without a file (issue 28 item 14) --------------------------------------------
+
+def test_options_play_the_same_turns_as_the_scenario_file_they_describe(tmp_path):
+    # the bundled scenario's units, smaller, as options and as a file: the same exact answer
+    from mathhammer.fantasy.scenario import turn_from_options
+
+    data = sas_turn(12, turns=2, fire=read_toml(PATH)["turn"]["fire"])
+    from_file = run(data)
+    args = ["--unit-a", "wfb8/knights_of_the_realm", "--unit-b", "wfb8/orc_boyz",
+            "--distance", "12", "--turns", "2", "--reaction", "stand-and-shoot",
+            "--models-a", "5", "--models-b", "10", "--width-a", "4", "--width-b", "5",
+            "--stand-and-shoot", "shots=10, bs=3, strength=3",
+            "--fire", "a:Crossbows:shots=10,bs=3,strength=4",
+            "--fire", "a:Fireball:shots=D6,strength=4,cast_dice=2,casting_value=5,level=1"]
+    code, out, err = cli_result("fb", "turn", *args, "--method", "exact", "--format", "json")
+    assert code == 0, err
+    got = json.loads(out)["results"]
+    assert got.keys() == from_file.results.keys()
+    for name, est in from_file.results.items():
+        assert got[name]["value"] == pytest.approx(est.value, abs=1e-12), name
+    library = turn_from_options("wfb8/knights_of_the_realm", "wfb8/orc_boyz", distance=12, turns=2,
+                                reaction="stand-and-shoot", models=(5, 10), widths=(4, 5),
+                                stand_and_shoot="shots=10,bs=3,strength=3",
+                                fire=("a:Crossbows:shots=10,bs=3,strength=4",
+                                      "a:Fireball:shots=D6,strength=4,cast_dice=2,"
+                                      "casting_value=5,level=1"), method="exact")
+    assert {k: v.value for k, v in library.results.items()} == pytest.approx(
+        {k: v.value for k, v in from_file.results.items()}, abs=1e-12)
+    assert library.command == "fb turn"
+
+
+def test_the_headline_is_one_short_line():
+    code, out, err = cli_result("fb", "turn", "--unit-a", "wfb8/knights_of_the_realm",
+                                "--unit-b", "wfb8/orc_boyz", "--distance", "14", "--turns", "1",
+                                "--models-a", "5", "--models-b", "10", "--method", "exact",
+                                "--brief")
+    assert code == 0, err
+    line = out.strip()
+    assert "\n" not in line and len(line) <= 120, line
+    assert line.startswith("After 1 game turn, Orc Boyz: destroyed ") and "(exact)" in line
+
+
+def test_the_same_profile_on_both_sides_keeps_the_two_units_apart():
+    from mathhammer.fantasy.scenario import turn_from_options
+
+    report = turn_from_options("wfb8/orc_boyz", "wfb8/orc_boyz", distance=6, turns=1,
+                               models=(10, 10), method="exact")
+    a = sum(report.results[f"p_{s}[Orc Boyz (A), turn 1]"].value for s in
+            ("holding", "fleeing", "fled", "destroyed"))
+    b = sum(report.results[f"p_{s}[Orc Boyz (B), turn 1]"].value for s in
+            ("holding", "fleeing", "fled", "destroyed"))
+    assert a == pytest.approx(1.0) and b == pytest.approx(1.0)
+
+
+UNITS = ["--unit-a", "wfb8/knights_of_the_realm", "--unit-b", "wfb8/orc_boyz"]
+
+
+@pytest.mark.parametrize("args, flag", [
+    ([], "SCENARIO"),
+    (["--unit-a", "wfb8/knights_of_the_realm", "--distance", "9"], "--unit-b"),
+    (UNITS, "--distance"),
+    (UNITS + ["--distance", "100"], "--distance"),
+    (UNITS + ["--distance", "9", "--reaction", "run"], "--reaction"),
+    (UNITS + ["--distance", "9", "--turns", "9"], "--turns"),
+    (UNITS + ["--distance", "9", "--models-b", "0"], "--models-b"),
+    (UNITS + ["--distance", "9", "--reaction", "stand-and-shoot"], "--stand-and-shoot"),
+    (UNITS + ["--distance", "9", "--reaction", "hold", "--stand-and-shoot", "shots=3,bs=3,strength=3"],
+     "--stand-and-shoot"),
+    (UNITS + ["--distance", "9", "--fire", "Crossbows"], "--fire"),
+    (UNITS + ["--distance", "9", "--fire", "a:X:shots=10,bs=3"], "--fire"),
+    (UNITS + ["--distance", "9", "--fire", "a:X:shots=10,bs=3,strength=4,range=24"], "--fire"),
+    (UNITS + ["--distance", "9", "--fire", "a:X:shots=10,strength=4,cast_dice=2"], "--fire"),
+    ([PATH, "--distance", "9"], "--distance"),
+])
+def test_bad_options_are_one_line_naming_the_option(args, flag):
+    code, out, err = cli_result("fb", "turn", *args, "--n-trials", "100")
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {flag}: ") and len(err.strip().splitlines()) == 1, err
+
+
+# ---- turns in arrays (issue 29 part 5) ------------------------------------------------------
+
+def compiled(data):
+    from pathlib import Path
+
+    from mathhammer.fantasy.combat.turn import Turns, TurnEntry
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+    from mathhammer.fantasy.scenario import UnitEntry, _side
+
+    a = _side(UnitEntry(**data["a"]), "a", Path(PATH).parent, True)
+    b = _side(UnitEntry(**data["b"]), "b", Path(PATH).parent, False)
+    return Turns(a, b, load_ruleset(data.get("ruleset") or "wfb8"), TurnEntry(**data["turn"]))
+
+
+def house_rules(tmp_path):
+    from tests.conftest import ROOT
+
+    text = (ROOT / "mathhammer/fantasy/rules/wfb8.toml").read_text(encoding="utf-8")
+    path = tmp_path / "house.toml"
+    path.write_text(text.replace('stand_and_shoot_min_distance = "movement"',
+                                 'stand_and_shoot_min_distance = "none"'), encoding="utf-8")
+    return str(path)
+
+
+def both_shoot(turns):
+    data = one_turn(turns=turns, distance=12)
+    data["turn"]["fire"] = read_toml(PATH)["turn"]["fire"] + [{**ORC_BOWS, "modifier": -1}]
+    return data
+
+
+def smaller(data):
+    data["a"]["models"], data["b"]["models"] = 4, 8  # the state-by-state sum is slow
+    return data
+
+
+SCENARIOS = {
+    "stand and shoot, crossbows and a missile, 2 turns": lambda tmp: smaller(sas_turn(
+        12, turns=2, fire=read_toml(PATH)["turn"]["fire"])),
+    "both sides shoot: panic and flights of either unit, 2 turns": lambda tmp: smaller(
+        both_shoot(2)),
+    "flee, rally, flee again, 3 turns": lambda tmp: one_turn(distance=10, turns=3,
+                                                             reaction="flee", edge=14),
+    "panic of a small unit, charge from turn 2": lambda tmp: shot_at(
+        8, [one_shot("Crossbows"), one_shot("Archers")], turns=2),
+    "stand and shoot inside M by house rule, a 1-inch edge": lambda tmp: {
+        **sas_turn(4, turns=2, edge=1), "ruleset": house_rules(tmp)},
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_the_array_sum_equals_the_state_by_state_sum(name, tmp_path):
+    from mathhammer.fantasy.combat.turn import exact_by_states, models_left_by_states
+    from mathhammer.fantasy.combat.turn_arrays import exact_turns
+
+    data = SCENARIOS[name](tmp_path)
+    old, final = exact_by_states(compiled(data))
+    new, summed = exact_turns(compiled(data))
+    assert len(old) == len(new) == data["turn"]["turns"]
+    for turn, (a, b) in enumerate(zip(old, new, strict=True), start=1):
+        assert np.abs(a - b).max() <= 1e-12, (turn, a, b)
+    left = models_left_by_states(compiled(data), final)
+    for side in (0, 1):
+        want = pmf_of(left[f"models_left_{'ab'[side]}"])
+        got = dict(enumerate(summed.models_left(side).tolist()))
+        assert want and all(abs(got[k] - v) <= 1e-12 for k, v in want.items())
+        assert sum(v for k, v in got.items() if k not in want) <= 1e-12
+    # the same states, forgotten rooms and all, but later rounds of a fight are one here
+    assert 0 < summed.P.size <= len(final)
+    assert old[-1][1].min() >= 0 and abs(old[-1].sum() - 2) < 1e-12
+
+
+def test_monte_carlo_is_the_same_on_one_thread_or_two():
+    data = both_shoot(2)
+    one = run(data, method="mc", n_trials=150_000, seed=11, threads=1)
+    two = run(data, method="mc", n_trials=150_000, seed=11, threads=2)
+    assert {k: v.value for k, v in one.results.items()} == {k: v.value for k, v in two.results.items()}
+    assert (one.distributions["models_left_b"].probs == two.distributions["models_left_b"].probs).all()
+
+
+def test_default_trials_come_from_the_precision_target():
+    from mathhammer.cli.fb import TURN_TRIALS
+    from mathhammer.engine import trials_for_precision, wilson_halfwidth
+    from mathhammer.fantasy.combat.turn import DEFAULT_PRECISION, DEFAULT_TRIALS
+
+    assert TURN_TRIALS == DEFAULT_TRIALS == trials_for_precision(DEFAULT_PRECISION)
+    assert wilson_halfwidth(np.array([0.5]), DEFAULT_TRIALS)[0] <= DEFAULT_PRECISION
+    assert wilson_halfwidth(np.array([0.5]), DEFAULT_TRIALS - 1)[0] > DEFAULT_PRECISION
+    data = one_turn(distance=30)  # out of reach: one fast turn
+    report = run(data, method="mc", seed=1, n_trials_is_default=True)
+    assert report.n_trials == DEFAULT_TRIALS
+    assert run(data, method="mc", seed=1, n_trials=5000).n_trials == 5000
+    # an asked precision sizes the run the same way: every interval within it
+    asked = run(data, method="mc", seed=1, precision=0.01, n_trials_is_default=True)
+    assert asked.n_trials == trials_for_precision(0.01)
+    p = np.array([est.value for est in asked.results.values()])
+    assert wilson_halfwidth(p, asked.n_trials).max() <= 0.01
+    assert "as asked" in asked.info["trials"] and "the default" in report.info["trials"]
+
+
+@pytest.mark.parametrize("fraction, at_start, need", [
+    (0.25, 8, 2), (0.25, 9, 3), (0.3, 10, 3), (0.25, 1, 1), (0.0, 10, 2**40)])
+def test_the_panic_threshold_is_the_fraction_rule(fraction, at_start, need):
+    from types import SimpleNamespace
+
+    from mathhammer.fantasy.combat.turn_arrays import panic_threshold
+
+    rules = SimpleNamespace(combat=SimpleNamespace(panic_fraction=fraction))
+    assert panic_threshold(rules, at_start) == need
+
+
+@pytest.mark.parametrize("name", ["flee, rally, flee again, 3 turns",
+                                  "panic of a small unit, charge from turn 2",
+                                  "stand and shoot inside M by house rule, a 1-inch edge"])
+def test_the_numba_walk_agrees_with_the_exact_sum(name, tmp_path):
+    # the walk rolls its own dice (flee reactions caught or off the table, rallies, panic
+    # tests, break flights): each figure within 5 se of the exact one, se from the exact p
+    data = SCENARIOS[name](tmp_path)
+    exact = run(data)
+    n = 20_000
+    mc = run(data, method="mc", n_trials=n, seed=5)
+    for key, est in exact.results.items():
+        se = math.sqrt(max(est.value * (1 - est.value), 1e-12) / n)
+        assert abs(mc.results[key].value - est.value) <= 5 * se + 1e-12, key
+    for dist in ("models_left_a", "models_left_b"):
+        want, got = pmf_of(exact.distributions[dist]), pmf_of(mc.distributions[dist])
+        for k in set(want) | set(got):
+            p = want.get(k, 0.0)
+            assert abs(got.get(k, 0.0) - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-12) / n) + 1e-12

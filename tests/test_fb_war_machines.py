@@ -66,11 +66,11 @@ def test_one_round_against_a_war_machine_by_hand():
     # 5 Halberdiers (one rank: no rank bonus) charge the cannon's 3 crew, one round. Both I3:
     # blows are simultaneous. Halberdiers WS3 S3 (halberd kit as the engine plays it aside,
     # the test reads the spec) vs crew WS3 T3: hit 4+, wound by the chart; crew 3 x A1 back.
-    from mathhammer.fantasy.chain import chain_exact
+    from mathhammer.fantasy.chain.core import chain_exact
     from mathhammer.fantasy.models import load_unit
-    from mathhammer.fantasy.rulesets import load_ruleset
-    from mathhammer.fantasy.tests import break_test
-    from mathhammer.fantasy.war_machine_combat import (
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+    from mathhammer.fantasy.characteristic_tests import break_test
+    from mathhammer.fantasy.combat.war_machine import (
         Fight, _spec_crew_on_unit, _spec_unit_on_crew, war_machine_fight)
 
     rules = load_ruleset("wfb8")
@@ -140,8 +140,8 @@ def test_crew_striking_first_slays_members_of_the_assault_party(width):
     so 6 - t attacks at 1/4 come back. The machine has no ranks: width 5 is one rank of
     five models and Steadfast (unmodified Ld 7); width 4 has no rank, so Ld 7 - difference."""
     from mathhammer.fantasy.models import load_unit, validate_unit
-    from mathhammer.fantasy.rulesets import load_ruleset
-    from mathhammer.fantasy.war_machine_combat import war_machine_fight
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+    from mathhammer.fantasy.combat.war_machine import war_machine_fight
 
     unit = validate_unit({
         "id": "test/slow", "name": "Slow", "ruleset": "wfb8", "base": "20mm",
@@ -234,8 +234,8 @@ def test_stubborn_and_unbreakable_units_against_a_war_machine():
     """FB-C5 against a machine: an Unbreakable unit is never broken; a Stubborn one tests
     unmodified Ld (they were once played as plain units)."""
     from mathhammer.fantasy.models import load_unit, validate_unit
-    from mathhammer.fantasy.rulesets import load_ruleset
-    from mathhammer.fantasy.war_machine_combat import war_machine_fight
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+    from mathhammer.fantasy.combat.war_machine import war_machine_fight
 
     data = load_unit("wfb8/empire_great_cannon").model_dump(exclude_none=True)
     data["stats"]["a"] = 4  # a deadly crew, so the unit often loses
@@ -265,8 +265,8 @@ def test_an_unstable_unit_loses_wounds_against_a_war_machine():
     (crew first, 1/4 a blow both ways) lose t models to the crew and, losing the round by
     t - d, that many more instead of a test."""
     from mathhammer.fantasy.models import load_unit, validate_unit
-    from mathhammer.fantasy.rulesets import load_ruleset
-    from mathhammer.fantasy.war_machine_combat import war_machine_fight
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+    from mathhammer.fantasy.combat.war_machine import war_machine_fight
 
     unit = validate_unit({
         "id": "test/slow", "name": "Slow", "ruleset": "wfb8", "base": "20mm",

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from mathhammer.fantasy.chain import AttackSpec
-from mathhammer.fantasy.chain_query import chain_report
+from mathhammer.fantasy.chain.core import AttackSpec
+from mathhammer.fantasy.chain.query import chain_report
 from mathhammer.warmachine.chain import attack
 from tests.conftest import cli_result
 
@@ -96,7 +96,7 @@ def test_fb_for_p_refuses_a_count_the_target_cannot_take(command):
 
 def test_fb_for_p_library_refuses_too():
     from mathhammer.errors import InputError
-    from mathhammer.fantasy.chain_query import chain_for_p
+    from mathhammer.fantasy.chain.query import chain_for_p
 
     spec = AttackSpec(ws=4, target_ws=2, strength=7, toughness=2, close_combat=True)
     with pytest.raises(InputError, match="can never happen"):

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from tests.test_reliability_harness import DERANDOMIZE, ROOT, assert_clean, run_inprocess
 
 P = ROOT / "profiles"
-RULESET = ROOT / "mathhammer/fantasy/rulesets/wfb8.toml"
+RULESET = ROOT / "mathhammer/fantasy/rules/wfb8.toml"
 FB_ATTACK = ["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength",
              "4", "--toughness", "4", "--method", "exact", "-q"]
 SMALL = ["--n-trials", "500", "--seed", "1", "-q"]

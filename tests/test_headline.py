@@ -16,6 +16,7 @@ import pytest
 import mathhammer.present.headline as headline_module
 from mathhammer.cli import main
 from mathhammer.present.render import MAX_LINES
+from tests.conftest import user_docs_text
 from tests.test_reliability_harness import BASE_ARGS, commands, option_specs, run_inprocess
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,7 +113,7 @@ def test_brief_with_a_data_format_is_one_line_exit_2(capsys):
 # ---------------------------------------------------------------------------- README examples
 def readme_examples() -> list[list[str]]:
     """Every `mathhammer …` line of the README's shell blocks that runs as written."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = user_docs_text()
     found = []
     for lang, body in re.findall(r"```(\w*)\n(.*?)```", text, re.S):
         if lang not in ("", "sh", "console", "bash", "text"):
@@ -172,17 +173,15 @@ def test_readme_example_table_fits_and_starts_with_the_headline(argv):
 
 # ---------------------------------------------------------------------------- renamed results
 def all_renames() -> dict[str, dict[str, str]]:
-    """Every rename the README must list: mathhammer.renames and the combat engine's."""
-    from mathhammer.fantasy.combat import RENAMED as COMBAT
+    """Every rename the README must list (mathhammer.renames: the one table)."""
     from mathhammer.renames import RENAMED
 
-    out = {command: dict(names) for command, names in RENAMED.items()}
-    out.setdefault("fb combat", {}).update({old: new.split(" (")[0] for old, new in COMBAT.items()})
-    return out
+    return {engine: {old: new.split(" (")[0] for old, new in names.items()}
+            for engine, names in RENAMED.items()}
 
 
 def test_the_readme_lists_every_renamed_result():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = user_docs_text()
     section = text[text.index("**Renamed results.**"):]
     section = section[: section.index("\n\n", section.index("| command |"))]
     missing = [f"{command}: {old} → {new}" for command, names in all_renames().items()
@@ -200,7 +199,7 @@ def test_an_old_result_name_is_refused_with_a_pointer():
         report.results["p_irresistible"]
     with pytest.raises(KeyError, match="no_such"):
         report.results["no_such"]
-    assert type(roll("2D6").results) is dict  # commands without renames keep a plain dict
+    assert isinstance(roll("2D6").results, dict)  # a dict, whatever checks its entries
 
 
 def test_fb_attack_reports_unsaved_wounds_by_their_name(capsys):
@@ -216,7 +215,7 @@ def test_fb_attack_reports_unsaved_wounds_by_their_name(capsys):
 
 def test_readme_brief_examples_print_what_the_readme_shows():
     """Each `$ mathhammer … --brief` line of the README is followed by its real output."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = user_docs_text()
     pairs = re.findall(r"^\$ mathhammer (.+ --brief)\n([^$`\n].*)$", text, re.M)
     assert pairs
     for command, shown in pairs:

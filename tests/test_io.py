@@ -21,6 +21,7 @@ from mathhammer import io
 from mathhammer.errors import OutputError
 from mathhammer.io import write_atomically
 from tests.test_reliability_harness import ROOT, assert_clean, run_inprocess
+from mathhammer.present.flags import error_line
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="device nodes need root (mknod)")
 ROLL_JSON = ["roll", "2D6", "--format", "json", "-q"]
@@ -90,7 +91,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, mon
     monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(OutputError) as err:
         write_atomically(target, "new contents")
-    assert err.value.one_line() == (f"--output: the disk is full (got {io.short_path(target)}); "
+    assert error_line(err.value) == (f"--output: the disk is full (got {io.short_path(target)}); "
                                     "fix: free some space or write to another disk")
     assert target.read_text() == "old contents"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]

@@ -62,10 +62,17 @@ def test_a_single_row_or_column_is_not_a_grid():
     assert report_tables(Report("sweep", "mc", results, {}, n_trials=1000)) == []
 
 
-def test_a_probability_column_outside_0_1_is_shown_as_a_number():
+def test_a_probability_column_outside_0_1_never_reaches_a_table():
+    """A p_ name holds a probability (issue 22 part 4): a rate under one (compare's old
+    per-100-points figure) is an engine bug the report refuses (issue 28 item 4)."""
+    from mathhammer.results import ImpossibleProbability
+
     results = {f"{m}[{u}]": Estimate.exact(v) for u in ("A", "B")
                for m, v in (("p_kill", 0.5), ("p_old_rate", 12.5))}
-    [table] = report_tables(Report("x", "exact", results, {}))
+    with pytest.raises(ImpossibleProbability, match="p_old_rate"):
+        Report("x", "exact", results, {})
+    [table] = report_tables(Report("x", "exact", {k.replace("p_old_rate", "old_rate"): v
+                                                  for k, v in results.items()}, {}))
     assert table.percent(0) and not table.percent(1)
 
 

@@ -9,7 +9,7 @@ work without bound is a finding, not a hang of the suite.
 
 ``assert_clean`` is the contract every command obeys (DESIGN rule 7): exit 0,
 or exit 2 with exactly one stderr line ``error: <where>: <what> ...; fix: ...``;
-never a traceback; no NaN printed.
+never a traceback; no NaN printed; in JSON output every ``p_*`` lies in [0, 1].
 """
 
 from __future__ import annotations
@@ -224,6 +224,27 @@ def assert_clean(argv: list[str], code, out: str, err: str, command: str = "") -
         assert "fix: " in line, f"no fix: {line}"
     else:
         assert not NAN.search(out), f"`mathhammer {shown}` printed NaN:\n{out}"
+        assert_probabilities(shown, out)
+
+
+def assert_probabilities(shown: str, out: str) -> None:
+    """JSON on stdout (``--format json``): every ``p_*`` anywhere in it (results, info,
+    matrices) and every pmf entry lies in [0, 1], with its 95% interval (issue 28 item 4)."""
+    import json
+
+    from tests.test_json_keys import bad_probability_keys
+    from tests.test_reliability_bounded import check_report
+
+    if not out.lstrip().startswith("{"):
+        return  # a table, CSV, help text
+    try:
+        data = json.loads(out)
+    except ValueError:
+        return  # not one JSON document (a table that starts with a brace): nothing to check
+    bad = bad_probability_keys(data)
+    assert not bad, f"`mathhammer {shown}`: probabilities outside [0, 1]: {bad[:5]}"
+    if isinstance(data, dict) and "results" in data:
+        check_report(data)
 
 
 def chdir_scratch(path: Path):

@@ -179,7 +179,7 @@ def test_every_form_has_its_answer_button_on_the_first_phone_screen(server, brow
         if command.more_params:
             assert not page.locator("#more").evaluate("d => d.open")
             assert not page.locator(f"[name='{command.more_params[0].key}']").first.is_visible()
-        if command.name in ("wm duel", "fb attack", "magic phase"):
+        if command.name in ("wm duel", "fb attack", "magic phase", "fb turn"):
             page.screenshot(path=str(_artifact(f"form-{command.slug.replace('/', '-')}-390")))
     page.close()
 
@@ -214,6 +214,41 @@ def test_a_magic_phase_asked_from_the_form_on_a_phone(server, browser):
     assert page.inner_text("#headline") == out.strip()
     assert out.startswith("Each spell goes off: Fireball ")
     assert page.input_value("#cli").startswith("mathhammer magic phase --spell Fireball:8 --spell")
+    page.close()
+
+
+def test_game_turns_asked_from_the_form_on_a_phone(server, browser):
+    """Items 14 and 18: units, distance, reaction and turns typed into the form (no file),
+    the answer's headline on the first screen, the same as the command line's."""
+    page = browser.new_page()
+    page.set_viewport_size(PHONE)
+    page.goto(server.url + "/fb/turn")
+    for key in ("unit-a", "unit-b", "distance", "reaction", "turns"):  # the question's fields
+        assert page.locator(f"#f-{key}").is_visible(), key
+    page.fill("#f-unit-a", "wfb8/knights_of_the_realm")
+    page.fill("#f-unit-b", "wfb8/orc_boyz")
+    page.fill("#f-distance", "12")
+    page.fill("#f-reaction", "flee")
+    page.fill("#f-turns", "2")
+    page.screenshot(path=str(_artifact("form-fb-turn-filled-390")))
+    page.click("text=Engine: exact or Monte Carlo")
+    page.fill("#f-n-trials", "20000")
+    page.click("#submit")
+    page.wait_for_selector("#headline")
+    _first_screen(page, "#headline")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=str(_artifact("fb-turn-answer-390")))
+    seed = re.search(r"seed=(\d+)", page.url).group(1)
+    code, out, err = run_inprocess(["fb", "turn", "--unit-a", "wfb8/knights_of_the_realm",
+                                    "--unit-b", "wfb8/orc_boyz", "--distance", "12",
+                                    "--reaction", "flee", "--turns", "2", "--n-trials", "20000",
+                                    "--seed", seed, "--brief"])
+    assert code == 0, err
+    assert page.inner_text("#headline") == out.strip()
+    assert out.startswith("After 2 game turns, Orc Boyz: destroyed ")
+    assert page.input_value("#cli").startswith(
+        "mathhammer fb turn --unit-a wfb8/knights_of_the_realm --unit-b wfb8/orc_boyz")
+    assert page.locator("table.matrix").count() == 2  # each unit's statuses by turn
     page.close()
 
 

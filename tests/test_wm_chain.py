@@ -125,4 +125,4 @@ def test_bad_setups(flags, exc):
     base.update(flags)
     with pytest.raises(exc) as err:
         build_chain(AttackSetup(**base))
-    assert err.value.where.startswith("--")
+    assert err.value.where.startswith("‹")  # a parameter, spelled by whoever shows it

@@ -122,7 +122,7 @@ def test_attacker_starting_damage_cripples_its_systems():
     assert activation_from_profile("khador/juggernaut", damaged=[0, 0, 0, 6, 6, 0]).focus == 0
     with pytest.raises(RulesError, match="cortex"):
         activation_from_profile("khador/juggernaut", 2, damaged=[0, 0, 0, 6, 6, 0])
-    with pytest.raises(RulesError, match="--charge"):
+    with pytest.raises(RulesError, match="charge"):
         duel("khador/juggernaut", "cygnar/ironclad", charge=True, attacker_damaged=[0, 6, 6, 0, 0, 0],
              config=MonteCarloConfig(1000, seed=1))
     hurt = duel("khador/juggernaut", "cygnar/ironclad", attacker_damaged=[0, 0, 0, 0, 5, 5],

@@ -231,3 +231,58 @@ def test_effect_flags_agree_between_exact_and_monte_carlo():
         e, m = exact.results[name].value, mc.results[name]
         se = m.se if name != "p_destroyed" else math.sqrt(max(e * (1 - e), 1e-12) / n)
         assert abs(m.value - e) <= 5 * se + 1e-12, name
+
+
+# ------------------------------------------------------------------ labels (issue 28 item 15)
+def _opening(report) -> str:
+    return next(line for line in report.info["decisions"] if ": opening [" in line)
+
+
+def test_icy_gaze_decisions_say_stationary_not_knocked_down():
+    """WM-E2: after Icy Gaze the target is stationary; nothing in the opening has knocked it
+    down, so the decision table says so (the engine plays both alike, WM-A4)."""
+    feat = duel("khador/sorscha", "cygnar/ironclad", feat=True, **EXACT)
+    assert "[focus 6, stationary]" in _opening(feat), _opening(feat)
+    assert feat.info["target"].endswith(", stationary"), feat.info["target"]
+    first_attack = [line for line in feat.info["decisions"] if line.startswith("Frostfang [")]
+    assert first_attack and all("stationary]" in line and "knocked" not in line
+                                for line in first_attack), first_attack
+    # Tempest knocks down: once it may have been cast, either can hold
+    assert any("knocked down or stationary" in line for line in feat.info["decisions"])
+    # states with as many boxes left differ in where they are marked: each line says which
+    states = feat.info["decision states"]
+    assert len(states) == len(set(states)) and any(" by column" in line for line in states)
+
+
+def test_a_stationary_or_knocked_down_start_is_named_as_given():
+    still = duel("khador/juggernaut", "cygnar/ironclad", stationary=True, focus=3,
+                 power_attacks=False, **EXACT)
+    down = duel("khador/juggernaut", "cygnar/ironclad", knocked_down=True, focus=3,
+                power_attacks=False, **EXACT)
+    assert "stationary" in _opening(still) and "knocked down" not in _opening(still)
+    assert "knocked down" in _opening(down) and "stationary" not in _opening(down)
+    assert p(still) == pytest.approx(p(down), abs=1e-12)  # WM-A4: played alike
+
+
+def test_down_words_follow_what_can_have_happened_before_each_node():
+    from mathhammer.warmachine.activation import KNOCKED_DOWN, STATIONARY, down_text
+
+    assert down_text([STATIONARY]) == "stationary"
+    assert down_text([KNOCKED_DOWN, STATIONARY]) == down_text([]) == "knocked down or stationary"
+    from mathhammer.warmachine.activation import build_graph
+
+    def after_power_attacks(graph, words):
+        return {words[n.next] for n in graph.nodes if n.kind == "attack"
+                and graph.options[n.option].name in ("head-butt", "slam") and n.next >= 0}
+
+    # the Ironclad knocks down only (head-butt, slam, Critical Knockdown: WM-A4)
+    ironclad = build_graph([activation_from_profile("cygnar/ironclad", 3, charge="may")])
+    assert after_power_attacks(ironclad, ironclad.down_words()) == {"knocked down"}
+    assert ironclad.down_words()[0] == down_text([])  # nothing has happened at the start
+    words = ironclad.down_words(STATIONARY)  # a stationary target: then either can hold
+    assert words[0] == "stationary" and after_power_attacks(ironclad, words) == {
+        "knocked down or stationary"}
+    # the Juggernaut's Critical Freeze leaves the target stationary: after a head-butt and
+    # a later critical with the Ice Axe, either
+    jug = build_graph([activation_from_profile("khador/juggernaut", 3, charge="may")])
+    assert "knocked down or stationary" in after_power_attacks(jug, jug.down_words())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from mathhammer.errors import MathhammerError
-from mathhammer.warmachine.chain import CLI_NAMES
+from mathhammer.present.flags import flag as cli_flag
 from mathhammer.warmachine.limits import LIMITS
 from mathhammer.warmachine.scenario import SHARED_ATTACK_KEYS, SHARED_TARGET_KEYS, run_scenario
 from tests.conftest import cli_inprocess
@@ -39,7 +39,7 @@ def _values(key: str) -> list:
 def _cli(fields: dict) -> bool:
     argv = ["wm", "attack", "--format", "json", "-q"]
     for field, value in fields.items():
-        flag = CLI_NAMES[field]
+        flag = cli_flag(field)
         if isinstance(value, bool):
             argv += [flag] if value else []
         else:

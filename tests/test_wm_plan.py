@@ -14,7 +14,7 @@ from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
 from mathhammer.warmachine.duel import duel, target_from_profile
 from mathhammer.warmachine.plan import (
-    _Builder, candidates, fixed_value, members_of, plan_from_cli, plan_turn,
+    _Builder, candidates, fixed_value, members_of, plan, plan_turn,
 )
 from tests.conftest import cli_result
 
@@ -142,12 +142,12 @@ def test_scenario_form_and_list_file_run():
 
     path = "profiles/scenarios/warmachine_plan_sorscha_vs_stryker.toml"
     report = run_scenario(read_toml(path), path)
-    assert report.command == "run" and report.info["plan"][1].startswith("1. ")
+    assert report.command == "warmachine.scenario" and report.info["plan"][1].startswith("1. ")
     data = read_toml(path)
     data["plan"]["list"] = "profiles/lists/khador_battlebox.toml"
     with pytest.raises(InputError, match="either attackers"):
         run_scenario(data, path)
-    listed = plan_from_cli([], "cygnar/stryker", from_list="profiles/lists/khador_battlebox.toml",
+    listed = plan([], "cygnar/stryker", from_list="profiles/lists/khador_battlebox.toml",
                            top=1)
     assert np.isclose(p(listed), p(report)) or p(listed) >= 0  # runs from a list file
     with pytest.raises(RulesError):

@@ -136,7 +136,7 @@ def test_activation_form_exact_and_monte_carlo_agree():
         if name.startswith("p_") and "box_model" not in name:
             tol = 5 * math.sqrt(max(est.value * (1 - est.value), 1e-12) / n)
             assert abs(mc.results[name].value - est.value) <= tol, name
-    assert exact.command == "run" and "Destroyer: opening [focus 2" in "\n".join(exact.info["decisions"])
+    assert exact.command == "warmachine.scenario" and "Destroyer: opening [focus 2" in "\n".join(exact.info["decisions"])
 
 
 def test_attacks_and_activations_are_exclusive():

@@ -12,7 +12,7 @@ absent for a 0-point attacker such as a Mk II warcaster), each ``{value, se,
 ci95}``; ``info.matrix`` holds, per direction (``A→B``, ``B→A``), the attacker and
 target labels and the row-major matrices ``p_kill``, ``mean_damage``,
 ``kills_per_100_points``, ``mean_damage_per_100``, each with its ``<metric>_se`` (null
-where undefined).
+where undefined), and ``n_trials``: each cell's Monte Carlo trials (null for an exact cell).
 """
 
 from __future__ import annotations
@@ -21,13 +21,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from mathhammer import game as games
-from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
+from mathhammer.analysis.cells import (
+    DEFAULT_PRECISION,
+    MAX_CELL_TRIALS,
+    Cell,
+    CellResult,
+    cell_seed,
+    check_policy,
+    check_precision,
+)
 from mathhammer.analysis.pool import run_cells
 from mathhammer.errors import InputError
 from mathhammer.lists import ArmyList, ListUnit, load_list
 from mathhammer.results import Estimate, Report
 
-DEFAULT_TRIALS = 100_000  # per Monte Carlo cell: se <= 0.16 percentage points
 METRICS = ("p_kill", "mean_damage", "kills_per_100_points", "mean_damage_per_100")
 
 
@@ -91,16 +98,20 @@ def _pick_targets(units: tuple[ListUnit, ...], targets: list[str] | None) -> lis
 def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str] | None = None,
             method: str = "auto", n_trials: int | None = None, seed: int | None = None,
             rounds: int | None = None, policy: str = "optimal", both_ways: bool = True,
-            scheduler: Any = None,
-            workers: int | None = None, progress: Any = None) -> Comparison:
+            scheduler: Any = None, workers: int | None = None, progress: Any = None,
+            precision: float | None = None) -> Comparison:
     """Every attacker × target cell of two lists (A→B, and B→A unless ``both_ways=False``).
 
     Args:
         targets: only these targets (labels or profile ids, from either list); an empty
             selection is an error.
         method: auto (exact where the engine has it), exact or mc.
-        n_trials, seed: Monte Carlo trials per cell and the run's seed (cell i gets
-            :func:`cell_seed` (seed, i), so any scheduler gives the same numbers).
+        n_trials, precision: a Monte Carlo cell runs exactly ``n_trials`` trials when
+            given; otherwise until its P(kill)'s 95% half-width is at most ``precision``
+            (default :data:`~mathhammer.analysis.cells.DEFAULT_PRECISION`), see
+            :mod:`mathhammer.analysis.cells`. Not both.
+        seed: the run's seed (cell i gets :func:`cell_seed` (seed, i), so any scheduler
+            gives the same numbers).
         rounds: Fantasy combat rounds (None = until decided; 1 has an exact engine).
         policy: Warmachine focus policy of melee activations: optimal, greedy or fixed.
         scheduler: None for the local pool, or a Dask address / Client.
@@ -113,14 +124,18 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
         raise InputError("lists", f"{a.name} is {a.game} but {b.name} is {b.game}", None,
                          "compare two lists of the same game")
     if method not in ("auto", "exact", "mc"):
-        raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
+        raise InputError("‹method›", "must be exact, mc or auto", method, "use ‹method› mc")
     check_policy(policy)
+    check_precision(precision, n_trials)
+    if n_trials is None and precision is None:
+        precision = DEFAULT_PRECISION
+    trials = MAX_CELL_TRIALS if n_trials is None else n_trials
     if targets is not None:
         targets = [t.strip() for t in targets if t.strip()]
         known = {x for u in a.units + b.units for x in (u.label, u.profile_id, u.profile_id.split("/")[-1])}
         unknown = [t for t in targets if t not in known]
         if unknown or not targets:
-            raise InputError("--targets", "the target set is empty" if not targets else
+            raise InputError("‹targets›", "the target set is empty" if not targets else
                              f"names no unit of either list: {', '.join(unknown)}",
                              ",".join(targets), "use labels or ids from: " +
                              ", ".join(u.label for u in a.units + b.units))
@@ -133,20 +148,19 @@ def compare(list_a: str | ArmyList, list_b: str | ArmyList, *, targets: list[str
             for u in att.units:
                 key = (direction, u.label, t.label)
                 cells.append(Cell(a.game, u.profile, t.profile, dict(u.options), dict(t.options),
-                                  ruleset=a.ruleset, method=method,
-                                  n_trials=DEFAULT_TRIALS if n_trials is None else n_trials,
+                                  ruleset=a.ruleset, method=method, n_trials=trials,
                                   seed=cell_seed(seed, len(cells)), rounds=rounds,
-                                  policy=policy, key=key))
+                                  policy=policy, key=key, precision=precision))
                 meta.append((direction, u, t, f"{sa}:{u.label}→{sb}:{t.label}"))
     if not cells:
-        raise InputError("--targets", "the target set is empty: no unit of the other list is selected",
-                         ",".join(targets or []), "drop --targets or name units of the lists")
+        raise InputError("‹targets›", "the target set is empty: no unit of the other list is selected",
+                         ",".join(targets or []), "drop ‹targets› or name units of the lists")
     results = run_cells(cells, scheduler=scheduler, workers=workers, progress=progress)
-    return _assemble(a, b, cells, meta, results, seed, policy)
+    return _assemble(a, b, cells, meta, results, seed, policy, precision)
 
 
 def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[CellResult],
-              seed: int, policy: str) -> Comparison:
+              seed: int, policy: str, precision: float | None = None) -> Comparison:
     import pandas as pd
 
     rows, named = [], {}
@@ -182,10 +196,20 @@ def _assemble(a: ArmyList, b: ArmyList, cells: list[Cell], meta, results: list[C
     report = comparison.report
     report.title = f"compare: {a.name} vs {b.name} ({a.game}, {a.ruleset})"
     if len(mc):
-        report.n_trials = int(mc["n_trials"].iloc[0])
+        report.n_trials = int(mc["n_trials"].max())
         report.seed = seed
         info["seeds"] = f"cell i of the run seeded {seed} uses cell_seed({seed}, i)"
+        info["trials"] = trials_words(mc["n_trials"], precision)
     return comparison
+
+
+def trials_words(counts, precision: float | None) -> str:
+    """How many trials the Monte Carlo cells ran, in words (fixed, or adaptive and a range)."""
+    low, high = int(min(counts)), int(max(counts))
+    if precision is None:
+        return f"{high:,} trials each"
+    spread = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+    return f"each until its P(kill) has a 95% half-width of at most {precision:g} ({spread} trials)"
 
 
 def _matrix_info(c: Comparison, direction: str) -> dict[str, Any]:
@@ -197,4 +221,9 @@ def _matrix_info(c: Comparison, direction: str) -> dict[str, Any]:
         out.setdefault("attackers", list(m.index))
         out.setdefault("targets", list(m.columns))
         out[metric] = [[None if math.isnan(v) else float(v) for v in row] for row in m.to_numpy()]
+    # each cell's Monte Carlo trials (adaptive cells differ); null for an exact cell
+    trials = c.matrix("n_trials", direction).to_numpy()
+    kinds = c.matrix("method", direction).to_numpy()
+    out["n_trials"] = [[int(n) if k == "mc" else None for n, k in zip(row, kind, strict=True)]
+                       for row, kind in zip(trials, kinds, strict=True)]
     return out

@@ -35,7 +35,7 @@ def run_cells(cells: Sequence[Cell], *, scheduler: Any = None, workers: int | No
               progress: Progress | None = None) -> list[CellResult]:
     """Evaluate ``cells``; results come back in the order of ``cells``."""
     if workers is not None and not 1 <= workers <= 256:  # -3 was taken as "every core"
-        raise InputError("--workers", "must be between 1 and 256", workers, "use e.g. --workers 2")
+        raise InputError("‹workers›", "must be between 1 and 256", workers, "use e.g. ‹workers› 2")
     if not cells:
         return []
     check_cells(cells)
@@ -51,18 +51,18 @@ def check_cells(cells: Sequence[Cell]) -> None:
     from mathhammer.engine import MAX_TRIALS, validate_trials
 
     for cell in cells:
-        validate_trials(cell.n_trials, "--n-trials")
+        validate_trials(cell.n_trials, "‹n_trials›")
         if cell.rounds is not None and (isinstance(cell.rounds, bool) or cell.rounds < 1):
-            raise InputError("--rounds", "must be at least 1", cell.rounds,
-                             "use e.g. --rounds 3, or leave it out (until decided)")
+            raise InputError("‹rounds›", "must be at least 1", cell.rounds,
+                             "use e.g. ‹rounds› 3, or leave it out (until decided)")
     simulated = [c for c in cells if c.method != "exact"]  # auto may fall back to Monte Carlo
     total = sum(c.n_trials for c in simulated)
     if total > MAX_TRIALS:
         per_cell = max(c.n_trials for c in simulated)
         raise TrialLimitError(
-            "--n-trials", f"{len(simulated):,} cells x {per_cell:,} trials = {total:.2e} trials "
+            "‹n_trials›", f"{len(simulated):,} cells x {per_cell:,} trials = {total:.2e} trials "
             f"in all, above the limit of {MAX_TRIALS:.0e} for one command", per_cell,
-            f"use at most --n-trials {max(1, MAX_TRIALS // len(simulated)):,}, or fewer cells")
+            f"use at most ‹n_trials› {max(1, MAX_TRIALS // len(simulated)):,}, or fewer cells")
 
 
 def planned_trials(cells: Sequence[Cell]) -> int:
@@ -118,17 +118,17 @@ def _dask(cells: list[Cell], scheduler: Any) -> list[CellResult]:
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - depends on the install
-        raise InputError("--scheduler", "needs dask.distributed, which is not installed", scheduler,
-                         "pip install 'mathhammer[dask]' or drop --scheduler") from None
+        raise InputError("‹scheduler›", "needs dask.distributed, which is not installed", scheduler,
+                         "pip install 'mathhammer[dask]' or drop ‹scheduler›") from None
     own = not isinstance(scheduler, Client)
     if own:
         if not isinstance(scheduler, str) or "://" not in scheduler and ":" not in scheduler:
-            raise InputError("--scheduler", "must be a Dask scheduler address", scheduler,
-                             "use e.g. --scheduler tcp://127.0.0.1:8786")
+            raise InputError("‹scheduler›", "must be a Dask scheduler address", scheduler,
+                             "use e.g. ‹scheduler› tcp://127.0.0.1:8786")
         try:
             client = Client(scheduler, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError) as err:
-            raise InputError("--scheduler", f"cannot reach the Dask scheduler ({err})", scheduler,
+            raise InputError("‹scheduler›", f"cannot reach the Dask scheduler ({err})", scheduler,
                              "start one with `dask scheduler` or check the address") from None
     else:
         client = scheduler

@@ -26,12 +26,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from mathhammer import game as games
-from mathhammer.analysis.cells import Cell, cell_seed
+from mathhammer.analysis.cells import (
+    DEFAULT_PRECISION,
+    MAX_CELL_TRIALS,
+    Cell,
+    cell_seed,
+    check_precision,
+)
 from mathhammer.analysis.pool import run_cells
 from mathhammer.errors import InputError, UnknownProfileError
 from mathhammer.results import Estimate, Report
 
-DEFAULT_TRIALS = 100_000
 MAX_POINTS = 200
 _VARY = re.compile(r"^\s*(?:(attacker|target)\.)?([a-z_]+)\s*=\s*(.+?)\s*$")
 _RANGE = re.compile(r"^(-?\d+)\s*\.\.\s*(-?\d+)(?::(\d+))?$")
@@ -52,13 +57,13 @@ class Vary:
 def parse_vary(text: str, game: str) -> Vary:
     """``"def=10..18"`` → Vary("target", "def", (10, ..., 18)); errors name the fix."""
     m = _VARY.match(text or "")
-    fix = "use e.g. --vary def=10..18 or --vary attacker.mat=5,6,7"
+    fix = "use e.g. ‹vary› def=10..18 or ‹vary› attacker.mat=5,6,7"
     if not m:
-        raise InputError("--vary", "must be STAT=LO..HI or STAT=A,B,C", text, fix)
+        raise InputError("‹vary›", "must be STAT=LO..HI or STAT=A,B,C", text, fix)
     side, stat, spec = m.groups()
-    rules = games.get(game, "--game", lists=True)
+    rules = games.get(game, "‹game›", lists=True)
     if stat not in rules.sweep_stats:
-        raise InputError("--vary", f"{stat!r} is not a {game} stat this sweep can vary", stat,
+        raise InputError("‹vary›", f"{stat!r} is not a {game} stat this sweep can vary", stat,
                          f"use one of {', '.join(rules.sweep_stats)}")
     side = side or ("target" if stat in rules.sweep_target_stats else "attacker")
     r = _RANGE.match(spec)
@@ -71,10 +76,10 @@ def parse_vary(text: str, game: str) -> Vary:
         else:
             values = tuple(int(v) for v in spec.split(","))
     except ValueError:
-        raise InputError("--vary", "needs whole numbers LO..HI with LO <= HI, or a comma list",
+        raise InputError("‹vary›", "needs whole numbers LO..HI with LO <= HI, or a comma list",
                          spec, fix) from None
     if len(values) < 2 or len(values) > MAX_POINTS or len(set(values)) != len(values):
-        raise InputError("--vary", f"needs 2..{MAX_POINTS} distinct values", spec, fix)
+        raise InputError("‹vary›", f"needs 2..{MAX_POINTS} distinct values", spec, fix)
     return Vary(side, stat, values)
 
 
@@ -86,7 +91,7 @@ def load_any(ref: Any, game: str | None = None) -> tuple[str, Any]:
     last: Exception | None = None
     for g in order:
         try:
-            return g, games.get(g, "--game", lists=True).load_profile(ref)
+            return g, games.get(g, "‹game›", lists=True).load_profile(ref)
         except UnknownProfileError as err:
             last = err
     raise last  # type: ignore[misc]
@@ -121,7 +126,8 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
           ruleset: str | None = None, method: str = "auto", n_trials: int | None = None,
           seed: int | None = None, rounds: int | None = None, policy: str = "optimal",
           threshold: float = 0.05,
-          scheduler: Any = None, workers: int | None = None, progress: Any = None) -> Sweep:
+          scheduler: Any = None, workers: int | None = None, progress: Any = None,
+          precision: float | None = None) -> Sweep:
     """P(kill) and expected damage of ``attacker`` vs ``target`` over a range of one stat.
 
     Args:
@@ -134,6 +140,9 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
         policy: Warmachine focus policy of melee activations (optimal, greedy, fixed); the
             ``boost_*`` series are the fixed policy boosting every roll.
         threshold: smallest P(kill) move that counts as a breakpoint.
+        n_trials, precision: a Monte Carlo point runs exactly ``n_trials`` trials when
+            given, else until its P(kill)'s 95% half-width is at most ``precision`` (default
+            :data:`~mathhammer.analysis.cells.DEFAULT_PRECISION`). Not both.
         scheduler: None for the local pool, or a Dask address / Client.
     """
     from mathhammer.rng import resolve_seed
@@ -146,7 +155,7 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     game = game_a
     v = vary if isinstance(vary, Vary) else parse_vary(vary, game)
     if method not in ("auto", "exact", "mc"):
-        raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
+        raise InputError("‹method›", "must be exact, mc or auto", method, "use ‹method› mc")
     rules = games.get(game)
     for key in attacker_options or {}:
         if key not in rules.sweep_attacker_options:
@@ -154,14 +163,18 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
                              f"use {', '.join(rules.sweep_attacker_options)}")
     for option in also:
         if option not in rules.sweep_also:
-            raise InputError("--also", f"{option!r} is not a {game} option", option,
+            raise InputError("‹also›", f"{option!r} is not a {game} option", option,
                              f"use one of {', '.join(rules.sweep_also)}")
     from mathhammer.analysis.cells import check_policy
 
     check_policy(policy)
+    check_precision(precision, n_trials)
+    if n_trials is None and precision is None:
+        precision = DEFAULT_PRECISION
+    trials = MAX_CELL_TRIALS if n_trials is None else n_trials
     if not 0 < threshold < 1:
-        raise InputError("--threshold", "must be a probability between 0 and 1", threshold,
-                         "use e.g. --threshold 0.05")
+        raise InputError("‹threshold›", "must be a probability between 0 and 1", threshold,
+                         "use e.g. ‹threshold› 0.05")
     charge = (attacker_options or {}).get("charge")
     if charge not in (None, False, True, "must", "may", "no"):
         raise InputError("charge", 'must be "must" (charges), "may" (the policy decides) or '
@@ -180,10 +193,10 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
                 a_opts[series] = rules.sweep_series_value(series)
             (a_opts if v.side == "attacker" else t_opts)[v.stat] = _option_value(v.stat, value)
             cells.append(Cell(game, att, tgt, a_opts, t_opts, ruleset=ruleset, method=method,
-                              n_trials=DEFAULT_TRIALS if n_trials is None else n_trials, seed=cell_seed(seed, len(cells)),
-                              rounds=rounds, policy=policy, key=(series, value)))
+                              n_trials=trials, seed=cell_seed(seed, len(cells)), rounds=rounds,
+                              policy=policy, key=(series, value), precision=precision))
     results = run_cells(cells, scheduler=scheduler, workers=workers, progress=progress)
-    sweep_result = _assemble(rules, att, tgt, v, also, results, threshold, seed)
+    sweep_result = _assemble(rules, att, tgt, v, also, results, threshold, seed, precision)
     sweep_result.report.info.update(rules.sweep_info(policy))
     return sweep_result
 
@@ -208,7 +221,8 @@ def find_breakpoints(values, p, se, threshold: float) -> list[dict[str, Any]]:
     return out
 
 
-def _assemble(rules: games.Game, att, tgt, v: Vary, also, results, threshold, seed) -> Sweep:
+def _assemble(rules: games.Game, att, tgt, v: Vary, also, results, threshold, seed,
+              precision: float | None = None) -> Sweep:
     import pandas as pd
 
     rows = [{"series": r.key[0], "value": r.key[1], "p_kill": r.p_kill.value,
@@ -241,9 +255,13 @@ def _assemble(rules: games.Game, att, tgt, v: Vary, also, results, threshold, se
     report = Report("sweep", methods.pop() if len(methods) == 1 else "mixed", named, {}, info=info,
                     title=f"sweep: {att.name} vs {tgt.name}, {v.side} {v.label} "
                           f"{v.values[0]}..{v.values[-1]}")
-    if "mc" in set(frame["method"]):
-        report.n_trials = int(results[0].n_trials or 0) or None
+    mc = frame[frame["method"] == "mc"]
+    if len(mc):
+        from mathhammer.analysis.compare import trials_words
+
+        report.n_trials = int(mc["n_trials"].max())
         report.seed = seed
+        info["trials"] = trials_words(mc["n_trials"], precision)
     return Sweep(frame, v, bps, report)
 
 

@@ -18,6 +18,10 @@ def main(argv: list[str] | None = None) -> None:
     # a KeyboardInterrupt once raised inside a library's exec() makes a normal exit
     # die by SIGINT (exit -2) even after it was handled. In-process callers pass argv.
     hard = argv is None
+    if hard:  # no scan of every installed package for pydantic plugins (issue 29 part 1)
+        import os
+
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         import typer
 
@@ -47,7 +51,9 @@ def main(argv: list[str] | None = None) -> None:
     except MathhammerError as err:
         if _CTRL_C:
             _exit_interrupted("stopped at your request", hard)
-        print(f"error: {err.one_line()}", file=sys.stderr)
+        from mathhammer.present.flags import error_line
+
+        print(f"error: {error_line(err)}", file=sys.stderr)
         _leave(2, hard)
     except (KeyboardInterrupt, typer.Abort):
         _exit_interrupted("stopped at your request", hard)
@@ -191,8 +197,10 @@ def _leave(code: int, hard: bool) -> None:
         except BrokenPipeError:
             _silence_stdout()
         except Exception as err:  # OutputError from the guarded stdout
+            from mathhammer.present.flags import flag
+
             one_line = getattr(err, "one_line", None)
-            print(f"error: {one_line() if one_line else err}", file=sys.stderr)
+            print(f"error: {one_line(flag) if one_line else err}", file=sys.stderr)
             code = 2
     if not hard or threading.current_thread() is not threading.main_thread():
         sys.exit(code)

@@ -14,8 +14,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from mathhammer import trials
 from mathhammer.errors import InputError
-from mathhammer.present.host import HOST  # an in-process host takes the report (`serve`)
 from mathhammer.io import (  # noqa: F401 (the CLI's writer is the library's)
     STDOUT,
     all_or_nothing,
@@ -24,13 +24,14 @@ from mathhammer.io import (  # noqa: F401 (the CLI's writer is the library's)
     short_path,
     write_atomically,
 )
+from mathhammer.present.host import HOST  # an in-process host takes the report (`serve`)
 
 Method = Annotated[
     str,
     typer.Option("--method", help="exact, mc (Monte Carlo) or auto (exact when available)."),
 ]
-#: engine.DEFAULT_TRIALS, written here so `--help` needs no numpy (a test holds them equal)
-DEFAULT_TRIALS = 1_000_000
+#: the engine's default (mathhammer/trials.py: no numpy needed for `--help`)
+DEFAULT_TRIALS = trials.QUERY
 
 
 def n_trials_option(default: int) -> object:
@@ -100,6 +101,9 @@ class CommonOptions:
     full: bool = False
     #: trials when --n-trials is not given (a command may set its own, see query_command)
     default_trials: int = DEFAULT_TRIALS
+    #: the command as typed (``wm duel``): the JSON's ``command``; the library names its
+    #: report after the engine (``warmachine.duel``)
+    command: str | None = None
 
     def validate(self) -> CommonOptions:
         if self.precision is not None and self.method == "auto":
@@ -130,6 +134,7 @@ class CommonOptions:
         host = HOST.get()
         return MonteCarloConfig(
             n_trials=self.n_trials if self.n_trials is not None else self.default_trials,
+            n_trials_is_default=self.n_trials is None,
             seed=self.seed,
             threads=self.threads,
             precision=self.precision,
@@ -160,6 +165,9 @@ COMMON_PARAMETERS: tuple[tuple[str, object, object], ...] = (
     ("brief", Brief, False),
     ("full", Full, False),
 )
+
+#: the wrapper's context parameter (not an option: Typer fills it with the Click context)
+CONTEXT = "mathhammer_context"
 
 #: options every query command takes, whatever its ``only`` says (the answer first)
 ALWAYS = ("brief", "full")
@@ -198,18 +206,22 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int
 
     # the command's own parameters (the shared ones have their own range checks and words)
     labels = {prm.name: _label(prm) for prm in keyword_only}
+    # Typer hands the Click context to a parameter of this type: the command's own name
+    context = inspect.Parameter(CONTEXT, inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
 
     @functools.wraps(func)
     def command(*args, **kwargs):
+        ctx = kwargs.pop(CONTEXT, None)
         check_numbers({name: kwargs[name] for name in labels if name in kwargs}, labels)
         opts = common_options(**{name: kwargs.pop(name) for name in names},
                               default_trials=trials or DEFAULT_TRIALS)
+        opts.command = " ".join(ctx.command_path.split()[1:]) if ctx is not None else None
         return func(*args, opts=opts, **kwargs)
 
     command.query_options = tuple(names)  # marks a query command (`mathhammer serve` lists these)
     command.query_ask = tuple(ask)
-    command.__signature__ = own.replace(parameters=keyword_only + shared)
-    command.__annotations__ = {p.name: p.annotation for p in keyword_only + shared}
+    command.__signature__ = own.replace(parameters=keyword_only + shared + [context])
+    command.__annotations__ = {p.name: p.annotation for p in keyword_only + shared + [context]}
     del command.__wrapped__  # Typer must read the new signature, not the original
     return command
 
@@ -318,14 +330,14 @@ def emit(report, opts: CommonOptions) -> None:
     if host is not None:
         from mathhammer.present.answer_plots import save_report_plot
 
-        host.receive(report, None, lambda path: save_report_plot(report, path))
+        host.receive(report, None, lambda path: save_report_plot(report, path), opts.command)
         return
     if opts.brief:
         from mathhammer.present.headline import headline
 
         text = headline(report) + "\n"
     else:
-        text = _render.render(report, opts.format, full=opts.full)
+        text = _render.render(report, opts.format, full=opts.full, command=opts.command)
     if opts.explain and opts.format == "csv":  # CSV has no place for it: stderr, like notes
         print("explain:\n" + "\n".join(f"  {line}" for line in report.info["explain"]),
               file=sys.stderr)

@@ -19,7 +19,14 @@ from mathhammer.cli._common import CommonOptions, deliver, query_command
 
 NTrialsCell = Annotated[
     Optional[int],
-    typer.Option("--n-trials", help="Monte Carlo trials per cell (default 100000)."),
+    typer.Option("--n-trials", help="Monte Carlo trials per cell, fixed (default: adaptive, "
+                                    "see --precision)."),
+]
+PrecisionCell = Annotated[
+    Optional[float],
+    typer.Option("--precision", help="Each Monte Carlo cell runs until its P(kill)'s 95% "
+                                     "half-width is at most this (default 0.0075); --n-trials N "
+                                     "runs N trials per cell instead."),
 ]
 Scheduler = Annotated[
     Optional[str],
@@ -37,26 +44,27 @@ Rounds = Annotated[
 
 
 def _emit(report, text_table: str, opts, plot_fn) -> None:
-    from mathhammer.present.host import HOST
     from mathhammer.present import render as _render
+    from mathhammer.present.flags import with_flags
     from mathhammer.present.headline import headline
+    from mathhammer.present.host import HOST
 
     if HOST.get() is not None:  # `mathhammer serve`: the report, this table and the plot
-        HOST.get().receive(report, text_table, plot_fn)
+        HOST.get().receive(report, text_table, plot_fn, opts.command)
         return
     if opts.brief:
         text = headline(report) + "\n"
     elif opts.format == "table":  # the answer first, then the matrices / the sweep
-        text = headline(report) + "\n" + text_table
+        text = headline(report) + "\n" + with_flags(text_table)
     else:
-        text = _render.render(report, opts.format)
+        text = _render.render(report, opts.format, command=opts.command)
     deliver(text, opts, plot_fn)  # --plot and --output all or nothing; stdout checked
     if report.method != "exact" and not opts.quiet and opts.format != "table":
-        print(f"note: Monte Carlo cells, n_trials {report.n_trials:,} each, seed {report.seed}",
+        print(f"note: Monte Carlo cells, {report.info['trials']}, seed {report.seed}",
               file=sys.stderr)
 
 
-def _cell_progress(opts: CommonOptions, n_trials: int | None):
+def _cell_progress(opts: CommonOptions, n_trials: int | None, precision: float | None = None):
     """Cells done / planned on a terminal (the planned size first: cells x trials each)."""
     from mathhammer.cli._common import progress_bar
     from mathhammer.present.host import HOST
@@ -65,10 +73,14 @@ def _cell_progress(opts: CommonOptions, n_trials: int | None):
         return None
     if opts.quiet:
         return None
-    from mathhammer.analysis.compare import DEFAULT_TRIALS
+    from mathhammer.analysis.cells import DEFAULT_PRECISION
 
-    each = DEFAULT_TRIALS if n_trials is None else n_trials
-    trials = "exact cells" if opts.method == "exact" else f"cells x {each:,} trials"
+    if opts.method == "exact":
+        trials = "exact cells"
+    elif n_trials is not None:
+        trials = f"cells x {n_trials:,} trials"
+    else:
+        trials = f"cells, each to ±{precision or DEFAULT_PRECISION:g}"
     return progress_bar(f"{trials}:", unit="cells")
 
 
@@ -123,7 +135,7 @@ def compare_table(comparison, full: bool = False, columns: int | None = None) ->
                  + ("" if full else "; --full adds expected damage per 100 points"))
     if mc:
         se = comparison.frame["p_kill_se"].max()
-        lines.append(f"Monte Carlo cells: n_trials {report.n_trials:,} each, seed {report.seed}; "
+        lines.append(f"Monte Carlo cells: {report.info['trials']}, seed {report.seed}; "
                      f"largest P(kill) se {100 * se:.2f} pp (--format csv lists every se)")
     else:
         lines.append("exact")
@@ -141,6 +153,7 @@ def compare_command(
     policy: Policy = "optimal",
     opts: CommonOptions = None,  # filled in by @query_command
     n_trials: NTrialsCell = None,
+    precision: PrecisionCell = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
 ) -> None:
@@ -152,7 +165,8 @@ def compare_command(
     chosen = None if targets is None else targets.split(",")
     result = compare(list_a, list_b, targets=chosen, method=opts.method, n_trials=n_trials,
                      seed=opts.seed, rounds=rounds, policy=policy, both_ways=not one_way, scheduler=scheduler,
-                     workers=workers, progress=_cell_progress(opts, n_trials))
+                     workers=workers, progress=_cell_progress(opts, n_trials, precision),
+                     precision=precision)
     _emit(result.report, compare_table(result, full=opts.full, columns=_terminal_columns(opts)),
           opts, lambda path: save_comparison_plot(result, Path(path)))
 
@@ -202,7 +216,7 @@ def sweep_table(result) -> str:
         lines.append("one more step vs the option:")
         lines.extend(f"  {w}" for w in report.info["worth"])
     if report.method != "exact":
-        lines.append(f"Monte Carlo: n_trials {report.n_trials:,} per point, seed {report.seed}; "
+        lines.append(f"Monte Carlo points: {report.info['trials']}, seed {report.seed}; "
                      "± is one standard error")
     else:
         lines.append("exact")
@@ -230,6 +244,7 @@ def sweep_command(
     policy: Policy = "optimal",
     opts: CommonOptions = None,  # filled in by @query_command
     n_trials: NTrialsCell = None,
+    precision: PrecisionCell = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
 ) -> None:
@@ -253,5 +268,5 @@ def sweep_command(
     result = sweep(attacker, target, vary, game=game, attacker_options=options, also=extra,
                    ruleset=ruleset, method=opts.method, n_trials=n_trials, seed=opts.seed,
                    rounds=rounds, policy=policy, threshold=threshold, scheduler=scheduler, workers=workers,
-                   progress=_cell_progress(opts, n_trials))
+                   progress=_cell_progress(opts, n_trials, precision), precision=precision)
     _emit(result.report, sweep_table(result), opts, lambda path: save_sweep_plot(result, Path(path)))

@@ -5,6 +5,12 @@ The demo runs one query of each engine on bundled defaults: the steps of
 (the default) prints each query's headline answer — the first step also its whole
 table, so a reader sees what a table looks like — and stays within
 :data:`SHORT_TOUR_LINES`; ``mathhammer demo --full`` prints every table.
+
+The first demo on a machine (a numba cache without the warm-up's mark) also runs the
+warm-up queries after the tour, so no later query — on the command line, in the web page
+or a notebook, which share the cache — pays a compile (issue 29 part 2). ``mathhammer
+warmup`` does the same without the tour. Both leave a mark in the cache folder, named by
+the warm-up list: a new kernel source (a new folder) or a new query brings the work back.
 """
 
 from __future__ import annotations
@@ -13,8 +19,7 @@ import sys
 
 import typer
 
-from mathhammer.present.tour import DEMO_KERNELS, DEMO_STEPS, WARMUP_ARGV
-
+from mathhammer.present.tour import DEMO_STEPS, WARMUP_ARGV
 
 #: the short tour (the default) stays within this many lines
 SHORT_TOUR_LINES = 150
@@ -37,8 +42,10 @@ def demo_command(
         for _, argv in reversed(DEMO_STEPS):
             with contextlib.redirect_stdout(io.StringIO()):
                 app.main(args=argv, prog_name="mathhammer", standalone_mode=False)
+        _run_warmup(app, backwards=False)  # the main process walks them from the end
         return
-    helper = _compile_ahead("demo")
+    warmed = _warmed()
+    helper = None if warmed else _compile_ahead("demo")
     try:
         if not full:
             print("A short tour: each question, the command that asks it, and its answer "
@@ -53,8 +60,58 @@ def demo_command(
         if not full:
             print("\nMore: `mathhammer demo --full` (every table), `mathhammer --help`, "
                   "`mathhammer rules WM-A3` (the rules as played), README.md.")
+        if not warmed:
+            sys.stdout.flush()
+            print("compiling the kernels of the other queries too, so that later runs start "
+                  "fast (first run only)...", file=sys.stderr, flush=True)
+            _run_warmup(app, backwards=helper is not None)  # toward the helper, if any
+            _mark_warmed()
     finally:
         _stop(helper)
+
+
+def _warmed_mark():
+    """The file in numba's cache folder that says the warm-up ran against it; None when
+    nothing compiles (NUMBA_DISABLE_JIT) or no cache folder is set."""
+    import hashlib
+    import os
+    from pathlib import Path
+
+    from mathhammer import kernels
+
+    if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
+        return None
+    kernels.ensure_cache_dir()
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if not folder:
+        return None
+    key = hashlib.sha1(repr(WARMUP_ARGV).encode()).hexdigest()[:12]
+    return Path(folder) / f"warmup-{key}.done"
+
+
+def _warmed() -> bool:
+    mark = _warmed_mark()
+    return mark is None or mark.exists()
+
+
+def _mark_warmed() -> None:
+    mark = _warmed_mark()
+    if mark is not None:
+        try:
+            mark.touch()
+        except OSError:  # a read-only cache: the next demo warms up again, nothing worse
+            pass
+
+
+def _run_warmup(app, backwards: bool) -> None:
+    """Every warm-up query, quietly (their answers are not the point)."""
+    import contextlib
+    import io
+
+    for argv in reversed(WARMUP_ARGV) if backwards else WARMUP_ARGV:
+        with contextlib.redirect_stdout(io.StringIO()):
+            app.main(args=argv + ["--format", "json", "--quiet"], prog_name="mathhammer",
+                     standalone_mode=False)
 
 
 def _shown_path(arg: str) -> str:
@@ -86,22 +143,20 @@ def _stop(helper) -> None:
 
 
 def _compile_ahead(command: str):
-    """On an empty numba cache, a second process runs ``command``'s queries from the end.
+    """Before the first warm-up, a second process runs ``command``'s queries from the end.
 
     numba compiles one function at a time in a process, and the first run of the demo
     (or warmup) is mostly compiling; a second process walking the queries backwards
     fills the shared cache from the other side, so two cores split the work. numba writes cache files
     atomically, so the worst case is a kernel compiled by both. Returns the process,
-    or None when the cache is warm, JIT is off or there is one core.
+    or None when the warm-up has run against this cache, JIT is off or there is one core.
     """
     import os
     import subprocess
 
-    from mathhammer import kernels
-
     if (os.cpu_count() or 1) < 2 or os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
         return None
-    if all(kernels.cache_is_warm(module) for module in DEMO_KERNELS):
+    if _warmed():
         return None
     return subprocess.Popen([sys.executable, "-m", "mathhammer", command, "--ahead"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -114,19 +169,14 @@ def warmup_command(
                                help="Internal: the queries backwards, silently."),
 ) -> None:
     """Compile every Monte Carlo kernel once (fills numba's cache; later runs start fast)."""
-    import contextlib
-    import io
-
     app = ctx.find_root().command  # the tour runs its sibling commands
     helper = None if ahead else _compile_ahead("warmup")
     if not ahead:
         print("compiling every Monte Carlo kernel (once per machine)...", file=sys.stderr, flush=True)
     try:
-        for argv in reversed(WARMUP_ARGV) if ahead else WARMUP_ARGV:
-            with contextlib.redirect_stdout(io.StringIO()):
-                app.main(args=argv + ["--format", "json", "--quiet"], prog_name="mathhammer",
-                         standalone_mode=False)
+        _run_warmup(app, backwards=ahead)
     finally:
         _stop(helper)
     if not ahead:
+        _mark_warmed()
         print("kernels compiled and cached", file=sys.stderr)

@@ -18,6 +18,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from mathhammer import trials
 from mathhammer.cli._common import CommonOptions, emit, query_command
 
 app = typer.Typer(no_args_is_help=True, help="Warhammer Fantasy / Ninth Age: attack chains, shooting, combats, tests, artillery.")
@@ -140,51 +141,6 @@ def _explain_chain(report, spec, rules, attacks, modifier_parts=None) -> None:
            decisions=chain_decisions(rules))
 
 
-ZERO_ALLOWED = ("ws", "target_ws", "bs")  # FB-V0: a WS or BS of 0 plays the ruleset's rule
-
-
-def _characteristics(rules, **flags: int | None) -> None:
-    for flag, value in flags.items():
-        if value is not None:
-            rules.check_characteristic(value, "--" + flag.replace("_", "-"),
-                                       low=0 if flag in ZERO_ALLOWED else 1)
-
-
-def _profile_target(ref: str, rules, close_combat: bool = False, **raw):
-    """A target profile's (T, armour, ward, regeneration, W, models) as the flags would give them."""
-    from mathhammer.errors import InputError
-    from mathhammer.fantasy.combat_target import target_models, target_parts
-    from mathhammer.fantasy.models import load_unit
-
-    given = [flag for flag, value in raw.items() if value is not None]
-    if given:
-        flag = "--" + given[0].replace("_", "-")
-        raise InputError(flag, "takes the target's stats from its profile already (--target)",
-                         raw[given[0]], f"drop {flag}, or drop --target for raw stats")
-    unit = load_unit(ref)
-    if unit.ruleset != rules.name and rules.name in ("basic", "wfb8", "t9a1"):
-        raise InputError("--target", f"is a {unit.ruleset} profile, but the ruleset is {rules.name}",
-                         ref, f"add --ruleset {unit.ruleset}")
-    part = target_parts(unit, rules, close_combat)[0]
-    text = lambda v: None if v is None else str(v)  # noqa: E731 - the flags' own form
-    return unit, (part.t, text(part.armour), text(part.ward), text(part.regeneration), part.w,
-                  target_models(unit, rules))
-
-
-def _war_machine_note(report, unit, rules, close_combat: bool) -> None:
-    """FB-WM1 said where it applies: which Toughness, Wounds and (melee) the assault party."""
-    if unit.machine is None:
-        return
-    from mathhammer.fantasy.combat_target import target_models, target_parts, war_machine_words
-    from mathhammer.words import pct
-
-    report.info["war machine"] = war_machine_words(unit, rules, close_combat)
-    total = target_parts(unit, rules, close_combat)[0].w * target_models(unit, rules)
-    destroyed = report.distributions["unsaved_wounds"].p_at_least(total)
-    report.results = {"p_destroyed": destroyed, **report.results}
-    report.headline += f" · {unit.name} destroyed {pct(destroyed)}"
-
-
 def _given(text: str | None, flag: str) -> str:
     if text is None:
         from mathhammer.errors import InputError
@@ -199,7 +155,7 @@ def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_
     """``--for-p``: the fewest attacks (shots) with P(at least K unsaved wounds) >= for_p,
     on the target's models (``--target-models`` or the profile's) like the plain query."""
     from mathhammer.errors import InputError
-    from mathhammer.fantasy.chain_query import chain_for_p
+    from mathhammer.fantasy.chain.query import chain_for_p
 
     if count is not None:
         raise InputError(flag, "is what --for-p finds: leave it out", count, f"drop {flag}")
@@ -213,7 +169,6 @@ def _for_p(spec, rules, count: str | None, flag: str, at_least: int | None, for_
 
 def _attacks(text: str, flag: str) -> int | str:
     from mathhammer.errors import InputError
-
     from mathhammer.numbers import shown, whole_text
 
     text = text.strip()
@@ -261,21 +216,21 @@ def attack_command(
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Unsaved wounds of N close-combat attacks: hit, wound, armour, ward (FB-H1..FB-V4)."""
-    from mathhammer.fantasy.chain import AttackSpec
-    from mathhammer.fantasy.chain_query import chain_report
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.chain.core import AttackSpec
+    from mathhammer.fantasy.chain.query import (
+        against_unit, chain_report, check_characteristics, profile_target,
+    )
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
     unit = None
     if target is not None:
-        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = _profile_target(
+        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = profile_target(
             target, rules, close_combat=True, target_ws=target_ws, toughness=toughness, save=save,
             ward=ward, regeneration=regeneration,
             target_wounds=target_wounds if target_wounds != 1 else None, target_models=target_models)
         target_ws = unit.stats.ws
-        poison = poison and unit.machine is None  # FB-WM1: war machines are immune to poison
-        no_kb_troop = no_kb_troop or unit.troop_type not in ("infantry", "cavalry", "war_beast")
     else:
         from mathhammer.errors import InputError
 
@@ -284,7 +239,7 @@ def attack_command(
                 raise InputError(flag, "needs a target: raw stats (--target-ws, --toughness) or "
                                  "--target ID", None, "add e.g. --target-ws 3 --toughness 4, or "
                                  "--target wfb8/orc_boyz")
-    _characteristics(rules, ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
+    check_characteristics(rules, ws=ws, target_ws=target_ws, strength=strength, toughness=toughness,
                      initiative=initiative, target_initiative=target_initiative)
     with _flag_names():
         spec = AttackSpec(
@@ -296,17 +251,16 @@ def attack_command(
                         reroll_ward, reroll_regeneration, poison, killing_blow,
                         multiple_wounds, target_wounds, flaming),
         )
+        if unit is not None:
+            spec = against_unit(spec, unit)
         if for_p is not None:
-            emit(_for_p(spec, rules, attacks, "--attacks", at_least, for_p, "fb attack",
+            emit(_for_p(spec, rules, attacks, "--attacks", at_least, for_p, "fantasy.attack",
                         target_models), opts)
             return
         n_attacks = _attacks(_given(attacks, "--attacks"), "--attacks")
         report = chain_report(spec, n_attacks, rules, at_least=at_least,
                               models=target_models, method=opts.method, config=opts.config(),
-                              check=opts.check, target_name=unit and unit.name)
-        if unit is not None:
-            report.info["target"] = f"{unit.id}: {unit.name}"
-            _war_machine_note(report, unit, rules, close_combat=True)
+                              check=opts.check, target_unit=unit)
     if opts.explain:
         _explain_chain(report, spec, rules, n_attacks)
     emit(report, opts)
@@ -349,24 +303,25 @@ def shoot_command(
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Unsaved wounds of N shots, with 7+/8+/9+ to hit and every modifier (FB-H2..FB-V4)."""
-    from mathhammer.fantasy.chain import AttackSpec
-    from mathhammer.fantasy.chain_query import shoot_report, shooting_modifier
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.chain.core import AttackSpec
+    from mathhammer.fantasy.chain.query import (
+        against_unit, check_characteristics, profile_target, shoot_report, shooting_modifier,
+    )
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     renamed_reroll_ward(old_reroll_ward)
     rules = load_ruleset(ruleset)
     unit = None
     if target is not None:
-        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = _profile_target(
+        unit, (toughness, save, ward, regeneration, target_wounds, target_models) = profile_target(
             target, rules, toughness=toughness, save=save, ward=ward, regeneration=regeneration,
             target_wounds=target_wounds if target_wounds != 1 else None, target_models=target_models)
-        poison = poison and unit.machine is None  # FB-WM1: war machines are immune to poison
     elif toughness is None:
         from mathhammer.errors import InputError
 
         raise InputError("--toughness", "needs a target: --toughness (raw stats) or --target ID",
                          None, "add e.g. --toughness 3 --save 5, or --target wfb8/orc_boyz")
-    _characteristics(rules, bs=bs, strength=strength, toughness=toughness)
+    check_characteristics(rules, bs=bs, strength=strength, toughness=toughness)
     total = shooting_modifier(rules, modifier, long_range, moving, cover, multiple_shots,
                               stand_and_shoot, large_target)
     with _flag_names():
@@ -377,23 +332,22 @@ def shoot_command(
                         reroll_ward, reroll_regeneration, poison, killing_blow,
                         multiple_wounds, target_wounds, flaming),
         )
+        if unit is not None:
+            spec = against_unit(spec, unit)
         if for_p is not None:
-            emit(_for_p(spec, rules, shots, "--shots", at_least, for_p, "fb shoot",
+            emit(_for_p(spec, rules, shots, "--shots", at_least, for_p, "fantasy.shoot",
                         target_models), opts)
             return
         n_shots = _attacks(_given(shots, "--shots"), "--shots")
         if unit is not None and unit.ridden_monster is not None:
-            from mathhammer.fantasy.combat_target import ridden_shooting
+            from mathhammer.fantasy.combat.target import ridden_shooting
 
             report = ridden_shooting(spec, n_shots, unit, rules, method=opts.method,
                                      config=opts.config(), check=opts.check)
         else:
             report = shoot_report(spec, n_shots, rules, at_least=at_least,
                                   models=target_models, method=opts.method, config=opts.config(),
-                                  check=opts.check, target_name=unit and unit.name)
-            if unit is not None:
-                report.info["target"] = f"{unit.id}: {unit.name}"
-                _war_machine_note(report, unit, rules, close_combat=False)
+                                  check=opts.check, target_unit=unit)
     if opts.explain:
         from mathhammer.fantasy.explain import shooting_modifier_parts
 
@@ -416,7 +370,7 @@ def break_test_command(
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(passing a break test): 2D6 <= Ld - difference (FB-C5, FB-T2)."""
-    from mathhammer.fantasy.tests import break_test_report
+    from mathhammer.fantasy.characteristic_tests import break_test_report
 
     report = break_test_report(ld, lost_by, ruleset, steadfast, stubborn, unbreakable, reroll)
     if opts.explain:
@@ -436,7 +390,7 @@ def pursuit_command(
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """P(the fleeing unit is caught): pursuit >= flee (FB-C6)."""
-    from mathhammer.fantasy.tests import pursuit_report
+    from mathhammer.fantasy.characteristic_tests import pursuit_report
 
     _dice(flee, "--flee")
     _dice(pursue, "--pursue")
@@ -449,21 +403,93 @@ def pursuit_command(
     emit(report, opts)
 
 
-TURN_TRIALS = 100_000  # each trial walks every phase in Python: ~3 s for three game turns
+#: every probability to ±0.2 percentage points (95%); a test holds it equal to the engine's
+TURN_TRIALS = trials.TURN
+
+TURN_HELP = """Whole game turns: rally, charge, shooting and missiles, combat (FB-G5), by turn.
+
+From a kind = "turn" scenario file, or without one from --unit-a (the charger), --unit-b
+(the charged unit), --distance, and optionally --turns, --reaction and the rest; units
+take characters as in fb combat (UNIT+CHARACTER[:general][:bsb]); --stand-and-shoot makes
+stand-and-shoot the reaction unless --reaction says otherwise. E.g.
+
+\b
+  fb turn --unit-a wfb8/knights_of_the_realm --unit-b wfb8/orc_boyz --distance 14
+  fb turn --unit-a wfb8/knights_of_the_realm --unit-b wfb8/orc_boyz --distance 14 \\
+      --stand-and-shoot "shots=10,bs=3,strength=3" \\
+      --fire "a:Crossbows:shots=10,bs=3,strength=4"
+
+Monte Carlo by default, with enough trials for every probability to ±0.2 percentage
+points (95%); --precision sets another target, --method exact sums every state.
+"""
+
+#: the library's parameter names, as this command spells them
+_TURN_FLAGS = {"unit_a": "--unit-a", "unit_b": "--unit-b", "distance": "--distance",
+               "reaction": "--reaction", "turns": "--turns", "models_a": "--models-a",
+               "models_b": "--models-b", "width_a": "--width-a", "width_b": "--width-b",
+               "edge": "--edge", "charge_turn": "--charge-turn",
+               "stand_and_shoot": "--stand-and-shoot", "fire": "--fire", "ruleset": "--ruleset"}
 
 
-@app.command("turn")
-@query_command(trials=TURN_TRIALS)
+@app.command("turn", help=TURN_HELP)
+@query_command(trials=TURN_TRIALS, ask=("unit_a", "unit_b", "distance", "reaction", "turns"))
 def turn_command(
-    scenario: Annotated[Path, typer.Argument(help='A kind = "turn" scenario: [a] charges [b], [turn] says how (see README).')],
+    scenario: Annotated[Optional[Path], typer.Argument(help='A kind = "turn" scenario file ([a] charges [b]); or leave out and give the units.')] = None,
+    unit_a: Annotated[Optional[str], typer.Option("--unit-a", help="Unit A, the charger: a profile id or unit file.")] = None,
+    unit_b: Annotated[Optional[str], typer.Option("--unit-b", help="Unit B, the charged unit.")] = None,
+    distance: Annotated[Optional[float], typer.Option("--distance", help="Inches from A to B at the start.")] = None,
+    reaction: Annotated[Optional[str], typer.Option("--reaction", help="hold (default), flee or stand-and-shoot (FB-G2).")] = None,
+    turns: Annotated[Optional[int], typer.Option("--turns", help="Game turns, 1..8 (default 3).")] = None,
+    models_a: Annotated[Optional[int], typer.Option("--models-a", help="Models in unit A (default: the profile's formation).")] = None,
+    models_b: Annotated[Optional[int], typer.Option("--models-b", help="Models in unit B.")] = None,
+    width_a: Annotated[Optional[int], typer.Option("--width-a", help="Rank width of unit A.")] = None,
+    width_b: Annotated[Optional[int], typer.Option("--width-b", help="Rank width of unit B.")] = None,
+    edge: Annotated[Optional[float], typer.Option("--edge", help="Inches from each unit to its own table edge at the start (default 12): a flight reaching it leaves the table (FB-G4).")] = None,
+    charge_turn: Annotated[Optional[int], typer.Option("--charge-turn", help="A's first game turn that may charge (default 1).")] = None,
+    stand_and_shoot: Annotated[Optional[str], typer.Option("--stand-and-shoot", help='B\'s shots at the charger with --reaction stand-and-shoot: "shots=10,bs=3,strength=3" (also armour_piercing, modifier, multiple_wounds).')] = None,
+    fire: Annotated[Optional[list[str]], typer.Option("--fire", help='Shooting or a magic missile each turn, repeatable: "a:Crossbows:shots=10,bs=3,strength=4", or a missile "a:Fireball:shots=D6,strength=4,cast_dice=2,casting_value=5,level=1".')] = None,
+    ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="Without a file: basic, wfb8, t9a1 or a ruleset file (default: the profiles' edition).")] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
-    """Whole game turns: rally, charge, shooting and missiles, combat (FB-G5), by turn."""
-    from mathhammer.fantasy.scenario import run_turns
-    from mathhammer.profiles import read_toml
+    from mathhammer.errors import InputError
 
-    report = run_turns(read_toml(scenario), str(scenario), method=opts.method,
-                       config=opts.config(), check=opts.check)
+    given = {name: value for name, value in (
+        ("unit_a", unit_a), ("unit_b", unit_b), ("distance", distance), ("reaction", reaction),
+        ("turns", turns), ("models_a", models_a), ("models_b", models_b), ("width_a", width_a),
+        ("width_b", width_b), ("edge", edge), ("charge_turn", charge_turn),
+        ("stand_and_shoot", stand_and_shoot), ("fire", fire), ("ruleset", ruleset))
+        if value not in (None, [])}
+    if scenario is not None:
+        if given:
+            name = next(iter(given))
+            raise InputError(_TURN_FLAGS[name], "describes turns without a file; the scenario "
+                             "file gives its own", given[name], f"drop {scenario} or the options")
+        from mathhammer.fantasy.scenario import run_turns
+        from mathhammer.profiles import read_toml
+
+        report = run_turns(read_toml(scenario), str(scenario), method=opts.method,
+                           config=opts.config(), check=opts.check)
+        emit(report, opts)
+        return
+    if not given:
+        raise InputError("SCENARIO", "game turns need a scenario file or the units and the "
+                         "distance", None, "e.g. fb turn profiles/scenarios/fantasy_turns_"
+                         "knights_vs_orcs.toml, or --unit-a wfb8/knights_of_the_realm "
+                         "--unit-b wfb8/orc_boyz --distance 14")
+    for name in ("unit_a", "unit_b", "distance"):
+        if name not in given:
+            raise InputError(_TURN_FLAGS[name], "is needed without a scenario file", None,
+                             "e.g. --unit-a wfb8/knights_of_the_realm --unit-b wfb8/orc_boyz "
+                             "--distance 14")
+    from mathhammer.fantasy.scenario import turn_from_options
+
+    with _flag_names(_TURN_FLAGS):
+        report = turn_from_options(
+            unit_a, unit_b, distance=distance, turns=3 if turns is None else turns,
+            reaction=reaction, models=(models_a, models_b), widths=(width_a, width_b),
+            edge=12.0 if edge is None else edge, charge_turn=1 if charge_turn is None else charge_turn,
+            stand_and_shoot=stand_and_shoot, fire=tuple(fire or ()), ruleset=ruleset,
+            method=opts.method, config=opts.config(), check=opts.check)
     emit(report, opts)
 
 
@@ -529,7 +555,7 @@ def test_command(
             attach(report, explain_dangerous_terrain(*args))
         emit(report, opts)
         return
-    from mathhammer.fantasy.tests import fantasy_test_report
+    from mathhammer.fantasy.characteristic_tests import fantasy_test_report
 
     report = fantasy_test_report(value, ld, reroll, magic_resistance, _save(ward, "--ward"), ruleset)
     if opts.explain:

@@ -6,10 +6,11 @@ from typing import Annotated, Optional
 
 import typer
 
+from mathhammer import trials
 from mathhammer.cli._common import CommonOptions, emit, query_command
 from mathhammer.cli.fb import _save, app
 
-ARTILLERY_TRIALS = 200_000
+ARTILLERY_TRIALS = trials.ARTILLERY
 WEAPON_HELP = ("stone-thrower, cannon, bolt-thrower, flame-cannon, multi-barrel (organ gun / "
                "Helblaster / volley gun) or template (a template that scatters by --scatter dice).")
 
@@ -35,8 +36,8 @@ def _target(target: str | None, target_opt: str | None, toughness: int | None,
     if toughness is None:
         raise InputError("TARGET", "needs a target: a profile id / unit file, or raw stats",
                          None, "add e.g. wfb8/empire_halberdiers, or --toughness 3 --save 5")
-    from mathhammer.fantasy.artillery_common import stats_target
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.artillery.common import stats_target
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     rules = load_ruleset(ruleset or "wfb8")
     rules.check_characteristic(toughness, "--toughness")
@@ -62,7 +63,7 @@ def artillery_command(
     models: Annotated[Optional[int], typer.Option("--models", help="Models in the target unit (raw stats: default 10).")] = None,
     width: Annotated[Optional[int], typer.Option("--width", help="Rank width of the target unit (raw stats: default 5).")] = None,
     template: Annotated[str, typer.Option("--template", help="Stone thrower / template: small (3 in) or large (5 in).")] = "small",
-    strength: Annotated[Optional[int], typer.Option("--strength", help="S of a hit (stone thrower / template: the models only touched; bolt thrower: the first model). Defaults per weapon and ruleset (README).")] = None,
+    strength: Annotated[Optional[int], typer.Option("--strength", help="S of a hit (stone thrower / template: the models only touched; bolt thrower: the first model). Defaults per weapon and ruleset (docs/guide/fantasy.md).")] = None,
     big_strength: Annotated[Optional[int], typer.Option("--big-strength", help="S of the model under a template's centre (stone thrower 9) / a to-hit cannon's first hit (10) / a t9a1 flame thrower at short range (5).")] = None,
     multiple_wounds: Annotated[Optional[str], typer.Option("--multiple-wounds", help="Multiple Wounds of the big hit / cannon / bolt (defaults D6, D6, D3).")] = None,
     ap: Annotated[Optional[int], typer.Option("--ap", help="Armour piercing on top of the strength modifier (multi-barrel default 1, else 0).")] = None,
@@ -85,7 +86,7 @@ def artillery_command(
     ruleset's table (p_disabled / p_malfunction / p_no_shot / p_jammed).
     """
     from mathhammer.errors import InputError
-    from mathhammer.fantasy.artillery import Shot, artillery, compile_shot
+    from mathhammer.fantasy.artillery.query import Shot, artillery, compile_shot
 
     if artillery_dice not in (2, 3):
         raise InputError("--artillery-dice", "a multi-barrel cannon rolls 2 or 3 artillery dice",
@@ -103,7 +104,7 @@ def artillery_command(
                        config=opts.config(), check=opts.check, **sizes)
     if opts.explain:
         from mathhammer.explain import attach
-        from mathhammer.fantasy.artillery_explain import explain_artillery
+        from mathhammer.fantasy.artillery.explain import explain_artillery
 
         setup = compile_shot(weapon, unit, ruleset=ruleset, shot=shot, **sizes)
         setup.info = report.info  # the engine filled in what it found (e.g. models per face)

@@ -6,10 +6,11 @@ from typing import Annotated, Optional
 
 import typer
 
+from mathhammer import trials
 from mathhammer.cli._common import CommonOptions, emit, query_command
 from mathhammer.cli.fb import app
 
-COMBAT_TRIALS = 200_000  # default Monte Carlo size of a combat: ± 0.1 % on every probability
+COMBAT_TRIALS = trials.COMBAT
 
 
 @query_command(trials=COMBAT_TRIALS)
@@ -59,7 +60,7 @@ def combat_command(
                                  config=opts.config(), check=opts.check, **flags, **fight)
     if opts.explain:
         from mathhammer.explain import attach
-        from mathhammer.fantasy.combat_explain import explain_from_options
+        from mathhammer.fantasy.combat.explain import explain_from_options
 
         steps, decisions = explain_from_options(unit_a, unit_b, **flags, **fight)
         attach(report, steps, decisions=decisions)
@@ -68,7 +69,7 @@ def combat_command(
 
 app.command("combat")(combat_command)
 
-CHALLENGE_TRIALS = 200_000
+CHALLENGE_TRIALS = trials.CHALLENGE
 
 
 @query_command(trials=CHALLENGE_TRIALS)
@@ -89,14 +90,14 @@ def challenge_command(
     switches kb poison hatred asf asl flaming frenzy great_weapon halberd lance flail
     shield additional_hand_weapon spear choppa.
     """
-    from mathhammer.fantasy.combat_challenge import challenge
+    from mathhammer.fantasy.combat.challenge import challenge
 
     report = challenge(model_a, model_b, rounds=rounds, charger=charger, ruleset=ruleset,
                        method=opts.method, config=opts.config(), check=opts.check,
                        attack_mount=attack_mount)
     if opts.explain:
         from mathhammer.explain import attach
-        from mathhammer.fantasy.combat_explain import explain_challenge
+        from mathhammer.fantasy.combat.explain import explain_challenge
 
         attach(report, explain_challenge(model_a, model_b, charger=charger, ruleset=ruleset,
                                          attack_mount=attack_mount))

@@ -19,6 +19,7 @@ import typer
 from mathhammer import game as games
 from mathhammer.errors import InputError, MathhammerError, ProfileError, printable
 from mathhammer.present.catalogue import card_lines, points_text, profile_games, summary_row
+from mathhammer.present.flags import error_line, with_flags
 
 app = typer.Typer(
     no_args_is_help=True, help="Bundled and user profiles: list, show, validate, schema."
@@ -63,10 +64,10 @@ def list_command(game: GameOption = None, format: FormatOption = "table") -> Non
                         "points": None,
                         "confidence": "",
                         "low_confidence": 0,
-                        "error": err.one_line(),
+                        "error": error_line(err),
                     }
                 )
-                print(f"warning: {err.one_line()}", file=sys.stderr)
+                print(f"warning: {error_line(err)}", file=sys.stderr)
     if format == "json":
         _print_json({"profiles": rows})
         return
@@ -247,10 +248,10 @@ def validate_file(path: Path) -> dict:
                 result["errors"].append({"key": "(more)", "message": f"and {more:,} more "
                                          f"problem{'s' if more > 1 else ''} not listed"})
         else:
-            key = err.where[len(str(path)) :].lstrip(": ") or "(file)"
-            what = err.what + (f" (got {err.got!r})" if err.got is not None else "")
+            key = with_flags(err.where[len(str(path)) :].lstrip(": ")) or "(file)"
+            what = with_flags(err.what) + (f" (got {err.got!r})" if err.got is not None else "")
             result["errors"] = [
-                {"key": key, "message": what + (f"; fix: {err.fix}" if err.fix else "")}
+                {"key": key, "message": what + (f"; fix: {with_flags(err.fix)}" if err.fix else "")}
             ]
         return result
     result.update(ok=True, id=profile.id)

@@ -11,11 +11,18 @@ from typing import Annotated, Optional
 import typer
 
 from mathhammer.cli._common import CommonOptions, emit, query_command
-from mathhammer.cli.analysis import Policy, Rounds, Scheduler, Workers, _cell_progress
+from mathhammer.cli.analysis import (
+    NTrialsCell,
+    Policy,
+    PrecisionCell,
+    Rounds,
+    Scheduler,
+    Workers,
+    _cell_progress,
+)
 
 Meta = Annotated[str, typer.Option("--meta", help="Meta file: the opposing lists and their weights "
                                                    "(a bundled name from profiles/metas/ or a path).")]
-NTrials = Annotated[Optional[int], typer.Option("--n-trials", help="Monte Carlo trials per cell (default 20000).")]
 
 
 def _engine(opts: CommonOptions, n_trials, rounds, policy, scheduler, workers) -> dict:
@@ -32,7 +39,8 @@ def score_command(
     rounds: Rounds = None,
     policy: Policy = "optimal",
     opts: CommonOptions = None,  # filled in by @query_command
-    n_trials: NTrials = None,
+    n_trials: NTrialsCell = None,
+    precision: PrecisionCell = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
 ) -> None:
@@ -40,7 +48,7 @@ def score_command(
     from mathhammer.tuning import score_list
 
     report = score_list(army, meta, **_engine(opts, n_trials, rounds, policy, scheduler, workers),
-                        progress=_cell_progress(opts, n_trials))
+                        progress=_cell_progress(opts, n_trials, precision), precision=precision)
     emit(report, opts)
 
 
@@ -52,7 +60,8 @@ def diff_command(
     rounds: Rounds = None,
     policy: Policy = "optimal",
     opts: CommonOptions = None,  # filled in by @query_command
-    n_trials: NTrials = None,
+    n_trials: NTrialsCell = None,
+    precision: PrecisionCell = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
 ) -> None:
@@ -61,7 +70,7 @@ def diff_command(
 
     report = diff_lists(list_a, list_b, meta,
                         **_engine(opts, n_trials, rounds, policy, scheduler, workers),
-                        progress=_cell_progress(opts, n_trials))
+                        progress=_cell_progress(opts, n_trials, precision), precision=precision)
     emit(report, opts)
 
 

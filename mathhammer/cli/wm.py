@@ -108,7 +108,7 @@ def attack_command(
             raise InputError("--attacks", "is what --for-p finds: leave it out", attacks, "drop --attacks")
         report = fewest_attacks(
             lambda n: query(method="exact", attacks=n).results["p_destroyed"].value, for_p,
-            limits.LIMITS["attacks"][1], command="wm attack", outcome=f"destroy {boxes} boxes")
+            limits.LIMITS["attacks"][1], command="warmachine.attack", outcome=f"destroy {boxes} boxes")
     else:
         report = query(method=opts.method, config=opts.config(), attacks=attacks,
                        explain=opts.explain)
@@ -280,9 +280,9 @@ def plan_command(
     the target as the earlier ones left it. Prints the best plan's steps and P(destroyed),
     then the runners-up with their values.
     """
-    from mathhammer.warmachine.plan import plan_from_cli
+    from mathhammer.warmachine.plan import plan
 
-    report = plan_from_cli(attackers or [], target, from_list=from_list,
+    report = plan(attackers or [], target, from_list=from_list,
                            camped_focus=camped_focus, damaged=_parse_damaged(damaged),
                            cripple=cripple, arm_bonus=arm_bonus, def_bonus=def_bonus,
                            knocked_down=knocked_down, stationary=stationary,

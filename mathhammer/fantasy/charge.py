@@ -110,28 +110,28 @@ def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
     as well overrides the profile's (and the report says so). ``ruleset`` defaults to the
     profiles' edition, else wfb8.
     """
-    from mathhammer.fantasy.rulesets import default_ruleset, load_ruleset
-    from mathhammer.fantasy.tests import whole_number
+    from mathhammer.fantasy.rules.ruleset import default_ruleset, load_ruleset
+    from mathhammer.fantasy.characteristic_tests import whole_number
 
     profiles: dict[str, str] = {}
     loaded = []
     typed_swiftstride, typed_target_swiftstride = bool(swiftstride), bool(target_swiftstride)
     if unit is not None:
-        unit = _load(unit, "--unit")
+        unit = _load(unit, "‹unit›")
         loaded.append(unit)
         profiles["unit"] = f"{unit.id}: {_movement_words(unit)}"
         if movement is not None and movement != unit.movement:
-            profiles["unit"] += f"; --movement {movement} overrides its M{unit.movement}"
+            profiles["unit"] += f"; ‹movement› {movement} overrides its M{unit.movement}"
         if swiftstride is not None and swiftstride != swiftstride_of(unit):
             profiles["unit"] += f"; --{'' if swiftstride else 'no-'}swiftstride overrides it"
         movement = unit.movement if movement is None else movement
         swiftstride = swiftstride_of(unit) if swiftstride is None else swiftstride
     if target is not None:
-        target = _load(target, "--target")
+        target = _load(target, "‹target›")
         loaded.append(target)
         profiles["target"] = f"{target.id}: {_movement_words(target)}"
         if target_movement is not None and target_movement != target.movement:
-            profiles["target"] += (f"; --target-movement {target_movement} overrides its "
+            profiles["target"] += (f"; ‹target_movement› {target_movement} overrides its "
                                    f"M{target.movement}")
         if target_swiftstride is not None and target_swiftstride != swiftstride_of(target):
             profiles["target"] += (f"; --{'' if target_swiftstride else 'no-'}target-swiftstride "
@@ -140,33 +140,33 @@ def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
         target_swiftstride = (swiftstride_of(target) if target_swiftstride is None
                               else target_swiftstride)
     if movement is None:
-        raise InputError("--movement", "is needed: the charger's M (or --unit PROFILE)", None,
-                         "add e.g. --movement 4, or --unit wfb8/knights_of_the_realm")
+        raise InputError("‹movement›", "is needed: the charger's M (or ‹unit› PROFILE)", None,
+                         "add e.g. ‹movement› 4, or ‹unit› wfb8/knights_of_the_realm")
     swiftstride, target_swiftstride = bool(swiftstride), bool(target_swiftstride)
     rules = load_ruleset(default_ruleset(ruleset, *loaded))
     for profile in loaded:
         if profile.ruleset != rules.name and rules.name in ("basic", "wfb8", "t9a1"):
-            flag = "--unit" if profile is unit else "--target"
+            flag = "‹unit›" if profile is unit else "‹target›"
             raise InputError(flag, f"is a {profile.ruleset} profile, but the ruleset is "
-                             f"{rules.name}", profile.id, f"use --ruleset {profile.ruleset}")
-    distance = _inches(distance, "--distance", 0.0)
-    movement = whole_number(movement, "--movement", 0, 20, "use e.g. --movement 4")
+                             f"{rules.name}", profile.id, f"use ‹ruleset› {profile.ruleset}")
+    distance = _inches(distance, "‹distance›", 0.0)
+    movement = whole_number(movement, "‹movement›", 0, 20, "use e.g. ‹movement› 4")
     if reaction not in REACTIONS:
-        raise InputError("--reaction", f"must be one of {', '.join(REACTIONS)}", reaction,
-                         "use --reaction hold")
+        raise InputError("‹reaction›", f"must be one of {', '.join(REACTIONS)}", reaction,
+                         "use ‹reaction› hold")
     if target_movement is not None:
-        target_movement = whole_number(target_movement, "--target-movement", 0, 20,
-                                       "use e.g. --target-movement 4")
+        target_movement = whole_number(target_movement, "‹target_movement›", 0, 20,
+                                       "use e.g. ‹target_movement› 4")
     if swiftstride and not typed_swiftstride and rules.combat.charge_dice.strip() == "0":
         swiftstride = False  # the profile's Swiftstride: no charge roll for it to change here
     dice = charge_dice(rules, swiftstride)
     if swiftstride and rules.combat.charge_dice.strip() == "0":
-        raise InputError("--swiftstride", f"{rules.name} has no charge roll (range = "
+        raise InputError("‹swiftstride›", f"{rules.name} has no charge roll (range = "
                          f"{rules.combat.charge_movement_multiplier} x M, FB-G1): Swiftstride "
-                         "changes nothing", True, "drop --swiftstride")
+                         "changes nothing", True, "drop ‹swiftstride›")
     if typed_target_swiftstride and reaction != "flee":
-        raise InputError("--target-swiftstride", "changes the flight only: it goes with "
-                         "--reaction flee", True, "add --reaction flee or drop it")
+        raise InputError("‹target_swiftstride›", "changes the flight only: it goes with "
+                         "‹reaction› flee", True, "add ‹reaction› flee or drop it")
     info: dict = {**profiles, "ruleset": rules.name,
                   "charge range": f"{movement} x {rules.combat.charge_movement_multiplier} + "
                                   f"{dice} (FB-G1)"}
@@ -174,16 +174,16 @@ def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
     barred_within_m = rules.combat.stand_and_shoot_min_distance == "movement"
     if reaction == "stand-and-shoot" and barred_within_m:
         if target_movement is None:
-            raise InputError("--target-movement", "is needed with --reaction stand-and-shoot: a "
+            raise InputError("‹target_movement›", "is needed with ‹reaction› stand-and-shoot: a "
                              "charger starting within the charged unit's Movement cannot be shot "
-                             "at (FB-G2)", None, "add e.g. --target-movement 4")
+                             "at (FB-G2)", None, "add e.g. ‹target_movement› 4")
         if distance <= target_movement:
-            raise InputError("--reaction", f"a charger {distance:g}\" away starts within the "
+            raise InputError("‹reaction›", f"a charger {distance:g}\" away starts within the "
                              f"charged unit's Movement {target_movement}: no stand and shoot "
-                             "(FB-G2)", reaction, "use --reaction hold or flee")
+                             "(FB-G2)", reaction, "use ‹reaction› hold or flee")
     if reaction == "stand-and-shoot":
         info["stand and shoot"] = ("allowed: the shots land before the charge — ask fb shoot "
-                                   "--stand-and-shoot for them (FB-G2, FB-H2)")
+                                   "‹stand_and_shoot› for them (FB-G2, FB-H2)")
     outcome = charge_outcome(distance, movement, rules, swiftstride=swiftstride,
                              reaction=reaction, target_swiftstride=target_swiftstride)
     results = {k: Estimate.exact(float(v)) for k, v in outcome.items()}
@@ -207,7 +207,7 @@ def charge_report(distance: float, movement: int | None = None, ruleset=None, *,
                         f"covers {distance:g}\" + the flight, and destroyed (FB-G2)")
     title = (f"charge of {distance:g}\" with M{movement} ({movement} x "
              f"{rules.combat.charge_movement_multiplier} + {dice}, {rules.name}), {reaction}")
-    report = Report("fb charge", "exact", results, {"charge_range": dist}, info=info, title=title)
+    report = Report("fantasy.charge", "exact", results, {"charge_range": dist}, info=info, title=title)
     from mathhammer.words import pct
 
     if reaction == "flee":

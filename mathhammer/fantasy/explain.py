@@ -1,14 +1,14 @@
 """``--explain`` for the Fantasy commands: each stage, the rule lookup, the exact chance.
 
 Every number comes from the code the engines run: the needed scores from the
-:class:`~mathhammer.fantasy.rulesets.Ruleset` lookups that
-:func:`~mathhammer.fantasy.chain.compile_spec` calls, the chances by pushing the
-compiled stage tables through :func:`~mathhammer.fantasy.chain._stage` (the exact
-engine's own step), tests and pursuit from :mod:`mathhammer.fantasy.tests`. So the
+:class:`~mathhammer.fantasy.rules.ruleset.Ruleset` lookups that
+:func:`~mathhammer.fantasy.chain.core.compile_spec` calls, the chances by pushing the
+compiled stage tables through :func:`~mathhammer.fantasy.chain.core._stage` (the exact
+engine's own step), tests and pursuit from :mod:`mathhammer.fantasy.characteristic_tests`. So the
 product of the attack-chain stage fractions IS the engine's P(unsaved wound) per
 attack (``tests/test_explain_fantasy.py`` checks it spec by spec).
 
->>> from mathhammer.fantasy.chain import AttackSpec
+>>> from mathhammer.fantasy.chain.core import AttackSpec
 >>> spec = AttackSpec(ws=4, target_ws=3, strength=4, toughness=4, save=5)
 >>> [s.line() for s in explain_attack(spec, "wfb8")][0]
 'to hit: WS 4 vs WS 3 → 3+ (WS chart) → 2/3 = 66.67% [FB-H1]'
@@ -20,10 +20,11 @@ from dataclasses import replace
 from fractions import Fraction
 
 from mathhammer.explain import Step
-from mathhammer.fantasy import chain
-from mathhammer.fantasy import tests as fb_tests
-from mathhammer.fantasy.chain import AttackSpec, compile_spec
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
+from mathhammer.fantasy.chain import core as chain
+from mathhammer.fantasy import characteristic_tests as fb_tests
+from mathhammer.fantasy.chain.core import AttackSpec, compile_spec
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
+from mathhammer.words import plural
 
 MINUS = "−"
 
@@ -55,7 +56,7 @@ def shooting_modifier_parts(rules: Ruleset | str, modifier: int = 0, long_range:
                             multiple_shots: bool = False, stand_and_shoot: bool = False,
                             large_target: bool = False) -> list[tuple[str, int]]:
     """Each FB-H2 modifier that applies, valued by the ruleset (same call as the query)."""
-    from mathhammer.fantasy.chain_query import shooting_modifier
+    from mathhammer.fantasy.chain.query import shooting_modifier
 
     rules = load_ruleset(rules)
     parts = []
@@ -262,7 +263,7 @@ def explain_attack(spec: AttackSpec, rules: Ruleset | str = "wfb8",
         expr = chain.parse_dice(attacks_text)
         mean_attacks = sum((k * p for k, p in expr.pmf().items()), Fraction(0))
         mean = mean_attacks * final[1] * mean_each
-        many = f"{attacks_text} attacks" + (
+        many = plural(attacks_text, "attack") + (
             "" if attacks_text.isdigit() else f" (mean {mean_attacks})")
         text = (f"{many} × {final[1] * mean_each} wounds each = {mean} "
                 f"({float(mean):.4f}) unsaved wounds")
@@ -275,7 +276,7 @@ def explain_attack(spec: AttackSpec, rules: Ruleset | str = "wfb8",
 # ---- tests, break tests, pursuit -----------------------------------------------------------
 def explain_leadership(tested: int, rules: Ruleset, reroll: bool) -> list[Step]:
     """2D6 ≤ tested (FB-T2), Insane Courage per ruleset, one re-roll of a failure (DICE-5)."""
-    plain = fb_tests.leadership_test(tested, rules, False, where="--ld")
+    plain = fb_tests.leadership_test(tested, rules, False, where="‹ld›")
     text = f"2D6 ≤ {tested}"
     if rules.insane_courage:
         text += " (a double 1 always passes: Insane Courage)"
@@ -285,7 +286,7 @@ def explain_leadership(tested: int, rules: Ruleset, reroll: bool) -> list[Step]:
     steps = [Step("leadership", text, plain, ("FB-T2",))]
     if reroll:
         steps.append(Step("re-roll", "a failed test is re-rolled once: p + (1 − p)·p",
-                          fb_tests.leadership_test(tested, rules, True, where="--ld"), ("DICE-5",)))
+                          fb_tests.leadership_test(tested, rules, True, where="‹ld›"), ("DICE-5",)))
     return steps
 
 
@@ -313,7 +314,7 @@ def explain_test(value: int | None = None, ld: int | None = None, reroll: bool =
                  rules: Ruleset | str = "wfb8") -> list[Step]:
     rules = load_ruleset(rules)
     if value is not None:
-        plain = fb_tests.characteristic_test(value, "--value", rules)
+        plain = fb_tests.characteristic_test(value, "‹value›", rules)
         if value == 0 and rules.zero.tests_fail:
             steps = [Step("characteristic test", f"a characteristic of 0 fails every test "
                           f"({rules.name}; not even a 1 passes)", plain, ("FB-V0", "FB-T1"))]
@@ -364,4 +365,4 @@ def explain_pursuit(flee: str = "2D6", pursue: str = "2D6") -> list[Step]:
     ]
 
 
-# ---- fb combat / fb challenge: mathhammer.fantasy.combat_explain ---------------------------
+# ---- fb combat / fb challenge: mathhammer.fantasy.combat.explain ---------------------------

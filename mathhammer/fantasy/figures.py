@@ -20,7 +20,7 @@ from mathhammer.plots import (
 
 def _unit_names(report) -> tuple[str, str] | None:
     """(A, B) of a combat report, from its title "A vs B (ruleset, …)"."""
-    if report is None or report.command != "fb combat":
+    if report is None or report.command != "fantasy.combat":
         return None
     a, sep, rest = report.title.partition(" vs ")
     b = rest.split(" (")[0]  # "Orc Boyz (wfb8, 3 round(s))"
@@ -117,6 +117,6 @@ def artillery_figure(report):
 
 #: report name -> its figure builder
 FIGURES = {
-    "fb artillery": artillery_figure,
-    "fb combat": combat_figure,
+    "fantasy.artillery": artillery_figure,
+    "fantasy.combat": combat_figure,
 }

@@ -4,7 +4,7 @@ What the shared code asks of this game: list entries (unit size, rank width, com
 and whether the unit charges), the ruleset a unit belongs to, a unit's points (models
 plus command, :meth:`UnitProfile.unit_points`), and the cell ``compare``/``sweep``/
 ``score`` evaluate: a close combat of the attacker unit against the target unit by
-:func:`mathhammer.fantasy.combat.combat` (the attacker charges when its ``charge``
+:func:`mathhammer.fantasy.combat.fight.combat` (the attacker charges when its ``charge``
 option is set). ``p_kill`` is the combat's ``p_a_wins`` (the target broke or was
 destroyed and the attacker stands), ``mean_damage`` the wounds dealt.
 """
@@ -73,13 +73,18 @@ class Fantasy(Game):
         except ValidationError as err:
             raise pydantic_errors(err, source) from None
         if data.get("kind") == "turn":
-            from mathhammer.fantasy.combat_turn import TurnEntry
+            from mathhammer.fantasy.combat.turn import TurnEntry
 
             try:
                 TurnEntry.model_validate(data.get("turn") or {})
             except ValidationError as err:
                 raise pydantic_errors(err, f"{source}: turn") from None
         return True
+
+    def run_scenario(self, data, source, *, method, config, check, n_trials=None):
+        from mathhammer.fantasy.scenario import run_scenario
+
+        return run_scenario(data, source, method=method, config=config, check=check)
 
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
@@ -123,19 +128,28 @@ class Fantasy(Game):
 
     # ------------------------------------------------------------------ cells
     def evaluate_cell(self, cell: Any, config: Any):
+        return self.cell_runner(cell)(config)
+
+    def cell_runner(self, cell: Any):
+        """The cell's close combat compiled once (its tables take longer than a small batch)."""
         from mathhammer.analysis.cells import CellResult
-        from mathhammer.fantasy.combat import Side, combat
+        from mathhammer.fantasy.combat.fight import Side, combat_session
 
         attacker = self.with_stats(cell.attacker, cell.attacker_options)
         target = self.with_stats(cell.target, cell.target_options)
         a = Side(attacker, charged=bool(cell.attacker_options.get("charge")))
         b = Side(target)
-        report = combat(a, b, rounds=cell.rounds, ruleset=cell.ruleset, method=cell.method,
-                        config=config)
-        return CellResult(cell.key, report.results["p_a_wins"], report.results["mean_wounds_dealt"],
-                          report.method, report.seed, report.n_trials,
-                          f"{'charging, ' if a.charged else ''}"
-                          f"{'until decided' if cell.rounds is None else f'{cell.rounds} round(s)'}")
+        fight = combat_session(a, b, rounds=cell.rounds, ruleset=cell.ruleset)
+        note = (f"{'charging, ' if a.charged else ''}"
+                f"{'until decided' if cell.rounds is None else f'{cell.rounds} round(s)'}")
+
+        def run(config: Any) -> CellResult:
+            report = fight(method=cell.method, config=config)
+            return CellResult(cell.key, report.results["p_a_wins"],
+                              report.results["mean_wounds_dealt"], report.method, report.seed,
+                              report.n_trials, note)
+
+        return run
 
     def cell_words(self, policy: str, for_score: bool = False) -> str:
         if for_score:
@@ -163,8 +177,8 @@ class Fantasy(Game):
         if base_a.get("charge") == "may":
             from mathhammer.errors import InputError
 
-            raise InputError("--may-charge", "is a Warmachine option (the focus policy decides)",
-                             True, "use --charge")
+            raise InputError("‹may_charge›", "is a Warmachine option (the focus policy decides)",
+                             True, "use ‹charge›")
         return policy
 
     def check_sweep_value(self, profile: Any, side: str, stat: str, value: int) -> None:
@@ -257,7 +271,7 @@ class Fantasy(Game):
         """What each special rule does under the profile's bundled ruleset, read from that
         ruleset's file (FB-C5's ``unstable`` and the rest), so the card cannot contradict it."""
         from mathhammer.fantasy.models import MODELLED_RULES
-        from mathhammer.fantasy.rulesets import BUNDLED, load_ruleset
+        from mathhammer.fantasy.rules.ruleset import BUNDLED, load_ruleset
 
         if not profile.special_rules or profile.ruleset not in BUNDLED:
             return []

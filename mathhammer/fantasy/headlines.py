@@ -91,8 +91,23 @@ def _fb_artillery(report: Report) -> str:
 
 #: headline builders that need nothing beyond the report, by report name
 BUILDERS: dict[str, Callable[[Report], str]] = {
-    "fb test": _fb_test,
-    "fb break-test": _fb_break_test,
-    "fb pursuit": _fb_pursuit,
-    "fb artillery": _fb_artillery,
+    "fantasy.test": _fb_test,
+    "fantasy.break_test": _fb_break_test,
+    "fantasy.pursuit": _fb_pursuit,
+    "fantasy.artillery": _fb_artillery,
 }
+
+
+def fb_turn_headline(report: Report, names: tuple[str, str], turns: int) -> str:
+    """One line (FB-G5): ``After 3 game turns, Orc Boyz: destroyed 13.08%, fled 4.2% (exact)
+    · Knights of the Realm destroyed 28.8%, fled 1.4%`` — each unit's end off the table;
+    holding and fleeing are in the turn-by-turn grid."""
+    def at_end(side: int, status: str):
+        return report.results[f"p_{status}[{names[side]}, turn {turns}]"]
+
+    def ends(side: int, first: bool) -> str:
+        destroyed = (pct if first else brief_pct)(at_end(side, "destroyed"))
+        return f"destroyed {destroyed}, fled {brief_pct(at_end(side, 'fled'))}"
+
+    return sentence(f"After {plural(turns, 'game turn')}, {names[1]}", ends(1, True), report,
+                    [f"{names[0]} {ends(0, False)}"])

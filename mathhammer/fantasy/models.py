@@ -4,7 +4,7 @@ A profile is a TOML file under ``profiles/fantasy/<ruleset>/<name>.toml`` (id
 ``wfb8/empire_halberdiers``) or any user file with the same keys. It describes one
 model type (stat line, saves, melee weapon, special rules, mounts) and the unit it
 forms by default (models, rank width, command). The close-combat engine
-(:mod:`mathhammer.fantasy.combat`) and the artillery engine read these objects; an
+(:mod:`mathhammer.fantasy.combat.fight`) and the artillery engine read these objects; an
 inline unit file for ``mathhammer fb combat`` is simply a profile file.
 
 Special rules listed in ``special_rules`` must be ones the engine models
@@ -28,6 +28,8 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_valid
 from mathhammer.profiles import find_profile, read_toml, register_model
 
 Confidence = Literal["high", "medium", "low"]
+#: troop types wfb8 Killing Blow slays (FB-W2); against others it has no effect
+KILLING_BLOW_TROOPS = ("infantry", "cavalry", "war_beast")
 TroopType = Literal["infantry", "cavalry", "war_beast", "monstrous_infantry",
                     "monstrous_cavalry", "monster", "war_machine", "swarm", "chariot"]
 
@@ -52,7 +54,8 @@ MODELLED_RULES = {
 }
 
 #: where a profile names kit: ``equipment = ["halberd"]`` (FB-E1..E8, effects per ruleset)
-from mathhammer.fantasy.combat_rules import EQUIPMENT_IDS  # noqa: E402
+from mathhammer.fantasy.combat.rules import EQUIPMENT_IDS  # noqa: E402
+from mathhammer.words import plural  # noqa: E402
 
 _BASE_TEXT = re.compile(r"^(\d{2,3})(?:mm|x(\d{2,3}))$")
 
@@ -325,7 +328,7 @@ class Machine(_Frozen):
 
 
 class UnitProfile(_Frozen):
-    """One fantasy unit profile (see README "Fantasy unit files")."""
+    """One fantasy unit profile (see docs/guide/fantasy.md, unit files)."""
 
     schema_version: Literal[1] = 1
     game: Literal["fantasy"] = "fantasy"
@@ -500,7 +503,7 @@ class UnitProfile(_Frozen):
         if (low is not None and models < low) or (high is not None and models > high):
             sold = (f"{low} to {high}" if low and high else f"at least {low}" if low
                     else f"at most {high}")
-            return f"{self.name} come in units of {sold} models (its army book)"
+            return f"{self.name} come in units of {plural(sold, 'model')} (its army book)"
         return None
 
 

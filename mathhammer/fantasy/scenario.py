@@ -4,7 +4,7 @@ shared with ``mathhammer fb combat`` / ``fb artillery``.
 A combat scenario::
 
     game = "fantasy"
-    kind = "combat"            # combat | artillery | turn (see combat_turn.py)
+    kind = "combat"            # combat | artillery | turn (see fantasy/combat/turn.py)
     ruleset = "wfb8"           # optional: default = the profiles' edition
     rounds = 3                 # optional: default until decided
     charger = "a"              # optional: every unit of that side charged
@@ -38,7 +38,7 @@ Several units a side (FB-M1): ``[[a]]`` tables instead of ``[a]``, each with its
 ``position`` and ``against``.
 
 An artillery scenario has ``kind = "artillery"``, a ``[target]`` table like ``[a]``
-and an ``[artillery]`` table with the keys of ``mathhammer fb artillery`` (see README).
+and an ``[artillery]`` table with the keys of ``mathhammer fb artillery`` (see docs/guide/fantasy.md).
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.artillery_shot import ArtilleryEntry
-from mathhammer.fantasy.rulesets import default_ruleset
+from mathhammer.fantasy.artillery.shot import ArtilleryEntry
+from mathhammer.fantasy.rules.ruleset import default_ruleset
 from mathhammer.results import Report
 
 
@@ -111,7 +111,7 @@ class Scenario(_Frozen):
     bsb_b: bool = False
     target: UnitEntry | None = None
     artillery: ArtilleryEntry | None = None
-    turn: dict | None = Field(None, description="kind = \"turn\": see mathhammer.fantasy.combat_turn")
+    turn: dict | None = Field(None, description="kind = \"turn\": see mathhammer.fantasy.combat.turn")
 
 
 def _unit(entry: UnitEntry, where: str, base_dir: Path):
@@ -132,7 +132,7 @@ def _unit(entry: UnitEntry, where: str, base_dir: Path):
 
 
 def _side(entry: UnitEntry, where: str, base_dir: Path, charged: bool):
-    from mathhammer.fantasy.combat import Character, make_side
+    from mathhammer.fantasy.combat.fight import Character, make_side
 
     unit = _unit(entry, where, base_dir)
     command = {k: getattr(entry, k) for k in ("champion", "standard", "musician", "battle_standard")}
@@ -156,7 +156,7 @@ def _sides(entries, label: str, source: str, base_dir: Path, charged: bool) -> l
 def parse_unit_text(text: str, where: str):
     """``UNIT+CHARACTER[:general][:bsb]+...`` from the command line (FB-K1/K4): the unit
     and its characters. A name that is an existing file is never split."""
-    from mathhammer.fantasy.combat import Character
+    from mathhammer.fantasy.combat.fight import Character
     from mathhammer.fantasy.models import load_unit
 
     if "+" not in text:
@@ -180,8 +180,8 @@ def parse_unit_text(text: str, where: str):
 
 def combat_from_options(unit_a: str, unit_b: str, *, rounds, charger, ruleset, models, widths,
                         flank, rear, bonuses, method, config, check, **fight) -> Report:
-    """``mathhammer fb combat``: flags → sides → :func:`mathhammer.fantasy.combat.combat`."""
-    from mathhammer.fantasy.combat import combat
+    """``mathhammer fb combat``: flags → sides → :func:`mathhammer.fantasy.combat.fight.combat`."""
+    from mathhammer.fantasy.combat.fight import combat
 
     sides, rules, extra = sides_from_options(unit_a, unit_b, charger=charger, ruleset=ruleset,
                                              models=models, widths=widths, flank=flank, rear=rear,
@@ -197,15 +197,15 @@ def sides_from_options(unit_a: str, unit_b: str, *, charger=None, ruleset=None,
                        general_ld=(None, None), bsb=None) -> tuple[list, str, dict]:
     """The two combat sides the ``fb combat`` flags describe, the ruleset name, and the
     fight-level options (challenge, general, battle standard) for ``combat``."""
-    from mathhammer.fantasy.combat import ChallengeSpec, make_side
+    from mathhammer.fantasy.combat.fight import ChallengeSpec, make_side
 
-    for flag, value in (("--flank", flank), ("--rear", rear), ("--charger", charger),
-                        ("--attack-mount", attack_mount), ("--bsb", bsb)):
+    for flag, value in (("‹flank›", flank), ("‹rear›", rear), ("‹charger›", charger),
+                        ("‹attack_mount›", attack_mount), ("‹bsb›", bsb)):
         if value not in (None, "a", "b"):
             raise InputError(flag, "must be a or b", value, f"use {flag} a")
     if flank is not None and flank == rear:
-        raise InputError("--rear", "a unit cannot fight in both the flank and the rear", rear,
-                         "give one of --flank / --rear")
+        raise InputError("‹rear›", "a unit cannot fight in both the flank and the rear", rear,
+                         "give one of ‹flank› / ‹rear›")
     sides = []
     for i, (label, ref) in enumerate((("a", unit_a), ("b", unit_b))):
         where = f"UNIT_{label.upper()}"
@@ -221,9 +221,9 @@ def sides_from_options(unit_a: str, unit_b: str, *, charger=None, ruleset=None,
         side, _, issuer = challenge.partition(":")
         spec = ChallengeSpec(side, issuer or None, response, other)
     elif other is not None or response != "accept":
-        raise InputError("--acceptor" if other is not None else "--response",
+        raise InputError("‹acceptor›" if other is not None else "‹response›",
                          "answers a challenge, and none was issued", other or response,
-                         "add --challenge a (or b)")
+                         "add ‹challenge› a (or b)")
     extra = {"challenge": spec, "general_ld": tuple(general_ld),
              "bsb": (bsb == "a", bsb == "b")}
     return sides, default_ruleset(ruleset, sides[0].unit, sides[1].unit), extra
@@ -236,6 +236,57 @@ def run_turns(data: dict, source: str, *, method: str, config: MonteCarloConfig,
         raise ProfileError(f"{source}: kind", 'fb turn plays game = "fantasy", kind = "turn" '
                            "scenarios", data.get("kind"), 'add kind = "turn" (or use mathhammer run)')
     report = run_scenario(data, source, method=method, config=config, check=check)
+    report.command = "fantasy.turn"
+    return report
+
+
+#: the parameters of :func:`turn_from_options`, as errors name them
+TURN_PARAMETERS = ("unit_a", "unit_b", "distance", "reaction", "turns", "models_a", "models_b",
+                   "width_a", "width_b", "edge", "charge_turn", "stand_and_shoot", "fire",
+                   "ruleset")
+
+
+def turn_from_options(unit_a: str, unit_b: str, *, distance: float, turns: int = 3,
+                      reaction: str | None = None, models: tuple = (None, None),
+                      widths: tuple = (None, None), edge: float = 12.0, charge_turn: int = 1,
+                      stand_and_shoot: str | None = None, fire: tuple[str, ...] = (),
+                      ruleset: str | None = None, method: str = "auto",
+                      config: MonteCarloConfig | None = None, check: bool = False) -> Report:
+    """Whole game turns (FB-G5) without a scenario file: ``unit_a`` charges ``unit_b`` from
+    ``distance`` inches, ``turns`` game turns, B reacting with ``reaction`` (default: hold,
+    or stand-and-shoot when ``stand_and_shoot`` is given).
+
+    ``stand_and_shoot`` is B's shots at the charger as ``KEY=VALUE,...`` (``shots=10,bs=3,
+    strength=3``), each ``fire`` entry ``SIDE:NAME:KEY=VALUE,...`` (the keys of a scenario's
+    ``[[turn.fire]]``). Units take ``UNIT+CHARACTER[:general][:bsb]``. Errors name the
+    parameter (``distance``, ``models_a`` ...)."""
+    from mathhammer.fantasy.combat.fight import make_side
+    from mathhammer.fantasy.combat.turn import parse_fire, play_turns, validated_turn
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+
+    for name, value, low, high in (("models_a", models[0], 1, 200), ("models_b", models[1], 1, 200),
+                                   ("width_a", widths[0], 1, 40), ("width_b", widths[1], 1, 40)):
+        if value is not None and not low <= value <= high:
+            raise InputError(name, f"must be {low}..{high}", value, f"use e.g. {min(high, 20)}")
+    if reaction is None:
+        reaction = "hold" if stand_and_shoot is None else "stand-and-shoot"
+    turn: dict = {"distance": distance, "turns": turns, "reaction": reaction, "edge": edge,
+                  "charge_turn": charge_turn,
+                  "fire": [parse_fire(text, "fire") for text in fire]}
+    if stand_and_shoot is not None:
+        turn["stand_and_shoot"] = parse_fire(stand_and_shoot, "stand_and_shoot", side="b")
+    # an error names the parameter: "fire" for fire[1], "distance" for distance
+    entry = validated_turn(turn, lambda key: (key or "distance").split("[")[0], error=InputError)
+    sides = []
+    for label, ref, count, width in (("unit_a", unit_a, models[0], widths[0]),
+                                     ("unit_b", unit_b, models[1], widths[1])):
+        unit_ref, characters = parse_unit_text(ref, label)
+        sides.append(make_side(unit_ref, where=label, models=count, rank_width=width,
+                               charged=label == "unit_a", characters=characters))
+    rules = load_ruleset(default_ruleset(ruleset, sides[0].unit, sides[1].unit))
+    report = play_turns(entry, sides[0], sides[1], rules, method=method,
+                        config=config or MonteCarloConfig(n_trials_is_default=True),
+                        check=check)
     report.command = "fb turn"
     return report
 
@@ -251,8 +302,8 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
         raise pydantic_errors(err, source) from None
     base_dir = Path(source).resolve().parent
     if scenario.kind == "turn":
-        from mathhammer.fantasy.combat_turn import run_turn_scenario
-        from mathhammer.fantasy.rulesets import load_ruleset
+        from mathhammer.fantasy.combat.turn import run_turn_scenario
+        from mathhammer.fantasy.rules.ruleset import load_ruleset
 
         if scenario.a is None or scenario.b is None or scenario.turn is None:
             missing = "a" if scenario.a is None else "b" if scenario.b is None else "turn"
@@ -271,7 +322,7 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
             raise ProfileError(f"{source}: {'a' if scenario.a is None else 'b'}",
                                "a combat needs the tables [a] and [b]", None,
                                'add [a] unit = "wfb8/empire_halberdiers"')
-        from mathhammer.fantasy.combat import ChallengeSpec, combat
+        from mathhammer.fantasy.combat.fight import ChallengeSpec, combat
 
         a = _sides(scenario.a, "a", source, base_dir, scenario.charger == "a")
         b = _sides(scenario.b, "b", source, base_dir, scenario.charger == "b")
@@ -287,7 +338,7 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
             raise ProfileError(f"{source}: {'target' if scenario.target is None else 'artillery'}",
                                "an artillery scenario needs [target] and [artillery]", None,
                                'add [artillery] weapon = "stone-thrower"')
-        from mathhammer.fantasy.artillery import artillery_from_entry
+        from mathhammer.fantasy.artillery.query import artillery_from_entry
 
         target = _side(scenario.target, f"{source}: target", base_dir, False)
         rules = default_ruleset(scenario.ruleset, target.unit)

@@ -18,9 +18,10 @@ import numpy as np
 
 from mathhammer.errors import InputError
 from mathhammer.explain import Step
-from mathhammer.fantasy.rulesets import Ruleset, load_ruleset
-from mathhammer.fantasy.tests import whole_number
+from mathhammer.fantasy.rules.ruleset import Ruleset, load_ruleset
+from mathhammer.fantasy.characteristic_tests import whole_number
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.words import plural
 
 MAX_MODELS = 1000  # a unit larger than this is a typo
 MAX_WOUNDS = 20
@@ -78,17 +79,17 @@ def dangerous_terrain(models: int, value: int = 1, height: str = "standard", cha
                       rules: Ruleset | str = "wfb8") -> Report:
     """``fb test --dangerous-terrain N``: models lost and wounds suffered (FB-T4), exact."""
     rules = load_ruleset(rules)
-    whole_number(models, "--dangerous-terrain", 1, MAX_MODELS, "give the number of models testing, e.g. 10")
-    whole_number(value, "--terrain-value", 1, 6, "use the terrain's value in brackets, e.g. 1 or 2")
-    whole_number(wounds, "--wounds", 1, MAX_WOUNDS, "use the Wounds of one model, e.g. 1")
+    whole_number(models, "‹dangerous_terrain›", 1, MAX_MODELS, "give the number of models testing, e.g. 10")
+    whole_number(value, "‹terrain_value›", 1, 6, "use the terrain's value in brackets, e.g. 1 or 2")
+    whole_number(wounds, "‹wounds›", 1, MAX_WOUNDS, "use the Wounds of one model, e.g. 1")
     if ward is not None:
-        whole_number(ward, "--ward", 2, 6, "use e.g. --ward 5 for a 5+ ward save")
+        whole_number(ward, "‹ward›", 2, 6, "use e.g. ‹ward› 5 for a 5+ ward save")
     if height not in HEIGHTS:
-        raise InputError("--height", "must be standard, large or gigantic", height, "use --height large")
+        raise InputError("‹height›", "must be standard, large or gigantic", height, "use ‹height› large")
     data = rules.dangerous_terrain
     if value != 1 and data.fails == "on_a_one":
-        raise InputError("--terrain-value", f"{rules.name} dangerous terrain fails on a 1 only (FB-T4)",
-                         value, "leave --terrain-value out, or use --ruleset t9a1")
+        raise InputError("‹terrain_value›", f"{rules.name} dangerous terrain fails on a 1 only (FB-T4)",
+                         value, "leave ‹terrain_value› out, or use ‹ruleset› t9a1")
     dice, fail, per_fail = terrain_setup(rules, value, height, chariot)
     one = model_wounds(dice, fail, per_fail, ward, wounds)
     p_lost = one[wounds]
@@ -116,7 +117,7 @@ def dangerous_terrain(models: int, value: int = 1, height: str = "standard", cha
     headline = (f"Dangerous terrain, {what} ({rules.name}): at least one lost {100 * float(p_any):.2f}% "
                 f"(exact) · {float(models * p_lost):.2f} models lost on average"
                 + (f", {float(mean_wounds):.2f} wounds" if wounds > 1 else ""))
-    return Report("fb test", "exact", results, dists, info=info,
+    return Report("fantasy.test", "exact", results, dists, info=info,
                   title=f"dangerous terrain, {what} ({rules.name})", headline=headline)
 
 
@@ -137,6 +138,6 @@ def explain_dangerous_terrain(models: int, value: int = 1, height: str = "standa
                           ("FB-V2",)))
     steps.append(Step("model lost", f"a model with {wounds} wound{'s' if wounds > 1 else ''} is lost "
                       f"when its unsaved wounds reach it", one[wounds], ("FB-T4",)))
-    steps.append(Step("unit", f"{models} models test independently: P(at least one lost)",
+    steps.append(Step("unit", f"{plural(models, 'model')} test independently: P(at least one lost)",
                       1 - (1 - one[wounds]) ** models, ("FB-T4",)))
     return steps

@@ -139,9 +139,9 @@ def _game(system: str, game: str | None, ruleset: str | None) -> tuple[str, str]
         claimed = games.get(name).roster_ruleset(text, game, ruleset)
         if claimed is not None:
             return name, claimed
-    raise InputError("--game", f"the roster's game system '{display(system)}' is not one "
+    raise InputError("‹game›", f"the roster's game system '{display(system)}' is not one "
                      "mathhammer plays", None,
-                     "add --game fantasy --ruleset wfb8 (or t9a1), or --game warmachine")
+                     "add ‹game› fantasy ‹ruleset› wfb8 (or t9a1), or ‹game› warmachine")
 
 
 def parse_ros(data: bytes, label: str, game: str | None = None, ruleset: str | None = None) -> ParsedList:

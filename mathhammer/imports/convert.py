@@ -115,11 +115,11 @@ def import_file(path: str | Path, game: str | None = None, ruleset: str | None =
 
     label = str(path)
     if game is not None:
-        games.get(game, "--game", lists=True)
+        games.get(game, "‹game›", lists=True)
     rulesets = [r for name in games.names(lists=True) for r in games.get(name).import_rulesets]
     if ruleset is not None and ruleset not in rulesets:
-        raise InputError("--ruleset", f"must be {', '.join(rulesets[:-1])} or {rulesets[-1]}",
-                         ruleset, f"use --ruleset {rulesets[-1]}")
+        raise InputError("‹ruleset›", f"must be {', '.join(rulesets[:-1])} or {rulesets[-1]}",
+                         ruleset, f"use ‹ruleset› {rulesets[-1]}")
     kind_hint = str(path).lower()
     if kind_hint.endswith(".rosz"):
         parsed = battlescribe.parse_rosz(path, label, game, ruleset)
@@ -140,7 +140,7 @@ def import_file(path: str | Path, game: str | None = None, ruleset: str | None =
         parsed.ruleset = ruleset
     if not parsed.entries:
         raise InputFileError(label, f"has no list entries this reader understands ({parsed.source_format})",
-                             None, "give the export as the builder printed it (README, import)")
+                             None, "give the export as the builder printed it (docs/guide/lists.md, import)")
     if len(parsed.entries) > MAX_ENTRIES:
         raise InputFileError(label, f"has {len(parsed.entries)} entries, above the limit of {MAX_ENTRIES}",
                              None, "give one army list")
@@ -190,12 +190,12 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
         models = fitted.get("models")
         units.append((unit, e, changed, [f"{display(o)} — {why}" for o, why in left]))
         mapping.append(f"{shown} → {ident}" + (f" x {count}" if count > 1 else "")
-                       + (f" ({models} models)" if models else "")
+                       + (f" ({_plural(models, 'model')})" if models else "")
                        + (f"; options kept: {', '.join(map(display, kept))}" if kept else ""))
     if not units:
         raise InputFileError(label, f"none of its {len(parsed.entries)} entries names a bundled "
                              f"{parsed.game} {parsed.ruleset} profile ({'; '.join(unknown[:3])})", None,
-                             "check --game/--ruleset, or add aliases = [...] to the profiles")
+                             "check ‹game›/‹ruleset›, or add aliases = [...] to the profiles")
     per_copy = game.import_points_per_copy
     total = sum((e.points or 0) * (e.count if per_copy else 1) for _, e, _, _ in units)
     changes: list[str] = []  # the list's own; the units' are added after pricing
@@ -231,12 +231,12 @@ def convert(parsed: ParsedList, label: str) -> tuple[Report, str]:
                 f"'{display(name)}' ({points} points by the bundled profiles): {coverage}"
                 + _changes_note(changes))
     report = Report("import", "exact",
-                    {"entries": Estimate.exact(n), "entries_converted": Estimate.exact(k),
-                     "entries_unknown": Estimate.exact(n - k),
-                     "options": Estimate.exact(options_total),
-                     "options_kept": Estimate.exact(options_kept),
-                     "options_dropped": Estimate.exact(options_total - options_kept),
-                     "numbers_changed": Estimate.exact(len(changes))},
+                    {"entries": Estimate.count(n), "entries_converted": Estimate.count(k),
+                     "entries_unknown": Estimate.count(n - k),
+                     "options": Estimate.count(options_total),
+                     "options_kept": Estimate.count(options_kept),
+                     "options_dropped": Estimate.count(options_total - options_kept),
+                     "numbers_changed": Estimate.count(len(changes))},
                     info={"format": parsed.source_format, "game": parsed.game, "ruleset": parsed.ruleset,
                           "coverage": coverage.split("; dropped:")[0],
                           "mapping": mapping, "unknown": unknown or ["none"],

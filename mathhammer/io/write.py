@@ -54,7 +54,7 @@ def _expand(given: str, flag: str) -> str:
     return expanded
 
 
-def resolve_output(path: Path | str, flag: str = "--output") -> OutputTarget:
+def resolve_output(path: Path | str, flag: str = "‹output›") -> OutputTarget:
     """Where ``path`` writes to, symlinks followed; a path that cannot be written is an
     :class:`OutputError` now, before any work."""
     given = os.fspath(path) if not isinstance(path, str) else path
@@ -184,7 +184,7 @@ class _Batch:
 _BATCH: ContextVar[_Batch | None] = ContextVar("mathhammer_output_batch", default=None)
 
 
-def write_atomically(path: Path | str, data: bytes | str, flag: str = "--output") -> None:
+def write_atomically(path: Path | str, data: bytes | str, flag: str = "‹output›") -> None:
     """Write ``data`` to ``path`` as the module docstring says (never half-written).
 
     Inside :func:`all_or_nothing` the write is staged and happens when the block ends.

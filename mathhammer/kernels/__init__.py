@@ -3,19 +3,18 @@
 Kernels are numbers in, counts out: no pydantic, no I/O, no strings. Each game keeps
 its own beside its engines (``warmachine/kernels/``, ``fantasy/kernels/``,
 ``magic/kernels.py``); this package holds what they share, and :func:`load` imports
-any of them. Importing this package points numba's on-disk cache at a directory keyed
-by every kernel source (:data:`KERNEL_SOURCES`), so an edited helper in another file
-can never reuse stale machine code (numba only checks the file that holds the jitted
-function), and falls back to a temporary directory when the cache location is not
-writable.
+any of them. Before numba first loads (or at once, when it already has), this package
+points numba's on-disk cache at a directory keyed by every kernel source
+(:data:`KERNEL_SOURCES`), so an edited helper in another file can never reuse stale
+machine code (numba only checks the file that holds the jitted function), and falls back
+to a temporary directory when the cache location is not writable. Importing the package
+alone costs next to nothing: an exact query imports it and never touches numba.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -29,6 +28,8 @@ def kernel_files() -> list[Path]:
 
 
 def _source_key() -> str:
+    import hashlib
+
     digest = hashlib.sha1()
     for path in kernel_files():
         st = path.stat()
@@ -56,6 +57,8 @@ def _choose_cache_dir() -> None:
     checked = os.environ.get("NUMBA_BOUNDSCHECK", "0") not in ("", "0")
     target = base / f"numba-{_source_key()}{'-boundscheck' if checked else ''}"
     if not _writable(target):
+        import tempfile
+
         fallback = Path(tempfile.mkdtemp(prefix="mathhammer-numba-"))
         print(f"note: numba cache {base} is not writable; using {fallback}", file=sys.stderr)
         target = fallback
@@ -66,7 +69,31 @@ def _choose_cache_dir() -> None:
         config.reload_config()
 
 
-_choose_cache_dir()
+_CACHE_DIR_CHOSEN: list[bool] = []
+
+
+def ensure_cache_dir() -> None:
+    """Choose numba's cache directory, once per process (see the module's help)."""
+    if not _CACHE_DIR_CHOSEN:
+        _CACHE_DIR_CHOSEN.append(True)
+        _choose_cache_dir()
+
+
+class _OnNumbaImport:
+    """Choose the cache directory just before numba loads and reads its settings."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "numba":
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            ensure_cache_dir()
+        return None
+
+
+if "numba" in sys.modules:
+    ensure_cache_dir()
+elif not any(isinstance(f, _OnNumbaImport) for f in sys.meta_path):
+    sys.meta_path.insert(0, _OnNumbaImport())
 
 
 def _guard_cache_io(caching) -> None:
@@ -140,6 +167,9 @@ def cache_is_warm(module: str) -> bool:
     """True when numba's cache already holds compiled code of the kernel module ``module``
     (a dotted name); the folder is numba's own for that file (its parent folder's name and
     the hash of its path)."""
+    import hashlib
+
+    ensure_cache_dir()
     cache_dir = os.environ.get("NUMBA_CACHE_DIR")
     if not cache_dir or not Path(cache_dir).is_dir():
         return False

@@ -196,9 +196,9 @@ def phase_exact(scenario: MagicScenario, rules: MagicRules, compiled: CompiledPh
     for row in range(s):
         states = _cast_step(row, c, rules, scenario, states, goes, stops)
         if len(states) > MAX_STATES:
-            raise InputError("--method exact", f"the phase has too many states for the exact "
+            raise InputError("‹method› exact", f"the phase has too many states for the exact "
                              f"engine (over {MAX_STATES:,} after spell {row + 1} cast)",
-                             None, "use --method mc (the default)")
+                             None, "use ‹method› mc (the default)")
     in_play_end = np.zeros(s)
     for row in range(s):
         if scenario.spells[c.order[row]].remains_in_play:
@@ -227,7 +227,7 @@ def phase_exact(scenario: MagicScenario, rules: MagicRules, compiled: CompiledPh
     weight = sum(scenario.spells[i].weight * goes[by_file[i]] for i in range(s))
     results["expected_weight"] = Estimate.exact(float(weight))
     return Report(
-        "magic phase", "exact", results,
+        "magic.phase", "exact", results,
         {"spells_through": Distribution.exact(through),
          "power_dice_left": Distribution.exact(power_left),
          "dispel_dice_left": Distribution.exact(dispel_left)},

@@ -24,11 +24,12 @@ from mathhammer.magic.rolls import (
     pool_classes,
 )
 from mathhammer.magic.rules import MagicRules
+from mathhammer.words import plural
 
 
 def ruleset_name(ruleset: str) -> str:
     """The ``name`` inside a ruleset (a copied t9a1 file is still ``t9a1``)."""
-    from mathhammer.fantasy.rulesets import load_ruleset
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
 
     return str(getattr(load_ruleset(ruleset), "name", ruleset))
 
@@ -131,7 +132,7 @@ def explain_cast(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: 
     if rules.natural_fail_at_most:
         total_rule += f"; a natural {rules.natural_fail_at_most} or less fails"
     steps = [
-        Step("power dice", f"{n_dice} dice (this ruleset: 1-{rules.max_casting_dice} per attempt)",
+        Step("power dice", f"{plural(n_dice, 'die')} (this ruleset: 1-{rules.max_casting_dice} per attempt)",
              None, ("MG-4",)),
         Step("casting total", total_rule + f"; P(natural ≥ {natural_need})",
              _p_natural_at_least(n_dice, natural_need),
@@ -192,7 +193,7 @@ def _two_sixes_text(rules: MagicRules, n_dice: int, bound: bool) -> str:
         if n_dice >= 4:
             text += f"; with {n_dice} dice it is then lost for the rest of the game"
         return text
-    return (f"overwhelming power: + D3 + {n_dice} dice used to the total; still dispellable, "
+    return (f"overwhelming power: + D3 + {plural(n_dice, 'die')} used to the total; still dispellable, "
             "miscast only if not dispelled")
 
 
@@ -214,7 +215,7 @@ def _miscast_steps(rules: MagicRules, p_miscast: Fraction, n_dice: int, bound: b
                           f"{joint}; P(row | miscast)", p_row,
                           ("MG-10",)))
     if rules.miscast_removes_dice_used:
-        steps.append(Step("miscast dice", f"a miscast also removes {n_dice} dice (the dice used) "
+        steps.append(Step("miscast dice", f"a miscast also removes {plural(n_dice, 'die')} (the dice used) "
                           "from the pool", None, ("MG-10",)))
     return steps
 
@@ -265,7 +266,7 @@ def explain_phase(scenario) -> list[Step]:
                      "(no flow roll)", None, ("MG-3",))
     else:
         channelers = fl.channelers if fl.channelers is not None else len(scenario.wizards)
-        pools = Step("pools", f"2D6 flow (see magic flow --explain), channelers {channelers} vs "
+        pools = Step("pools", f"2D6 flow (see magic flow ‹explain›), channelers {channelers} vs "
                      f"{fl.reactive_channelers}, caps", None, ("MG-1", "MG-2", "MG-3"))
     rule = {"fixed": "each spell's own dice",
             "target": f"fewest dice whose P(cast) reaches {caster.target:.0%} "
@@ -274,7 +275,7 @@ def explain_phase(scenario) -> list[Step]:
                        "(max expected weight)"}
     policy = {"all_out": "tries every spell",
               "threshold": f"tries only spells with priority ≥ {d.min_priority}",
-              "keep_dice": f"keeps {d.keep} dice except for priority ≥ {d.min_priority}"}
+              "keep_dice": f"keeps {plural(d.keep, 'die')} except for priority ≥ {d.min_priority}"}
     miscast = "; so does a miscast (decision)" if caster.miscast_ends_casting else ""
     return [
         pools,

@@ -52,5 +52,5 @@ def magic_phase_figure(report):
 
 #: report name -> its figure builder
 FIGURES = {
-    "magic phase": magic_phase_figure,
+    "magic.phase": magic_phase_figure,
 }

@@ -20,6 +20,11 @@ class Magic(Game):
     def owns(self, profile: Any) -> bool:
         return False
 
+    def run_scenario(self, data, source, *, method, config, check, n_trials=None):
+        from mathhammer.magic.scenario import run_scenario
+
+        return run_scenario(data, source, method=method, config=config, check=check)
+
     def validate_scenario(self, data: dict, source: str) -> bool:
         from mathhammer.magic.models import load_scenario
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from mathhammer.results import Report
-from mathhammer.words import brief_pct, first_result, num, pct, sentence
+from mathhammer.words import brief_pct, first_result, num, pct, plural, sentence
 
 
 def _magic_flow(report: Report) -> str:
@@ -24,7 +24,7 @@ def _magic_flow(report: Report) -> str:
 
 def _magic_cast(report: Report) -> str:
     """``3 dice at level 2 cast a casting value 9 spell (wfb8): 90.74% (exact) · …``."""
-    m = re.match(r"cast (\d+) dice, (bound spell|level (\d+)), casting value (\d+) (\(.*?\))(.*)$",
+    m = re.match(r"cast (\d+) di(?:c?e), (bound spell|level (\d+)), casting value (\d+) (\(.*?\))(.*)$",
                  report.title)
     statement = report.title
     against = ""
@@ -56,7 +56,7 @@ def _magic_cast(report: Report) -> str:
 
 def _magic_dispel(report: Report) -> str:
     """``3 dispel dice at level 1 beat a casting total of 12 (t9a1): 50.00% (exact)``."""
-    m = re.match(r"dispel (\d+) dice, level (\d+), against (\d+)(.*)$", report.title)
+    m = re.match(r"dispel (\d+) di(?:c?e), level (\d+), against (\d+)(.*)$", report.title)
     statement = report.title
     if m:
         dice, level, total, rest = m.groups()
@@ -88,9 +88,9 @@ def _magic_optimise(report: Report) -> str:
     split = report.info.get("best split (file order)", {})
     dice = ", ".join(f"{re.sub(r'^[0-9]+[.] ', '', name)} {n}" for name, n in split.items())
     pools = report.info.get("pools", "")
-    m = re.match(r"(\d+) power dice vs (\d+) dispel dice", pools)
-    statement = (f"Best split of {m.group(1)} power dice against {m.group(2)} dispel dice"
-                 if m else "Best split of the power dice")
+    m = re.match(r"(\d+) power di(?:c?e) vs (\d+) dispel di(?:c?e)", pools)
+    statement = (f"Best split of {plural(m.group(1), 'power die')} against "
+                 f"{plural(m.group(2), 'dispel die')}" if m else "Best split of the power dice")
     best = report.results["expected_weight_best_split"]
     adaptive = report.results["expected_weight_adaptive"]
     return sentence(statement, dice or "none", report,
@@ -100,8 +100,8 @@ def _magic_optimise(report: Report) -> str:
 
 #: headline builders that need nothing beyond the report, by report name
 BUILDERS: dict[str, Callable[[Report], str]] = {
-    "magic flow": _magic_flow,
-    "magic cast": _magic_cast,
-    "magic dispel": _magic_dispel,
-    "magic optimise": _magic_optimise,
+    "magic.flow": _magic_flow,
+    "magic.cast": _magic_cast,
+    "magic.dispel": _magic_dispel,
+    "magic.optimise": _magic_optimise,
 }

@@ -19,6 +19,7 @@ from mathhammer.errors import InputError
 from mathhammer.magic.models import MagicScenario
 from mathhammer.magic.rules import magic_rules
 from mathhammer.results import Estimate, Report
+from mathhammer.words import plural
 
 MAX_SPLITS = 60_000
 
@@ -38,9 +39,9 @@ def optimise(scenario: MagicScenario, power: int | None = None, dispel: int | No
     power = scenario.flow.power_dice if power is None else power
     dispel = scenario.flow.dispel_dice if dispel is None else dispel
     if power is None or dispel is None:
-        raise InputError("--power/--dispel", "the optimiser needs the pools", None,
-                         "give --power 9 --dispel 5 or power_dice/dispel_dice in [flow]")
-    for flag, n in (("--power", power), ("--dispel", dispel)):
+        raise InputError("‹power›/‹dispel›", "the optimiser needs the pools", None,
+                         "give ‹power› 9 ‹dispel› 5 or power_dice/dispel_dice in [flow]")
+    for flag, n in (("‹power›", power), ("‹dispel›", dispel)):
         if not 0 <= n <= 12:
             raise InputError(flag, "a pool holds 0 to 12 dice (MG-3)", n, f"use e.g. {flag} 6")
     rules = magic_rules(scenario.ruleset)
@@ -76,8 +77,8 @@ def optimise(scenario: MagicScenario, power: int | None = None, dispel: int | No
         f"expected_weight_{scenario.caster.dice_rule}_rule": Estimate.exact(own_value),
     }
     for i in range(len(scenario.spells)):
-        results[f"dice_{i + 1}"] = Estimate.exact(float(dice_by_file[i]))
-    info = {"ruleset": scenario.ruleset, "pools": f"{power} power dice vs {dispel} dispel dice",
+        results[f"dice_{i + 1}"] = Estimate.count(dice_by_file[i])
+    info = {"ruleset": scenario.ruleset, "pools": f"{plural(power, 'power die')} vs {plural(dispel, 'dispel die')}",
             "best split (file order)": {f"{i + 1}. {sp.name}": dice_by_file[i]
                                         for i, sp in enumerate(scenario.spells)},
             "note": "dice 0 = do not cast; adaptive = dice chosen as each spell is cast"}
@@ -89,5 +90,6 @@ def optimise(scenario: MagicScenario, power: int | None = None, dispel: int | No
     for i in range(len(scenario.spells)):
         results[f"p_goes_off_{i + 1}"] = detail.results[f"p_goes_off_{i + 1}"]
     results["p_miscast"] = detail.results["p_miscast"]
-    return Report("magic optimise", "exact", results, info=info,
-                  title=f"dice budget: {scenario.name or 'scenario'}, {power} vs {dispel} dice")
+    return Report("magic.optimise", "exact", results, info=info,
+                  title=f"dice budget: {scenario.name or 'scenario'}, {plural(power, 'power die')} "
+                        f"vs {plural(dispel, 'dispel die')}")

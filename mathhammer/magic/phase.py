@@ -17,13 +17,14 @@ from mathhammer.magic.models import MagicScenario
 from mathhammer.magic.rolls import flow_pools
 from mathhammer.magic.rules import MagicRules
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.words import plural
 
 
 def describe(scenario: MagicScenario, compiled: CompiledPhase, rules_name: str) -> dict:
     order = [f"{i + 1}. {scenario.spells[i].name}" for i in compiled.order]
     d = scenario.dispel
     policy = {"all_out": "all-out", "threshold": f"threshold (priority ≥ {d.min_priority})",
-              "keep_dice": f"keep {d.keep} dice (except priority ≥ {d.min_priority})"}[d.policy]
+              "keep_dice": f"keep {plural(d.keep, 'die')} (except priority ≥ {d.min_priority})"}[d.policy]
     info = {"ruleset": rules_name, "cast order (file numbers)": order,
             "caster dice rule": scenario.caster.dice_rule,
             "dispel policy": f"{policy}, fewest dice reaching {d.confidence:.0%}, level {d.level}"}
@@ -119,7 +120,7 @@ def phase_monte_carlo(scenario: MagicScenario, rules: MagicRules, compiled: Comp
     if best is not None:
         info["expected_weight, exact (optimal plan)"] = round(best, 6)
     return Report(
-        "magic phase", "mc", results,
+        "magic.phase", "mc", results,
         {"spells_through": Distribution.from_counts(t["through"]),
          "power_dice_left": Distribution.from_counts(t["power_left"]),
          "dispel_dice_left": Distribution.from_counts(t["dispel_left"])},

@@ -41,7 +41,7 @@ def pool_classes(n_dice: int) -> tuple[tuple[int, ...], ...]:
 MAX_CHANNELERS = 30  # models with Channel / wizards on one side (as in scenario files)
 
 
-def channel_extra(rules: MagicRules, channelers: int, where: str = "--channelers"
+def channel_extra(rules: MagicRules, channelers: int, where: str = "‹channelers›"
                   ) -> dict[int, Fraction]:
     """Dice one player gains by channelling (MG-2), before the caps."""
     if channelers < 0:
@@ -68,7 +68,7 @@ def capped_pool(rules: MagicRules, flow_dice: int, extra: int) -> int:
 
 
 def check_extra_dice(rules: MagicRules, extra_power: int, extra_dispel: int,
-                     where: tuple[str, str] = ("--extra-power", "--extra-dispel")) -> None:
+                     where: tuple[str, str] = ("‹extra_power›", "‹extra_dispel›")) -> None:
     """MG-3: 0..12 dice from other sources; beyond the extra-dice limit is an error, never
     silently cut to it (they could never all be used)."""
     for flag, extra in zip(where, (extra_power, extra_dispel), strict=True):
@@ -84,7 +84,7 @@ def check_extra_dice(rules: MagicRules, extra_power: int, extra_dispel: int,
 def flow_pools(
     rules: MagicRules, channelers: int = 0, reactive_channelers: int = 0,
     extra_power: int = 0, extra_dispel: int = 0,
-    where: tuple[str, str] = ("--extra-power", "--extra-dispel"),
+    where: tuple[str, str] = ("‹extra_power›", "‹extra_dispel›"),
 ) -> dict[tuple[int, int], Fraction]:
     """Joint pmf of (power dice, dispel dice) after flow, channel and caps (MG-1..MG-3).
 
@@ -94,10 +94,10 @@ def flow_pools(
     """
     check_extra_dice(rules, extra_power, extra_dispel, where)
     if reactive_channelers < 0:
-        raise InputError("--reactive-channelers", "must be 0 or more", reactive_channelers,
-                         "use e.g. --reactive-channelers 1")
+        raise InputError("‹reactive_channelers›", "must be 0 or more", reactive_channelers,
+                         "use e.g. ‹reactive_channelers› 1")
     gain_a = channel_extra(rules, channelers)
-    gain_r = channel_extra(rules, reactive_channelers, "--reactive-channelers")
+    gain_r = channel_extra(rules, reactive_channelers, "‹reactive_channelers›")
     out: dict[tuple[int, int], Fraction] = {}
     for a in range(1, 7):
         for b in range(1, 7):
@@ -119,19 +119,19 @@ def marginals(joint: dict[tuple[int, int], Fraction]) -> tuple[dict[int, Fractio
 
 
 # ---- MG-4, MG-5, MG-7: casting -------------------------------------------------------
-def check_cast_input(rules: MagicRules, n_dice: int, level: int, cv: int, where: str = "--dice",
+def check_cast_input(rules: MagicRules, n_dice: int, level: int, cv: int, where: str = "‹dice›",
                      modifier: int = 0) -> None:
     if not 1 <= n_dice <= rules.max_casting_dice:
         raise RulesError(where, f"a casting attempt uses 1 to {rules.max_casting_dice} dice "
                          "in this ruleset (MG-4)", n_dice, f"use 1..{rules.max_casting_dice} dice")
     if not 2 <= cv <= 1000:  # a huge cv overflowed the int64 outcome table
-        raise InputError("--cv" if where == "--dice" else where.replace("dice", "cv"),
-                         "a casting value must be 2..1000", cv, "use e.g. --cv 7")
+        raise InputError("‹cv›" if where == "‹dice›" else where.replace("dice", "cv"),
+                         "a casting value must be 2..1000", cv, "use e.g. ‹cv› 7")
     if not 0 <= level <= 10:
-        raise InputError("--level", "a wizard level must be 0..10", level, "use e.g. --level 2")
+        raise InputError("‹level›", "a wizard level must be 0..10", level, "use e.g. ‹level› 2")
     if abs(modifier) > 100:  # 2**63 overflowed the int64 outcome range of the report
-        raise InputError("--modifier", "a casting modifier must be between -100 and 100",
-                         modifier, "use e.g. --modifier 1")
+        raise InputError("‹modifier›", "a casting modifier must be between -100 and 100",
+                         modifier, "use e.g. ‹modifier› 1")
 
 
 @dataclass
@@ -218,10 +218,10 @@ def cast_odds(rules: MagicRules, n_dice: int, level: int, cv: int, modifier: int
 def check_dispel_input(rules: MagicRules, n_dice: int, level: int) -> None:
     cap = rules.dispel_dice_cap
     if not 1 <= n_dice <= cap:
-        raise RulesError("--dice", f"a dispel attempt uses 1 to {cap} dice in this ruleset (MG-3, MG-6)",
+        raise RulesError("‹dice›", f"a dispel attempt uses 1 to {cap} dice in this ruleset (MG-3, MG-6)",
                          n_dice, f"use 1..{cap} dice")
     if not 0 <= level <= 10:
-        raise InputError("--level", "a wizard level must be 0..10", level, "use e.g. --level 2")
+        raise InputError("‹level›", "a wizard level must be 0..10", level, "use e.g. ‹level› 2")
 
 
 @lru_cache(maxsize=65536)
@@ -250,16 +250,16 @@ def check_dispel_attempt(rules: MagicRules, dispel_dice: int | None, dispel_leve
     """``magic cast --dispel-dice N --dispel-level L``: a dispel attempt's dice and level."""
     if dispel_dice is None:
         if dispel_level:
-            raise InputError("--dispel-level", "is the dispelling wizard's level: it goes with "
-                             "--dispel-dice", dispel_level, "add e.g. --dispel-dice 3")
+            raise InputError("‹dispel_level›", "is the dispelling wizard's level: it goes with "
+                             "‹dispel_dice›", dispel_level, "add e.g. ‹dispel_dice› 3")
         return
     cap = rules.dispel_dice_cap
     if isinstance(dispel_dice, bool) or not 1 <= dispel_dice <= cap:
-        raise RulesError("--dispel-dice", f"a dispel attempt uses 1 to {cap} dice in this "
+        raise RulesError("‹dispel_dice›", f"a dispel attempt uses 1 to {cap} dice in this "
                          "ruleset (MG-3, MG-6)", dispel_dice, f"use 1..{cap} dice")
     if isinstance(dispel_level, bool) or not 0 <= dispel_level <= 10:
-        raise InputError("--dispel-level", "a wizard level must be 0..10 (0 = the army)",
-                         dispel_level, "use e.g. --dispel-level 2")
+        raise InputError("‹dispel_level›", "a wizard level must be 0..10 (0 = the army)",
+                         dispel_level, "use e.g. ‹dispel_level› 2")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ def run_phase(scenario: MagicScenario, *, method: str = "auto",
     from mathhammer.magic.headlines import magic_phase_headline
 
     report = answer(
-        "magic phase",
+        "magic.phase",
         method="mc" if method == "auto" else method,
         exact=exact,
         monte_carlo=lambda cfg: phase_monte_carlo(scenario, rules, compiled, cfg, scenario.ruleset),

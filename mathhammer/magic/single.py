@@ -18,6 +18,7 @@ from mathhammer.magic.rolls import (
 from mathhammer.magic.rules import magic_rules
 from mathhammer.query import answer
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.words import plural
 
 
 def _dist(pmf: dict[int, Fraction]) -> Distribution:
@@ -33,7 +34,7 @@ def flow(ruleset: str = "t9a1", channelers: int = 0, reactive_channelers: int = 
     p_more = sum((p for (a, d), p in joint.items() if a > d), Fraction(0))
     notes = _extra_dice_notes(rules, channelers, reactive_channelers, extra_power, extra_dispel)
     report = Report(
-        "magic flow", "exact",
+        "magic.flow", "exact",
         results={"mean_power_dice": Estimate.exact(float(sum(k * p for k, p in power.items()))),
                  "mean_dispel_dice": Estimate.exact(float(sum(k * p for k, p in dispel.items()))),
                  "p_more_power_than_dispel": Estimate.exact(float(p_more))},
@@ -83,18 +84,18 @@ def cast(n_dice: int, level: int, cv: int, ruleset: str = "t9a1", modifier: int 
     check_cast_input(rules, n_dice, level, cv, modifier=modifier)
     check_dispel_attempt(rules, dispel_dice, dispel_level)
     if bound:  # MG-7: never silently drop what the user typed
-        for flag, value in (("--modifier", modifier), ("--level", level)):
+        for flag, value in (("‹modifier›", modifier), ("‹level›", level)):
             if value:
                 raise RulesError(flag, "a bound spell takes no wizard level or casting "
-                                 "modifiers (MG-7)", value, f"drop {flag} or --bound")
-    title = (f"cast {n_dice} dice, {'bound spell' if bound else f'level {level}'}, "
+                                 "modifiers (MG-7)", value, f"drop {flag} or ‹bound›")
+    title = (f"cast {plural(n_dice, 'die')}, {'bound spell' if bound else f'level {level}'}, "
              f"casting value {cv} ({ruleset})")
     dispel = None if dispel_dice is None else (dispel_dice, dispel_level)
     if dispel is not None:
         title += (f" against {dispel_dice} dispel {'die' if dispel_dice == 1 else 'dice'}"
                   + (f" at level {dispel_level}" if dispel_level else ""))
     return answer(
-        "magic cast", method=method, config=config, check=check,
+        "magic.cast", method=method, config=config, check=check,
         exact=lambda: _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title,
                                   dispel),
         monte_carlo=lambda cfg: _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset,
@@ -171,7 +172,7 @@ def _cast_exact(rules, n_dice, level, cv, modifier, bound, ruleset, title, dispe
     info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE}
     if met is not None:
         info["p_goes_off_fraction"] = str(met.p_goes_off)
-    return Report("magic cast", "exact", results, distributions,
+    return Report("magic.cast", "exact", results, distributions,
                   info=_dispel_info(info, rules, dispel), title=title)
 
 
@@ -233,7 +234,7 @@ def _cast_mc(rules, n_dice, level, cv, modifier, bound, ruleset, title, config,
         distributions["overwhelming_total"] = Distribution.from_counts(t["op"])
     info = {"ruleset": ruleset, "miscast rows (2D6, effects as data)": labels, "note": _NOTE,
             "derived results": derived}
-    return Report("magic cast", "mc", results, distributions, n_trials=n, seed=run.seed,
+    return Report("magic.cast", "mc", results, distributions, n_trials=n, seed=run.seed,
                   info=_dispel_info(info, rules, dispel), title=title)
 
 
@@ -243,13 +244,13 @@ def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method:
     rules = magic_rules(ruleset)
     check_dispel_input(rules, n_dice, level)
     if not -1000 <= against <= 1000:  # 2**63 overflowed the kernel's int64 argument
-        raise InputError("--against", "a casting total must be between -1000 and 1000", against,
-                         "use e.g. --against 9")
-    title = f"dispel {n_dice} dice, level {level}, against {against} ({ruleset})"
+        raise InputError("‹against›", "a casting total must be between -1000 and 1000", against,
+                         "use e.g. ‹against› 9")
+    title = f"dispel {plural(n_dice, 'die')}, level {level}, against {against} ({ruleset})"
 
     def exact() -> Report:
         p = dispel_probability(rules, n_dice, level, against)
-        return Report("magic dispel", "exact", {"p_dispel": Estimate.exact(float(p))},
+        return Report("magic.dispel", "exact", {"p_dispel": Estimate.exact(float(p))},
                       info={"ruleset": ruleset}, title=title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
@@ -266,9 +267,9 @@ def dispel(n_dice: int, level: int, against: int, ruleset: str = "t9a1", method:
             return {"hits": hits}
 
         run = simulate(run_chunk, cfg, lambda tally, n: tally["hits"] / n)
-        return Report("magic dispel", "mc",
+        return Report("magic.dispel", "mc",
                       {"p_dispel": Estimate.proportion(int(run.tally["hits"][0]), run.n_trials)},
                       n_trials=run.n_trials, seed=run.seed, info={"ruleset": ruleset}, title=title)
 
-    return answer("magic dispel", method=method, exact=exact, monte_carlo=monte_carlo,
+    return answer("magic.dispel", method=method, exact=exact, monte_carlo=monte_carlo,
                   config=config, check=check)

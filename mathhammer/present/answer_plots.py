@@ -76,8 +76,8 @@ def distributions_figure(report):
     if not dists:
         from mathhammer.errors import InputError
 
-        raise InputError("--plot", f"{report.command} has no chart to draw", "--plot",
-                         "drop --plot")
+        raise InputError("‹plot›", f"{report.command} has no chart to draw", "‹plot›",
+                         "drop ‹plot›")
     fig, axes = new_figure(len(dists), height=3.6)
     for ax, (name, dist) in zip(axes, dists, strict=True):
         plot_distribution(dist, ax=ax, title=wrap(words(name, report), 70),

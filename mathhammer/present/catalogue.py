@@ -32,7 +32,7 @@ def profile_games(game: str | None = None) -> tuple[str, ...]:
         return tuple(available)
     if game not in GAMES:
         raise InputError(
-            "--game", f"must be one of {', '.join(GAMES)}", game, "use --game warmachine"
+            "‹game›", f"must be one of {', '.join(GAMES)}", game, "use ‹game› warmachine"
         )
     return (game,)
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from mathhammer import game as games
 from mathhammer.errors import printable
+from mathhammer.present.flags import with_flags
 from mathhammer.results import Report
 from mathhammer.words import SEP, figure, method_words, words
 
@@ -33,8 +34,9 @@ __all__ = ["SEP", "headline", "headline_source", "fallback", "builder_for", "met
 
 def headline(report: Report) -> str:
     """The report's headline sentence (see the module docstring for where it comes from),
-    any control character from a name shown as an escape."""
-    return printable(_headline(report))
+    any control character from a name shown as an escape and parameters as the command
+    line's flags."""
+    return printable(with_flags(_headline(report)))
 
 
 def _headline(report: Report) -> str:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import math
 
 from mathhammer.errors import printable
+from mathhammer.present.flags import flag, with_flags
 from mathhammer.results import Distribution, InfoTable, Report
 
 BAR_WIDTH = 30
@@ -21,11 +20,18 @@ MAX_TABLE_ROWS = 40
 MAX_LIST_ITEMS = 8
 
 
-def render(report: Report, fmt: str, full: bool = False) -> str:
+def render(report: Report, fmt: str, full: bool = False, command: str | None = None) -> str:
+    """The report as the command line prints it: parameters named as its flags; JSON's
+    ``command`` is ``command`` (as typed, ``wm duel``) when given, else the report's name."""
     if fmt == "json":
-        return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
+        import json  # here: a table needs neither json nor csv (start-up)
+
+        data = report.to_dict(flag)
+        if command:
+            data["command"] = command
+        return json.dumps(data, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
-        return render_csv(report)
+        return with_flags(render_csv(report))
     return render_table(report, full=full)
 
 
@@ -82,12 +88,15 @@ def render_table(report: Report, full: bool = False) -> str:
         middle.append("")
     footer = [_footer(report, skip=summarised)]
     lines = top + middle + notes + footer
-    # names from user files reach the terminal here: no control character gets through
-    text = "\n".join(printable(line) for line in "\n".join(lines).split("\n"))
+    # names from user files reach the terminal here: no control character gets through;
+    # parameters the engines name (‹focus›) read as the command line's flags
+    text = "\n".join(printable(line) for line in with_flags("\n".join(lines)).split("\n"))
     return text.rstrip() + "\n"
 
 
 def _info_lines(report: Report, full: bool) -> list[str]:
+    from mathhammer.words import plain
+
     lines: list[str] = []
     for key, value in report.info.items():
         if key == "check":
@@ -101,11 +110,14 @@ def _info_lines(report: Report, full: bool) -> list[str]:
             lines.append(f"{key}:")
             whole = full or key == "explain" or len(value) <= MAX_LIST_ITEMS + 1  # asked for
             shown = value if whole else value[:MAX_LIST_ITEMS]
-            lines.extend(f"  {item}" for item in shown)
+            lines.extend(f"  {plain(item)}" for item in shown)
             if len(shown) < len(value):
-                lines.append(f"  … {len(value) - len(shown)} more (--full lists every one)")
+                lines.append(f"  … {len(value) - len(shown)} more (‹full› lists every one)")
+        elif isinstance(value, dict):  # one line a key: never a Python dict on the screen
+            lines.append(f"{key}:")
+            lines.extend(f"  {k}: {plain(v)}" for k, v in value.items())
         elif key != "exact":
-            lines.append(f"{key}: {value}")
+            lines.append(f"{key}: {plain(value)}")
     return lines
 
 
@@ -131,7 +143,7 @@ def _distribution_summary(name: str, dist: Distribution) -> str:
     mean = f"{dist.mean:.2f}" + ("" if dist.is_exact else f" ± {dist.mean_se:.2f}")
     lo, mid, hi = dist.percentile(0.05), dist.percentile(0.5), dist.percentile(0.95)
     return (f"{name}: mean {mean}, median {mid}, 90% from {lo} to {hi} "
-            "(--full for every outcome)")
+            "(‹full› for every outcome)")
 
 
 def fold_rows(dist: Distribution, below: float = FOLD_BELOW,
@@ -213,6 +225,8 @@ def _footer(report: Report, skip: set[str] = frozenset()) -> str:
 
 
 def render_csv(report: Report) -> str:
+    import csv
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["kind", "name", "outcome", "value", "se", "ci95_lo", "ci95_hi"])

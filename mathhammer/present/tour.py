@@ -22,14 +22,13 @@ DEMO_STEPS: list[tuple[str, list[str]]] = [
       "--model", "grunt1,1.5,0,small,arm=13,boxes=1"]),
 ]
 
-#: kernel modules the demo's steps use (an empty cache for any of them means compiling)
-DEMO_KERNELS = ("mathhammer.kernels.rolls", "mathhammer.magic.kernels",
-                "mathhammer.fantasy.kernels.combat", "mathhammer.fantasy.kernels.artillery",
-                "mathhammer.warmachine.kernels.grid", "mathhammer.fantasy.kernels.chain")
-
-
 #: one small Monte Carlo query per kernel family; engines append theirs
 WARMUP_ARGV: list[list[str]] = [["roll", "2D6", "--method", "mc", "--n-trials", "1000", "--seed", "0"]]
+# the other two samplers of a dice expression (DICE-2): a binary search and a program
+WARMUP_ARGV.append(["roll", "10D6", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["roll", "20D20", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["roll-off", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["scatter", "2D6", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "18",
                     "--method", "mc", "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["wm", "attack", "--stat", "6", "--defense", "13", "--power", "12", "--armor", "18",
@@ -64,6 +63,10 @@ WARMUP_ARGV.append(["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", 
                     "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["fb", "artillery", "stone-thrower", "wfb8/orc_boyz", "--n-trials", "1000",
                     "--seed", "0"])
+WARMUP_ARGV.append(["fb", "artillery", "cannon", "wfb8/orc_boyz", "--n-trials", "1000", "--seed", "0"])
+WARMUP_ARGV.append(["fb", "artillery", "flame-cannon", "wfb8/orc_boyz", "--n-trials", "1000",
+                    "--seed", "0"])
+WARMUP_ARGV.append(["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "1"])
 
 
 def _wm_scenario_example() -> str:
@@ -85,6 +88,8 @@ WARMUP_ARGV.append(["run", _wm_scenario_example(), "--method", "mc", "--n-trials
 WARMUP_ARGV.append(["run", _wm_scenario_example()])
 WARMUP_ARGV.append(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "1",
                     "--method", "exact"])
+WARMUP_ARGV.append(["wm", "duel", "khador/juggernaut", "cygnar/ironclad", "--focus", "1",
+                    "--method", "mc", "--n-trials", "1000", "--seed", "0"])  # the optimal policy played
 
 DEMO_STEPS.append(("Warmachine: the best turn for Sorscha's battle box against a shielded Stryker (wm plan)",
                    ["wm", "plan", "khador/sorscha", "khador/juggernaut", "khador/destroyer",
@@ -108,6 +113,10 @@ DEMO_STEPS.append(("Fantasy: a break test, Ld 8 lost by 3, steadfast or not (wfb
                    ["fb", "break-test", "--ld", "8", "--lost-by", "3"]))
 DEMO_STEPS.append(("Fantasy: Knights charge Orc Boyz from 14\", three game turns (fb turn)",
                    ["fb", "turn", _turn_scenario_example(), "--n-trials", "20000", "--seed", "1"]))
+# the whole-turn kernel compiled ahead, and fb turn's page lists a question without a file
+WARMUP_ARGV.append(["fb", "turn", "--unit-a", "wfb8/knights_of_the_realm", "--unit-b",
+                    "wfb8/orc_boyz", "--distance", "12", "--reaction", "flee", "--turns", "2",
+                    "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4", "--strength",
                     "3", "--toughness", "3", "--method", "mc", "--n-trials", "1000", "--seed", "0"])
 WARMUP_ARGV.append(["magic", "cast", "--dice", "2", "--cv", "7", "--method", "mc", "--n-trials", "1000", "--seed", "0"])

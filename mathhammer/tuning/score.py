@@ -1,6 +1,6 @@
 """A list's score against a meta, and the paired difference of two lists.
 
-**The score** (README, "List tuning"): each turn, every unit of your list attacks one
+**The score** (docs/guide/lists.md, "List tuning"): each turn, every unit of your list attacks one
 enemy unit, picked at random from the list you are facing (a unit's chance of being
 picked is its share of that list's entries, counts included); the meta says how often
 you face each list. ``points_destroyed_per_turn`` is the expected enemy points this
@@ -29,13 +29,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mathhammer import game as games
-from mathhammer.analysis.cells import Cell, CellResult, cell_seed, check_policy
+from mathhammer.analysis.cells import (
+    DEFAULT_PRECISION,
+    MAX_CELL_TRIALS,
+    Cell,
+    CellResult,
+    cell_seed,
+    check_policy,
+    check_precision,
+)
 from mathhammer.errors import InputError
 from mathhammer.lists import ArmyList, ListUnit, load_list
 from mathhammer.results import Z95, Estimate, Report
 from mathhammer.tuning.meta import Meta, load_meta
 
-DEFAULT_TRIALS = 20_000  # per Monte Carlo cell
+from mathhammer.trials import SCORE_CELL as DEFAULT_TRIALS  # tune's final scoring (score: adaptive cells)
 MAX_CELLS = 2_000  # a query past this is a typo (a 50-unit list against a 12-list meta)
 
 
@@ -120,8 +128,10 @@ def _shares(army: ArmyList) -> list[tuple[ListUnit, float]]:
 
 
 def build_table(army: ArmyList, meta: Meta, *, method: str, n_trials: int, seed: int,
-                rounds: int | None, policy: str) -> ScoreTable:
-    """Every cell the score needs, with the weights that turn them into points per turn."""
+                rounds: int | None, policy: str, precision: float | None = None) -> ScoreTable:
+    """Every cell the score needs, with the weights that turn them into points per turn
+    (``precision``: adaptive cells with at most ``n_trials`` trials, see
+    :mod:`mathhammer.analysis.cells`)."""
     cells: dict[str, Cell] = {}
 
     def cell(att: ListUnit, tgt: ListUnit) -> str:
@@ -129,7 +139,8 @@ def build_table(army: ArmyList, meta: Meta, *, method: str, n_trials: int, seed:
         if key not in cells:
             cells[key] = Cell(meta.game, att.profile, tgt.profile, dict(att.options), dict(tgt.options),
                               ruleset=meta.ruleset, method=method, n_trials=n_trials,
-                              seed=_seed_for(seed, key), rounds=rounds, policy=policy, key=(key,))
+                              seed=_seed_for(seed, key), rounds=rounds, policy=policy, key=(key,),
+                              precision=precision)
         return key
 
     destroyed = {u.label: Ledger() for u in army.units}
@@ -152,14 +163,31 @@ def build_table(army: ArmyList, meta: Meta, *, method: str, n_trials: int, seed:
 
 def _check(method: str, policy: str, n_trials: int | None) -> int:
     if method not in ("auto", "exact", "mc"):
-        raise InputError("--method", "must be exact, mc or auto", method, "use --method mc")
+        raise InputError("‹method›", "must be exact, mc or auto", method, "use ‹method› mc")
     check_policy(policy)
     if n_trials is None:
         return DEFAULT_TRIALS
     if isinstance(n_trials, bool) or not isinstance(n_trials, int) or not 100 <= n_trials <= 10_000_000:
-        raise InputError("--n-trials", "must be a whole number from 100 to 10,000,000", n_trials,
-                         "use e.g. --n-trials 20000")
+        raise InputError("‹n_trials›", "must be a whole number from 100 to 10,000,000", n_trials,
+                         "use e.g. ‹n_trials› 20000")
     return n_trials
+
+
+def _cell_trials(method: str, policy: str, n_trials: int | None,
+                 precision: float | None) -> tuple[int, float | None]:
+    """(trials, precision) of the cells of score and diff: fixed ``n_trials`` when given,
+    else adaptive to ``precision`` (default :data:`DEFAULT_PRECISION`)."""
+    check_precision(precision, n_trials)
+    if n_trials is not None:
+        return _check(method, policy, n_trials), None
+    _check(method, policy, None)
+    return MAX_CELL_TRIALS, precision if precision is not None else DEFAULT_PRECISION
+
+
+def _trials_text(results: dict[str, CellResult], precision: float | None) -> str:
+    from mathhammer.analysis.compare import trials_words
+
+    return trials_words([r.n_trials for r in results.values() if r.method == "mc"], precision)
 
 
 def _run(cells: dict[str, Cell], scheduler: Any, workers: int | None, progress: Any
@@ -193,21 +221,26 @@ def _fmt(e: Estimate) -> str:
 def _how(report: Report) -> str:
     if report.method == "exact":
         return "exact"
-    return f"Monte Carlo cells, {report.n_trials:,} trials each" if report.method == "mc" else \
-        f"exact and Monte Carlo cells, {report.n_trials:,} trials each"
+    trials = report.info["trials"]
+    return f"Monte Carlo cells, {trials}" if report.method == "mc" else \
+        f"exact and Monte Carlo cells, {trials}"
 
 
 def score_list(army: str | ArmyList, meta: str | Meta, *, method: str = "auto",
                n_trials: int | None = None, seed: int | None = None, rounds: int | None = None,
                policy: str = "optimal", scheduler: Any = None, workers: int | None = None,
-               progress: Any = None) -> Report:
-    """``mathhammer score LIST --meta META``: points destroyed and lost per turn (module doc)."""
+               progress: Any = None, precision: float | None = None) -> Report:
+    """``mathhammer score LIST --meta META``: points destroyed and lost per turn (module doc).
+
+    A Monte Carlo cell runs ``n_trials`` trials when given, else until its P(kill)'s 95%
+    half-width is at most ``precision`` (default 0.0075); not both."""
     from mathhammer.rng import resolve_seed
 
-    trials = _check(method, policy, n_trials)
+    trials, precision = _cell_trials(method, policy, n_trials, precision)
     a, m = _load(army, meta)
     seed = resolve_seed(seed)
-    table = build_table(a, m, method=method, n_trials=trials, seed=seed, rounds=rounds, policy=policy)
+    table = build_table(a, m, method=method, n_trials=trials, seed=seed, rounds=rounds, policy=policy,
+                        precision=precision)
     results = _run(table.cells, scheduler, workers, progress)
     figures = {
         "points_destroyed_per_turn": table.total("destroyed").estimate(results),
@@ -220,7 +253,9 @@ def score_list(army: str | ArmyList, meta: str | Meta, *, method: str = "auto",
     report = Report("score", _method(results), figures, {}, info=_info(table, m, results, seed, policy),
                     title=f"score: {a.name} against the meta {m.name} ({a.game}, {a.ruleset})")
     if report.method != "exact":
-        report.n_trials, report.seed = trials, seed
+        report.n_trials = max(r.n_trials for r in results.values() if r.method == "mc")
+        report.seed = seed
+        report.info["trials"] = _trials_text(results, precision)
     d, lost = figures["points_destroyed_per_turn"], figures["points_lost_per_turn"]
     report.headline = (f"{a.name} destroys {_fmt(d)} points per turn against the meta {m.name}; "
                        f"it loses {_fmt(lost)} ({_how(report)})")
@@ -244,7 +279,7 @@ def _info(table: ScoreTable, meta: Meta, results: dict[str, CellResult], seed: i
         "meta": _meta_text(meta),
         "score": "each unit attacks one enemy unit per turn, picked at random from the list "
                  "faced; points = P(kill) x the target's points (a Mk II warcaster: its warjack "
-                 "points); README, List tuning",
+                 "points); docs/guide/lists.md, List tuning",
         "cell": games.get(meta.game).cell_words(policy, for_score=True),
         "cells": len(table.cells),
         "seeds": f"each cell's seed comes from run seed {seed} and what the cell plays, so lists "
@@ -256,15 +291,18 @@ def _info(table: ScoreTable, meta: Meta, results: dict[str, CellResult], seed: i
 def diff_lists(list_a: str | ArmyList, list_b: str | ArmyList, meta: str | Meta, *,
                method: str = "auto", n_trials: int | None = None, seed: int | None = None,
                rounds: int | None = None, policy: str = "optimal", scheduler: Any = None,
-               workers: int | None = None, progress: Any = None) -> Report:
-    """``mathhammer diff A B --meta META``: B − A per figure, with its paired se."""
+               workers: int | None = None, progress: Any = None,
+               precision: float | None = None) -> Report:
+    """``mathhammer diff A B --meta META``: B − A per figure, with its paired se (cells as
+    in :func:`score_list`: a cell both lists play is one cell, so it cancels exactly)."""
     from mathhammer.rng import resolve_seed
 
-    trials = _check(method, policy, n_trials)
+    trials, precision = _cell_trials(method, policy, n_trials, precision)
     a, m = _load(list_a, meta)
     b, _ = _load(list_b, m)
     seed = resolve_seed(seed)
-    kw = dict(method=method, n_trials=trials, seed=seed, rounds=rounds, policy=policy)
+    kw = dict(method=method, n_trials=trials, seed=seed, rounds=rounds, policy=policy,
+              precision=precision)
     ta, tb = build_table(a, m, **kw), build_table(b, m, **kw)
     cells = {**ta.cells, **tb.cells}  # a shared cell is one cell: one answer for both lists
     results = _run(cells, scheduler, workers, progress)
@@ -297,7 +335,9 @@ def diff_lists(list_a: str | ArmyList, list_b: str | ArmyList, meta: str | Meta,
     report = Report("diff", _method(results), figures, {}, info=info,
                     title=f"diff: {b.name} − {a.name} against the meta {m.name}")
     if report.method != "exact":
-        report.n_trials, report.seed = trials, seed
+        report.n_trials = max(r.n_trials for r in results.values() if r.method == "mc")
+        report.seed = seed
+        report.info["trials"] = _trials_text(results, precision)
     net = figures["net_points_per_turn[B-A]"]
     z = abs(net.value) / net.se if net.se > 0 else math.inf
     verdict = ("the same" if net.value == 0 else

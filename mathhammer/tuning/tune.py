@@ -42,15 +42,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from mathhammer import game as games
+from mathhammer import trials
 from mathhammer.errors import InputError, MathhammerError, ProfileError
 from mathhammer.lists import find_bundled, find_list, load_list
 from mathhammer.profiles import pydantic_errors, read_toml
 from mathhammer.results import Column, Estimate, InfoTable, Report
 from mathhammer.tuning.meta import Meta, load_meta
 from mathhammer.tuning.score import _check, _method, _run, build_table
-from mathhammer.words import rounded
+from mathhammer.words import plural, rounded
 
-SCREEN_TRIALS = 500
+SCREEN_TRIALS = trials.TUNE_SCREEN
 #: the table view of ``info["ranked"]`` (JSON keeps every row's full figures and units)
 RANKED_COLUMNS = (Column("rank", "#"), Column("changes", "changes against the input"),
                   Column("points", "points"),
@@ -80,11 +81,8 @@ def options_model() -> type[BaseModel]:
     """The options file model over the registered games (every game's variant keys)."""
     names = games.names(lists=True)
     if names not in _MODELS:
-        fields: dict[str, tuple] = {}
-        for name in names:
-            for key, spec in games.get(name).variant_fields.items():
-                fields.setdefault(key, spec)
-        unit = create_model("OptionUnit", __base__=OptionUnit, **fields)
+        unit = create_model("OptionUnit", __base__=OptionUnit,
+                            **games.list_fields("variant_fields"))
         _MODELS[names] = create_model(
             "OptionsFile", __base__=_Strict, name=(str, ""), game=(str, ...), ruleset=(str, ...),
             units=(list[unit], Field(min_length=1, max_length=30)))  # type: ignore[valid-type]
@@ -223,15 +221,15 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
 
     final_trials = _check(method, policy, n_trials)
     if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 20:
-        raise InputError("--top", "must be a whole number from 1 to 20", top, "use e.g. --top 3")
+        raise InputError("‹top›", "must be a whole number from 1 to 20", top, "use e.g. ‹top› 3")
     if not isinstance(budget_seconds, (int, float)) or not 0 < budget_seconds <= 3600 \
             or math.isnan(budget_seconds):
-        raise InputError("--budget-seconds", "must be more than 0 and at most 3600", budget_seconds,
-                         "use e.g. --budget-seconds 30")
+        raise InputError("‹budget_seconds›", "must be more than 0 and at most 3600", budget_seconds,
+                         "use e.g. ‹budget_seconds› 30")
     if max_lists is not None and (isinstance(max_lists, bool) or not isinstance(max_lists, int)
                                   or not 1 <= max_lists <= 10_000_000):
-        raise InputError("--max-lists", "must be a whole number from 1 to 10,000,000", max_lists,
-                         "use e.g. --max-lists 1000")
+        raise InputError("‹max_lists›", "must be a whole number from 1 to 10,000,000", max_lists,
+                         "use e.g. ‹max_lists› 1000")
     start = load_list(army)
     m = load_meta(meta)
     if (start.game, start.ruleset) != (m.game, m.ruleset):
@@ -239,8 +237,8 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
                          f"{m.game} {m.ruleset}", army, f"use a {m.game} {m.ruleset} meta")
     cap = start.points_limit if points is None else points
     if isinstance(cap, bool) or not isinstance(cap, int) or not 1 <= cap <= 100_000:
-        raise InputError("--points", "must be a whole number from 1 to 100,000", points,
-                         "use e.g. --points 2000")
+        raise InputError("‹points›", "must be a whole number from 1 to 100,000", points,
+                         "use e.g. ‹points› 2000")
     space, state0 = build_space(army, options, m.game, m.ruleset)
     seed = resolve_seed(seed)
     rng = random.Random(seed)
@@ -289,7 +287,7 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
         input_list.screened = 0.0
     if input_list is None:
         raise InputError("LIST", f"breaks a list rule under the points cap {cap}", army,
-                         "raise --points or fix the list")
+                         "raise ‹points› or fix the list")
     best, seen, found = input_list, {_state_key(state0)}, [input_list]
     restarts = 0
 
@@ -397,12 +395,12 @@ def _report(start, m, input_list, ranked, trials, seed, lookup, value, evaluated
                           "budget_seconds": budget,
                           "search": "screen every single change, race the best quarter at 4x and "
                                     "16x the trials (paired), move, restart from the best; the "
-                                    "top lists re-scored paired against the input (README, tune)"})
+                                    "top lists re-scored paired against the input (docs/guide/lists.md, tune)"})
     if report.method != "exact":
         report.n_trials, report.seed = trials, seed
     top = candidates[0]
     how = "exact" if report.method == "exact" else f"paired Monte Carlo, {trials:,} trials per cell"
     report.headline = (f"Best change for {start.name} against {m.name}: {top['changes']}: "
                        f"{rounded(top['gain'], top['gain_se'], signed=True)}"
-                       f" points/turn ({how}; {evaluated:,} lists evaluated)")
+                       f" points/turn ({how}; {plural(evaluated, 'list')} evaluated)")
     return report

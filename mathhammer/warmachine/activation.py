@@ -40,6 +40,14 @@ from mathhammer.errors import RulesError
 
 MAX_WARJACK_FOCUS = 3  # WM-F1
 SAME = -3  # Node.next_hit: go to ``next`` after a hit too
+#: the two ways a target loses its DEF and is hit automatically in melee (WM-A4, WM-A7)
+KNOCKED_DOWN, STATIONARY = "knocked down", "stationary"
+
+
+def down_text(words) -> str:
+    """"knocked down", "stationary", or "knocked down or stationary" (either, or unknown)."""
+    known = [w for w in (KNOCKED_DOWN, STATIONARY) if w in set(words)]
+    return " or ".join(known) if len(known) == 1 else f"{KNOCKED_DOWN} or {STATIONARY}"
 CHARGE_MODES = ("must", "may", "no")
 
 
@@ -70,6 +78,7 @@ class AttackOption:
     ignores_shield: bool = False  # Chain Weapon, back strike
     auto_hit: bool = False  # Sustained Attack after a hit with the weapon (WM-A4)
     crit_knocks_down: bool = False  # Critical Knockdown / Critical Freeze (stationary)
+    down_word: str = KNOCKED_DOWN  # what a hit or critical that knocks down leaves: WM-A4
     crit_amputation: bool = False  # Critical Amputation: hit systems are crippled
     aoe: float = 0.0  # template diameter: a miss may still catch the target (WM-D4)
     spray: bool = False  # WM-D6: no target-in-melee penalty, ignores Stealth
@@ -98,6 +107,7 @@ class Node:
     reserve: int = 0  # bought attacks still planned after this attack (``--buy N``)
     charge: bool = False  # the opener of a charge (reported as the policy's choice)
     entry_knockdown: bool = False  # a root: the activation starts by knocking down (feat)
+    entry_down_word: str = KNOCKED_DOWN  # ... or by making the target stationary (Icy Gaze)
     entry_flags: int = 0  # a root: effect flags switched on when the activation starts
     initial: bool = False  # a choice of the next initial attack (WM-F3)
 
@@ -135,6 +145,33 @@ class Graph:
         self.nodes.append(node)
         return len(self.nodes) - 1
 
+    def down_words(self, start: str = "") -> list[str]:
+        """Per node, what the one "knocked down or stationary" bit of the state (WM-A4, WM-A7)
+        may mean there: the words of every cause that can have set it on a way to the node
+        (the target's start, a feat as an activation starts, a hit or critical before), e.g.
+        "stationary" after Icy Gaze alone, "knocked down or stationary" once a slam may have
+        happened too. The engine plays both alike; the labels say which it can be."""
+        words: list[set[str]] = [set() for _ in self.nodes]
+        if start and words:
+            words[0].add(start)
+        for g, node in enumerate(self.nodes):
+            if node.entry_knockdown:
+                words[g].add(node.entry_down_word)
+        changed = True
+        while changed:  # forward along every edge until nothing new arrives (edges may loop)
+            changed = False
+            for node, here in zip(self.nodes, words, strict=True):
+                out = set(here)
+                if node.kind == "attack":
+                    opt = self.options[node.option]
+                    if opt.knocks_down or opt.crit_knocks_down:
+                        out.add(opt.down_word)
+                for t in (node.next, node.after_hit, node.stop, *node.successors):
+                    if 0 <= t < len(words) and not out <= words[t]:
+                        words[t] |= out
+                        changed = True
+        return [down_text(w) for w in words]
+
     def flag_mods(self, fl: int) -> tuple[int, int, int]:
         """(DEF, ranged DEF, ARM) modifiers of the flags set in ``fl``."""
         on = [e for i, e in enumerate(self.flags) if fl >> i & 1]
@@ -156,6 +193,7 @@ class Weapon:
     sustained: bool = False  # Sustained Attack: after a hit, later attacks with it hit
     crit_knockdown: bool = False  # a critical hit knocks down / freezes (WM-A4 afterwards)
     crit_amputation: bool = False  # Critical Amputation (part 8)
+    down_word: str = KNOCKED_DOWN  # Critical Freeze: "stationary"
     aoe: float = 0.0
     rng: float | None = None
     spray: bool = False
@@ -173,6 +211,7 @@ class Spell:
     no_damage: bool = False
     flags_on_hit: int = 0
     crit_knockdown: bool = False
+    down_word: str = KNOCKED_DOWN  # Freezing Grip: "stationary"
 
 
 @dataclass(frozen=True)
@@ -195,55 +234,56 @@ class ActivationSpec:
     max_bought: int | None = None  # at most this many bought attacks/casts (``--buy N``)
     distance: float | None = None  # inches to the target for ranged activations (WM-A8)
     entry_knockdown: bool = False  # the activation starts by knocking the target down (feat)
+    entry_down_word: str = KNOCKED_DOWN  # Icy Gaze: "stationary"
     entry_flags: int = 0  # effect flags the activation starts with (feat)
     fixed_order: bool = False  # initial attacks in the listed weapon order, no choice (tests)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "charge", charge_mode(self.charge))
 
-    def check(self, where: str = "--focus") -> None:
+    def check(self, where: str = "‹focus›") -> None:
         if self.focus < 0:
-            raise RulesError(where, "focus cannot be negative", self.focus, "use --focus 0..3")
+            raise RulesError(where, "focus cannot be negative", self.focus, "use ‹focus› 0..3")
         if self.is_warjack and self.focus > MAX_WARJACK_FOCUS:
             raise RulesError(where, f"a warjack can be allocated at most {MAX_WARJACK_FOCUS} "
-                             "focus (WM-F1)", self.focus, "use --focus 3 or less")
+                             "focus (WM-F1)", self.focus, "use ‹focus› 3 or less")
         kind = "ranged" if self.ranged else "melee"
         if not any(w.kind == kind for w in self.weapons) and not self.spells:
-            raise RulesError("--ranged" if self.ranged else where,
+            raise RulesError("‹ranged›" if self.ranged else where,
                              f"{self.name} has no {kind} weapon or damaging spell to attack with",
                              self.name, "pick another attacker" + ("" if self.ranged else
-                                                                   " or add --ranged"))
+                                                                   " or add ‹ranged›"))
         if self.max_bought is not None and self.max_bought < 0:
-            raise RulesError("--buy", "must be 0 or more", self.max_bought, "use --buy 2")
+            raise RulesError("‹buy›", "must be 0 or more", self.max_bought, "use ‹buy› 2")
         if self.max_bought is not None and self.max_bought > 12:
-            raise RulesError("--buy", "must be at most 12 (one focus per bought attack)",
-                             self.max_bought, "use --buy 2")
+            raise RulesError("‹buy›", "must be at most 12 (one focus per bought attack)",
+                             self.max_bought, "use ‹buy› 2")
         if self.aim and not self.ranged:
-            raise RulesError("--aim", "aiming helps ranged attacks only (WM-A6)", True,
-                             "add --ranged or drop --aim")
+            raise RulesError("‹aim›", "aiming helps ranged attacks only (WM-A6)", True,
+                             "add ‹ranged› or drop ‹aim›")
         if self.charge == "no":
             return
-        flag = "--charge" if self.charge == "must" else "--may-charge"
+        flag = "‹charge›" if self.charge == "must" else "‹may_charge›"
         if self.ranged:
             raise RulesError(flag, "a charge ends in melee: no ranged attacks after it (WM-F3)",
-                             True, f"drop {flag} or --ranged")
+                             True, f"drop {flag} or ‹ranged›")
         if self.movement_crippled:
             raise RulesError(flag, f"{self.name}'s movement system is crippled: it cannot charge "
                              "or slam (WM-G4)", True, f"drop {flag}")
         if self.charge == "must":
             if not any(w.kind == "melee" for w in self.weapons):
                 raise RulesError(flag, f"{self.name} has no melee weapon to charge with", True,
-                                 "drop --charge")
+                                 "drop ‹charge›")
             if self.is_warjack and self.focus < 1:
                 raise RulesError(flag, f"a warjack spends 1 focus to charge (WM-F2); {self.name} "
-                                 "has 0", self.focus, "give it focus or use --may-charge")
+                                 "has 0", self.focus, "give it focus or use ‹may_charge›")
 
 
 def _option(w: Weapon, spec: ActivationSpec, pre: bool = False) -> AttackOption:
     bonus = 2 if (spec.aim and w.kind == "ranged") else 0
     return AttackOption(
         w.name, w.kind, w.stat + bonus, w.power, pre_boosted=pre, crippled=w.crippled,
-        ignores_shield=w.chain_weapon, crit_knocks_down=w.crit_knockdown,
+        ignores_shield=w.chain_weapon, crit_knocks_down=w.crit_knockdown, down_word=w.down_word,
         crit_amputation=w.crit_amputation, aoe=w.aoe if not w.spray else 0.0, spray=w.spray,
         rng=w.rng, distance=spec.distance if spec.ranged else None,
         in_melee="engaged" if w.kind != "melee" else "never",
@@ -258,7 +298,8 @@ def _spell_option(sp: Spell, spec: ActivationSpec) -> AttackOption:
         spray=sp.spray, rng=sp.rng, distance=None if fighting else spec.distance,
         in_melee="always" if fighting else "engaged", knocks_down=sp.knocks_down,
         no_damage=sp.no_damage, flags_on_hit=sp.flags_on_hit,
-        crit_knocks_down=sp.crit_knockdown, can_boost_damage=not sp.no_damage)
+        crit_knocks_down=sp.crit_knockdown, can_boost_damage=not sp.no_damage,
+        down_word=sp.down_word)
 
 
 def _initial_attacks(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
@@ -408,6 +449,7 @@ def add_activation(graph: Graph, spec: ActivationSpec, a: int) -> int:
     spec.check()
     root = graph.add(Node("choice", f"{spec.name}: opening", reset_focus=spec.focus,
                           activation=a, entry_knockdown=spec.entry_knockdown,
+                          entry_down_word=spec.entry_down_word,
                           entry_flags=spec.entry_flags))
     kind = "ranged" if spec.ranged else "melee"
     melee = sorted([w for w in spec.weapons if w.kind == kind],

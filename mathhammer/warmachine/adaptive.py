@@ -180,8 +180,8 @@ class Programme:
                                                np.int64(n_f), np.int64(n_fl),
                                                np.int64(comp.n_combos), np.int64(comp.max_out))
         if problem:
-            raise ExactTooLarge("--method", "an activation graph could not be ordered "
-                                f"(code {problem})", "exact", "use --method mc")
+            raise ExactTooLarge("‹method›", "an activation graph could not be ordered "
+                                f"(code {problem})", "exact", "use ‹method› mc")
         rows = len(order)
         row_of = np.full(comp.n_combos + 1, -1, dtype=np.int64)
         row_of[order] = np.arange(rows)
@@ -862,7 +862,7 @@ class Search:
             return _mc_report(run, target, self.pg.graph, extra, info, title)
 
         use = "exact" if method == "auto" else method
-        report = answer("wm duel", method=use, exact=exact, monte_carlo=monte_carlo,
+        report = answer("warmachine.duel", method=use, exact=exact, monte_carlo=monte_carlo,
                         config=config, check=check)
         report.info.pop("charge", None)
         if method == "auto":
@@ -884,12 +884,12 @@ class Search:
                                           _OPTIMAL, np.int64(comp.n_f), np.int64(comp.n_fl),
                                           np.int64(comp.n_combos), np.int64(comp.max_out))
         if problem:
-            raise ExactTooLarge("--method", f"the plan's graph could not be ordered (code "
-                                f"{problem})", "mc", "use --method exact")
+            raise ExactTooLarge("‹method›", f"the plan's graph could not be ordered (code "
+                                f"{problem})", "mc", "use ‹method› exact")
         rows, n_s = len(order), gp.n_s
         if rows * n_s * 2 > self.grid_prog.memory_limit:
-            raise ExactTooLarge("--method", f"the plan's decisions need {rows * n_s * 2 / 2**20:,.0f}"
-                                " MB", "mc", "use --method exact")
+            raise ExactTooLarge("‹method›", f"the plan's decisions need {rows * n_s * 2 / 2**20:,.0f}"
+                                " MB", "mc", "use ‹method› exact")
         row_of = np.full(comp.n_combos + 1, -1, dtype=np.int64)
         row_of[order] = np.arange(rows)
         row_of[comp.n_combos] = rows

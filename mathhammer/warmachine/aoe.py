@@ -182,9 +182,9 @@ def aoe_exact(setup: AoeSetup) -> Report:
     caps = [m.boxes or 0 for m in models]
     joint = _joint(cases, caps, setup.rof)
     if joint is None:
-        raise _Input("--method", f"the exact engine follows every model's damage jointly; "
+        raise _Input("‹method›", f"the exact engine follows every model's damage jointly; "
                      f"{len(models)} models with these boxes need more than "
-                     f"{MAX_JOINT_STATES:,} states", "exact", "use --method mc")
+                     f"{MAX_JOINT_STATES:,} states", "exact", "use ‹method› mc")
     counted = [m.boxes is not None for m in models]
     count = Distribution.exact(_count_pmf(joint, True, caps, counted))
     destroyed = (Distribution.exact(_count_pmf(joint, False, caps, counted))
@@ -196,7 +196,7 @@ def aoe_exact(setup: AoeSetup) -> Report:
     rolls = [Estimate.exact(1.0 - (1.0 - p) ** setup.rof) for p, _ in per_shot]
     results, dists = _results(models, Estimate.exact(p_direct), count, rolls,
                               [Distribution.exact(t) for t in totals], destroyed)
-    return Report("wm aoe", "exact", results, dists, title=_title(setup, models))
+    return Report("warmachine.aoe", "exact", results, dists, title=_title(setup, models))
 
 
 # --------------------------------------------------------------------------- Monte Carlo
@@ -259,7 +259,7 @@ def aoe_monte_carlo(setup: AoeSetup, config: MonteCarloConfig) -> Report:
         models, direct, Distribution.from_counts(t["count"]),
         [Estimate.proportion(int(h), N) for h in t["hits"]],
         [Distribution.from_counts(t["hist"][i]) for i in range(n)], destroyed)
-    return Report("wm aoe", "mc", results, dists, n_trials=N, seed=run.seed,
+    return Report("warmachine.aoe", "mc", results, dists, n_trials=N, seed=run.seed,
                   title=_title(setup, models))
 
 
@@ -283,9 +283,9 @@ def aoe(setup: AoeSetup, *, method: str = "auto", config: MonteCarloConfig | Non
     models = _resolve(setup)
     if setup.spray is not None and not spray_coverage(models[:1], setup.range, setup.spray,
                                                       setup.spray_shape)[0]:
-        raise RulesError("--range", f"the target is not under the SP{setup.spray:g} spray",
-                         setup.range, f"use --range {setup.spray:g} or less")
-    report = answer("wm aoe", method=method, exact=lambda: aoe_exact(setup),
+        raise RulesError("‹range›", f"the target is not under the SP{setup.spray:g} spray",
+                         setup.range, f"use ‹range› {setup.spray:g} or less")
+    report = answer("warmachine.aoe", method=method, exact=lambda: aoe_exact(setup),
                     monte_carlo=lambda cfg: aoe_monte_carlo(setup, cfg), config=config, check=check)
     aim_x, cap, auto_miss = _aim(setup)
     if setup.spray is None:

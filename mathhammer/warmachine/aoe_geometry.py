@@ -114,10 +114,10 @@ def _row(data: dict, where: str) -> TemplateModel:
     return row.template_model()
 
 
-def parse_model(text: str, where: str = "--model") -> TemplateModel:
+def parse_model(text: str, where: str = "‹model›") -> TemplateModel:
     """``NAME,X,Y[,BASE][,def=N][,arm=N][,boxes=N]``, e.g. ``grunt1,1.5,-0.5,small,arm=14``."""
     parts = [p.strip() for p in text.split(",") if p.strip()]
-    fix = 'use e.g. --model "grunt1,1.5,-0.5,small,arm=14,boxes=1"'
+    fix = 'use e.g. ‹model› "grunt1,1.5,-0.5,small,arm=14,boxes=1"'
     if len(parts) < 3:
         raise InputError(where, "needs NAME,X,Y at least", text, fix)
     data: dict = {"name": parts[0]}
@@ -145,7 +145,7 @@ def load_models(path: str) -> list[TemplateModel]:
     the same schema machinery as every other file: one line naming each bad key."""
     from mathhammer.profiles import read_toml
 
-    where = f"--models {path}"
+    where = f"‹models› {path}"
     data = read_toml(path, where)
     try:
         parsed = ModelsFile.model_validate(data)
@@ -194,50 +194,50 @@ class AoeSetup:
     def validate(self) -> AoeSetup:
         rules.check_kind(self.kind)
         if self.kind == "melee":
-            raise RulesError("--kind", "AOE and spray attacks are ranged or magic", self.kind,
-                             "use --kind ranged")
-        for flag, name, value in (("--stat", "stat", self.stat), ("--defense", "defense", self.defense),
-                                  ("--armor", "armor", self.armor), ("--power", "power", self.power),
-                                  ("--modifier", "modifier", self.modifier),
-                                  ("--def-bonus", "def_bonus", self.def_bonus),
-                                  ("--arm-bonus", "arm_bonus", self.arm_bonus)):
+            raise RulesError("‹kind›", "AOE and spray attacks are ranged or magic", self.kind,
+                             "use ‹kind› ranged")
+        for flag, name, value in (("‹stat›", "stat", self.stat), ("‹defense›", "defense", self.defense),
+                                  ("‹armor›", "armor", self.armor), ("‹power›", "power", self.power),
+                                  ("‹modifier›", "modifier", self.modifier),
+                                  ("‹def_bonus›", "def_bonus", self.def_bonus),
+                                  ("‹arm_bonus›", "arm_bonus", self.arm_bonus)):
             limits.check(name, value, flag)
         if self.target_boxes is not None:
-            limits.check("boxes", self.target_boxes, "--boxes")
+            limits.check("boxes", self.target_boxes, "‹boxes›")
         if isinstance(self.rof, bool) or not isinstance(self.rof, int) or not 1 <= self.rof <= MAX_ROF:
-            raise InputError("--rof", f"must be a whole number of shots from 1 to {MAX_ROF}",
-                             self.rof, "use e.g. --rof 2")
+            raise InputError("‹rof›", f"must be a whole number of shots from 1 to {MAX_ROF}",
+                             self.rof, "use e.g. ‹rof› 2")
         if not isinstance(self.range, int | float) or not math.isfinite(self.range) or self.range <= 0:
-            raise InputError("--range", "must be a distance above 0 inches", self.range,
-                             "use e.g. --range 8")
-        limits.check_distance(self.range, "--range")
-        limits.check_distance(self.rng, "--rng")
+            raise InputError("‹range›", "must be a distance above 0 inches", self.range,
+                             "use e.g. ‹range› 8")
+        limits.check_distance(self.range, "‹range›")
+        limits.check_distance(self.rng, "‹rng›")
         if self.rng is not None and self.rng <= 0:
-            raise InputError("--rng", "must be above 0 inches", self.rng, "use e.g. --rng 10")
+            raise InputError("‹rng›", "must be above 0 inches", self.rng, "use e.g. ‹rng› 10")
         if self.spray is not None:
             if self.spray not in SPRAY_SIZES:
-                raise InputError("--spray", "spray templates are 8 or 10 inches", self.spray,
-                                 "use --spray 8")
+                raise InputError("‹spray›", "spray templates are 8 or 10 inches", self.spray,
+                                 "use ‹spray› 8")
         elif self.aoe not in AOE_SIZES:
-            raise InputError("--aoe", "AOE templates are 3, 4 or 5 inches", self.aoe, "use --aoe 3")
+            raise InputError("‹aoe›", "AOE templates are 3, 4 or 5 inches", self.aoe, "use ‹aoe› 3")
         if self.spray_shape not in SPRAY_SHAPES:
-            raise InputError("--spray-shape", "must be strip (seed 000) or template (the printed "
-                             "Mk II template)", self.spray_shape, "use --spray-shape strip")
-        base_radius(self.target_base, "--target-base")
+            raise InputError("‹spray_shape›", "must be strip (seed 000) or template (the printed "
+                             "Mk II template)", self.spray_shape, "use ‹spray_shape› strip")
+        base_radius(self.target_base, "‹target_base›")
         if len(self.models) > MAX_MODELS:
-            raise InputError("--model", f"at most {MAX_MODELS} models around the target",
+            raise InputError("‹model›", f"at most {MAX_MODELS} models around the target",
                              len(self.models), "give fewer models")
         names = [m.name for m in self.models]
         if len(set(names)) != len(names):
-            raise InputError("--model", "model names must be unique", names,
+            raise InputError("‹model›", "model names must be unique", names,
                              "give each model its own name")
         defense = rules.effective_defense(self.defense, self.kind, cover=self.cover,
                                           concealment=self.concealment, elevated=self.elevated,
                                           spell_bonus=self.def_bonus)
         if defense < 1:
-            raise InputError("--defense with --def-bonus", f"the target's DEF falls below 1 "
+            raise InputError("‹defense› with ‹def_bonus›", f"the target's DEF falls below 1 "
                              f"({self.defense} {self.def_bonus:+d}); DEF below 1 is not allowed "
-                             "(WM-A7)", self.def_bonus, f"use a --def-bonus of {1 - self.defense} or more")
+                             "(WM-A7)", self.def_bonus, f"use a ‹def_bonus› of {1 - self.defense} or more")
         return self
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from mathhammer.errors import InputError, RulesError
-from mathhammer.warmachine import rules
+from mathhammer.warmachine import limits, rules
 
 MAX_STAT = 1000  # any stat, DEF, ARM or POW beyond this is a typo, not a model
 
@@ -52,10 +52,12 @@ class AttackSpec:
     def __post_init__(self) -> None:
         # the engines' tables have 6^dice entries and index by these numbers: a library
         # call with 10^30 dice or an ARM beyond a C long must be one line, not a crash
-        for name, low, high in (("hit_dice", 1, 6), ("damage_dice", 1, 6), ("bonus", -100, 100),
-                                ("defense", -100, 100), ("power", -100, 100),
-                                ("armor", -100, 100)):
-            value = getattr(self, name)
+        for name, value, low, high in (
+                ("hit_dice", self.hit_dice, 1, 6), ("damage_dice", self.damage_dice, 1, 6),
+                ("bonus", self.bonus, -100, 100), ("defense", self.defense, -100, 100),
+                ("power", self.power, -100, 100), ("armor", self.armor, -100, 100)):
+            if type(value) is int and low <= value <= high:  # the common case, cheaply
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
                     or not low <= value <= high:
                 raise InputError(f"AttackSpec.{name}", f"must be a whole number {low}..{high}",
@@ -109,26 +111,20 @@ class AttackSpec:
 
 
 # --------------------------------------------------------------------------- building chains
-#: AttackSetup field -> the ``wm attack`` flag a user types (the default error names)
-CLI_NAMES = {
-    "stat": "--stat", "defense": "--defense", "power": "--power", "armor": "--armor",
-    "kind": "--kind", "boost_hit": "--boost-hit", "boost_damage": "--boost-damage",
-    "attacks": "--attacks", "modifier": "--modifier", "crippled": "--crippled",
-    "charge": "--charge", "powerful_charge": "--powerful-charge", "free_strike": "--free-strike",
-    "knocked_down": "--knocked-down", "stationary": "--stationary",
-    "movement_crippled": "--movement-crippled", "back_strike": "--back-strike", "aim": "--aim",
-    "target_in_melee": "--target-in-melee", "slam_larger_base": "--slam-larger-base",
-    "cover": "--cover", "concealment": "--concealment", "elevated": "--elevated",
-    "def_bonus": "--def-bonus", "shield": "--shield", "camped_focus": "--camped-focus",
-    "arm_bonus": "--arm-bonus", "stealth": "--stealth", "distance": "--distance", "rng": "--rng",
-    "extra_hit_dice": "--extra-hit-die", "extra_damage_dice": "--extra-damage-die",
-    "weapon_master": "--weapon-master", "boxes": "--boxes", "stealth_range": "--stealth-range",
-}
+class _ParamNames(dict):
+    """AttackSetup field -> the parameter an error names (``‹kind›``; a front end spells it
+    its own way, the command line as ``--kind``, :mod:`mathhammer.present.flags`)."""
+
+    def __missing__(self, field: str) -> str:
+        return f"‹{field}›"
+
+
+CLI_NAMES = _ParamNames()
 
 
 def use(name: str, value) -> str:
-    """A fix in the user's own spelling: ``use --kind melee`` or ``set kind = "melee"``."""
-    if name.startswith("--"):
+    """A fix in the user's own spelling: ``use ‹kind› melee`` or ``set kind = "melee"``."""
+    if name.startswith("‹"):
         return f"use {name} {value}"
     key = name.rsplit(".", 1)[-1]
     return f"set {key} = {value!r}".replace("'", '"')
@@ -198,17 +194,23 @@ class AttackSetup:
         ``names`` maps a field to how the user typed it (a flag, or ``file: attacks[0].stat``),
         so an error names what was typed, never a derived number.
         """
-        from mathhammer.warmachine import limits
-
-        n = {**CLI_NAMES, **(names or {})}
+        n = _ParamNames(names or {})
         rules.check_kind(self.kind, n["kind"])
-        for field in ("stat", "defense", "power", "armor", "attacks", "modifier", "def_bonus",
-                      "arm_bonus", "camped_focus"):
-            limits.check(field, getattr(self, field), n[field])
+        for field, value in (("stat", self.stat), ("defense", self.defense),
+                             ("power", self.power), ("armor", self.armor),
+                             ("attacks", self.attacks), ("modifier", self.modifier),
+                             ("def_bonus", self.def_bonus), ("arm_bonus", self.arm_bonus),
+                             ("camped_focus", self.camped_focus)):
+            low, high, _ = limits.LIMITS[field]
+            if type(value) is not int or not low <= value <= high:  # the common case is cheap
+                limits.check(field, value, n[field])
         if self.boxes is not None:
             limits.check("boxes", self.boxes, n["boxes"])
-        for field in ("extra_hit_dice", "extra_damage_dice"):
-            limits.check("extra_dice", getattr(self, field), n[field])
+        low, high, _ = limits.LIMITS["extra_dice"]
+        for field, value in (("extra_hit_dice", self.extra_hit_dice),
+                             ("extra_damage_dice", self.extra_damage_dice)):
+            if type(value) is not int or not low <= value <= high:
+                limits.check("extra_dice", value, n[field])
         if self.weapon_master and self.extra_damage_dice >= 3:
             raise InputError(f"{n['extra_damage_dice']} with {n['weapon_master']}",
                              "Weapon Master adds one damage die and at most 3 dice may be added "

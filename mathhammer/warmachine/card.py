@@ -7,7 +7,7 @@ from typing import Any
 
 from mathhammer.profiles import flagged_paths, star
 from mathhammer.warmachine.models import draw_grid
-from mathhammer.words import number_text, text_table
+from mathhammer.words import number_text, plural, text_table
 
 
 def card(profile: Any) -> list[str]:
@@ -86,7 +86,7 @@ def card(profile: Any) -> list[str]:
     if profile.grid is not None:
         total = sum(len(c) for c in profile.grid)
         lines.append(
-            f"damage grid{star(flagged, 'grid')}: {total} boxes, columns 1-6 top to bottom "
+            f"damage grid{star(flagged, 'grid')}: {plural(total, 'box')}, columns 1-6 top to bottom "
             "(- hull; L/R arms, H head, A arc node, C cortex, M movement; WM-G1)"
         )
         lines.append("  (columns drawn top-aligned; damage fills each from its top box, WM-G2)")

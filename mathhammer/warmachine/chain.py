@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from mathhammer.dice import pmf_power
 from mathhammer.engine import MonteCarloConfig, simulate
 from mathhammer.errors import InputError
 from mathhammer.query import answer
@@ -31,14 +32,37 @@ from mathhammer.warmachine.attack_setup import (  # noqa: F401 (re-exported: the
     build_chain,
     use,
 )
+from mathhammer.warmachine.headlines import wm_attack_headline
 
 
-def chain_pmf(specs: list[AttackSpec]) -> np.ndarray:
-    """Exact pmf of the total damage of independent attacks (convolution)."""
-    total = np.ones(1)
-    for spec in specs:
-        total = np.convolve(total, spec.pmf())
-    return total
+def distinct_attacks(specs: list[AttackSpec]) -> dict[AttackSpec, int]:
+    """Each different attack of a chain and how many times it comes, in order (a chain is
+    mostly one spec repeated: runs are counted by identity, equal specs merged once)."""
+    counts: dict[AttackSpec, int] = {}
+    spec, run = None, 0
+    for each in specs:
+        if each is spec:
+            run += 1
+            continue
+        if run:
+            counts[spec] = counts.get(spec, 0) + run
+        spec, run = each, 1
+    if run:
+        counts[spec] = counts.get(spec, 0) + run
+    return counts
+
+
+def chain_pmf(specs: list[AttackSpec] | dict[AttackSpec, int]) -> np.ndarray:
+    """Exact pmf of the total damage of independent attacks: each different attack's pmf
+    to the power of its count (:func:`mathhammer.dice.pmf_power`: about linear in the
+    number of attacks), then convolved together. Takes the list or its
+    :func:`distinct_attacks`."""
+    total = None
+    counts = specs if isinstance(specs, dict) else distinct_attacks(specs)
+    for spec, n in counts.items():
+        part = spec.pmf() if n == 1 else pmf_power(spec.pmf(), n)  # pmf() is a new array
+        total = part if total is None else np.convolve(total, part)
+    return np.ones(1) if total is None else total
 
 
 # --------------------------------------------------------------------------- engines
@@ -51,14 +75,16 @@ def _summary(p_hit: Estimate, p_crit: Estimate, mean_hits: Estimate, dist: Distr
     return results
 
 
-def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str = "wm attack",
+def chain_exact(specs: list[AttackSpec], boxes: int | None = None, command: str = "warmachine.attack",
                 title: str = "") -> Report:
     """Exact report: p_hit (first attack), p_critical, mean_hits, mean_damage, p_destroyed."""
     _require_attacks(specs)
-    dist = Distribution.exact(chain_pmf(specs))
-    first = specs[0]
-    results = _summary(Estimate.exact(first.p_hit), Estimate.exact(first.p_critical),
-                       Estimate.exact(sum(s.p_hit for s in specs)), dist, boxes)
+    counts = distinct_attacks(specs)
+    dist = Distribution.exact(chain_pmf(counts))
+    first_miss, _, first_crit = specs[0].outcome_probs()
+    mean_hits = sum(n * spec.p_hit for spec, n in counts.items())
+    results = _summary(Estimate.exact(1.0 - first_miss), Estimate.exact(first_crit),
+                       Estimate.exact(mean_hits), dist, boxes)
     return Report(command, "exact", results, {"damage": dist}, title=title)
 
 
@@ -98,7 +124,7 @@ def kernel_tables(specs: list[AttackSpec]) -> KernelTables:
 
 
 def chain_monte_carlo(specs: list[AttackSpec], config: MonteCarloConfig, boxes: int | None = None,
-                      command: str = "wm attack", title: str = "") -> Report:
+                      command: str = "warmachine.attack", title: str = "") -> Report:
     """Monte Carlo report with the same names as :func:`chain_exact`, every figure with its se."""
     from mathhammer import kernels
 
@@ -155,7 +181,7 @@ def _require_attacks(specs: list[AttackSpec]) -> None:
 
 def run_chain(specs: list[AttackSpec], *, boxes: int | None = None, method: str = "auto",
               config: MonteCarloConfig | None = None, check: bool = False,
-              command: str = "wm attack", title: str = "") -> Report:
+              command: str = "warmachine.attack", title: str = "") -> Report:
     """Answer a chain with the engine ``method`` asks for (auto = exact)."""
     if not specs:
         raise InputError("attacks", "a chain needs at least one attack", 0)
@@ -189,12 +215,10 @@ def attack(stat: int, defense: int, power: int, armor: int, *, method: str = "au
              + (" (charge: first damage roll pre-boosted)" if setup.charge else ""))
     report = run_chain(specs, boxes=setup.boxes, method=method, config=config, check=check,
                        title=title)
-    from mathhammer.warmachine.headlines import wm_attack_headline
-
     report.headline = wm_attack_headline(report, setup.attacks, setup.kind, first.defense,
                                          first.armor, setup.boxes)
-    dice = [f"{s.hit_dice}d6 to hit / {s.damage_dice}d6 damage" for s in specs]
-    if len(set(dice)) == 1:
+    dice = [f"{s.hit_dice}d6 to hit / {s.damage_dice}d6 damage" for s in (first, last)]
+    if dice[0] == dice[1]:  # specs differ from the first only (a charge)
         report.info["dice"] = f"{dice[0]} per attack"
     else:  # a charge: the first attack differs from the rest
         report.info["dice"] = f"first attack {dice[0]}; others {dice[-1]}"
@@ -256,7 +280,7 @@ def cripple_chance(setup: AttackSetup, grid, system: str, shield_mask: int = 0):
             keys, probs = state["keys"], state["probs"]
             need = keys.shape[0] * (2 + 6 * width)
             if need > MAX_CANDIDATES:
-                raise ExactTooLarge("--for-p", f"the exact grid programme would expand {need:,} "
+                raise ExactTooLarge("‹for_p›", f"the exact grid programme would expand {need:,} "
                                     f"states at attack {state['made'] + 1}", "exact",
                                     "ask for a lower probability")
             step = min(state["made"], 1)
@@ -289,18 +313,18 @@ def attacks_to_cripple(stat: int, defense: int, power: int, armor: int, *, syste
     from mathhammer.warmachine.grid import SYSTEM_NAMES
 
     if flags.get("boxes") is not None:
-        raise InputError("--boxes", "with --cripple, --for-p asks for P(crippled), not "
-                         "P(destroyed)", flags["boxes"], "drop --boxes")
+        raise InputError("‹boxes›", "with ‹cripple›, ‹for_p› asks for P(crippled), not "
+                         "P(destroyed)", flags["boxes"], "drop ‹boxes›")
     flags.pop("boxes", None)
     if flags.get("attacks", 1) != 1:
-        raise InputError("--attacks", "is what --for-p finds: leave it out", flags["attacks"],
-                         "drop --attacks")
+        raise InputError("‹attacks›", "is what ‹for_p› finds: leave it out", flags["attacks"],
+                         "drop ‹attacks›")
     name, target_grid, shield_mask = grid_of(grid)
     letter = _grid_system(target_grid, system, name)
     setup = AttackSetup(stat=stat, defense=defense, power=power, armor=armor, **flags)
     return fewest_attacks(
         cripple_chance(setup, target_grid, letter, shield_mask if setup.shield else 0), for_p,
-        limits.LIMITS["attacks"][1], command="wm attack",
+        limits.LIMITS["attacks"][1], command="warmachine.attack",
         outcome=f"cripple {name}'s {SYSTEM_NAMES[letter]} ({letter})")
 
 
@@ -309,14 +333,14 @@ def grid_of(text: str):
     from mathhammer.warmachine.grid import Grid
 
     if "," in str(text):
-        return "the target", Grid.from_columns([c.strip() for c in text.split(",")], "--grid"), 0
+        return "the target", Grid.from_columns([c.strip() for c in text.split(",")], "‹grid›"), 0
     from mathhammer.warmachine.duel import shield_mask_of
     from mathhammer.warmachine.models import load_warmachine
 
     prof = load_warmachine(text)
     if not prof.grid:
-        raise InputError("--grid", f"{prof.name} has a damage track, not a grid: no system to "
-                         "cripple", text, "name a warjack, e.g. --grid cygnar/ironclad")
+        raise InputError("‹grid›", f"{prof.name} has a damage track, not a grid: no system to "
+                         "cripple", text, "name a warjack, e.g. ‹grid› cygnar/ironclad")
     grid = Grid.from_columns(prof.grid_columns, f"{text}: grid")
     return prof.name, grid, shield_mask_of(prof, grid)
 
@@ -324,8 +348,8 @@ def grid_of(text: str):
 def _grid_system(grid, name: str, who: str) -> str:
     from mathhammer.warmachine.grid import SYSTEM_NAMES, system_letter
 
-    letter = system_letter(name, "--cripple")
+    letter = system_letter(name, "‹cripple›")
     if letter not in grid.system_masks:
-        raise InputError("--cripple", f"{who}'s grid has no {SYSTEM_NAMES[letter]} ({letter}) "
+        raise InputError("‹cripple›", f"{who}'s grid has no {SYSTEM_NAMES[letter]} ({letter}) "
                          "boxes", name, "name a system the grid has")
     return letter

@@ -26,16 +26,21 @@ from mathhammer.errors import InputError, RulesError
 from mathhammer.numbers import whole_text
 from mathhammer.results import Distribution, Estimate, Report
 from mathhammer.warmachine.activation import (
+    KNOCKED_DOWN,
     MAX_WARJACK_FOCUS,
+    STATIONARY,
     ActivationSpec,
     Spell,
     Weapon,
     build_graph,
     charge_mode,
+    down_text,
 )
+from mathhammer.warmachine.effects import effect_down_words
 from mathhammer.warmachine.exact_policy import decision_lines, decision_summary
 from mathhammer.warmachine.grid import Grid
 from mathhammer.warmachine.sequence import Target
+from mathhammer.words import plural
 
 BASE_MM = {"small": 30, "medium": 40, "large": 50}  # WM-D7
 MELEE_DISTANCE = 0.5  # a model fighting in melee is within 1/2" of its target
@@ -52,10 +57,10 @@ def _rng_of(value) -> tuple[float | None, bool]:
 
 
 def activation_from_profile(ref: str, focus: int | None = None, charge="no",
-                            power_attacks: bool = True, where: str = "--focus",
+                            power_attacks: bool = True, where: str = "‹focus›",
                             ranged: bool = False, aim: bool = False,
                             target_base: str | None = None, damaged=None,
-                            damaged_where: str = "--attacker-damaged",
+                            damaged_where: str = "‹attacker_damaged›",
                             max_bought: int | None = None, distance: float | None = None,
                             upkeep: int = 0, shake: bool = False,
                             feat: bool = False, immunities: tuple[str, ...] = (),
@@ -87,32 +92,32 @@ def activation_from_profile(ref: str, focus: int | None = None, charge="no",
         bits = grid.start_bits(damaged, damaged_where)
         crippled = {s for s in grid.systems if grid.crippled(bits, s)}
     if jack and (upkeep or shake):
-        raise RulesError("--upkeep" if upkeep else "--shake-knockdown", "upkeep and shaking "
+        raise RulesError("‹upkeep›" if upkeep else "‹shake_knockdown›", "upkeep and shaking "
                          "come out of a warcaster's own focus; a warjack spends focus only in "
                          "its activation", upkeep or True, "drop it for a warjack")
     if not isinstance(upkeep, int) or isinstance(upkeep, bool) or upkeep < 0:
-        raise InputError("--upkeep", "must be a whole number ≥ 0", upkeep, "use --upkeep 1")
+        raise InputError("‹upkeep›", "must be a whole number ≥ 0", upkeep, "use ‹upkeep› 1")
     allowance = MAX_WARJACK_FOCUS if jack else int(prof.stats.focus or 0) - upkeep - int(shake)
     if allowance < 0:
-        raise RulesError("--upkeep", f"{prof.name} has FOCUS {prof.stats.focus}: it cannot pay "
+        raise RulesError("‹upkeep›", f"{prof.name} has FOCUS {prof.stats.focus}: it cannot pay "
                          f"{upkeep} upkeep{' and shake' if shake else ''} (WM-F1)", upkeep,
                          "upkeep fewer spells")
     if "C" in crippled:
         if focus:
             raise RulesError(where, f"{prof.name}'s cortex is crippled: it cannot be allocated "
-                             "or spend focus (WM-G4)", focus, "use --focus 0")
+                             "or spend focus (WM-G4)", focus, "use ‹focus› 0")
         allowance = 0
     if focus is None:
         focus = allowance
     if isinstance(focus, bool) or not isinstance(focus, int) or focus < 0:
-        raise InputError(where, "must be a whole number ≥ 0", focus, "use --focus 3")
+        raise InputError(where, "must be a whole number ≥ 0", focus, "use ‹focus› 3")
     if jack and focus > MAX_WARJACK_FOCUS:
         raise RulesError(where, f"a warjack can be allocated at most {MAX_WARJACK_FOCUS} focus "
-                         f"(WM-F1); {prof.name} is a warjack", focus, "use --focus 3 or less")
+                         f"(WM-F1); {prof.name} is a warjack", focus, "use ‹focus› 3 or less")
     if not jack and focus > allowance:
         paid = f" less {upkeep} upkeep" * bool(upkeep) + " less 1 to shake" * bool(shake)
         raise RulesError(where, f"{prof.name} has FOCUS {prof.stats.focus}{paid}", focus,
-                         f"use --focus {allowance} or less")
+                         f"use ‹focus› {allowance} or less")
     if ranged and distance is None:
         dist = None
     else:
@@ -127,25 +132,28 @@ def activation_from_profile(ref: str, focus: int | None = None, charge="no",
             int(w.damage_power), int(w.pow or 0), w.has_rule("Combo Strike"), rof=w.rof,
             chain_weapon=w.has_rule("Chain Weapon"), sustained=w.has_rule("Sustained Attack"),
             crit_knockdown=w.has_rule("Critical Knockdown") or w.has_rule("Critical Freeze"),
+            down_word=STATIONARY if w.has_rule("Critical Freeze") and not
+            w.has_rule("Critical Knockdown") else KNOCKED_DOWN,
             crit_amputation=w.has_rule("Critical Amputation"),
             crippled=w.location in crippled, aoe=float(w.aoe), rng=rng, spray=spray))
     bits = flag_bits or {}
     spells = tuple(sp for sp in (_spell(s, prof, immunities, bits) for s in prof.spells
                                  if s.cost <= focus) if sp)
-    knock, flags = False, 0
+    knock, flags, knock_word = False, 0, KNOCKED_DOWN
     if feat:
-        from mathhammer.warmachine.effects import entry_of, has_feat_effect
+        from mathhammer.warmachine.effects import entry_of, feat_effects, has_feat_effect
 
         if prof.kind != "warcaster" or not has_feat_effect(prof):
-            raise RulesError("--feat", f"{prof.name} has no feat the engine plays (WM-E2)",
-                             prof.name, "drop --feat or give the profile a feat effect")
+            raise RulesError("‹feat›", f"{prof.name} has no feat the engine plays (WM-E2)",
+                             prof.name, "drop ‹feat› or give the profile a feat effect")
         knock, flags = entry_of(prof, bits, immunities)
+        knock_word = down_text(effect_down_words(feat_effects(prof, immunities)))
     return ActivationSpec(prof.name, focus, tuple(weapons), prof.stats.strength, jack,
                           charge_mode(charge), power_attacks and jack, spells,
                           int(prof.stats.focus or 0), movement_crippled="M" in crippled,
                           ranged=ranged, aim=aim, target_larger_base=larger,
                           max_bought=max_bought, distance=dist, entry_knockdown=knock,
-                          entry_flags=flags)
+                          entry_down_word=knock_word, entry_flags=flags)
 
 
 def _spell(s, prof, immunities=(), bits=None) -> Spell | None:
@@ -165,7 +173,8 @@ def _spell(s, prof, immunities=(), bits=None) -> Spell | None:
     rng, spray = _rng_of(s.rng)
     aoe = float(s.aoe) if isinstance(s.aoe, int | float) else 0.0
     return Spell(s.name, s.cost, int(s.pow or 0), aoe=aoe, rng=rng, spray=spray,
-                 knocks_down=knocks, no_damage=s.pow is None, flags_on_hit=flags)
+                 knocks_down=knocks, no_damage=s.pow is None, flags_on_hit=flags,
+                 down_word=down_text(effect_down_words([effect])) if effect else KNOCKED_DOWN)
 
 
 def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
@@ -182,16 +191,16 @@ def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
     prof = load_warmachine(ref)
     grid = Grid.from_columns(prof.grid_columns, f"{ref}: grid") if prof.grid \
         else Grid.track(int(prof.boxes), f"{ref}: boxes")
-    start = grid.start_bits(damaged, "--damaged")
+    start = grid.start_bits(damaged, "‹damaged›")
     if grid.destroyed(start):
-        raise InputError("--damaged", "marks every box: the target is already destroyed", damaged)
-    for name, flag, value in (("camped_focus", "--camped-focus", camped_focus),
-                              ("arm_bonus", "--arm-bonus", arm_bonus),
-                              ("def_bonus", "--def-bonus", def_bonus)):
+        raise InputError("‹damaged›", "marks every box: the target is already destroyed", damaged)
+    for name, flag, value in (("camped_focus", "‹camped_focus›", camped_focus),
+                              ("arm_bonus", "‹arm_bonus›", arm_bonus),
+                              ("def_bonus", "‹def_bonus›", def_bonus)):
         limits.check(name, value, flag)
     if prof.stats.defense + def_bonus < 1:
-        raise InputError("--def-bonus", f"{prof.name}'s DEF {prof.stats.defense} would fall "
-                         "below 1 (WM-A7)", def_bonus, f"use --def-bonus {1 - prof.stats.defense}"
+        raise InputError("‹def_bonus›", f"{prof.name}'s DEF {prof.stats.defense} would fall "
+                         "below 1 (WM-A7)", def_bonus, f"use ‹def_bonus› {1 - prof.stats.defense}"
                          " or more")
     e_def, e_rdef, e_arm, chosen = target_buffs(list(effects or []), prof)
     armor = rules.effective_armor(prof.stats.arm, camped_focus=camped_focus,
@@ -201,7 +210,8 @@ def target_from_profile(ref: str, damaged=None, knocked_down: bool = False,
                   shield_mask_of(prof, grid), def_bonus=def_bonus + e_def,
                   ranged_def_bonus=e_rdef,
                   stealth=any(r.split(":")[0].strip() == "Stealth" for r in prof.special_rules),
-                  immunities=target_immunities(prof), base=prof.base, engaged=engaged)
+                  immunities=target_immunities(prof), base=prof.base, engaged=engaged,
+                  down_word=down_text([KNOCKED_DOWN] * knocked_down + [STATIONARY] * stationary))
 
 
 def target_immunities(prof) -> tuple[str, ...]:
@@ -256,7 +266,7 @@ def _report(method: str, target: Target, dist: Distribution, destroyed: Estimate
         results[f"p_crippled_{letter}"] = est
     results["mean_damage"] = dist.mean_estimate()
     results.update(extra)
-    return Report("wm duel", method, results, {"damage": dist}, n_trials=n_trials, seed=seed,
+    return Report("warmachine.duel", method, results, {"damage": dist}, n_trials=n_trials, seed=seed,
                   info=dict(info), title=title)
 
 
@@ -346,7 +356,7 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
     if system and system not in target.grid.system_masks:
         from mathhammer.warmachine.grid import SYSTEM_NAMES
 
-        raise InputError("--objective", f"{target.name} has no {SYSTEM_NAMES[system]} "
+        raise InputError("‹objective›", f"{target.name} has no {SYSTEM_NAMES[system]} "
                          f"({system}) boxes to cripple", objective,
                          "name a system its grid has, e.g. cripple:M")
     if len(specs) > MAX_ACTIVATIONS:
@@ -388,7 +398,7 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
 
     use = "exact" if (method == "auto" and sol is not None) else (
         "mc" if method == "auto" else method)
-    report = answer("wm duel", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
+    report = answer("warmachine.duel", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)
     if method == "auto" and report.method == "exact":
         report.info["why exact"] = AUTO_EXACT
@@ -413,11 +423,11 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
 
 # options a query may force on the policy, how to leave the choice to it, and the words
 _FORCED = (
-    ("--charge", lambda s: s.charge == "must", lambda s: replace(s, charge="may"),
-     "letting the policy decide whether to charge (--may-charge)"),
-    ("--no-power-attacks", lambda s: s.is_warjack and not s.power_attacks and not s.ranged,
+    ("‹charge›", lambda s: s.charge == "must", lambda s: replace(s, charge="may"),
+     "letting the policy decide whether to charge (‹may_charge›)"),
+    ("‹no_power_attacks›", lambda s: s.is_warjack and not s.power_attacks and not s.ranged,
      lambda s: replace(s, power_attacks=True), "allowing power attacks"),
-    ("--buy", lambda s: s.max_bought is not None, lambda s: replace(s, max_bought=None),
+    ("‹buy›", lambda s: s.max_bought is not None, lambda s: replace(s, max_bought=None),
      "leaving the number of bought attacks to the policy"),
 )
 
@@ -444,13 +454,13 @@ def _forced_options_note(specs: list[ActivationSpec], target: Target, value: flo
 
         def shown(v: float) -> str:
             return f"{100 * min(v, 1.0):.2f}%" if objective != "damage" else f"{v:.2f} boxes"
-        if flag == "--charge":
+        if flag == "‹charge›":
             share = alt.distribution()["charge"]
             if float(share.sum()) < 1e-12:  # the policy never charges
                 lines.append(f"walking in instead: {shown(alt.value)} against {shown(value)} "
-                             "with --charge (the policy's choice with --may-charge)")
+                             "with ‹charge› (the policy's choice with ‹may_charge›)")
                 continue
-            lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with --charge; "
+            lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with ‹charge›; "
                          + _charge_words(alt.graph, share, 1.0, exact=True))
             continue
         lines.append(f"{words}: {shown(alt.value)} against {shown(value)} with {flag}")
@@ -479,14 +489,14 @@ def least_focus(chain_specs, allowance: int, name: str, target: Target, for_p: f
     check_policy(policy, objective)
     objective = normal_objective(objective)
     if objective == "damage":
-        raise InputError("--objective", "--for-p asks for a probability: destroy or cripple:X",
-                         objective, "use --objective destroy or --objective cripple:M")
+        raise InputError("‹objective›", "‹for_p› asks for a probability: destroy or cripple:X",
+                         objective, "use ‹objective› destroy or ‹objective› cripple:M")
     if method == "mc":
-        raise InputError("--method", "--for-p answers with the exact programme", method,
-                         "drop --method mc")
+        raise InputError("‹method›", "‹for_p› answers with the exact programme", method,
+                         "drop ‹method› mc")
     system = objective_system(objective)
     if system and system not in target.grid.system_masks:
-        raise InputError("--objective", f"{target.name} has no {SYSTEM_NAMES[system]} "
+        raise InputError("‹objective›", f"{target.name} has no {SYSTEM_NAMES[system]} "
                          f"({system}) boxes to cripple", objective,
                          "name a system its grid has, e.g. cripple:M")
     levels, skipped, first_error = [], [], None
@@ -507,7 +517,7 @@ def least_focus(chain_specs, allowance: int, name: str, target: Target, for_p: f
     for f, what in skipped:
         groups.setdefault(re.sub(r"\d+", "#", what), ([], what))[0].append(f)
     notes = [f"{', '.join(map(str, fs))} focus left out: {what}" for fs, what in groups.values()]
-    return least_level(levels, for_p, command="wm duel", outcome=outcome, who=name,
+    return least_level(levels, for_p, command="warmachine.duel", outcome=outcome, who=name,
                        title=f"wm duel: the least focus for {name} ({policy} policy) to "
                              f"{outcome}", notes=notes or None)
 
@@ -515,7 +525,7 @@ def least_focus(chain_specs, allowance: int, name: str, target: Target, for_p: f
 def chain_info(graph, target: Target, opts, policy: str, objective: str, model: str) -> dict:
     """The info lines of a chain's report: policy, model, the target as the engine plays it
     at the start (DEF, ARM, boxes, situation) and the attacks that miss automatically."""
-    from mathhammer.warmachine.explain import start_numbers, start_situation
+    from mathhammer.warmachine.explain import start_down_word, start_numbers, start_situation
 
     # the DEF and ARM the engine plays at the start (crippled M, knock-down, buffs, feat)
     melee_def, ranged_def, armor, _ = start_numbers(graph, target)
@@ -527,10 +537,10 @@ def chain_info(graph, target: Target, opts, policy: str, objective: str, model: 
         "policy": f"{policy} (objective: {objective})",
         "model": model,
         "target": f"{target.name}: {plays}, ARM {armor} as the chain starts (base DEF "
-                  f"{target.defense}, ARM {target.armor}), {target.grid.n_boxes} boxes, "
-                  f"{n_left} left"
+                  f"{target.defense}, ARM {target.armor}), "
+                  f"{plural(target.grid.n_boxes, 'box')}, {n_left} left"
                   + (", engaged in melee" if target.engaged else "")
-                  + (", knocked down or stationary" if knocked else "")
+                  + (f", {start_down_word(graph, target)}" if knocked else "")
                   + (", movement crippled" if target.grid.crippled(target.start_bits, "M")
                      else ""),
     }
@@ -568,9 +578,9 @@ def _parse_then(item: str, i: int):
         elif whole_text(part) is not None:  # a 5,000-digit focus is no focus: the line below
             focus = whole_text(part)
         else:
-            raise InputError(f"--then[{i}]", "after the id come :FOCUS (a whole number) and "
+            raise InputError(f"‹then›[{i}]", "after the id come :FOCUS (a whole number) and "
                              "optionally :charge, :may-charge, :no-charge or :ranged", item,
-                             "use e.g. --then khador/juggernaut:2:charge")
+                             "use e.g. ‹then› khador/juggernaut:2:charge")
     return ref, focus, mode
 
 
@@ -584,13 +594,13 @@ def with_crippled(ref: str, damaged, systems: str | None, flag: str):
     prof = load_warmachine(ref)
     if not prof.grid:
         raise InputError(flag, f"{prof.name} has a damage track, not a grid: nothing to cripple",
-                         systems, "use --damaged N for its track")
+                         systems, "use ‹damaged› N for its track")
     counts = Grid.from_columns(prof.grid_columns, f"{ref}: grid").cripple_counts(systems, flag)
     if damaged is None:
         return counts
     if isinstance(damaged, int) or len(damaged) != len(counts):
-        raise InputError(flag, "goes with a grid's six column counts in --damaged", damaged,
-                         'use --damaged "0,2,0,0,1,0" or drop it')
+        raise InputError(flag, "goes with a grid's six column counts in ‹damaged›", damaged,
+                         'use ‹damaged› "0,2,0,0,1,0" or drop it')
     return [max(a, b) if isinstance(a, int) and not isinstance(a, bool) else a
             for a, b in zip(damaged, counts, strict=True)]
 
@@ -621,33 +631,33 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
     from mathhammer.warmachine.models import load_warmachine
 
     if charge and may_charge:
-        raise InputError("--charge", "choose one: --charge (the model charges) or --may-charge "
+        raise InputError("‹charge›", "choose one: ‹charge› (the model charges) or ‹may_charge› "
                          "(the policy decides)", True, "drop one of them")
     mode = "must" if charge else ("may" if may_charge else "no")
     if len(then or []) >= MAX_ACTIVATIONS:
-        raise InputError("--then", f"at most {MAX_ACTIVATIONS - 1} follow-up activations in one "
-                         "chain (a turn has far fewer models)", len(then), "use fewer --then")
-    limits.check_distance(distance, "--distance")
-    limits.check("upkeep", upkeep, "--upkeep")
+        raise InputError("‹then›", f"at most {MAX_ACTIVATIONS - 1} follow-up activations in one "
+                         "chain (a turn has far fewer models)", len(then), "use fewer ‹then›")
+    limits.check_distance(distance, "‹distance›")
+    limits.check("upkeep", upkeep, "‹upkeep›")
     from mathhammer.warmachine.effects import chain_flags
 
     target_prof = load_warmachine(target)
     base = target_prof.base
-    damaged = with_crippled(target, damaged, cripple, "--cripple")
-    attacker_damaged = with_crippled(attacker, attacker_damaged, attacker_cripple, "--attacker-cripple")
-    rows = [(attacker, focus, mode, ranged, "--focus")]
+    damaged = with_crippled(target, damaged, cripple, "‹cripple›")
+    attacker_damaged = with_crippled(attacker, attacker_damaged, attacker_cripple, "‹attacker_cripple›")
+    rows = [(attacker, focus, mode, ranged, "‹focus›")]
     for i, item in enumerate(then or []):
         ref, f_val, suffix = _parse_then(item, i)
         m = {"charge": "must", "may-charge": "may", "no-charge": "no", "ranged": "no"}.get(
             suffix, mode)
         rows.append((ref, f_val, m, ranged if suffix is None else suffix == "ranged",
-                     f"--then[{i}]"))
+                     f"‹then›[{i}]"))
     refs = [r[0] for r in rows]
     profs = [load_warmachine(r) for r in refs]
     feat_at = next((a for a, p in enumerate(profs) if p.kind == "warcaster"), None)
     if feat and feat_at is None:
-        raise RulesError("--feat", "no warcaster in the chain uses a feat (WM-E2)", True,
-                         "add a warcaster (--then cygnar/stryker) or drop --feat")
+        raise RulesError("‹feat›", "no warcaster in the chain uses a feat (WM-E2)", True,
+                         "add a warcaster (‹then› cygnar/stryker) or drop ‹feat›")
     immunities = target_immunities(target_prof)
     flags, bits = chain_flags(profs, {feat_at} if feat else set(), immunities)
     def chain_specs(first_focus, budget: bool = True):
@@ -670,8 +680,8 @@ def duel(attacker: str, target: str, *, focus: int | None = None, charge: bool =
                               stationary, target_in_melee, effects=target_effects or [])
     if for_p is not None:
         if focus is not None:
-            raise InputError("--focus", "is what --for-p finds: leave it out", focus,
-                             "drop --focus")
+            raise InputError("‹focus›", "is what ‹for_p› finds: leave it out", focus,
+                             "drop ‹focus›")
         first = chain_specs(None, budget=False)[0]  # its focus: the allowance (WM-F1)
         return least_focus(chain_specs, first.focus, first.name, tgt, for_p, policy=policy,
                            objective=objective,

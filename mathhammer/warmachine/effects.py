@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mathhammer.errors import InputError, RulesError
-from mathhammer.warmachine.activation import ActivationSpec, Effect
+from mathhammer.warmachine.activation import KNOCKED_DOWN, STATIONARY, ActivationSpec, Effect
 
 
 def _immune(effect, immunities) -> bool:
@@ -79,6 +79,12 @@ def entry_of(prof, bit: dict, immunities=()) -> tuple[bool, int]:
     return knock, flags
 
 
+def effect_down_words(effects) -> list[str]:
+    """What effects that knock down leave the target: "knocked down" or "stationary" (Icy
+    Gaze, Freezing Grip), for the labels of the decision table (WM-A4, WM-E2)."""
+    return [KNOCKED_DOWN if e.knock_down else STATIONARY for e in effects if e.knocks_down]
+
+
 def friendly_feat(prof):
     """A friendly feat with attack modifiers (MAT/RAT/STR/POW), or None (WM-E2)."""
     for e in prof.effects:
@@ -96,7 +102,7 @@ def buffed(spec: ActivationSpec, effect) -> ActivationSpec:
     return replace(spec, weapons=weapons, strength=spec.strength + strength)
 
 
-def target_buffs(names: list[str], target_prof, where: str = "--target-effect"
+def target_buffs(names: list[str], target_prof, where: str = "‹target_effect›"
                  ) -> tuple[int, int, int, list]:
     """(DEF, ranged DEF, ARM, effects) of friendly effects on the attacked model (WM-E4),
     looked up in the bundled profiles of its faction (and its own)."""

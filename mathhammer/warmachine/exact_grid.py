@@ -49,9 +49,9 @@ def state_distribution(arrays, max_candidates: int = MAX_CANDIDATES
     for step in range(n_steps):
         need = keys.shape[0] * (2 + 6 * n_out)
         if need > max_candidates:
-            raise ExactTooLarge("--method", f"the exact grid programme would expand {need:,} "
+            raise ExactTooLarge("‹method›", f"the exact grid programme would expand {need:,} "
                                 f"states at attack {step + 1} (limit {max_candidates:,})",
-                                "exact", "use --method mc")
+                                "exact", "use ‹method› mc")
         keys, probs = kernel.sequence_exact(keys, probs, arrays.full, arrays.width,
                                             arrays.col_start, arrays.m_mask, arrays.shield_mask,
                                             arrays.pmf,

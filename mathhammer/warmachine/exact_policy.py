@@ -95,8 +95,8 @@ def compile_graph(graph: Graph, target: Target) -> Compiled:
     n_fl = 1 << len(graph.flags)
     n_combos = len(nodes) * n_f * 4 * n_fl
     if n_combos > MAX_COMBOS:
-        raise ExactTooLarge("--method", f"the chain has {n_combos:,} control states (limit "
-                            f"{MAX_COMBOS:,})", "exact", "use --method mc")
+        raise ExactTooLarge("‹method›", f"the chain has {n_combos:,} control states (limit "
+                            f"{MAX_COMBOS:,})", "exact", "use ‹method› mc")
     root = nodes[0]
     start = int(kp.combo_of(0, root.reset_focus, int(target.knocked_down or root.entry_knockdown),
                             int(target.engaged), root.entry_flags, n_f, n_fl))
@@ -153,8 +153,8 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
     capacity = min(capacity, MAX_GRID_STATES)
     need = capacity * 6 * n_d * 4 * (2 if amputation else 1)
     if need > memory_limit:
-        raise ExactTooLarge("--method", f"the grid's transition tables need "
-                            f"{need / 2**20:,.0f} MB", "exact", "use --method mc")
+        raise ExactTooLarge("‹method›", f"the grid's transition tables need "
+                            f"{need / 2**20:,.0f} MB", "exact", "use ‹method› mc")
     col_start, amp_masks, _, sc = masks_of(target)
     if grid.is_track:  # a track: the state is the number of boxes marked (WM-G6)
         n = grid.n_boxes + 1
@@ -192,8 +192,8 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
         n = int(kp.build_grid(sc[0], np.int64(sc[1]), col_start, amp_masks, np.int64(1),
                               hkeys, hvals, np.int64(shift), bits_of, n_states, T, TA))
         if n < 0:
-            raise ExactTooLarge("--method", f"the target's grid reaches more than "
-                                f"{capacity:,} states", "exact", "use --method mc")
+            raise ExactTooLarge("‹method›", f"the target's grid reaches more than "
+                                f"{capacity:,} states", "exact", "use ‹method› mc")
         bits_of, T, TA = bits_of[:n], T[:n], TA[:n]
     left = np.zeros(n, dtype=np.int64)
     mcrip = np.zeros(n, dtype=np.int8)
@@ -361,9 +361,9 @@ def known_states(target: Target, amputation: bool) -> int | None:
 def _check_fits(rows: int, n_s: int, memory_limit: int) -> None:
     need = (rows + 1) * n_s * (8 * 4 + 2) + rows * ((n_s + 63) // 64) * 8
     if need > memory_limit:
-        raise ExactTooLarge("--method", f"{rows:,} control × {n_s:,} grid states need "
+        raise ExactTooLarge("‹method›", f"{rows:,} control × {n_s:,} grid states need "
                             f"{need / 2**20:,.0f} MB (limit {memory_limit / 2**20:,.0f} MB)",
-                            "exact", "use --method mc")
+                            "exact", "use ‹method› mc")
 
 
 def _solve(graph: Graph, target: Target, policy: str, objective: str, opts: OptionTables,
@@ -375,8 +375,8 @@ def _solve(graph: Graph, target: Target, policy: str, objective: str, opts: Opti
                                       np.int64(comp.n_f), np.int64(comp.n_fl),
                                       np.int64(comp.n_combos), np.int64(comp.max_out))
     if problem:
-        raise ExactTooLarge("--method", "the activation graph could not be ordered "
-                            f"(code {problem})", "exact", "use --method mc")
+        raise ExactTooLarge("‹method›", "the activation graph could not be ordered "
+                            f"(code {problem})", "exact", "use ‹method› mc")
     amputation = any(o.crit_amputation for o in graph.options)
     rows = len(order)
     known = known_states(target, amputation)
@@ -415,6 +415,7 @@ def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
     lines = []
     grid = sol.target.grid
     pct = sol.objective != "damage"  # a probability: destroy or cripple
+    down = down_words_of(sol)
     for idx in flat[: top * 4]:
         r, s = np.unravel_index(idx, reachp.shape)
         p = reachp[r, s]
@@ -430,15 +431,25 @@ def decision_lines(sol: Solution, reachp: np.ndarray | None = None,
         bits = int(sol.grid.bits_of[s])
         left = grid.boxes_left(bits)
         where = [f"focus {f}", f"{left} box{'es' if left != 1 else ''} left"]
+        per_column = grid.marked_per_column(bits)
+        if not grid.is_track and any(per_column):  # two states with as many boxes left
+            where.append("marked " + "/".join(map(str, per_column)) + " by column")
         crippled = [x for x in grid.systems if grid.crippled(bits, x)]
         if crippled:
             where.append("crippled " + "".join(crippled))
-        where += ["knocked down"] * kd + ["engaged"] * eng
+        where += [down[g]] * kd + ["engaged"] * eng
         shown = " · ".join(f"{label} {100 * v:.2f}%" if pct else f"{label} {v:.2f}"
                            for label, v, _ in alts)
         chosen = next((label for label, _, c in alts if c), "?")
         lines.append(f"{node.label} [{', '.join(where)}; reached {100 * p:.1f}%]: {shown} → {chosen}")
     return lines
+
+
+def down_words_of(sol: Solution) -> list[str]:
+    """Per node of the solved chain, what its "knocked down or stationary" state is: the
+    labels say "stationary" after Icy Gaze, not "knocked down" (WM-A4, WM-E2)."""
+    target = sol.target
+    return sol.graph.down_words(target.down_word if target.knocked_down else "")
 
 
 def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
@@ -452,6 +463,7 @@ def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
     if reachp is None:
         reachp = sol.distribution()["reachp"]
     alive = sol.grid.left_of > 0
+    down = down_words_of(sol)
     rows = []
     for r, combo in enumerate(sol.order):
         g, f, kd, eng, fl = (int(x) for x in kp.split_combo(np.int64(combo),
@@ -479,7 +491,7 @@ def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
             shares = {"boost hit": boosted, "no boost": total - boosted}
         shown = " · ".join(f"{label} {100 * v / total:.1f}%" for label, v in
                            sorted(shares.items(), key=lambda kv: -kv[1]) if v > 0)
-        tags = [f"focus {f}"] + ["knocked down"] * kd + ["engaged"] * eng
+        tags = [f"focus {f}"] + [down[g]] * kd + ["engaged"] * eng
         rows.append((node.activation, -total, f"{node.label} [{', '.join(tags)}] (reached "
                      f"{100 * total:.1f}%): {shown}"))
     rows.sort(key=lambda x: (x[1], x[0]) if by_reach else (x[0], x[1]))

@@ -15,6 +15,7 @@ import numpy as np
 from mathhammer.explain import Step
 from mathhammer.warmachine import rules
 from mathhammer.warmachine.attack_setup import AttackSetup, AttackSpec, build_chain
+from mathhammer.words import plural
 
 _STAT = {"melee": "MAT", "ranged": "RAT", "magic": "FOCUS"}
 _POWER = {"melee": "P+S", "ranged": "POW", "magic": "POW"}
@@ -120,8 +121,10 @@ def _attack_steps(s: AttackSetup, spec: AttackSpec, label: str, first: bool) -> 
                           "automatically", p_hit, ("WM-A8",)))
         return steps
     if spec.auto_hit:
-        detail = (f"{roll}: hits automatically ({s.kind} vs a knocked-down or stationary "
-                  "target); the dice are rolled for criticals only; P(hit)")
+        state = ("knocked-down" if s.knocked_down else "stationary" if s.stationary
+                 else "knocked-down or stationary")
+        detail = (f"{roll}: hits automatically ({s.kind} vs a {state} target); the dice are "
+                  "rolled for criticals only; P(hit)")
         steps.append(Step(f"{label} to hit", detail, p_hit, ("WM-A4",)))
     else:
         need = spec.defense - spec.bonus
@@ -166,7 +169,7 @@ def explain_attack(setup: AttackSetup) -> list[Step]:
         steps.append(Step("total", f"{n} independent attacks: expected damage "
                           f"{mean_damage(specs)}; the distribution is their convolution"))
     if setup.boxes is not None:
-        steps.append(Step("destroyed", f"P(total damage ≥ {setup.boxes} boxes), read from the "
+        steps.append(Step("destroyed", f"P(total damage ≥ {plural(setup.boxes, 'box')}), read from the "
                           "damage distribution", None, ("WM-G6",)))
     return steps
 
@@ -275,6 +278,13 @@ def start_situation(graph, target) -> tuple[int, int, int, int, int]:
             int(root.entry_flags))
 
 
+def start_down_word(graph, target) -> str:
+    """What the target is as the chain starts when it starts knocked down or stationary:
+    "knocked down", "stationary" (``--stationary``, Icy Gaze) or both (WM-A4, WM-A7)."""
+    root = graph.roots[0] if graph.roots else 0
+    return graph.down_words(target.down_word if target.knocked_down else "")[root]
+
+
 def start_numbers(graph, target) -> tuple[int, int, int, list[str]]:
     """(DEF vs melee, DEF vs ranged and magic, ARM, why) the engine plays against the
     target as the chain starts (:func:`start_situation`)."""
@@ -287,8 +297,8 @@ def start_numbers(graph, target) -> tuple[int, int, int, list[str]]:
     if mcrip:
         why.append("movement system crippled: DEF 7")
     if kd:
-        why.append("knocked down or stationary: melee attacks hit automatically, ranged and "
-                   "magic vs DEF 5")
+        why.append(f"{start_down_word(graph, target)}: melee attacks hit automatically, "
+                   "ranged and magic vs DEF 5")
     if eng:
         why.append("engaged in melee: ranged and magic attacks −4")
     if target.def_bonus or target.ranged_def_bonus:
@@ -318,7 +328,7 @@ def target_words(graph, target) -> str:
             f"starts DEF {melee} vs melee, {ranged} vs ranged and magic, ARM {armor}"
             + (f" ({'; '.join(why)})" if why else "")
             + (f"; later {', '.join(later)}" if later else "")
-            + f"; {target.grid.boxes_left(target.start_bits)} boxes left")
+            + f"; {plural(target.grid.boxes_left(target.start_bits), 'box')} left")
 
 
 def explain_duel(graph, target, opts, policy: str, report=None) -> list[Step]:
@@ -340,8 +350,9 @@ def explain_duel(graph, target, opts, policy: str, report=None) -> list[Step]:
         notes = [text for on, text in ((opt.pre_boosted, "damage pre-boosted"),
                                        (opt.crippled, "system crippled: −1 die"),
                                        (opt.auto_hit, "hits automatically"),
-                                       (opt.knocks_down, "knocks down on a hit"),
-                                       (opt.crit_knocks_down, "a critical knocks down"),
+                                       (opt.knocks_down, f"a hit leaves it {opt.down_word}"),
+                                       (opt.crit_knocks_down,
+                                        f"a critical leaves it {opt.down_word}"),
                                        (opt.crit_amputation, "a critical cripples the systems it "
                                         "damages (Critical Amputation)"),
                                        (opt.ignores_shield, "ignores shields"),

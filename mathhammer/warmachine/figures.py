@@ -52,7 +52,7 @@ def duel_figure(report):
         shown = ranked[:6]
         more = len(decisions) - len(shown)
         text = "the policy's decisions (the opening and the boosts first):\n" + "\n".join(
-            wrap(line, 110) for line in shown) + (f"\n… {more} more (table view --full)"
+            wrap(line, 110) for line in shown) + (f"\n… {more} more (table view ‹full›)"
                                                  if more else "")
         fig.text(0.01, 0.0, text, fontsize=7.5, va="top", ha="left", family="monospace")
     return fig
@@ -140,8 +140,8 @@ def battle_figure(report):
 
 #: report name -> its figure builder
 FIGURES = {
-    "wm battle": battle_figure,
-    "wm duel": duel_figure,
-    "run": duel_figure,  # a Warmachine scenario: the same answer as a duel
-    "wm aoe": aoe_figure,
+    "warmachine.battle": battle_figure,
+    "warmachine.duel": duel_figure,
+    "warmachine.scenario": duel_figure,  # a Warmachine scenario: the same answer as a duel
+    "warmachine.aoe": aoe_figure,
 }

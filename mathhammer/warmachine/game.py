@@ -69,6 +69,17 @@ class Warmachine(Game):
         load_scenario(data, source)
         return True
 
+    def run_scenario(self, data, source, *, method, config, check, n_trials=None):
+        """A scenario file: attacks, activations or a plan; ``kind = "battle"``: a battle."""
+        if data.get("kind") == "battle":
+            from mathhammer.warmachine.battle.query import run_battle_scenario
+
+            return run_battle_scenario(data, source, method=method, config=config,
+                                       n_trials=n_trials)
+        from mathhammer.warmachine.scenario import run_scenario
+
+        return run_scenario(data, source, method=method, config=config, check=check)
+
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
         """Focus within WM-F1 (3 for a warjack, FOCUS for a warcaster, none for a solo), a
@@ -173,19 +184,19 @@ class Warmachine(Game):
     def check_sweep_value(self, profile: Any, side: str, stat: str, value: int) -> None:
         if stat == "focus":
             if profile.kind == "warjack" and value > 3:
-                raise RulesError("--vary", "a warjack is allocated at most 3 focus (WM-F1)", value,
-                                 "use --vary focus=0..3")
+                raise RulesError("‹vary›", "a warjack is allocated at most 3 focus (WM-F1)", value,
+                                 "use ‹vary› focus=0..3")
             if value < 0:
-                raise InputError("--vary", "focus must be 0 or more", value, "use --vary focus=0..3")
+                raise InputError("‹vary›", "focus must be 0 or more", value, "use ‹vary› focus=0..3")
             return
         if stat == "attacks":
             if not 1 <= value <= 30:
-                raise InputError("--vary", "attacks must be 1..30", value, "use --vary attacks=1..6")
+                raise InputError("‹vary›", "attacks must be 1..30", value, "use ‹vary› attacks=1..6")
             return
         if stat in ("def", "arm") and side == "target":
             if not 1 <= value <= 30:
-                raise InputError("--vary", f"{stat.upper()} must be 1..30", value,
-                                 f"use e.g. --vary {stat}=10..18")
+                raise InputError("‹vary›", f"{stat.upper()} must be 1..30", value,
+                                 f"use e.g. ‹vary› {stat}=10..18")
             return
         check_stat_by_model(self.name, profile, STAT_FIELDS.get(stat) or f"stats.{stat}", stat, value)
 
@@ -198,8 +209,8 @@ class Warmachine(Game):
         base_a.setdefault("mode", "melee" if any(w.kind == "melee" and w.damage_power is not None
                                                  for w in attacker.weapons) else "ranged")
         if base_a.get("charge") == "must" and base_a["mode"] == "ranged":
-            raise RulesError("--charge", "a charge ends in melee: no ranged attacks after it "
-                             "(WM-F3)", True, "drop --charge or --mode ranged")
+            raise RulesError("‹charge›", "a charge ends in melee: no ranged attacks after it "
+                             "(WM-F3)", True, "drop ‹charge› or ‹mode› ranged")
         # like `wm duel`: a warjack gets its full allocation, a warcaster its FOCUS (WM-F1)
         base_a.setdefault("focus", 3 if attacker.is_warjack else (attacker.stats.focus or 0))
         if {"boost_hit", "boost_damage"} & set(also) and policy != "fixed":

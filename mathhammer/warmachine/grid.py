@@ -34,14 +34,14 @@ SYSTEM_NAMES = {"L": "left arm", "R": "right arm", "H": "head", "A": "arc node",
                 "C": "cortex", "M": "movement"}
 
 
-def system_letter(name: str, where: str = "--cripple") -> str:
+def system_letter(name: str, where: str = "‹cripple›") -> str:
     """A system named by its letter or its name's first word ("M", "movement") → "M"."""
     part = str(name).strip()
     names = {v.split()[0]: k for k, v in SYSTEM_NAMES.items()}  # "left" -> "L"
     letter = part.upper() if part.upper() in SYSTEM_NAMES else names.get(part.lower())
     if letter is None:
         raise InputError(where, "names a system by its letter: L, R, H, A, C or M", part,
-                         "use e.g. --cripple L,M (left arm and movement)")
+                         "use e.g. ‹cripple› L,M (left arm and movement)")
     return letter
 
 
@@ -216,14 +216,14 @@ class Grid:
             bits |= ((1 << count) - 1) << (ROWS * c)
         return bits
 
-    def cripple_counts(self, systems: str, where: str = "--cripple") -> list[int]:
+    def cripple_counts(self, systems: str, where: str = "‹cripple›") -> list[int]:
         """WM-G3/WM-G7: the fewest boxes marked from the top of each column that leave every
         box of the named systems marked ("L,M": left arm and movement), as ``start_bits``
         takes them; a system the grid lacks, or a track, is one line."""
         letters = [system_letter(part, where) for part in str(systems).split(",")]
         if self.is_track:
             raise InputError(where, "a damage track has no systems to cripple", systems,
-                             "use --damaged N for a warcaster or solo")
+                             "use ‹damaged› N for a warcaster or solo")
         counts = [0] * N_COLUMNS
         for letter in letters:
             found = False

@@ -21,9 +21,9 @@ def wm_attack_headline(report: Report, attacks: int, kind: str, defense: int, ar
     if boxes is not None:
         first = "each hits" if attacks == 1 else "the first hits"
         return sentence(f"{who} {'destroys' if attacks == 1 else 'destroy'} "
-                         f"{plural(boxes, 'box')}".replace("boxs", "boxes"),
-                         pct(report.results["p_destroyed"]), report,
-                         [f"{first} {brief_pct(p_hit)}", hits, damage])
+                        + plural(boxes, "box"),
+                        pct(report.results["p_destroyed"]), report,
+                        [f"{first} {brief_pct(p_hit)}", hits, damage])
     if attacks == 1:
         return sentence(f"{who} hits", pct(p_hit), report, [damage])
     return sentence(f"{who}, the first hits", pct(p_hit), report, [hits, damage])
@@ -85,7 +85,7 @@ def _wm_run(report: Report) -> str:
 
 #: headline builders that need nothing beyond the report, by report name
 BUILDERS: dict[str, Callable[[Report], str]] = {
-    "wm aoe": _wm_aoe,
-    "run": _wm_run,
-    "sequence": _wm_run,
+    "warmachine.aoe": _wm_aoe,
+    "warmachine.scenario": _wm_run,
+    "warmachine.sequence": _wm_run,
 }

@@ -16,6 +16,8 @@ mathhammer.errors.InputError: --stat: must be between 0 and 30 (got 99); fix: us
 
 from __future__ import annotations
 
+import math
+
 from mathhammer.errors import InputError
 
 #: name -> (lowest, highest, an example value for the fix text)
@@ -50,8 +52,6 @@ def check(name: str, value, where: str, example: int | None = None):
 
 def check_distance(value, where: str) -> float | None:
     """A distance in inches: None, or a finite number from 0 to :data:`DISTANCE_MAX`."""
-    import math
-
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):

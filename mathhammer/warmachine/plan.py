@@ -29,6 +29,7 @@ from mathhammer.errors import InputError, RulesError
 from mathhammer.results import Report
 from mathhammer.warmachine.activation import MAX_WARJACK_FOCUS, ActivationSpec, build_graph
 from mathhammer.warmachine.sequence import Target
+from mathhammer.words import plural
 
 MAX_MODELS = 4  # a warcaster and three warjacks: the programme stays seconds
 
@@ -131,7 +132,7 @@ def members_of(refs: list[str], where: str = "attackers") -> tuple[list[Member],
     for m in members:
         if m.prof.kind == "solo":
             raise RulesError(where, f"{m.name} is a solo, not part of a battlegroup (WM-F1)",
-                             m.ref, "plan the battlegroup; chain solos with wm duel --then")
+                             m.ref, "plan the battlegroup; chain solos with wm duel ‹then›")
         if m.prof.is_warjack and m.prof.faction != caster.prof.faction:
             raise RulesError(where, f"{m.name} ({m.prof.faction}) cannot join "
                              f"{caster.name}'s battlegroup ({caster.prof.faction})", m.ref,
@@ -246,16 +247,16 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
     from mathhammer.warmachine.policy import check_policy
 
     check_policy("optimal", objective)
-    if objective not in ("destroy", "damage"):  # the bounds read the box-count model
-        raise InputError("--objective", "wm plan maximises destroy or damage", objective,
-                         "use --objective destroy, or wm duel --objective cripple:X")
+    if objective not in ("destroy", "damage"):  # the programme reads the box-count model
+        raise InputError("‹objective›", "wm plan maximises destroy or damage", objective,
+                         "use ‹objective› destroy, or wm duel ‹objective› cripple:X")
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 20:
-        raise InputError("--top", "must be a whole number from 1 to 20", top, "use --top 3")
+        raise InputError("‹top›", "must be a whole number from 1 to 20", top, "use ‹top› 3")
     members, caster = members_of(attackers, where)
     cprof = members[caster].prof
     budget = int(cprof.stats.focus or 0) - upkeep
     if budget < 0:
-        raise RulesError("--upkeep", f"{cprof.name} has FOCUS {cprof.stats.focus}: it cannot "
+        raise RulesError("‹upkeep›", f"{cprof.name} has FOCUS {cprof.stats.focus}: it cannot "
                          f"upkeep {upkeep} spells (WM-F1)", upkeep, "upkeep fewer spells")
     use_feat = has_feat_effect(cprof)
     builder = _Builder(members, caster, target, distance, upkeep)
@@ -264,7 +265,7 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
     report = search.report(method=method, config=config, check=check, explain=explain,
                            title=title or f"wm plan: {', '.join(m.name for m in members)} "
                                           f"vs {target.name}", feat_name=feat_name)
-    report.command = "wm plan"
+    report.command = "warmachine.plan"
     # the plan reads by model: per-attack P(hit) of a several-model chain and the long
     # decision-state dump belong to wm duel, which replays any fixed chain step by step
     report.results = {k: v for k, v in report.results.items() if not k.startswith("p_hit_")}
@@ -282,7 +283,7 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
     info = {"plan": search.lines_text, "alternatives": alts or ["(no other focus split)"],
             "search": search.words}  # no timing: the same question prints the same answer
     if upkeep:
-        info["upkeep"] = f"{cprof.name} upkeeps {upkeep} spells: {budget} focus to split (WM-F1)"
+        info["upkeep"] = f"{cprof.name} upkeeps {plural(upkeep, 'spell')}: {budget} focus to split (WM-F1)"
     info["assumes"] = ("every model reaches the target (charge range, control area and line of "
                        "sight for the feat)" + (f"; ranged activations shoot from {distance:g}\""
                                                 if distance is not None else ""))
@@ -294,7 +295,7 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
     return report
 
 
-def battlegroup_of_list(path, where: str = "--list") -> list[str]:
+def battlegroup_of_list(path, where: str = "‹list›") -> list[str]:
     """The warcaster of a Warmachine list and the warjacks of its faction (copies kept)."""
     from mathhammer.lists import load_list
 
@@ -313,30 +314,32 @@ def battlegroup_of_list(path, where: str = "--list") -> list[str]:
     return refs
 
 
-def plan_from_cli(attackers: list[str], target: str, *, from_list=None, camped_focus: int = 0,
-                  damaged=None, cripple: str | None = None, arm_bonus: int = 0,
-                  def_bonus: int = 0, knocked_down: bool = False, stationary: bool = False,
-                  target_in_melee: bool = False, target_effects: list[str] | None = None,
-                  objective: str = "destroy", top: int = 3, upkeep: int = 0,
-                  distance: float | None = None, method: str = "auto",
-                  config: MonteCarloConfig | None = None, check: bool = False,
-                  explain: bool = False) -> Report:
-    """``mathhammer wm plan``: the battlegroup from ids or a list, the target from a profile."""
+def plan(attackers: list[str], target: str, *, from_list=None, camped_focus: int = 0,
+         damaged=None, cripple: str | None = None, arm_bonus: int = 0,
+         def_bonus: int = 0, knocked_down: bool = False, stationary: bool = False,
+         target_in_melee: bool = False, target_effects: list[str] | None = None,
+         objective: str = "destroy", top: int = 3, upkeep: int = 0,
+         distance: float | None = None, method: str = "auto",
+         config: MonteCarloConfig | None = None, check: bool = False,
+         explain: bool = False) -> Report:
+    """The best plan for a battlegroup's turn against one target (``wm plan``, WM-P1): the
+    battlegroup from profile ids or a list file (``from_list``), the target from a profile
+    with its state (damage, crippled systems, camped focus, effects)."""
     from mathhammer.warmachine import limits
     from mathhammer.warmachine.duel import target_from_profile, with_crippled
 
     if not target:
-        raise InputError("--target", "is required: the model to kill", "",
-                         "add --target cygnar/stryker")
+        raise InputError("‹target›", "is required: the model to kill", "",
+                         "add ‹target› cygnar/stryker")
     if from_list is not None and attackers:
-        raise InputError("--list", "give the battlegroup either as ids or as --list, not both",
-                         str(from_list), "drop the ids or --list")
+        raise InputError("‹list›", "give the battlegroup either as ids or as ‹list›, not both",
+                         str(from_list), "drop the ids or ‹list›")
     refs = battlegroup_of_list(from_list) if from_list is not None else list(attackers)
-    limits.check_distance(distance, "--distance")
-    limits.check("upkeep", upkeep, "--upkeep")
-    damaged = with_crippled(target, damaged, cripple, "--cripple")
+    limits.check_distance(distance, "‹distance›")
+    limits.check("upkeep", upkeep, "‹upkeep›")
+    damaged = with_crippled(target, damaged, cripple, "‹cripple›")
     tgt = target_from_profile(target, damaged, knocked_down, camped_focus, arm_bonus, def_bonus,
                               stationary, target_in_melee, effects=target_effects or [])
-    where = "--list" if from_list is not None else "ATTACKERS"
+    where = "‹list›" if from_list is not None else "ATTACKERS"
     return plan_turn(refs, tgt, objective=objective, top=top, upkeep=upkeep, distance=distance,
                      method=method, config=config, check=check, explain=explain, where=where)

@@ -42,11 +42,11 @@ MAX_FLAGS = 3  # effect flags a chain may switch on (2^3 table variants)
 
 def check_policy(policy: str, objective: str) -> None:
     if policy not in POLICIES:
-        raise InputError("--policy", "must be fixed, greedy or optimal", policy,
-                         "use --policy optimal")
+        raise InputError("‹policy›", "must be fixed, greedy or optimal", policy,
+                         "use ‹policy› optimal")
     if objective not in OBJECTIVES and objective_system(objective) is None:
-        raise InputError("--objective", "must be destroy, damage or cripple:X (a system letter "
-                         "L R H A C M)", objective, "use --objective destroy")
+        raise InputError("‹objective›", "must be destroy, damage or cripple:X (a system letter "
+                         "L R H A C M)", objective, "use ‹objective› destroy")
 
 
 def objective_system(objective) -> str | None:

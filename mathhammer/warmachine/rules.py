@@ -14,7 +14,7 @@ the rules are written once:
   enumerating all 6^k rolls (k ≤ 6), used by the exact chain and as kernel lookup
   tables (index i ↔ dice = base-6 digits of i, least significant first).
 
-Decisions (documented in the README):
+Decisions (documented in docs/guide/warmachine.md):
 
 * An automatic hit (WM-A4) hits even when every die shows 1: the dice are rolled only
   to decide criticals, so WM-A2 does not apply to it.
@@ -42,9 +42,9 @@ STEALTH_RANGE = 5.0  # inches (WM-A8)
 
 MAX_BONUS = 1000  # bonuses and camped focus beyond this are typos, not models
 
-def check_kind(kind: str, where: str = "--kind") -> str:
+def check_kind(kind: str, where: str = "‹kind›") -> str:
     if kind not in KINDS:
-        raise InputError(where, "must be melee, ranged or magic", kind, "use --kind ranged")
+        raise InputError(where, "must be melee, ranged or magic", kind, "use ‹kind› ranged")
     return kind
 
 
@@ -133,20 +133,20 @@ def attack_modifier(
     """
     check_kind(kind)
     if aiming and kind != "ranged":
-        raise RulesError("--aim", "aiming only helps ranged attacks (WM-A6)", kind, "drop --aim")
-    for flag, on in (("--free-strike", free_strike), ("--powerful-charge", powerful_charge),
-                     ("--slam-larger-base", slam_larger_base)):
+        raise RulesError("‹aim›", "aiming only helps ranged attacks (WM-A6)", kind, "drop ‹aim›")
+    for flag, on in (("‹free_strike›", free_strike), ("‹powerful_charge›", powerful_charge),
+                     ("‹slam_larger_base›", slam_larger_base)):
         if on and kind != "melee":
             raise RulesError(flag, "applies to melee attacks only (WM-A6)", kind,
-                             f"use --kind melee or drop {flag}")
+                             f"use ‹kind› melee or drop {flag}")
     if spray and kind != "ranged":
         raise RulesError("spray", "spray weapons make ranged attacks (WM-D6)", kind)
     total = 2 * int(aiming) + 2 * int(back_strike) + 2 * int(free_strike)
     total += 2 * int(powerful_charge) - 2 * int(slam_larger_base)
     if target_in_melee:
         if kind == "melee":
-            raise RulesError("--target-in-melee", "only ranged and magic attacks take −4 (WM-A6)",
-                             kind, "drop --target-in-melee")
+            raise RulesError("‹target_in_melee›", "only ranged and magic attacks take −4 (WM-A6)",
+                             kind, "drop ‹target_in_melee›")
         if not spray:  # WM-D6: spray attacks ignore the target-in-melee penalty
             total -= 4
     return total
@@ -180,8 +180,8 @@ def effective_defense(
     """
     check_kind(kind)
     if abs(spell_bonus) > MAX_BONUS:  # 2**63 overflowed the int64 roll table
-        raise InputError("--def-bonus", f"must be between -{MAX_BONUS} and {MAX_BONUS}",
-                         spell_bonus, "use e.g. --def-bonus 2")
+        raise InputError("‹def_bonus›", f"must be between -{MAX_BONUS} and {MAX_BONUS}",
+                         spell_bonus, "use e.g. ‹def_bonus› 2")
     defense = 7 if movement_crippled else int(base_def)
     if kind != "melee":
         if knocked_down or stationary:
@@ -223,8 +223,8 @@ def effective_armor(
     18
     """
     if camped_focus < 0:
-        raise InputError("--camped-focus", "must be 0 or more", camped_focus, "use --camped-focus 2")
-    for flag, value in (("--camped-focus", camped_focus), ("--arm-bonus", spell_bonus)):
+        raise InputError("‹camped_focus›", "must be 0 or more", camped_focus, "use ‹camped_focus› 2")
+    for flag, value in (("‹camped_focus›", camped_focus), ("‹arm_bonus›", spell_bonus)):
         if abs(value) > MAX_BONUS:  # 2**63 overflowed the int64 damage table
             raise InputError(flag, f"must be between -{MAX_BONUS} and {MAX_BONUS}", value,
                              f"use e.g. {flag} 2")
@@ -279,15 +279,35 @@ def attack_outcome_table(k: int, bonus: int, defense: int, auto_hit: bool = Fals
     return (hit.astype(np.int8) + (hit & has_pair).astype(np.int8)).astype(np.int8)
 
 
+@lru_cache(maxsize=None)
+def _outcome_counts(k: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(hits[t], crits[t], critical rolls of all) among the 6^k rolls of k dice, when a hit
+    needs a sum ≥ k + t, t = 0..5k + 1 (t = 5k + 1: only all 6s hit) — the counts of
+    :func:`attack_outcome_table` for every DEF − bonus at once, so a new attack costs a
+    lookup instead of a pass over the 6^k rolls."""
+    sums, all_ones, all_sixes, has_pair = roll_tables(k)
+    rolled = ~all_ones  # WM-A2: all 1s miss whatever the sum
+    hits = np.bincount(sums[rolled] - k, minlength=5 * k + 1)[::-1].cumsum()[::-1]
+    crits = np.bincount(sums[rolled & has_pair] - k, minlength=5 * k + 1)[::-1].cumsum()[::-1]
+    six = int(all_sixes.any())  # WM-A3: all 6s (k ≥ 2) hit, and are a pair, at any DEF
+    return (tuple(int(h) for h in hits) + (six,), tuple(int(c) for c in crits) + (six,),
+            int(has_pair.sum()))
+
+
 @lru_cache(maxsize=4096)  # a query asks for the same roll's p_hit, crit and pmf
 def attack_outcome_probs(k: int, bonus: int, defense: int, auto_hit: bool = False,
                          auto_miss: bool = False) -> tuple[float, float, float]:
     """Exact (P(miss), P(non-critical hit), P(critical hit)) of one attack roll."""
     if auto_miss:
         return 1.0, 0.0, 0.0
-    counts = np.bincount(attack_outcome_table(k, bonus, defense, auto_hit), minlength=3)
-    p = counts / float(6**k)
-    return float(p[0]), float(p[1]), float(p[2])
+    rolls = 6 ** _check_k(k)
+    hits, crits, pairs = _outcome_counts(k)
+    if auto_hit:  # WM-A4: every roll hits; the dice decide criticals only
+        hit, crit = rolls, pairs
+    else:
+        t = min(max(int(defense) - int(bonus) - k, 0), 5 * k + 1)
+        hit, crit = hits[t], crits[t]
+    return (rolls - hit) / rolls, (hit - crit) / rolls, crit / rolls
 
 
 def hit_probability(k: int, bonus: int, defense: int, auto_hit: bool = False) -> float:
@@ -311,6 +331,16 @@ def damage_table(k: int, power: int, armor: int) -> np.ndarray:
     return np.maximum(0, sums + (int(power) - int(armor))).astype(np.int64)
 
 
+@lru_cache(maxsize=None)
+def _sum_probs(k: int) -> tuple[np.ndarray, list[float]]:
+    """P(the k dice sum to s), s = 0..6k (read-only), and P(they sum to less than s): each the
+    count of rolls divided by 6^k once, as a pass over the rolls would give them."""
+    counts = np.bincount(roll_tables(k)[0], minlength=6 * k + 1).astype(np.float64)
+    probs = counts / float(6**k)
+    probs.setflags(write=False)
+    return probs, [c / float(6**k) for c in [0.0] + np.cumsum(counts).tolist()]
+
+
 @lru_cache(maxsize=4096)  # every attack of a chain asks for the same roll
 def damage_pmf(k: int, power: int, armor: int) -> np.ndarray:
     """Exact P(damage = d) for d = 0..max(0, 6k + POW − ARM), one damage roll (WM-D1).
@@ -322,7 +352,14 @@ def damage_pmf(k: int, power: int, armor: int) -> np.ndarray:
     >>> round(float(damage_pmf(2, 12, 18) @ range(7)), 5)
     1.55556
     """
-    table = damage_table(k, power, armor)
-    pmf = np.bincount(table, minlength=int(table.max()) + 1) / float(6**k)
+    probs, below = _sum_probs(_check_k(k))
+    shift = int(power) - int(armor)  # damage = max(0, sum + shift)
+    if 6 * k + shift <= 0:
+        pmf = np.ones(1)
+    else:
+        first = max(k, 1 - shift)  # the smallest sum that deals damage
+        pmf = np.zeros(6 * k + shift + 1)
+        pmf[0] = below[first]
+        pmf[first + shift:] = probs[first:]
     pmf.setflags(write=False)
     return pmf

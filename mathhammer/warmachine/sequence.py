@@ -45,6 +45,7 @@ class Target:
     immunities: tuple[str, ...] = ()  # e.g. ("Cold",): Critical Freeze does not affect it
     base: str = "medium"  # WM-D7: the deviation geometry of AOE attacks reads its radius
     engaged: bool = False  # WM-A6: already in melee with another model (−4 to ranged/magic)
+    down_word: str = "knocked down"  # what ``knocked_down`` is: or "stationary" (WM-A4)
 
     def defense_against(self, kind: str, movement_crippled: bool, knocked_down: bool) -> int:
         """Effective DEF in a situation (WM-A7): DEF 7 when M is crippled, 5 vs ranged and
@@ -268,7 +269,7 @@ def sequence_exact(steps: list[AttackStep], target: Target, title: str = "",
                               [Estimate.exact_probability(c) for c in crip],
                               Estimate.exact_probability(dest),
                               [Estimate.exact_probability(p) for p in p_hits])
-    return Report("sequence", "exact", results, dists, title=title)
+    return Report("warmachine.sequence", "exact", results, dists, title=title)
 
 
 def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteCarloConfig,
@@ -318,7 +319,7 @@ def sequence_monte_carlo(steps: list[AttackStep], target: Target, config: MonteC
         [Estimate.proportion(int(c), n) for c in t["crippled"][:n_sys]],
         Estimate.proportion(int(t["destroyed"][0]), n),
         [Estimate.proportion(int(h), n) for h in t["hits"][: len(steps)]])
-    return Report("sequence", "mc", results, dists, n_trials=n, seed=run.seed, title=title)
+    return Report("warmachine.sequence", "mc", results, dists, n_trials=n, seed=run.seed, title=title)
 
 
 def run_sequence(steps: list[AttackStep], target: Target, *, method: str = "auto",

@@ -389,7 +389,7 @@ def json_of(outcome: Outcome) -> str:
     if "json_of" not in outcome.made:
         from mathhammer.present.render import render
 
-        outcome.made["json_of"] = render(outcome.report, "json")
+        outcome.made["json_of"] = render(outcome.report, "json", command=outcome.command)
     return outcome.made["json_of"]
 
 
@@ -418,7 +418,7 @@ async def _client_gone(request: Request) -> None:
 
 
 class OriginPolicy:
-    """Browsers may use this server from its own pages only (README, "The web page").
+    """Browsers may use this server from its own pages only (docs/guide/web.md).
 
     No response carries CORS headers, so another site's script can never read an answer.
     Beyond that, a request is refused (403) when a browser says it comes from elsewhere:
@@ -566,6 +566,7 @@ _SUGGEST = {"attacker": "profiles", "target": "profiles", "defender": "profiles"
 def _profile_rows() -> list[dict]:
     """The rows of ``mathhammer profiles list --format json`` (bundled data: read once)."""
     from mathhammer.present.catalogue import profile_games, summary_row
+    from mathhammer.present.flags import error_line
     from mathhammer.errors import ProfileError
     from mathhammer.profiles import bundled_ids, load_profile
 
@@ -577,7 +578,7 @@ def _profile_rows() -> list[dict]:
             except ProfileError as err:  # as the CLI: one broken file does not hide the rest
                 rows.append({"game": game, "id": ident, "name": "", "kind": "INVALID",
                              "points": None, "confidence": "", "low_confidence": 0,
-                             "error": err.one_line()})
+                             "error": error_line(err)})
     return rows
 
 

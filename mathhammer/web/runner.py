@@ -33,7 +33,6 @@ import re
 import tempfile
 import threading
 import time
-import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -79,6 +78,8 @@ class Outcome:
     cached: bool = False
     #: what the routes made of it (its JSON text, its page view), made once on a worker
     made: dict = field(default_factory=dict)
+    #: the command as typed (``wm duel``), the JSON's ``command`` as on the command line
+    command: str | None = None
 
 
 class QueryFailed(Exception):
@@ -143,10 +144,10 @@ class _Host:
 
     def __init__(self, ticket: Ticket) -> None:
         self.ticket = ticket
-        self.result: tuple[Any, str | None, Callable] | None = None
+        self.result: tuple[Any, str | None, Callable, str | None] | None = None
 
-    def receive(self, report, table, plot) -> None:
-        self.result = (report, table, plot)
+    def receive(self, report, table, plot, command: str | None = None) -> None:
+        self.result = (report, table, plot, command)
 
     def progress(self, done: int, planned: int) -> None:
         ticket = self.ticket
@@ -208,9 +209,10 @@ def error_line(err: BaseException) -> str | None:
     """The one line the CLI prints (after ``error: ``) for ``err``, or None if it is a bug."""
     from mathhammer.cli import usage_line
     from mathhammer.errors import MathhammerError
+    from mathhammer.present.flags import flag
 
     if isinstance(err, MathhammerError):
-        return err.one_line()
+        return err.one_line(flag)  # the page shows the command line
     if hasattr(err, "format_message") and hasattr(err, "exit_code"):  # Click usage errors
         return usage_line(err)
     return None
@@ -479,8 +481,9 @@ class Runner:
                 shutil.rmtree(upload_folder, ignore_errors=True)
         if host.result is None:
             raise QueryFailed(f"{name}: gave no report", status=500)
-        report, table, plot = host.result
-        return Outcome(report, table, plot, time.monotonic() - (ticket.started or 0.0))
+        report, table, plot, command = host.result
+        return Outcome(report, table, plot, time.monotonic() - (ticket.started or 0.0),
+                       command=command)
 
     def _stopped(self, name: str, ticket: Ticket) -> QueryFailed:
         if self.stopping.is_set():

@@ -82,7 +82,7 @@ def build(report, table: str | None) -> ReportView:
     from mathhammer.present.headline import headline
     from mathhammer.present.render import render_table
     from mathhammer.present.tables import report_tables
-    from mathhammer.words import method_words
+    from mathhammer.words import method_words, plain
 
     view = ReportView(headline=headline(report), title=report.title or report.command,
                       how=method_words(report))
@@ -91,7 +91,7 @@ def build(report, table: str | None) -> ReportView:
         # (compare's per-100-points rates) is printed as the plain number it is
         percent = _is_probability(name) and 0.0 <= est.value <= 1.0
         scale, unit, digits = (100.0, "%", 2) if percent else (1.0, "", 4)
-        value = f"{est.value * scale:.{digits}f}{unit}"
+        value = f"{est.value * scale:.{digits}f}{unit}" if not est.whole else est.format()
         if est.is_exact:
             view.results.append(ResultRow(name, value, "", ""))
         else:
@@ -111,12 +111,12 @@ def build(report, table: str | None) -> ReportView:
             view.notes.append((head.rstrip(":"), [line.strip() for line in lines]))
         elif isinstance(value, (list, tuple)):
             if all(_scalar(item) for item in value):
-                view.notes.append((key, [str(item) for item in value]))
+                view.notes.append((key, [plain(item) for item in value]))
         elif isinstance(value, dict):
             if all(_scalar(v) for v in value.values()):  # nested data is for the JSON only
-                view.notes.append((key, [f"{k}: {v}" for k, v in value.items()]))
+                view.notes.append((key, [f"{k}: {plain(v)}" for k, v in value.items()]))
         else:
-            view.notes.append((key, str(value)))
+            view.notes.append((key, plain(value)))
     view.tables = [_table(t) for t in report_tables(report)]
     view.text = table if table is not None else render_table(report)
     view.own_table = table is not None
@@ -157,9 +157,11 @@ def _breakable(name: str):
 
 
 def _clean(text: str) -> str:
+    """Shown text: escapes for control characters, parameters as the command line's flags."""
+    from mathhammer.present.flags import with_flags
     from mathhammer.web.commands import printable
 
-    return "\n".join(printable(line) for line in str(text).split("\n"))
+    return "\n".join(printable(line) for line in with_flags(str(text)).split("\n"))
 
 
 def _distribution(name: str, dist) -> DistView:

@@ -3,7 +3,7 @@
 Geometry in inches: a unit is a list of base rectangles ``x0 < x1``, ``y0 < y1``
 (files along x, ranks along +y, the front edge at y = 0, the shooter at y < 0).
 Wound outcomes of one hit come as cumulative tables compiled in Python from the
-exact chain (:func:`mathhammer.fantasy.chain.single_attack_outcomes`): index k <
+exact chain (:func:`mathhammer.fantasy.chain.core.single_attack_outcomes`): index k <
 K-1 = k unsaved wounds, K-1 = slain outright.
 
 Counters (int64, N_COUNTERS): see the C_* slots; a misfire adds to C_MISFIRE and to

@@ -8,7 +8,7 @@ dice; Multiple Wounds one exact draw from a table.
 
 Resolution is separate from randomness (docs/design.md, rule 2): :func:`hit_wound_class` and
 :func:`armour_ward_class` resolve dice already rolled, using the integer tables
-compiled by :func:`mathhammer.fantasy.chain.compile_spec` (the exact engine reads the
+compiled by :func:`mathhammer.fantasy.chain.core.compile_spec` (the exact engine reads the
 same tables). :func:`build_block_tables` applies them once to every combination of
 the four low digits (hit, wound) and the four high digits (armour, ward), so the
 kernel resolves an attack with two lookups, without data-dependent branches except
@@ -21,7 +21,7 @@ combinations of one attack through the same per-die functions, and
 :func:`pack_unsaved_bits` keeps one bit per combination (unsaved wound or not, 210 kB,
 fits L2), so each attack is one draw and one independent bit load (≈ 3× faster).
 
-Class codes (see ``mathhammer.fantasy.chain``): hit 0/1/2 (miss, hit, poison six),
+Class codes (see ``mathhammer.fantasy.chain.core``): hit 0/1/2 (miss, hit, poison six),
 wound/armour 0/1/2/3 (none, wound, natural-six wound, automatic wound), final 0/1/2
 (nothing, unsaved wound, slain outright).
 """
@@ -169,7 +169,7 @@ def _draw_pair(s0, s1, s2, s3):
         word, s0, s1, s2, s3 = _xoshiro(s0, s1, s2, s3)
         m1 = (word >> _U32) * _SIX8
         m2 = (word & _MASK32) * _SIX8
-        if (m1 & _MASK32) >= _SIX8_REJECT and (m2 & _MASK32) >= _SIX8_REJECT:
+        if min(m1 & _MASK32, m2 & _MASK32) >= _SIX8_REJECT:  # one test, one branch
             return np.int64(m1 >> _U32), np.int64(m2 >> _U32), s0, s1, s2, s3
 
 
@@ -200,7 +200,17 @@ def chain_kernel_counting(unsaved_bits, attacks_table, wounds_each, wound_cap, s
             pick, s0, s1, s2, s3 = _below_local(n_choices, attacks_threshold, s0, s1, s2, s3)
             n_attacks = attacks_table[pick]
         unsaved = 0
-        for _p in range(n_attacks >> 1):
+        pairs = n_attacks >> 1
+        for _q in range(pairs >> 2):  # four words a turn: the loads overlap the draws
+            b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            b3, b4, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            b5, b6, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            b7, b8, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
+            unsaved += ((_unsaved_bit(unsaved_bits, b1) + _unsaved_bit(unsaved_bits, b2))
+                        + (_unsaved_bit(unsaved_bits, b3) + _unsaved_bit(unsaved_bits, b4))
+                        + (_unsaved_bit(unsaved_bits, b5) + _unsaved_bit(unsaved_bits, b6))
+                        + (_unsaved_bit(unsaved_bits, b7) + _unsaved_bit(unsaved_bits, b8)))
+        for _p in range(pairs & 3):
             b1, b2, s0, s1, s2, s3 = _draw_pair(s0, s1, s2, s3)
             unsaved += _unsaved_bit(unsaved_bits, b1) + _unsaved_bit(unsaved_bits, b2)
         if n_attacks & 1:  # the last attack reads one half (the other is drawn, unused)

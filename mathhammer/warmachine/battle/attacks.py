@@ -8,7 +8,7 @@ per-roll rules, WM-A*, WM-D*) built against the target's DEF and ARM *as they ar
 Python lists with the decisions of a focus rule — the greedy rule of thumb of WM-F5
 (:func:`~mathhammer.warmachine.policy.rule_tables`) — and :func:`play` runs it once from the
 target's current marked boxes, knock-down and engagement, exactly as the policy kernel's
-Monte Carlo does (:func:`mathhammer.kernels.policy.simulate`): the same tables, the same
+Monte Carlo does (:func:`mathhammer.warmachine.kernels.policy.simulate`): the same tables, the same
 order of draws, damage marked by the WM-G2 cycle. Programs are built once per (attacker,
 focus, mode, charge, crippled systems, target, ARM/DEF now, distance) and reused by every
 battle of a run.

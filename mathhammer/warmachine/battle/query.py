@@ -28,16 +28,16 @@ def check_inputs(turns, first, policy_a, policy_b, iterations, plan) -> None:
     from mathhammer.warmachine.battle.game import FIRSTS
     from mathhammer.warmachine.battle.policies import POLICIES
 
-    _whole(turns, "--turns", 1, MAX_TURNS, "5")
+    _whole(turns, "‹turns›", 1, MAX_TURNS, "5")
     if first not in FIRSTS:
-        raise InputError("--first", "must be a, b or roll-off", first, "use --first roll-off")
-    for where, name in (("--policy-a", policy_a), ("--policy-b", policy_b)):
+        raise InputError("‹first›", "must be a, b or roll-off", first, "use ‹first› roll-off")
+    for where, name in (("‹policy_a›", policy_a), ("‹policy_b›", policy_b)):
         if name not in POLICIES:
             raise InputError(where, "must be scripted, greedy or best-response", name,
                              f"use {where} greedy")
-    _whole(iterations, "--iterations", 1, MAX_ITERATIONS, "8")
+    _whole(iterations, "‹iterations›", 1, MAX_ITERATIONS, "8")
     if plan not in PLANS:
-        raise InputError("--plan", "must be auto, exact or greedy", plan, "use --plan auto")
+        raise InputError("‹plan›", "must be auto, exact or greedy", plan, "use ‹plan› auto")
 
 
 def wm_battle(list_a, list_b, *, turns: int = 5, deployment=None, policy_a: str = "greedy",
@@ -51,12 +51,12 @@ def wm_battle(list_a, list_b, *, turns: int = 5, deployment=None, policy_a: str 
     from mathhammer.warmachine.battle.runner import BattleSpec, build, run
 
     check_inputs(turns, first, policy_a, policy_b, iterations, plan)
-    validate_trials(n_trials, "--n-trials")
+    validate_trials(n_trials, "‹n_trials›")
     if n_trials > MAX_BATTLES:
-        raise TrialLimitError("--n-trials", f"is above the limit of {MAX_BATTLES:,} battles",
-                              n_trials, "use fewer battles, e.g. --n-trials 10000")
+        raise TrialLimitError("‹n_trials›", f"is above the limit of {MAX_BATTLES:,} battles",
+                              n_trials, "use fewer battles, e.g. ‹n_trials› 10000")
     if workers is not None:
-        _whole(workers, "--threads", 1, 256, "2")
+        _whole(workers, "‹threads›", 1, 256, "2")
     seed = resolve_seed(seed)
     spec = BattleSpec(str(list_a), str(list_b), turns, first,
                       str(deployment) if deployment is not None else None, policy_a, policy_b,
@@ -116,11 +116,11 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
         if key in data:
             kwargs[key] = data[key]
     if method == "exact":
-        raise InputError("--method", "a battle is played by Monte Carlo only", method,
-                         "use --method mc or leave it out")
+        raise InputError("‹method›", "a battle is played by Monte Carlo only", method,
+                         "use ‹method› mc or leave it out")
     if config is not None and config.precision is not None:
-        raise InputError("--precision", "is not available for battles", config.precision,
-                         "use --n-trials instead")
+        raise InputError("‹precision›", "is not available for battles", config.precision,
+                         "use ‹n_trials› instead")
     kw = {"n_trials": n_trials if n_trials is not None else DEFAULT_BATTLES}
     if config is not None:
         kw.update(seed=config.seed, workers=config.threads, progress=config.progress)

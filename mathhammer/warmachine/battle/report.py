@@ -17,6 +17,7 @@ import re
 import numpy as np
 
 from mathhammer.results import Distribution, Estimate, Report
+from mathhammer.words import plural
 
 NOT_PLAYED = (
     "terrain, line of sight, facing, back strikes; bases do not block movement; warcasters "
@@ -65,8 +66,8 @@ def build_report(battle, spec, tally, seed: int, names: tuple[str, str]) -> Repo
     info = _info(battle, spec, tally, results, names)
     if not kills:
         info["empty_distributions"] = [info_note]
-    report = Report("wm battle", "mc", results, dists, n_trials=n, seed=seed, info=info,
-                    title=f"wm battle: {names[0]} (A) vs {names[1]} (B), {turns} rounds")
+    report = Report("warmachine.battle", "mc", results, dists, n_trials=n, seed=seed, info=info,
+                    title=f"wm battle: {names[0]} (A) vs {names[1]} (B), {plural(turns, 'round')}")
     report.headline = headline(report, names, turns)
     return report
 
@@ -84,7 +85,7 @@ def headline(report: Report, names: tuple[str, str], turns: int) -> str:
     text = (f"{lead} — caster kill by turn {turns} in {100 * kill.value:.1f}%"
             f" ({other}, undecided {100 * d.value:.1f}%)")
     n = report.n_trials
-    return text + f" (Monte Carlo, {n:,} battles, seed {report.seed})"
+    return text + f" (Monte Carlo, {plural(n, 'battle')}, seed {report.seed})"
 
 
 def _info(battle, spec, tally, results, names) -> dict:

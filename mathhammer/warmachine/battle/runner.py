@@ -134,9 +134,9 @@ def build(spec: BattleSpec):
         if len(_BUILT) > 8:
             _BUILT.clear()
         _BUILT[spec] = battle
-    policies = [make_policy(spec.policy_a, battle, "--policy-a", iterations=spec.iterations,
+    policies = [make_policy(spec.policy_a, battle, "‹policy_a›", iterations=spec.iterations,
                             **dict(spec.options_a)),
-                make_policy(spec.policy_b, battle, "--policy-b", iterations=spec.iterations,
+                make_policy(spec.policy_b, battle, "‹policy_b›", iterations=spec.iterations,
                             **dict(spec.options_b))]
     for side, policy in enumerate(policies):
         if hasattr(policy, "bind"):
@@ -340,17 +340,17 @@ def _dask(jobs, scheduler):
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - depends on the install
-        raise InputError("--scheduler", "needs dask.distributed, which is not installed",
-                         scheduler, "pip install 'mathhammer[dask]' or drop --scheduler") from None
+        raise InputError("‹scheduler›", "needs dask.distributed, which is not installed",
+                         scheduler, "pip install 'mathhammer[dask]' or drop ‹scheduler›") from None
     own = not isinstance(scheduler, Client)
     if own:
         if not isinstance(scheduler, str) or ":" not in scheduler:
-            raise InputError("--scheduler", "must be a Dask scheduler address", scheduler,
-                             "use e.g. --scheduler tcp://127.0.0.1:8786")
+            raise InputError("‹scheduler›", "must be a Dask scheduler address", scheduler,
+                             "use e.g. ‹scheduler› tcp://127.0.0.1:8786")
         try:
             client = Client(scheduler, timeout="10s", set_as_default=False)
         except (OSError, TimeoutError) as err:
-            raise InputError("--scheduler", f"cannot reach the Dask scheduler ({err})",
+            raise InputError("‹scheduler›", f"cannot reach the Dask scheduler ({err})",
                              scheduler, "start one with `dask scheduler` or check the address") \
                 from None
     else:

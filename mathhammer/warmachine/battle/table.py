@@ -137,4 +137,4 @@ def check_positions(pos, models, where: str) -> None:
 def load_deployment(path, models, sides) -> list[tuple[float, float]]:
     from mathhammer.profiles import read_toml
 
-    return read_deployment(read_toml(path), models, sides, "--deployment " + str(path))
+    return read_deployment(read_toml(path), models, sides, "‹deployment› " + str(path))

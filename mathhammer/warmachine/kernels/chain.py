@@ -70,6 +70,23 @@ def attack_chain(hit_bound, hit_threshold, hit_offset, hit_table,
     state[3] = s3
 
 
+_U32 = np.uint64(32)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _both_halves(word, hit_bound, hit_threshold, dmg_bound, dmg_threshold, s0, s1, s2, s3):
+    """(attack roll index, damage roll index) from one word, as :func:`_high` then
+    :func:`_low` give them: one test for both halves, the helpers only when one is rejected."""
+    m_hit = (word >> _U32) * hit_bound
+    m_dmg = (word & _MASK32) * dmg_bound
+    if ((m_hit & _MASK32) < hit_threshold) | ((m_dmg & _MASK32) < dmg_threshold):
+        i_hit, s0, s1, s2, s3 = _high(word, hit_bound, hit_threshold, s0, s1, s2, s3)
+        i_dmg, s0, s1, s2, s3 = _low(word, dmg_bound, dmg_threshold, s0, s1, s2, s3)
+        return i_hit, i_dmg, s0, s1, s2, s3
+    return np.int64(m_hit >> _U32), np.int64(m_dmg >> _U32), s0, s1, s2, s3
+
+
 @njit(cache=True, nogil=True)
 def single_attack(hit_bound, hit_threshold, hit_table, dmg_bound, dmg_threshold, dmg_table,
                   state, n_trials, hist):
@@ -77,6 +94,10 @@ def single_attack(hit_bound, hit_threshold, hit_table, dmg_bound, dmg_threshold,
 
     Same tables and stream use as :func:`attack_chain` with one attack, so both give
     identical histograms for the same state. Returns (hits, crits) as int64.
+
+    Each trial is one increment of a joint count by (outcome, damage) — two copies,
+    alternate trials, so equal consecutive keys do not wait on one memory cell — and
+    the histogram, hits and criticals are read off those counts after the loop.
     """
     s0 = state[0]
     s1 = state[1]
@@ -86,17 +107,30 @@ def single_attack(hit_bound, hit_threshold, hit_table, dmg_bound, dmg_threshold,
     db = np.uint64(dmg_bound)
     hthr = np.uint64(hit_threshold)
     dthr = np.uint64(dmg_threshold)
+    width = hist.shape[0]  # damage 0..width - 1
+    key = np.empty(hit_table.shape[0], np.int64)  # outcome row of the joint count
+    for i in range(hit_table.shape[0]):
+        key[i] = np.int64(hit_table[i]) * width
+    joint = np.zeros(6 * width, np.int64)  # two copies of (outcome 0..2) × damage
+    for _ in range(n_trials >> 1):
+        word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+        i_hit, i_dmg, s0, s1, s2, s3 = _both_halves(word, hb, hthr, db, dthr, s0, s1, s2, s3)
+        joint[key[i_hit] + dmg_table[i_dmg]] += 1
+        word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+        i_hit, i_dmg, s0, s1, s2, s3 = _both_halves(word, hb, hthr, db, dthr, s0, s1, s2, s3)
+        joint[3 * width + key[i_hit] + dmg_table[i_dmg]] += 1
+    if n_trials & 1:
+        word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+        i_hit, i_dmg, s0, s1, s2, s3 = _both_halves(word, hb, hthr, db, dthr, s0, s1, s2, s3)
+        joint[key[i_hit] + dmg_table[i_dmg]] += 1
     hits = 0
     crits = 0
-    for _ in range(n_trials):
-        word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
-        i_hit, s0, s1, s2, s3 = _high(word, hb, hthr, s0, s1, s2, s3)
-        i_dmg, s0, s1, s2, s3 = _low(word, db, dthr, s0, s1, s2, s3)
-        outcome = np.int64(hit_table[i_hit])
-        hit = (outcome + 1) >> 1
-        hist[dmg_table[i_dmg] * hit] += 1
-        hits += hit
-        crits += outcome >> 1
+    for outcome in range(3):
+        for damage in range(width):
+            k = joint[outcome * width + damage] + joint[(3 + outcome) * width + damage]
+            hist[damage if outcome else 0] += k  # a miss deals 0 (WM-A1)
+            hits += k * (outcome > 0)
+            crits += k * (outcome == 2)
     state[0] = s0
     state[1] = s1
     state[2] = s2
@@ -112,9 +146,10 @@ def single_attack_fused(bound, threshold, fused_table, state, n_trials, hist):
     ``[0, bound)`` holds ``damage << 2 | outcome`` (outcome 0 miss / 1 hit / 2
     critical; damage 0 on a miss). Each 32-bit half of a word is one trial, drawn by
     Lemire's method with rejection (``threshold = 2^32 mod bound``). Needs
-    ``bound <= 2^32``; tables up to 6^6 entries (93 KB) stay in L2. Trials are counted
-    in two interleaved histograms so that consecutive equal totals do not serialise on
-    one memory cell. Returns (hits, crits) as int64.
+    ``bound <= 2^32``; tables up to 6^6 entries (93 KB) stay in L2. Each trial is one
+    increment of a count by its table value, in two interleaved copies so that
+    consecutive equal values do not serialise on one memory cell; the histogram, hits
+    and criticals are read off the counts after the loop. Returns (hits, crits) as int64.
     """
     s0 = state[0]
     s1 = state[1]
@@ -122,32 +157,26 @@ def single_attack_fused(bound, threshold, fused_table, state, n_trials, hist):
     s3 = state[3]
     b = np.uint64(bound)
     thr = np.uint64(threshold)
-    width = hist.shape[0]
-    two = np.zeros((2, width), dtype=np.int64)
-    hits = 0
-    crits = 0
+    width = 4 * hist.shape[0]  # table values damage << 2 | outcome
+    two = np.zeros(2 * width, dtype=np.int64)
     for _ in range(n_trials >> 1):
         word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
         i_first, s0, s1, s2, s3 = _high(word, b, thr, s0, s1, s2, s3)
         i_second, s0, s1, s2, s3 = _low(word, b, thr, s0, s1, s2, s3)
-        v = np.int64(fused_table[i_first])
-        w = np.int64(fused_table[i_second])
-        two[0, v >> 2] += 1
-        two[1, w >> 2] += 1
-        ov = v & 3
-        ow = w & 3
-        hits += ((ov + 1) >> 1) + ((ow + 1) >> 1)
-        crits += (ov >> 1) + (ow >> 1)
+        two[fused_table[i_first]] += 1
+        two[width + fused_table[i_second]] += 1
     if n_trials & 1:  # an odd count: one more trial from a fresh word's high half
         word, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
         i_first, s0, s1, s2, s3 = _high(word, b, thr, s0, s1, s2, s3)
-        v = np.int64(fused_table[i_first])
-        two[0, v >> 2] += 1
-        ov = v & 3
-        hits += (ov + 1) >> 1
-        crits += ov >> 1
-    for i in range(width):
-        hist[i] += two[0, i] + two[1, i]
+        two[fused_table[i_first]] += 1
+    hits = 0
+    crits = 0
+    for value in range(width):
+        k = two[value] + two[width + value]
+        hist[value >> 2] += k
+        outcome = value & 3
+        hits += k * ((outcome + 1) >> 1)
+        crits += k * (outcome >> 1)
     state[0] = s0
     state[1] = s1
     state[2] = s2

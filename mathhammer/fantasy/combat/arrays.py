@@ -1,0 +1,277 @@
+"""The kernel arrays of a compiled combat (:mod:`mathhammer.fantasy.kernels.combat` layouts).
+
+Exact tables built here, read by both engines: the per-group, per-target outcome of n
+attacking models (``g_sum``, by :func:`mathhammer.fantasy.chain.core.chain_distribution`),
+the per-attack outcome (``g_percdf``), Leadership tests (``p_ld``, from
+:mod:`mathhammer.fantasy.characteristic_tests`) and pursuit (``p_caught``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from mathhammer.dice import parse_dice
+from mathhammer.fantasy.chain.core import chain_distribution, single_attack_outcomes
+from mathhammer.fantasy.combat.compile import (
+    COUNT_FRONT_,
+    COUNT_SIDE_,
+    COUNT_SINGLE_,
+    COUNT_SUPPORT_,
+    CompiledCombat,
+    _attacks_pmf,
+    attack_spec,
+)
+
+MAX_LD = 20
+
+
+@dataclass
+class Tables:
+    u_int: np.ndarray
+    b_int: np.ndarray
+    g_int: np.ndarray
+    g_key: np.ndarray
+    g_slot: np.ndarray
+    g_pref: np.ndarray
+    g_sum: np.ndarray
+    g_fall: np.ndarray
+    g_percdf: np.ndarray
+    g_natt: np.ndarray
+    e_pair: np.ndarray
+    chal: np.ndarray
+    p_ld: np.ndarray
+    p_caught: np.ndarray
+    p_instab: np.ndarray
+    charged: np.ndarray
+    # exact pmfs behind the cumulative tables (the exact engine reads these)
+    sum_pmf: dict
+    per_attack: dict
+
+    def kernel_args(self) -> tuple:
+        return (self.u_int, self.b_int, self.g_int, self.g_key, self.g_slot, self.g_pref, self.g_sum,
+                self.g_fall, self.g_percdf, self.g_natt, self.e_pair, self.chal, self.p_ld,
+                self.p_caught, self.p_instab)
+
+
+def _max_models(c: CompiledCombat, g) -> int:
+    """Most models of a group that can strike at once (its n axis)."""
+    if g.count == COUNT_SINGLE_:
+        return 1
+    side = c.units[g.unit]
+    width = side.unit.formation.rank_width
+    if g.count == COUNT_FRONT_:
+        return min(width, g.n, side.unit.formation.models)
+    if g.count == COUNT_SUPPORT_:
+        return min(side.unit.formation.models, width * c.support[g.unit])
+    return min(g.n, side.unit.formation.models)
+
+
+def _convolve_n(pmf: dict[int, float], n: int) -> dict[int, float]:
+    total = {0: 1.0}
+    for _ in range(n):
+        nxt: dict[int, float] = {}
+        for a, pa in total.items():
+            for b, pb in pmf.items():
+                nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
+        total = nxt
+    return total
+
+
+@lru_cache(maxsize=8192)
+def _sum_dist(per_attack: tuple, slay: float, attacks: tuple, w: int, models: int) -> tuple:
+    return tuple(chain_distribution(np.array(per_attack), slay, dict(attacks), w, models))
+
+
+def build_tables(c: CompiledCombat) -> Tables:
+    from mathhammer.fantasy import characteristic_tests as fb_tests
+    from mathhammer.fantasy.kernels import combat as k
+
+    rules = c.rules
+    units, bodies, groups = c.units, c.bodies, c.groups
+    n_u, n_b, n_g = len(units), len(bodies), len(groups)
+    u_int = np.zeros((n_u, k.NU), np.int64)
+    side_index = [0, 0]
+    for u, side in enumerate(units):
+        unit = side.unit
+        f = unit.formation
+        s = c.unit_sides[u]
+        against, face = c.faces[u]
+        row = u_int[u]
+        row[k.U_SIDE] = s
+        row[k.U_WIDTH] = f.rank_width
+        row[k.U_RANK_MIN] = rules.rank_width
+        row[k.U_MAX_RANK] = rules.max_rank_bonus
+        row[k.U_AGAINST] = -1 if against is None else against
+        row[k.U_FACE] = face
+        row[k.U_CONTACT] = c.contact[u]
+        row[k.U_SUPPORT] = c.support[u]
+        row[k.U_STUBBORN] = unit.has("Stubborn") or any(ch.profile.has("Stubborn") for ch in side.characters)
+        row[k.U_UNBREAKABLE] = unit.has("Unbreakable")
+        instability = rules.unstable == "lose_wounds"
+        row[k.U_UNSTABLE] = unit.has("Unstable") and instability
+        row[k.U_DAEMONIC] = unit.has("Daemonic Instability") and instability
+        row[k.U_STANDARD] = f.standard and rules.standard_bonus > 0
+        row[k.U_STANDARD_BONUS] = rules.standard_bonus
+        row[k.U_MUSICIAN] = f.musician
+        row[k.U_MUSICIAN_RULE] = rules.combat.musician_breaks_ties
+        row[k.U_BONUS] = side.bonus
+        row[k.U_FRENZY] = unit.has("Frenzy") or any(ch.profile.has("Frenzy") for ch in side.characters)
+        reroll = side.reroll_break
+        if reroll is None:
+            reroll = (f.battle_standard or c.reroll[s]) and rules.combat.battle_standard_reroll
+        row[k.U_REROLL] = bool(reroll)
+        row[k.U_BSB_CR] = f.battle_standard
+        row[k.U_BSB_BONUS] = rules.battle_standard_bonus
+        row[k.U_STEADFAST_RULE] = rules.steadfast
+        row[k.U_GENERAL_LD] = c.general_ld[s]
+        row[k.U_DISRUPT_MIN] = rules.combat.disrupt_min_ranks
+        row[k.U_DISRUPT_SF] = rules.combat.disrupted_loses_steadfast
+        row[k.U_SIDE_INDEX] = side_index[s]
+        side_index[s] += 1
+        row[k.U_FLANK_BONUS] = rules.flank_bonus
+        row[k.U_REAR_BONUS] = rules.rear_bonus
+    b_int = np.zeros((n_b, k.NB), np.int64)
+    for b, body in enumerate(bodies):
+        row = b_int[b]
+        row[k.B_UNIT], row[k.B_MODELS], row[k.B_W], row[k.B_LD] = body.unit, body.models, body.w, body.ld
+        row[k.B_SINGLE], row[k.B_RANKS], row[k.B_SLOTS] = body.single, body.ranks, body.slots
+        row[k.B_MODEL], row[k.B_BSB] = body.model, body.bsb
+        row[k.B_GENERAL] = body.general and rules.combat.general_range
+    ts = max([len(g.slots) for g in groups] or [1])
+    g_int = np.zeros((max(n_g, 1), k.NG), np.int64)
+    g_key = np.full((max(n_g, 1), 3), -1, np.int64)
+    g_slot = np.full((max(n_g, 1), ts), -1, np.int64)
+    g_pref = np.full((max(n_g, 1), 2, ts), -1, np.int64)
+    n_axis = max([_max_models(c, g) for g in groups] or [1]) + 1
+    w_axis = max(body.models * body.w for body in bodies) + 1
+    sum_pmf: dict = {}
+    per_attack: dict = {}
+    natt: dict = {}
+    k_axis = 2
+    a_axis = 1
+    for j, g in enumerate(groups):
+        g_int[j, k.G_UNIT], g_int[j, k.G_BODY], g_int[j, k.G_COUNT] = g.unit, g.body, g.count
+        g_int[j, k.G_ENEMY], g_int[j, k.G_LO], g_int[j, k.G_N] = g.enemy, g.lo, g.n
+        g_int[j, k.G_ONCE], g_int[j, k.G_NSLOT], g_int[j, k.G_FACE] = g.once, len(g.slots), g.face
+        g_int[j, k.G_FRENZY] = "Frenzy" in g.attacker.rules and g.attacker.auto is None
+        g_key[j] = g.keys
+        g_slot[j, : len(g.slots)] = g.slots
+        for row in (0, 1):
+            g_pref[j, row, : len(g.pref[row])] = g.pref[row]
+        side = units[g.unit]
+        support = g.count == COUNT_SUPPORT_
+        for vf in range(6):
+            v, fr = divmod(vf, 2)
+            pmf = _attacks_pmf(g.attacker, v, bool(fr), side.charged, c.rules, support)
+            natt[j, vf] = pmf
+            a_axis = max(a_axis, max(pmf) + 1)
+        enemy_side = units[g.enemy]
+        from_front = c.faces[g.enemy][0] == g.unit or (g.count == COUNT_SIDE_)
+        for slot, b in enumerate(g.slots):
+            body = bodies[b]
+            for v in range(3):
+                spec = attack_spec(g.attacker, body, v, c.rules, body.asf, from_front)
+                if spec is None:
+                    per_attack[j, slot, v] = (np.array([1.0]), 0.0)
+                else:
+                    pmf, slay = single_attack_outcomes(spec, c.rules)
+                    per_attack[j, slot, v] = (pmf, slay)
+                k_axis = max(k_axis, len(per_attack[j, slot, v][0]) + 1)
+        del enemy_side
+    g_fall = np.zeros((max(n_g, 1), ts), np.int64)
+    g_percdf = np.zeros((max(n_g, 1), ts, 3, k_axis))
+    g_natt = np.zeros((max(n_g, 1), 6, a_axis))
+    for j, g in enumerate(groups):
+        for vf in range(6):
+            g_natt[j, vf] = _cumulative(natt[j, vf], a_axis)
+        for slot, b in enumerate(g.slots):
+            body = bodies[b]
+            for v in range(3):
+                pmf, slay = per_attack[j, slot, v]
+                out = np.zeros(k_axis)
+                out[: len(pmf)] = pmf
+                out[-1] = slay
+                g_percdf[j, slot, v] = _cumulative_array(out)
+            fall = any(per_attack[j, slot, v][1] > 0 for v in range(3)) and body.w > 1 and body.models > 1
+            g_fall[j, slot] = fall
+            if fall:
+                continue
+            # a single model's table is not capped at its wounds: the excess is a
+            # challenge's overkill (FB-K3); the kernel caps what the model takes
+            models = None if body.single else body.models
+            for vf in range(6):
+                v = vf // 2
+                pmf, slay = per_attack[j, slot, v]
+                for n in range(min(_max_models(c, g), n_axis - 1) + 1):
+                    attacks = _convolve_n(natt[j, vf], n)
+                    dist = _sum_dist(tuple(pmf), float(slay), tuple(sorted(attacks.items())), body.w,
+                                     models)
+                    sum_pmf[j, slot, vf, n] = dist
+                    w_axis = max(w_axis, len(dist))
+    g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
+    for (j, slot, vf, n), dist in sum_pmf.items():
+        g_sum[j, slot, vf, n] = _cumulative_array(_pad(dist, w_axis))
+    e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
+    chal = np.array(c.challenge, np.int64)
+    p_ld = np.zeros((2, 2 * MAX_LD + 1))
+    for reroll in (0, 1):
+        for v in range(-MAX_LD, MAX_LD + 1):
+            p_ld[reroll, v + MAX_LD] = float(fb_tests.leadership_test(v, rules, bool(reroll)))
+    p_caught = np.zeros((n_u, 16))
+    for u, side in enumerate(units):
+        flee = parse_dice(_flee_dice(side, rules)).pmf()
+        enemies = [e for e in range(n_u) if c.unit_sides[e] != c.unit_sides[u]]
+        for mask in range(1, 16):
+            chasers = [e for e in enemies if mask >> int(u_int[e, k.U_SIDE_INDEX]) & 1]
+            if not chasers:
+                continue
+            pursue = [parse_dice(_flee_dice(units[e], rules)).pmf() for e in chasers]
+            p = 0.0
+            for f, pf in flee.items():
+                p_escape = 1.0
+                for pmf in pursue:
+                    p_escape *= float(sum(q for x, q in pmf.items() if x < f))
+                p += float(pf) * (1.0 - p_escape)
+            p_caught[u, mask] = p
+    p_instab = np.zeros(13)
+    for v, q in parse_dice("2D6").pmf().items():
+        p_instab[v] = float(q)
+    charged = np.array([side.charged for side in units], np.int64)
+    return Tables(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_percdf, g_natt, e_pair, chal,
+                  p_ld, p_caught, p_instab, charged, sum_pmf, per_attack)
+
+
+def _flee_dice(side, rules) -> str:
+    """FB-C6/G2: flee and pursuit roll, Swiftstride's where the unit has it."""
+    return rules.combat.swiftstride_dice if side.unit.has("Swiftstride") else rules.combat.flee_dice
+
+
+def _pad(values, width: int) -> np.ndarray:
+    out = np.zeros(width)
+    vals = np.asarray(values, float)
+    if len(vals) > width:  # wounds beyond the body: the cap takes them anyway
+        out[:] = vals[:width]
+        out[-1] += vals[width:].sum()
+    else:
+        out[: len(vals)] = vals
+    return out
+
+
+def _cumulative_array(pmf: np.ndarray) -> np.ndarray:
+    cum = np.cumsum(pmf)
+    nz = np.nonzero(pmf > 0)[0]
+    if len(nz):
+        cum[int(nz[-1]):] = 1.0  # no float gap above the last possible outcome
+    else:
+        cum[:] = 1.0
+    return cum
+
+
+def _cumulative(pmf: dict[int, float], width: int) -> np.ndarray:
+    out = np.zeros(width)
+    for k, p in pmf.items():
+        out[k] += p
+    return _cumulative_array(out)
