@@ -72,11 +72,7 @@ def file_models() -> tuple[type[BaseModel], type[BaseModel]]:
     one of the games."""
     names = games.names(lists=True)
     if names not in _MODELS:
-        fields: dict[str, tuple] = {}
-        for name in names:
-            for key, spec in games.get(name).entry_fields.items():
-                fields.setdefault(key, spec)
-        entry = create_model("UnitEntry", __base__=BaseEntry, **fields)
+        entry = create_model("UnitEntry", __base__=BaseEntry, **games.list_fields("entry_fields"))
         listfile = create_model(
             "ListFile", __base__=_Strict, name=(str, ""), game=(Literal[names], ...),  # type: ignore[valid-type]
             ruleset=(str, ...),

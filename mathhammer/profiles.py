@@ -79,7 +79,7 @@ def profiles_root() -> Path:
 #: a 60 kB key of 30,000 parts took 3.5 GB); no data file needs more than a few
 MAX_KEY_PARTS = 32
 #: entries in any one list of a data file (``[[attacks]]``, ``[[units]]``, ``sources``...);
-#: run time grows with them, so each has a stated cap (README "Limits")
+#: run time grows with them, so each has a stated cap (docs/guide/files.md)
 LIST_CAPS = {"attacks": 200, "activations": 200, "units": 200, "weapons": 50, "mounts": 10,
              "models": 500}
 DEFAULT_LIST_CAP = 1000

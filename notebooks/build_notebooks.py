@@ -451,7 +451,7 @@ RULES = {"fixed (file dice)": dict(dice_rule="fixed"),
 rows, goes_off, weights = [], {}, {}
 for label, change in RULES.items():
     s = scenario.model_copy(update={"caster": scenario.caster.model_copy(update=change)})
-    r = run_phase(s, method="mc", config=config)
+    r = mh.magic_phase(s, method="mc", config=config)
     weights[f"expected weight, {label}"] = r.results["expected_weight"]
     goes_off |= {f"{name} goes off, {label}": r.results[f"p_goes_off_{i + 1}"]
                  for i, name in enumerate(spell_names)}
@@ -669,14 +669,12 @@ plt.show()"""),
     ("md", """\
 ## The same battles with a best-responding Empire general
 
-`battle_difference` plays both set-ups battle by battle on the same dice streams, so
+`mh.fb_battle_difference` plays both set-ups battle by battle on the same dice streams, so
 the difference carries the (small) standard error of paired differences. Best response
 rolls out 8 continuations per option at each charge, reaction, volley and pursuit —
 hundreds of times greedy's work per battle, so fewer battles here."""),
     ("code", """\
-from mathhammer.fantasy.battle.compare import battle_difference
-
-diff = battle_difference(*lists, turns=6, n_trials=BR_BATTLES, seed=SEED,
+diff = mh.fb_battle_difference(*lists, turns=6, n_trials=BR_BATTLES, seed=SEED,
                          policy_a=("best-response", "greedy"), rollouts=8)
 for key, est in diff.items():
     print(f"best-response minus greedy, {key}: {est.value:+.3f} ± {est.se:.3f} (paired se)")
@@ -716,13 +714,98 @@ headline_figures({"mean VP margin (greedy)": r["mean_vp_margin"],
                  percent=False)"""),
 ]
 
+TUNING = [
+    ("md", """\
+# Tuning a list on whole battles: what the search changed, and why
+
+`mathhammer.tune` searches the changes an options file allows (here: how many Juggernauts
+and Destroyers Sorscha takes; their focus and charge too, which greedy generals do not
+read — WM-B11) and scores every candidate on **whole battles** against a meta: each list
+of the meta is played as `wm battle`s, both generals greedy, and the objective is the
+expected result P(win) + ½ P(draw) (TU-B2). Candidates face the same dice battle by
+battle (common random numbers), so a change is judged by its paired difference.
+
+**Why** a list wins is shown by each unit's *contribution*: the list minus one copy of
+that unit, played on the same dice (`score(..., per_unit=True)`). Fantasy lists join
+this notebook once the Fantasy battle engine (`fb battle`) is in the build.
+
+**Question:** what should the Khador battle box change against the Mk II battle boxes,
+and which unit makes the difference?"""),
+    ("code", SETUP),
+    ("code", """\
+
+# battles per meta list: the committed run uses 1,000; the tests a twentieth of the trials
+N_BATTLES = max(100, N_TRIALS // 200)
+META = "mk2_battleboxes"
+print(f"{N_BATTLES:,} battles per meta list")
+start = mh.score("khador_battlebox", META, n_battles=N_BATTLES, seed=SEED, per_unit=True)
+print(start.headline)"""),
+    ("code", """\
+tuned = mh.tune("khador_battlebox", "khador_battlebox", META, n_battles=N_BATTLES, seed=SEED,
+                max_lists=40, top=2)
+print(tuned.headline)
+ranked = pd.DataFrame(list(tuned.info["ranked"]))[["rank", "changes", "points", "p_win", "p_win_se",
+                                                   "vp_margin", "vp_margin_se", "gain", "gain_se"]]
+ranked"""),
+    ("md", """\
+The search moves when a change beats the current list by 2 paired standard errors; the
+table re-plays the best lists against the input at the full count. Now the *why*: each
+unit's contribution to P(win) in the input list and in the best list found."""),
+    ("code", """\
+best_units = tuned.info["ranked"][0]["units"]
+best_list = {"name": "tuned", "game": "warmachine", "ruleset": "mk2",
+             "points": tuned.info["points_cap"], "units": best_units}
+best = mh.score(mh.load_list(best_list), META, n_battles=N_BATTLES, seed=SEED, per_unit=True)
+print(best.headline)
+
+
+def contributions(report):
+    rows = {}
+    for key, e in report.results.items():
+        if key.startswith("contribution_p_win["):
+            rows[key[len("contribution_p_win["):-1]] = (e.value, e.se)
+    return pd.DataFrame(rows, index=["contribution", "se"]).T
+
+
+c_start, c_best = contributions(start), contributions(best)
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), dpi=100, sharex=True)
+for ax, (title, frame) in zip(axes, (("input: Khador battle box", c_start), ("best list found", c_best))):
+    ax.barh(frame.index, 100 * frame["contribution"], xerr=100 * frame["se"], color="#4C72B0")
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_title(title)
+    ax.set_xlabel("P(win) with it minus without one copy (pp, ± 1 se)")
+    ax.invert_yaxis()
+plt.tight_layout()
+plt.show()
+print(c_start.round(3))
+print(c_best.round(3))"""),
+    ("md", """\
+**Reading it:** a contribution is a paired difference on the same dice, so its se is
+small next to the P(win) it explains. A warcaster has none: a Mk II battle side is one
+battlegroup, and the list cannot fight without it (WM-B1)."""),
+    ("code", """\
+top = tuned.info["ranked"][0]
+strongest = c_start["contribution"].idxmax()
+answer(f"On {N_BATTLES:,} greedy battles per meta list the Khador battle box wins "
+       f"{100 * start.results['p_win'].value:.0f}% (± {100 * start.results['p_win'].se:.0f}); "
+       f"the search's best change is {top['changes']} ({100 * top['gain']:+.0f} ± "
+       f"{100 * top['gain_se']:.0f} pp of expected result, paired). In the input list the "
+       f"{strongest} carries it: {100 * c_start.loc[strongest, 'contribution']:+.0f} ± "
+       f"{100 * c_start.loc[strongest, 'se']:.0f} pp of P(win) against the list without it.")
+headline_figures({"P(win) of the Khador battle box": start.results["p_win"],
+                  "VP margin of the Khador battle box": start.results["mean_vp_margin"],
+                  **{f"contribution of {u} to P(win)": start.results[f"contribution_p_win[{u}]"]
+                     for u in c_start.index}}, percent=False)"""),
+]
+
 NOTEBOOKS = {
     "01_warmachine_focus_policies.ipynb": FOCUS,
     "02_warmachine_crippling_odds.ipynb": CRIPPLE,
     "03_fantasy_matchups_and_break_odds.ipynb": FANTASY,
     "04_magic_dice_budgeting.ipynb": MAGIC,
     "05_comparing_two_army_lists.ipynb": LISTS,
-    "06_fantasy_battles.ipynb": BATTLES,
+    "06_tuning_a_list_on_battles.ipynb": TUNING,
+    "07_fantasy_battles.ipynb": BATTLES,
 }
 
 

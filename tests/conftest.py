@@ -23,6 +23,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def user_docs_text() -> str:
+    """The user's documentation as one text: the front-door README, then the guide
+    under docs/guide/ (the reference sections the README links to)."""
+    paths = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
+    return "\n\n".join(p.read_text(encoding="utf-8") for p in paths)
+
+
 def run_cli(*args: str, input: str | None = None, timeout: float = 300, env: dict | None = None):
     """Run ``mathhammer ARGS`` in a subprocess; returns CompletedProcess (text)."""
     full_env = {**os.environ, **(env or {})}

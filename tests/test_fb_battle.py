@@ -115,3 +115,15 @@ def test_run_plays_a_battle_file_and_n_trials_overrides_it(tmp_path):
                                     "--quiet", *extra)
         assert code == 0, err
         assert json.loads(out)["n_trials"] == battles
+
+
+def test_score_plays_fantasy_lists_as_battles_now():
+    """With fb battle in the build, ``score`` plays a Fantasy list's meta as battles (TU-B1)."""
+    import json
+
+    code, out, err = cli_result("score", "wfb8_empire", "--meta", "wfb8_infantry", "--battles",
+                                "50", "--turns", "1", "--seed", "1", "--format", "json", "--quiet")
+    assert code == 0, err
+    results = json.loads(out)["results"]
+    total = sum(results[k]["value"] for k in ("p_win", "p_draw", "p_loss"))
+    assert abs(total - 1.0) < 1e-9 and "mean_vp_margin" in results

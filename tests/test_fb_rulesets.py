@@ -238,7 +238,9 @@ def test_readme_names_the_rulesets_by_their_files():
     """The README's FB-C5 sentence lists the bundled rulesets by their `unstable` value."""
     import re
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    from tests.conftest import user_docs_text
+
+    text = user_docs_text()
     for value in ("lose_wounds", "none"):
         match = re.search(rf'`unstable = "{value}"`\s*\(bundled: ([^)]*)\)', text)
         assert match, value

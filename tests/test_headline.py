@@ -16,6 +16,7 @@ import pytest
 import mathhammer.present.headline as headline_module
 from mathhammer.cli import main
 from mathhammer.present.render import MAX_LINES
+from tests.conftest import user_docs_text
 from tests.test_reliability_harness import BASE_ARGS, commands, option_specs, run_inprocess
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,7 +113,7 @@ def test_brief_with_a_data_format_is_one_line_exit_2(capsys):
 # ---------------------------------------------------------------------------- README examples
 def readme_examples() -> list[list[str]]:
     """Every `mathhammer …` line of the README's shell blocks that runs as written."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = user_docs_text()
     found = []
     for lang, body in re.findall(r"```(\w*)\n(.*?)```", text, re.S):
         if lang not in ("", "sh", "console", "bash", "text"):
@@ -180,7 +181,7 @@ def all_renames() -> dict[str, dict[str, str]]:
 
 
 def test_the_readme_lists_every_renamed_result():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = user_docs_text()
     section = text[text.index("**Renamed results.**"):]
     section = section[: section.index("\n\n", section.index("| command |"))]
     missing = [f"{command}: {old} → {new}" for command, names in all_renames().items()
@@ -214,7 +215,7 @@ def test_fb_attack_reports_unsaved_wounds_by_their_name(capsys):
 
 def test_readme_brief_examples_print_what_the_readme_shows():
     """Each `$ mathhammer … --brief` line of the README is followed by its real output."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = user_docs_text()
     pairs = re.findall(r"^\$ mathhammer (.+ --brief)\n([^$`\n].*)$", text, re.M)
     assert pairs
     for command, shown in pairs:

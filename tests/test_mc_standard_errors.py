@@ -74,14 +74,14 @@ VARIANTS: dict[str, list[list[str]]] = {
 #: proportions of the trials where something happened (m < n_trials), and where the
 #: documentation says so
 CONDITIONAL: dict[str, str] = {
-    r"p_hit_\d+": "wm duel: P(hit) of the i-th attack, given that it is made (README, wm duel)",
+    r"p_hit_\d+": "wm duel: P(hit) of the i-th attack, given that it is made (docs/guide/warmachine.md, wm duel)",
 }
 
 #: figures that are another figure of the report times an exact factor
 SCALED: dict[str, str] = {
     r"p_miscast_row_.*": "magic cast: p_miscast × the exact chance of the 2D6 row (MG-10)",
     r"(kills_per_100_points|mean_damage_per_100)\[.*\]": "compare: the figure × 100 / the "
-                                                          "attacker's points (README, compare)",
+                                                          "attacker's points (docs/guide/lists.md, compare)",
 }
 
 #: sampled over seeds only in the slow run: 60 runs of these take seconds

@@ -16,6 +16,7 @@ import pytest
 
 from mathhammer.results import Estimate, Report
 from mathhammer.words import plain, plural
+from tests.conftest import user_docs_text
 from tests.test_reliability_harness import BASE_ARGS, commands, run_inprocess, small_args
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,8 +58,8 @@ def test_a_mapping_note_is_one_line_a_key():
 
 
 def test_the_web_page_notes_are_plain_text():
-    from mathhammer.magic.optimise import optimise
     from mathhammer.magic.models import load_scenario
+    from mathhammer.magic.optimise import optimise
     from mathhammer.profiles import read_toml
     from mathhammer.web.view import build
 
@@ -136,7 +137,7 @@ def test_one_reads_singular(argv, wanted):
 def test_the_readme_shows_every_command():
     """Each command is named in the README as ``mathhammer COMMAND`` (``fb challenge`` was
     missing); characters joining a unit with ``+`` have a runnable example."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = user_docs_text()
     missing = [name for name in commands() if f"mathhammer {name}" not in text]
     assert not missing, missing
     assert re.search(r"^\$ mathhammer fb challenge ", text, re.M)

@@ -6,7 +6,7 @@ import pytest
 
 from mathhammer.cli import main
 from mathhammer.rulesdoc import cited_ids, find_rules, parse_rules, rule_entries, rule_entry
-from tests.conftest import ROOT
+from tests.conftest import ROOT, user_docs_text
 
 
 def _cited_in(folder) -> dict[str, set[str]]:
@@ -27,7 +27,7 @@ def test_every_id_cited_in_the_package_has_an_entry():
 
 def test_every_id_cited_in_the_readme_and_bundled_data_has_an_entry():
     documented = {e.rule_id for e in rule_entries()}
-    cited = cited_ids((ROOT / "README.md").read_text(encoding="utf-8")) | set(_cited_in(ROOT / "profiles"))
+    cited = cited_ids(user_docs_text()) | set(_cited_in(ROOT / "profiles"))
     assert not cited - documented
 
 
@@ -84,3 +84,22 @@ def test_cli_unknown_id_is_one_line_exit_2(capsys):
     code, out, err = run(capsys, "rules", "WM-A33")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "WM-A3" in err
+
+
+def test_the_readme_is_a_front_door_and_its_links_resolve():
+    """Issue 27 part 7: the README stays short; every relative link of the README and the
+    guide points at a file of the repository."""
+    import re
+
+    readme = ROOT / "README.md"
+    assert len(readme.read_text(encoding="utf-8").splitlines()) <= 300
+    guide = sorted((ROOT / "docs" / "guide").glob("*.md"))
+    assert guide
+    broken = []
+    for doc in [readme, *guide]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text(encoding="utf-8")):
+            if "://" not in target and not (doc.parent / target).exists():
+                broken.append(f"{doc.relative_to(ROOT)} → {target}")
+    assert not broken, broken
+    linked = set(re.findall(r"\(docs/guide/([\w-]+\.md)\)", readme.read_text(encoding="utf-8")))
+    assert linked == {p.name for p in guide}, "every guide page is reachable from the README"

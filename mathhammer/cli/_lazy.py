@@ -207,20 +207,19 @@ class _Unsure(Exception):
     """This value is left to Typer's own coercion (pydantic)."""
 
 
-def _to_int(value: Any) -> int:
-    if type(value) is int:
-        return value
-    if type(value) is str and _INT.fullmatch(value):
-        return int(value)
-    raise _Unsure
+def _plain(kind: type, pattern: re.Pattern) -> Callable[[Any], Any]:
+    """A reader of ``kind``: a value of it as it is, a string ``pattern`` reads in full."""
+    def read(value: Any) -> Any:
+        if type(value) is kind:
+            return value
+        if type(value) is str and pattern.fullmatch(value):
+            return kind(value)
+        raise _Unsure
+    return read
 
 
-def _to_float(value: Any) -> float:
-    if type(value) is float:
-        return value
-    if type(value) is str and _FLOAT.fullmatch(value):
-        return float(value)
-    raise _Unsure
+_to_int = _plain(int, _INT)
+_to_float = _plain(float, _FLOAT)
 
 
 def _to_str(value: Any) -> str:

@@ -63,7 +63,7 @@ def artillery_command(
     models: Annotated[Optional[int], typer.Option("--models", help="Models in the target unit (raw stats: default 10).")] = None,
     width: Annotated[Optional[int], typer.Option("--width", help="Rank width of the target unit (raw stats: default 5).")] = None,
     template: Annotated[str, typer.Option("--template", help="Stone thrower / template: small (3 in) or large (5 in).")] = "small",
-    strength: Annotated[Optional[int], typer.Option("--strength", help="S of a hit (stone thrower / template: the models only touched; bolt thrower: the first model). Defaults per weapon and ruleset (README).")] = None,
+    strength: Annotated[Optional[int], typer.Option("--strength", help="S of a hit (stone thrower / template: the models only touched; bolt thrower: the first model). Defaults per weapon and ruleset (docs/guide/fantasy.md).")] = None,
     big_strength: Annotated[Optional[int], typer.Option("--big-strength", help="S of the model under a template's centre (stone thrower 9) / a to-hit cannon's first hit (10) / a t9a1 flame thrower at short range (5).")] = None,
     multiple_wounds: Annotated[Optional[str], typer.Option("--multiple-wounds", help="Multiple Wounds of the big hit / cannon / bolt (defaults D6, D6, D3).")] = None,
     ap: Annotated[Optional[int], typer.Option("--ap", help="Armour piercing on top of the strength modifier (multi-barrel default 1, else 0).")] = None,

@@ -144,7 +144,7 @@ _PHASE_OPTIONS = ("spell", "level", "dispel_level", "power_dice", "dispel_dice",
 @app.command("phase", help=PHASE_HELP)
 @query_command
 def phase_command(
-    scenario: Annotated[Optional[Path], typer.Argument(help="Scenario TOML file (see README, profiles/scenarios/magic_*.toml); leave out to give the spells as --spell options.")] = None,
+    scenario: Annotated[Optional[Path], typer.Argument(help="Scenario TOML file (see docs/guide/magic.md, profiles/scenarios/magic_*.toml); leave out to give the spells as --spell options.")] = None,
     spell: Annotated[Optional[list[str]], typer.Option("--spell", help='A spell of the phase without a file: "NAME:CASTING_VALUE[:DICE][:bound]" (a bound spell\'s value is its power level; DICE for the fixed dice rule, on every spell or none). Repeatable; cast in the order given.')] = None,
     level: Annotated[Optional[int], typer.Option("--level", help="With --spell: the casting wizard's level (0-10).")] = None,
     dispel_level: Annotated[Optional[int], typer.Option("--dispel-level", help="With --spell: the dispelling wizard's level (0 = the army, no wizard; default 0).")] = None,

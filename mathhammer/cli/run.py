@@ -17,7 +17,7 @@ from mathhammer.cli._common import CommonOptions, emit, query_command
 
 @query_command
 def run_command(
-    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (see README).")],
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (kind and format: docs/guide/fantasy.md, magic.md, warmachine.md).")],
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Run a scenario file (game = "warmachine" | "fantasy" | "magic")."""

@@ -43,6 +43,12 @@ class Fantasy(Game):
     variant_fields = {
         "models": (list[int], Field(default_factory=list, max_length=12)),
         "charge": (list[bool], Field(default_factory=list, max_length=2)),
+        # command bought or not (issue 32 part 3): each priced by the profile (PR-4)
+        "champion": (list[bool], Field(default_factory=list, max_length=2)),
+        "standard": (list[bool], Field(default_factory=list, max_length=2)),
+        "musician": (list[bool], Field(default_factory=list, max_length=2)),
+        # a character moved between units: the labels of the units it may join (FB-K1)
+        "joins": (list[str], Field(default_factory=list, max_length=12)),
     }
     kill_words = "P(target breaks or is destroyed)"
     sweep_stats = ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")
@@ -156,10 +162,82 @@ class Fantasy(Game):
         return f"{unit.profile.formation}"
 
     def variant_text(self, unit: Any) -> str:
-        return f" ({unit.profile.formation.models})"
+        """`` (20)``, or `` (20, champion, standard)`` with the command it has bought."""
+        f = unit.profile.formation
+        command = [c for c in ("champion", "standard", "musician") if getattr(f, c, False)]
+        return f" ({', '.join([str(f.models), *command])})"
 
     def default_ruleset(self, profile: Any) -> str:
         return getattr(profile, "ruleset", None) or "wfb8"
+
+    # ------------------------------------------------------------------ battles
+    battle_turns = 6  # fb battle's default game turns
+    battle_policies = ("greedy", "scripted", "best-response")  # fb battle's policies
+
+    def has_battles(self) -> bool:
+        """True once the Fantasy battle engine (``fb battle``, issue 30) is in this build."""
+        import importlib.util
+
+        return importlib.util.find_spec("mathhammer.fantasy.battle") is not None
+
+    def _battle_engine(self):
+        if not self.has_battles():
+            from mathhammer.errors import InputError
+
+            raise InputError("‹model›", "Fantasy battles are not available in this build "
+                             "(fb battle is not installed)", "battle", "use ‹model› cells")
+        from mathhammer.fantasy.battle import runner
+
+        return runner
+
+    def check_battle(self, army: Any, where: str) -> None:
+        """The battle engine's own checks of a list (characters, deployment)."""
+        self._battle_plan(army, army, self.battle_turns, "greedy", "greedy")
+
+    def _battle_plan(self, army_a, army_b, turns, policy_a, policy_b):
+        """fb battle's plan of two loaded lists on the default deployment (fb battle's), with its
+        battle kernel, built once per process."""
+        from mathhammer.game import list_text
+
+        key = (list_text(army_a), list_text(army_b), turns, policy_a, policy_b)
+        kernel = _PLANS.get(key)
+        if kernel is None:
+            runner = self._battle_engine()
+            recipe = runner.Recipe(army_a, army_b, None, "default lines (fb battle's)", turns, "roll-off",
+                                   policy_a, policy_b, 8, 1)
+            kernel = runner.kernel_of(runner.build_plan(recipe))
+            if len(_PLANS) > 32:
+                _PLANS.pop(next(iter(_PLANS)))
+            _PLANS[key] = kernel
+        return kernel
+
+    def play_battles(self, army_a, army_b, *, seed, start, count, policy_a="greedy",
+                     policy_b="greedy", turns=None):
+        """``fb battle``'s battles on the default deployment, the first player
+        rolled off; battle ``j`` is battle ``j % CHUNK`` of chunk ``j // CHUNK`` of the
+        stream of ``seed`` (as ``fb battle`` numbers them); the margin is fb battle's VP margin."""
+        import numpy as np
+
+        if army_a is None:  # resolve_model asks for the one line when there are no battles
+            self._battle_engine()
+            return np.zeros(0, np.int8), np.zeros(0)
+        from mathhammer.rng import chunk_state
+
+        runner = self._battle_engine()
+        kernel = self._battle_plan(army_a, army_b, turns or self.battle_turns, policy_a, policy_b)
+        result = np.zeros(count, dtype=np.int8)
+        margin = np.zeros(count, dtype=np.float64)
+        for k in range(count):
+            j = start + k
+            vp, a_won, b_won = kernel.one_battle(chunk_state(seed, j // runner.CHUNK),
+                                                 j % runner.CHUNK)
+            result[k] = 1 if a_won else -1 if b_won else 0
+            margin[k] = vp
+        return result, margin
+
+    def battle_words(self) -> str:
+        return ("one fb battle on the default deployment (fb battle's), the first player rolled off, "
+                "scored in victory points")
 
     # ------------------------------------------------------------------ cells
     def evaluate_cell(self, cell: Any, config: Any):
@@ -373,5 +451,7 @@ def _kit_names(profile) -> set[str]:
     names.update(option_words(n) for n in profile.points.mounts)
     return names
 
+
+_PLANS: dict = {}  # fb battle's plans and kernels of list pairs, built once per process
 
 GAME = register(Fantasy())

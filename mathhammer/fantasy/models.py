@@ -356,7 +356,7 @@ class Machine(_Frozen):
 
 
 class UnitProfile(_Frozen):
-    """One fantasy unit profile (see README "Fantasy unit files")."""
+    """One fantasy unit profile (see docs/guide/fantasy.md, unit files)."""
 
     schema_version: Literal[1] = 1
     game: Literal["fantasy"] = "fantasy"

@@ -38,7 +38,7 @@ Several units a side (FB-M1): ``[[a]]`` tables instead of ``[a]``, each with its
 ``position`` and ``against``.
 
 An artillery scenario has ``kind = "artillery"``, a ``[target]`` table like ``[a]``
-and an ``[artillery]`` table with the keys of ``mathhammer fb artillery`` (see README).
+and an ``[artillery]`` table with the keys of ``mathhammer fb artillery`` (see docs/guide/fantasy.md).
 """
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ def import_file(path: str | Path, game: str | None = None, ruleset: str | None =
         parsed.ruleset = ruleset
     if not parsed.entries:
         raise InputFileError(label, f"has no list entries this reader understands ({parsed.source_format})",
-                             None, "give the export as the builder printed it (README, import)")
+                             None, "give the export as the builder printed it (docs/guide/lists.md, import)")
     if len(parsed.entries) > MAX_ENTRIES:
         raise InputFileError(label, f"has {len(parsed.entries)} entries, above the limit of {MAX_ENTRIES}",
                              None, "give one army list")

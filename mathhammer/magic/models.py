@@ -1,6 +1,6 @@
 """Scenario file of a magic phase (``game = "magic"``), validated by pydantic (MG-8, MG-9).
 
-See the README section "Magic phase" for the format; an example is
+See docs/guide/magic.md for the format; an example is
 ``profiles/scenarios/magic_t9a1_four_spells.toml``.
 """
 
@@ -169,7 +169,7 @@ def load_scenario(data: dict, source: str) -> MagicScenario:
         raise pydantic_errors(err, source) from None
     except TypeError as err:  # e.g. spells given as a table instead of a list
         raise ProfileError(source, f"malformed scenario ({err})", None,
-                           "see the README section Magic phase") from None
+                           "see docs/guide/magic.md") from None
 
 
 # ---- a phase from a few words (the CLI's --spell options, a web form) ----------------------

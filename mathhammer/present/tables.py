@@ -78,6 +78,8 @@ def _labelled(value, n_trials: int | None) -> list[tuple[Table, str]]:
         for metric, grid in block.items():
             if metric in labels or metric.endswith("_se") or not _is_grid(grid, rows, columns):
                 continue
+            if all(x is None for row in grid for x in row):  # e.g. trials of exact cells only
+                continue
             se = block.get(f"{metric}_se")
             se = se if _is_grid(se, rows, columns) else None
             cells = tuple(tuple(_estimate(grid[i][j], se[i][j] if se else None, n_trials)

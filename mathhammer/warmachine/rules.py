@@ -14,7 +14,7 @@ the rules are written once:
   enumerating all 6^k rolls (k ≤ 6), used by the exact chain and as kernel lookup
   tables (index i ↔ dice = base-6 digits of i, least significant first).
 
-Decisions (documented in the README):
+Decisions (documented in docs/guide/warmachine.md):
 
 * An automatic hit (WM-A4) hits even when every die shows 1: the dice are rolled only
   to decide criticals, so WM-A2 does not apply to it.

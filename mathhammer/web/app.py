@@ -418,7 +418,7 @@ async def _client_gone(request: Request) -> None:
 
 
 class OriginPolicy:
-    """Browsers may use this server from its own pages only (README, "The web page").
+    """Browsers may use this server from its own pages only (docs/guide/web.md).
 
     No response carries CORS headers, so another site's script can never read an answer.
     Beyond that, a request is refused (403) when a browser says it comes from elsewhere:

@@ -185,7 +185,7 @@ def fight_round(plan, state: BattleState, members: list[int]) -> RoundResult:
     u_int = plan.with_leaders(state, ft)
     duel = np.array([0, -1], np.int64)
     out = np.zeros(4, np.int64)
-    work = k.work_arrays(n_u, ft.n_b, ft.n_g)
+    work = k.round_arrays(n_u, ft.n_b, ft.n_g)[8:]  # start .. small: the scratch arrays
     args = (u_int,) + ft.args[1:]
     k.fight_round(*args, state.kstate, wounds, status, frenzied, once, fresh, charged, duel,
                   out, *work)

@@ -366,9 +366,14 @@ def _strike(g, slot, vf, n, g_sum, g_fall, g_percdf, g_natt, running, w, cap, st
     return added
 
 
-def work_arrays(n_u, n_b, n_g):
-    """Scratch arrays of :func:`fight_round` (allocated once per chunk, not per round)."""
-    return (np.zeros(n_b, np.int64), np.zeros(n_b, np.int64), np.zeros(n_g, np.int64),
+@njit(cache=True, nogil=True)
+def round_arrays(n_u, n_b, n_g):
+    """One chunk's state and scratch arrays of :func:`fight_round`, in its argument order
+    (wounds .. out, then start .. small): allocated once per chunk, not per round."""
+    return (np.zeros(n_b, np.int64), np.zeros(n_u, np.int64), np.zeros(n_u, np.int64),
+            np.zeros(n_g, np.int64), np.zeros(n_u, np.int64), np.zeros(n_u, np.int64),
+            np.zeros(2, np.int64), np.zeros(4, np.int64),
+            np.zeros(n_b, np.int64), np.zeros(n_b, np.int64), np.zeros(n_g, np.int64),
             np.zeros(n_g, np.int64), np.zeros((n_g, 4), np.int64), np.zeros(8, np.int64))
 
 
@@ -605,20 +610,8 @@ def combat_trials(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_p
     n_u = u_int.shape[0]
     n_b = b_int.shape[0]
     n_g = g_int.shape[0]
-    wounds = np.zeros(n_b, np.int64)
-    status = np.zeros(n_u, np.int64)
-    frenzied = np.zeros(n_u, np.int64)
-    once_used = np.zeros(n_g, np.int64)
-    fresh = np.zeros(n_u, np.int64)
-    charged = np.zeros(n_u, np.int64)
-    duel = np.zeros(2, np.int64)
-    out = np.zeros(4, np.int64)
-    start = np.zeros(n_b, np.int64)
-    pending = np.zeros(n_b, np.int64)
-    keys = np.zeros(n_g, np.int64)
-    active = np.zeros(n_g, np.int64)
-    geo = np.zeros((n_g, 4), np.int64)
-    small = np.zeros(8, np.int64)
+    (wounds, status, frenzied, once_used, fresh, charged, duel, out,
+     start, pending, keys, active, geo, small) = round_arrays(n_u, n_b, n_g)
     first_b = 0
     for u in range(n_u):
         if u_int[u, U_SIDE] == 1:

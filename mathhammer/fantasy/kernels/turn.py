@@ -37,6 +37,7 @@ from mathhammer.fantasy.kernels.combat import (
     U_FRENZY,
     any_engagement,
     fight_round,
+    round_arrays,
     unit_models,
 )
 from mathhammer.kernels.dice import sample_cdf, uniform
@@ -88,20 +89,8 @@ def turn_trials(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_per
     n_u = u_int.shape[0]
     n_b = b_int.shape[0]
     n_g = g_int.shape[0]
-    wounds = np.zeros(n_b, np.int64)
-    status = np.zeros(n_u, np.int64)
-    frenzied = np.zeros(n_u, np.int64)
-    once_used = np.zeros(n_g, np.int64)
-    fresh = np.zeros(n_u, np.int64)
-    charged = np.zeros(n_u, np.int64)
-    duel = np.zeros(2, np.int64)
-    out = np.zeros(4, np.int64)
-    start = np.zeros(n_b, np.int64)  # fight_round's scratch space (combat.work_arrays)
-    pending = np.zeros(n_b, np.int64)
-    keys = np.zeros(n_g, np.int64)
-    active = np.zeros(n_g, np.int64)
-    geo = np.zeros((n_g, 4), np.int64)
-    small = np.zeros(8, np.int64)
+    (wounds, status, frenzied, once_used, fresh, charged, duel, out,
+     start, pending, keys, active, geo, small) = round_arrays(n_u, n_b, n_g)
     unit = np.zeros(2, np.int64)
     room = np.zeros(2, np.float64)
     first_b = ints[I_FIRST_B]
