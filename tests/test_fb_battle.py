@@ -127,3 +127,19 @@ def test_score_plays_fantasy_lists_as_battles_now():
     results = json.loads(out)["results"]
     total = sum(results[k]["value"] for k in ("p_win", "p_draw", "p_loss"))
     assert abs(total - 1.0) < 1e-9 and "mean_vp_margin" in results
+
+
+@pytest.mark.parametrize("wins, words", [((60, 30, 10), "A army beats B army 60.0%"),
+                                         ((30, 60, 10), "B army beats A army 60.0%"),
+                                         ((20, 20, 60), "A army and B army draw 60.0%"),
+                                         ((45, 45, 10), "are even: each wins 45.0%")])
+def test_the_headline_says_beats_only_when_a_win_is_likelier(wins, words):
+    from mathhammer.fantasy.headlines import fb_battle_headline
+    from mathhammer.results import Estimate, Report
+
+    n = 100
+    results = {k: Estimate.proportion(x, n) for k, x in zip(("p_a_wins", "p_b_wins", "p_draw"),
+                                                             wins, strict=True)}
+    results["mean_vp_margin"] = Estimate.mean(0.0, 0.0, n)
+    report = Report("fantasy.battle", "mc", results, {}, n_trials=n, seed=1)
+    assert words in fb_battle_headline(report, ("A army", "B army"))
