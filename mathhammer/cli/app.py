@@ -58,8 +58,8 @@ COMMANDS: tuple[Entry, ...] = (
           "Vary one stat of the attacker or the target and show where P(kill) jumps "
           "(breakpoints)."),
     Entry("score", "mathhammer.cli.tuning:score_command",
-          "A list's expected enemy points destroyed (and its own points lost) per turn against "
-          "a meta."),
+          "A list against a meta: P(win), P(draw) and the VP margin on battles, or points "
+          "destroyed and lost per turn on cells."),
     Entry("diff", "mathhammer.cli.tuning:diff_command",
           "Two lists side by side against a meta: B − A with its paired standard error."),
     Entry("tune", "mathhammer.cli.tuning:tune_command",
