@@ -140,3 +140,33 @@ def test_marching_is_barred_near_an_enemy():
     assert enemy_within(plan, state, a0, 8.0)
     moved = advance_towards(plan, state, a0, (20.0, 40.0), plan.units[a0].movement)
     assert moved == pytest.approx(3.0)  # M3, straight ahead, stops 1" short? 7 - 3 = 4 >= 1
+
+
+def test_restraining_takes_a_leadership_test_where_the_ruleset_says(tmp_path):
+    """FB-B7: the halberdiers are ordered to restrain. In wfb8 (restrain_test) a failed
+    Leadership test makes them pursue anyway, so the broken orcs are caught and destroyed more
+    often than with the test switched off (the same battles otherwise, N = 2000 each; the
+    difference above 3 se of the two proportions)."""
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.lists import load_list
+    from tests.test_fb_battle import SMALL, in_contact, one_unit_list
+
+    a = one_unit_list(tmp_path, "halberdiers", "wfb8/empire_halberdiers", **SMALL)
+    b = one_unit_list(tmp_path, "orcs", "wfb8/orc_boyz", **SMALL)
+    deployment = in_contact("Halberdiers", "Orc Boyz")
+    deployment["a"][0]["pursue"] = False
+    recipe = Recipe(load_list(a), load_list(b), deployment, "test", 1, "a", "scripted",
+                    "scripted", 1, 1)
+    n = 2000
+    destroyed = []
+    for test in (True, False):
+        plan = build_plan(recipe)
+        assert plan.rules.battle.restrain_test  # wfb8's data
+        plan.rules = plan.rules.model_copy(update={"battle": plan.rules.battle.model_copy(
+            update={"restrain_test": test})})
+        tally = run(recipe, n, 13, plan=plan)[0]
+        destroyed.append(tally["status"][0, 1, 3] / n)  # turn 1, unit B, destroyed
+    with_test, without = destroyed
+    se = math.sqrt(with_test * (1 - with_test) / n + without * (1 - without) / n)
+    assert with_test - without > 3 * se, (with_test, without, se)

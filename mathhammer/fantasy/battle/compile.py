@@ -271,6 +271,7 @@ def static_arrays(plan, ks) -> tuple:
     mods = rules.shooting_modifiers
     ri[ks.R_INSANE] = int(rules.insane_courage)
     ri[ks.R_RALLY_DOUBLE_ONE] = int(rules.combat.rally_below_quarter_needs_double_one)
+    ri[ks.R_RESTRAIN_TEST] = int(rules.battle.restrain_test)  # FB-B7
     ri[ks.R_GENERAL_ON] = int(rules.combat.general_range)
     ri[ks.R_BSB_ON] = int(rules.combat.battle_standard_reroll)
     ri[ks.R_SAS_MOVEMENT] = int(rules.combat.stand_and_shoot_min_distance == "movement")

@@ -365,14 +365,17 @@ def pursue_options(plan, u: int, fleeing: int) -> list[Option]:
 
 
 def _pursue(plan, state: BattleState, side: int, i: int, forced) -> None:
-    """FB-C6/B7: each free winner pursues or restrains (its policy; restraining needs no
-    test, FB-B7), then the broken unit flees and is caught by a pursuit roll at least its
+    """FB-C6/B7: each free winner pursues or restrains (its policy; restraining takes a
+    Leadership test where the ruleset's ``restrain_test`` says, FB-B7), then the broken unit flees and is caught by a pursuit roll at least its
     flee roll; pursuers follow the flight."""
     kind, b, chasers, chosen, enemies = state.pending[1]
     if len(chosen) < len(chasers):
         w = chasers[len(chosen)]
         choice = decide(plan, state, plan.units[w].side, pursue_options(plan, w, b), forced)
-        chosen = chosen + [choice.label == "pursue"]
+        go = choice.label == "pursue"
+        if not go and plan.rules.battle.restrain_test and not ld_test(plan, state, w):
+            go = True  # FB-B7: a failed test to restrain pursues
+        chosen = chosen + [go]
         state.pending[1] = (kind, b, chasers, chosen, enemies)
         if len(chosen) < len(chasers):
             return

@@ -26,6 +26,8 @@ class BattleRules(BaseModel):
     general_range: float = Field(12.0, ge=0, le=48, description="FB-B8: the general lends Ld this far")
     battle_standard_range: float = Field(12.0, ge=0, le=48, description="FB-B8: re-rolls this far")
     shooting_ranks: int = Field(2, ge=1, le=10, description="FB-B6: ranks whose models shoot")
+    restrain_test: bool = Field(False, description="FB-B7: a winner restrains only by passing a "
+                                "Leadership test; failed, it pursues")
     destroyed: float = Field(1.0, ge=0, le=1, description="FB-B9: share of its points a destroyed "
                                                            "or fled unit gives")
     fleeing_at_end: float = Field(1.0, ge=0, le=1, description="FB-B9: share a unit fleeing at "

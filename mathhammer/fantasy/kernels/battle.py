@@ -89,6 +89,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     R_POLICY_A,
     R_POLICY_B,
     R_RALLY_DOUBLE_ONE,
+    R_RESTRAIN_TEST,
     R_TURNS,
     SCRIPTED,
     ST_CHARGED,
@@ -579,7 +580,8 @@ def _pursue(B, S, side, i, forced, mode):
         choice, status = decide(B, S, ui[w, UI_SIDE], 4, w, 2, forced, mode)
         if status != OK:
             return status
-        if choice == 0:
+        # FB-B7: restraining takes a Leadership test where the ruleset says; failed, it pursues
+        if choice == 0 or (B.ri[R_RESTRAIN_TEST] == 1 and not ld_test(B, S, w)):
             row[7] |= 1 << chosen
         row[6] = chosen + 1
         if row[6] < nch:
