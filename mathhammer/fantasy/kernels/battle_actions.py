@@ -557,7 +557,7 @@ def shoot_options(B, S, u, oi, of):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def shot_modifier(B, S, u, gap, cover, stand_and_shoot):
-    ui, uf, ri = B.ui, B.uf, B.ri
+    uf, ri = B.uf, B.ri
     st = S.ust
     total = 0
     if gap > uf[u, UF_RANGE] / 2:

@@ -158,8 +158,8 @@ def _lookup(B, order, n, n_a, st):
 @njit(cache=True, nogil=True, error_model="numpy")
 def combat_round(B, S, members, count, res):
     """One round of the combat ``members[:count]``; fills ``res`` (see RES_*)."""
-    ui, uf, bodies, ri, rf = B.ui, B.uf, B.bodies, B.ri, B.rf
-    pos, st, wounds = S.pos, S.ust, S.wounds
+    ui, bodies, ri, rf = B.ui, B.bodies, B.ri, B.rf
+    st, wounds = S.ust, S.wounds
     order = np.empty(count, np.int64)
     n_a = orient(B, S, members, count, order)
     index = _lookup(B, order, count, n_a, st)
