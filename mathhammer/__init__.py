@@ -58,6 +58,8 @@ _API: dict[str, tuple[str, str]] = {
     "fb_test": ("mathhammer.fantasy.characteristic_tests", "fantasy_test_report"),
     "fb_break_test": ("mathhammer.fantasy.characteristic_tests", "break_test_report"),
     "fb_pursuit": ("mathhammer.fantasy.characteristic_tests", "pursuit_report"),
+    "fb_battle": ("mathhammer.fantasy.battle.report", "battle"),
+    "fb_battle_difference": ("mathhammer.fantasy.battle.compare", "battle_difference"),
     "AttackSpec": ("mathhammer.fantasy.chain.core", "AttackSpec"),
     # the magic phase
     "magic_flow": ("mathhammer.magic.single", "flow"),

@@ -111,6 +111,42 @@ class Game:
         """What one cell is, in words (the ``cell`` line of ``compare``, or of ``score``)."""
         return "one attack of the attacker against the target; p_kill = P(kill)"
 
+    # ------------------------------------------------------------------ battles
+    #: rounds a battle lasts when ``score``/``diff``/``tune`` play lists as battles
+    battle_turns: ClassVar[int] = 5
+    #: the generals' policies a battle may name, the default first
+    battle_policies: ClassVar[tuple[str, ...]] = ("greedy",)
+
+    def has_battles(self) -> bool:
+        """Whether this build can play two lists of this game as whole battles (then
+        ``score``/``diff``/``tune`` score on battles by default; TU-B1)."""
+        return False
+
+    def check_battle(self, army: Any, where: str) -> None:
+        """Refuse (one MathhammerError line at ``where``) a list that cannot fight a battle."""
+
+    def play_battles(self, army_a: Any, army_b: Any, *, seed: int, start: int, count: int,
+                     policy_a: str = "greedy", policy_b: str = "greedy",
+                     turns: int | None = None) -> tuple[Any, Any]:
+        """Battles ``start .. start + count - 1`` of list A against list B (TU-B1): two numpy
+        arrays, the result of each (1: A won, 0: a draw, -1: B won) and its victory-point
+        margin (A's minus B's). Battle ``j`` draws every die from a stream of ``(seed, j)``
+        alone: any split of the range plays the same battles, and two lists facing the same
+        enemy with the same seed share their dice battle by battle (common random numbers)."""
+        from mathhammer.errors import InputError
+
+        raise InputError("‹model›", f"{self.name} battles are not available in this build",
+                         "battle", "use ‹model› cells")
+
+    def battle_key(self, army: Any, policies: tuple[str, str]) -> str:
+        """What of a list a battle under these generals plays, in text: two lists with equal
+        keys fight the same battles (``tune`` plays them once)."""
+        return list_text(army)
+
+    def battle_words(self) -> str:
+        """What one battle of ``score --model battle`` is, in words."""
+        return "one battle of the two lists"
+
     # ------------------------------------------------------------------ sweeps
     #: stats a sweep may vary, those that belong to the target, options ``--also`` may
     #: switch on, and the attacker options a sweep accepts
@@ -206,6 +242,13 @@ class Game:
         return []
 
 
+def list_text(army: Any) -> str:
+    """A loaded list as text: two lists with equal texts are the same list (however their
+    entries were written)."""
+    return repr(sorted((u.profile_id, of_profile(u.profile).cell_key(u),
+                        repr(sorted(u.options.items())), u.count) for u in army.units))
+
+
 def register(game: Game) -> Game:
     """Make ``game`` known by its name (a game module calls this at import)."""
     if not game.name:
@@ -236,6 +279,17 @@ def names(lists: bool = False) -> tuple[str, ...]:
                if type(g).__module__ == module]
     order = builtin + [name for name in _REGISTRY if name not in builtin]
     return tuple(name for name in order if _REGISTRY[name].lists or not lists)
+
+
+def list_fields(attribute: str) -> dict[str, tuple]:
+    """The union over the games with army lists of one field table (``entry_fields``,
+    ``variant_fields``): a file model accepts every game's keys, the first game's
+    declaration of a shared key wins (the wrong game's keys are refused by name later)."""
+    fields: dict[str, tuple] = {}
+    for name in names(lists=True):
+        for key, spec in getattr(_REGISTRY[name], attribute).items():
+            fields.setdefault(key, spec)
+    return fields
 
 
 def get(name: str, where: str = "game", lists: bool = False) -> Game:

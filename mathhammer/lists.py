@@ -20,7 +20,9 @@ table per entry::
 Entry keys: ``profile`` (required), ``count`` (default 1), ``name`` (a label),
 and per game — Warmachine: ``focus``, ``mode`` ("melee" / "ranged"), ``charge``;
 Fantasy: ``models``, ``rank_width``, ``champion``, ``standard``, ``musician``,
-``battle_standard``, ``charge``. Unknown keys are errors.
+``battle_standard``, ``charge``, and for a character ``joins = "<label>"`` (it fights in
+that unit, the first of an entry of several: FB-K1) and ``general = true`` (FB-K4).
+Unknown keys are errors.
 
 Points (checked by :func:`load_list`): a Fantasy unit costs its models plus command
 (:meth:`UnitProfile.unit_points`); a unit priced 0 is refused unless a rule makes it
@@ -70,11 +72,7 @@ def file_models() -> tuple[type[BaseModel], type[BaseModel]]:
     one of the games."""
     names = games.names(lists=True)
     if names not in _MODELS:
-        fields: dict[str, tuple] = {}
-        for name in names:
-            for key, spec in games.get(name).entry_fields.items():
-                fields.setdefault(key, spec)
-        entry = create_model("UnitEntry", __base__=BaseEntry, **fields)
+        entry = create_model("UnitEntry", __base__=BaseEntry, **games.list_fields("entry_fields"))
         listfile = create_model(
             "ListFile", __base__=_Strict, name=(str, ""), game=(Literal[names], ...),  # type: ignore[valid-type]
             ruleset=(str, ...),

@@ -572,6 +572,7 @@ class Column:
     heading: str
     se: str | None = None
     signed: bool = False  # a change: "+63" / "−12"
+    scale: float = 1.0  # shown times this (100: a probability as a percentage)
 
 
 class InfoTable(list):

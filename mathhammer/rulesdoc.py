@@ -18,8 +18,8 @@ from pathlib import Path
 
 from mathhammer.errors import InputError
 
-#: a rule id as the code and the output cite it: WM-A3, FB-C5, MG-10, DICE-4, PR-2
-RULE_ID = re.compile(r"\b(?:WM|FB|MG|DICE|PR)-[A-Z]*[0-9]+\b")
+#: a rule id as the code and the output cite it: WM-A3, FB-C5, MG-10, DICE-4, PR-2, TU-B1
+RULE_ID = re.compile(r"\b(?:WM|FB|MG|DICE|PR|TU)-[A-Z]*[0-9]+\b")
 _SECTION = re.compile(r"^## (\S+) — (.+)$")
 _ENTRY = re.compile(r"^### (\S+) — (.+)$")
 

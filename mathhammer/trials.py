@@ -19,3 +19,5 @@ CELL = 100_000
 #: one cell of a ``score``/``diff`` ledger, and the first (screening) fidelity of ``tune``
 SCORE_CELL = 20_000
 TUNE_SCREEN = 500
+#: whole battles of two army lists (fb battle): ± 1.1 percentage points on P(win)
+BATTLE = 2_000

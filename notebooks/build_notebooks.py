@@ -621,12 +621,191 @@ for game, comparison in (("Mk II", wm), ("Fantasy", fb)):
                       for r in comparison.frame.itertuples()})"""),
 ]
 
+BATTLES = [
+    ("md", """\
+# Fantasy battles: what a better general is worth
+
+`mh.fb_battle` (`mathhammer fb battle`) plays two whole army lists over six game turns on
+a 72" x 48" table: charges and reactions, moves, shooting and panic, every combat by the
+combat engine, flight and pursuit, victory points as the ruleset scores them (FB-B1..B11).
+Both generals decide through one policy interface: `greedy` takes the option the exact
+engines value best one step ahead, `best-response` plays each option out to the end of the
+battle on the same dice (common random numbers) and keeps greedy's choice unless an
+alternative beats it by 2 paired standard errors (FB-B10).
+
+**Question:** the bundled Empire and Orc lists (`wfb8_empire`, `wfb8_orcs`) meet with greedy
+generals — who wins, and what changes when the Empire general best-responds instead?"""),
+    ("code", SETUP),
+    ("code", """\
+# a battle walks every phase of six game turns: fewer trials than a single query
+BATTLES = max(200, N_TRIALS // 100)
+BR_BATTLES = max(12, N_TRIALS // 2000)  # best response: ~0.3 s a battle once its tables are built
+lists = ("wfb8_empire", "wfb8_orcs")
+greedy = mh.fb_battle(*lists, turns=6, n_trials=BATTLES, seed=SEED)
+print(mh.headline(greedy))
+print()
+for line in greedy.info["decisions"][:12]:
+    print(line)"""),
+    ("code", """\
+margin = greedy.distributions["vp_margin"]
+fig, axes = plt.subplots(1, 2, figsize=(13, 4.2), dpi=100)
+r = greedy.results
+ax = axes[0]
+bars = [("Empire wins", r["p_a_wins"]), ("draw", r["p_draw"]), ("Orcs win", r["p_b_wins"])]
+ax.bar([b for b, _ in bars], [100 * e.value for _, e in bars],
+       yerr=[196 * e.se for _, e in bars], color=["#55A868", "#8C8C8C", "#C44E52"], capsize=4)
+ax.yaxis.set_major_formatter(PercentFormatter())
+ax.set_ylabel(f"share of {BATTLES:,} battles (95% interval)")
+ax.set_title("greedy against greedy")
+ax = axes[1]
+ax.bar(margin.outcomes, 100 * margin.probs, width=max(1, (margin.max - margin.min) / 80), color="#4C72B0")
+ax.axvline(0, color="black", linewidth=0.8)
+ax.set_xlabel("victory points, Empire minus Orcs")
+ax.set_ylabel("share of battles")
+ax.yaxis.set_major_formatter(PercentFormatter())
+ax.set_title(f"the margin: mean {r['mean_vp_margin'].value:+.0f} ± {r['mean_vp_margin'].se:.0f} VP")
+plt.tight_layout()
+plt.show()"""),
+    ("md", """\
+## The same battles with a best-responding Empire general
+
+`mh.fb_battle_difference` plays both set-ups battle by battle on the same dice streams, so
+the difference carries the (small) standard error of paired differences. Best response
+rolls out 8 continuations per option at each charge, reaction, volley and pursuit —
+hundreds of times greedy's work per battle, so fewer battles here."""),
+    ("code", """\
+diff = mh.fb_battle_difference(*lists, turns=6, n_trials=BR_BATTLES, seed=SEED,
+                         policy_a=("best-response", "greedy"), rollouts=8)
+for key, est in diff.items():
+    print(f"best-response minus greedy, {key}: {est.value:+.3f} ± {est.se:.3f} (paired se)")
+br = mh.fb_battle(*lists, turns=6, n_trials=4, seed=SEED, policy_a="best-response",  # its first decisions
+                  rollouts=8)
+first = next(f for f in br.info["first_decisions"] if f["side"] == "A")
+print(f"\\nA's first decision ({first['kind']}, {first['unit']}), mean VP margin of each option:")
+for option in first["options"]:
+    print(f"  {option['option']}: {option['value']:+.0f} ± {option['se']:.0f}")"""),
+    ("code", """\
+fig, ax = plt.subplots(figsize=(7, 3.2), dpi=100)
+names = [o["option"] for o in first["options"]]
+ax.barh(names, [o["value"] for o in first["options"]], xerr=[1.96 * o["se"] for o in first["options"]],
+        color="#4C72B0", capsize=3)
+ax.axvline(0, color="black", linewidth=0.8)
+ax.set_xlabel("mean VP margin for the Empire after this choice (rollouts, 95% interval)")
+ax.set_title(f"best response weighs its first {first['kind']} ({first['unit']})")
+plt.tight_layout()
+plt.show()"""),
+    ("md", """\
+**Reading it:** the headline and the bars are the greedy battle; the paired difference
+says what deciding by rollouts is worth on the same dice. Best response never takes an
+option its rollouts do not clearly prefer, so its margin is not below greedy's beyond
+noise; with a handful of battles the gain is measured loosely (its se is printed)."""),
+    ("code", """\
+gain = diff["mean_vp_margin"]
+lead = "Empire" if r["p_a_wins"].value >= r["p_b_wins"].value else "Orcs"
+answer(f"With greedy generals the {lead} win most often: Empire wins {100 * r['p_a_wins'].value:.1f}% "
+       f"± {100 * r['p_a_wins'].se:.1f}, Orcs {100 * r['p_b_wins'].value:.1f}% ± {100 * r['p_b_wins'].se:.1f}, "
+       f"mean margin {r['mean_vp_margin'].value:+.0f} ± {r['mean_vp_margin'].se:.0f} VP "
+       f"({BATTLES:,} battles). A best-responding Empire general changes the mean margin by "
+       f"{gain.value:+.0f} ± {gain.se:.0f} VP on the same dice ({BR_BATTLES:,} paired battles).")
+headline_figures({"Empire wins (greedy)": r["p_a_wins"], "draw (greedy)": r["p_draw"],
+                  "Orcs win (greedy)": r["p_b_wins"]})
+headline_figures({"mean VP margin (greedy)": r["mean_vp_margin"],
+                  "best response minus greedy, mean VP margin": (gain.value, gain.se)},
+                 percent=False)"""),
+]
+
+TUNING = [
+    ("md", """\
+# Tuning a list on whole battles: what the search changed, and why
+
+`mathhammer.tune` searches the changes an options file allows (here: how many Juggernauts
+and Destroyers Sorscha takes; their focus and charge too, which greedy generals do not
+read — WM-B11) and scores every candidate on **whole battles** against a meta: each list
+of the meta is played as `wm battle`s, both generals greedy, and the objective is the
+expected result P(win) + ½ P(draw) (TU-B2). Candidates face the same dice battle by
+battle (common random numbers), so a change is judged by its paired difference.
+
+**Why** a list wins is shown by each unit's *contribution*: the list minus one copy of
+that unit, played on the same dice (`score(..., per_unit=True)`). Fantasy lists join
+this notebook once the Fantasy battle engine (`fb battle`) is in the build.
+
+**Question:** what should the Khador battle box change against the Mk II battle boxes,
+and which unit makes the difference?"""),
+    ("code", SETUP),
+    ("code", """\
+
+# battles per meta list: the committed run uses 1,000; the tests a twentieth of the trials
+N_BATTLES = max(100, N_TRIALS // 200)
+META = "mk2_battleboxes"
+print(f"{N_BATTLES:,} battles per meta list")
+start = mh.score("khador_battlebox", META, n_battles=N_BATTLES, seed=SEED, per_unit=True)
+print(start.headline)"""),
+    ("code", """\
+tuned = mh.tune("khador_battlebox", "khador_battlebox", META, n_battles=N_BATTLES, seed=SEED,
+                max_lists=40, top=2)
+print(tuned.headline)
+ranked = pd.DataFrame(list(tuned.info["ranked"]))[["rank", "changes", "points", "p_win", "p_win_se",
+                                                   "vp_margin", "vp_margin_se", "gain", "gain_se"]]
+ranked"""),
+    ("md", """\
+The search moves when a change beats the current list by 2 paired standard errors; the
+table re-plays the best lists against the input at the full count. Now the *why*: each
+unit's contribution to P(win) in the input list and in the best list found."""),
+    ("code", """\
+best_units = tuned.info["ranked"][0]["units"]
+best_list = {"name": "tuned", "game": "warmachine", "ruleset": "mk2",
+             "points": tuned.info["points_cap"], "units": best_units}
+best = mh.score(mh.load_list(best_list), META, n_battles=N_BATTLES, seed=SEED, per_unit=True)
+print(best.headline)
+
+
+def contributions(report):
+    rows = {}
+    for key, e in report.results.items():
+        if key.startswith("contribution_p_win["):
+            rows[key[len("contribution_p_win["):-1]] = (e.value, e.se)
+    return pd.DataFrame(rows, index=["contribution", "se"]).T
+
+
+c_start, c_best = contributions(start), contributions(best)
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), dpi=100, sharex=True)
+for ax, (title, frame) in zip(axes, (("input: Khador battle box", c_start), ("best list found", c_best))):
+    ax.barh(frame.index, 100 * frame["contribution"], xerr=100 * frame["se"], color="#4C72B0")
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_title(title)
+    ax.set_xlabel("P(win) with it minus without one copy (pp, ± 1 se)")
+    ax.invert_yaxis()
+plt.tight_layout()
+plt.show()
+print(c_start.round(3))
+print(c_best.round(3))"""),
+    ("md", """\
+**Reading it:** a contribution is a paired difference on the same dice, so its se is
+small next to the P(win) it explains. A warcaster has none: a Mk II battle side is one
+battlegroup, and the list cannot fight without it (WM-B1)."""),
+    ("code", """\
+top = tuned.info["ranked"][0]
+strongest = c_start["contribution"].idxmax()
+answer(f"On {N_BATTLES:,} greedy battles per meta list the Khador battle box wins "
+       f"{100 * start.results['p_win'].value:.0f}% (± {100 * start.results['p_win'].se:.0f}); "
+       f"the search's best change is {top['changes']} ({100 * top['gain']:+.0f} ± "
+       f"{100 * top['gain_se']:.0f} pp of expected result, paired). In the input list the "
+       f"{strongest} carries it: {100 * c_start.loc[strongest, 'contribution']:+.0f} ± "
+       f"{100 * c_start.loc[strongest, 'se']:.0f} pp of P(win) against the list without it.")
+headline_figures({"P(win) of the Khador battle box": start.results["p_win"],
+                  "VP margin of the Khador battle box": start.results["mean_vp_margin"],
+                  **{f"contribution of {u} to P(win)": start.results[f"contribution_p_win[{u}]"]
+                     for u in c_start.index}}, percent=False)"""),
+]
+
 NOTEBOOKS = {
     "01_warmachine_focus_policies.ipynb": FOCUS,
     "02_warmachine_crippling_odds.ipynb": CRIPPLE,
     "03_fantasy_matchups_and_break_odds.ipynb": FANTASY,
     "04_magic_dice_budgeting.ipynb": MAGIC,
     "05_comparing_two_army_lists.ipynb": LISTS,
+    "06_tuning_a_list_on_battles.ipynb": TUNING,
+    "07_fantasy_battles.ipynb": BATTLES,
 }
 
 

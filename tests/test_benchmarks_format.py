@@ -110,3 +110,19 @@ def test_scaling_rows_target_only_runs_of_ten_million_trials():
     assert "## Thread scaling" in text
     assert "| roll | 1e+07 | 0.1 s | 0.055 s | 1.82× | 1.90× | 1.95 | 2% / 5% | ≥ 1.6× | pass |" in text
     assert "| magic | 1e+07 | 1 s | 0.7 s | 1.43× | 1.90× | — | — | ≥ 1.6× | **MISS** |" in text
+
+
+def test_every_results_section_is_closed():
+    """Each side script's block ends before the next begins: rewriting one never eats another."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "benchmarks" / "RESULTS.md").read_text()
+    depth = 0
+    for line in text.splitlines():
+        if line.startswith("<!-- section: "):
+            assert depth == 0, line
+            depth = 1
+        elif line.startswith("<!-- end section -->"):
+            assert depth == 1
+            depth = 0
+    assert depth == 0

@@ -160,8 +160,9 @@ def test_mirror_battles_are_even_over_five_rounds(lists):
 @pytest.mark.slow
 def test_a_four_model_battlegroup_in_reach_gives_wm_plans_value():
     """WM-B13 with the Cygnar battle box (10,368 plans): every model 5" or so from Sorscha;
-    the plan search agrees with wm plan (same distance for the ranged members) and the
-    battle's P(A wins) with it, 5 se at N = 2,000."""
+    the battle plays the best plan fixed before the dice, which wm plan (deciding who goes
+    next after each activation, WM-P1) never falls below (same distance for the ranged
+    members); the battle's P(A wins) agrees with its plan's value, 5 se at N = 2,000."""
     from mathhammer.warmachine.battle.runner import BattleSpec, build, run
     from mathhammer.warmachine.duel import target_from_profile
     from mathhammer.warmachine.plan import battlegroup_of_list, plan_turn
@@ -175,6 +176,6 @@ def test_a_four_model_battlegroup_in_reach_gives_wm_plans_value():
     distance = next((m.distance for m in best.members if m.distance is not None), None)
     plan = plan_turn(battlegroup_of_list("cygnar_battlebox"),
                      target_from_profile("khador/sorscha"), distance=distance)
-    p = plan.results["p_destroyed"].value
-    assert best.value == pytest.approx(p, abs=1e-12)
+    assert plan.results["p_destroyed"].value >= best.value - 1e-12
+    p = best.value
     assert abs(tally.wins[0] / 2000 - p) <= 5 * math.sqrt(max(p * (1 - p), 1e-4) / 2000)

@@ -211,7 +211,7 @@ def test_a_custom_friendly_feat_buffs_the_attackers_after_it(tmp_path):
     path.write_text(text)
     tgt = target_from_profile("cygnar/stryker", camped_focus=4)
     report = plan_turn([str(path), "khador/destroyer"], tgt, top=1)
-    assert report.info["plan"][0].startswith("1. Kommander Sorscha uses the feat")
+    assert report.info["plan"][1].startswith("1. Kommander Sorscha uses the feat")
     bare = tmp_path / "sorscha_bare.toml"
     bare.write_text(text.split("\n[[effects]]")[0])
     plain = plan_turn([str(bare), "khador/destroyer"], tgt, top=1)

@@ -1,9 +1,9 @@
 """``wm plan`` (WM-P1): the plan it names is at least as good as every hand-written chain of
-the same models, its exact value agrees with Monte Carlo, and bad input is one line."""
+the same models — and, against a damage track, as every plan fixed before the dice — its
+exact value agrees with Monte Carlo, and bad input is one line."""
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 
@@ -14,7 +14,7 @@ from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
 from mathhammer.warmachine.duel import duel, target_from_profile
 from mathhammer.warmachine.plan import (
-    _Builder, _mc_compare, candidates, members_of, plan, plan_turn,
+    _Builder, candidates, fixed_value, members_of, plan, plan_turn,
 )
 from tests.conftest import cli_result
 
@@ -71,14 +71,15 @@ def test_plan_value_is_the_replayed_chain_and_agrees_with_monte_carlo(stryker_pl
 
 def test_report_reads_as_steps_and_runners_up(stryker_plan):
     plan = stryker_plan.info["plan"]
-    assert plan[0].startswith("1. ") and len([s for s in plan if s[0].isdigit()]) == 3
+    assert plan[0].startswith("focus: ") and plan[1].startswith("1. ")
+    assert len([s for s in plan if s[0].isdigit()]) == 3  # one numbered step per model
     assert stryker_plan.headline.startswith("Best plan destroys Commander Coleman Stryker")
     alts = stryker_plan.info["alternatives"]
     assert len(alts) == 3 and alts[0].startswith("2. ")
     values = [float(a.split("%")[0].split(". ")[1]) for a in alts]
     assert values == sorted(values, reverse=True)
     assert all(v <= 100 * p(stryker_plan) + 0.005 for v in values)  # printed to 2 decimals
-    assert "every plan solved exactly" in stryker_plan.info["search"]
+    assert "solved exactly as one programme" in stryker_plan.info["search"]
 
 
 def test_the_feat_is_left_for_later_when_it_does_not_help():
@@ -106,30 +107,12 @@ def test_two_copies_of_a_warjack_are_not_searched_twice():
     assert len(seen) == len(plans)
 
 
-def test_grid_target_screens_then_solves_the_finalists():
+def test_grid_target_decides_on_the_box_model_and_plays_the_full_grid():
     tgt = target_from_profile("cygnar/charger")
     report = plan_turn(["khador/sorscha", "khador/destroyer"], tgt, top=2)
-    assert "screened on the box-count model" in report.info["search"]
-    assert report.method == "exact"
-
-
-def test_monte_carlo_comparison_pairs_the_plans():
-    # common random numbers: each plan's value within 5 se of exact, and the paired
-    # difference within 5 of its own se of the exact difference
-    tgt = target_from_profile("cygnar/stryker", camped_focus=5)
-    members, caster = members_of(KHADOR[:2])
-    builder = _Builder(members, caster, tgt, None, 0)
-    plans = list(itertools.islice(candidates(members, caster, 6, True), 0, 40, 13))
-    from mathhammer.warmachine.plan import _value
-
-    exact = [_value(builder, pl, tgt, "destroy") for pl in plans]
-    values, diffs = _mc_compare(builder, plans, tgt, "destroy",
-                                MonteCarloConfig(40_000, seed=3))
-    for v, e in zip(values, exact):
-        assert abs(v.value - e) <= 5 * v.se + 1e-12
-    for d, e in zip(diffs[1:], exact[1:]):
-        assert abs(d.value - (e - exact[0])) <= 5 * d.se + 1e-12
-    assert diffs[0].value == 0 and diffs[0].se == 0
+    assert "on the box-count model" in report.info["search"]
+    assert report.method == "exact" and report.headline.startswith("Plan destroys Charger")
+    assert all("on the box-count model" in a for a in report.info["alternatives"])
 
 
 @pytest.mark.parametrize("args, what", [
@@ -159,7 +142,7 @@ def test_scenario_form_and_list_file_run():
 
     path = "profiles/scenarios/warmachine_plan_sorscha_vs_stryker.toml"
     report = run_scenario(read_toml(path), path)
-    assert report.command == "warmachine.scenario" and report.info["plan"][0].startswith("1. ")
+    assert report.command == "warmachine.scenario" and report.info["plan"][1].startswith("1. ")
     data = read_toml(path)
     data["plan"]["list"] = "profiles/lists/khador_battlebox.toml"
     with pytest.raises(InputError, match="either attackers"):
@@ -174,13 +157,12 @@ def test_scenario_form_and_list_file_run():
 @pytest.mark.slow
 @pytest.mark.parametrize("target, kw", [("cygnar/ironclad", {"arm_bonus": 3}),
                                         ("cygnar/charger", {"arm_bonus": 4})])
-def test_screening_finds_the_exhaustive_optimum_on_a_grid(target, kw):
-    # every plan solved on the full grid (slow) against the screened search's answer
-    from mathhammer.warmachine.plan import _value
-
+def test_a_grid_plan_matches_the_exhaustive_fixed_optimum(target, kw):
+    # every fixed plan solved on the full grid (slow) against the plan played on the grid
     tgt = target_from_profile(target, **kw)
     refs = ["khador/sorscha", "khador/destroyer"]
     members, caster = members_of(refs)
     builder = _Builder(members, caster, tgt, None, 0)
-    truth = max(_value(builder, p, tgt, "destroy") for p in candidates(members, caster, 6, True))
-    assert p(plan_turn(refs, tgt, top=1)) == pytest.approx(truth, abs=1e-12)
+    truth = max(fixed_value(builder, p, tgt, "destroy")
+                for p in candidates(members, caster, 6, True))
+    assert p(plan_turn(refs, tgt, top=1)) >= truth - 1e-12

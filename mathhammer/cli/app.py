@@ -58,8 +58,8 @@ COMMANDS: tuple[Entry, ...] = (
           "Vary one stat of the attacker or the target and show where P(kill) jumps "
           "(breakpoints)."),
     Entry("score", "mathhammer.cli.tuning:score_command",
-          "A list's expected enemy points destroyed (and its own points lost) per turn against "
-          "a meta."),
+          "A list against a meta: P(win), P(draw) and the VP margin on battles, or points "
+          "destroyed and lost per turn on cells."),
     Entry("diff", "mathhammer.cli.tuning:diff_command",
           "Two lists side by side against a meta: B − A with its paired standard error."),
     Entry("tune", "mathhammer.cli.tuning:tune_command",
@@ -73,7 +73,8 @@ COMMANDS: tuple[Entry, ...] = (
           group=True),
     Entry("fb", "mathhammer.cli.fb:app",
           "Warhammer Fantasy / Ninth Age: attack chains, shooting, combats, tests, artillery.",
-          group=True, also=("mathhammer.cli.fb_artillery", "mathhammer.cli.fb_combat")),
+          group=True,
+          also=("mathhammer.cli.fb_artillery", "mathhammer.cli.fb_battle", "mathhammer.cli.fb_combat")),
     Entry("magic", "mathhammer.cli.magic:app",
           "Magic phase: flow, casting, dispelling, whole phases.", group=True),
     Entry("profiles", "mathhammer.cli.profiles:app",

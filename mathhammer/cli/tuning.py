@@ -21,6 +21,18 @@ from mathhammer.cli.analysis import (
     _cell_progress,
 )
 
+Model = Annotated[Optional[str], typer.Option(
+    "--model", help="battle: play each meta list as whole battles (the default where the game "
+                    "has battles); cells: per-turn attack cells.")]
+Battles = Annotated[Optional[int], typer.Option(
+    "--battles", help="Battles per list of the meta (--model battle; default 1000).")]
+BattlePolicy = Annotated[Optional[str], typer.Option(
+    "--battle-policy", help="Your general in battles: greedy (default), scripted or best-response.")]
+MetaPolicy = Annotated[Optional[str], typer.Option(
+    "--meta-policy", help="The meta lists' general in battles (default: as --battle-policy).")]
+Turns = Annotated[Optional[int], typer.Option(
+    "--turns", help="Rounds a battle lasts (default: the game's, Warmachine 5).")]
+
 Meta = Annotated[str, typer.Option("--meta", help="Meta file: the opposing lists and their weights "
                                                    "(a bundled name from profiles/metas/ or a path).")]
 
@@ -30,6 +42,12 @@ def _engine(opts: CommonOptions, n_trials, rounds, policy, scheduler, workers) -
     opts.config()  # installs the first-compile notice on stderr
     return dict(method=opts.method, n_trials=n_trials, seed=opts.seed, rounds=rounds, policy=policy,
                 scheduler=scheduler, workers=workers)
+
+
+def _battle(model, battles, battle_policy, meta_policy, turns) -> dict:
+    """The battle settings (``--model battle``)."""
+    return dict(model=model, n_battles=battles, battle_policy=battle_policy,
+                meta_policy=meta_policy, turns=turns)
 
 
 @query_command(only=("method", "seed", "format", "output", "quiet"))
@@ -43,12 +61,19 @@ def score_command(
     precision: PrecisionCell = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
+    model: Model = None,
+    battles: Battles = None,
+    battle_policy: BattlePolicy = None,
+    meta_policy: MetaPolicy = None,
+    turns: Turns = None,
+    per_unit: Annotated[bool, typer.Option("--per-unit", help="--model battle: each entry's contribution (the list minus one copy of it, paired).")] = False,
 ) -> None:
-    """A list's expected enemy points destroyed (and its own points lost) per turn against a meta."""
+    """A list against a meta: P(win), P(draw) and the VP margin on battles, or points destroyed and lost per turn on cells."""
     from mathhammer.tuning import score_list
 
     report = score_list(army, meta, **_engine(opts, n_trials, rounds, policy, scheduler, workers),
-                        progress=_cell_progress(opts, n_trials, precision), precision=precision)
+                        progress=_cell_progress(opts, n_trials, precision), precision=precision,
+                        per_unit=per_unit, **_battle(model, battles, battle_policy, meta_policy, turns))
     emit(report, opts)
 
 
@@ -64,13 +89,19 @@ def diff_command(
     precision: PrecisionCell = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
+    model: Model = None,
+    battles: Battles = None,
+    battle_policy: BattlePolicy = None,
+    meta_policy: MetaPolicy = None,
+    turns: Turns = None,
 ) -> None:
     """Two lists side by side against a meta: B − A with its paired standard error."""
     from mathhammer.tuning import diff_lists
 
     report = diff_lists(list_a, list_b, meta,
                         **_engine(opts, n_trials, rounds, policy, scheduler, workers),
-                        progress=_cell_progress(opts, n_trials, precision), precision=precision)
+                        progress=_cell_progress(opts, n_trials, precision), precision=precision,
+                        **_battle(model, battles, battle_policy, meta_policy, turns))
     emit(report, opts)
 
 
@@ -89,11 +120,17 @@ def tune_command(
     n_trials: Annotated[Optional[int], typer.Option("--n-trials", help="Monte Carlo trials per cell when the best lists are scored against the input (default 20000); the search screens at 500 and races at 4x and 16x that.")] = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
+    model: Model = None,
+    battles: Annotated[Optional[int], typer.Option("--battles", help="--model battle: battles per meta list when the best lists are re-played against the input (default 1000); the search screens at 40 and races at 4x and 16x that.")] = None,
+    battle_policy: BattlePolicy = None,
+    meta_policy: MetaPolicy = None,
+    turns: Turns = None,
 ) -> None:
     """The best lists an options file allows against a meta, as changes to LIST with their paired gain."""
     from mathhammer.tuning.tune import tune_list
 
     report = tune_list(army, options, meta, points=points, budget_seconds=budget_seconds,
                        max_lists=max_lists, top=top,
-                       **_engine(opts, n_trials, rounds, policy, scheduler, workers))
+                       **_engine(opts, n_trials, rounds, policy, scheduler, workers),
+                       **_battle(model, battles, battle_policy, meta_policy, turns))
     emit(report, opts)

@@ -115,8 +115,16 @@ def artillery_figure(report):
     return fig
 
 
+def battle_figure(report):
+    """``fb battle``: win / draw / lose, the VP margin, each unit's fate by game turn."""
+    from mathhammer.fantasy.battle.figure import battle_figure as draw
+
+    return draw(report)
+
+
 #: report name -> its figure builder
 FIGURES = {
     "fantasy.artillery": artillery_figure,
+    "fantasy.battle": battle_figure,
     "fantasy.combat": combat_figure,
 }

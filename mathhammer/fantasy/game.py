@@ -36,10 +36,19 @@ class Fantasy(Game):
         "standard": (bool | None, None),
         "musician": (bool | None, None),
         "battle_standard": (bool | None, None),
+        "joins": (str | None, Field(None, min_length=1, description="a character: the label of "
+                                    "the unit it fights in (FB-K1)")),
+        "general": (bool | None, Field(None, description="a character: the army's general (FB-K4)")),
     }
     variant_fields = {
         "models": (list[int], Field(default_factory=list, max_length=12)),
         "charge": (list[bool], Field(default_factory=list, max_length=2)),
+        # command bought or not (issue 32 part 3): each priced by the profile (PR-4)
+        "champion": (list[bool], Field(default_factory=list, max_length=2)),
+        "standard": (list[bool], Field(default_factory=list, max_length=2)),
+        "musician": (list[bool], Field(default_factory=list, max_length=2)),
+        # a character moved between units: the labels of the units it may join (FB-K1)
+        "joins": (list[str], Field(default_factory=list, max_length=12)),
     }
     kill_words = "P(target breaks or is destroyed)"
     sweep_stats = ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")
@@ -59,9 +68,9 @@ class Fantasy(Game):
         return isinstance(profile, UnitProfile)
 
     def validate_scenario(self, data: dict, source: str) -> bool:
-        """A Fantasy scenario is ``kind = "combat" | "artillery" | "turn"``; a turn's
+        """A Fantasy scenario is ``kind = "combat" | "artillery" | "turn" | "battle"``; a turn's
         ``[turn]`` table is checked too (FB-G5)."""
-        if data.get("kind") not in ("combat", "artillery", "turn"):
+        if data.get("kind") not in ("combat", "artillery", "turn", "battle"):
             return False
         from pydantic import ValidationError
 
@@ -84,7 +93,8 @@ class Fantasy(Game):
     def run_scenario(self, data, source, *, method, config, check, n_trials=None):
         from mathhammer.fantasy.scenario import run_scenario
 
-        return run_scenario(data, source, method=method, config=config, check=check)
+        return run_scenario(data, source, method=method, config=config, check=check,
+                            n_trials=n_trials)
 
     # ------------------------------------------------------------------ lists
     def list_unit(self, key: str, entry: Any, profile: Any, ruleset: str, label: str):
@@ -107,7 +117,38 @@ class Fantasy(Game):
             check_prices(unit, f"{entry.profile}", unit.formation)
         except ProfileError as err:
             raise ProfileError(f"{key}.profile", f"{err.where}: {err.what}", None, err.fix) from None
-        return ListUnit(label, unit, entry.count, unit.unit_points(), {"charge": entry.charge})
+        roles = {"joins": entry.joins, "general": entry.general}
+        for option, value in roles.items():
+            if value is not None and unit.role != "character":
+                raise ProfileError(f"{key}.{option}", f"{unit.name} is not a character "
+                                   '(role = "character"): only a character takes it', value,
+                                   f"remove {option}, or use a character profile")
+        if entry.joins is not None and entry.count != 1:
+            raise ProfileError(f"{key}.count", "a character that joins a unit is one model",
+                               entry.count, "use count = 1 (one entry per character)")
+        options = {"charge": entry.charge, **{k: v for k, v in roles.items() if v}}
+        return ListUnit(label, unit, entry.count, unit.unit_points(), options)
+
+    def list_points(self, units: list, where: str) -> int:
+        """FB-K1/K4: ``joins`` names a unit (not a character) of the list, one general."""
+        labels = {u.label: u for u in units}
+        for i, u in enumerate(units):
+            target = u.options.get("joins")
+            if target is None:
+                continue
+            host = labels.get(target)
+            if host is None:
+                raise ProfileError(f"{where}: units.{i}.joins", "names no unit of the list", target,
+                                   f"use one of {', '.join(x.label for x in units if x is not u)}")
+            if host.profile.role == "character":
+                raise ProfileError(f"{where}: units.{i}.joins", "a character joins a unit, not "
+                                   "another character (FB-K1)", target,
+                                   "join a unit of rank and file")
+        marked = [u.label for u in units if u.options.get("general")]
+        if len(marked) > 1:
+            raise ProfileError(f"{where}: units", f"two characters are marked general "
+                               f"({', '.join(marked)})", marked, "mark one general = true")
+        return super().list_points(units, where)
 
     def check_prices(self, profile: Any, source: str) -> None:
         from mathhammer.fantasy.models import check_prices
@@ -121,10 +162,82 @@ class Fantasy(Game):
         return f"{unit.profile.formation}"
 
     def variant_text(self, unit: Any) -> str:
-        return f" ({unit.profile.formation.models})"
+        """`` (20)``, or `` (20, champion, standard)`` with the command it has bought."""
+        f = unit.profile.formation
+        command = [c for c in ("champion", "standard", "musician") if getattr(f, c, False)]
+        return f" ({', '.join([str(f.models), *command])})"
 
     def default_ruleset(self, profile: Any) -> str:
         return getattr(profile, "ruleset", None) or "wfb8"
+
+    # ------------------------------------------------------------------ battles
+    battle_turns = 6  # fb battle's default game turns
+    battle_policies = ("greedy", "scripted", "best-response")  # fb battle's policies
+
+    def has_battles(self) -> bool:
+        """True once the Fantasy battle engine (``fb battle``, issue 30) is in this build."""
+        import importlib.util
+
+        return importlib.util.find_spec("mathhammer.fantasy.battle") is not None
+
+    def _battle_engine(self):
+        if not self.has_battles():
+            from mathhammer.errors import InputError
+
+            raise InputError("‹model›", "Fantasy battles are not available in this build "
+                             "(fb battle is not installed)", "battle", "use ‹model› cells")
+        from mathhammer.fantasy.battle import runner
+
+        return runner
+
+    def check_battle(self, army: Any, where: str) -> None:
+        """The battle engine's own checks of a list (characters, deployment)."""
+        self._battle_plan(army, army, self.battle_turns, "greedy", "greedy")
+
+    def _battle_plan(self, army_a, army_b, turns, policy_a, policy_b):
+        """fb battle's plan of two loaded lists on the default deployment (fb battle's), with its
+        battle kernel, built once per process."""
+        from mathhammer.game import list_text
+
+        key = (list_text(army_a), list_text(army_b), turns, policy_a, policy_b)
+        kernel = _PLANS.get(key)
+        if kernel is None:
+            runner = self._battle_engine()
+            recipe = runner.Recipe(army_a, army_b, None, "default lines (fb battle's)", turns, "roll-off",
+                                   policy_a, policy_b, 8, 1)
+            kernel = runner.kernel_of(runner.build_plan(recipe))
+            if len(_PLANS) > 32:
+                _PLANS.pop(next(iter(_PLANS)))
+            _PLANS[key] = kernel
+        return kernel
+
+    def play_battles(self, army_a, army_b, *, seed, start, count, policy_a="greedy",
+                     policy_b="greedy", turns=None):
+        """``fb battle``'s battles on the default deployment, the first player
+        rolled off; battle ``j`` is battle ``j % CHUNK`` of chunk ``j // CHUNK`` of the
+        stream of ``seed`` (as ``fb battle`` numbers them); the margin is fb battle's VP margin."""
+        import numpy as np
+
+        if army_a is None:  # resolve_model asks for the one line when there are no battles
+            self._battle_engine()
+            return np.zeros(0, np.int8), np.zeros(0)
+        from mathhammer.rng import chunk_state
+
+        runner = self._battle_engine()
+        kernel = self._battle_plan(army_a, army_b, turns or self.battle_turns, policy_a, policy_b)
+        result = np.zeros(count, dtype=np.int8)
+        margin = np.zeros(count, dtype=np.float64)
+        for k in range(count):
+            j = start + k
+            vp, a_won, b_won = kernel.one_battle(chunk_state(seed, j // runner.CHUNK),
+                                                 j % runner.CHUNK)
+            result[k] = 1 if a_won else -1 if b_won else 0
+            margin[k] = vp
+        return result, margin
+
+    def battle_words(self) -> str:
+        return ("one fb battle on the default deployment (fb battle's), the first player rolled off, "
+                "scored in victory points")
 
     # ------------------------------------------------------------------ cells
     def evaluate_cell(self, cell: Any, config: Any):
@@ -338,5 +451,7 @@ def _kit_names(profile) -> set[str]:
     names.update(option_words(n) for n in profile.points.mounts)
     return names
 
+
+_PLANS: dict = {}  # fb battle's plans and kernels of list pairs, built once per process
 
 GAME = register(Fantasy())

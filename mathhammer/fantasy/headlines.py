@@ -111,3 +111,23 @@ def fb_turn_headline(report: Report, names: tuple[str, str], turns: int) -> str:
 
     return sentence(f"After {plural(turns, 'game turn')}, {names[1]}", ends(1, True), report,
                     [f"{names[0]} {ends(0, False)}"])
+
+
+def fb_battle_headline(report: Report, names: tuple[str, str]) -> str:
+    """The answer first (issue 30): ``Empire beats Orcs 58.3% ± 0.4 (draw 9.1%), mean margin
+    +212 ± 6 VP`` — the side more likely to win leads (a draw when a draw is likelier than
+    either win); the margin is A − B."""
+    r = report.results
+    a, d, b, m = (r[k] for k in ("p_a_wins", "p_draw", "p_b_wins", "mean_vp_margin"))
+    if d.value > max(a.value, b.value):  # "beats" only when a win is the likelier end
+        lead = (f"{names[0]} and {names[1]} draw {brief_pct(d)} ({names[0]} wins "
+                f"{100 * a.value:.1f}%, {names[1]} {100 * b.value:.1f}%)")
+    elif a.value == b.value:
+        lead = (f"{names[0]} and {names[1]} are even: each wins {brief_pct(a)} "
+                f"(draw {100 * d.value:.1f}%)")
+    else:
+        winner, loser, p = ((names[0], names[1], a) if a.value > b.value
+                            else (names[1], names[0], b))
+        lead = f"{winner} beats {loser} {brief_pct(p)} (draw {100 * d.value:.1f}%)"
+    return (f"{lead}, mean margin {m.value:+.0f} ± {m.se:.0f} VP "
+            f"(A − B; Monte Carlo, {plural(report.n_trials or 0, 'battle')}, seed {report.seed})")

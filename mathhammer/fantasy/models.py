@@ -222,6 +222,34 @@ class Mount(_Frozen):
         return self
 
 
+class RangedWeapon(_Frozen):
+    """The unit's missile weapon, fired in a battle's shooting phase and as a stand and
+    shoot reaction (``fb battle``: FB-B6, FB-H2, FB-G2); ``fb shoot`` takes the same numbers
+    as flags."""
+
+    name: str = Field(min_length=1)
+    range: float = Field(ge=1, le=120, description="inches; beyond half of it: long range (FB-H2)")
+    strength: int = Field(ge=1, le=10)
+    shots: str = Field("1", description='shots per model: "1", "2", "D3"')
+    armour_piercing: int = Field(0, ge=0, le=6)
+    multiple_wounds: str | None = Field(None, description='dice text, e.g. "D3" (FB-V3)')
+    move_or_fire: bool = Field(False, description="cannot shoot in a turn the unit moved")
+    confidence: Confidence | None = None
+
+    _shots = field_validator("shots")(classmethod(lambda cls, v: _check_hits(v)))
+
+    @field_validator("multiple_wounds")
+    @classmethod
+    def _wounds(cls, text: str | None) -> str | None:
+        checked = _check_hits(text)  # dice text of 0..20
+        if checked is not None:
+            from mathhammer.dice import parse_dice
+
+            if parse_dice(checked).min < 1:
+                raise ValueError("multiple wounds must be at least 1")
+        return checked
+
+
 class Champion(_Frozen):
     """FB-K2: a champion's own stat line; keys left out are the unit's (A + the unit's
     ``champion_extra_attacks``)."""
@@ -354,6 +382,8 @@ class UnitProfile(_Frozen):
     breath_weapon: BreathWeapon | None = None
     machine: Machine | None = Field(None, description="FB-WM1: a war machine's machine (crew = "
                                                       "the stat line and formation)")
+    ranged: RangedWeapon | None = Field(None, description="the missile weapon a battle fires "
+                                                          "(FB-B6)")
     notes: tuple[str, ...] = Field((), description="rules the engine does not simulate (shown only)")
     aliases: tuple[str, ...] = Field((), max_length=12, description="other names list builders print (mathhammer import)")
     champion_extra_attacks: int = Field(1, ge=0, le=5)

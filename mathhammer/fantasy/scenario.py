@@ -4,7 +4,7 @@ shared with ``mathhammer fb combat`` / ``fb artillery``.
 A combat scenario::
 
     game = "fantasy"
-    kind = "combat"            # combat | artillery | turn (see fantasy/combat/turn.py)
+    kind = "combat"            # combat | artillery | turn (fantasy/combat/turn.py) | battle (battle/)
     ruleset = "wfb8"           # optional: default = the profiles' edition
     rounds = 3                 # optional: default until decided
     charger = "a"              # optional: every unit of that side charged
@@ -97,7 +97,7 @@ class ChallengeEntry(_Frozen):
 
 class Scenario(_Frozen):
     game: Literal["fantasy"]
-    kind: Literal["combat", "artillery", "turn"] = "combat"
+    kind: Literal["combat", "artillery", "turn", "battle"] = "combat"
     title: str = ""
     ruleset: str | None = None
     rounds: int | None = Field(None, ge=1, le=100)
@@ -112,6 +112,8 @@ class Scenario(_Frozen):
     target: UnitEntry | None = None
     artillery: ArtilleryEntry | None = None
     turn: dict | None = Field(None, description="kind = \"turn\": see mathhammer.fantasy.combat.turn")
+    battle: dict | None = Field(None, description="kind = \"battle\": see "
+                                                  "mathhammer.fantasy.battle.scenario")
 
 
 def _unit(entry: UnitEntry, where: str, base_dir: Path):
@@ -292,7 +294,7 @@ def turn_from_options(unit_a: str, unit_b: str, *, distance: float, turns: int =
 
 
 def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConfig,
-                 check: bool) -> Report:
+                 check: bool, n_trials: int | None = None) -> Report:
     """Run a ``game = "fantasy"`` scenario file (see the module docstring)."""
     from mathhammer.profiles import pydantic_errors
 
@@ -301,6 +303,12 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
     except ValidationError as err:
         raise pydantic_errors(err, source) from None
     base_dir = Path(source).resolve().parent
+    if scenario.kind == "battle":  # two army lists, every phase (FB-B1..B10)
+        from mathhammer.fantasy.battle.scenario import run_battle_scenario
+
+        report = run_battle_scenario(scenario.battle, source, config, scenario.title, n_trials)
+        report.info["scenario"] = source
+        return report
     if scenario.kind == "turn":
         from mathhammer.fantasy.combat.turn import run_turn_scenario
         from mathhammer.fantasy.rules.ruleset import load_ruleset

@@ -132,7 +132,9 @@ def info_table_lines(table: InfoTable) -> list[str]:
             return "-" if value is None else str(value)
         if col.se is None and isinstance(value, int):
             return f"{value:+d}" if col.signed else str(value)
-        return rounded(float(value), row.get(col.se) if col.se else None, signed=col.signed)
+        se = row.get(col.se) if col.se else None
+        return rounded(col.scale * float(value), None if se is None else col.scale * se,
+                       signed=col.signed)
 
     header = tuple(col.heading for col in table.columns)
     return text_table(header, [tuple(cell(row, col) for col in table.columns) for row in table])

@@ -229,15 +229,25 @@ def _how(report: Report) -> str:
 def score_list(army: str | ArmyList, meta: str | Meta, *, method: str = "auto",
                n_trials: int | None = None, seed: int | None = None, rounds: int | None = None,
                policy: str = "optimal", scheduler: Any = None, workers: int | None = None,
-               progress: Any = None, precision: float | None = None) -> Report:
-    """``mathhammer score LIST --meta META``: points destroyed and lost per turn (module doc).
+               progress: Any = None, precision: float | None = None, model: str | None = None,
+               n_battles: int | None = None, battle_policy: str | None = None,
+               meta_policy: str | None = None, turns: int | None = None,
+               per_unit: bool = False) -> Report:
+    """``mathhammer score LIST --meta META``: on battles (``model = "battle"``, the default
+    where the game has them: :func:`mathhammer.tuning.battles.score_battles`), else points
+    destroyed and lost per turn on cells (module doc).
 
     A Monte Carlo cell runs ``n_trials`` trials when given, else until its P(kill)'s 95%
     half-width is at most ``precision`` (default 0.0075); not both."""
     from mathhammer.rng import resolve_seed
+    from mathhammer.tuning.battles import resolve_model, score_battles
 
-    trials, precision = _cell_trials(method, policy, n_trials, precision)
     a, m = _load(army, meta)
+    if resolve_model(model, m.game) == "battle":
+        return score_battles(a, m, n_battles=n_battles, seed=seed, policy=battle_policy,
+                             meta_policy=meta_policy, turns=turns, per_unit=per_unit,
+                             scheduler=scheduler, workers=workers, progress=progress)
+    trials, precision = _cell_trials(method, policy, n_trials, precision)
     seed = resolve_seed(seed)
     table = build_table(a, m, method=method, n_trials=trials, seed=seed, rounds=rounds, policy=policy,
                         precision=precision)
@@ -292,14 +302,23 @@ def diff_lists(list_a: str | ArmyList, list_b: str | ArmyList, meta: str | Meta,
                method: str = "auto", n_trials: int | None = None, seed: int | None = None,
                rounds: int | None = None, policy: str = "optimal", scheduler: Any = None,
                workers: int | None = None, progress: Any = None,
-               precision: float | None = None) -> Report:
-    """``mathhammer diff A B --meta META``: B − A per figure, with its paired se (cells as
-    in :func:`score_list`: a cell both lists play is one cell, so it cancels exactly)."""
+               precision: float | None = None, model: str | None = None,
+               n_battles: int | None = None, battle_policy: str | None = None,
+               meta_policy: str | None = None, turns: int | None = None) -> Report:
+    """``mathhammer diff A B --meta META``: B − A per figure, with its paired se — on
+    battles (:func:`mathhammer.tuning.battles.diff_battles`: the same dice battle by
+    battle), or on cells as in :func:`score_list` (a cell both lists play is one cell, so
+    it cancels exactly)."""
     from mathhammer.rng import resolve_seed
+    from mathhammer.tuning.battles import diff_battles, resolve_model
 
-    trials, precision = _cell_trials(method, policy, n_trials, precision)
     a, m = _load(list_a, meta)
     b, _ = _load(list_b, m)
+    if resolve_model(model, m.game) == "battle":
+        return diff_battles(a, b, m, n_battles=n_battles, seed=seed, policy=battle_policy,
+                            meta_policy=meta_policy, turns=turns, scheduler=scheduler,
+                            workers=workers, progress=progress)
+    trials, precision = _cell_trials(method, policy, n_trials, precision)
     seed = resolve_seed(seed)
     kw = dict(method=method, n_trials=trials, seed=seed, rounds=rounds, policy=policy,
               precision=precision)

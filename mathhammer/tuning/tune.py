@@ -57,6 +57,13 @@ RANKED_COLUMNS = (Column("rank", "#"), Column("changes", "changes against the in
                   Column("points", "points"),
                   Column("score", "net points/turn", se="se"),
                   Column("gain", "gain over the input", se="gain_se", signed=True))
+#: the table of a search on battles (TU-B2): probabilities as percentages
+BATTLE_COLUMNS = (Column("rank", "#"), Column("changes", "changes against the input"),
+                  Column("points", "points"),
+                  Column("p_win", "P(win) %", se="p_win_se", scale=100.0),
+                  Column("vp_margin", "VP margin", se="vp_margin_se"),
+                  Column("gain", "gain in result %", se="gain_se", signed=True, scale=100.0),
+                  Column("gain_vp", "gain in VP margin", se="gain_vp_se", signed=True))
 RACE_FACTOR = 4
 MAX_VARIANTS = 200
 
@@ -81,11 +88,8 @@ def options_model() -> type[BaseModel]:
     """The options file model over the registered games (every game's variant keys)."""
     names = games.names(lists=True)
     if names not in _MODELS:
-        fields: dict[str, tuple] = {}
-        for name in names:
-            for key, spec in games.get(name).variant_fields.items():
-                fields.setdefault(key, spec)
-        unit = create_model("OptionUnit", __base__=OptionUnit, **fields)
+        unit = create_model("OptionUnit", __base__=OptionUnit,
+                            **games.list_fields("variant_fields"))
         _MODELS[names] = create_model(
             "OptionsFile", __base__=_Strict, name=(str, ""), game=(str, ...), ruleset=(str, ...),
             units=(list[unit], Field(min_length=1, max_length=30)))  # type: ignore[valid-type]
@@ -131,7 +135,8 @@ class Space:
 
 def _name(v: Variant) -> str:
     profile, opts = v
-    extra = ", ".join(f"{k} {val}" for k, val in opts if k != "charge" or val)
+    extra = ", ".join(k if val is True else f"no {k}" if val is False else f"{k} {val}"
+                      for k, val in opts if k != "charge" or val)
     return profile.split("/")[-1] + (f" ({extra})" if extra else "")
 
 
@@ -174,6 +179,12 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
                                getattr(u, foreign[0]),
                                f"remove it; {game} options vary {', '.join(variant_keys)}")
         keys = [(k, vals) for k in variant_keys if (vals := getattr(u, k))]
+        entry_keys = games.get(game).entry_fields
+        for k, _ in keys:
+            if k not in entry_keys:  # a list of this build could not take the value
+                raise ProfileError(f"{where}: units.{i}.{k}", f"{game} list entries of this "
+                                   f"build have no {k}", getattr(u, k),
+                                   f"remove it; list entries take {', '.join(entry_keys)}")
         combos = itertools.product(*[[(k, v) for v in vals] for k, vals in keys]) if keys else [()]
         variants[profile] = [(profile, tuple(c)) for c in combos]
     for entry in raw.get("units", []):
@@ -218,9 +229,14 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
               method: str = "auto",
               n_trials: int | None = None, seed: int | None = None, rounds: int | None = None,
               policy: str = "optimal", scheduler: Any = None, workers: int | None = None,
-              progress: Any = None) -> Report:
-    """The best lists the options allow, as changes against ``army`` (module doc)."""
+              progress: Any = None, model: str | None = None, n_battles: int | None = None,
+              battle_policy: str | None = None, meta_policy: str | None = None,
+              turns: int | None = None) -> Report:
+    """The best lists the options allow, as changes against ``army`` (module doc); on
+    battles (``model = "battle"``, the default where the game has them) the objective is
+    the expected result, P(win) + ½ P(draw), paired battle by battle (TU-B2)."""
     from mathhammer.rng import resolve_seed
+    from mathhammer.tuning.battles import resolve_model
 
     final_trials = _check(method, policy, n_trials)
     if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 20:
@@ -243,11 +259,39 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
         raise InputError("‹points›", "must be a whole number from 1 to 100,000", points,
                          "use e.g. ‹points› 2000")
     space, state0 = build_space(army, options, m.game, m.ruleset)
+    on_battles = resolve_model(model, m.game) == "battle"
+    if on_battles:
+        from mathhammer.tuning.battles import battle_setup
+
+        final_trials, book = battle_setup(start, m, n_battles=n_battles, seed=seed,
+                                          policy=battle_policy, meta_policy=meta_policy,
+                                          turns=turns, scheduler=scheduler, workers=workers)
+        book.game.check_battle(start, "LIST")
+        seed = book.seed
+        try:
+            return _tune(start, m, space, state0, cap, final_trials, seed, budget_seconds,
+                         max_lists, top, army, book=book)
+        finally:
+            book.runner.close()
     seed = resolve_seed(seed)
+    return _tune(start, m, space, state0, cap, final_trials, seed, budget_seconds, max_lists, top,
+                 army, cells=dict(method=method, rounds=rounds, policy=policy,
+                                  scheduler=scheduler, workers=workers))
+
+
+SCREEN_BATTLES = 40  # battles per meta list at the screening fidelity (races: 4x, 16x)
+
+
+def _tune(start, m, space: Space, state0: dict, cap: int, final_trials: int, seed: int,
+          budget_seconds: float, max_lists: int | None, top: int, army: Any, *,
+          book: Any = None, cells: dict | None = None) -> Report:
+    """The search of :func:`tune_list` on cells (``cells``: their settings) or on battles
+    (``book``: a :class:`~mathhammer.tuning.battles.Book`); fidelities are trials per cell
+    or battles per meta list."""
     rng = random.Random(seed)
     deadline = time.monotonic() + budget_seconds
     cache: dict[tuple[str, int], Any] = {}  # (cell key, trials) -> CellResult
-    screen = min(SCREEN_TRIALS, final_trials)
+    screen = min(SCREEN_BATTLES if book is not None else SCREEN_TRIALS, final_trials)
     fidelities = [screen, min(screen * RACE_FACTOR, final_trials),
                   min(screen * RACE_FACTOR ** 2, final_trials)]
     evaluated = 0
@@ -256,22 +300,30 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
         data = space.to_list(state, cap)
         try:
             lst = load_list(data, source=f"candidate {'; '.join(changes) or 'input'}")
+            if book is not None:
+                book.game.check_battle(lst, "candidate")
         except MathhammerError:
             return None  # breaks a list rule (points, focus, warjack points): not a candidate
-        table = build_table(lst, m, method=method, n_trials=screen, seed=seed, rounds=rounds,
-                            policy=policy)  # the weights; each fidelity only changes the trials
-        return Scored(changes, state, lst, table, data)
+        if book is not None:
+            return Scored(changes, state, lst, None, data)
+        table = build_table(lst, m, method=cells["method"], n_trials=screen, seed=seed,
+                            rounds=cells["rounds"], policy=cells["policy"])
+        return Scored(changes, state, lst, table, data)  # each fidelity only changes the trials
 
     def net(cands: list[Scored], trials: int) -> None:
         """Fill each candidate's table at this fidelity and compute the cells it lacks."""
         nonlocal evaluated
+        if book is not None:
+            book.fill([c.army for c in cands], trials)
+            evaluated += len(cands)
+            return
         todo = {}
         for c in cands:
             for k, cell in c.table.cells.items():
                 if lookup(k, trials) is None:
                     todo[k] = replace(cell, n_trials=trials)
         if todo:
-            for k, r in _run(todo, scheduler, workers, None).items():
+            for k, r in _run(todo, cells["scheduler"], cells["workers"], None).items():
                 cache[(k, None if r.method == "exact" else trials)] = r  # exact: any fidelity
         evaluated += len(cands)
 
@@ -279,6 +331,9 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
         return cache.get((key, None)) or cache.get((key, trials))
 
     def value(c: Scored, trials: int, against: Scored | None = None) -> Estimate:
+        if book is not None:  # TU-B2: the expected result, paired battle by battle
+            return book.figures(c.army, trials, None if against is None else against.army
+                                )["expected_result"]
         results = {k: lookup(k, trials) for k in c.table.cells}
         if against is None:
             return c.table.net().estimate(results)
@@ -342,14 +397,18 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
             if value(c, fidelities[-1], best).value > 0:
                 best = c
     # the top K at the final fidelity, paired against the input
-    final, keys = [], {_list_key(input_list.army)}
+    same = _list_key if book is None else book.key  # on battles: one entry per battle played
+    final, keys = [], {same(input_list.army)}
     for c in [best, *found]:  # one entry per list, however it was reached
-        if _list_key(c.army) not in keys:
-            keys.add(_list_key(c.army))
+        if same(c.army) not in keys:
+            keys.add(same(c.army))
             final.append(c)
     final = sorted(final, key=lambda c: -c.screened)[:3 * top]  # the most promising, re-scored
     net([input_list, *final], final_trials)
     ranked = sorted([input_list, *final], key=lambda c: -value(c, final_trials, input_list).value)[:top]
+    if book is not None:
+        return _battle_report(start, m, input_list, ranked, final_trials, book, evaluated,
+                              budget_seconds, cap)
     return _report(start, m, input_list, ranked, final_trials, seed, lookup, value, evaluated,
                    budget_seconds, cap)
 
@@ -406,4 +465,52 @@ def _report(start, m, input_list, ranked, trials, seed, lookup, value, evaluated
     report.headline = (f"Best change for {start.name} against {m.name}: {top['changes']}: "
                        f"{rounded(top['gain'], top['gain_se'], signed=True)}"
                        f" points/turn ({how}; {plural(evaluated, 'list')} evaluated)")
+    return report
+
+
+def _battle_report(start, m, input_list, ranked, n, book, evaluated, budget, cap) -> Report:
+    """The ranked lists of a search on battles, each paired against the input (TU-B2)."""
+    figures: dict[str, Estimate] = {}
+    base = book.figures(input_list.army, n)
+    for name in ("p_win", "mean_vp_margin", "expected_result"):
+        figures[f"{name}[input]"] = base[name]
+    candidates = []
+    for i, c in enumerate(ranked, 1):
+        own = book.figures(c.army, n)
+        d = book.figures(c.army, n, against=input_list.army)
+        for name in ("p_win", "mean_vp_margin", "expected_result"):
+            figures[f"{name}[#{i}]"] = own[name]
+            figures[f"delta_{name}[#{i}-input]"] = d[name]
+        candidates.append({"rank": i, "changes": _diff_text(input_list.army, c.army),
+                           "points": c.army.total_points,
+                           "p_win": own["p_win"].value, "p_win_se": own["p_win"].se,
+                           "vp_margin": own["mean_vp_margin"].value,
+                           "vp_margin_se": own["mean_vp_margin"].se,
+                           "gain": d["expected_result"].value, "gain_se": d["expected_result"].se,
+                           "gain_vp": d["mean_vp_margin"].value,
+                           "gain_vp_se": d["mean_vp_margin"].se,
+                           "list": c.army.summary(), "units": space_units(c)})
+    report = Report("tune", "mc", figures, {}, n_trials=n, seed=book.seed,
+                    title=f"tune on battles: {start.name} against {m.name}",
+                    info={"input": start.summary(), "points_cap": cap,
+                          "ranked": InfoTable(candidates, BATTLE_COLUMNS),
+                          "lists_evaluated": evaluated, "battles_played": book.battles_played,
+                          "budget_seconds": budget,
+                          "objective": "the expected result P(win) + ½ P(draw) against the meta "
+                                       "(TU-B2); gains are paired battle by battle against the "
+                                       "input",
+                          "battle": book.game.battle_words(),
+                          "generals": f"yours {book.policy}, the meta's {book.meta_policy}",
+                          "search": f"screen every single change at {SCREEN_BATTLES} battles per "
+                                    "meta list, race the best quarter at 4x and 16x (paired), "
+                                    "move, restart from the best; the top lists re-played at "
+                                    f"{n:,} battles per meta list, paired against the input "
+                                    "(README, tune)"})
+    top = candidates[0]
+    report.headline = (f"Best change for {start.name} against {m.name} on battles: "
+                       f"{top['changes']}: expected result "
+                       f"{rounded(100 * top['gain'], 100 * top['gain_se'], signed=True)} percentage "
+                       f"points, P(win) {rounded(100 * top['p_win'], 100 * top['p_win_se'])}% "
+                       f"(paired, {n:,} battles per meta list; {plural(evaluated, 'list')} "
+                       "evaluated)")
     return report

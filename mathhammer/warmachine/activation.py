@@ -436,60 +436,72 @@ def _buy_nodes(graph: Graph, spec: ActivationSpec, weapons: list[Weapon],
 def build_graph(specs: list[ActivationSpec], effects: list[Effect] | None = None) -> Graph:
     """The decision graph of activations ``specs`` resolved in order (WM-S1)."""
     graph = Graph(flags=list(effects or []))
-    roots: list[int] = []
-    for a, spec in enumerate(specs):
-        spec.check()
-        root = graph.add(Node("choice", f"{spec.name}: opening", reset_focus=spec.focus,
-                              activation=a, entry_knockdown=spec.entry_knockdown,
-                              entry_down_word=spec.entry_down_word,
-                              entry_flags=spec.entry_flags))
-        roots.append(root)
-        kind = "ranged" if spec.ranged else "melee"
-        melee = sorted([w for w in spec.weapons if w.kind == kind],
-                       key=lambda w: (w.crippled, -w.power))
-        buy, buy_sustained = _buy_nodes(graph, spec, melee, a)
-        charges = {"must": [True], "may": [False, True], "no": [False]}[spec.charge]
-        if melee:
-            listed = [w for w in spec.weapons if w.kind == kind] if spec.fixed_order else melee
-            graph.nodes[root].successors.extend(
-                _initial_attacks(graph, spec, listed, charges, buy, buy_sustained, a))
-        for charge in charges:
-            for w in melee:
-                if w.combo_strike and not w.crippled:
-                    opt = graph.add_option(AttackOption(
-                        f"Combo Strike ({w.name})", "melee", w.stat,
-                        spec.strength + 2 * w.weapon_pow, pre_boosted=charge, engages=1))
-                    cost = 1 if (charge and spec.is_warjack) else 0
-                    graph.nodes[root].successors.append(graph.add(Node(
-                        "attack", f"{'charge, ' if charge else ''}Combo Strike", opt, cost, buy,
-                        activation=a, reserve=spec.max_bought or 0, charge=charge)))
-        if (spec.is_warjack and spec.power_attacks and melee and not spec.ranged
-                and spec.charge != "must"):
-            mat = melee[0].stat
-            if not spec.target_larger_base:  # no head-butt against a larger base (P5)
-                opt = graph.add_option(AttackOption("head-butt", "melee", mat, spec.strength,
-                                                    knocks_down=True, engages=1))
-                graph.nodes[root].successors.append(graph.add(Node(
-                    "attack", "head-butt", opt, 1, buy, activation=a,
-                    reserve=spec.max_bought or 0)))
-            if spec.charge == "may":
-                # slam against a larger base: -2 to the attack roll (WM-A6); the target is
-                # moved d6" away: no longer in melee (decision)
-                opt = graph.add_option(AttackOption(
-                    "slam", "melee", mat - 2 * int(spec.target_larger_base), spec.strength,
-                    knocks_down=True, engages=0))
-                graph.nodes[root].successors.append(graph.add(Node(
-                    "attack", "slam", opt, 1, -2, activation=a)))  # -2: patched to stop below
-        if not graph.nodes[root].successors:  # a caster without melee weapons: straight to spells
-            graph.nodes[root].successors.append(buy)
-        graph.max_focus = max(graph.max_focus, spec.focus)
-        graph.labels.append(spec.name)
+    roots = [add_activation(graph, spec, a) for a, spec in enumerate(specs)]
     # stop of each activation's choices: the next root, or the end
+    link_stops(graph, [roots[a + 1] if a + 1 < len(roots) else -1 for a in range(len(roots))])
+    graph.roots = roots
+    return graph
+
+
+def add_activation(graph: Graph, spec: ActivationSpec, a: int) -> int:
+    """Add activation number ``a`` (its nodes' ``activation``) to ``graph``; its stops are
+    left for :func:`link_stops`. Returns its root."""
+    spec.check()
+    root = graph.add(Node("choice", f"{spec.name}: opening", reset_focus=spec.focus,
+                          activation=a, entry_knockdown=spec.entry_knockdown,
+                          entry_down_word=spec.entry_down_word,
+                          entry_flags=spec.entry_flags))
+    kind = "ranged" if spec.ranged else "melee"
+    melee = sorted([w for w in spec.weapons if w.kind == kind],
+                   key=lambda w: (w.crippled, -w.power))
+    buy, buy_sustained = _buy_nodes(graph, spec, melee, a)
+    charges = {"must": [True], "may": [False, True], "no": [False]}[spec.charge]
+    if melee:
+        listed = [w for w in spec.weapons if w.kind == kind] if spec.fixed_order else melee
+        graph.nodes[root].successors.extend(
+            _initial_attacks(graph, spec, listed, charges, buy, buy_sustained, a))
+    for charge in charges:
+        for w in melee:
+            if w.combo_strike and not w.crippled:
+                opt = graph.add_option(AttackOption(
+                    f"Combo Strike ({w.name})", "melee", w.stat,
+                    spec.strength + 2 * w.weapon_pow, pre_boosted=charge, engages=1))
+                cost = 1 if (charge and spec.is_warjack) else 0
+                graph.nodes[root].successors.append(graph.add(Node(
+                    "attack", f"{'charge, ' if charge else ''}Combo Strike", opt, cost, buy,
+                    activation=a, reserve=spec.max_bought or 0, charge=charge)))
+    if (spec.is_warjack and spec.power_attacks and melee and not spec.ranged
+            and spec.charge != "must"):
+        mat = melee[0].stat
+        if not spec.target_larger_base:  # no head-butt against a larger base (P5)
+            opt = graph.add_option(AttackOption("head-butt", "melee", mat, spec.strength,
+                                                knocks_down=True, engages=1))
+            graph.nodes[root].successors.append(graph.add(Node(
+                "attack", "head-butt", opt, 1, buy, activation=a,
+                reserve=spec.max_bought or 0)))
+        if spec.charge == "may":
+            # slam against a larger base: -2 to the attack roll (WM-A6); the target is
+            # moved d6" away: no longer in melee (decision)
+            opt = graph.add_option(AttackOption(
+                "slam", "melee", mat - 2 * int(spec.target_larger_base), spec.strength,
+                knocks_down=True, engages=0))
+            graph.nodes[root].successors.append(graph.add(Node(
+                "attack", "slam", opt, 1, -2, activation=a)))  # -2: patched to stop below
+    if not graph.nodes[root].successors:  # a caster without melee weapons: straight to spells
+        graph.nodes[root].successors.append(buy)
+    graph.max_focus = max(graph.max_focus, spec.focus)
+    graph.labels.append(spec.name)
+    return root
+
+
+def link_stops(graph: Graph, stop_of: list[int]) -> None:
+    """Where each activation ends: ``stop_of[a]`` (a node, or -1 for the end) for every
+    choice node's stop and the slam (which ends its activation) of activation ``a``."""
     for node in graph.nodes:
-        nxt = roots[node.activation + 1] if node.activation + 1 < len(roots) else -1
+        if node.activation >= len(stop_of):
+            continue
+        nxt = stop_of[node.activation]
         if node.kind == "choice":
             node.stop = nxt
         if node.kind == "attack" and node.next == -2:
             node.next = nxt
-    graph.roots = roots
-    return graph

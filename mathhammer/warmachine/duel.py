@@ -386,39 +386,22 @@ def duel_chain(specs: list[ActivationSpec], target: Target, *, policy: str = "op
         model = (f"fallback — the full state does not fit ({err.what}): decisions planned on "
                  "the box-count model (boxes left at base DEF) and played on the full grid by "
                  "Monte Carlo")
-    from mathhammer.warmachine.explain import start_down_word, start_numbers, start_situation
-
-    # the DEF and ARM the engine plays at the start (crippled M, knock-down, buffs, feat)
-    melee_def, ranged_def, armor, _ = start_numbers(graph, target)
-    knocked = start_situation(graph, target)[2]
-    plays = f"DEF {melee_def}" + (f" (vs ranged and magic {ranged_def})"
-                                  if ranged_def != melee_def else "")
-    info = {
-        "policy": f"{policy} (objective: {objective})",
-        "model": model,
-        "target": f"{target.name}: {plays}, ARM {armor} as the chain starts (base DEF "
-                  f"{target.defense}, ARM {target.armor}), {plural(target.grid.n_boxes, 'box')}, "
-                  f"{n_left} left"
-                  + (", engaged in melee" if target.engaged else "")
-                  + (f", {start_down_word(graph, target)}" if knocked else "")
-                  + (", movement crippled" if target.grid.crippled(target.start_bits, "M")
-                     else ""),
-    }
-    notes = _range_notes(graph, opts)
-    if notes:
-        info["range"] = notes
+    info = chain_info(graph, target, opts, policy, objective, model)
 
     def exact() -> Report:
         return _exact_report(sol, target, extra, info, title)
 
     def monte_carlo(cfg: MonteCarloConfig) -> Report:
-        run = sol.simulate(cfg) if sol is not None else _fallback_run(box, target, cfg, n_left)
+        run = sol.simulate(cfg) if sol is not None else _fallback_run(box, target, cfg, n_left,
+                                                                      opts)
         return _mc_report(run, target, graph, extra, info, title)
 
     use = "exact" if (method == "auto" and sol is not None) else (
         "mc" if method == "auto" else method)
     report = answer("warmachine.duel", method=use, exact=exact, monte_carlo=monte_carlo, config=config,
                     check=check)
+    if method == "auto" and report.method == "exact":
+        report.info["why exact"] = AUTO_EXACT
     if report.info.get("charge") is None:
         report.info.pop("charge", None)
     if report.method == "mc" and sol is not None and "decisions" not in report.info:
@@ -539,10 +522,43 @@ def least_focus(chain_specs, allowance: int, name: str, target: Target, for_p: f
                              f"{outcome}", notes=notes or None)
 
 
-def _fallback_run(box, target: Target, cfg: MonteCarloConfig, n_left: int):
+def chain_info(graph, target: Target, opts, policy: str, objective: str, model: str) -> dict:
+    """The info lines of a chain's report: policy, model, the target as the engine plays it
+    at the start (DEF, ARM, boxes, situation) and the attacks that miss automatically."""
+    from mathhammer.warmachine.explain import start_down_word, start_numbers, start_situation
+
+    # the DEF and ARM the engine plays at the start (crippled M, knock-down, buffs, feat)
+    melee_def, ranged_def, armor, _ = start_numbers(graph, target)
+    knocked = start_situation(graph, target)[2]
+    plays = f"DEF {melee_def}" + (f" (vs ranged and magic {ranged_def})"
+                                  if ranged_def != melee_def else "")
+    n_left = target.grid.boxes_left(target.start_bits)
+    info = {
+        "policy": f"{policy} (objective: {objective})",
+        "model": model,
+        "target": f"{target.name}: {plays}, ARM {armor} as the chain starts (base DEF "
+                  f"{target.defense}, ARM {target.armor}), "
+                  f"{plural(target.grid.n_boxes, 'box')}, {n_left} left"
+                  + (", engaged in melee" if target.engaged else "")
+                  + (f", {start_down_word(graph, target)}" if knocked else "")
+                  + (", movement crippled" if target.grid.crippled(target.start_bits, "M")
+                     else ""),
+    }
+    notes = _range_notes(graph, opts)
+    if notes:
+        info["range"] = notes
+    return info
+
+
+# issue 29 part 4: Monte Carlo is never faster than exact where the policy is solved exactly
+AUTO_EXACT = ("auto answers exactly: Monte Carlo would play the same exactly solved policy, "
+              "so it costs the exact solve and the trials")
+
+
+def _fallback_run(box, target: Target, cfg: MonteCarloConfig, n_left: int, opts=None):
     from mathhammer.warmachine.exact_policy import simulate_policy
 
-    return simulate_policy(box, target, cfg, by_left=True, box_n=n_left)
+    return simulate_policy(box, target, cfg, by_left=True, box_n=n_left, opts=opts)
 
 
 def _range_notes(graph, opts) -> str | None:

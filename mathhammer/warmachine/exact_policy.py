@@ -66,24 +66,31 @@ def compile_graph(graph: Graph, target: Target) -> Compiled:
         succ_start.append(len(succ_list))
         succ_list.extend(n.successors)
     charge = [n.activation if n.charge else -1 for n in nodes]
-    GR = (_ints([0 if n.kind == "attack" else 1 for n in nodes]), _ints([n.option for n in nodes]),
-          _ints([n.cost for n in nodes]), _ints([n.next for n in nodes]),
-          _ints([n.after_hit for n in nodes]), _ints(succ_start),
-          _ints([len(n.successors) for n in nodes]), _ints(succ_list or [0]),
-          _ints([n.stop for n in nodes]), _ints([n.reset_focus for n in nodes]),
-          _ints([int(n.entry_knockdown) for n in nodes]), _ints([n.entry_flags for n in nodes]),
-          _ints(charge))
-    opts = graph.options or []
+    # one 2-D array per table (row = field): the kernels index it without taking arrays
+    # out of tuples in their loops; row 7 is unused (the successor list is its own array)
+    G = _ints([[0 if n.kind == "attack" else 1 for n in nodes], [n.option for n in nodes],
+               [n.cost for n in nodes], [n.next for n in nodes],
+               [n.after_hit for n in nodes], succ_start,
+               [len(n.successors) for n in nodes], [0] * len(nodes),
+               [n.stop for n in nodes], [n.reset_focus for n in nodes],
+               [int(n.entry_knockdown) for n in nodes], [n.entry_flags for n in nodes],
+               charge])
+    GR = (G, _ints(succ_list or [0]))
+    opts = graph.options or [None]
     immune_cold = "Cold" in target.immunities
-    OP = (_ints([int(o.knocks_down) + 2 * int(o.crit_knocks_down and not immune_cold)
-                 for o in opts] or [0]),
-          _ints([o.engages for o in opts] or [-1]),
-          _ints([int(o.aoe > 0 and not o.spray) for o in opts] or [0]),
-          _ints([o.flags_on_hit for o in opts] or [0]),
-          _ints([int(o.can_boost_hit) for o in opts] or [0]),
-          _ints([int(o.can_boost_damage and not o.no_damage) for o in opts] or [0]),
-          _ints([int(o.pre_boosted) for o in opts] or [0]),
-          _ints([int(o.crit_amputation) for o in opts] or [0]))
+
+    def field(get, empty):
+        return [get(o) if o is not None else empty for o in opts]
+
+    OP = _ints([field(lambda o: int(o.knocks_down)
+                      + 2 * int(o.crit_knocks_down and not immune_cold), 0),
+                field(lambda o: o.engages, -1),
+                field(lambda o: int(o.aoe > 0 and not o.spray), 0),
+                field(lambda o: o.flags_on_hit, 0),
+                field(lambda o: int(o.can_boost_hit), 0),
+                field(lambda o: int(o.can_boost_damage and not o.no_damage), 0),
+                field(lambda o: int(o.pre_boosted), 0),
+                field(lambda o: int(o.crit_amputation), 0)])
     n_f = graph.max_focus + 1
     n_fl = 1 << len(graph.flags)
     n_combos = len(nodes) * n_f * 4 * n_fl
@@ -103,7 +110,7 @@ class GridTables:
     rules read from each (see :mod:`mathhammer.warmachine.kernels.policy`)."""
 
     bits_of: np.ndarray  # uint64[S]
-    T: np.ndarray  # int32[S, D, 6]
+    T: np.ndarray  # int32[S, D, 6] (a track: one column)
     TA: np.ndarray  # int32[S or 1, D, 6] (Critical Amputation)
     left_of: np.ndarray
     mcrip_of: np.ndarray
@@ -154,8 +161,10 @@ def grid_tables(target: Target, n_d: int, amputation: bool, objective: str = "de
         marked = np.arange(n)
         bits_of = ((np.uint64(1) << marked.astype(np.uint64)) - np.uint64(1)).astype(np.uint64)
         d = np.arange(n_d)
-        T = np.repeat(np.minimum(marked[:, None] + d[None, :], n - 1)[:, :, None], 6,
-                      axis=2).astype(np.int32)
+        # one column: on a track the column rolled does not matter (the kernels average
+        # over the table's columns)
+        T = np.ascontiguousarray(np.minimum(marked[:, None] + d[None, :], n - 1)[:, :, None],
+                                 dtype=np.int32)
         TA = T  # a track has no systems for Critical Amputation to cripple
         start = bin(target.start_bits).count("1")
     elif not amputation or not any(x in grid.system_masks for x in "LRH"):
@@ -270,7 +279,8 @@ class Solution:
             return out + [("stop", float(stop), d == -1)]
         pair = np.zeros(2)
         kp.attack_values(np.int64(combo), np.int64(s), GR, OP, self.forced, n_f, n_fl, GRID,
-                         p_hit, p_crit, pmf, bpmf, p_under, self.row_of, self.V, pair)
+                         p_hit, p_crit, pmf, bpmf, p_under, self.row_of, self.V, pair,
+                         np.zeros(2, dtype=np.int64))
         return [(name, float(v), (d & 1) == b) for b, (name, v) in
                 enumerate((("no boost", pair[0]), ("boost hit", pair[1]))) if v >= 0]
 
@@ -337,6 +347,25 @@ def solve_full(graph: Graph, target: Target, policy: str = "optimal",
     return sol
 
 
+def known_states(target: Target, amputation: bool) -> int | None:
+    """The grid states :func:`grid_tables` will build, when known without building them:
+    a track's boxes + 1, every fill vector of a grid without amputation; else None."""
+    grid = target.grid
+    if grid.is_track:
+        return grid.n_boxes + 1
+    if not amputation or not any(x in grid.system_masks for x in "LRH"):
+        return math.prod(len(c) + 1 for c in grid.columns)
+    return None
+
+
+def _check_fits(rows: int, n_s: int, memory_limit: int) -> None:
+    need = (rows + 1) * n_s * (8 * 4 + 2) + rows * ((n_s + 63) // 64) * 8
+    if need > memory_limit:
+        raise ExactTooLarge("‹method›", f"{rows:,} control × {n_s:,} grid states need "
+                            f"{need / 2**20:,.0f} MB (limit {memory_limit / 2**20:,.0f} MB)",
+                            "exact", "use ‹method› mc")
+
+
 def _solve(graph: Graph, target: Target, policy: str, objective: str, opts: OptionTables,
            comp: Compiled, forced: tuple, memory_limit: int) -> Solution:
     from mathhammer import kernels
@@ -349,14 +378,13 @@ def _solve(graph: Graph, target: Target, policy: str, objective: str, opts: Opti
         raise ExactTooLarge("‹method›", "the activation graph could not be ordered "
                             f"(code {problem})", "exact", "use ‹method› mc")
     amputation = any(o.crit_amputation for o in graph.options)
-    grid = grid_tables(target, opts.pmf.shape[4], amputation, objective, memory_limit)
     rows = len(order)
+    known = known_states(target, amputation)
+    if known is not None:  # say it before building the grid's tables (a chain falling back)
+        _check_fits(rows, known, memory_limit)
+    grid = grid_tables(target, opts.pmf.shape[4], amputation, objective, memory_limit)
     n_s = grid.n_states
-    need = (rows + 1) * n_s * (8 * 4 + 2) + rows * ((n_s + 63) // 64) * 8
-    if need > memory_limit:
-        raise ExactTooLarge("‹method›", f"{rows:,} control × {n_s:,} grid states need "
-                            f"{need / 2**20:,.0f} MB (limit {memory_limit / 2**20:,.0f} MB)",
-                            "exact", "use ‹method› mc")
+    _check_fits(rows, n_s, memory_limit)
     row_of = np.full(comp.n_combos + 1, -1, dtype=np.int64)
     row_of[order] = np.arange(rows)
     row_of[comp.n_combos] = rows  # the end: a row of final values
@@ -425,9 +453,10 @@ def down_words_of(sol: Solution) -> list[str]:
 
 
 def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
-                     top: int = MAX_DECISION_LINES) -> list[str]:
+                     top: int = MAX_DECISION_LINES, by_reach: bool = False) -> list[str]:
     """Per (node, focus, knocked down, engaged): how often it is reached and what the policy
-    chooses there, weighted by reach — the readable table of a chain (WM-F5)."""
+    chooses there, weighted by reach — the readable table of a chain (WM-F5), in activation
+    order, or with ``by_reach`` the most often reached first (a plan's many activations)."""
     from mathhammer import kernels
 
     kp = kernels.load("mathhammer.warmachine.kernels.policy")
@@ -465,7 +494,7 @@ def decision_summary(sol: Solution, reachp: np.ndarray | None = None,
         tags = [f"focus {f}"] + [down[g]] * kd + ["engaged"] * eng
         rows.append((node.activation, -total, f"{node.label} [{', '.join(tags)}] (reached "
                      f"{100 * total:.1f}%): {shown}"))
-    rows.sort(key=lambda x: (x[0], x[1]))
+    rows.sort(key=lambda x: (x[1], x[0]) if by_reach else (x[0], x[1]))
     return [text for _, _, text in rows[:top]]
 
 
@@ -480,10 +509,11 @@ def box_model_target(target: Target) -> Target:
 
 
 def simulate_policy(sol: Solution, target: Target, config, by_left: bool = False,
-                    box_n: int = 0):
+                    box_n: int = 0, opts: OptionTables | None = None):
     """Monte Carlo of ``sol``'s decisions on ``target``'s full grid (WM-G2..G4): boxes are
     marked by the grid kernel's own ``mark_from``; with ``by_left`` the decisions are read by
-    boxes left (a box-model plan on a track of ``box_n`` boxes)."""
+    boxes left (a box-model plan on a track of ``box_n`` boxes; ``opts``: ``target``'s own
+    option tables when the caller has them)."""
     from mathhammer import kernels
     from mathhammer.engine import simulate
 
@@ -492,8 +522,8 @@ def simulate_policy(sol: Solution, target: Target, config, by_left: bool = False
     MASKS = masks_of(target)
     n_sys = len(MASKS[2])
     if by_left:  # this target's own option tables; the decisions come from the box model
-        opts = OptionTables.build(sol.graph, target)
-        comp = compile_graph(sol.graph, target)
+        opts = opts if opts is not None else OptionTables.build(sol.graph, target)
+        comp = sol.comp  # the box model keeps the target's immunities, knock-down, engagement
         empty = np.zeros((1, 1, 6), dtype=np.int32)
         GRID = (empty, empty) + sol.grid.GRID[2:]
         start_s = 0
@@ -510,8 +540,8 @@ def simulate_policy(sol: Solution, target: Target, config, by_left: bool = False
                "charge": np.zeros(n_acts, dtype=np.int64)}
         kp.simulate(np.int64(comp.start_combo), np.int64(start_s), np.uint64(target.start_bits),
                     comp.GR, comp.OP, np.int64(comp.n_f), np.int64(comp.n_fl), GRID, MASKS,
-                    opts.p_hit, opts.p_crit, opts.pmf, opts.bpmf, opts.p_under, sol.row_of,
-                    sol.dec, np.int64(int(by_left)), np.int64(box_n), state, np.int64(n),
+                    opts.p_hit, opts.p_crit, opts.pmf, opts.bpmf, opts.p_under, sol.order,
+                    sol.row_of, sol.dec, np.int64(int(by_left)), np.int64(box_n), state, np.int64(n),
                     out["hist"], out["crippled"], out["destroyed"], out["focus"], out["slots"],
                     out["charge"])
         return out

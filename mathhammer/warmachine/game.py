@@ -167,6 +167,54 @@ class Warmachine(Game):
         return (f"one activation of the attacker against a fresh target model ({policy} focus "
                 "policy in melee); p_kill = P(destroyed)")
 
+    # ------------------------------------------------------------------ battles
+    battle_turns = 5  # wm battle's default
+    battle_policies = ("greedy", "scripted", "best-response")  # WM-B11
+
+    def has_battles(self) -> bool:
+        return True
+
+    def check_battle(self, army: Any, where: str) -> None:
+        """One battlegroup a side (WM-B1): refused here before any battle is played."""
+        from mathhammer.warmachine.battle.setup import build_sides
+
+        build_sides(army, army)
+
+    def play_battles(self, army_a, army_b, *, seed, start, count, policy_a="greedy",
+                     policy_b="greedy", turns=None):
+        """``wm battle``'s battles (WM-B1..B13) on the default deployment, the first player
+        rolled off; battle ``j`` plays on the stream SeedSequence(seed, spawn_key=(j,)). The
+        margin is the points destroyed by A minus those destroyed by B (WM-B10: a caster kill
+        decides the result and adds nothing; TU-B1)."""
+        import numpy as np
+
+        from mathhammer.warmachine.battle.runner import battle_of_lists, chunk_rng, play_battle
+
+        key = (battle_key(army_a), battle_key(army_b))
+        battle, policies = battle_of_lists(army_a, army_b, key, turns or self.battle_turns,
+                                           policy_a, policy_b)
+        result = np.zeros(count, dtype=np.int8)
+        margin = np.zeros(count, dtype=np.float64)
+        for k in range(count):
+            state = play_battle(battle, policies, chunk_rng(seed, start + k))
+            result[k] = (1, -1, 0)[state.winner]  # winner: 0 A, 1 B, 2 undecided
+            margin[k] = state.points[0] - state.points[1]
+        return result, margin
+
+    def battle_key(self, army: Any, policies: tuple[str, str]) -> str:
+        """The models, and their listed focus only where a general may play it "as listed"
+        (scripted, best-response: WM-B11); a list's charge and mode a battle never reads."""
+        listed = any(p != "greedy" for p in policies)
+        copies: dict = {}
+        for u in army.units:
+            what = (u.profile_id, u.options.get("ref"), u.options.get("focus") if listed else None)
+            copies[what] = copies.get(what, 0) + u.count
+        return repr(sorted(copies.items(), key=repr))
+
+    def battle_words(self) -> str:
+        return ("one wm battle on the default deployment (WM-B1), the first player rolled off, "
+                "won by a caster kill or by the points destroyed (WM-B10)")
+
     # ------------------------------------------------------------------ sweeps
     def with_stats(self, profile: Any, options: dict[str, Any]):
         """MAT / RAT / STR options applied; P+S follows STR (PR-3), ranged POW does not."""
@@ -267,6 +315,12 @@ class Warmachine(Game):
 
 
 # --------------------------------------------------------------------------- cell pieces
+def battle_key(army) -> str:
+    """What a side of a battle is, in text: two lists with equal texts fight alike."""
+    return repr([(u.label, u.profile_id, u.options.get("ref"), u.count,
+                  sorted((k, v) for k, v in u.options.items() if k != "ref")) for u in army.units])
+
+
 def _strongest(weapons):
     return max(weapons, key=lambda w: (w.damage_power, w.rof))
 

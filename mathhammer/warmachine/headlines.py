@@ -49,12 +49,15 @@ def wm_duel_headline(report: Report, attackers: Sequence[str], target: str,
     return sentence(f"{who} {verb} {target}", pct(destroyed), report, [boxes])
 
 
-def wm_plan_headline(report: Report, target: str, objective: str, plan: str) -> str:
-    """``Best plan destroys Stryker: 97.12% (exact) · Sorscha (feat, 0, melee) → …``."""
+def wm_plan_headline(report: Report, target: str, objective: str, plan: str,
+                     best: bool = True) -> str:
+    """``Best plan destroys Stryker: 97.12% (exact) · Sorscha (feat, 0, melee) first, …``;
+    ``Plan …`` when the search does not prove that no plan does better (a grid, WM-P1)."""
+    what = "Best plan" if best else "Plan"
     if objective == "damage":
-        return sentence(f"Best plan against {target}, mean damage",
+        return sentence(f"{what} against {target}, mean damage",
                          f"{num(report.results['mean_damage'], 1)} boxes", report, [plan])
-    return sentence(f"Best plan destroys {target}", pct(report.results["p_destroyed"]),
+    return sentence(f"{what} destroys {target}", pct(report.results["p_destroyed"]),
                      report, [plan])
 
 

@@ -1,19 +1,22 @@
 """``wm plan``: the best way for a battlegroup to kill one model this turn (WM-P1).
 
-A plan fixes what the player decides before the dice roll: how the warcaster splits its
-focus (each warjack 0..3, the warcaster keeps the rest, WM-F1), the order the models
-activate in, whether each fights in melee (the policy may charge, WM-D3) or shoots and
-casts from range, and whether the warcaster uses its feat (WM-E2). Everything decided
-during the turn — boosts, bought attacks, which spells to cast, charge or not — is the
-optimal policy's, played on the target's state as the earlier activations left it
-(WM-S1, WM-F5). Every plan is a chain ``wm duel --then`` can play, so the best plan is at
-least as good as any hand-written one.
+A plan is what the player decides, when the player decides it: the focus split in the
+Control Phase (each warjack 0..3, the warcaster keeps the rest, WM-F1); then, after seeing
+what each activation did, which model activates next, melee (the policy may charge, WM-D3)
+or shooting and casting from range, and whether the warcaster uses its feat (WM-E2).
+Everything decided during an activation — boosts, bought attacks, which spells to cast,
+charge or not — is the optimal policy's (WM-F5), played on the target's state as the
+earlier activations left it (WM-S1).
 
-Search: every plan is solved exactly on a damage track (a warcaster or solo target: the
-full state); on a warjack's grid every plan is screened on the box-count model and the
-best few are solved on the full grid (said in the output). When a finalist's full state
-does not fit, the finalists are compared by Monte Carlo with common random numbers:
-batch means of the paired differences give each difference its own se.
+Search (:mod:`mathhammer.warmachine.adaptive`): against a damage track (a warcaster or a
+solo) every focus split is solved exactly as one programme over (models left × the
+target's state); a plan fixed before the dice — any chain ``wm duel --then`` can play — is
+one of its policies, so the best plan is at least as good as any hand-written one. Against
+a warjack's grid the programme runs on the box-count model and the best split's plan is
+played on the full grid, each activation with the optimal policy there (exact).
+
+The fixed plans (:func:`candidates`, :func:`fixed_value`) remain as the yardstick the tests
+hold the programme to.
 """
 
 from __future__ import annotations
@@ -21,18 +24,14 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from mathhammer.engine import MonteCarloConfig
 from mathhammer.errors import InputError, RulesError
-from mathhammer.results import Z95, Estimate, Report
+from mathhammer.results import Report
 from mathhammer.warmachine.activation import MAX_WARJACK_FOCUS, ActivationSpec, build_graph
 from mathhammer.warmachine.sequence import Target
 from mathhammer.words import plural
 
-MAX_MODELS = 4  # a warcaster and three warjacks: 4! orders x 64 splits x modes stays seconds
-FINALISTS = 4  # plans re-solved on the full grid after box-model screening (at least)
-MC_BATCHES = 10  # batch means for paired Monte Carlo differences
+MAX_MODELS = 4  # a warcaster and three warjacks: the programme stays seconds
 
 
 @dataclass(frozen=True)
@@ -142,7 +141,10 @@ def members_of(refs: list[str], where: str = "attackers") -> tuple[list[Member],
 
 
 def candidates(members: list[Member], caster: int, budget: int, use_feat: bool):
-    """Every plan: focus split, modes, feat, order (the warcaster keeps what it does not give)."""
+    """Every fixed plan: focus split, modes, feat, order (the warcaster keeps what it does not
+    give)."""
+    from mathhammer.warmachine.adaptive import viable
+
     jacks = [i for i in range(len(members)) if i != caster]
     splits = []
     for give in itertools.product(range(MAX_WARJACK_FOCUS + 1), repeat=len(jacks)):
@@ -157,7 +159,7 @@ def candidates(members: list[Member], caster: int, budget: int, use_feat: bool):
     seen: set = set()  # two copies of a warjack swapped are the same plan
     for focus in splits:
         for mode in modes:
-            if not all(_viable(members[i], focus[i], mode[i]) for i in range(len(members))):
+            if not all(viable(members[i], focus[i], mode[i]) for i in range(len(members))):
                 continue
             for feat in feats:
                 for order in itertools.permutations(range(len(members))):
@@ -165,17 +167,6 @@ def candidates(members: list[Member], caster: int, budget: int, use_feat: bool):
                     if key not in seen:
                         seen.add(key)
                         yield Plan(order, focus, mode, feat)
-
-
-def _viable(mem: Member, focus: int, mode: str) -> bool:
-    """A ranged activation needs a ranged weapon or a spell it can pay for (WM-F3, WM-F4)."""
-    if mode == "melee":
-        return True
-    from mathhammer.warmachine.duel import _spell
-
-    if any(w.kind == "ranged" and w.damage_power is not None for w in mem.prof.weapons):
-        return True
-    return any(s.cost <= focus and _spell(s, mem.prof) is not None for s in mem.prof.spells)
 
 
 class _Builder:
@@ -239,55 +230,9 @@ def _solve(builder: _Builder, plan: Plan, target: Target, objective: str):
     return solve_full(graph, target, "optimal", objective, opts=opts, cache=False)
 
 
-def _value(builder: _Builder, plan: Plan, target: Target, objective: str) -> float:
+def fixed_value(builder: _Builder, plan: Plan, target: Target, objective: str) -> float:
+    """The exact value of a fixed plan (order, modes, feat chosen before the dice)."""
     return _solve(builder, plan, target, objective).value
-
-
-def _values(builder: _Builder, plans: list[Plan], target: Target, objective: str,
-            config: MonteCarloConfig | None, at_once: int = 64, keep: bool = False) -> list:
-    """Exact values of ``plans`` (their solutions with ``keep``), on every core: the
-    programme's kernels release the GIL."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
-    threads = (config.threads if config is not None and config.threads else None) \
-        or os.cpu_count() or 1
-    def one(p):
-        sol = _solve(builder, p, target, objective)
-        return sol if keep else sol.value
-
-    if threads == 1 or len(plans) < at_once:
-        return [one(p) for p in plans]
-    first = one(plans[0])  # loads the kernels in one thread
-    with ThreadPoolExecutor(threads) as pool:
-        return [first, *pool.map(one, plans[1:])]
-
-
-def _mc_compare(builder: _Builder, plans: list[Plan], target: Target, objective: str,
-                config: MonteCarloConfig) -> tuple[list[Estimate], list[Estimate]]:
-    """Finalists by Monte Carlo with common random numbers: every plan plays the same
-    seeds in :data:`MC_BATCHES` batches; batch means of the paired differences to the
-    first plan give each difference its se (WM-P1)."""
-    from mathhammer.warmachine.duel import duel_chain
-
-    seed = config.seed if config.seed is not None else int(np.random.SeedSequence().entropy % 2**62)
-    per = max(config.n_trials // MC_BATCHES, 1000)
-    key = "p_destroyed" if objective == "destroy" else "mean_damage"
-    table = np.zeros((len(plans), MC_BATCHES))
-    for i, plan in enumerate(plans):
-        specs, flags = builder.chain(plan)
-        for b in range(MC_BATCHES):
-            cfg = replace(config, n_trials=per, seed=seed + b, precision=None, progress=None)
-            table[i, b] = duel_chain(specs, target, objective=objective, method="mc",
-                                     config=cfg, effects=flags).results[key].value
-    n = per * MC_BATCHES
-
-    def est(row):
-        value = float(row.mean())
-        se = float(row.std(ddof=1) / np.sqrt(MC_BATCHES))
-        return Estimate(value, se, (value - Z95 * se, value + Z95 * se), n)
-
-    return [est(r) for r in table], [est(r - table[0]) for r in table]
 
 
 def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy",
@@ -295,15 +240,14 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
               method: str = "auto", config: MonteCarloConfig | None = None,
               check: bool = False, explain: bool = False, where: str = "attackers",
               title: str = "") -> Report:
-    """Search every plan of ``attackers`` against ``target``; report the best (WM-P1)."""
-    from mathhammer.warmachine.duel import duel_chain
+    """The best plan of ``attackers`` against ``target`` (WM-P1): every focus split, each
+    solved as a programme over who activates next (:mod:`mathhammer.warmachine.adaptive`)."""
+    from mathhammer.warmachine import adaptive
     from mathhammer.warmachine.effects import has_feat_effect
-    from mathhammer.warmachine.exact_grid import ExactTooLarge
-    from mathhammer.warmachine.exact_policy import box_model_target
     from mathhammer.warmachine.policy import check_policy
 
     check_policy("optimal", objective)
-    if objective not in ("destroy", "damage"):  # plans are screened on the box-count model
+    if objective not in ("destroy", "damage"):  # the programme reads the box-count model
         raise InputError("‹objective›", "wm plan maximises destroy or damage", objective,
                          "use ‹objective› destroy, or wm duel ‹objective› cripple:X")
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= 20:
@@ -316,73 +260,28 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
                          f"upkeep {upkeep} spells (WM-F1)", upkeep, "upkeep fewer spells")
     use_feat = has_feat_effect(cprof)
     builder = _Builder(members, caster, target, distance, upkeep)
-    plans = list(candidates(members, caster, budget, use_feat))
-    track = len(target.grid.systems) == 0
-    screen_target = target if track else box_model_target(target)
-    values = _values(builder, plans, screen_target, objective, config)
-    scored = sorted(((v, -i, p) for i, (v, p) in enumerate(zip(values, plans))),
-                    key=lambda t: (t[0], t[1]), reverse=True)
-    # ties keep the earlier plan: no feat before feat (once per game), less to charge
-    solved_best = None
-    if track:
-        finalists = [(v, p) for v, _, p in scored[: top + 1]]
-        exact_values = True
-        search = (f"every plan solved exactly on the full state ({len(plans):,} plans: focus "
-                  "splits × orders × melee/ranged" + (" × feat" if use_feat else "") + ")")
-    else:
-        short = [p for _, _, p in scored[: max(FINALISTS, top + 1)]]
-        try:
-            sols = _values(builder, short, target, objective, config, at_once=2, keep=True)
-            finalists = sorted(zip([s.value for s in sols], short), key=lambda t: t[0],
-                               reverse=True)  # stable: ties keep the screening order
-            solved_best = next(s for s in sols if s.value == finalists[0][0])
-            exact_values = True
-        except ExactTooLarge:
-            finalists, exact_values = [(0.0, p) for p in short], False
-        search = (f"{len(plans):,} plans screened on the box-count model (boxes left at base "
-                  f"DEF), the best {len(short)} solved on the full grid")
-    best = finalists[0][1]
-    if not exact_values:  # compare the finalists by Monte Carlo, common random numbers
-        cfg = config or MonteCarloConfig()
-        values, diffs = _mc_compare(builder, [p for _, p in finalists], target, objective, cfg)
-        order = sorted(range(len(finalists)), key=lambda i: values[i].value, reverse=True)
-        ranked = [(values[i], diffs[i], finalists[i][1]) for i in order]
-        best = ranked[0][2]
-        search += " — too large for the exact programme, compared by Monte Carlo (common random numbers)"
-        method = "mc" if method == "auto" else method
-    else:
-        ranked = [(Estimate.exact(v), Estimate.exact(v - finalists[0][0]), p)
-                  for v, p in finalists]
-    specs, flags = builder.chain(best)
+    search = adaptive.search(members, caster, builder, target, objective, budget, use_feat)
     feat_name = next((e.name for e in cprof.effects if e.source == "feat"), "")
-    report = duel_chain(specs, target, objective=objective, method=method, config=config,
-                        check=check, explain=explain, effects=flags, solved=solved_best,
-                        title=title or f"wm plan: {', '.join(m.name for m in members)} "
-                                       f"vs {target.name}")
+    report = search.report(method=method, config=config, check=check, explain=explain,
+                           title=title or f"wm plan: {', '.join(m.name for m in members)} "
+                                          f"vs {target.name}", feat_name=feat_name)
     report.command = "warmachine.plan"
-    charges = {}
-    for part in (report.info.pop("charge", None) or "").split("; "):
-        name, _, said = part.partition(" charges ")
-        if said:
-            charges[name] = f"charges {said}"
-    steps = best.steps(members, feat_name, charges)
     # the plan reads by model: per-attack P(hit) of a several-model chain and the long
-    # decision-state dump belong to wm duel, which replays any plan step by step
+    # decision-state dump belong to wm duel, which replays any fixed chain step by step
     report.results = {k: v for k, v in report.results.items() if not k.startswith("p_hit_")}
     report.info.pop("decision states", None)
-    alts = []
+    report.info.pop("charge", None)
     unit = "pp" if objective == "destroy" else "boxes"
     scale = 100 if objective == "destroy" else 1
-    for rank, (value, diff, p) in enumerate(ranked[1: top + 1], start=2):
-        shown = f"{scale * value.value:.2f}" + ("%" if objective == "destroy" else " boxes")
-        gap = scale * diff.value
+    alts = []
+    for rank, (value, focus) in enumerate(search.ranked[1: top + 1], start=2):
+        shown = f"{scale * value:.2f}" + ("%" if objective == "destroy" else " boxes")
+        gap = scale * (value - search.ranked[0][0])
         delta = f"{0.0 if abs(gap) < 5e-3 else gap:+.2f} {unit}"  # a tie prints +0.00
-        if not value.is_exact:
-            shown += f" ± {scale * value.se:.2f}"
-            delta += f" ± {scale * diff.se:.2f} (paired)"
-        alts.append(f"{rank}. {shown} ({delta}): {p.short(members)}")
-    info = {"plan": steps, "alternatives": alts or ["(no other plan)"],
-            "search": search}  # no timing: the same question prints the same answer
+        where = "" if search.track else " on the box-count model"
+        alts.append(f"{rank}. {shown}{where} ({delta}): {search.short(focus)}")
+    info = {"plan": search.lines_text, "alternatives": alts or ["(no other focus split)"],
+            "search": search.words}  # no timing: the same question prints the same answer
     if upkeep:
         info["upkeep"] = f"{cprof.name} upkeeps {plural(upkeep, 'spell')}: {budget} focus to split (WM-F1)"
     info["assumes"] = ("every model reaches the target (charge range, control area and line of "
@@ -391,7 +290,8 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
     report.info = {**info, **report.info}
     from mathhammer.warmachine.headlines import wm_plan_headline
 
-    report.headline = wm_plan_headline(report, target.name, objective, best.short(members))
+    report.headline = wm_plan_headline(report, target.name, objective,
+                                       search.short(search.ranked[0][1]), best=search.track)
     return report
 
 

@@ -26,6 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mathhammer.errors import InputError, ProfileError
+from mathhammer.fantasy.battle.rules import BattleRules
 from mathhammer.fantasy.combat.rules import CombatRules
 from mathhammer.fantasy.rules.magic import MagicRules
 
@@ -253,6 +254,7 @@ class Ruleset(BaseModel):
     war_machines: WarMachines = WarMachines()
     magic: MagicRules = MagicRules()
     combat: CombatRules = CombatRules()  # FB-E/S/K/M/P/G: close-combat data (combat_rules.py)
+    battle: BattleRules = BattleRules()  # FB-B1..B9: whole battles (fantasy/battle/rules.py)
 
     def __hash__(self) -> int:
         # every per-spec cache is keyed by its ruleset: hashing all the charts at each

@@ -144,6 +144,32 @@ def build(spec: BattleSpec):
     return battle, policies
 
 
+_OF_LISTS: dict = {}
+
+
+def battle_of_lists(army_a, army_b, key: tuple, turns: int, policy_a: str, policy_b: str,
+                    iterations: int = 8):
+    """(battle, policies) of two loaded lists on the default deployment (``score --model
+    battle``); the battle is built once per process for ``key`` (what the lists are, in
+    text) and the policies new at each call, as :func:`build`."""
+    battle = _OF_LISTS.get((key, turns))
+    if battle is None:
+        from mathhammer.warmachine.battle.setup import build_sides
+        from mathhammer.warmachine.battle.table import default_positions
+
+        models, sides = build_sides(army_a, army_b)
+        battle = Battle(models, sides, default_positions(models, sides), turns, "roll-off", "auto")
+        if len(_OF_LISTS) > 64:  # a tune search meets hundreds of lists; keep the recent ones
+            _OF_LISTS.pop(next(iter(_OF_LISTS)))
+        _OF_LISTS[(key, turns)] = battle
+    policies = [make_policy(policy_a, battle, "‹battle_policy›", iterations=iterations),
+                make_policy(policy_b, battle, "‹meta_policy›", iterations=iterations)]
+    for side, policy in enumerate(policies):
+        if hasattr(policy, "bind"):
+            policy.bind(policies, side)
+    return battle, policies
+
+
 def play_battle(battle: Battle, policies, rng, record: list | None = None,
                 crippled: list | None = None):
     """One battle from the deployment to its end; ``record`` collects every turn's choices

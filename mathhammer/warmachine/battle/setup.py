@@ -88,9 +88,9 @@ def _model_spec(index: int, side: int, label: str, ref: str, prof) -> ModelSpec:
 
 
 def _load_side(ref, where: str):
-    from mathhammer.lists import load_list
+    from mathhammer.lists import ArmyList, load_list
 
-    army = load_list(ref)
+    army = ref if isinstance(ref, ArmyList) else load_list(ref)  # score/tune pass loaded lists
     if army.game != "warmachine":
         raise InputError(where, "is a fantasy list; a Warmachine battle needs a warmachine list "
                          "(warcaster + warjacks)", str(ref),

@@ -11,7 +11,8 @@ target engaged eng, effect flags fl)``, packed into one integer ``combo`` (see
   control graph is acyclic: focus only falls inside an activation, roots come in order).
 * :func:`build_grid` — every grid state reachable from the start by any damage,
   interned, with the dense transition table ``T[s, d, c]`` = the state after ``d``
-  damage from column ``c`` (WM-G2), and ``TA`` the same followed by Critical Amputation.
+  damage from column ``c`` (WM-G2), and ``TA`` the same followed by Critical Amputation (a track's tables have one column: the
+  column does not matter).
 * :func:`reach_states` — every (combo, s) reachable under *any* decision (or under
   forced decisions).
 * :func:`backward` — the value of every reached state, best decision (or forced ones);
@@ -181,11 +182,12 @@ def grid_facts(bits_of, full, m_mask, shield_mask, objective, goal_mask, start_l
 
 
 # ---------------------------------------------------------------------------- control states
-# GR (graph, int64 arrays): kind (0 attack, 1 choice), option, cost, next, after_hit,
-#     succ_start, succ_count, succ_list, stop, reset, entry_kd, entry_fl, is_charge
-# OP (options, int64 arrays): knock (bit 0 a hit, bit 1 a critical), eng (-1 keep, 1 engage,
-#     0 move away), aoe (a miss may blast), flags set on a hit, can_bh, can_bd, pre-boosted,
-#     amputation on a critical
+# GR (graph): (G, SUCC) — G int64[13, nodes], rows: kind (0 attack, 1 choice), option, cost,
+#     next, after_hit, succ_start, succ_count, (unused), stop, reset, entry_kd, entry_fl,
+#     is_charge; SUCC the successor list (G[5, g] .. + G[6, g])
+# OP (options): int64[8, options], rows: knock (bit 0 a hit, bit 1 a critical), eng (-1 keep,
+#     1 engage, 0 move away), aoe (a miss may blast), flags set on a hit, can_bh, can_bd,
+#     pre-boosted, amputation on a critical
 # FORCED: (flag, fbh[g, f, kd], fbd[g, f, kd, crit], fch[g, f, kd]) — the decisions of a
 #     fixed or greedy rule (flag 1) instead of the best ones
 
@@ -207,78 +209,74 @@ def split_combo(combo, n_f, n_fl):
 
 
 @njit(cache=True, inline="always")
-def enter(node, f, kd, eng, fl, GR, n_f, n_fl, end):
+def enter(node, f, kd, eng, fl, G, n_f, n_fl, end):
     """The combo of entering ``node`` (-1 = the end): a root resets the focus and applies
     what its activation starts with (a feat's knock-down and flags)."""
     if node < 0:
         return end
-    reset = GR[9]
-    if reset[node] >= 0:
-        f = reset[node]
-    kd = kd | GR[10][node]
-    fl = fl | GR[11][node]
+    if G[9, node] >= 0:
+        f = G[9, node]
+    kd = kd | G[10, node]
+    fl = fl | G[11, node]
     return combo_of(node, f, kd, eng, fl, n_f, n_fl)
 
 
 @njit(cache=True, inline="always")
-def forced_bh(FORCED, g, f, kd, feasible):
+def forced_bh(fbh, g, f, kd, feasible):
     """The forced boost-to-hit, 0 when the rule asks for one that is not allowed."""
-    return FORCED[1][g, f, kd] if feasible else 0
+    return fbh[g, f, kd] if feasible else 0
 
 
 @njit(cache=True, inline="always")
-def forced_bd(FORCED, g, f, kd, crit, feasible):
-    return FORCED[2][g, f, kd, crit] if feasible else 0
+def forced_bd(fbd, g, f, kd, crit, feasible):
+    return fbd[g, f, kd, crit] if feasible else 0
 
 
 @njit(cache=True, inline="always")
 def _engaged_after(o, eng, OP):
-    e = OP[1][o]
+    e = OP[1, o]
     return eng if e < 0 else e
 
 
 @njit(cache=True, nogil=True)
-def _control_successors(c, GR, OP, FORCED, n_f, n_fl, end, out):
+def _control_successors(c, G, SUCC, OP, forced, fbh, fbd, fch, n_f, n_fl, end, out):
     """Combos one step after combo ``c`` under any (or the forced) decision; -1 when
     ``out`` is too small."""
     if c == end:
         return 0
-    kind, option, cost, nxt, after_hit = GR[0], GR[1], GR[2], GR[3], GR[4]
-    succ_start, succ_count, succ_list, stop = GR[5], GR[6], GR[7], GR[8]
-    forced, fbh, fbd, fch = FORCED
     g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
     n = 0
-    if kind[g] == 1:
-        for j in range(succ_count[g]):
-            t = succ_list[succ_start[g] + j]
-            if cost[t] > f:
+    if G[0, g] == 1:
+        for j in range(G[6, g]):
+            t = SUCC[G[5, g] + j]
+            if G[2, t] > f:
                 continue
             if forced == 1 and fch[g, f, kd] != t:
                 continue
             if n >= out.shape[0]:
                 return -1
-            out[n] = enter(t, f, kd, eng, fl, GR, n_f, n_fl, end)
+            out[n] = enter(t, f, kd, eng, fl, G, n_f, n_fl, end)
             n += 1
         if forced == 0 or fch[g, f, kd] < 0:
             if n >= out.shape[0]:
                 return -1
-            out[n] = enter(stop[g], f, kd, eng, fl, GR, n_f, n_fl, end)
+            out[n] = enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
             n += 1
         return n
-    o = option[g]
-    knock_hit, knock_crit = OP[0][o] & 1, (OP[0][o] >> 1) & 1
+    o = G[1, g]
+    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
     eng2 = _engaged_after(o, eng, OP)
-    fl2 = fl | OP[3][o]
-    bh_ok = OP[4][o] == 1 and f - cost[g] >= 1
+    fl2 = fl | OP[3, o]
+    bh_ok = OP[4, o] == 1 and f - G[2, g] >= 1
     for bh in range(2):
         if bh == 1 and not bh_ok:
             continue
-        if forced == 1 and bh != forced_bh(FORCED, g, f, kd, bh_ok):
+        if forced == 1 and bh != forced_bh(fbh, g, f, kd, bh_ok):
             continue
-        f1 = f - cost[g] - bh
-        bd_ok = OP[5][o] == 1 and OP[6][o] == 0 and f1 >= 1
+        f1 = f - G[2, g] - bh
+        bd_ok = OP[5, o] == 1 and OP[6, o] == 0 and f1 >= 1
         for out_kind in range(4):  # miss, blast after a miss, hit, critical hit
-            if out_kind == 1 and OP[2][o] == 0:
+            if out_kind == 1 and OP[2, o] == 0:
                 continue
             for bd in range(2):
                 if out_kind == 0 and bd == 1:
@@ -286,15 +284,15 @@ def _control_successors(c, GR, OP, FORCED, n_f, n_fl, end, out):
                 if bd == 1 and not bd_ok:
                     continue
                 if forced == 1 and out_kind >= 1:
-                    if bd != forced_bd(FORCED, g, f, kd, 1 if out_kind == 3 else 0, bd_ok):
+                    if bd != forced_bd(fbd, g, f, kd, 1 if out_kind == 3 else 0, bd_ok):
                         continue
                 if out_kind == 0:
-                    t = enter(nxt[g], f1, kd, eng2, fl, GR, n_f, n_fl, end)
+                    t = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
                 elif out_kind == 1:
-                    t = enter(nxt[g], f1 - bd, kd | knock_hit, eng2, fl2, GR, n_f, n_fl, end)
+                    t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f, n_fl, end)
                 else:
                     kd2 = kd | knock_hit | (knock_crit if out_kind == 3 else 0)
-                    t = enter(after_hit[g], f1 - bd, kd2, eng2, fl2, GR, n_f, n_fl, end)
+                    t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
                 dup = False
                 for i in range(n):
                     if out[i] == t:
@@ -313,6 +311,17 @@ def control_order(start, GR, OP, FORCED, n_f, n_fl, n_combos, max_out):
     """Reachable combos in topological order (predecessors first), by an iterative
     depth-first search. Returns (order, problem): problem 1 = a cycle, 2 = too many
     successors for the buffer."""
+    starts = np.empty(1, dtype=np.int64)
+    starts[0] = start
+    return control_order_from(starts, GR, OP, FORCED, n_f, n_fl, n_combos, max_out)
+
+
+@njit(cache=True, nogil=True)
+def control_order_from(starts, GR, OP, FORCED, n_f, n_fl, n_combos, max_out):
+    """:func:`control_order` from several start combos (an activation entered with any
+    knock-down, engagement and effect flags: the plan's programme, WM-P1)."""
+    G, SUCC = GR
+    forced, fbh, fbd, fch = FORCED
     end = n_combos
     state = np.zeros(n_combos + 1, dtype=np.int8)  # 0 new, 1 open, 2 done
     post = np.empty(n_combos + 1, dtype=np.int64)
@@ -320,32 +329,37 @@ def control_order(start, GR, OP, FORCED, n_f, n_fl, n_combos, max_out):
     stack = np.empty(n_combos + 2, dtype=np.int64)
     pos = np.zeros(n_combos + 2, dtype=np.int64)
     succ = np.empty(max_out, dtype=np.int64)
-    top = 0
-    stack[0] = start
-    state[start] = 1
-    while top >= 0:
-        c = stack[top]
-        n_succ = _control_successors(c, GR, OP, FORCED, n_f, n_fl, end, succ)
-        if n_succ < 0:
-            return post[:0].copy(), 2
-        k = pos[top]
-        if k < n_succ:
-            pos[top] = k + 1
-            t = succ[k]
-            if t == end:
-                continue
-            if state[t] == 1:
-                return post[:0].copy(), 1
-            if state[t] == 0:
-                state[t] = 1
-                top += 1
-                stack[top] = t
-                pos[top] = 0
+    for start in starts:
+        if state[start] != 0:
             continue
-        state[c] = 2
-        post[n_post] = c
-        n_post += 1
-        top -= 1
+        top = 0
+        stack[0] = start
+        pos[0] = 0
+        state[start] = 1
+        while top >= 0:
+            c = stack[top]
+            n_succ = _control_successors(c, G, SUCC, OP, forced, fbh, fbd, fch, n_f, n_fl,
+                                         end, succ)
+            if n_succ < 0:
+                return post[:0].copy(), 2
+            k = pos[top]
+            if k < n_succ:
+                pos[top] = k + 1
+                t = succ[k]
+                if t == end:
+                    continue
+                if state[t] == 1:
+                    return post[:0].copy(), 1
+                if state[t] == 0:
+                    state[t] = 1
+                    top += 1
+                    stack[top] = t
+                    pos[top] = 0
+                continue
+            state[c] = 2
+            post[n_post] = c
+            n_post += 1
+            top -= 1
     out = np.empty(n_post, dtype=np.int64)
     for i in range(n_post):
         out[i] = post[n_post - 1 - i]
@@ -363,34 +377,34 @@ def _mark(reach, r, s):
 
 
 @njit(cache=True, nogil=True)
-def _attack_targets(c, GR, OP, FORCED, n_f, n_fl, end, mcrip, p_hit, p_under, rows_out,
-                    tabs_out):
+def _attack_targets(c, G, OP, forced, fbh, fbd, n_f, n_fl, end, mcrip, p_hit, p_under,
+                    rows_out, tabs_out):
     """The branches of an attack state: target combo, table (0 none / 1 pmf / 2 bpmf), the
     table's boost row, amputation; returns how many (≤ 10)."""
     g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
-    o = GR[1][g]
-    knock_hit, knock_crit = OP[0][o] & 1, (OP[0][o] >> 1) & 1
-    amp_on = OP[7][o]
+    o = G[1, g]
+    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
+    amp_on = OP[7, o]
     eng2 = _engaged_after(o, eng, OP)
-    fl2 = fl | OP[3][o]
+    fl2 = fl | OP[3, o]
     n = 0
-    bh_ok = OP[4][o] == 1 and f - GR[2][g] >= 1
+    bh_ok = OP[4, o] == 1 and f - G[2, g] >= 1
     for bh in range(2):
         if bh == 1 and not bh_ok:
             continue
-        if FORCED[0] == 1 and bh != forced_bh(FORCED, g, f, kd, bh_ok):
+        if forced == 1 and bh != forced_bh(fbh, g, f, kd, bh_ok):
             continue
-        f1 = f - GR[2][g] - bh
-        bd_ok = OP[5][o] == 1 and OP[6][o] == 0 and f1 >= 1
+        f1 = f - G[2, g] - bh
+        bd_ok = OP[5, o] == 1 and OP[6, o] == 0 and f1 >= 1
         ph = p_hit[o, bh, mcrip, kd, eng, fl]
         if ph < 1.0:
-            rows_out[n] = enter(GR[3][g], f1, kd, eng2, fl, GR, n_f, n_fl, end)
+            rows_out[n] = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
             tabs_out[n, 0] = 0
             tabs_out[n, 1] = 0
             tabs_out[n, 2] = 0
             n += 1
         for out_kind in range(1, 4):
-            if out_kind == 1 and (OP[2][o] == 0 or ph >= 1.0 or p_under[o] <= 0.0):
+            if out_kind == 1 and (OP[2, o] == 0 or ph >= 1.0 or p_under[o] <= 0.0):
                 continue
             if out_kind >= 2 and ph <= 0.0:
                 continue
@@ -399,19 +413,19 @@ def _attack_targets(c, GR, OP, FORCED, n_f, n_fl, end, mcrip, p_hit, p_under, ro
             for bd in range(2):
                 if bd == 1 and not bd_ok:
                     continue
-                if FORCED[0] == 1 and bd != forced_bd(FORCED, g, f, kd,
-                                                      1 if out_kind == 3 else 0, bd_ok):
+                if forced == 1 and bd != forced_bd(fbd, g, f, kd,
+                                                   1 if out_kind == 3 else 0, bd_ok):
                     continue
-                row = 1 if (bd == 1 or OP[6][o] == 1) else 0
+                row = 1 if (bd == 1 or OP[6, o] == 1) else 0
                 if out_kind == 1:
-                    rows_out[n] = enter(GR[3][g], f1 - bd, kd | knock_hit, eng2, fl2, GR, n_f,
+                    rows_out[n] = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f,
                                         n_fl, end)
                     tabs_out[n, 0] = 2
                     tabs_out[n, 2] = 0
                 else:
                     crit = 1 if out_kind == 3 else 0
                     kd2 = kd | knock_hit | (knock_crit * crit)
-                    rows_out[n] = enter(GR[4][g], f1 - bd, kd2, eng2, fl2, GR, n_f, n_fl, end)
+                    rows_out[n] = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
                     tabs_out[n, 0] = 1
                     tabs_out[n, 2] = amp_on * crit
                 tabs_out[n, 1] = row
@@ -420,15 +434,50 @@ def _attack_targets(c, GR, OP, FORCED, n_f, n_fl, end, mcrip, p_hit, p_under, ro
 
 
 @njit(cache=True, nogil=True)
+def first_predecessor(order, GR, OP, FORCED, n_f, n_fl, p_hit, p_under, row_of):
+    """For every row (and the end), the position in ``order`` of its first predecessor
+    under any decision and outcome (``order.shape[0]``: none): a row's value is last read,
+    and its mass first written, there (:func:`backward_slots`, :func:`forward_once`)."""
+    G, SUCC = GR
+    forced, fbh, fbd, fch = FORCED
+    n = order.shape[0]
+    end = row_of.shape[0] - 1
+    first = np.full(n + 1, n, dtype=np.int64)
+    succ = np.empty(max(2, G[6].max() + 2), dtype=np.int64)
+    targets = np.empty(16, dtype=np.int64)
+    tabs = np.zeros((16, 3), dtype=np.int64)
+    for i in range(n):
+        c = order[i]
+        g = split_combo(c, n_f, n_fl)[0]
+        if G[0, g] == 1:
+            k = _control_successors(c, G, SUCC, OP, forced, fbh, fbd, fch, n_f, n_fl, end,
+                                    succ)
+            for j in range(k):
+                rt = row_of[succ[j]] if succ[j] != end else n
+                if rt >= 0 and first[rt] > i:
+                    first[rt] = i
+            continue
+        for mcrip in range(p_hit.shape[2]):
+            k = _attack_targets(c, G, OP, forced, fbh, fbd, n_f, n_fl, end, mcrip, p_hit,
+                                p_under, targets, tabs)
+            for j in range(k):
+                rt = row_of[targets[j]] if targets[j] != end else n
+                if rt >= 0 and first[rt] > i:
+                    first[rt] = i
+    return first
+
+
+@njit(cache=True, nogil=True)
 def reach_states(order, start_combo, start_s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, pmf, bpmf,
                  p_under, row_of, reach):
     """Mark every (combo, s) reachable from the start: choices all feasible successors (or
     the forced one), attacks every outcome with positive probability."""
     end = row_of.shape[0] - 1
-    T, TA, left_of, mcrip_of = GRID[0], GRID[1], GRID[2], GRID[3]
-    scrip_of = GRID[4]
+    T, TA, left_of, mcrip_of, scrip_of = GRID[0], GRID[1], GRID[2], GRID[3], GRID[4]
+    G, SUCC = GR
+    forced, fbh, fbd, fch = FORCED
     n_d = pmf.shape[4]
-    succ = np.empty(max(2, GR[6].max() + 2), dtype=np.int64)
+    succ = np.empty(max(2, G[6].max() + 2), dtype=np.int64)
     targets = np.empty(16, dtype=np.int64)
     tabs = np.zeros((16, 3), dtype=np.int64)
     _mark(reach, row_of[start_combo], start_s)
@@ -436,7 +485,7 @@ def reach_states(order, start_combo, start_s, GR, OP, FORCED, n_f, n_fl, GRID, p
         c = order[i]
         r = row_of[c]
         g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
-        o = GR[1][g]
+        o = G[1, g]
         for w in range(reach.shape[1]):
             word = reach[r, w]
             while word != _U0:
@@ -445,14 +494,15 @@ def reach_states(order, start_combo, start_s, GR, OP, FORCED, n_f, n_fl, GRID, p
                 s = w * 64 + popcount(low - _U1)
                 if left_of[s] == 0:
                     continue
-                if GR[0][g] == 1:
-                    n = _control_successors(c, GR, OP, FORCED, n_f, n_fl, end, succ)
+                if G[0, g] == 1:
+                    n = _control_successors(c, G, SUCC, OP, forced, fbh, fbd, fch, n_f, n_fl,
+                                            end, succ)
                     for j in range(n):
                         if succ[j] != end:
                             _mark(reach, row_of[succ[j]], s)
                     continue
-                n = _attack_targets(c, GR, OP, FORCED, n_f, n_fl, end, mcrip_of[s], p_hit,
-                                    p_under, targets, tabs)
+                n = _attack_targets(c, G, OP, forced, fbh, fbd, n_f, n_fl, end, mcrip_of[s],
+                                    p_hit, p_under, targets, tabs)
                 sc_ = scrip_of[s]
                 for j in range(n):
                     t = targets[j]
@@ -470,7 +520,7 @@ def reach_states(order, start_combo, start_s, GR, OP, FORCED, n_f, n_fl, GRID, p
                             q = bpmf[o, sc_, tabs[j, 1], fl, d]
                         if q <= 0.0:
                             continue
-                        for col in range(6):
+                        for col in range(T.shape[2]):  # one column on a track
                             s2 = TA[s, d, col] if amp == 1 else T[s, d, col]
                             if left_of[s2] > 0:
                                 _mark(reach, rt, s2)
@@ -490,60 +540,69 @@ def _branch(rt, s, table, o, scrip, row, fl, amp, T, TA, V):
             total += q * V[rt, s]
             continue
         acc = 0.0
+        n_col = T.shape[2]  # six columns on a grid, one on a track (all alike)
         if amp == 1:
-            for col in range(6):
+            for col in range(n_col):
                 acc += V[rt, TA[s, d, col]]
         else:
-            for col in range(6):
+            for col in range(n_col):
                 acc += V[rt, T[s, d, col]]
-        total += q * acc * (1.0 / 6.0)
+        total += q * acc / n_col
     return total
 
 
 @njit(cache=True, nogil=True)
 def attack_values(c, s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under,
-                  row_of, V, out):
+                  row_of, V, out, bits_out):
     """Value of an attack state with and without the boost to hit: ``out[bh]`` (-1 when
-    not allowed); returns the damage-boost bits chosen for each (bit 1: after a hit,
-    bit 2: after a critical, bit 3: after a missed AOE's blast)."""
+    not allowed); returns ``bits_out``: the damage-boost bits chosen for each (bit 1:
+    after a hit, bit 2: after a critical, bit 3: after a missed AOE's blast)."""
+    return _attack_values(c, s, GR[0], OP, FORCED[0], FORCED[1], FORCED[2], n_f, n_fl,
+                          GRID[0], GRID[1], GRID[3], GRID[4], p_hit, p_crit, pmf, bpmf, p_under,
+                          row_of, V, out, bits_out)
+
+
+# The hot helpers take every array on its own: an array taken out of a tuple is reference
+# counted (an atomic add and subtract each time), which was most of a solve's time.
+@njit(cache=True, nogil=True)
+def _attack_values(c, s, G, OP, forced, fbh, fbd, n_f, n_fl, T, TA, mcrip_of, scrip_of, p_hit,
+                   p_crit, pmf, bpmf, p_under, row_of, V, out, bits_out):
     end = row_of.shape[0] - 1
-    T, TA, mcrip_of, scrip_of = GRID[0], GRID[1], GRID[3], GRID[4]
     g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
-    o = GR[1][g]
-    cost = GR[2][g]
+    o = G[1, g]
+    cost = G[2, g]
     mcrip, scrip = mcrip_of[s], scrip_of[s]
-    knock_hit, knock_crit = OP[0][o] & 1, (OP[0][o] >> 1) & 1
-    amp_on = OP[7][o]
+    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
+    amp_on = OP[7, o]
     crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
     eng2 = _engaged_after(o, eng, OP)
-    fl2 = fl | OP[3][o]
-    pre = OP[6][o]
-    bits_out = np.zeros(2, dtype=np.int64)
-    forced = FORCED[0]
-    bh_ok = OP[4][o] == 1 and f - cost >= 1
+    fl2 = fl | OP[3, o]
+    pre = OP[6, o]
+    bh_ok = OP[4, o] == 1 and f - cost >= 1
     for bh in range(2):
         out[bh] = -1.0
+        bits_out[bh] = 0
         if bh == 1 and not bh_ok:
             continue
-        if forced == 1 and bh != forced_bh(FORCED, g, f, kd, bh_ok):
+        if forced == 1 and bh != forced_bh(fbh, g, f, kd, bh_ok):
             continue  # a rule's decision: the other branch was never reached
         f1 = f - cost - bh
-        can_bd = OP[5][o] == 1 and pre == 0 and f1 >= 1
+        can_bd = OP[5, o] == 1 and pre == 0 and f1 >= 1
         ph = p_hit[o, bh, mcrip, kd, eng, fl]
         pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
         v = 0.0
         chosen = 0
         if ph < 1.0:
-            vm = V[row_of[enter(GR[3][g], f1, kd, eng2, fl, GR, n_f, n_fl, end)], s]
-            pu = p_under[o] if OP[2][o] == 1 else 0.0
+            vm = V[row_of[enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)], s]
+            pu = p_under[o] if OP[2, o] == 1 else 0.0
             if pu > 0.0:
-                want = forced_bd(FORCED, g, f, kd, 0, can_bd) if forced == 1 else -1
+                want = forced_bd(fbd, g, f, kd, 0, can_bd) if forced == 1 else -1
                 vb = 0.0
                 if want != 1:
-                    t0 = row_of[enter(GR[3][g], f1, kd | knock_hit, eng2, fl2, GR, n_f, n_fl, end)]
+                    t0 = row_of[enter(G[3, g], f1, kd | knock_hit, eng2, fl2, G, n_f, n_fl, end)]
                     vb = _branch(t0, s, bpmf, o, scrip, pre, fl, 0, T, TA, V)
                 if can_bd and want != 0:
-                    t1 = row_of[enter(GR[3][g], f1 - 1, kd | knock_hit, eng2, fl2, GR, n_f,
+                    t1 = row_of[enter(G[3, g], f1 - 1, kd | knock_hit, eng2, fl2, G, n_f,
                                       n_fl, end)]
                     vb1 = _branch(t1, s, bpmf, o, scrip, 1, fl, 0, T, TA, V)
                     if want == 1 or vb1 > vb + EPS:
@@ -557,13 +616,13 @@ def attack_values(c, s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpm
                 continue
             kd2 = kd | knock_hit | (knock_crit * crit)
             amp = amp_on * crit
-            want = forced_bd(FORCED, g, f, kd, crit, can_bd) if forced == 1 else -1
+            want = forced_bd(fbd, g, f, kd, crit, can_bd) if forced == 1 else -1
             vh = 0.0
             if want != 1:
-                t0 = row_of[enter(GR[4][g], f1, kd2, eng2, fl2, GR, n_f, n_fl, end)]
+                t0 = row_of[enter(G[4, g], f1, kd2, eng2, fl2, G, n_f, n_fl, end)]
                 vh = _branch(t0, s, pmf, o, scrip, pre, fl, amp, T, TA, V)
             if can_bd and want != 0:
-                t1 = row_of[enter(GR[4][g], f1 - 1, kd2, eng2, fl2, GR, n_f, n_fl, end)]
+                t1 = row_of[enter(G[4, g], f1 - 1, kd2, eng2, fl2, G, n_f, n_fl, end)]
                 vh1 = _branch(t1, s, pmf, o, scrip, 1, fl, amp, T, TA, V)
                 if want == 1 or vh1 > vh + EPS:
                     vh = vh1
@@ -578,15 +637,20 @@ def attack_values(c, s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpm
 def choice_values(c, s, GR, n_f, n_fl, row_of, V, out):
     """Value of each successor of a choice state (``out[j]``, -1 when it costs more focus
     than is left) and of stopping (returned)."""
+    return _choice_values(c, s, GR[0], GR[1], n_f, n_fl, row_of, V, out)
+
+
+@njit(cache=True, nogil=True)
+def _choice_values(c, s, G, SUCC, n_f, n_fl, row_of, V, out):
     end = row_of.shape[0] - 1
     g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
-    for j in range(GR[6][g]):
-        t = GR[7][GR[5][g] + j]
+    for j in range(G[6, g]):
+        t = SUCC[G[5, g] + j]
         out[j] = -1.0
-        if GR[2][t] > f:
+        if G[2, t] > f:
             continue
-        out[j] = V[row_of[enter(t, f, kd, eng, fl, GR, n_f, n_fl, end)], s]
-    return V[row_of[enter(GR[8][g], f, kd, eng, fl, GR, n_f, n_fl, end)], s]
+        out[j] = V[row_of[enter(t, f, kd, eng, fl, G, n_f, n_fl, end)], s]
+    return V[row_of[enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)], s]
 
 
 @njit(cache=True, nogil=True)
@@ -597,13 +661,29 @@ def backward(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p
     destroyed state keeps it). ``dec``: a choice state holds the successor's position
     (-1 stop); an attack state bit 0 boost hit, bits 1..3 the damage boosts of
     :func:`attack_values`."""
-    left_of = GRID[2]
-    vals = np.empty(max(2, GR[6].max()), dtype=np.float64)
+    backward_slots(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under,
+                   row_of, row_of, np.zeros(0, dtype=np.int8), reach, V, dec)
+
+
+@njit(cache=True, nogil=True)
+def backward_slots(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under,
+                   row_of, vrow_of, reset, reach, V, dec):
+    """:func:`backward` with ``V`` indexed by ``vrow_of[combo]`` (a slot: rows whose readers
+    are all done give theirs to later rows, :func:`value_slots`); a row with ``reset[row]``
+    first takes the end's values (a slot another row used)."""
+    T, TA, left_of, mcrip_of, scrip_of = GRID[0], GRID[1], GRID[2], GRID[3], GRID[4]
+    G, SUCC = GR
+    forced, fbh, fbd, fch = FORCED
+    vals = np.empty(max(2, G[6].max()), dtype=np.float64)
     pair = np.empty(2, dtype=np.float64)
-    forced = FORCED[0]
+    bits = np.zeros(2, dtype=np.int64)
+    end_v = vrow_of[vrow_of.shape[0] - 1]
     for i in range(order.shape[0] - 1, -1, -1):
         c = order[i]
         r = row_of[c]
+        vr = vrow_of[c]
+        if reset.shape[0] > 0 and reset[r] == 1:
+            V[vr, :] = V[end_v, :]
         g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
         for w in range(reach.shape[1]):
             word = reach[r, w]
@@ -613,34 +693,35 @@ def backward(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p
                 s = w * 64 + popcount(low - _U1)
                 if left_of[s] == 0:
                     continue
-                if GR[0][g] == 1:
-                    stop_v = choice_values(c, s, GR, n_f, n_fl, row_of, V, vals)
+                if G[0, g] == 1:
+                    stop_v = _choice_values(c, s, G, SUCC, n_f, n_fl, vrow_of, V, vals)
                     best_v, best_k = stop_v, -1
                     if forced == 1:
-                        want = FORCED[3][g, f, kd]
-                        for j in range(GR[6][g]):
-                            if GR[7][GR[5][g] + j] == want and vals[j] >= 0.0:
+                        want = fch[g, f, kd]
+                        for j in range(G[6, g]):
+                            if SUCC[G[5, g] + j] == want and vals[j] >= 0.0:
                                 best_v, best_k = vals[j], j
                     else:
-                        for j in range(GR[6][g]):
+                        for j in range(G[6, g]):
                             v = vals[j]
                             if v < 0.0:
                                 continue
                             # ties go to attacking rather than stopping
                             if v > best_v + EPS or (best_k == -1 and v >= best_v - EPS):
                                 best_v, best_k = v, j
-                    V[r, s] = best_v
+                    V[vr, s] = best_v
                     dec[r, s] = best_k
                     continue
-                bd_bits = attack_values(c, s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit,
-                                        pmf, bpmf, p_under, row_of, V, pair)
+                _attack_values(c, s, G, OP, forced, fbh, fbd, n_f, n_fl, T, TA, mcrip_of,
+                               scrip_of, p_hit, p_crit, pmf, bpmf, p_under, vrow_of, V, pair,
+                               bits)
                 bh = 0
                 if forced == 1:
                     bh = 1 if pair[1] >= 0.0 else 0
                 elif pair[1] >= 0.0 and pair[1] > pair[0] + EPS:  # ties: do not spend focus
                     bh = 1
-                V[r, s] = pair[bh]
-                dec[r, s] = bh | bd_bits[bh]
+                V[vr, s] = pair[bh]
+                dec[r, s] = bh | bits[bh]
 
 
 # ---------------------------------------------------------------------------- distribution
@@ -659,6 +740,7 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
     end = row_of.shape[0] - 1
     end_row = row_of[end]
     T, TA, left_of, mcrip_of, scrip_of = GRID[0], GRID[1], GRID[2], GRID[3], GRID[4]
+    G, SUCC = GR
     n_d = pmf.shape[4]
     n_slots = slots.shape[0]
     rnd = 0
@@ -680,41 +762,41 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
                         continue
                     cur[r, s] = 0.0
                     reachp[r, s] += p
-                    if GR[0][g] == 1:
+                    if G[0, g] == 1:
                         k = dec[r, s]
                         if k < 0:
-                            t = enter(GR[8][g], f, kd, eng, fl, GR, n_f, n_fl, end)
+                            t = enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
                         else:
-                            node = GR[7][GR[5][g] + k]
-                            if GR[12][node] >= 0:
-                                charge[GR[12][node]] += p
-                            t = enter(node, f, kd, eng, fl, GR, n_f, n_fl, end)
+                            node = SUCC[G[5, g] + k]
+                            if G[12, node] >= 0:
+                                charge[G[12, node]] += p
+                            t = enter(node, f, kd, eng, fl, G, n_f, n_fl, end)
                         if t == end:
                             final[s] += p
                         else:
                             cur[row_of[t], s] += p  # a later row of this round
                         continue
                     moving += p
-                    o = GR[1][g]
+                    o = G[1, g]
                     mcrip, scrip = mcrip_of[s], scrip_of[s]
                     d_bits = dec[r, s]
                     bh = d_bits & 1
-                    f1 = f - GR[2][g] - bh
-                    knock_hit, knock_crit = OP[0][o] & 1, (OP[0][o] >> 1) & 1
-                    amp_on = OP[7][o]
+                    f1 = f - G[2, g] - bh
+                    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
+                    amp_on = OP[7, o]
                     crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
                     eng2 = _engaged_after(o, eng, OP)
-                    fl2 = fl | OP[3][o]
-                    pre = OP[6][o]
+                    fl2 = fl | OP[3, o]
+                    pre = OP[6, o]
                     ph = p_hit[o, bh, mcrip, kd, eng, fl]
                     pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
                     slots[slot, 0] += p
                     slots[slot, 1] += p * ph
-                    focus[0] += p * (GR[2][g] + bh)
-                    pu = p_under[o] if OP[2][o] == 1 else 0.0
+                    focus[0] += p * (G[2, g] + bh)
+                    pu = p_under[o] if OP[2, o] == 1 else 0.0
                     q = p * (1.0 - ph) * (1.0 - pu)
                     if q > 0.0:
-                        t = enter(GR[3][g], f1, kd, eng2, fl, GR, n_f, n_fl, end)
+                        t = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
                         if t == end:
                             final[s] += q
                         else:
@@ -723,7 +805,7 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
                         if out_kind == 1:
                             q = p * (1.0 - ph) * pu
                             bd = (d_bits >> 3) & 1
-                            t = enter(GR[3][g], f1 - bd, kd | knock_hit, eng2, fl2, GR, n_f,
+                            t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f,
                                       n_fl, end)
                             amp = 0
                         else:
@@ -733,7 +815,7 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
                             q = p * ((ph - pc) if crit == 0 else pc)
                             bd = (d_bits >> (1 + crit)) & 1
                             kd2 = kd | knock_hit | (knock_crit * crit)
-                            t = enter(GR[4][g], f1 - bd, kd2, eng2, fl2, GR, n_f, n_fl, end)
+                            t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
                             amp = amp_on * crit
                         if q <= 0.0:
                             continue
@@ -747,9 +829,10 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
                                 qd = q * pmf[o, scrip, row, fl, d]
                             if qd <= 0.0:
                                 continue
-                            for col in range(6 if d > 0 else 1):
+                            n_col = T.shape[2] if d > 0 else 1  # a track: one column
+                            for col in range(n_col):
                                 s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
-                                share = qd if d == 0 else qd / 6.0
+                                share = qd / n_col
                                 if rt == end_row or left_of[s2] == 0:
                                     final[s2] += share
                                 else:
@@ -759,6 +842,110 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
             break
         cur, nxt = nxt, cur
     return rnd
+
+
+@njit(cache=True, nogil=True)
+def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, row_of,
+                 reach, dec, mslot, zero_after, mass, final, focus, charge):
+    """The exact distribution under the decisions ``dec`` in one pass over the rows in
+    topological order (every row's mass is complete when it is visited): ``mass[row, s]``
+    holds P(passing through (row, s)) — the caller sets the entry cells — and the end's
+    mass goes to ``final[s]``; ``focus[0]`` expected focus spent, ``charge[a]``
+    P(activation a charges). One array where :func:`forward` needs three (the plan's
+    activations on a large grid, WM-P1); no per-attack P(hit). A row's mass is in slot
+    ``mslot[row]`` (:func:`mass_slots`), cleared after the row when ``zero_after[row]``."""
+    end = row_of.shape[0] - 1
+    end_row = row_of[end]
+    T, TA, left_of, mcrip_of, scrip_of = GRID[0], GRID[1], GRID[2], GRID[3], GRID[4]
+    G, SUCC = GR
+    n_d = pmf.shape[4]
+    for i in range(order.shape[0]):
+        c = order[i]
+        r = row_of[c]
+        g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
+        for w in range(reach.shape[1]):
+            word = reach[r, w]
+            while word != _U0:
+                low = word & (~word + _U1)
+                word ^= low
+                s = w * 64 + popcount(low - _U1)
+                p = mass[mslot[r], s]
+                if p == 0.0 or left_of[s] == 0:
+                    continue
+                if G[0, g] == 1:
+                    k = dec[r, s]
+                    if k < 0:
+                        t = enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
+                    else:
+                        node = SUCC[G[5, g] + k]
+                        if G[12, node] >= 0:
+                            charge[G[12, node]] += p
+                        t = enter(node, f, kd, eng, fl, G, n_f, n_fl, end)
+                    if t == end:
+                        final[s] += p
+                    else:
+                        mass[mslot[row_of[t]], s] += p
+                    continue
+                o = G[1, g]
+                mcrip, scrip = mcrip_of[s], scrip_of[s]
+                d_bits = dec[r, s]
+                bh = d_bits & 1
+                f1 = f - G[2, g] - bh
+                knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
+                amp_on = OP[7, o]
+                crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
+                eng2 = _engaged_after(o, eng, OP)
+                fl2 = fl | OP[3, o]
+                pre = OP[6, o]
+                ph = p_hit[o, bh, mcrip, kd, eng, fl]
+                pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
+                focus[0] += p * (G[2, g] + bh)
+                pu = p_under[o] if OP[2, o] == 1 else 0.0
+                q = p * (1.0 - ph) * (1.0 - pu)
+                if q > 0.0:
+                    t = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
+                    if t == end:
+                        final[s] += q
+                    else:
+                        mass[mslot[row_of[t]], s] += q
+                for out_kind in range(1, 4):  # blast after a miss, hit, critical
+                    if out_kind == 1:
+                        q = p * (1.0 - ph) * pu
+                        bd = (d_bits >> 3) & 1
+                        t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f,
+                                  n_fl, end)
+                        amp = 0
+                    else:
+                        crit = out_kind - 2
+                        if crit == 1 and crit_matters == 0:
+                            continue
+                        q = p * ((ph - pc) if crit == 0 else pc)
+                        bd = (d_bits >> (1 + crit)) & 1
+                        kd2 = kd | knock_hit | (knock_crit * crit)
+                        t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
+                        amp = amp_on * crit
+                    if q <= 0.0:
+                        continue
+                    focus[0] += q * bd
+                    row = 1 if (bd == 1 or pre == 1) else 0
+                    rt = row_of[t]
+                    for d in range(n_d):
+                        if out_kind == 1:
+                            qd = q * bpmf[o, scrip, row, fl, d]
+                        else:
+                            qd = q * pmf[o, scrip, row, fl, d]
+                        if qd <= 0.0:
+                            continue
+                        n_col = T.shape[2] if d > 0 else 1  # a track: one column
+                        for col in range(n_col):
+                            s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
+                            share = qd / n_col
+                            if rt == end_row or left_of[s2] == 0:
+                                final[s2] += share
+                            else:
+                                mass[mslot[rt], s2] += share
+        if zero_after[r] == 1:
+            mass[mslot[r], :] = 0.0
 
 
 # ---------------------------------------------------------------------------- Monte Carlo
@@ -773,18 +960,68 @@ def _sample(table, o, sc_, row, fl, u):
     return n_d - 1
 
 
+SAMPLE_GUIDE = 32  # guide buckets per damage row of the Monte Carlo kernel
+
+
+@njit(cache=True, nogil=True)
+def _cdf_guide(table):
+    """Cumulative sums of every damage row of ``table`` (summed in :func:`_sample`'s order,
+    so the same ``u`` draws the same damage) and a guide: for bucket j the first damage
+    whose cumulative sum exceeds j / SAMPLE_GUIDE."""
+    n_o, n_sc, n_row, n_fl, n_d = table.shape
+    cdf = np.empty((n_o, n_sc, n_row, n_fl, n_d))
+    guide = np.zeros((n_o, n_sc, n_row, n_fl, SAMPLE_GUIDE), dtype=np.int64)
+    for o in range(n_o):
+        for a in range(n_sc):
+            for b in range(n_row):
+                for fl in range(n_fl):
+                    acc = 0.0
+                    for d in range(n_d):
+                        acc += table[o, a, b, fl, d]
+                        cdf[o, a, b, fl, d] = acc
+                    d = 0
+                    for j in range(SAMPLE_GUIDE):
+                        while d < n_d - 1 and cdf[o, a, b, fl, d] <= j / SAMPLE_GUIDE:
+                            d += 1
+                        guide[o, a, b, fl, j] = d
+    return cdf, guide
+
+
+@njit(cache=True, inline="always")
+def _sample_guided(cdf, guide, o, sc_, row, fl, u):
+    """:func:`_sample` from the cumulative sums, starting at the guide's damage."""
+    n_d = cdf.shape[4]
+    d = guide[o, sc_, row, fl, np.int64(u * SAMPLE_GUIDE)]
+    while d < n_d - 1 and not u < cdf[o, sc_, row, fl, d]:
+        d += 1
+    return d
+
+
 @njit(cache=True, nogil=True)
 def simulate(start_combo, start_s, start_bits, GR, OP, n_f, n_fl, GRID, MASKS, p_hit, p_crit,
-             pmf, bpmf, p_under, row_of, dec, by_left, box_n, state, n_trials, hist, crippled,
-             destroyed, focus, slots, charge):
+             pmf, bpmf, p_under, order, row_of, dec, by_left, box_n, state, n_trials, hist,
+             crippled, destroyed, focus, slots, charge):
     """Monte Carlo of the decisions ``dec`` on marked-box masks (WM-G2 marking by
     :func:`mark_from`, independent of the tables above). ``by_left`` 0: decisions by grid
     state (followed through ``T``); 1: by boxes left, from a box-model policy on a track of
     ``box_n`` boxes (the fallback). ``MASKS``: (col_start, amp_masks, system_masks,
-    scalars = full, width, m_mask, shield_mask). Outputs: hist (boxes marked), crippled,
+    scalars = full, width, m_mask, shield_mask). ``order``: the rows' combos (their parts
+    are looked up, not divided out, at every step). Outputs: hist (boxes marked), crippled,
     destroyed, focus (sum, sum of squares), slots (i-th attack made, hit), charge[a]."""
     end = row_of.shape[0] - 1
+    cdf, guide = _cdf_guide(pmf)
+    bcdf, bguide = _cdf_guide(bpmf)
+    parts = np.empty((order.shape[0], 5), dtype=np.int64)
+    for i in range(order.shape[0]):
+        g0, f0, kd0, eng0, fl0 = split_combo(order[i], n_f, n_fl)
+        r0 = row_of[order[i]]
+        parts[r0, 0] = g0
+        parts[r0, 1] = f0
+        parts[r0, 2] = kd0
+        parts[r0, 3] = eng0
+        parts[r0, 4] = fl0
     T, TA = GRID[0], GRID[1]
+    G, SUCC = GR
     col_start, amp_masks, system_masks, sc = MASKS
     full, width, m_mask, shield_mask = sc[0], np.int64(sc[1]), sc[2], sc[3]
     start_marked = popcount(start_bits & full)
@@ -800,36 +1037,39 @@ def simulate(start_combo, start_s, start_bits, GR, OP, n_f, n_fl, GRID, MASKS, p
             left = popcount(full & ~bits)
             if c == end or left == 0:
                 break
-            mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
-            scrip = 1 if (shield_mask != _U0 and (bits & shield_mask) == shield_mask) else 0
-            g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
             r = row_of[c]
+            if r >= 0:
+                g, f, kd, eng, fl = parts[r, 0], parts[r, 1], parts[r, 2], parts[r, 3], parts[r, 4]
+            else:
+                g, f, kd, eng, fl = split_combo(c, n_f, n_fl)
             key = (box_n - left) if by_left == 1 else s
             if r < 0 or key < 0 or key >= dec.shape[1]:
-                k = 0 if GR[0][g] == 0 else -1  # a state the plan never saw: no boost, stop
+                k = 0 if G[0, g] == 0 else -1  # a state the plan never saw: no boost, stop
             else:
                 k = dec[r, key]
-            if GR[0][g] == 1:
+            if G[0, g] == 1:
                 if k < 0:
-                    c = enter(GR[8][g], f, kd, eng, fl, GR, n_f, n_fl, end)
+                    c = enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
                 else:
-                    t = GR[7][GR[5][g] + k]
-                    if GR[12][t] >= 0:
-                        charge[GR[12][t]] += 1
-                    c = enter(t, f, kd, eng, fl, GR, n_f, n_fl, end)
+                    t = SUCC[G[5, g] + k]
+                    if G[12, t] >= 0:
+                        charge[G[12, t]] += 1
+                    c = enter(t, f, kd, eng, fl, G, n_f, n_fl, end)
                 continue
-            o = GR[1][g]
+            mcrip = 1 if (m_mask != _U0 and (bits & m_mask) == m_mask) else 0
+            scrip = 1 if (shield_mask != _U0 and (bits & shield_mask) == shield_mask) else 0
+            o = G[1, g]
             bh = k & 1
-            if bh == 1 and (OP[4][o] == 0 or f - GR[2][g] < 1):
+            if bh == 1 and (OP[4, o] == 0 or f - G[2, g] < 1):
                 bh = 0
-            f1 = f - GR[2][g] - bh
-            spent += GR[2][g] + bh
-            knock_hit, knock_crit = OP[0][o] & 1, (OP[0][o] >> 1) & 1
-            amp_on = OP[7][o]
+            f1 = f - G[2, g] - bh
+            spent += G[2, g] + bh
+            knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
+            amp_on = OP[7, o]
             eng2 = _engaged_after(o, eng, OP)
-            fl2 = fl | OP[3][o]
-            pre = OP[6][o]
-            can_bd = OP[5][o] == 1 and pre == 0 and f1 >= 1
+            fl2 = fl | OP[3, o]
+            pre = OP[6, o]
+            can_bd = OP[5, o] == 1 and pre == 0 and f1 >= 1
             slot = made if made < n_slots else n_slots - 1
             slots[slot, 0] += 1
             made += 1
@@ -843,24 +1083,24 @@ def simulate(start_combo, start_s, start_bits, GR, OP, n_f, n_fl, GRID, MASKS, p
                 bd = (k >> (1 + crit)) & 1 if can_bd else 0
                 blast = 0
                 kd2 = kd | knock_hit | (knock_crit * crit)
-                t = enter(GR[4][g], f1 - bd, kd2, eng2, fl2, GR, n_f, n_fl, end)
+                t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
                 amp = amp_on * crit
             else:
-                pu = p_under[o] if OP[2][o] == 1 else 0.0
+                pu = p_under[o] if OP[2, o] == 1 else 0.0
                 if pu > 0.0 and uniform(state) < pu:
                     bd = (k >> 3) & 1 if can_bd else 0
                     blast = 1
-                    t = enter(GR[3][g], f1 - bd, kd | knock_hit, eng2, fl2, GR, n_f, n_fl, end)
+                    t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f, n_fl, end)
                     amp = 0
                 else:
-                    c = enter(GR[3][g], f1, kd, eng2, fl, GR, n_f, n_fl, end)
+                    c = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
                     continue
             spent += bd
             row = 1 if (bd == 1 or pre == 1) else 0
             word = next_u64(state)
             u2 = unit_from_high_bits(word)
-            d = _sample(bpmf, o, scrip, row, fl, u2) if blast == 1 else \
-                _sample(pmf, o, scrip, row, fl, u2)
+            d = _sample_guided(bcdf, bguide, o, scrip, row, fl, u2) if blast == 1 else \
+                _sample_guided(cdf, guide, o, scrip, row, fl, u2)
             if d > 0:
                 col = column_from_low_bits(word, state)
                 new = mark_from(bits, full, col_start[col], np.int64(d), width)
@@ -871,7 +1111,8 @@ def simulate(start_combo, start_s, start_bits, GR, OP, n_f, n_fl, GRID, MASKS, p
                             new |= amp_masks[j]
                 bits = new
                 if by_left == 0:
-                    s = TA[s, d, col] if amp == 1 else T[s, d, col]
+                    k = col if T.shape[2] == 6 else 0  # a track's tables have one column
+                    s = TA[s, d, k] if amp == 1 else T[s, d, k]
             c = t
         hist[popcount(bits & full) - start_marked] += 1
         codes[outcome_code(bits, full, system_masks)] += 1

@@ -1,0 +1,140 @@
+"""Two army lists become the battle's units (FB-B1, FB-K1, FB-K4): the static part of a battle.
+
+Every list entry of ``count`` N becomes N units (labels made unique: ``Halberdiers``,
+``Halberdiers (2)``); a character with ``joins = "<label>"`` fights inside that unit
+(FB-K1), any other character is a unit of one model. Each unit keeps what the phases
+read again and again: its footprint in inches (FB-B1: files × base width by ranks × base
+depth), Movement, Leadership, flee dice, its bodies (rank and file, champion, characters,
+ridden monsters: the combat engine's wound pools) and its points.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mathhammer.errors import InputError, ProfileError
+from mathhammer.fantasy.combat.compile import Character, Side, _bodies_of
+from mathhammer.lists import ArmyList
+
+MM_PER_INCH = 25.4
+LARGE_TYPES = ("monster",)  # FB-B6: seen over other units, and seen behind them
+
+
+@dataclass(frozen=True)
+class BattleUnit:
+    """One unit of the battle (static). ``bodies`` are (name, role, models, W) per wound pool,
+    in the combat engine's order; body 0 is the rank and file."""
+
+    index: int
+    side: int  # 0 = list A, 1 = list B
+    label: str
+    combat_side: Side  # the profile with its formation and joined characters
+    points: int
+    models: int  # rank and file + champion at the start
+    width: int  # rank width
+    base: tuple[float, float]  # inches: width, depth
+    movement: int
+    ld: int
+    flee_dice: str
+    large: bool
+    bodies: tuple[tuple[str, str, int, int], ...]
+    general: bool  # the army's general is (or fights in) this unit
+    battle_standard: bool
+    standard: bool
+    ranged: object | None  # RangedWeapon of the unit's profile
+
+    @property
+    def profile(self):
+        return self.combat_side.unit
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    def footprint(self, models: int) -> tuple[float, float]:
+        """FB-B1: (frontage, depth) in inches with ``models`` left (at least one model)."""
+        if self.profile.machine is not None:  # FB-B1: a war machine is its base
+            return self.base
+        n = max(1, models)
+        files = min(n, self.width)
+        ranks = math.ceil(n / self.width)
+        return files * self.base[0], ranks * self.base[1]
+
+
+def battle_units(army_a: ArmyList, army_b: ArmyList, rules) -> tuple[BattleUnit, ...]:
+    """The units of both lists, A's first, in list order (FB-B2 deploys them in this order)."""
+    for side, army in enumerate((army_a, army_b)):
+        where = f"list {'AB'[side]} ({army.source or army.name})"
+        if army.game != "fantasy":
+            raise InputError(where, f"is a {army.game} list; fb battle plays two fantasy lists",
+                             army.name, "use a fantasy list (e.g. wfb8_empire)")
+    if army_a.ruleset != army_b.ruleset:
+        raise InputError(f"list B ({army_b.source or army_b.name})",
+                         f"is a {army_b.ruleset} list, list A is {army_a.ruleset}: one battle "
+                         "plays one ruleset", army_b.ruleset,
+                         f"use two {army_a.ruleset} lists")
+    units: list[BattleUnit] = []
+    for side, army in enumerate((army_a, army_b)):
+        units += _side_units(army, side, len(units), rules)
+    return tuple(units)
+
+
+def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit]:
+    general = _general_label(army)
+    joined: dict[str, list] = {}
+    for entry in army.units:
+        host = entry.options.get("joins")
+        if host is not None:
+            joined.setdefault(host, []).append(entry)
+    out: list[BattleUnit] = []
+    for entry in army.units:
+        if entry.options.get("joins") is not None:
+            continue
+        for copy in range(entry.count):
+            label = entry.label if copy == 0 else f"{entry.label} ({copy + 1})"
+            # a character joins the first unit of an entry of several (FB-K1)
+            characters = tuple(Character(c.profile, c.label == general,
+                                         c.profile.formation.battle_standard)
+                               for c in joined.get(entry.label, ()) if copy == 0)
+            lone = entry.profile.role == "character"
+            if lone:  # FB-K1: a character on its own is a unit of one model
+                characters = ()
+            out.append(_unit(first + len(out), side, label, entry, characters,
+                             lone and entry.label == general, rules))
+    labels = [u.label for u in out]
+    if len(set(labels)) != len(labels):  # "X (2)" from a count beside an entry named "X (2)"
+        raise ProfileError(f"list {'AB'[side]}", "two units end up with the same label",
+                           labels, "give the entries distinct name = \"...\"")
+    return out
+
+
+def _general_label(army: ArmyList) -> str | None:
+    """FB-K4: the character marked ``general``, else the first of the highest Leadership."""
+    characters = [u for u in army.units if u.profile.role == "character"]
+    marked = [u.label for u in characters if u.options.get("general")]
+    if marked:
+        return marked[0]
+    if not characters:
+        return None
+    return max(characters, key=lambda u: u.profile.stats.ld).label
+
+
+def _unit(index: int, side: int, label: str, entry, characters, lone_general: bool,
+          rules) -> BattleUnit:
+    profile = entry.profile
+    combat_side = Side(profile, characters=characters)
+    bodies = _bodies_of(0, combat_side, rules, [], [-1])
+    f = profile.formation
+    points = profile.unit_points() + sum(c.profile.unit_points() for c in characters)
+    ld = max([profile.stats.ld] + [c.profile.stats.ld for c in characters])
+    swift = profile.has("Swiftstride")
+    flee = rules.combat.swiftstride_dice if swift else rules.combat.flee_dice
+    w_mm, d_mm = profile.base_mm
+    large = profile.troop_type in LARGE_TYPES or profile.ridden_monster is not None
+    general = lone_general or any(c.general for c in characters)
+    bsb = any(c.battle_standard for c in characters) or f.battle_standard
+    return BattleUnit(index, side, label, combat_side, points, f.models, f.rank_width,
+                      (w_mm / MM_PER_INCH, d_mm / MM_PER_INCH), profile.movement, ld, flee, large,
+                      tuple((b.name, b.role, b.models, b.w) for b in bodies), general, bsb,
+                      f.standard, profile.ranged)

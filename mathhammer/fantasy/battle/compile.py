@@ -1,0 +1,379 @@
+"""A battle plan as the battle kernel's numbers (DESIGN rule 1), and the tables it asks for.
+
+:class:`KernelBattle` turns a :class:`~mathhammer.fantasy.battle.plan.BattlePlan` into the
+flat arrays of :mod:`mathhammer.fantasy.kernels.battle_state` and plays chunks of battles with
+:func:`mathhammer.fantasy.kernels.battle_play.play_chunk`. The kernel looks every exact table up:
+a compiled combat arrangement (:func:`mathhammer.fantasy.combat.fight.compile_fight`), a greedy
+value (:func:`mathhammer.fantasy.battle.values._combat_value`, the combat engine's exact
+round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
+chain). When one is missing the kernel stops that battle and says which; this module
+builds it, adds it to the run's tables and the battle is played again from its start on
+its own stream — so the answer never depends on what was already built.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from mathhammer.fantasy.battle.table import FACE_NAMES
+
+MAX_MISSES = 100_000  # tables of one run; beyond this something is wrong, never a real run
+
+
+class KernelBattle:
+    """The kernel's arrays of one plan, and its tables (built as battles ask for them)."""
+
+    def __init__(self, plan):
+        from mathhammer import kernels
+
+        kernels.load("mathhammer.fantasy.kernels.battle_play")
+        from mathhammer.fantasy.kernels import battle_state as ks
+
+        self.plan = plan
+        self.ks = ks
+        self.P = static_arrays(plan, ks)
+        self.D = deployment_arrays(plan)
+        self.T = empty_tables()
+        self.S = ks.new_state(len(plan.units), plan.turns)
+        self.W = scratch(plan, ks)
+        self.B = ks.make_battle(*self.P, *self.D, *self.T, *self.W)
+        self.misses = 0
+
+    # ---- playing ------------------------------------------------------------------------------
+    def run_chunk(self, n: int, words: np.ndarray) -> dict[str, np.ndarray]:
+        from mathhammer.fantasy.battle.plan import empty_tally
+        from mathhammer.fantasy.kernels.battle_play import play_chunk
+
+        tally = empty_tally(self.plan)
+        words = np.asarray(words, np.uint64)
+        j, last = 0, None
+        while True:
+            j = play_chunk(self.B, self.S, words, j, n,
+                           tally["outcome"], tally["margin2"], tally["margin_hist"],
+                           tally["status"], tally["models_left"], tally["decisions"])
+            if j >= n:
+                return tally
+            miss = tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:40])
+            if miss == last:
+                raise RuntimeError(f"the battle kernel asked twice for the same table {miss}")
+            last = miss
+            self.fill(miss)
+
+    def one_battle(self, words: np.ndarray, index: int) -> tuple[float, int, int]:
+        """Battle ``index`` of the stream ``words``: (VP margin A − B, A won, B won)."""
+        from mathhammer.fantasy.battle.plan import empty_tally
+        from mathhammer.fantasy.kernels.battle_play import play_chunk
+
+        words = np.asarray(words, np.uint64)
+        last = None
+        while True:
+            tally = empty_tally(self.plan)
+            done = play_chunk(self.B, self.S, words, index, index + 1, tally["outcome"],
+                              tally["margin2"], tally["margin_hist"], tally["status"],
+                              tally["models_left"], tally["decisions"])
+            if done == index + 1:
+                outcome = tally["outcome"]
+                return tally["margin2"][0] / 2, int(outcome[0]), int(outcome[2])
+            miss = tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:40])
+            if miss == last:
+                raise RuntimeError(f"the battle kernel asked twice for the same table {miss}")
+            last = miss
+            self.fill(miss)
+
+    def first_decisions(self, words: np.ndarray) -> np.ndarray:
+        from mathhammer.fantasy.kernels.battle_play import first_decisions
+
+        last = None
+        while first_decisions(self.B, self.S, words) != 0:
+            miss = tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:40])
+            if miss == last:
+                raise RuntimeError(f"the battle kernel asked twice for the same table {miss}")
+            last = miss
+            self.fill(miss)
+        return self.W[self.ks_w("W_FIRST")].copy()
+
+    @staticmethod
+    def ks_w(name: str) -> int:
+        from mathhammer.fantasy.kernels import battle_actions
+
+        return getattr(battle_actions, name)
+
+    # ---- the tables the kernel asks for ------------------------------------------------------
+    def fill(self, miss: tuple[int, ...]) -> None:
+        from mathhammer.fantasy.kernels import battle_actions as ka
+
+        ks = self.ks
+        self.misses += 1
+        if self.misses > MAX_MISSES:
+            raise RuntimeError("the battle kernel asked for more tables than any run needs")
+        kind = miss[0]
+        if kind == ks.MISS_FIGHT:
+            self._fight(miss)
+        elif kind == ks.MISS_VALUE:
+            from mathhammer.fantasy.battle.values import _combat_value
+            from mathhammer.fantasy.kernels.battle_values import value_code
+
+            _k, u, t, face, charged, _mu, _mt = miss[:7]
+            # every size step of the pair at once: one miss per pairing, face and charge
+            for mu in bucket_levels(self.plan, u):
+                for mt in bucket_levels(self.plan, t):
+                    value = _combat_value(self.plan, u, t, face, bool(charged), mu, mt)
+                    self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = value
+        elif kind == ks.MISS_SHOT:
+            from mathhammer.fantasy.battle.shooting import wound_cdf
+            from mathhammer.fantasy.kernels.battle_actions import shot_code
+
+            _k, u, t, n, mod, left = miss[:6]
+            cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
+            self.T[ka.T_SHOT_LIST].append(cum)
+            self.T[ka.T_SHOT_DICT][int(shot_code(u, t, n, mod, left))] = \
+                len(self.T[ka.T_SHOT_LIST]) - 1
+        else:  # pragma: no cover - the kernel writes only these three
+            raise RuntimeError(f"unknown miss {miss}")
+
+    def _fight(self, miss: tuple[int, ...]) -> None:
+        from mathhammer.fantasy.combat.fight import compile_fight
+        from mathhammer.fantasy.kernels import battle_actions as ka
+        from mathhammer.fantasy.kernels import combat as k
+        from mathhammer.fantasy.kernels.battle_combat import fight_code
+
+        ks = self.ks
+        _kind, count, n_a = miss[:3]
+        rows = [miss[3 + 4 * i: 7 + 4 * i] for i in range(count)]
+        order = [r[0] for r in rows]
+        groups = (order[:n_a], order[n_a:])
+        sides = []
+        for mine, theirs in (groups, groups[::-1]):
+            sides.append(tuple(self._side(rows[order.index(u)], theirs) for u in mine))
+        c, t = compile_fight(sides[0], sides[1], ruleset=self.plan.rules)
+        b_unit = t.b_int[:, k.B_UNIT]
+        first = np.array([int(np.argmax(b_unit == i)) for i in range(count)], np.int64)
+        arrays = list(t.kernel_args())
+        arrays[13] = np.zeros_like(t.p_caught)  # pursuit is the battle's own (fights.py)
+        once = np.array([int(t.g_int[g, k.G_UNIT]) if t.g_int[g, k.G_ONCE] == 1 else -1
+                         for g in range(t.g_int.shape[0])], np.int64)
+        index = len(self.T[ka.T_ORDER])
+        for i, arr in enumerate(arrays):
+            self.T[i].append(np.ascontiguousarray(arr, DTYPES[i]))
+        self.T[ka.T_ORDER].append(np.array(order, np.int64))
+        self.T[ka.T_FIRST].append(first)
+        self.T[ka.T_ONCE].append(once)
+        st = np.zeros((len(self.plan.units), ks.NST), np.int64)
+        st[:, ks.ST_CT] = -1
+        for u, target, face, charged in rows:
+            st[u, ks.ST_CT], st[u, ks.ST_CF] = target, face
+            st[u, ks.ST_CHARGED] = st[u, ks.ST_FRESH] = charged
+        arr = np.array(order, np.int64)
+        self.T[ka.T_FIGHTS][int(fight_code(arr, count, n_a, st, True))] = index
+        key = int(fight_code(arr, count, n_a, st, False))
+        if key not in self.T[ka.T_ARRANGEMENTS]:
+            self.T[ka.T_ARRANGEMENTS][key] = index
+
+    def _side(self, row, theirs):
+        u, target, face, charged = row
+        against = theirs.index(target) if target in theirs else None
+        position = FACE_NAMES[face] if against is not None else "front"
+        return replace(self.plan.units[u].combat_side, charged=bool(charged), position=position,
+                       against=against)
+
+
+def bucket_levels(plan, u: int) -> list[int]:
+    """The model counts greedy values are worked out for (values.bucket of every count)."""
+    from mathhammer.fantasy.battle.values import bucket
+
+    full = plan.units[u].models
+    return sorted({bucket(plan, u, m) for m in range(0, full + 1)})
+
+
+#: dtypes of the combat kernel's 15 arrays (Tables.kernel_args order)
+DTYPES = (np.int64, np.int64, np.int64, np.int64, np.int64, np.int64, np.float64, np.int64,
+          np.float64, np.float64, np.int64, np.int64, np.float64, np.float64, np.float64)
+NDIMS = (2, 2, 2, 2, 2, 3, 5, 2, 4, 3, 2, 1, 2, 2, 1)
+
+
+def empty_tables() -> tuple:
+    from numba import types
+    from numba.typed import Dict, List
+
+    lists = tuple(List.empty_list(types.Array(types.float64 if d == np.float64 else types.int64,
+                                              nd, "C"))
+                  for d, nd in zip(DTYPES, NDIMS, strict=True))
+    order = List.empty_list(types.int64[::1])
+    first = List.empty_list(types.int64[::1])
+    once = List.empty_list(types.int64[::1])
+    fights = Dict.empty(types.int64, types.int64)
+    arrangements = Dict.empty(types.int64, types.int64)
+    values = Dict.empty(types.int64, types.float64)
+    shots = List.empty_list(types.float64[::1])
+    shot_index = Dict.empty(types.int64, types.int64)
+    # the order of kernels.battle_actions.T_*
+    return lists + (order, first, once, fights, arrangements, values, shots, shot_index)
+
+
+def static_arrays(plan, ks) -> tuple:
+    """The tuple P of :mod:`mathhammer.fantasy.kernels.battle_state` (static arrays of the plan)."""
+    units = plan.units
+    n = len(units)
+    rules, br = plan.rules, plan.rules.battle
+    ui = np.zeros((n, ks.NUI), np.int64)
+    uf = np.zeros((n, ks.NUF))
+    bodies = np.zeros((n, ks.MAXB, 3), np.int64)
+    for u, unit in enumerate(units):
+        if len(unit.bodies) > ks.MAXB:
+            from mathhammer.errors import InputError
+
+            raise InputError(f"unit {unit.label}", f"has {len(unit.bodies)} wound pools, the "
+                             f"battle engine takes {ks.MAXB}", len(unit.bodies),
+                             "join fewer characters to it")
+        p = unit.profile
+        row = ui[u]
+        row[ks.UI_SIDE], row[ks.UI_MODELS], row[ks.UI_WIDTH] = unit.side, unit.models, unit.width
+        row[ks.UI_M], row[ks.UI_LD], row[ks.UI_LARGE] = unit.movement, unit.ld, int(unit.large)
+        row[ks.UI_UNBREAKABLE] = int(p.has("Unbreakable"))
+        row[ks.UI_POINTS], row[ks.UI_NB] = unit.points, len(unit.bodies)
+        row[ks.UI_GENERAL], row[ks.UI_BSB] = int(unit.general), int(unit.battle_standard)
+        row[ks.UI_STANDARD], row[ks.UI_NOCHARGE] = int(unit.standard), int(plan.no_charge[u])
+        row[ks.UI_RANGED] = int(unit.ranged is not None)
+        row[ks.UI_MOVE_OR_FIRE] = int(unit.ranged is not None and unit.ranged.move_or_fire)
+        row[ks.UI_GENERAL_BODY] = plan.leader_body(u, "general")
+        row[ks.UI_BSB_BODY] = plan.leader_body(u, "battle_standard")
+        row[ks.UI_MACHINE] = int(p.machine is not None)
+        row[ks.UI_SIDE_INDEX] = plan.sides[unit.side].index(u)
+        row[ks.UI_FRENZY] = int(p.has("Frenzy"))
+        uf[u] = (unit.base[0], unit.base[1], unit.ranged.range if unit.ranged else 0.0)
+        for b, (_name, role, models, w) in enumerate(unit.bodies):
+            bodies[u, b] = (models, w, int(role in ("rank and file", "champion")))
+    width = max(len(plan.charge_table[u][0]) for u in range(n))
+    ch_range, ch_move, ch_cum = (np.zeros((n, width)) for _ in range(3))
+    ch_n = np.zeros(n, np.int64)
+    for u in range(n):
+        rolls, cum = plan.charge_table[u]
+        ch_n[u] = len(rolls)
+        for k, ((reach, move), c) in enumerate(zip(rolls, cum, strict=True)):
+            ch_range[u, k], ch_move[u, k], ch_cum[u, k] = reach, move, c
+    fwidth = max(len(plan.flee_pmf[u][0]) for u in range(n))
+    fl_val = np.zeros((n, fwidth), np.int64)
+    fl_cum = np.zeros((n, fwidth))
+    fl_n = np.zeros(n, np.int64)
+    for u in range(n):
+        values, cum = plan.flee_pmf[u]
+        fl_n[u] = len(values)
+        fl_val[u, : len(values)] = values
+        fl_cum[u, : len(cum)] = cum
+    sides = np.full((2, n), -1, np.int64)
+    nside = np.array([len(plan.sides[0]), len(plan.sides[1])], np.int64)
+    for s in (0, 1):
+        sides[s, : nside[s]] = plan.sides[s]
+    ri = np.zeros(ks.NRI, np.int64)
+    mods = rules.shooting_modifiers
+    ri[ks.R_INSANE] = int(rules.insane_courage)
+    ri[ks.R_RALLY_DOUBLE_ONE] = int(rules.combat.rally_below_quarter_needs_double_one)
+    ri[ks.R_RESTRAIN_TEST] = int(rules.battle.restrain_test)  # FB-B7
+    ri[ks.R_GENERAL_ON] = int(rules.combat.general_range)
+    ri[ks.R_BSB_ON] = int(rules.combat.battle_standard_reroll)
+    ri[ks.R_SAS_MOVEMENT] = int(rules.combat.stand_and_shoot_min_distance == "movement")
+    ri[ks.R_SHOOT_RANKS], ri[ks.R_MARCH_MULT] = br.shooting_ranks, br.march_multiplier
+    ri[ks.R_TURNS] = plan.turns
+    ri[ks.R_FIRST] = {"a": 0, "b": 1, "roll-off": 2}[plan.first]
+    ri[ks.R_POLICY_A], ri[ks.R_POLICY_B] = (_policy_code(p, ks) for p in plan.policies)
+    ri[ks.R_ROLLOUTS] = max(getattr(p, "rollouts", 1) for p in plan.policies)
+    kinds = ("charge", "reaction", "move", "shoot", "pursue")
+    ri[ks.R_BR_KINDS] = sum(1 << kinds.index(k) for p in plan.policies
+                            for k in getattr(p, "kinds", ()))
+    ri[ks.R_HALF_FAILED] = int(rules.combat.failed_charge_moves != "highest_die")
+    ri[ks.R_MOD_LONG], ri[ks.R_MOD_MOVING] = mods.long_range, mods.moving
+    ri[ks.R_MOD_SAS], ri[ks.R_MOD_SOFT], ri[ks.R_MOD_HARD] = (mods.stand_and_shoot,
+                                                             mods.soft_cover, mods.hard_cover)
+    ri[ks.R_MOD_LARGE] = rules.large_target_modifier
+    ri[ks.R_MAX_MARGIN] = plan.max_margin
+    ri[ks.R_STANDARD_BONUS], ri[ks.R_GENERAL_BONUS] = br.standard_bonus, br.general_bonus
+    ri[ks.R_BSB_BONUS] = br.battle_standard_bonus
+    from mathhammer.fantasy.battle.values import BUCKETS
+
+    ri[ks.R_BUCKETS], ri[ks.R_N_UNITS] = BUCKETS, n
+    rf = np.zeros(ks.NRF)
+    rf[ks.F_TABLE_W], rf[ks.F_TABLE_D] = br.table_width, br.table_depth
+    rf[ks.F_MARCH_BLOCK], rf[ks.F_GENERAL_RANGE] = br.march_block, br.general_range
+    rf[ks.F_BSB_RANGE], rf[ks.F_PANIC] = br.battle_standard_range, rules.combat.panic_fraction
+    rf[ks.F_DESTROYED], rf[ks.F_FLEEING_END] = br.destroyed, br.fleeing_at_end
+    rf[ks.F_BELOW_QUARTER] = br.below_quarter
+    rf[ks.F_DRAW_LIMIT] = br.draw_limit(max(plan.points_limits))
+    terrain = np.zeros((len(plan.deployment.terrain), 6))
+    for i, piece in enumerate(plan.deployment.terrain):
+        terrain[i] = (piece.x, piece.y, piece.width, piece.depth, float(piece.blocks_sight),
+                      {"none": 0, "soft": 1, "hard": 2}[piece.cover])
+    orders = _orders(plan, ks)
+    kinds = ("charge", "reaction", "move", "shoot", "pursue")
+    vocab = np.full((n, 5), np.iinfo(np.int64).max, np.int64)
+    for (_side, kind, u, _label), index in plan.vocabulary.items():  # each block's first slot
+        k = kinds.index(kind)
+        vocab[u, k] = min(vocab[u, k], index)
+    return (ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n, sides, nside,
+            ri, rf, terrain, orders, vocab)
+
+
+def _policy_code(policy, ks) -> int:
+    return {"scripted": ks.SCRIPTED, "greedy": ks.GREEDY,
+            "best-response": ks.BEST_RESPONSE}[policy.name]
+
+
+def _orders(plan, ks) -> np.ndarray:
+    labels = {(u.side, u.label): u.index for u in plan.units}
+    out = np.zeros((len(plan.units), 5), np.int64)
+    for u, unit in enumerate(plan.units):
+        given = plan.deployment.orders[u]
+        enemy = 1 - unit.side
+
+        def target(key, default):
+            value = given.get(key, default)
+            if value in ("any", "nearest"):
+                return ks.ANY
+            if value == "none":
+                return ks.NONE
+            return labels[(enemy, value)]
+
+        out[u, ks.O_CHARGE] = target("charge", "any")
+        out[u, ks.O_REACTION] = ("hold", "flee", "stand-and-shoot").index(
+            given.get("reaction", "hold"))
+        out[u, ks.O_MOVE] = ("advance", "hold", "retreat").index(given.get("move", "advance"))
+        out[u, ks.O_SHOOT] = target("shoot", "nearest")
+        out[u, ks.O_PURSUE] = int(given.get("pursue", True))
+    return out
+
+
+def deployment_arrays(plan) -> tuple:
+    """The battle's start: positions, the contacts of units placed touching, their first
+    round (the Python state's own :func:`~mathhammer.fantasy.battle.state.start_contacts`)."""
+    import random
+
+    from mathhammer.fantasy.battle.state import BattleState
+
+    start = BattleState(plan, random.Random(0), np.zeros(8, np.uint64))
+    n = len(plan.units)
+    pos0 = np.array(plan.deployment.positions, np.float64).reshape(n, 3)
+    contact0 = np.full((n, 3), -1, np.int64)
+    fresh0 = np.zeros(n, np.int64)
+    for u, c in enumerate(start.contact):
+        if c is not None:
+            contact0[u] = c
+        fresh0[u] = int(start.fresh[u])
+    contact0[contact0[:, 0] < 0, 1:] = 0
+    return pos0, contact0, fresh0
+
+
+def scratch(plan, ks) -> tuple:
+    from mathhammer.fantasy.kernels.battle_state import MAXOPT, new_state
+
+    n = len(plan.units)
+    return (np.zeros((4, 2)), np.zeros((4, 2)), np.zeros(7), np.zeros(7), np.zeros(7),
+            np.zeros((MAXOPT, 6), np.int64), np.zeros((MAXOPT, 2)), np.zeros(MAXOPT),
+            np.full(64, -1, np.int64), np.zeros(len(plan.vocabulary), np.int64),
+            np.zeros((MAXOPT, 6), np.int64), np.zeros((MAXOPT, 2)), new_state(n, plan.turns),
+            new_state(n, plan.turns), np.zeros(4, np.int64), np.zeros((2, 52)))
+
+
+def isfinite(x: float) -> bool:
+    return math.isfinite(x)

@@ -1,0 +1,231 @@
+"""The answer of a battle: who wins, by how much, what happened to each unit, who decided what.
+
+JSON contract (``fb battle --format json``, the shared report shape): ``results`` holds
+``p_a_wins``, ``p_draw``, ``p_b_wins`` and ``mean_vp_margin`` (A − B, victory points),
+``mean_vp_a`` / ``mean_vp_b``, and per unit and game turn ``p_destroyed[A:<label>, turn
+<t>]``, ``p_fleeing[...]``, ``p_fled[...]``, ``p_holding[...]``; ``distributions`` holds
+``vp_margin`` and ``models_left[A:<label>]``; ``info`` the policies, the deployment, the
+decisions each side took (``decisions``: per unit and kind, each option's share and how
+often it came up per battle), the values of the first decisions (``first_decisions``), the
+rules followed and what is ``not_played`` yet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from mathhammer.errors import InputError
+from mathhammer.results import Column, Distribution, Estimate, InfoTable, Report
+from mathhammer.trials import BATTLE as DEFAULT_TRIALS
+
+STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
+NOT_PLAYED = (
+    "the magic phase (wizards and spells are not in the profiles yet)",
+    "war machines firing (artillery, FB-R*) and fighting (FB-WM1)",
+    "challenges (FB-K3) in a battle's combats",
+    "overrun, a pursuit that reaches a new enemy, panic from a broken friend, combat reforms "
+    "other than FB-B8's",
+    "terrain other than sight and cover (no difficult or dangerous terrain)",
+)
+
+
+def battle(list_a, list_b, *, turns: int = 6, deployment: str | Path | dict | None = None,
+           policy_a: str = "greedy", policy_b: str = "greedy", first: str = "roll-off",
+           n_trials: int = DEFAULT_TRIALS, seed: int | None = None, workers: int = 1,
+           scheduler=None, rollouts: int = 8, iterations: int = 1, progress=None) -> Report:
+    """Play list A against list B ``n_trials`` times (Monte Carlo; one trial is one battle).
+
+    Args:
+        list_a, list_b: list files, bundled list names (``wfb8_empire``) or ArmyLists.
+        turns: game turns (each: the first player's turn, then the other's).
+        deployment: a deployment file (path or parsed dict), else the default lines (FB-B2).
+        policy_a, policy_b: ``scripted``, ``greedy`` or ``best-response`` (FB-B10).
+        first: ``a``, ``b`` or ``roll-off`` (each battle rolls off).
+        workers: worker processes; the answer is the same for any count (and on Dask).
+        scheduler: a Dask scheduler address or client.
+        rollouts, iterations: best-response: rollouts per option, answers to answers.
+    """
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe
+    from mathhammer.lists import ArmyList, load_list
+
+    armies = [x if isinstance(x, ArmyList) else load_list(x) for x in (list_a, list_b)]
+    data, source = _deployment_data(deployment)
+    recipe = Recipe(armies[0], armies[1], data, source, turns, first, policy_a, policy_b,
+                    rollouts, iterations)
+    tally, used_seed, plan = run(recipe, n_trials, seed, workers=workers, scheduler=scheduler,
+                                 progress=progress)
+    return build_report(plan, tally, n_trials, used_seed, recipe)
+
+
+def _deployment_data(deployment) -> tuple[dict | None, str]:
+    if deployment is None:
+        return None, "default lines (FB-B2)"
+    if isinstance(deployment, dict):
+        return deployment, "deployment"
+    from mathhammer.profiles import read_toml
+
+    return read_toml(Path(deployment)), str(deployment)
+
+
+def unit_key(plan, u: int) -> str:
+    unit = plan.units[u]
+    return f"{'AB'[unit.side]}:{unit.label}"
+
+
+def build_report(plan, tally: dict, n: int, seed: int, recipe) -> Report:
+    from mathhammer.fantasy.headlines import fb_battle_headline
+
+    outcome = tally["outcome"]
+    results: dict[str, Estimate] = {
+        "p_a_wins": Estimate.proportion(int(outcome[0]), n),
+        "p_draw": Estimate.proportion(int(outcome[1]), n),
+        "p_b_wins": Estimate.proportion(int(outcome[2]), n),
+    }
+    twice, twice_sq = (float(x) for x in tally["margin2"])
+    results["mean_vp_margin"] = Estimate.mean(twice / 2, twice_sq / 4, n)
+    last = plan.turns - 1  # each unit's fate at the end; by game turn in info (fate by turn)
+    for u in range(len(plan.units)):
+        for code, name in enumerate(STATUS_KEYS):
+            if name != "holding":  # 1 minus the other three
+                results[f"p_{name}[{unit_key(plan, u)}]"] = Estimate.proportion(
+                    int(tally["status"][last, u, code]), n)
+    hist = tally["margin_hist"]
+    nz = np.nonzero(hist)[0]
+    distributions = {"vp_margin": Distribution.from_counts(hist[nz[0]: nz[-1] + 1],
+                                                           offset=int(nz[0]) - plan.max_margin)}
+    for u, unit in enumerate(plan.units):
+        counts = tally["models_left"][u, : unit.models + 1]
+        distributions[f"models_left[{unit_key(plan, u)}]"] = Distribution.from_counts(counts)
+    names = plan.names
+    title = (f"{names[0]} vs {names[1]} ({plan.rules.name}, {plan.turns} game turns, "
+             f"{plan.policies[0].describe()} vs {plan.policies[1].describe()})")
+    info = _info(plan, tally, n, recipe, seed)
+    report = Report("fantasy.battle", "mc", results, distributions, n_trials=n, seed=seed,
+                    info=info, title=title)
+    report.headline = fb_battle_headline(report, names)
+    return report
+
+
+def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
+    br = plan.rules.battle
+    first = {"a": "A first", "b": "B first", "roll-off": "first turn by a roll-off each battle "
+             "(DICE-6)"}[plan.first]
+    info: dict = {
+        "set-up": f"A {recipe.army_a.total_points} pts, B {recipe.army_b.total_points} pts; "
+                  f"{plan.rules.name}; {br.table_width:g}\" x {br.table_depth:g}\" table (FB-B1); "
+                  f"{plan.deployment.source}; {first}; {plan.turns} game turns, each player "
+                  "turn rally, charges, moves, shooting, combat (FB-B3)",
+        "victory points": _vp_words(plan),
+        "not_played": "; ".join(NOT_PLAYED) + " (FB-B11)",
+    }
+    info["fate by turn"] = fate_by_turn(plan, tally, n)
+    info["decisions"] = decision_summary(plan, tally["decisions"], n)
+    info["first_decisions"] = [  # VP to a tenth: the table view prints each on one line
+        {**entry, "options": [{**o, "value": round(o["value"], 1), "se": round(o["se"], 1)}
+                              for o in entry["options"]]}
+        for entry in first_decisions(plan, seed)]
+    return info
+
+
+FIRST_STREAM = 10**9  # a chunk number no run reaches: the first-decisions battle's own dice
+
+
+def first_decisions(plan, seed: int) -> list[dict]:
+    """Each side's first real decision (more than one option) in one battle played on its
+    own stream, with the value its policy gave every option: greedy's exact one-step values
+    (se 0), best-response's rollout means ± se (VP margin for the deciding side)."""
+    from mathhammer.fantasy.battle.phases import play
+    from mathhammer.fantasy.battle.runner import kernel_of, new_battle
+    from mathhammer.rng import chunk_state
+
+    words = chunk_state(seed, FIRST_STREAM)
+    if plan.engine == "kernel":
+        return _kernel_first(plan, kernel_of(plan).first_decisions(words))
+    state = new_battle(plan, words)
+    state.first_values = {}
+    play(plan, state)
+    out = []
+    for side in (0, 1):
+        entry = state.first_values.get(side)
+        if entry is not None:
+            out.append({"side": "AB"[side], "policy": plan.policies[side].describe(), **entry})
+    return out
+
+
+KINDS = ("charge", "reaction", "move", "shoot", "pursue")
+
+
+def _kernel_first(plan, first) -> list[dict]:
+    """The kernel's record (per side: recorded, kind, unit, n, values, se, option slots)."""
+    labels = {}
+    for (_side, kind, u, label), index in plan.vocabulary.items():
+        labels.setdefault((u, kind), []).append((index, label))
+    out = []
+    for side in (0, 1):
+        row = first[side]
+        if row[0] == 0 or plan.policies[side].name == "scripted":
+            continue
+        kind, u, n = KINDS[int(row[1])], int(row[2]), int(row[3])
+        block = [label for _i, label in sorted(labels[(u, kind)])]
+        options = [{"option": block[int(row[36 + k])], "value": float(row[4 + k]),
+                    "se": float(row[20 + k])} for k in range(n)]
+        out.append({"side": "AB"[side], "policy": plan.policies[side].describe(), "kind": kind,
+                    "unit": plan.units[u].label, "options": options})
+    return out
+
+
+def _vp_words(plan) -> str:
+    br = plan.rules.battle
+    parts = [f"destroyed or fled {br.destroyed:g} x points"]
+    if br.fleeing_at_end:
+        parts.append(f"fleeing at the end {br.fleeing_at_end:g} x")
+    if br.below_quarter:
+        parts.append(f"below a quarter of its models {br.below_quarter:g} x")
+    for key, words in (("general_bonus", "general"), ("battle_standard_bonus", "battle standard"),
+                       ("standard_bonus", "each standard taken")):
+        if getattr(br, key):
+            parts.append(f"{words} +{getattr(br, key)}")
+    limit = br.draw_limit(max(plan.points_limits))
+    parts.append(f"a draw within {limit:g} VP" if limit else "a draw on equal VP")
+    return "; ".join(parts) + " (FB-B9)"
+
+
+def fate_by_turn(plan, tally: dict, n: int) -> InfoTable:
+    """Per unit, P(destroyed or fled off the table) by the end of each game turn, ± se."""
+    gone = [STATUS_KEYS.index("destroyed"), STATUS_KEYS.index("fled")]
+    rows, columns = [], [Column("unit", "destroyed or fled by the end of")]
+    for turn in range(plan.turns):
+        columns.append(Column(f"turn_{turn + 1}", f"turn {turn + 1}", se=f"turn_{turn + 1}_se"))
+    for u in range(len(plan.units)):
+        row: dict = {"unit": unit_key(plan, u)}
+        for turn in range(plan.turns):
+            est = Estimate.proportion(int(tally["status"][turn, u, gone].sum()), n)
+            row[f"turn_{turn + 1}"], row[f"turn_{turn + 1}_se"] = est.value, est.se
+        rows.append(row)
+    return InfoTable(rows, tuple(columns))
+
+
+def decision_summary(plan, counts: np.ndarray, n: int) -> list[str]:
+    """One line per unit and kind of decision: how often it came up, each option's share."""
+    groups: dict[tuple, list[tuple[str, int]]] = {}
+    for (side, kind, u, label), i in plan.vocabulary.items():
+        groups.setdefault((side, u, kind), []).append((label, int(counts[i])))
+    lines = []
+    for (side, u, kind), options in sorted(groups.items()):
+        total = sum(c for _l, c in options)
+        if not total:
+            continue
+        shares = ", ".join(f"{label} {100 * c / total:.0f}%" for label, c in options if c)
+        lines.append(f"{'AB'[side]}:{plan.units[u].label}: {kind} ({total / n:.2f} a battle): "
+                     f"{shares}")
+    return lines
+
+
+def check_options(turns, n_trials) -> None:
+    if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
+        raise InputError("‹turns›", "must be at least 1 game turn", turns, "use ‹turns› 6")
+    if n_trials is not None and (isinstance(n_trials, bool) or not isinstance(n_trials, int)):
+        raise InputError("‹n_trials›", "must be a whole number", n_trials, "use ‹n_trials› 2000")

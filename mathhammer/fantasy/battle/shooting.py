@@ -1,0 +1,184 @@
+"""The shooting phase of a battle (FB-B6, FB-H2..FB-V4, FB-G4): targets, ranges, the chain.
+
+A unit with a missile weapon (its profile's ``[ranged]`` table) that is not in combat, did
+not charge, march or rally this turn (nor move, with ``move_or_fire``) shoots one enemy in
+its front arc, in sight and in range, not in combat (FB-B6). The models of its first
+``shooting_ranks`` ranks fire; beyond half the range is long range; a shooter that moved,
+terrain crossed (soft / hard cover), a stand and shoot reaction: the ruleset's modifiers
+(FB-H2). The unsaved wounds are drawn from the shooting chain's exact distribution
+(:func:`mathhammer.fantasy.chain.core.chain_distribution`, the table ``fb shoot`` prints), kept
+per shooter, target, shots, modifier and models left. Wounds go to the rank and file
+(a character in the unit is not hit: FB-B6). A unit that lost a quarter of its models
+in the phase tests for panic (FB-G4) and flees on a failure (an Unbreakable unit never
+panics).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mathhammer.fantasy.battle.actions import (
+    Option,
+    clear_contacts,
+    flee_move,
+    ld_test,
+    nearest_enemy,
+    seen,
+)
+from mathhammer.fantasy.battle.state import FLEE, HOLD, BattleState
+from mathhammer.fantasy.battle.table import distance
+
+
+def shoot_options(plan, state: BattleState, u: int):
+    out = [Option("shoot", u, "hold fire")]
+    unit = plan.units[u]
+    weapon = unit.ranged
+    if weapon is None or state.status[u] != HOLD or state.engaged(u) or state.charged[u] \
+            or state.marched[u] or state.hold_turn[u] or (weapon.move_or_fire and state.moved[u]):
+        return out
+    me = state.box(plan, u)
+    eye = me.point(0.0, 0.0)
+    for t in plan.sides[1 - unit.side]:
+        if not state.on_table(t) or state.engaged(t):
+            continue
+        target = state.box(plan, t)
+        gap = distance(me, target)
+        if gap > weapon.range:
+            continue
+        centre = target.centre()
+        if not (me.in_front_arc(*centre) or any(me.in_front_arc(*c) for c in target.corners())):
+            continue
+        visible, cover = seen(plan, state, u, t, eye, centre)
+        if not visible:
+            continue
+        out.append(Option("shoot", u, f"shoot {plan.units[t].label}", t, (gap, cover)))
+    return out
+
+
+def modifier(plan, state: BattleState, u: int, gap: float, cover: int,
+             stand_and_shoot: bool) -> int:
+    """FB-H2: the sum of the ruleset's shooting modifiers that apply."""
+    mods = plan.rules.shooting_modifiers
+    total = 0
+    if gap > plan.units[u].ranged.range / 2:
+        total += mods.long_range
+    if state.moved[u] and not stand_and_shoot:
+        total += mods.moving
+    if stand_and_shoot:
+        total += mods.stand_and_shoot
+    total += (0, mods.soft_cover, mods.hard_cover)[cover]
+    return total
+
+
+def shots_fired(plan, state: BattleState, u: int) -> int:
+    """Models of the first ``shooting_ranks`` ranks (FB-B6)."""
+    unit = plan.units[u]
+    return min(state.models[u], unit.width * plan.rules.battle.shooting_ranks)
+
+
+def wound_table(plan, u: int, t: int, shooters: int, mod: int, models_left: int) -> tuple:
+    """Cumulative P(k unsaved wounds) of ``shooters`` models of u at t (cached)."""
+    mod += plan.rules.large_target_modifier if plan.units[t].large else 0
+    key = (u, t, shooters, mod)  # uncapped: the wounds are capped where they land
+    table = plan.shot_cache.get(key)
+    if table is None:
+        table = plan.shot_cache[key] = wound_cdf(plan, u, t, shooters, mod, 0)
+    return table
+
+
+def wound_cdf(plan, u, t, shooters, mod, models_left) -> tuple:
+    """The cumulative table itself: ``mod`` is every to-hit modifier (a large target's too);
+    ``models_left`` 0 leaves the wounds uncapped (the battle caps them where they land)."""
+    from mathhammer.dice import parse_dice
+    from mathhammer.fantasy.chain.core import AttackSpec, chain_distribution, single_attack_outcomes
+    from mathhammer.fantasy.combat.target import target_parts
+
+    rules = plan.rules
+    weapon = plan.units[u].ranged
+    shooter = plan.units[u].profile
+    target = plan.units[t].profile
+    part = target_parts(target, rules)[0]
+    spec = AttackSpec(bs=shooter.stats.bs, shooting_modifier=mod, strength=weapon.strength,
+                      toughness=part.t, save=part.armour, ward=part.ward,
+                      regeneration=part.regeneration, armour_piercing=weapon.armour_piercing,
+                      close_combat=False, multiple_wounds=weapon.multiple_wounds,
+                      target_wounds=part.w)
+    per_attack, p_slay = single_attack_outcomes(spec, rules)
+    per_model = {k: float(p) for k, p in parse_dice(weapon.shots).pmf().items()}
+    shots = {0: 1.0}
+    for _ in range(shooters):
+        nxt: dict[int, float] = {}
+        for a, pa in shots.items():
+            for b, pb in per_model.items():
+                nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
+        shots = nxt
+    wounds = chain_distribution(np.asarray(per_attack, float), float(p_slay), shots, part.w,
+                                models_left or None)
+    cum = np.cumsum(wounds)
+    cum[-1] = 1.0
+    return tuple(float(c) for c in cum)
+
+
+def volley(plan, state: BattleState, u: int, t: int, extra, stand_and_shoot: bool = False) -> int:
+    """Fire u at t; returns the unsaved wounds (added to t's rank and file, FB-V4)."""
+    if stand_and_shoot:
+        gap, cover = float(extra), _cover_between(plan, state, u, t)
+    else:
+        gap, cover = extra
+    mod = modifier(plan, state, u, gap, cover, stand_and_shoot)
+    n = shots_fired(plan, state, u)
+    if n <= 0:
+        return 0
+    _n, _r, models, w = plan.units[t].bodies[0]
+    left = max(0, models - state.wounds[t][0] // w)
+    if left <= 0:
+        return 0
+    cum = wound_table(plan, u, t, n, mod, left)
+    r = state.rng.random()
+    wounds = 0
+    while wounds < len(cum) - 1 and r >= cum[wounds]:
+        wounds += 1
+    if wounds:
+        state.set_wounds(plan, t, 0, min(state.wounds[t][0] + wounds, models * w))
+        if not plan.unit_alive(t, state.wounds[t]):
+            from mathhammer.fantasy.battle.state import DEAD
+
+            state.status[t] = DEAD
+            clear_contacts(state, t)
+    return wounds
+
+
+def _cover_between(plan, state: BattleState, u: int, t: int) -> int:
+    return seen(plan, state, u, t, state.box(plan, u).point(0.0, 0.0),
+                state.box(plan, t).centre())[1]
+
+
+def panic_tests(plan, state: BattleState, side: int) -> None:
+    """FB-G4: each unit of ``side`` that lost ``panic_fraction`` of its models this phase and
+    is not in combat tests Leadership; a failure flees directly away from the nearest enemy."""
+    from mathhammer.fantasy.battle.plan import draw
+
+    fraction = plan.rules.combat.panic_fraction
+    for u in plan.sides[side]:
+        start = state.phase_start_models[u]
+        lost = start - state.models[u]
+        if state.status[u] != HOLD or lost <= 0 or lost < fraction * start or state.engaged(u) \
+                or plan.units[u].profile.has("Unbreakable"):  # FB-B6: never panics
+            continue
+        if ld_test(plan, state, u):
+            continue
+        enemy = nearest_enemy(plan, state, u)
+        source = state.box(plan, enemy).centre() if enemy is not None else (
+            state.x[u] + math.cos(state.theta[u]), state.y[u] + math.sin(state.theta[u]))
+        flee_move(plan, state, u, source, _flee(plan, state, u, draw))
+    for u in range(len(plan.units)):
+        state.phase_start_models[u] = state.models[u]
+
+
+def _flee(plan, state, u, draw) -> int:
+    return draw(plan.flee_pmf[u], state.rng)
+
+
+__all__ = ["shoot_options", "volley", "panic_tests", "FLEE"]

@@ -1,0 +1,261 @@
+"""Whole battles in the kernel: the best-response rollouts, victory points, a chunk of battles.
+
+* :func:`best_response` (FB-B10): each option of the decision is played ``R_ROLLOUTS``
+  times from a copy of the state to the end of the battle, rollout k of every option on
+  the same stream (common random numbers), later decisions greedy (a best-response side)
+  or by the side's own policy; the best mean VP margin for the deciding side wins.
+* :func:`margin` (FB-B9): A's victory points minus B's, as ``rf`` / ``ri`` say.
+* :func:`play_chunk`: battles ``start..n-1`` of one chunk, battle j on its own stream
+  (:func:`~mathhammer.fantasy.kernels.battle_state.seed_stream` of the chunk's words and j), so a
+  battle replayed after a miss is the same battle. Returns the battle that missed, or n.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from mathhammer.fantasy.kernels.battle import step
+from mathhammer.fantasy.kernels.battle_values import greedy_choice, option_values
+from mathhammer.fantasy.kernels.battle_actions import OI_SLOT
+from mathhammer.fantasy.kernels.battle_state import (
+    B_MODELS,
+    B_W,
+    DEAD,
+    F_BELOW_QUARTER,
+    F_DESTROYED,
+    F_DRAW_LIMIT,
+    F_FLEEING_END,
+    FLED,
+    FLEE,
+    G_DONE,
+    G_PHASE,
+    G_SEAT,
+    G_TURN,
+    HOLD,
+    MISS,
+    NEED,
+    OK,
+    R_BSB_BONUS,
+    R_GENERAL_BONUS,
+    R_MAX_MARGIN,
+    R_ROLLOUTS,
+    R_STANDARD_BONUS,
+    ST_CF,
+    ST_CS,
+    ST_CT,
+    ST_FRENZIED,
+    ST_FRESH,
+    ST_MODELS,
+    ST_PSM,
+    ST_STATUS,
+    ST_STDLOST,
+    UI_BSB,
+    UI_BSB_BODY,
+    UI_FRENZY,
+    UI_GENERAL,
+    UI_GENERAL_BODY,
+    UI_MODELS,
+    UI_POINTS,
+    copy_state,
+    face_to,
+    seed_stream,
+)
+from mathhammer.kernels.dice import next_u64
+
+BR_Z = 2.0  # FB-B10: an alternative replaces greedy's choice when better by 2 paired se
+
+
+# ---- victory points (FB-B9) -------------------------------------------------------------------
+@njit(cache=True, nogil=True, error_model="numpy")
+def _lost(B, S, u, body_col):
+    st, wounds, bodies, ui = S.ust, S.wounds, B.bodies, B.ui
+    s = st[u, ST_STATUS]
+    if s == DEAD or s == FLED or s == FLEE:
+        return True
+    b = ui[u, body_col]
+    return wounds[u, b] >= bodies[u, b, B_MODELS] * bodies[u, b, B_W]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def side_vp(B, S, side):
+    """The VP ``side`` scores from the enemy's units."""
+    ui, sides, nside, ri, rf = B.ui, B.sides, B.nside, B.ri, B.rf
+    st = S.ust
+    e = 1 - side
+    total = 0.0
+    for k in range(nside[e]):
+        u = sides[e, k]
+        s = st[u, ST_STATUS]
+        points = ui[u, UI_POINTS]
+        if s == DEAD or s == FLED:
+            total += rf[F_DESTROYED] * points
+        elif s == FLEE:
+            total += rf[F_FLEEING_END] * points
+        elif st[u, ST_MODELS] * 4 < ui[u, UI_MODELS]:
+            total += rf[F_BELOW_QUARTER] * points
+        if ui[u, UI_GENERAL] == 1 and ri[R_GENERAL_BONUS] > 0 and _lost(B, S, u, UI_GENERAL_BODY):
+            total += ri[R_GENERAL_BONUS]
+        if ui[u, UI_BSB] == 1 and ri[R_BSB_BONUS] > 0 and _lost(B, S, u, UI_BSB_BODY):
+            total += ri[R_BSB_BONUS]
+        if st[u, ST_STDLOST] == 1:
+            total += ri[R_STANDARD_BONUS]
+    return total
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def margin(B, S):
+    return side_vp(B, S, 0) - side_vp(B, S, 1)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def outcome(B, m):
+    """0 A wins, 1 a draw, 2 B wins."""
+    if abs(m) <= B.rf[F_DRAW_LIMIT] + 1e-9:
+        return 1
+    return 0 if m > 0 else 2
+
+
+# ---- a battle ------------------------------------------------------------------------------
+@njit(cache=True, nogil=True, error_model="numpy")
+def init_battle(B, S, words, index):
+    """Battle ``index`` of the stream ``words``: the deployment, everybody holding."""
+    ui = B.ui
+    pos0, contact0, fresh0 = B.pos0, B.contact0, B.fresh0
+    pos, st, wounds, g, hist = S.pos, S.ust, S.wounds, S.g, S.hist
+    for u in range(ui.shape[0]):
+        pos[u, 0], pos[u, 1] = pos0[u, 0], pos0[u, 1]
+        face_to(pos, u, pos0[u, 2])
+    st[...] = 0
+    wounds[...] = 0
+    g[...] = 0
+    hist[...] = 0
+    for u in range(ui.shape[0]):
+        st[u, ST_MODELS] = ui[u, UI_MODELS]
+        st[u, ST_PSM] = ui[u, UI_MODELS]
+        st[u, ST_FRENZIED] = ui[u, UI_FRENZY]
+        st[u, ST_CT], st[u, ST_CF], st[u, ST_CS] = contact0[u, 0], contact0[u, 1], contact0[u, 2]
+        st[u, ST_FRESH] = fresh0[u]
+    g[G_TURN] = 1
+    seed_stream(words, index, S.kstate)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def play_rollout(B, S):
+    while S.g[G_DONE] == 0:
+        if step(B, S, -1, 1) == MISS:
+            return MISS
+    return OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def best_response(B, S):
+    """(the option of the decision B.need, OK / MISS): greedy's choice, unless the rollouts
+    show another better by more than BR_Z standard errors of the paired difference (rollout
+    k of both options on the same stream: common random numbers)."""
+    need = B.need
+    side, kind, u, n = need[0], need[1], need[2], need[3]
+    rollouts = B.ri[R_ROLLOUTS]
+    slots = B.opt_i[:n, OI_SLOT].copy()
+    if option_values(B, S, kind, u, n, B.opt_i, B.opt_f, B.vals) == MISS:
+        return 0, MISS
+    base = greedy_choice(B.vals, n)
+    seeds = np.empty(rollouts, np.uint64)
+    for k in range(rollouts):
+        seeds[k] = next_u64(S.kstate)
+    words = np.zeros(4, np.uint64)
+    trial = B.sr
+    sign = 1.0 if side == 0 else -1.0
+    values = np.zeros((n, rollouts))
+    for j in range(n):
+        for k in range(rollouts):  # common random numbers: rollout k alike for every option
+            copy_state(S, trial)
+            words[0] = seeds[k]
+            seed_stream(words, 0, trial.kstate)
+            if step(B, trial, j, 1) == MISS:
+                return 0, MISS
+            if play_rollout(B, trial) == MISS:
+                return 0, MISS
+            values[j, k] = sign * margin(B, trial)
+    best, best_gain = base, 0.0
+    for j in range(n):
+        if j == base:
+            continue
+        gain, se = _mean_se(values[j] - values[base])
+        if gain > BR_Z * se and gain > best_gain:
+            best, best_gain = j, gain
+    first = B.first
+    if first[side, 0] == 0:
+        first[side, 0], first[side, 1], first[side, 2], first[side, 3] = 1, kind, u, n
+        for j in range(n):
+            mean, se = _mean_se(values[j])
+            first[side, 4 + j], first[side, 20 + j], first[side, 36 + j] = mean, se, slots[j]
+    return best, OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _mean_se(x):
+    k = x.shape[0]
+    mean = x.sum() / k
+    var = max((x * x).sum() / k - mean * mean, 0.0)
+    return mean, (math.sqrt(var / (k - 1)) if k > 1 else 0.0)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def play_battle(B, S):
+    """The main line of one battle (best-response decisions by rollouts)."""
+    while S.g[G_DONE] == 0:
+        status = step(B, S, -1, 0)
+        if status == NEED:
+            choice, status = best_response(B, S)
+            if status == MISS:
+                return MISS
+            status = step(B, S, choice, 0)
+        if status == MISS:
+            return MISS
+    return OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def play_chunk(B, S, words, start, n, outcomes, margin2, margin_hist, status_hist,
+               models_left, decisions):
+    """Battles start..n-1 of a chunk, counted; returns the battle that missed, or n."""
+    ui, ri = B.ui, B.ri
+    st, hist = S.ust, S.hist
+    first = B.first
+    mine = B.decisions
+    for j in range(start, n):
+        init_battle(B, S, words, j)
+        mine[:] = 0
+        first[0, 0], first[1, 0] = 1, 1  # the first decisions are recorded on their own
+        if play_battle(B, S) == MISS:
+            return j
+        m = margin(B, S)
+        outcomes[outcome(B, m)] += 1
+        twice = np.int64(np.round(2 * m))
+        margin2[0] += twice
+        margin2[1] += twice * twice
+        margin_hist[np.int64(math.floor(m + 0.5)) + ri[R_MAX_MARGIN]] += 1
+        for t in range(hist.shape[0]):
+            for u in range(ui.shape[0]):
+                status_hist[t, u, hist[t, u]] += 1
+        for u in range(ui.shape[0]):
+            s = st[u, ST_STATUS]
+            models_left[u, 0 if (s == FLED or s == DEAD) else st[u, ST_MODELS]] += 1
+        for k in range(mine.shape[0]):
+            decisions[k] += mine[k]
+    return n
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def first_decisions(B, S, words):
+    """One battle on its own stream with the first decisions' values recorded (B.first)."""
+    init_battle(B, S, words, 0)
+    B.decisions[:] = 0
+    B.first[:, :] = 0
+    return play_battle(B, S)
+
+
+__all__ = ["play_chunk", "first_decisions", "margin", "HOLD", "G_PHASE", "G_SEAT"]

@@ -1,0 +1,279 @@
+"""The greedy general's one-step values inside the battle kernel (FB-B10).
+
+The same values as :mod:`mathhammer.fantasy.battle.values` (its docstring): a combat's
+value is looked up in the run's table of exact one-round values (built by Python on a
+miss: :func:`mathhammer.fantasy.battle.values.combat_value`), a charge's reach comes from
+the charge dice, a volley's mean from the shooting table, a move's from where it leaves the
+unit (played on a copy of the state). Every function returns ``(value, status)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from mathhammer.fantasy.kernels.battle_actions import (
+    OI_CODE,
+    OI_COVER,
+    OI_FACE,
+    OI_TARGET,
+    apply_move,
+    shoot_options,
+    shot_table,
+)
+from mathhammer.fantasy.kernels.battle_geometry import (
+    FRONT,
+    arc,
+    centre,
+    face_segment,
+    farther_than,
+    segment_distance,
+)
+from mathhammer.fantasy.kernels.battle_state import (
+    F_MARCH_BLOCK,
+    HOLD,
+    MISS,
+    MISS_VALUE,
+    OK,
+    R_BUCKETS,
+    R_INSANE,
+    R_MARCH_MULT,
+    ST_MODELS,
+    ST_STATUS,
+    UI_LD,
+    UI_M,
+    UI_MODELS,
+    UI_POINTS,
+    UI_SIDE,
+    box,
+    copy_state,
+    engaged,
+)
+
+
+APPROACH = 0.5  # FB-B10: weight of the pull towards favoured pairings (values.py)
+APPROACH_RANGE = 48.0  # inches at which the pull starts
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def bucket(full, models, buckets):
+    """FB-B10: the models a value is worked out for (rounded up to quarters of the unit)."""
+    if full <= buckets or models <= 0:
+        return models if models > 1 else 1
+    step = full / buckets
+    value = int(math.ceil(math.ceil(models / step) * step))
+    return min(full, max(1, value))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def value_code(u, t, face, charged, mu, mt):
+    return ((((u * 64 + t) * 4 + face) * 2 + charged) * 256 + mu) * 256 + mt
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def combat_value(B, S, u, t, face, charged):
+    """u's side's expected VP swing of one round of u against t (a table lookup)."""
+    ui, ri = B.ui, B.ri
+    st = S.ust
+    mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], ri[R_BUCKETS])
+    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], ri[R_BUCKETS])
+    code = value_code(u, t, face, charged, mu, mt)
+    table = B.values
+    if code not in table:
+        miss = B.miss
+        miss[0], miss[1], miss[2], miss[3] = MISS_VALUE, u, t, face
+        miss[4], miss[5], miss[6] = charged, mu, mt
+        return 0.0, MISS
+    return table[code], OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def p_reach(B, u, gap):
+    ch_range, ch_cum, ch_n = B.ch_range, B.ch_cum, B.ch_n
+    below = 0.0
+    for k in range(ch_n[u]):
+        if ch_range[u, k] >= gap - 1e-9:
+            return 1.0 - below
+        below = ch_cum[u, k]
+    return 0.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def p_rally(B, u):
+    """FB-T2: P(2D6 ≤ Ld), a double 1 passing with Insane Courage (no re-roll)."""
+    ui, ri = B.ui, B.ri
+    ld = ui[u, UI_LD]
+    passes = 0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            if a + b <= ld or (a == 1 and b == 1 and ri[R_INSANE] == 1):
+                passes += 1
+    return passes / 36.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def volley_value(B, S, u, t, gap, cover, stand_and_shoot):
+    """Expected unsaved wounds × t's points per wound."""
+    ui, bodies = B.ui, B.bodies
+    index = shot_table(B, S, u, t, gap, cover, stand_and_shoot)
+    if index == MISS:
+        return 0.0, MISS
+    if index < 0:
+        return 0.0, OK
+    cum = B.shot_list[index]
+    room = bodies[t, 0, 0] * bodies[t, 0, 1] - S.wounds[t, 0]  # wounds the rank and file can take
+    mean, prev = 0.0, 0.0
+    for k in range(cum.shape[0]):
+        mean += min(k, room) * (cum[k] - prev)
+        prev = cum[k]
+    total = 0
+    for b in range(bodies.shape[1]):
+        total += bodies[t, b, 0] * bodies[t, b, 1]
+    return mean * ui[t, UI_POINTS] / max(total, 1), OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def charge_value(B, S, u, t, face, gap):
+    value, status = combat_value(B, S, u, t, face, 1)
+    return p_reach(B, u, gap) * value, status
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def reaction_value(B, S, charger, t, gap, face, code):
+    """The charged unit's side's value of holding (0), fleeing (1), standing and shooting (2)."""
+    ui, fl_val, fl_cum, fl_n = B.ui, B.fl_val, B.fl_cum, B.fl_n
+    if code == 1:
+        caught, prev = 0.0, 0.0
+        for k in range(fl_n[t]):
+            caught += (fl_cum[t, k] - prev) * p_reach(B, charger, gap + fl_val[t, k])
+            prev = fl_cum[t, k]
+        points = ui[t, UI_POINTS]
+        return -(caught * points + (1 - caught) * points * (1 - p_rally(B, t))), OK
+    value, status = combat_value(B, S, charger, t, face, 1)
+    if status == MISS:
+        return 0.0, MISS
+    hold = -p_reach(B, charger, gap) * value
+    if code == 2:
+        extra, status = volley_value(B, S, t, charger, gap, 0, True)
+        if status == MISS:
+            return 0.0, MISS
+        hold += extra
+    return hold, OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _reach(B, u, me, them, uf_unused):
+    mx, my = centre(me)
+    face, fside = arc(them, mx, my)
+    a0x, a0y, a1x, a1y, _a, _b, _c, _d = face_segment(me, FRONT, 1)
+    c0x, c0y, c1x, c1y, _e, _f, _g, _h = face_segment(them,
+                                                      face, fside)
+    gap = segment_distance(a0x, a0y, a1x, a1y, c0x, c0y, c1x, c1y)
+    tx, ty = centre(them)
+    f2, _s2 = arc(me, tx, ty)
+    now = p_reach(B, u, gap) if f2 == FRONT else 0.0
+    later = 0.5 * p_reach(B, u, gap - B.ui[u, UI_M])
+    return max(now, later)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def threat(B, S, u):
+    """u's side's value of where u stands: the charges it threatens minus the enemy's, and
+    the pull of the pairings it is favoured in (APPROACH; see values.threat)."""
+    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
+    pos, st = S.pos, S.ust
+    me, them = B.b1.copy(), B.b2.copy()
+    box(ui, uf, pos, st, u, me)
+    mx, my = centre(me)
+    total = 0.0
+    e = 1 - ui[u, UI_SIDE]
+    for i in range(nside[e]):
+        t = sides[e, i]
+        if st[t, ST_STATUS] != HOLD or engaged(st, t):
+            continue
+        box(ui, uf, pos, st, t, them)
+        tx, ty = centre(them)
+        f_at, _s = arc(them, mx, my)
+        gain, status = combat_value(B, S, u, t, f_at, 1)
+        if status == MISS:
+            return 0.0, MISS
+        f_me, _s = arc(me, tx, ty)
+        loss, status = combat_value(B, S, t, u, f_me, 1)
+        if status == MISS:
+            return 0.0, MISS
+        closeness = 1.0 - math.hypot(tx - mx, ty - my) / APPROACH_RANGE
+        if closeness > 0:
+            total += APPROACH * (gain - loss) / 2 * closeness
+        if farther_than(me, them, 30.0):
+            continue
+        if gain > 0:
+            total += gain * _reach(B, u, me, them, uf)
+        if loss > 0:
+            total -= loss * _reach(B, t, them, me, uf)
+    return total, OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def best_volley(B, S, u):
+    oi, of = B.opt2_i, B.opt2_f
+    n = shoot_options(B, S, u, oi, of)
+    best = 0.0
+    for k in range(1, n):
+        value, status = volley_value(B, S, u, oi[k, OI_TARGET], of[k, 0], oi[k, OI_COVER],
+                                     False)
+        if status == MISS:
+            return 0.0, MISS
+        if value > best:
+            best = value
+    return best, OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def move_value(B, S, u, code, target):
+    """Play the move on the look-ahead copy and value where it leaves the unit."""
+    ri, rf = B.ri, B.rf
+    trial = B.sg
+    copy_state(S, trial)
+    apply_move(B, trial, u, code, target, rf[F_MARCH_BLOCK], ri[R_MARCH_MULT])
+    value, status = threat(B, trial, u)
+    if status == MISS:
+        return 0.0, MISS
+    extra, status = best_volley(B, trial, u)
+    return value + extra, status
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def option_values(B, S, kind, u, n, oi, of, out):
+    """The greedy values of options 0..n-1 of a decision of ``kind`` into ``out``."""
+    for k in range(n):
+        code, target = oi[k, OI_CODE], oi[k, OI_TARGET]
+        status = OK
+        value = 0.0
+        if kind == 0:  # charge
+            if code == 1:
+                value, status = charge_value(B, S, u, target, oi[k, OI_FACE], of[k, 0])
+        elif kind == 1:  # reaction: u is the charged unit, target the charger
+            value, status = reaction_value(B, S, target, u, of[0, 0], oi[0, OI_FACE], code)
+        elif kind == 2:  # move
+            value, status = move_value(B, S, u, code, target)
+        elif kind == 3:  # shoot
+            if code == 1:
+                value, status = volley_value(B, S, u, target, of[k, 0], oi[k, OI_COVER],
+                                             False)
+        else:  # pursue
+            value = 1.0 if code == 0 else 0.0
+        if status == MISS:
+            return MISS
+        out[k] = value
+    return OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def greedy_choice(values, n):
+    """The best option; ties (and nothing better than option 0) go to the first listed."""
+    best = 0
+    for k in range(1, n):
+        if values[k] > values[best] + 1e-12 and values[k] > values[0] + 1e-9:
+            best = k
+    return best

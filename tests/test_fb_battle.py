@@ -1,0 +1,145 @@
+"""``fb battle`` (FB-B1..B10): whole battles, checked against the engines they are built from.
+
+Monte Carlo against exact: the tolerance is 5 standard errors of the exact p at the run's
+N (tests/stats.py conventions), never a tuned seed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mathhammer.fantasy.battle.report import battle
+from tests.conftest import cli_result
+
+
+def one_unit_list(tmp_path, name: str, profile: str, ruleset: str = "wfb8", **options) -> str:
+    lines = [f'name = "{name}"', 'game = "fantasy"', f'ruleset = "{ruleset}"', "points = 2000",
+             "", "[[units]]", f'profile = "{profile}"']
+    lines += [f"{k} = {str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items()]
+    path = tmp_path / f"{name}.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+SMALL = dict(models=10, champion=False, standard=True, musician=True)
+
+
+def in_contact(a_label: str, b_label: str) -> dict:
+    """Two units front to front in the middle of the table (FB-B2: a combat from the start)."""
+    return {"a": [{"unit": a_label, "x": 36.0, "y": 24.0}],
+            "b": [{"unit": b_label, "x": 36.0, "y": 24.0}]}
+
+
+def within(p_mc, p_exact: float, n: int, k: float = 5.0) -> bool:
+    se = math.sqrt(max(p_exact * (1 - p_exact), 1e-12) / n)
+    return abs(p_mc - p_exact) <= k * se + 1e-12
+
+
+def test_units_in_contact_fight_as_fb_combat(tmp_path):
+    """Two units placed front to front, one game turn, A first: A's turn and B's turn are two
+    rounds of the same combat, so P(destroyed) of each unit after turn 1 is fb combat's
+    exact answer for two rounds (pursuit included). N = 3000: 5 se ≈ 3.3 points at p ≈ 0.15."""
+    from mathhammer.fantasy.combat.fight import combat, make_side
+
+    a = one_unit_list(tmp_path, "halberdiers", "wfb8/empire_halberdiers", **SMALL)
+    b = one_unit_list(tmp_path, "orcs", "wfb8/orc_boyz", **SMALL)
+    n = 3000
+    report = battle(a, b, turns=1, first="a", deployment=in_contact("Halberdiers", "Orc Boyz"),
+                    policy_a="scripted", policy_b="scripted", n_trials=n, seed=11)
+    exact = combat(make_side("wfb8/empire_halberdiers", where="a", models=10, champion=False),
+                   make_side("wfb8/orc_boyz", where="b", models=10, champion=False),
+                   rounds=2, method="exact")
+    r = report.results
+    pairs = {"p_destroyed[B:Orc Boyz]": exact.results["p_enemy_destroyed"].value,
+             "p_destroyed[A:Halberdiers]": exact.results["p_own_destroyed"].value}
+    for name, p in pairs.items():
+        assert 0.02 < p < 0.98, (name, p)  # the check can fail either way
+        assert within(r[name].value, p, n), (name, r[name].value, p)
+
+
+def test_the_same_list_on_both_sides_is_even(tmp_path):
+    """Mirror battle, the first turn rolled off: P(A wins) = P(B wins) within 5 se of their
+    difference (multinomial: Var = (pA + pB - (pA - pB)^2) / n). N = 300 dwarf battles."""
+    n = 300
+    report = battle("wfb8_dwarfs", "wfb8_dwarfs", turns=4, policy_a="scripted",
+                    policy_b="scripted", n_trials=n, seed=5)
+    pa, pb = report.results["p_a_wins"].value, report.results["p_b_wins"].value
+    se = math.sqrt(max(pa + pb - (pa - pb) ** 2, 1e-9) / n)
+    assert pa + pb > 0.2  # battles are decided, so the comparison means something
+    assert abs(pa - pb) <= 5 * se, (pa, pb, se)
+
+
+def test_a_greedy_mirror_is_even_too():
+    """The same, both generals greedy (the default) and another list: Empire against Empire,
+    N = 300, within 5 se of the difference."""
+    n = 300
+    report = battle("wfb8_empire", "wfb8_empire", turns=4, n_trials=n, seed=6)
+    pa, pb = report.results["p_a_wins"].value, report.results["p_b_wins"].value
+    se = math.sqrt(max(pa + pb - (pa - pb) ** 2, 1e-9) / n)
+    assert pa + pb > 0.2
+    assert abs(pa - pb) <= 5 * se, (pa, pb, se)
+
+
+def test_same_seed_same_answer_on_one_and_two_workers(tmp_path):
+    kwargs = dict(turns=2, policy_a="scripted", policy_b="scripted", n_trials=60, seed=3)
+    one = battle("wfb8_dwarfs", "wfb8_orcs", workers=1, **kwargs)
+    two = battle("wfb8_dwarfs", "wfb8_orcs", workers=2, **kwargs)
+    assert one.to_dict()["results"] == two.to_dict()["results"]
+    assert one.distributions["vp_margin"].to_dict() == two.distributions["vp_margin"].to_dict()
+
+
+def test_json_names_the_answer(tmp_path):
+    report = battle("wfb8_dwarfs", "wfb8_orcs", turns=1, n_trials=20, seed=1,
+                    policy_a="scripted", policy_b="scripted")
+    data = report.to_dict()
+    for key in ("p_a_wins", "p_draw", "p_b_wins", "mean_vp_margin"):
+        assert key in data["results"]
+    total = sum(data["results"][k]["value"] for k in ("p_a_wins", "p_draw", "p_b_wins"))
+    assert total == pytest.approx(1.0)
+    assert "not_played" in data["info"] and data["info"]["not_played"]
+    assert report.headline.split(" ")[0] in ("Dwarf", "Orc")
+
+
+def test_run_plays_a_battle_file_and_n_trials_overrides_it(tmp_path):
+    """``mathhammer run`` with kind = "battle": the file's n_trials, or ‹n_trials› when given."""
+    import json
+
+    path = tmp_path / "battle.toml"
+    path.write_text('game = "fantasy"\nkind = "battle"\n\n[battle]\nlist_a = "wfb8_dwarfs"\n'
+                    'list_b = "wfb8_orcs"\nturns = 1\npolicy_a = "scripted"\n'
+                    'policy_b = "scripted"\nn_trials = 12\n')
+    for extra, battles in (([], 12), (["--n-trials", "20"], 20)):
+        code, out, err = cli_result("run", str(path), "--seed", "1", "--format", "json",
+                                    "--quiet", *extra)
+        assert code == 0, err
+        assert json.loads(out)["n_trials"] == battles
+
+
+def test_score_plays_fantasy_lists_as_battles_now():
+    """With fb battle in the build, ``score`` plays a Fantasy list's meta as battles (TU-B1)."""
+    import json
+
+    code, out, err = cli_result("score", "wfb8_empire", "--meta", "wfb8_infantry", "--battles",
+                                "50", "--turns", "1", "--seed", "1", "--format", "json", "--quiet")
+    assert code == 0, err
+    results = json.loads(out)["results"]
+    total = sum(results[k]["value"] for k in ("p_win", "p_draw", "p_loss"))
+    assert abs(total - 1.0) < 1e-9 and "mean_vp_margin" in results
+
+
+@pytest.mark.parametrize("wins, words", [((60, 30, 10), "A army beats B army 60.0%"),
+                                         ((30, 60, 10), "B army beats A army 60.0%"),
+                                         ((20, 20, 60), "A army and B army draw 60.0%"),
+                                         ((45, 45, 10), "are even: each wins 45.0%")])
+def test_the_headline_says_beats_only_when_a_win_is_likelier(wins, words):
+    from mathhammer.fantasy.headlines import fb_battle_headline
+    from mathhammer.results import Estimate, Report
+
+    n = 100
+    results = {k: Estimate.proportion(x, n) for k, x in zip(("p_a_wins", "p_b_wins", "p_draw"),
+                                                             wins, strict=True)}
+    results["mean_vp_margin"] = Estimate.mean(0.0, 0.0, n)
+    report = Report("fantasy.battle", "mc", results, {}, n_trials=n, seed=1)
+    assert words in fb_battle_headline(report, ("A army", "B army"))

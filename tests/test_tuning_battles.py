@@ -1,0 +1,233 @@
+"""List tuning on whole battles (issue 32 parts 1, 3): score/diff/tune with ``model = "battle"``.
+
+A toy game of roll-offs plays battles through the same shared code, so its P(win) is checked
+against the exact roll-off odds (5 se from the exact p before the run, TU-B1); the Warmachine
+tests play wm battle's battles: a list against itself differs by exactly 0 ± 0, the shooter's
+removal lowers P(win), the local pool and a Dask cluster give the same battles, and tune's
+best list is never worse than the input (paired)."""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from itertools import product
+
+import numpy as np
+import pytest
+from pydantic import Field
+
+from mathhammer import game as games
+from mathhammer.errors import InputError
+from mathhammer.lists import ListUnit, load_list
+from mathhammer.tuning import diff_lists, load_meta, score_list
+from mathhammer.tuning import battles as tb
+from mathhammer.tuning.tune import tune_list
+from tests.conftest import cli_result
+
+
+# ------------------------------------------------------------------ a toy game with battles
+def roll_off(a: int, b: int) -> tuple[Fraction, Fraction]:
+    """P(a d6 beat b d6) and P(a tie), by enumeration."""
+    win = tie = 0
+    for faces in product(range(1, 7), repeat=a + b):
+        d = sum(faces[:a]) - sum(faces[a:])
+        win += d > 0
+        tie += d == 0
+    n = 6 ** (a + b)
+    return Fraction(win, n), Fraction(tie, n)
+
+
+class Pool:
+    def __init__(self, id, dice, points):
+        self.id, self.name, self.dice, self.points = id, id.split("/")[1].title(), dice, points
+
+
+POOLS = {p.id: p for p in (Pool("duel/pair", 2, 10), Pool("duel/trio", 3, 15))}
+
+
+class Duel(games.Game):
+    """A battle is one roll-off of all of a list's dice against all of the other's."""
+
+    name = "duel"
+    rulesets = ("classic",)
+    entry_fields = {"bonus": (int, Field(0, ge=0, le=2))}
+
+    def load_profile(self, ref):
+        return POOLS[ref]
+
+    def owns(self, profile):
+        return isinstance(profile, Pool)
+
+    def list_unit(self, key, entry, profile, ruleset, label):
+        return ListUnit(label, profile, entry.count, profile.points, {})
+
+    def has_battles(self):
+        return True
+
+    def play_battles(self, army_a, army_b, *, seed, start, count, policy_a="greedy",
+                     policy_b="greedy", turns=None):
+        dice = [sum(u.profile.dice * u.count for u in x.units) for x in (army_a, army_b)]
+        result, margin = np.zeros(count, np.int8), np.zeros(count)
+        for k in range(count):
+            rng = np.random.default_rng([seed, start + k])
+            d = int(rng.integers(1, 7, dice[0]).sum()) - int(rng.integers(1, 7, dice[1]).sum())
+            result[k], margin[k] = np.sign(d), d
+        return result, margin
+
+
+@pytest.fixture
+def duel(tmp_path):
+    games.register(Duel())
+    for name, units in {"duel_a": "duel/pair", "duel_b": "duel/trio"}.items():
+        (tmp_path / f"{name}.toml").write_text(
+            f'name = "{name}"\ngame = "duel"\nruleset = "classic"\npoints = 40\n'
+            f'[[units]]\nprofile = "{units}"\n')
+    (tmp_path / "meta.toml").write_text(
+        f'game = "duel"\nruleset = "classic"\n[[lists]]\nlist = "{tmp_path / "duel_b.toml"}"\n')
+    yield tmp_path
+    games.unregister("duel")
+
+
+def test_score_on_battles_of_a_toy_game_meets_the_exact_odds(duel):
+    """TU-B1 through the shared code only: P(win) and P(draw) within 5 se of the exact roll-off."""
+    n = 4000
+    p_win, p_tie = (float(x) for x in roll_off(2, 3))
+    report = score_list(str(duel / "duel_a.toml"), str(duel / "meta.toml"), n_battles=n, seed=5,
+                        workers=1)
+    assert report.command == "tuning.battles"  # the default where the game has battles
+    for key, p in (("p_win", p_win), ("p_draw", p_tie)):
+        se = math.sqrt(p * (1 - p) / n)  # from the exact p, before the run
+        assert abs(report.results[key].value - p) < 5 * se, key
+    # the VP margin is the mean of 2d6 − 3d6: −3.5 exactly, se from the exact variance
+    se_margin = math.sqrt(5 * 35 / 12 / n)
+    assert abs(report.results["mean_vp_margin"].value + 3.5) < 5 * se_margin
+
+
+def test_a_toy_list_against_itself_differs_by_exactly_zero(duel):
+    same = diff_lists(str(duel / "duel_a.toml"), str(duel / "duel_a.toml"), str(duel / "meta.toml"),
+                      n_battles=200, seed=1, workers=1)
+    for name in tb.FIGURES:
+        e = same.results[f"delta_{name}[B-A]"]
+        assert (e.value, e.se) == (0.0, 0.0), name
+
+
+# ------------------------------------------------------------------ Warmachine battles
+def test_wm_diff_of_a_list_with_itself_is_exactly_zero_on_battles():
+    report = diff_lists("khador_battlebox", "khador_battlebox", "mk2_battleboxes", n_battles=20,
+                        seed=3, workers=1)
+    assert report.command == "tuning.battles.diff"
+    for name in tb.FIGURES:
+        e = report.results[f"delta_{name}[B-A]"]
+        assert (e.value, e.se) == (0.0, 0.0), name
+    assert "the same" in report.headline
+
+
+def test_removing_the_shooter_lowers_p_win_on_battles():
+    """The Charger (Dual Cannon, RNG 12) of the Cygnar battle box against the Khador lists:
+    the list without it, on the same dice battle by battle, wins less often (by > 2 paired se)."""
+    army = load_list("cygnar_battlebox")
+    fewer = tb.replace(army, units=tuple(u for u in army.units if u.profile_id != "cygnar/charger"))
+    report = diff_lists(army, fewer, "mk2_khador_mirror", n_battles=60, seed=11, workers=1)
+    d = report.results["delta_p_win[B-A]"]
+    assert d.value < -2 * d.se, (d.value, d.se)
+
+
+def test_per_unit_contribution_is_the_paired_difference_without_it():
+    report = score_list("cygnar_battlebox", "mk2_khador_mirror", n_battles=20, seed=2,
+                        per_unit=True, workers=1)
+    army = load_list("cygnar_battlebox")
+    fewer = tb.replace(army, units=tuple(u for u in army.units if u.profile_id != "cygnar/charger"))
+    d = diff_lists(fewer, army, "mk2_khador_mirror", n_battles=20, seed=2, workers=1)
+    assert report.results["contribution_p_win[Charger]"].value == d.results["delta_p_win[B-A]"].value
+    assert any("cannot fight without it" in row for row in report.info["contributions"])
+
+
+def test_local_pool_and_dask_play_the_same_battles():
+    distributed = pytest.importorskip("distributed")
+    army, meta = load_list("khador_battlebox"), load_meta("mk2_battleboxes")
+    books = []
+    inline = tb.Book(meta, 9, runner=tb.Runner(workers=1))
+    inline.fill([army], 60)
+    books.append(inline)
+    pool = tb.Runner(workers=2)
+    pool.pool_from = 0  # a pool even for a few battles
+    try:
+        book = tb.Book(meta, 9, runner=pool)
+        book.fill([army], 30)
+        book.fill([army], 60)  # the book extends: battles 30..59 only
+        books.append(book)
+    finally:
+        pool.close()
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                       dashboard_address=None)
+    client = distributed.Client(cluster)
+    try:
+        book = tb.Book(meta, 9, runner=tb.Runner(scheduler=client))
+        book.fill([army], 60)
+        books.append(book)
+    finally:
+        client.close()
+        cluster.close()
+    for i in range(len(meta.lists)):
+        first = books[0].outcomes(army, i, 60)
+        for other in books[1:]:
+            got = other.outcomes(army, i, 60)
+            assert np.array_equal(first[0], got[0]) and np.array_equal(first[1], got[1])
+
+
+def test_tune_on_battles_is_never_worse_than_the_input_and_prints_a_clean_table():
+    report = tune_list("khador_battlebox", "khador_battlebox", "mk2_battleboxes", max_lists=12,
+                       n_battles=40, seed=4, workers=1, top=3)
+    ranked = report.info["ranked"]
+    best = ranked[0]
+    assert best["gain"] >= 0.0  # the input is a candidate, ranked by its paired gain
+    assert report.results["delta_expected_result[#1-input]"].value >= 0.0
+    from mathhammer.present.render import info_table_lines
+
+    lines = info_table_lines(ranked)
+    text = "\n".join(lines)
+    assert not re.search(r"\{'|np\.|\d\.\d{5,}|e-\d", text), text  # no reprs, no float noise
+    for value, se in re.findall(r"([+-]?\d+(?:\.\d+)?) ± (\d+(?:\.\d+)?)", text):
+        digits = len(se.split(".")[1]) if "." in se else 0
+        assert (len(value.split(".")[1]) if "." in value else 0) == digits, (value, se)
+
+
+# ------------------------------------------------------------------ choosing the model
+def test_model_is_checked_and_cells_stay_available():
+    with pytest.raises(InputError, match="must be battle or cells"):
+        score_list("khador_battlebox", "mk2_battleboxes", model="war")
+    cells = score_list("khador_battlebox", "mk2_battleboxes", model="cells", method="mc", n_trials=200, seed=1)
+    assert "points_destroyed_per_turn" in cells.results
+
+
+def test_a_fantasy_list_without_the_battle_engine_scores_on_cells_or_says_why():
+    fantasy = games.get("fantasy")
+    if fantasy.has_battles():
+        pytest.skip("this build has Fantasy battles")
+    report = score_list("wfb8_empire", "wfb8_infantry", n_trials=200, seed=1)
+    assert report.command == "score"  # cells, the default without battles
+    code, _, err = cli_result("score", "wfb8_empire", "--meta", "wfb8_infantry", "--model", "battle")
+    assert code == 2
+    assert err.count("\n") == 1 and "Fantasy battles are not available" in err
+    assert "--model cells" in err
+
+
+def test_bad_battle_options_are_one_line():
+    for args, where in ((["--battles", "3"], "--battles"), (["--battle-policy", "wild"], "--battle-policy"),
+                        (["--turns", "0"], "--turns")):
+        code, _, err = cli_result("score", "khador_battlebox", "--meta", "mk2_battleboxes", *args)
+        assert code == 2, args
+        assert err.count("\n") == 1 and where in err, err
+
+
+@pytest.mark.xfail(strict=True, reason="issue 32 part 1, left: a cell is worth P(kill) x points "
+                   "over one activation, so chip damage (a Dual Cannon against a heavy warjack) "
+                   "scores 0; needs a scoring rule for partial damage (see tunebattle notes)")
+def test_a_shooting_unit_scores_points_destroyed_on_cells():
+    """Warmachine cells play the list's mode: the Charger's ranged activation (its Dual
+    Cannon) destroys more than 0 points against the Khador lists."""
+    report = score_list("cygnar_battlebox", "mk2_khador_mirror", model="cells", method="mc", n_trials=500,
+                        seed=1)
+    e = report.results["points_destroyed_per_turn[Charger]"]
+    assert e.value > 5 * e.se > 0 or (e.se == 0 and e.value > 0)
