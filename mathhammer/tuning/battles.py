@@ -26,6 +26,7 @@ import numpy as np
 from mathhammer import game as games
 from mathhammer.errors import InputError, MathhammerError
 from mathhammer.results import Z95, Estimate, Report
+from mathhammer.tuning.meta import list_and_meta
 
 DEFAULT_BATTLES = 1000  # per list of the meta (score, diff)
 MAX_BATTLES = 1_000_000
@@ -331,7 +332,7 @@ def score_battles(army, meta, *, n_battles: int | None = None, seed: int | None 
                   workers: int | None = None, progress: Any = None) -> Report:
     """``score LIST --meta META --model battle`` (module doc); ``per_unit``: each entry's
     contribution, the list minus one copy of it played on the same dice (paired)."""
-    a, m = army, meta  # loaded and matched by score_list
+    a, m = list_and_meta(army, meta)
     n, book = battle_setup(a, m, n_battles=n_battles, seed=seed, policy=policy,
                            meta_policy=meta_policy, turns=turns, scheduler=scheduler,
                            workers=workers)
@@ -395,7 +396,8 @@ def diff_battles(list_a, list_b, meta, *, n_battles: int | None = None, seed: in
                  turns: int | None = None, scheduler: Any = None, workers: int | None = None,
                  progress: Any = None) -> Report:
     """``diff A B --meta META --model battle``: B − A per figure, paired battle by battle."""
-    a, b, m = list_a, list_b, meta  # loaded and matched by diff_lists
+    a, m = list_and_meta(list_a, meta)
+    b, _ = list_and_meta(list_b, m)
     n, book = battle_setup(a, m, n_battles=n_battles, seed=seed, policy=policy,
                            meta_policy=meta_policy, turns=turns, scheduler=scheduler,
                            workers=workers)

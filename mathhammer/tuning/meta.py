@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mathhammer.errors import ProfileError
+from mathhammer.errors import InputError, ProfileError
 from mathhammer.lists import ArmyList, find_bundled, load_list
 from mathhammer.profiles import pydantic_errors, read_toml
 
@@ -83,3 +83,14 @@ def load_meta(ref: str | Path | Meta, data: dict | None = None) -> Meta:
     total = sum(e.weight for e in spec.lists)
     return Meta(spec.name or path.stem, spec.game, spec.ruleset, tuple(lists),
                 tuple(e.weight / total for e in spec.lists), where)
+
+
+def list_and_meta(army: str | ArmyList, meta: str | Meta) -> tuple[ArmyList, Meta]:
+    """A list and a meta, loaded, of the same game and ruleset (else one line at LIST)."""
+    a = army if isinstance(army, ArmyList) else load_list(army)
+    m = load_meta(meta)
+    if (a.game, a.ruleset) != (m.game, m.ruleset):
+        raise InputError("LIST", f"{a.name} is a {a.game} {a.ruleset} list but the meta {m.name} is "
+                         f"{m.game} {m.ruleset}", a.source or a.name,
+                         f"use a {m.game} {m.ruleset} meta")
+    return a, m

@@ -39,11 +39,13 @@ from mathhammer.analysis.cells import (
     check_precision,
 )
 from mathhammer.errors import InputError
-from mathhammer.lists import ArmyList, ListUnit, load_list
+from mathhammer.lists import ArmyList, ListUnit
 from mathhammer.results import Z95, Estimate, Report
-from mathhammer.tuning.meta import Meta, load_meta
+from mathhammer.trials import (
+    SCORE_CELL as DEFAULT_TRIALS,  # tune's final scoring (score: adaptive cells)
+)
+from mathhammer.tuning.meta import Meta, list_and_meta
 
-from mathhammer.trials import SCORE_CELL as DEFAULT_TRIALS  # tune's final scoring (score: adaptive cells)
 MAX_CELLS = 2_000  # a query past this is a typo (a 50-unit list against a 12-list meta)
 
 
@@ -199,16 +201,6 @@ def _run(cells: dict[str, Cell], scheduler: Any, workers: int | None, progress: 
                                     progress=progress), strict=True))
 
 
-def _load(army: str | ArmyList, meta: str | Meta) -> tuple[ArmyList, Meta]:
-    a = army if isinstance(army, ArmyList) else load_list(army)
-    m = load_meta(meta)
-    if (a.game, a.ruleset) != (m.game, m.ruleset):
-        raise InputError("LIST", f"{a.name} is a {a.game} {a.ruleset} list but the meta {m.name} is "
-                         f"{m.game} {m.ruleset}", a.source or a.name,
-                         f"use a {m.game} {m.ruleset} meta")
-    return a, m
-
-
 def _method(results: dict[str, CellResult]) -> str:
     methods = {r.method for r in results.values()}
     return methods.pop() if len(methods) == 1 else "mixed"
@@ -242,7 +234,7 @@ def score_list(army: str | ArmyList, meta: str | Meta, *, method: str = "auto",
     from mathhammer.rng import resolve_seed
     from mathhammer.tuning.battles import resolve_model, score_battles
 
-    a, m = _load(army, meta)
+    a, m = list_and_meta(army, meta)
     if resolve_model(model, m.game) == "battle":
         return score_battles(a, m, n_battles=n_battles, seed=seed, policy=battle_policy,
                              meta_policy=meta_policy, turns=turns, per_unit=per_unit,
@@ -312,8 +304,8 @@ def diff_lists(list_a: str | ArmyList, list_b: str | ArmyList, meta: str | Meta,
     from mathhammer.rng import resolve_seed
     from mathhammer.tuning.battles import diff_battles, resolve_model
 
-    a, m = _load(list_a, meta)
-    b, _ = _load(list_b, m)
+    a, m = list_and_meta(list_a, meta)
+    b, _ = list_and_meta(list_b, m)
     if resolve_model(model, m.game) == "battle":
         return diff_battles(a, b, m, n_battles=n_battles, seed=seed, policy=battle_policy,
                             meta_policy=meta_policy, turns=turns, scheduler=scheduler,
