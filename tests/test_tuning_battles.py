@@ -221,13 +221,26 @@ def test_bad_battle_options_are_one_line():
         assert err.count("\n") == 1 and where in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="issue 32 part 1, left: a cell is worth P(kill) x points "
-                   "over one activation, so chip damage (a Dual Cannon against a heavy warjack) "
-                   "scores 0; needs a scoring rule for partial damage (see tunebattle notes)")
 def test_a_shooting_unit_scores_points_destroyed_on_cells():
-    """Warmachine cells play the list's mode: the Charger's ranged activation (its Dual
-    Cannon) destroys more than 0 points against the Khador lists."""
+    """TU-C1: Warmachine cells play the list's mode and count boxes marked, so the Charger's
+    ranged activation (its Dual Cannon: chip damage on heavy warjacks, rarely a kill)
+    destroys more than 0 points against the Khador lists."""
     report = score_list("cygnar_battlebox", "mk2_khador_mirror", model="cells", method="mc", n_trials=500,
                         seed=1)
     e = report.results["points_destroyed_per_turn[Charger]"]
-    assert e.value > 5 * e.se > 0 or (e.se == 0 and e.value > 0)
+    assert e.value > 5 * e.se > 0
+
+
+def test_a_fantasy_shooting_unit_scores_its_volleys_on_cells():
+    """TU-C1: the Handgunners (a [ranged] handgun, shooting-only in score) fire one exact
+    volley per target: expected models slain / the target's models x its points, more than 0."""
+    from fractions import Fraction as F
+
+    report = score_list("wfb8_empire_gunline", "wfb8_infantry", model="cells", n_trials=200, seed=1)
+    e = report.results["points_destroyed_per_turn[Handgunners]"]
+    assert e.value > 0 and e.se == 0  # every volley is exact (auto: exact where it can)
+    # one volley by hand: 10 handguns (two ranks of 5), BS3 hits on 4+, S4 vs T4 wounds on 4+,
+    # the Orc Boyz' 5+ (light armour, shield) less 1 for S4 and 1 for armour piercing: no save;
+    # 2.5 of 20 Orc Boyz slain on average
+    rows = [r for r in report.info["p_kill"] if r.startswith("Handgunners → Orc Boyz mob: Orc Boyz")]
+    assert rows and f"share destroyed {100 * float(F(10, 4) / 20):.1f}%" in rows[0], rows
