@@ -133,6 +133,24 @@ def test_removing_the_shooter_lowers_p_win_on_battles():
     assert d.value < -2 * d.se, (d.value, d.se)
 
 
+@pytest.mark.slow  # ~70 s on a loaded 2-core machine: two fb battle plans are built first
+def test_removing_the_handgunners_lowers_p_win_on_fantasy_battles(tmp_path):
+    """fb battle's battles (TU-B1): the Empire battle line without its two units of Handgunners,
+    against the Orc battle line on the same dice battle by battle, wins less often (by > 2
+    paired se) — the shooting the battles play is worth something."""
+    if not games.get("fantasy").has_battles():
+        pytest.skip("this build has no Fantasy battles")
+    army = load_list("wfb8_empire_battle")
+    fewer = tb.replace(army, units=tuple(u for u in army.units
+                                         if u.profile_id != "wfb8/empire_handgunners"))
+    meta = tmp_path / "orcs.toml"
+    meta.write_text('name = "orcs"\ngame = "fantasy"\nruleset = "wfb8"\n'
+                    '[[lists]]\nlist = "wfb8_orcs_battle"\n')
+    report = diff_lists(army, fewer, str(meta), n_battles=30, seed=11, workers=1)
+    d = report.results["delta_p_win[B-A]"]
+    assert d.value < -2 * d.se, (d.value, d.se)
+
+
 def test_per_unit_contribution_is_the_paired_difference_without_it():
     report = score_list("cygnar_battlebox", "mk2_khador_mirror", n_battles=20, seed=2,
                         per_unit=True, workers=1)
