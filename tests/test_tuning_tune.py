@@ -109,3 +109,28 @@ def test_rounded_to_the_se(value, se, text):
     from mathhammer.words import rounded
 
     assert rounded(value, se, signed=True) == text
+
+
+def test_an_options_file_moves_a_character_and_keeps_what_it_does_not_vary(tmp_path):
+    """Issue 32 part 3: ``joins = [...]`` moves the Captain between units (FB-K1); his
+    ``general = true`` (not varied) stays on every variant, so each candidate keeps a general
+    (FB-K4); command bought or not (``champion``) is a variant too."""
+    from mathhammer.tuning.tune import build_space
+
+    path = tmp_path / "o.toml"
+    path.write_text('game = "fantasy"\nruleset = "wfb8"\n'
+                    '[[units]]\nprofile = "wfb8/empire_captain"\nmin = 1\nmax = 1\n'
+                    'joins = ["Halberdiers", "Handgunners"]\n'
+                    '[[units]]\nprofile = "wfb8/empire_halberdiers"\nmin = 4\nmax = 4\n'
+                    'champion = [false, true]\n')
+    space, state = build_space("wfb8_empire_battle", str(path), "fantasy", "wfb8")
+    hosts = set()
+    for v in space.variants["wfb8/empire_captain"]:
+        others = {k: n for k, n in state.items() if k[0] != "wfb8/empire_captain"}
+        army = load_list(space.to_list({**others, v: 1}, 1100))
+        captain = army.unit("wfb8/empire_captain")
+        assert captain.options.get("general") is True
+        hosts.add(captain.options["joins"])
+    assert hosts == {"Halberdiers", "Handgunners"}
+    champions = {dict(opts).get("champion") for _, opts in space.variants["wfb8/empire_halberdiers"]}
+    assert {True, False} <= champions
