@@ -213,9 +213,10 @@ class Fantasy(Game):
 
     def play_battles(self, army_a, army_b, *, seed, start, count, policy_a="greedy",
                      policy_b="greedy", turns=None):
-        """``fb battle``'s battles on the default deployment, the first player
+        """``fb battle``'s battles on the default deployment (FB-B1, FB-B2), the first player
         rolled off; battle ``j`` is battle ``j % CHUNK`` of chunk ``j // CHUNK`` of the
-        stream of ``seed`` (as ``fb battle`` numbers them); the margin is fb battle's VP margin."""
+        stream of ``seed`` (as ``fb battle`` numbers them); the margin is fb battle's VP margin
+        (FB-B9), the generals its policies (FB-B10); TU-B1."""
         import numpy as np
 
         if army_a is None:  # resolve_model asks for the one line when there are no battles
