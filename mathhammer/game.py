@@ -88,6 +88,11 @@ class Game:
         """Points a unit is worth as a target (``score``)."""
         return unit.points
 
+    def score_options(self, unit: Any) -> dict[str, Any]:
+        """Options beyond the entry's that a unit's ``score`` cell plays as its turn (TU-C1),
+        e.g. a Fantasy unit with a missile weapon shoots; part of the cell's key."""
+        return {}
+
     def cell_key(self, unit: Any) -> str:
         """Text beyond the profile id and options that changes what a cell plays (its seed)."""
         return ""

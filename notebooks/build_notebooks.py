@@ -727,7 +727,8 @@ battle (common random numbers), so a change is judged by its paired difference.
 
 **Why** a list wins is shown by each unit's *contribution*: the list minus one copy of
 that unit, played on the same dice (`score(..., per_unit=True)`). Fantasy lists join
-this notebook once the Fantasy battle engine (`fb battle`) is in the build.
+the end of this notebook: the Empire battle line tuned on `fb battle`s against the Orc
+battle line (far fewer battles — a Fantasy battle takes about ten times a Warmachine one).
 
 **Question:** what should the Khador battle box change against the Mk II battle boxes,
 and which unit makes the difference?"""),
@@ -783,15 +784,41 @@ print(c_best.round(3))"""),
 **Reading it:** a contribution is a paired difference on the same dice, so its se is
 small next to the P(win) it explains. A warcaster has none: a Mk II battle side is one
 battlegroup, and the list cannot fight without it (WM-B1)."""),
+    ("md", """\
+## Fantasy: the Empire battle line on `fb battle`s
+
+The same search on Fantasy battles: `profiles/options/wfb8_empire_battle.toml` lets the
+Empire battle line take three or four Halberdier blocks and none to two units of
+Handgunners (10 or 15 models); the meta `wfb8_battle_lines` is the Orc battle line. Both
+generals are greedy; each battle plays every phase `fb battle` plays (movement, shooting —
+the Handgunners' handguns — charges, close combat, panic), scored in victory points. A
+Fantasy battle takes about ten times a Warmachine one, so the counts here are small and the
+se's wide: read a gain as resolved only when it is more than two se."""),
+    ("code", """\
+# Fantasy battles per meta list: 40 in the committed run, 10 in the tests
+FB_BATTLES = max(10, N_TRIALS // 5000)
+fb_start = mh.score("wfb8_empire_battle", "wfb8_battle_lines", n_battles=FB_BATTLES, seed=SEED)
+print(fb_start.headline)
+fb_tuned = mh.tune("wfb8_empire_battle", "wfb8_empire_battle", "wfb8_battle_lines",
+                   n_battles=FB_BATTLES, seed=SEED, max_lists=4, top=2)
+print(fb_tuned.headline)
+pd.DataFrame(list(fb_tuned.info["ranked"]))[["rank", "changes", "points", "p_win", "p_win_se",
+                                             "gain", "gain_se"]]"""),
     ("code", """\
 top = tuned.info["ranked"][0]
 strongest = c_start["contribution"].idxmax()
+fb_top = fb_tuned.info["ranked"][0]
 answer(f"On {N_BATTLES:,} greedy battles per meta list the Khador battle box wins "
        f"{100 * start.results['p_win'].value:.0f}% (± {100 * start.results['p_win'].se:.0f}); "
        f"the search's best change is {top['changes']} ({100 * top['gain']:+.0f} ± "
        f"{100 * top['gain_se']:.0f} pp of expected result, paired). In the input list the "
        f"{strongest} carries it: {100 * c_start.loc[strongest, 'contribution']:+.0f} ± "
-       f"{100 * c_start.loc[strongest, 'se']:.0f} pp of P(win) against the list without it.")
+       f"{100 * c_start.loc[strongest, 'se']:.0f} pp of P(win) against the list without it. "
+       f"On {FB_BATTLES:,} fb battles the Empire battle line beats the Orc battle line "
+       f"{100 * fb_start.results['p_win'].value:.0f}% (± {100 * fb_start.results['p_win'].se:.0f}); "
+       f"its search's best list is {fb_top['changes']} ({100 * fb_top['gain']:+.0f} ± "
+       f"{100 * fb_top['gain_se']:.0f} pp, paired).")
+headline_figures({"P(win) of the Empire battle line (fb battle)": fb_start.results["p_win"]})
 headline_figures({"P(win) of the Khador battle box": start.results["p_win"],
                   "VP margin of the Khador battle box": start.results["mean_vp_margin"],
                   **{f"contribution of {u} to P(win)": start.results[f"contribution_p_win[{u}]"]

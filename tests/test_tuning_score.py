@@ -18,7 +18,11 @@ from tests.conftest import cli_result
 
 
 def test_the_score_is_the_readme_weighting_of_the_compare_cells():
-    """Exact one-round combats: Σ units count · Σ lists weight · Σ targets share · P(kill) · points."""
+    """Exact one-round combats: Σ units count · Σ lists weight · Σ targets share · P(kill) · points;
+    a shooter (the Handgunners) fires one volley instead: expected models slain / models (TU-C1)."""
+    from mathhammer.analysis.cells import Cell
+    from mathhammer.fantasy.game import volley_cell
+
     army, meta = load_list("wfb8_empire"), load_meta("wfb8_infantry")
     expected_destroyed = expected_lost = 0.0
     for enemy, weight in zip(meta.lists, meta.weights, strict=True):
@@ -28,12 +32,16 @@ def test_the_score_is_the_readme_weighting_of_the_compare_cells():
         for u in army.units:
             for t in enemy.units:
                 p = c.matrix("p_kill", "A→B").loc[u.label, t.label]
+                if u.profile.ranged is not None:
+                    v = volley_cell(Cell("fantasy", u.profile, t.profile, ruleset="wfb8", method="exact"), u.profile,
+                                    t.profile)
+                    p = v.mean_damage.value / t.profile.formation.models
                 expected_destroyed += u.count * weight * t.count / n_enemy * p * t.points
         for v in enemy.units:
             for t in army.units:
                 p = c.matrix("p_kill", "B→A").loc[v.label, t.label]
                 expected_lost += v.count * weight * t.count / n_army * p * t.points
-    report = score_list(army, meta, method="exact", rounds=1)
+    report = score_list(army, meta, model="cells", method="exact", rounds=1)
     assert report.results["points_destroyed_per_turn"].value == pytest.approx(expected_destroyed, rel=1e-12)
     assert report.results["points_lost_per_turn"].value == pytest.approx(expected_lost, rel=1e-12)
     assert report.results["net_points_per_turn"].value == pytest.approx(
@@ -43,7 +51,7 @@ def test_the_score_is_the_readme_weighting_of_the_compare_cells():
 
 
 def test_a_list_against_itself_differs_by_exactly_zero():
-    report = diff_lists("wfb8_empire", "wfb8_empire", "wfb8_infantry", method="mc", n_trials=2000, seed=7)
+    report = diff_lists("wfb8_empire", "wfb8_empire", "wfb8_infantry", model="cells", method="mc", n_trials=2000, seed=7)
     for name in ("points_destroyed_per_turn", "points_lost_per_turn", "net_points_per_turn"):
         paired = report.results[f"{name}[B-A]"]
         assert paired.value == 0.0 and paired.se == 0.0
@@ -51,7 +59,7 @@ def test_a_list_against_itself_differs_by_exactly_zero():
 
 
 def test_pairing_makes_the_se_of_a_variant_smaller_than_independent_runs():
-    report = diff_lists("wfb8_empire", "wfb8_empire_gunline", "wfb8_infantry", method="mc",
+    report = diff_lists("wfb8_empire", "wfb8_empire_gunline", "wfb8_infantry", model="cells", method="mc",
                         n_trials=2000, seed=7)
     for name in ("points_destroyed_per_turn", "points_lost_per_turn", "net_points_per_turn"):
         a, b = report.results[f"{name}[A]"], report.results[f"{name}[B]"]
@@ -62,8 +70,8 @@ def test_pairing_makes_the_se_of_a_variant_smaller_than_independent_runs():
 
 
 def test_the_same_seed_gives_the_same_score_on_one_worker_or_two():
-    one = score_list("wfb8_empire", "wfb8_infantry", method="mc", n_trials=1000, seed=3, workers=1)
-    two = score_list("wfb8_empire", "wfb8_infantry", method="mc", n_trials=1000, seed=3, workers=2)
+    one = score_list("wfb8_empire", "wfb8_infantry", model="cells", method="mc", n_trials=1000, seed=3, workers=1)
+    two = score_list("wfb8_empire", "wfb8_infantry", model="cells", method="mc", n_trials=1000, seed=3, workers=2)
     assert {k: v.value for k, v in one.results.items()} == {k: v.value for k, v in two.results.items()}
 
 
@@ -74,10 +82,10 @@ def test_a_warcaster_as_a_target_is_worth_its_warjack_points():
 
 
 def test_score_and_diff_from_the_cli_answer_first():
-    code, out, _ = cli_result("score", "wfb8_empire", "--meta", "wfb8_infantry", "--rounds", "1",
+    code, out, _ = cli_result("score", "--model", "cells", "wfb8_empire", "--meta", "wfb8_infantry", "--rounds", "1",
                        "--method", "exact", "--brief")
     assert code == 0 and out.startswith("Empire state troops destroys ") and "(exact)" in out
-    code, out, _ = cli_result("diff", "wfb8_empire", "wfb8_empire_gunline", "--meta", "wfb8_infantry",
+    code, out, _ = cli_result("diff", "--model", "cells", "wfb8_empire", "wfb8_empire_gunline", "--meta", "wfb8_infantry",
                        "--n-trials", "1000", "--seed", "1", "--format", "json")
     assert code == 0
     report = json.loads(out)
@@ -85,10 +93,10 @@ def test_score_and_diff_from_the_cli_answer_first():
 
 
 @pytest.mark.parametrize("argv, where", [
-    (["score", "wfb8_empire", "--meta", "mk2_battleboxes"], "LIST"),
-    (["score", "wfb8_empire", "--meta", "no_such_meta"], "meta"),
-    (["diff", "wfb8_empire", "khador_battlebox", "--meta", "wfb8_infantry"], "LIST"),
-    (["score", "wfb8_empire", "--meta", "wfb8_infantry", "--n-trials", "3"], "--n-trials"),
+    (["score", "--model", "cells", "wfb8_empire", "--meta", "mk2_battleboxes"], "LIST"),
+    (["score", "--model", "cells", "wfb8_empire", "--meta", "no_such_meta"], "meta"),
+    (["diff", "--model", "cells", "wfb8_empire", "khador_battlebox", "--meta", "wfb8_infantry"], "LIST"),
+    (["score", "--model", "cells", "wfb8_empire", "--meta", "wfb8_infantry", "--n-trials", "3"], "--n-trials"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, where):
     code, out, err = cli_result(*argv)
@@ -98,18 +106,18 @@ def test_bad_input_is_one_line_exit_2(argv, where):
 def test_a_meta_file_is_validated(tmp_path):
     meta = tmp_path / "m.toml"
     meta.write_text('game = "fantasy"\nruleset = "wfb8"\n[[lists]]\nlist = "khador_battlebox"\n')
-    code, _, err = cli_result("score", "wfb8_empire", "--meta", str(meta))
+    code, _, err = cli_result("score", "--model", "cells", "wfb8_empire", "--meta", str(meta))
     assert code == 2 and "lists.0.list" in err
     meta.write_text('game = "fantasy"\nruleset = "wfb8"\n[[lists]]\nlist = "wfb8_orcs"\nweight = -1\n')
-    code, _, err = cli_result("score", "wfb8_empire", "--meta", str(meta))
+    code, _, err = cli_result("score", "--model", "cells", "wfb8_empire", "--meta", str(meta))
     assert code == 2 and "weight" in err
 
 
 def test_monte_carlo_score_agrees_with_the_exact_score_within_5_se():
     """One-round Fantasy cells have an exact engine: the Monte Carlo score and its se must
     cover it (tolerance 5 se, fixed before the run)."""
-    exact = score_list("wfb8_empire", "wfb8_infantry", method="exact", rounds=1)
-    mc = score_list("wfb8_empire", "wfb8_infantry", method="mc", rounds=1, n_trials=4000, seed=99)
+    exact = score_list("wfb8_empire", "wfb8_infantry", model="cells", method="exact", rounds=1)
+    mc = score_list("wfb8_empire", "wfb8_infantry", model="cells", method="mc", rounds=1, n_trials=4000, seed=99)
     for name, e in exact.results.items():
         m = mc.results[name]
         assert e.se == 0.0

@@ -15,7 +15,7 @@ ARGS = dict(budget_seconds=3, n_trials=2000)
 
 @pytest.fixture(scope="module")
 def tuned():
-    return tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", seed=11, **ARGS)
+    return tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", model="cells", seed=11, **ARGS)
 
 
 def test_the_best_list_scores_at_least_the_input(tuned):
@@ -39,20 +39,20 @@ def test_rescoring_the_best_list_with_another_seed_reproduces_it(tuned):
     best = tuned.info["ranked"][0]
     army = load_list({"name": "best", "game": "fantasy", "ruleset": "wfb8", "points": 500,
                       "units": best["units"]})
-    again = score_list(army, "wfb8_infantry", method="mc", n_trials=2000, seed=12345)
+    again = score_list(army, "wfb8_infantry", model="cells", method="mc", n_trials=2000, seed=12345)
     e = again.results["net_points_per_turn"]
     assert abs(e.value - best["score"]) < 5 * (e.se ** 2 + best["se"] ** 2) ** 0.5
 
 
 def test_a_points_cap_below_every_change_keeps_the_input():
-    report = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", points=390, seed=2, top=5, **ARGS)
+    report = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", model="cells", points=390, seed=2, top=5, **ARGS)
     assert all(r["points"] <= 390 for r in report.info["ranked"])
 
 
 def test_same_seed_same_answer_on_one_worker_or_two():
-    a = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", seed=5, workers=1, budget_seconds=600,
+    a = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", model="cells", seed=5, workers=1, budget_seconds=600,
                   n_trials=500)
-    b = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", seed=5, workers=2, budget_seconds=600,
+    b = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", model="cells", seed=5, workers=2, budget_seconds=600,
                   n_trials=500)
     assert a.info["ranked"] == b.info["ranked"]
 
@@ -66,7 +66,7 @@ def test_a_bad_options_file_is_one_line_exit_2(tmp_path, capsys, text, where):
     path = tmp_path / "o.toml"
     path.write_text(text)
     with pytest.raises(SystemExit) as done:
-        main(["tune", "wfb8_empire", "--options", str(path), "--meta", "wfb8_infantry",
+        main(["tune", "--model", "cells", "--model", "cells", "wfb8_empire", "--options", str(path), "--meta", "wfb8_infantry",
               "--budget-seconds", "1"])
     err = capsys.readouterr().err
     assert done.value.code == 2 and err.count("\n") == 1 and where in err
@@ -109,3 +109,28 @@ def test_rounded_to_the_se(value, se, text):
     from mathhammer.words import rounded
 
     assert rounded(value, se, signed=True) == text
+
+
+def test_an_options_file_moves_a_character_and_keeps_what_it_does_not_vary(tmp_path):
+    """Issue 32 part 3: ``joins = [...]`` moves the Captain between units (FB-K1); his
+    ``general = true`` (not varied) stays on every variant, so each candidate keeps a general
+    (FB-K4); command bought or not (``champion``) is a variant too."""
+    from mathhammer.tuning.tune import build_space
+
+    path = tmp_path / "o.toml"
+    path.write_text('game = "fantasy"\nruleset = "wfb8"\n'
+                    '[[units]]\nprofile = "wfb8/empire_captain"\nmin = 1\nmax = 1\n'
+                    'joins = ["Halberdiers", "Handgunners"]\n'
+                    '[[units]]\nprofile = "wfb8/empire_halberdiers"\nmin = 4\nmax = 4\n'
+                    'champion = [false, true]\n')
+    space, state = build_space("wfb8_empire_battle", str(path), "fantasy", "wfb8")
+    hosts = set()
+    for v in space.variants["wfb8/empire_captain"]:
+        others = {k: n for k, n in state.items() if k[0] != "wfb8/empire_captain"}
+        army = load_list(space.to_list({**others, v: 1}, 1100))
+        captain = army.unit("wfb8/empire_captain")
+        assert captain.options.get("general") is True
+        hosts.add(captain.options["joins"])
+    assert hosts == {"Halberdiers", "Handgunners"}
+    champions = {dict(opts).get("champion") for _, opts in space.variants["wfb8/empire_halberdiers"]}
+    assert {True, False} <= champions

@@ -66,6 +66,10 @@ class CellResult:
     seed: int | None
     n_trials: int | None
     note: str = ""
+    #: what one unit of ``mean_damage`` is of the target (1 / its boxes, 1 / its models):
+    #: ``score`` then counts mean_damage x this x the target's points as destroyed (TU-C1);
+    #: None: the whole target when killed, p_kill x its points
+    damage_share: float | None = None
 
 
 POLICIES = ("optimal", "greedy", "fixed")

@@ -37,6 +37,21 @@ Meta = Annotated[str, typer.Option("--meta", help="Meta file: the opposing lists
                                                    "(a bundled name from profiles/metas/ or a path).")]
 
 
+def _progress(opts: CommonOptions, meta: str, model: str | None, n_trials, precision):
+    """The bar of score and diff: cells, or blocks of battles (``--model battle``)."""
+    from mathhammer.tuning.battles import BLOCK, resolve_model
+    from mathhammer.tuning.meta import load_meta
+
+    if resolve_model(model, load_meta(meta).game) == "cells":
+        return _cell_progress(opts, n_trials, precision)
+    from mathhammer.cli._common import progress_bar
+    from mathhammer.present.host import HOST
+
+    if HOST.get() is not None or opts.quiet:
+        return None
+    return progress_bar(f"battles, {BLOCK} a block:", unit="blocks")
+
+
 def _engine(opts: CommonOptions, n_trials, rounds, policy, scheduler, workers) -> dict:
     """The cell settings every tuning command passes on (and the first-compile notice)."""
     opts.config()  # installs the first-compile notice on stderr
@@ -72,7 +87,7 @@ def score_command(
     from mathhammer.tuning import score_list
 
     report = score_list(army, meta, **_engine(opts, n_trials, rounds, policy, scheduler, workers),
-                        progress=_cell_progress(opts, n_trials, precision), precision=precision,
+                        progress=_progress(opts, meta, model, n_trials, precision), precision=precision,
                         per_unit=per_unit, **_battle(model, battles, battle_policy, meta_policy, turns))
     emit(report, opts)
 
@@ -100,7 +115,7 @@ def diff_command(
 
     report = diff_lists(list_a, list_b, meta,
                         **_engine(opts, n_trials, rounds, policy, scheduler, workers),
-                        progress=_cell_progress(opts, n_trials, precision), precision=precision,
+                        progress=_progress(opts, meta, model, n_trials, precision), precision=precision,
                         **_battle(model, battles, battle_policy, meta_policy, turns))
     emit(report, opts)
 

@@ -213,9 +213,10 @@ class Fantasy(Game):
 
     def play_battles(self, army_a, army_b, *, seed, start, count, policy_a="greedy",
                      policy_b="greedy", turns=None):
-        """``fb battle``'s battles on the default deployment, the first player
+        """``fb battle``'s battles on the default deployment (FB-B1, FB-B2), the first player
         rolled off; battle ``j`` is battle ``j % CHUNK`` of chunk ``j // CHUNK`` of the
-        stream of ``seed`` (as ``fb battle`` numbers them); the margin is fb battle's VP margin."""
+        stream of ``seed`` (as ``fb battle`` numbers them); the margin is fb battle's VP margin
+        (FB-B9), the generals its policies (FB-B10); TU-B1."""
         import numpy as np
 
         if army_a is None:  # resolve_model asks for the one line when there are no battles
@@ -243,9 +244,19 @@ class Fantasy(Game):
     def evaluate_cell(self, cell: Any, config: Any):
         return self.cell_runner(cell)(config)
 
+    def score_options(self, unit: Any) -> dict[str, Any]:
+        """TU-C1: a unit with a missile weapon (its ``[ranged]`` table) spends its turn shooting."""
+        return {"shoots": True} if unit.profile.ranged is not None else {}
+
     def cell_runner(self, cell: Any):
-        """The cell's close combat compiled once (its tables take longer than a small batch)."""
+        """The cell's close combat compiled once (its tables take longer than a small batch);
+        a shooter's volley (``shoots``, TU-C1) by the shooting chain."""
         from mathhammer.analysis.cells import CellResult
+
+        if cell.attacker_options.get("shoots"):
+            shooter = self.with_stats(cell.attacker, cell.attacker_options)
+            target = self.with_stats(cell.target, cell.target_options)
+            return lambda config: volley_cell(cell, shooter, target, config)
         from mathhammer.fantasy.combat.fight import Side, combat_session
 
         attacker = self.with_stats(cell.attacker, cell.attacker_options)
@@ -267,7 +278,9 @@ class Fantasy(Game):
     def cell_words(self, policy: str, for_score: bool = False) -> str:
         if for_score:
             return ("a close combat of the unit against the target unit (P(target breaks or is "
-                    "destroyed, attacker stands))")
+                    "destroyed, attacker stands)); a unit with a missile weapon fires one volley at "
+                    "it instead (its first two ranks, short range, standing, no cover; expected "
+                    "models slain / the target's models x its points), TU-C1")
         return ("a close combat of the attacker unit against the target unit; p_kill = "
                 "P(target breaks or is destroyed, attacker stands)")
 
@@ -450,6 +463,40 @@ def _kit_names(profile) -> set[str]:
     names.update(option_words(m.name) for m in profile.mounts)
     names.update(option_words(n) for n in profile.points.mounts)
     return names
+
+
+def volley_cell(cell: Any, shooter: Any, target: Any, config: Any = None):
+    """TU-C1: one volley of ``shooter``'s ``[ranged]`` weapon at ``target`` by the shooting
+    chain (``fb shoot``'s, FB-H..FB-V4; exact or Monte Carlo as the cell asks) — the models of
+    its first ``shooting_ranks`` ranks fire (FB-B6) at short range, standing still, the target
+    in the open (FB-H2: no modifier but a large target's), the wounds capped at the target's
+    models. ``p_kill`` = P(every model slain), ``mean_damage`` = expected models slain."""
+    from mathhammer.analysis.cells import CellResult
+    from mathhammer.dice import parse_dice
+    from mathhammer.fantasy.chain.core import AttackSpec
+    from mathhammer.fantasy.chain.query import chain_report
+    from mathhammer.fantasy.combat.target import target_models, target_parts
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+
+    rules = load_ruleset(cell.ruleset)
+    weapon = shooter.ranged
+    part = target_parts(target, rules)[0]
+    models = target_models(target, rules)
+    large = target.troop_type == "monster" or target.ridden_monster is not None  # FB-B6's large
+    spec = AttackSpec(bs=shooter.stats.bs, shooting_modifier=rules.large_target_modifier * large,
+                      strength=weapon.strength, toughness=part.t, save=part.armour,
+                      ward=part.ward, regeneration=part.regeneration,
+                      armour_piercing=weapon.armour_piercing, close_combat=False,
+                      multiple_wounds=weapon.multiple_wounds, target_wounds=part.w)
+    firing = min(shooter.formation.models, shooter.formation.rank_width * rules.battle.shooting_ranks)
+    per_model = parse_dice(weapon.shots)
+    shots = firing * per_model.min if per_model.min == per_model.max else f"{firing}{weapon.shots}"
+    report = chain_report(spec, shots, rules, at_least=models * part.w, models=models,
+                          method=cell.method, config=config, shooting=True)
+    slain = report.results["mean_models_slain" if part.w > 1 else "mean_unsaved_wounds"]
+    note = f"{firing} x {weapon.name} (S{weapon.strength}) at short range, standing, in the open"
+    return CellResult(cell.key, report.results["p_at_least"], slain, report.method, report.seed,
+                      report.n_trials, note, damage_share=1.0 / models)
 
 
 _PLANS: dict = {}  # fb battle's plans and kernels of list pairs, built once per process

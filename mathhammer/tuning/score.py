@@ -4,12 +4,14 @@
 enemy unit, picked at random from the list you are facing (a unit's chance of being
 picked is its share of that list's entries, counts included); the meta says how often
 you face each list. ``points_destroyed_per_turn`` is the expected enemy points this
-destroys per game turn: the sum over your units (× their count) of P(kill) × the
-target's points, averaged over targets and meta lists. ``points_lost_per_turn`` is the
+destroys per game turn: the sum over your units (× their count) of the share of the
+target the cell destroys × the target's points (TU-C1: boxes marked or models slain over
+the target's, or P(kill) where a cell counts whole targets: a Fantasy close combat),
+averaged over targets and meta lists. ``points_lost_per_turn`` is the
 same with the meta's lists attacking yours (your exposure), and ``net_points_per_turn``
 their difference. A Mk II warcaster costs no points; as a target it is worth its
-warjack points (what its list would lose with it). P(kill) comes from the cells of
-``compare`` (one activation or one close combat, :mod:`mathhammer.analysis.cells`).
+warjack points (what its list would lose with it). The cells are ``compare``'s (one
+activation, one close combat, or a Fantasy shooter's volley, :mod:`mathhammer.analysis.cells`).
 
 **Standard errors and pairing.** Every cell is keyed by what it plays (attacker and
 target profiles with their options) and seeded from that key, so the same cell gets the
@@ -54,12 +56,26 @@ def unit_value(unit: ListUnit) -> int:
     return games.of_profile(unit.profile).unit_value(unit)
 
 
+def _attack_options(unit: ListUnit) -> dict[str, Any]:
+    """The entry's options and what its game plays as the unit's turn (TU-C1: a shooter shoots)."""
+    return {**unit.options, **games.of_profile(unit.profile).score_options(unit)}
+
+
 def _key(attacker: ListUnit, target: ListUnit) -> str:
     """What a cell plays, in text: equal texts are the same question (and the same seed)."""
-    def side(u: ListUnit) -> str:
-        options = sorted((k, v) for k, v in u.options.items() if k != "ref")
-        return f"{u.profile_id}{options}{games.of_profile(u.profile).cell_key(u)}"
-    return side(attacker) + " → " + side(target)
+    def side(u: ListUnit, options: dict[str, Any]) -> str:
+        listed = sorted((k, v) for k, v in options.items() if k != "ref")
+        return f"{u.profile_id}{listed}{games.of_profile(u.profile).cell_key(u)}"
+    return side(attacker, _attack_options(attacker)) + " → " + side(target, target.options)
+
+
+def points_share(result: CellResult) -> Estimate:
+    """The expected share of the target's points a cell destroys (TU-C1): its mean damage in
+    boxes or models slain over the target's, or P(kill) where the cell counts whole targets."""
+    if result.damage_share is None:
+        return result.p_kill
+    d, s = result.mean_damage, result.damage_share
+    return Estimate(d.value * s, d.se * s, (d.ci95[0] * s, d.ci95[1] * s), d.n_trials)
 
 
 def _seed_for(seed: int, key: str) -> int:
@@ -68,7 +84,7 @@ def _seed_for(seed: int, key: str) -> int:
 
 @dataclass
 class Ledger:
-    """A figure as weights on cells: value = Σ w·p_kill, variance = Σ (w·se)²."""
+    """A figure as weights on cells: value = Σ w·share, variance = Σ (w·se)² (:func:`points_share`)."""
 
     weights: dict[str, float] = field(default_factory=lambda: defaultdict(float))
 
@@ -81,8 +97,9 @@ class Ledger:
         trials = None  # the cells' Monte Carlo size (one per run), None when every cell is exact
         for k in keys:
             w = self.weights.get(k, 0.0) - (minus.weights.get(k, 0.0) if minus else 0.0)
-            value += w * results[k].p_kill.value
-            var += (w * results[k].p_kill.se) ** 2
+            share = points_share(results[k])
+            value += w * share.value
+            var += (w * share.se) ** 2
             if results[k].method == "mc":
                 trials = results[k].n_trials
         return _estimate(value, math.sqrt(var), trials)
@@ -139,7 +156,7 @@ def build_table(army: ArmyList, meta: Meta, *, method: str, n_trials: int, seed:
     def cell(att: ListUnit, tgt: ListUnit) -> str:
         key = _key(att, tgt)
         if key not in cells:
-            cells[key] = Cell(meta.game, att.profile, tgt.profile, dict(att.options), dict(tgt.options),
+            cells[key] = Cell(meta.game, att.profile, tgt.profile, _attack_options(att), dict(tgt.options),
                               ruleset=meta.ruleset, method=method, n_trials=n_trials,
                               seed=_seed_for(seed, key), rounds=rounds, policy=policy, key=(key,),
                               precision=precision)
@@ -273,15 +290,19 @@ def _info(table: ScoreTable, meta: Meta, results: dict[str, CellResult], seed: i
     rows = []
     for label, targets in table.p_kill.items():
         for name, key in targets.items():
-            e = results[key].p_kill
+            e, share = results[key].p_kill, points_share(results[key])
             rows.append(f"{label} → {name}: P(kill) {100 * e.value:.1f}%"
-                        + (f" ± {100 * e.se:.1f}" if e.se > 0 else ""))
+                        + (f" ± {100 * e.se:.1f}" if e.se > 0 else "")
+                        + ("" if results[key].damage_share is None else
+                           f", share destroyed {100 * share.value:.1f}%"
+                           + (f" ± {100 * share.se:.1f}" if share.se > 0 else "")))
     return {
         "list": table.army.summary(),
         "meta": _meta_text(meta),
         "score": "each unit attacks one enemy unit per turn, picked at random from the list "
-                 "faced; points = P(kill) x the target's points (a Mk II warcaster: its warjack "
-                 "points); docs/guide/lists.md, List tuning",
+                 "faced; points = the share of the target destroyed x its points (boxes marked or "
+                 "models slain over the target's; a close combat: P(breaks or destroyed)) (a Mk II "
+                 "warcaster: its warjack points); TU-C1, docs/guide/lists.md, List tuning",
         "cell": games.get(meta.game).cell_words(policy, for_score=True),
         "cells": len(table.cells),
         "seeds": f"each cell's seed comes from run seed {seed} and what the cell plays, so lists "

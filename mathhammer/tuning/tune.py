@@ -36,7 +36,7 @@ import itertools
 import math
 import random
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -107,12 +107,16 @@ class Space:
     fixed: list[dict[str, Any]]
     variants: dict[str, list[Variant]]    # profile -> its variants
     bounds: dict[str, tuple[int, int]]
+    #: per varied profile, the entry keys the options file does not vary that every input
+    #: entry of it shares (a character's ``general``, a unit's ``charge``): every variant keeps them
+    kept: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_list(self, state: dict[Variant, int], points: int) -> dict[str, Any]:
         units = [dict(u) for u in self.fixed]
         for (profile, opts), n in sorted(state.items(), key=lambda kv: repr(kv[0])):
             if n:
-                units.append({"profile": profile, "count": n, **dict(opts)})
+                units.append({"profile": profile, "count": n, **self.kept.get(profile, {}),
+                              **dict(opts)})
         return {**self.base, "points": points, "units": units}
 
     def moves(self, state: dict[Variant, int]) -> list[tuple[str, dict[Variant, int]]]:
@@ -187,11 +191,16 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
                                    f"remove it; list entries take {', '.join(entry_keys)}")
         combos = itertools.product(*[[(k, v) for v in vals] for k, vals in keys]) if keys else [()]
         variants[profile] = [(profile, tuple(c)) for c in combos]
+    kept: dict[str, dict[str, Any]] = {}
     for entry in raw.get("units", []):
         profile = entry.get("profile")
         if profile not in named:
             fixed.append(entry)
             continue
+        own = {k: v for k, v in entry.items()
+               if k not in variant_keys and k not in ("profile", "count", "name")}
+        kept[profile] = own if profile not in kept else \
+            {k: v for k, v in kept[profile].items() if own.get(k, not v) == v}
         opts = tuple((k, entry[k]) for k in variant_keys if k in entry)
         v = (profile, opts)
         if v not in variants[profile]:
@@ -201,7 +210,7 @@ def build_space(list_ref: str, options_ref: str, game: str, ruleset: str
         raise ProfileError(where, f"allows {sum(len(v) for v in variants.values())} unit variants, "
                            f"above the limit of {MAX_VARIANTS}", None, "list fewer sizes or options")
     bounds = {p: (u.min, u.max) for p, (_, u) in named.items()}
-    return Space(base, fixed, variants, bounds), state
+    return Space(base, fixed, variants, bounds, kept), state
 
 
 def _state_key(state: dict) -> str:

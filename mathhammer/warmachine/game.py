@@ -158,12 +158,15 @@ class Warmachine(Game):
             text = "fixed sequence: " + text
         else:
             report, text = _duel(cell, attacker, target, config)
+        # TU-C1: score counts the boxes marked as that share of the model (chip damage too)
         return CellResult(cell.key, report.results["p_destroyed"], report.results["mean_damage"],
-                          report.method, report.seed, report.n_trials, text)
+                          report.method, report.seed, report.n_trials, text,
+                          damage_share=1.0 / target.grid.n_boxes)
 
     def cell_words(self, policy: str, for_score: bool = False) -> str:
         if for_score:
-            return "one activation against a fresh target model (" + policy + " focus policy)"
+            return ("one activation against a fresh target model (" + policy + " focus policy); "
+                    "points destroyed = boxes marked / the model's boxes x its points (TU-C1)")
         return (f"one activation of the attacker against a fresh target model ({policy} focus "
                 "policy in melee); p_kill = P(destroyed)")
 
