@@ -15,6 +15,7 @@ needs no placeholder — so the answer never depends on what was already built.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import replace
 
@@ -44,6 +45,7 @@ class KernelBattle:
         self.B = ks.make_battle(*self.P, *self.D, *self.T, *self.W)
         self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
         self.misses = 0
+        self.shared: dict[tuple, np.ndarray] = {}  # the fights' arrays by contents (_shared)
 
     # ---- playing ------------------------------------------------------------------------------
     def run_chunk(self, n: int, words: np.ndarray) -> dict[str, np.ndarray]:
@@ -181,13 +183,23 @@ class KernelBattle:
                          for g in range(t.g_int.shape[0])], np.int64)
         index = len(self.T[ka.T_ORDER])
         for i, arr in enumerate(arrays):
-            self.T[i].append(np.ascontiguousarray(arr, DTYPES[i]))
+            self.T[i].append(self._shared(np.ascontiguousarray(arr, DTYPES[i])))
         self.T[ka.T_ORDER].append(np.array(order, np.int64))
         self.T[ka.T_FIRST].append(first)
         self.T[ka.T_ONCE].append(once)
         self.T[ka.T_FIGHTS][code] = index
         if key not in self.T[ka.T_ARRANGEMENTS]:
             self.T[ka.T_ARRANGEMENTS][key] = index
+
+    def _shared(self, arr: np.ndarray) -> np.ndarray:
+        """One array for equal contents: arrangements of the same units (other faces, other
+        chargers) mostly compile to the same tables, and the kernel only reads them — most of
+        a run's memory was copies of the same strike tables (fg_sum)."""
+        key = (arr.dtype.str, arr.shape, hashlib.blake2b(arr.tobytes(), digest_size=16).digest())
+        kept = self.shared.get(key)
+        if kept is None:
+            kept = self.shared[key] = arr
+        return kept
 
     def _side(self, row, theirs):
         u, target, face, charged = row
