@@ -88,3 +88,28 @@ def test_the_same_answer_on_dask():
     finally:
         client.close()
         cluster.close()
+
+
+def test_the_answer_does_not_depend_on_the_tables_already_built():
+    """The probe pass (a missing table: play on with a placeholder, build every table the
+    battle asked for, play it again) gives the same battles as stopping at each miss, cold
+    or after other battles built tables: greedy against a best response, same seed."""
+    import numpy as np
+
+    from mathhammer.fantasy.battle.compile import KernelBattle
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.lists import load_list
+
+    recipe = Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default", 3,
+                    "roll-off", "best-response", "greedy", 2, 1)
+    tallies = []
+    for probing, warm_seed in ((False, None), (True, None), (True, 11)):
+        plan = build_plan(recipe)
+        plan.kernel = KernelBattle(plan, probing=probing)
+        if warm_seed is not None:
+            run(recipe, 3, warm_seed, plan=plan)
+        tallies.append(run(recipe, 4, 5, plan=plan)[0])
+    for other in tallies[1:]:
+        for key, value in tallies[0].items():
+            assert np.array_equal(other[key], value), key

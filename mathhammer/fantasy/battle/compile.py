@@ -6,13 +6,16 @@ flat arrays of :mod:`mathhammer.fantasy.kernels.battle_state` and plays chunks o
 a compiled combat arrangement (:func:`mathhammer.fantasy.combat.fight.compile_fight`), a greedy
 value (:func:`mathhammer.fantasy.battle.values._combat_value`, the combat engine's exact
 round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
-chain). When one is missing the kernel stops that battle and says which; this module
-builds it, adds it to the run's tables and the battle is played again from its start on
-its own stream — so the answer never depends on what was already built.
+chain). When one is missing, the kernel's probe pass queues it and plays the battle on with
+a placeholder (kernels.battle_state.missed), so one pass finds every table the battle —
+rollouts included — asks for; this module builds them all, adds them to the run's tables
+and the battle is played again from its start on its own stream, uncounted until it
+needs no placeholder — so the answer never depends on what was already built.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import replace
 
@@ -26,7 +29,7 @@ MAX_MISSES = 100_000  # tables of one run; beyond this something is wrong, never
 class KernelBattle:
     """The kernel's arrays of one plan, and its tables (built as battles ask for them)."""
 
-    def __init__(self, plan):
+    def __init__(self, plan, probing: bool = True):
         from mathhammer import kernels
 
         kernels.load("mathhammer.fantasy.kernels.battle_play")
@@ -40,7 +43,9 @@ class KernelBattle:
         self.S = ks.new_state(len(plan.units), plan.turns)
         self.W = scratch(plan, ks)
         self.B = ks.make_battle(*self.P, *self.D, *self.T, *self.W)
+        self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
         self.misses = 0
+        self.shared: dict[tuple, np.ndarray] = {}  # the fights' arrays by contents (_shared)
 
     # ---- playing ------------------------------------------------------------------------------
     def run_chunk(self, n: int, words: np.ndarray) -> dict[str, np.ndarray]:
@@ -49,18 +54,14 @@ class KernelBattle:
 
         tally = empty_tally(self.plan)
         words = np.asarray(words, np.uint64)
-        j, last = 0, None
+        j, last = 0, set()
         while True:
             j = play_chunk(self.B, self.S, words, j, n,
                            tally["outcome"], tally["margin2"], tally["margin_hist"],
                            tally["status"], tally["models_left"], tally["decisions"])
             if j >= n:
                 return tally
-            miss = tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:40])
-            if miss == last:
-                raise RuntimeError(f"the battle kernel asked twice for the same table {miss}")
-            last = miss
-            self.fill(miss)
+            last = self.build_missing(last)
 
     def one_battle(self, words: np.ndarray, index: int) -> tuple[float, int, int]:
         """Battle ``index`` of the stream ``words``: (VP margin A − B, A won, B won)."""
@@ -68,7 +69,7 @@ class KernelBattle:
         from mathhammer.fantasy.kernels.battle_play import play_chunk
 
         words = np.asarray(words, np.uint64)
-        last = None
+        last = set()
         while True:
             tally = empty_tally(self.plan)
             done = play_chunk(self.B, self.S, words, index, index + 1, tally["outcome"],
@@ -77,23 +78,34 @@ class KernelBattle:
             if done == index + 1:
                 outcome = tally["outcome"]
                 return tally["margin2"][0] / 2, int(outcome[0]), int(outcome[2])
-            miss = tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:40])
-            if miss == last:
-                raise RuntimeError(f"the battle kernel asked twice for the same table {miss}")
-            last = miss
-            self.fill(miss)
+            last = self.build_missing(last)
 
     def first_decisions(self, words: np.ndarray) -> np.ndarray:
         from mathhammer.fantasy.kernels.battle_play import first_decisions
 
-        last = None
+        last = set()
         while first_decisions(self.B, self.S, words) != 0:
-            miss = tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:40])
-            if miss == last:
-                raise RuntimeError(f"the battle kernel asked twice for the same table {miss}")
-            last = miss
-            self.fill(miss)
+            last = self.build_missing(last)
         return self.W[self.ks_w("W_FIRST")].copy()
+
+    def build_missing(self, last: set) -> set:
+        """Build every table the last pass asked for (a probe pass queues all the battle's
+        misses; without probing, the one that stopped it); returns them."""
+        ks = self.ks
+        probe = self.W[self.ks_w("W_PROBE")]
+        if probe[ks.P_ON]:
+            queue = self.W[self.ks_w("W_PROBE_Q")]
+            misses = [tuple(int(x) for x in queue[k, :40]) for k in range(probe[ks.P_COUNT])]
+            probe[ks.P_COUNT] = probe[ks.P_OVERFLOW] = 0
+        else:
+            misses = [tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:40])]
+        if not misses:
+            raise RuntimeError("a battle played on placeholders but asked for no table")
+        for miss in misses:
+            if miss in last:
+                raise RuntimeError(f"the battle kernel asked twice for the same table {miss}")
+            self.fill(miss)
+        return set(misses)
 
     @staticmethod
     def ks_w(name: str) -> int:
@@ -116,7 +128,9 @@ class KernelBattle:
             from mathhammer.fantasy.battle.values import _combat_value
             from mathhammer.fantasy.kernels.battle_values import value_code
 
-            _k, u, t, face, charged, _mu, _mt = miss[:7]
+            _k, u, t, face, charged, mu, mt = miss[:7]
+            if int(value_code(u, t, face, charged, mu, mt)) in self.T[ka.T_VALUES]:
+                return  # built with another size step of the pair (one probe pass asks for both)
             # every size step of the pair at once: one miss per pairing, face and charge
             for mu in bucket_levels(self.plan, u):
                 for mt in bucket_levels(self.plan, t):
@@ -127,6 +141,8 @@ class KernelBattle:
             from mathhammer.fantasy.kernels.battle_actions import shot_code
 
             _k, u, t, n, mod, left = miss[:6]
+            if int(shot_code(u, t, n, mod, left)) in self.T[ka.T_SHOT_DICT]:
+                return
             cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
             self.T[ka.T_SHOT_LIST].append(cum)
             self.T[ka.T_SHOT_DICT][int(shot_code(u, t, n, mod, left))] = \
@@ -144,6 +160,16 @@ class KernelBattle:
         _kind, count, n_a = miss[:3]
         rows = [miss[3 + 4 * i: 7 + 4 * i] for i in range(count)]
         order = [r[0] for r in rows]
+        st = np.zeros((len(self.plan.units), ks.NST), np.int64)
+        st[:, ks.ST_CT] = -1
+        for u, target, face, charged in rows:
+            st[u, ks.ST_CT], st[u, ks.ST_CF] = target, face
+            st[u, ks.ST_CHARGED] = st[u, ks.ST_FRESH] = charged
+        arr = np.array(order, np.int64)
+        code, key = (int(fight_code(arr, count, n_a, st, flag)) for flag in (True, False))
+        if code in self.T[ka.T_FIGHTS] or (not any(r[3] for r in rows)
+                                            and key in self.T[ka.T_ARRANGEMENTS]):
+            return  # the kernel's lookup finds it now (built earlier in this probe's batch)
         groups = (order[:n_a], order[n_a:])
         sides = []
         for mine, theirs in (groups, groups[::-1]):
@@ -157,20 +183,23 @@ class KernelBattle:
                          for g in range(t.g_int.shape[0])], np.int64)
         index = len(self.T[ka.T_ORDER])
         for i, arr in enumerate(arrays):
-            self.T[i].append(np.ascontiguousarray(arr, DTYPES[i]))
+            self.T[i].append(self._shared(np.ascontiguousarray(arr, DTYPES[i])))
         self.T[ka.T_ORDER].append(np.array(order, np.int64))
         self.T[ka.T_FIRST].append(first)
         self.T[ka.T_ONCE].append(once)
-        st = np.zeros((len(self.plan.units), ks.NST), np.int64)
-        st[:, ks.ST_CT] = -1
-        for u, target, face, charged in rows:
-            st[u, ks.ST_CT], st[u, ks.ST_CF] = target, face
-            st[u, ks.ST_CHARGED] = st[u, ks.ST_FRESH] = charged
-        arr = np.array(order, np.int64)
-        self.T[ka.T_FIGHTS][int(fight_code(arr, count, n_a, st, True))] = index
-        key = int(fight_code(arr, count, n_a, st, False))
+        self.T[ka.T_FIGHTS][code] = index
         if key not in self.T[ka.T_ARRANGEMENTS]:
             self.T[ka.T_ARRANGEMENTS][key] = index
+
+    def _shared(self, arr: np.ndarray) -> np.ndarray:
+        """One array for equal contents: arrangements of the same units (other faces, other
+        chargers) mostly compile to the same tables, and the kernel only reads them — most of
+        a run's memory was copies of the same strike tables (fg_sum)."""
+        key = (arr.dtype.str, arr.shape, hashlib.blake2b(arr.tobytes(), digest_size=16).digest())
+        kept = self.shared.get(key)
+        if kept is None:
+            kept = self.shared[key] = arr
+        return kept
 
     def _side(self, row, theirs):
         u, target, face, charged = row
@@ -372,7 +401,8 @@ def scratch(plan, ks) -> tuple:
             np.zeros((MAXOPT, 6), np.int64), np.zeros((MAXOPT, 2)), np.zeros(MAXOPT),
             np.full(64, -1, np.int64), np.zeros(len(plan.vocabulary), np.int64),
             np.zeros((MAXOPT, 6), np.int64), np.zeros((MAXOPT, 2)), new_state(n, plan.turns),
-            new_state(n, plan.turns), np.zeros(4, np.int64), np.zeros((2, 52)))
+            new_state(n, plan.turns), np.zeros(4, np.int64), np.zeros((2, 52)),
+            np.zeros(4, np.int64), np.full((ks.MAXQ, 64), -1, np.int64))
 
 
 def isfinite(x: float) -> bool:

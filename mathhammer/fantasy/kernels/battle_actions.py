@@ -6,8 +6,10 @@ and ``phases`` (their docstrings state them), on the arrays of
 :mod:`mathhammer.fantasy.kernels.battle_state`. ``P`` is the tuple of static arrays, ``T`` the
 tables (compiled combats, cached values, shooting tables), ``S`` one battle's state, ``W``
 scratch space. A table the run has not built yet is a *miss*: the function writes what it
-needs into ``W[MISS]`` and returns ``MISS``; Python builds it and the battle is replayed
-from its start on the same stream (so the answer never depends on what was cached).
+needs into ``W[MISS]``; in a probe pass (:func:`~.battle_state.missed`) it is queued and
+the battle plays on with a placeholder, else the function returns ``MISS``. Python builds
+the tables and the battle is replayed from its start on the same stream (so the answer
+never depends on what was cached).
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     engaged,
     face_to,
     footprint,
+    missed,
     models_alive,
     on_the_table,
     sample,
@@ -105,9 +108,10 @@ from mathhammer.kernels.dice import d6, uniform
 
 # scratch tuple W: corners, three boxes, the decision's options (int, float), their values,
 # the miss record, this battle's decisions, inner options (a greedy look ahead), the greedy
-# look ahead's state, the rollout state, what a best response needs, first decisions' values
+# look ahead's state, the rollout state, what a best response needs, first decisions' values,
+# the probe pass's flags and its queue of misses
 (W_CP, W_CQ, W_B1, W_B2, W_B3, W_OPT_I, W_OPT_F, W_VALS, W_MISS, W_DECISIONS, W_OPT2_I,
- W_OPT2_F, W_SG, W_SR, W_NEED, W_FIRST) = range(16)
+ W_OPT2_F, W_SG, W_SR, W_NEED, W_FIRST, W_PROBE, W_PROBE_Q) = range(18)
 # tables tuple T: the compiled combats' kernel arrays (one typed list per array), each
 # combat's battle units, first bodies and once-per-game groups, the lookups
 (T_ORDER, T_FIRST, T_ONCE, T_FIGHTS, T_ARRANGEMENTS, T_VALUES, T_SHOT_LIST,
@@ -595,8 +599,9 @@ def shot_table(B, S, u, t, gap, cover, stand_and_shoot):
     table = B.shot_dict
     if code not in table:
         miss = B.miss
+        miss[:] = -1
         miss[0], miss[1], miss[2], miss[3], miss[4], miss[5] = MISS_SHOT, u, t, n, mod, 0
-        return MISS
+        return -1 if missed(B) else MISS  # the probe's placeholder: nothing hits
     return table[code]
 
 

@@ -50,6 +50,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     UI_STANDARD,
     box,
     face_to,
+    missed,
     models_alive,
     unit_alive,
     unit_centre,
@@ -173,7 +174,13 @@ def combat_round(B, S, members, count, res):
             miss[4 + 4 * k] = st[u, ST_CT]
             miss[5 + 4 * k] = st[u, ST_CF] if st[u, ST_CT] >= 0 else 0
             miss[6 + 4 * k] = 1 if (st[u, ST_CHARGED] == 1 and st[u, ST_FRESH] == 1) else 0
-        return MISS
+        if not missed(B):
+            return MISS
+        # the probe's placeholder: a round where nobody is hurt (next round: not fresh)
+        res[RES_WINNER], res[RES_DIFF], res[RES_NB], res[RES_NP], res[RES_ND] = -1, 0, 0, 0, 0
+        for k in range(count):
+            st[order[k], ST_FRESH] = 0
+        return OK
     first = B.f_first[index]
     once_unit = B.f_once[index]
     u_int = B.fu_int[index].copy()

@@ -7,7 +7,8 @@
 * :func:`margin` (FB-B9): A's victory points minus B's, as ``rf`` / ``ri`` say.
 * :func:`play_chunk`: battles ``start..n-1`` of one chunk, battle j on its own stream
   (:func:`~mathhammer.fantasy.kernels.battle_state.seed_stream` of the chunk's words and j), so a
-  battle replayed after a miss is the same battle. Returns the battle that missed, or n.
+  battle replayed after a miss is the same battle. Returns the battle that missed (or, in a
+  probe pass, played on placeholders), or n.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import numpy as np
 from numba import njit
 
 from mathhammer.fantasy.kernels.battle import step
-from mathhammer.fantasy.kernels.battle_values import greedy_choice, option_values
 from mathhammer.fantasy.kernels.battle_actions import OI_SLOT
 from mathhammer.fantasy.kernels.battle_state import (
     B_MODELS,
@@ -38,6 +38,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     MISS,
     NEED,
     OK,
+    P_TAINTED,
     R_BSB_BONUS,
     R_GENERAL_BONUS,
     R_MAX_MARGIN,
@@ -63,6 +64,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     face_to,
     seed_stream,
 )
+from mathhammer.fantasy.kernels.battle_values import greedy_choice, option_values
 from mathhammer.kernels.dice import next_u64
 
 BR_Z = 2.0  # FB-B10: an alternative replaces greedy's choice when better by 2 paired se
@@ -221,7 +223,7 @@ def play_battle(B, S):
 @njit(cache=True, nogil=True, error_model="numpy")
 def play_chunk(B, S, words, start, n, outcomes, margin2, margin_hist, status_hist,
                models_left, decisions):
-    """Battles start..n-1 of a chunk, counted; returns the battle that missed, or n."""
+    """Battles start..n-1 of a chunk, counted; returns the battle that missed (not counted), or n."""
     ui, ri = B.ui, B.ri
     st, hist = S.ust, S.hist
     first = B.first
@@ -230,8 +232,9 @@ def play_chunk(B, S, words, start, n, outcomes, margin2, margin_hist, status_his
         init_battle(B, S, words, j)
         mine[:] = 0
         first[0, 0], first[1, 0] = 1, 1  # the first decisions are recorded on their own
-        if play_battle(B, S) == MISS:
-            return j
+        B.probe[P_TAINTED] = 0
+        if play_battle(B, S) == MISS or B.probe[P_TAINTED] == 1:
+            return j  # a table was missing: built, this battle is played again
         m = margin(B, S)
         outcomes[outcome(B, m)] += 1
         twice = np.int64(np.round(2 * m))
@@ -255,7 +258,10 @@ def first_decisions(B, S, words):
     init_battle(B, S, words, 0)
     B.decisions[:] = 0
     B.first[:, :] = 0
-    return play_battle(B, S)
+    B.probe[P_TAINTED] = 0
+    if play_battle(B, S) == MISS or B.probe[P_TAINTED] == 1:
+        return MISS
+    return OK
 
 
 __all__ = ["play_chunk", "first_decisions", "margin", "HOLD", "G_PHASE", "G_SEAT"]

@@ -69,6 +69,9 @@ SCRIPTED, GREEDY, BEST_RESPONSE = range(3)
 # ---- step results ------------------------------------------------------------------------------
 OK, NEED, MISS = 0, -2, -3
 MISS_FIGHT, MISS_VALUE, MISS_SHOT = 1, 2, 3
+# the probe pass (B.probe): on, misses queued, queue overflowed, this battle used a placeholder
+P_ON, P_COUNT, P_OVERFLOW, P_TAINTED = range(4)
+MAXQ = 1024  # misses one probe pass queues (rows of B.probe_q, each a copy of B.miss)
 MAXB = 12  # wound pools per unit
 MAXOPT = 16
 GAP = 1.0  # FB-B5: 1" from an enemy after a normal move
@@ -111,7 +114,7 @@ TABLE_FIELDS = ("fu_int", "fb_int", "fg_int", "fg_key", "fg_slot", "fg_pref", "f
                 "fp_instab", "f_order", "f_first", "f_once", "fights", "arrangements", "values",
                 "shot_list", "shot_dict")
 SCRATCH_FIELDS = ("cp", "cq", "b1", "b2", "b3", "opt_i", "opt_f", "vals", "miss", "decisions",
-                  "opt2_i", "opt2_f", "sg", "sr", "need", "first")
+                  "opt2_i", "opt2_f", "sg", "sr", "need", "first", "probe", "probe_q")
 BATTLE_FIELDS = STATIC_FIELDS + DEPLOYMENT_FIELDS + TABLE_FIELDS + SCRATCH_FIELDS
 structref.define_proxy(Battle, BattleType, list(BATTLE_FIELDS))
 
@@ -268,13 +271,39 @@ def seed_stream(words, index, out):
         out[i] = np.uint64(0)
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def missed(B):
+    """A table is missing (``B.miss`` says which). Probing (``B.probe``), the miss is queued
+    once and the battle plays on with a placeholder — it is marked tainted, never counted, and
+    played again once every queued table is built — so one pass finds the misses of the whole
+    battle, rollouts included (True); else the caller stops with MISS (False)."""
+    probe, queue, miss = B.probe, B.probe_q, B.miss
+    if probe[P_ON] == 0:
+        return False
+    probe[P_TAINTED] = 1
+    for k in range(probe[P_COUNT]):
+        same = True
+        for i in range(queue.shape[1]):
+            if queue[k, i] != miss[i]:
+                same = False
+                break
+        if same:
+            return True
+    if probe[P_COUNT] < queue.shape[0]:
+        queue[probe[P_COUNT], :] = miss
+        probe[P_COUNT] += 1
+    else:  # the rest waits for the next pass
+        probe[P_OVERFLOW] = 1
+    return True
+
+
 @njit(cache=True)
 def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n, sides,
                nside, ri, rf, terrain, orders, vocab, pos0, contact0, fresh0, fu_int, fb_int,
                fg_int, fg_key, fg_slot, fg_pref, fg_sum, fg_fall, fg_percdf, fg_natt, fe_pair,
                fchal, fp_ld, fp_caught, fp_instab, f_order, f_first, f_once, fights,
                arrangements, values, shot_list, shot_dict, cp, cq, b1, b2, b3, opt_i, opt_f,
-               vals, miss, decisions, opt2_i, opt2_f, sg, sr, need, first):
+               vals, miss, decisions, opt2_i, opt2_f, sg, sr, need, first, probe, probe_q):
     """The Battle of these fields (a cached constructor: no compile per run)."""
     return Battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n,
                   sides, nside, ri, rf, terrain, orders, vocab, pos0, contact0, fresh0,
@@ -282,4 +311,4 @@ def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum,
                   fg_percdf, fg_natt, fe_pair, fchal, fp_ld, fp_caught, fp_instab, f_order,
                   f_first, f_once, fights, arrangements, values, shot_list, shot_dict, cp,
                   cq, b1, b2, b3, opt_i, opt_f, vals, miss, decisions, opt2_i, opt2_f, sg,
-                  sr, need, first)
+                  sr, need, first, probe, probe_q)

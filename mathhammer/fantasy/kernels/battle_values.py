@@ -49,8 +49,8 @@ from mathhammer.fantasy.kernels.battle_state import (
     box,
     copy_state,
     engaged,
+    missed,
 )
-
 
 APPROACH = 0.5  # FB-B10: weight of the pull towards favoured pairings (values.py)
 APPROACH_RANGE = 48.0  # inches at which the pull starts
@@ -82,8 +82,11 @@ def combat_value(B, S, u, t, face, charged):
     table = B.values
     if code not in table:
         miss = B.miss
+        miss[:] = -1
         miss[0], miss[1], miss[2], miss[3] = MISS_VALUE, u, t, face
         miss[4], miss[5], miss[6] = charged, mu, mt
+        if missed(B):  # the probe's placeholder: a worthless round
+            return 0.0, OK
         return 0.0, MISS
     return table[code], OK
 
