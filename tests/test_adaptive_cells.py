@@ -92,7 +92,7 @@ def test_a_shared_adaptive_cell_cancels_exactly_in_a_diff():
     from mathhammer.tuning import diff_lists
 
     report = diff_lists("wfb8_empire", "wfb8_empire", "wfb8_infantry", method="mc",
-                        precision=0.02, seed=7)
+                        precision=0.02, seed=7, model="cells")
     for name in ("points_destroyed_per_turn", "points_lost_per_turn", "net_points_per_turn"):
         assert report.results[f"{name}[B-A]"].value == 0.0
         assert report.results[f"{name}[B-A]"].se == 0.0
@@ -105,7 +105,8 @@ def test_a_shared_adaptive_cell_cancels_exactly_in_a_diff():
     ["compare", "wfb8_empire", "wfb8_orcs", "--precision", "0.7"],
     ["sweep", "khador/juggernaut", "cygnar/ironclad", "--vary", "def=11..12",
      "--precision", "0"],
-    ["score", "wfb8_empire", "--meta", "wfb8_infantry", "--precision", "0.01", "--n-trials", "500"],
+    ["score", "wfb8_empire", "--meta", "wfb8_infantry", "--model", "cells", "--precision", "0.01",
+     "--n-trials", "500"],
 ])
 def test_precision_with_n_trials_or_out_of_range_is_one_line(argv):
     proc = cli_inprocess(*argv)

@@ -62,12 +62,12 @@ def test_score_diff_and_tune_on_dask_equal_local(client):
     def values(report):
         return {k: (v.value, v.se) for k, v in report.results.items()}
 
-    kw = dict(method="mc", n_trials=1000, seed=21)
+    kw = dict(method="mc", n_trials=1000, seed=21, model="cells")  # battles: test_tuning_battles
     assert values(score_list("wfb8_empire", "wfb8_infantry", **kw)) == values(
         score_list("wfb8_empire", "wfb8_infantry", scheduler=client, **kw))
     assert values(diff_lists("wfb8_empire", "wfb8_empire_gunline", "wfb8_infantry", **kw)) == values(
         diff_lists("wfb8_empire", "wfb8_empire_gunline", "wfb8_infantry", scheduler=client, **kw))
-    tkw = dict(seed=4, n_trials=500, max_lists=15, budget_seconds=600)
+    tkw = dict(seed=4, n_trials=500, max_lists=15, budget_seconds=600, model="cells")
     local = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", **tkw)
     remote = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", scheduler=client, **tkw)
     assert local.info["ranked"] == remote.info["ranked"]

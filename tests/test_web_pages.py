@@ -202,7 +202,7 @@ def test_the_magic_phase_form_asks_spells_without_a_file(client):
 
 def test_score_shows_its_per_unit_figures_as_a_table(client):
     """Item 17: score's points by unit are a table (row names in the sticky column)."""
-    page = client.get("/score?army=khador_two_juggernauts&meta=mk2_khador_mirror").text
+    page = client.get("/score?army=khador_two_juggernauts&meta=mk2_khador_mirror&model=cells").text
     assert 'id="headline"' in page
     table = page[page.index('<table class="matrix">'):]
     table = table[:table.index("</table>")]
