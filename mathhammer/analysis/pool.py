@@ -114,35 +114,46 @@ def _local(cells: list[Cell], workers: int | None, progress: Progress | None) ->
     return out  # type: ignore[return-value]
 
 
-def _dask(cells: list[Cell], scheduler: Any) -> list[CellResult]:
+def dask_client(scheduler: Any) -> tuple[Any, bool]:
+    """The Dask client for ``scheduler`` (an address or a ``distributed.Client``) and whether
+    it is ours to close; a missing install, a bad address or an unreachable scheduler is one
+    line at ‹scheduler›."""
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - depends on the install
         raise InputError("‹scheduler›", "needs dask.distributed, which is not installed", scheduler,
                          "pip install 'mathhammer[dask]' or drop ‹scheduler›") from None
-    own = not isinstance(scheduler, Client)
-    if own:
-        if not isinstance(scheduler, str) or "://" not in scheduler and ":" not in scheduler:
-            raise InputError("‹scheduler›", "must be a Dask scheduler address", scheduler,
-                             "use e.g. ‹scheduler› tcp://127.0.0.1:8786")
-        try:
-            client = Client(scheduler, timeout="10s", set_as_default=False)
-        except (OSError, TimeoutError) as err:
-            raise InputError("‹scheduler›", f"cannot reach the Dask scheduler ({err})", scheduler,
-                             "start one with `dask scheduler` or check the address") from None
-    else:
-        client = scheduler
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    if not isinstance(scheduler, str) or ":" not in scheduler:
+        raise InputError("‹scheduler›", "must be a Dask scheduler address", scheduler,
+                         "use e.g. ‹scheduler› tcp://127.0.0.1:8786")
+    try:
+        return Client(scheduler, timeout="10s", set_as_default=False), True
+    except (OSError, TimeoutError) as err:
+        raise InputError("‹scheduler›", f"cannot reach the Dask scheduler ({err})", scheduler,
+                         "start one with `dask scheduler` or check the address") from None
+
+
+def dask_map(fn: Any, *iterables: list, scheduler: Any) -> list:
+    """``fn`` over ``iterables`` on the cluster, results in order; on Ctrl-C or a failure the
+    cluster drops the queued work, and a client made here is closed."""
+    client, own = dask_client(scheduler)
     futures = None
     try:
-        futures = client.map(evaluate, cells, pure=False)
+        futures = client.map(fn, *iterables, pure=False)
         result = client.gather(futures)
         futures = None
         return result
     finally:
-        if futures is not None:  # Ctrl-C or a failure: the cluster drops the queued cells
+        if futures is not None:
             try:
                 client.cancel(futures)
             except Exception:  # noqa: BLE001 - best effort while stopping
                 pass
         if own:
             client.close()
+
+
+def _dask(cells: list[Cell], scheduler: Any) -> list[CellResult]:
+    return dask_map(evaluate, cells, scheduler=scheduler)

@@ -144,26 +144,10 @@ class Runner:
         return out
 
     def _dask(self, jobs):
-        if self._client is None:
-            try:
-                from distributed import Client
-            except ImportError:  # pragma: no cover - depends on the install
-                raise InputError("‹scheduler›", "needs dask.distributed, which is not installed",
-                                 self.scheduler, "pip install 'mathhammer[dask]' or drop ‹scheduler›"
-                                 ) from None
-            if isinstance(self.scheduler, Client):
-                self._client, self._own = self.scheduler, False
-            else:
-                if not isinstance(self.scheduler, str) or ":" not in self.scheduler:
-                    raise InputError("‹scheduler›", "must be a Dask scheduler address",
-                                     self.scheduler, "use e.g. ‹scheduler› tcp://127.0.0.1:8786")
-                try:
-                    self._client = Client(self.scheduler, timeout="10s", set_as_default=False)
-                except (OSError, TimeoutError) as err:
-                    raise InputError("‹scheduler›", f"cannot reach the Dask scheduler ({err})",
-                                     self.scheduler, "start one with `dask scheduler` or check "
-                                     "the address") from None
-                self._own = True
+        if self._client is None:  # one client for the whole run, closed by close()
+            from mathhammer.analysis.pool import dask_client
+
+            self._client, self._own = dask_client(self.scheduler)
         return self._client.gather(self._client.map(_play, jobs, pure=False))
 
     def close(self) -> None:

@@ -114,39 +114,12 @@ def _dask_chunk(recipe, seed: int, i: int, size: int) -> dict:
 
 def run_dask(recipe, sizes: list[int], seed: int, scheduler: Any) -> dict:
     """The chunks on a Dask cluster (``scheduler`` an address or a ``distributed.Client``)."""
+    from mathhammer.analysis.pool import dask_map
     from mathhammer.fantasy.battle.runner import _add
 
-    try:
-        from distributed import Client
-    except ImportError:  # pragma: no cover - depends on the install
-        raise InputError("‹scheduler›", "needs dask.distributed, which is not installed",
-                         scheduler, "pip install 'mathhammer[dask]' or drop ‹scheduler›") from None
-    own = not isinstance(scheduler, Client)
-    if own:
-        if not isinstance(scheduler, str) or ":" not in scheduler:
-            raise InputError("‹scheduler›", "must be a Dask scheduler address", scheduler,
-                             "use e.g. ‹scheduler› tcp://127.0.0.1:8786")
-        try:
-            client = Client(scheduler, timeout="10s", set_as_default=False)
-        except (OSError, TimeoutError) as err:
-            raise InputError("‹scheduler›", f"cannot reach the Dask scheduler ({err})", scheduler,
-                             "start one with `dask scheduler` or check the address") from None
-    else:
-        client = scheduler
-    futures = None
-    try:
-        futures = client.map(_dask_chunk, [recipe] * len(sizes), [seed] * len(sizes),
-                             list(range(len(sizes))), sizes, pure=False)
-        parts = client.gather(futures)
-        futures = None
-    finally:
-        if futures is not None:
-            try:
-                client.cancel(futures)
-            except Exception:  # noqa: BLE001 - best effort while stopping
-                pass
-        if own:
-            client.close()
+    n = len(sizes)
+    parts = dask_map(_dask_chunk, [recipe] * n, [seed] * n, list(range(n)), sizes,
+                     scheduler=scheduler)
     total: dict = {}
     for part in parts:
         _add(total, part)

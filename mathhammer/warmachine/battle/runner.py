@@ -361,29 +361,6 @@ def _unwrap(part):
 
 
 def _dask(jobs, scheduler):
-    from mathhammer.errors import InputError
+    from mathhammer.analysis.pool import dask_map
 
-    try:
-        from distributed import Client
-    except ImportError:  # pragma: no cover - depends on the install
-        raise InputError("‹scheduler›", "needs dask.distributed, which is not installed",
-                         scheduler, "pip install 'mathhammer[dask]' or drop ‹scheduler›") from None
-    own = not isinstance(scheduler, Client)
-    if own:
-        if not isinstance(scheduler, str) or ":" not in scheduler:
-            raise InputError("‹scheduler›", "must be a Dask scheduler address", scheduler,
-                             "use e.g. ‹scheduler› tcp://127.0.0.1:8786")
-        try:
-            client = Client(scheduler, timeout="10s", set_as_default=False)
-        except (OSError, TimeoutError) as err:
-            raise InputError("‹scheduler›", f"cannot reach the Dask scheduler ({err})",
-                             scheduler, "start one with `dask scheduler` or check the address") \
-                from None
-    else:
-        client = scheduler
-    try:
-        futures = client.map(_run_job, jobs, pure=False)
-        return client.gather(futures)
-    finally:
-        if own:
-            client.close()
+    return dask_map(_run_job, jobs, scheduler=scheduler)
