@@ -725,6 +725,75 @@ def backward_slots(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, b
 
 
 # ---------------------------------------------------------------------------- distribution
+@njit(cache=True, inline="always")
+def _spread_attack(p, s, d_bits, g, f, kd, eng, fl, G, OP, n_f, n_fl, end, end_row, T, TA,
+                   left_of, mcrip_of, scrip_of, p_hit, p_crit, pmf, bpmf, p_under, row_of,
+                   n_d, dest, dest_slot, final, focus):
+    """Pass an attack state's mass ``p`` on to its outcomes under the decision bits
+    ``d_bits`` (miss, blast after a miss, hit, critical; the damage roll and its column):
+    the end and destroyed states into ``final``, the rest into ``dest[dest_slot[row], s]``.
+    Shared by :func:`forward` (one array per round) and :func:`forward_once` (mass slots).
+    Returns P(hit) of the attack."""
+    o = G[1, g]
+    mcrip, scrip = mcrip_of[s], scrip_of[s]
+    bh = d_bits & 1
+    f1 = f - G[2, g] - bh
+    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
+    amp_on = OP[7, o]
+    crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
+    eng2 = _engaged_after(o, eng, OP)
+    fl2 = fl | OP[3, o]
+    pre = OP[6, o]
+    ph = p_hit[o, bh, mcrip, kd, eng, fl]
+    pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
+    focus[0] += p * (G[2, g] + bh)
+    pu = p_under[o] if OP[2, o] == 1 else 0.0
+    q = p * (1.0 - ph) * (1.0 - pu)
+    if q > 0.0:
+        t = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
+        if t == end:
+            final[s] += q
+        else:
+            dest[dest_slot[row_of[t]], s] += q
+    for out_kind in range(1, 4):  # blast after a miss, hit, critical
+        if out_kind == 1:
+            q = p * (1.0 - ph) * pu
+            bd = (d_bits >> 3) & 1
+            t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f,
+                      n_fl, end)
+            amp = 0
+        else:
+            crit = out_kind - 2
+            if crit == 1 and crit_matters == 0:
+                continue
+            q = p * ((ph - pc) if crit == 0 else pc)
+            bd = (d_bits >> (1 + crit)) & 1
+            kd2 = kd | knock_hit | (knock_crit * crit)
+            t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
+            amp = amp_on * crit
+        if q <= 0.0:
+            continue
+        focus[0] += q * bd
+        row = 1 if (bd == 1 or pre == 1) else 0
+        rt = row_of[t]
+        for d in range(n_d):
+            if out_kind == 1:
+                qd = q * bpmf[o, scrip, row, fl, d]
+            else:
+                qd = q * pmf[o, scrip, row, fl, d]
+            if qd <= 0.0:
+                continue
+            n_col = T.shape[2] if d > 0 else 1  # a track: one column
+            for col in range(n_col):
+                s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
+                share = qd / n_col
+                if rt == end_row or left_of[s2] == 0:
+                    final[s2] += share
+                else:
+                    dest[dest_slot[rt], s2] += share
+    return ph
+
+
 @njit(cache=True, nogil=True)
 def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, row_of, reach,
             dec, cur, nxt, reachp, final, slots, focus, charge):
@@ -743,6 +812,7 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
     G, SUCC = GR
     n_d = pmf.shape[4]
     n_slots = slots.shape[0]
+    rows = np.arange(nxt.shape[0])  # forward's rounds index their array by row itself
     rnd = 0
     while True:
         moving = 0.0
@@ -777,66 +847,12 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
                             cur[row_of[t], s] += p  # a later row of this round
                         continue
                     moving += p
-                    o = G[1, g]
-                    mcrip, scrip = mcrip_of[s], scrip_of[s]
-                    d_bits = dec[r, s]
-                    bh = d_bits & 1
-                    f1 = f - G[2, g] - bh
-                    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
-                    amp_on = OP[7, o]
-                    crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
-                    eng2 = _engaged_after(o, eng, OP)
-                    fl2 = fl | OP[3, o]
-                    pre = OP[6, o]
-                    ph = p_hit[o, bh, mcrip, kd, eng, fl]
-                    pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
+                    ph = _spread_attack(p, s, dec[r, s], g, f, kd, eng, fl, G, OP, n_f, n_fl,
+                                        end, end_row, T, TA, left_of, mcrip_of, scrip_of, p_hit,
+                                        p_crit, pmf, bpmf, p_under, row_of, n_d, nxt, rows,
+                                        final, focus)
                     slots[slot, 0] += p
                     slots[slot, 1] += p * ph
-                    focus[0] += p * (G[2, g] + bh)
-                    pu = p_under[o] if OP[2, o] == 1 else 0.0
-                    q = p * (1.0 - ph) * (1.0 - pu)
-                    if q > 0.0:
-                        t = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
-                        if t == end:
-                            final[s] += q
-                        else:
-                            nxt[row_of[t], s] += q
-                    for out_kind in range(1, 4):  # blast after a miss, hit, critical
-                        if out_kind == 1:
-                            q = p * (1.0 - ph) * pu
-                            bd = (d_bits >> 3) & 1
-                            t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f,
-                                      n_fl, end)
-                            amp = 0
-                        else:
-                            crit = out_kind - 2
-                            if crit == 1 and crit_matters == 0:
-                                continue
-                            q = p * ((ph - pc) if crit == 0 else pc)
-                            bd = (d_bits >> (1 + crit)) & 1
-                            kd2 = kd | knock_hit | (knock_crit * crit)
-                            t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
-                            amp = amp_on * crit
-                        if q <= 0.0:
-                            continue
-                        focus[0] += q * bd
-                        row = 1 if (bd == 1 or pre == 1) else 0
-                        rt = row_of[t]
-                        for d in range(n_d):
-                            if out_kind == 1:
-                                qd = q * bpmf[o, scrip, row, fl, d]
-                            else:
-                                qd = q * pmf[o, scrip, row, fl, d]
-                            if qd <= 0.0:
-                                continue
-                            n_col = T.shape[2] if d > 0 else 1  # a track: one column
-                            for col in range(n_col):
-                                s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
-                                share = qd / n_col
-                                if rt == end_row or left_of[s2] == 0:
-                                    final[s2] += share
-                                else:
-                                    nxt[rt, s2] += share
         rnd += 1
         if moving == 0.0:
             break
@@ -886,64 +902,9 @@ def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_und
                     else:
                         mass[mslot[row_of[t]], s] += p
                     continue
-                o = G[1, g]
-                mcrip, scrip = mcrip_of[s], scrip_of[s]
-                d_bits = dec[r, s]
-                bh = d_bits & 1
-                f1 = f - G[2, g] - bh
-                knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
-                amp_on = OP[7, o]
-                crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
-                eng2 = _engaged_after(o, eng, OP)
-                fl2 = fl | OP[3, o]
-                pre = OP[6, o]
-                ph = p_hit[o, bh, mcrip, kd, eng, fl]
-                pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
-                focus[0] += p * (G[2, g] + bh)
-                pu = p_under[o] if OP[2, o] == 1 else 0.0
-                q = p * (1.0 - ph) * (1.0 - pu)
-                if q > 0.0:
-                    t = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
-                    if t == end:
-                        final[s] += q
-                    else:
-                        mass[mslot[row_of[t]], s] += q
-                for out_kind in range(1, 4):  # blast after a miss, hit, critical
-                    if out_kind == 1:
-                        q = p * (1.0 - ph) * pu
-                        bd = (d_bits >> 3) & 1
-                        t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f,
-                                  n_fl, end)
-                        amp = 0
-                    else:
-                        crit = out_kind - 2
-                        if crit == 1 and crit_matters == 0:
-                            continue
-                        q = p * ((ph - pc) if crit == 0 else pc)
-                        bd = (d_bits >> (1 + crit)) & 1
-                        kd2 = kd | knock_hit | (knock_crit * crit)
-                        t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
-                        amp = amp_on * crit
-                    if q <= 0.0:
-                        continue
-                    focus[0] += q * bd
-                    row = 1 if (bd == 1 or pre == 1) else 0
-                    rt = row_of[t]
-                    for d in range(n_d):
-                        if out_kind == 1:
-                            qd = q * bpmf[o, scrip, row, fl, d]
-                        else:
-                            qd = q * pmf[o, scrip, row, fl, d]
-                        if qd <= 0.0:
-                            continue
-                        n_col = T.shape[2] if d > 0 else 1  # a track: one column
-                        for col in range(n_col):
-                            s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
-                            share = qd / n_col
-                            if rt == end_row or left_of[s2] == 0:
-                                final[s2] += share
-                            else:
-                                mass[mslot[rt], s2] += share
+                _spread_attack(p, s, dec[r, s], g, f, kd, eng, fl, G, OP, n_f, n_fl, end,
+                               end_row, T, TA, left_of, mcrip_of, scrip_of, p_hit, p_crit, pmf,
+                               bpmf, p_under, row_of, n_d, mass, mslot, final, focus)
         if zero_after[r] == 1:
             mass[mslot[r], :] = 0.0
 
