@@ -726,6 +726,18 @@ def backward_slots(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, b
 
 # ---------------------------------------------------------------------------- distribution
 @njit(cache=True, inline="always")
+def _take_choice(p, k, g, f, kd, eng, fl, G, SUCC, n_f, n_fl, end, charge):
+    """The combo a choice state's mass ``p`` enters under its decision ``k`` (-1 stop),
+    counting a charge's probability in ``charge``."""
+    if k < 0:
+        return enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
+    node = SUCC[G[5, g] + k]
+    if G[12, node] >= 0:
+        charge[G[12, node]] += p
+    return enter(node, f, kd, eng, fl, G, n_f, n_fl, end)
+
+
+@njit(cache=True, inline="always")
 def _spread_attack(p, s, d_bits, g, f, kd, eng, fl, G, OP, n_f, n_fl, end, end_row, T, TA,
                    left_of, mcrip_of, scrip_of, p_hit, p_crit, pmf, bpmf, p_under, row_of,
                    n_d, dest, dest_slot, final, focus):
@@ -833,14 +845,8 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
                     cur[r, s] = 0.0
                     reachp[r, s] += p
                     if G[0, g] == 1:
-                        k = dec[r, s]
-                        if k < 0:
-                            t = enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
-                        else:
-                            node = SUCC[G[5, g] + k]
-                            if G[12, node] >= 0:
-                                charge[G[12, node]] += p
-                            t = enter(node, f, kd, eng, fl, G, n_f, n_fl, end)
+                        t = _take_choice(p, dec[r, s], g, f, kd, eng, fl, G, SUCC, n_f, n_fl,
+                                         end, charge)
                         if t == end:
                             final[s] += p
                         else:
@@ -889,14 +895,8 @@ def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_und
                 if p == 0.0 or left_of[s] == 0:
                     continue
                 if G[0, g] == 1:
-                    k = dec[r, s]
-                    if k < 0:
-                        t = enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
-                    else:
-                        node = SUCC[G[5, g] + k]
-                        if G[12, node] >= 0:
-                            charge[G[12, node]] += p
-                        t = enter(node, f, kd, eng, fl, G, n_f, n_fl, end)
+                    t = _take_choice(p, dec[r, s], g, f, kd, eng, fl, G, SUCC, n_f, n_fl, end,
+                                     charge)
                     if t == end:
                         final[s] += p
                     else:
