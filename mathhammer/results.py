@@ -578,11 +578,15 @@ class Column:
 class InfoTable(list):
     """Rows (dicts) of a report's ``info`` entry that the table view shows as an aligned
     table of the given columns, each figure rounded to its standard error; the JSON view
-    keeps every row whole, at full precision (it is a plain list of dicts there)."""
+    keeps every row whole, at full precision (it is a plain list of dicts there).
+    ``text_rows``, when given, are the rows the table view shows instead (one per option of
+    a nested entry, say), the JSON keeping its own shape."""
 
-    def __init__(self, rows: Any = (), columns: tuple[Column, ...] = ()) -> None:
+    def __init__(self, rows: Any = (), columns: tuple[Column, ...] = (),
+                 text_rows: list[dict] | None = None) -> None:
         super().__init__(rows)
         self.columns = tuple(columns)
+        self.text_rows = text_rows
 
 
 def _jsonable(value: Any, spell=None) -> Any:

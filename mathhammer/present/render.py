@@ -137,7 +137,8 @@ def info_table_lines(table: InfoTable) -> list[str]:
                        signed=col.signed)
 
     header = tuple(col.heading for col in table.columns)
-    return text_table(header, [tuple(cell(row, col) for col in table.columns) for row in table])
+    rows = getattr(table, "text_rows", None) or table
+    return text_table(header, [tuple(cell(row, col) for col in table.columns) for row in rows])
 
 
 def _distribution_summary(name: str, dist: Distribution) -> str:

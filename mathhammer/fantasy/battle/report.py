@@ -123,11 +123,20 @@ def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
     }
     info["fate by turn"] = fate_by_turn(plan, tally, n)
     info["decisions"] = decision_summary(plan, tally["decisions"], n)
-    info["first_decisions"] = [  # VP to a tenth: the table view prints each on one line
-        {**entry, "options": [{**o, "value": round(o["value"], 1), "se": round(o["se"], 1)}
-                              for o in entry["options"]]}
-        for entry in first_decisions(plan, seed)]
+    info["first_decisions"] = first_decisions_table(first_decisions(plan, seed))
     return info
+
+
+def first_decisions_table(entries: list[dict]) -> InfoTable:
+    """The first decisions as the JSON keeps them (per side: policy, kind, unit, options with
+    value and se) and, on screen, one row per option, each value rounded to its se."""
+    rows = [{"side": e["side"], "unit": e["unit"], "decision": f"{e['kind']} ({e['policy']})",
+             "option": o["option"], "value": o["value"], "se": o["se"]}
+            for e in entries for o in e["options"]]
+    columns = (Column("side", "side"), Column("unit", "unit"), Column("decision", "decision"),
+               Column("option", "option"),
+               Column("value", "value (VP)", se="se", signed=True))
+    return InfoTable(entries, columns, text_rows=rows)
 
 
 FIRST_STREAM = 10**9  # a chunk number no run reaches: the first-decisions battle's own dice
