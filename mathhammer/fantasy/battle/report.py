@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from mathhammer.errors import InputError
-from mathhammer.results import Column, Distribution, Estimate, InfoTable, Report
+from mathhammer.results import Column, Distribution, Estimate, InfoLines, InfoTable, Report
 from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
@@ -127,17 +127,19 @@ def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
     return info
 
 
-def first_decisions_table(entries: list[dict]) -> InfoTable:
+def first_decisions_table(entries: list[dict]) -> InfoLines:
     """The first decisions as the JSON keeps them (per side: policy, kind, unit, options with
-    value and se) and, on screen, one row per option, each value rounded to its se."""
-    rows = [{"side": e["side"], "unit": e["unit"], "decision": f"{e['kind']} ({e['policy']})",
-             "option": o["option"], "value": o["value"], "se": o["se"]}
-            for e in entries for o in e["options"]]
-    columns = (Column("side", "side"), Column("unit", "unit"), Column("decision", "decision"),
-               Column("option", "option"),
-               Column("value", "value (VP)", se="se", signed=True))
-    return InfoTable(entries, columns, text_rows=rows)
+    value and se) and, on screen, one line a side: every option, best first, its value
+    rounded to its se."""
+    from mathhammer.words import rounded
 
+    lines = []
+    for e in entries:
+        ranked = sorted(e["options"], key=lambda o: -o["value"])
+        values = ", ".join(f"{o['option']} {rounded(o['value'], o['se'], signed=True, exact_digits=1)}"
+                           for o in ranked)
+        lines.append(f"{e['side']}:{e['unit']}, {e['kind']} ({e['policy']}), VP: {values}")
+    return InfoLines(entries, lines)
 
 FIRST_STREAM = 10**9  # a chunk number no run reaches: the first-decisions battle's own dice
 
