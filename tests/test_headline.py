@@ -37,11 +37,12 @@ def query_commands() -> list[str]:
 
 
 def _small(name: str, argv: list[str]) -> list[str]:
-    """Small, repeatable runs: 2,000 trials and a fixed seed where the command takes them."""
+    """Small, repeatable runs: 2,000 trials (200 whole battles) and a fixed seed where the
+    command takes them."""
     opts = _options(name)
     extra = []
     if "--n-trials" in opts and "--n-trials" not in argv and "--precision" not in argv:
-        extra += ["--n-trials", "2000"]
+        extra += ["--n-trials", "200" if name.endswith(" battle") else "2000"]
     if "--seed" in opts and "--seed" not in argv:
         extra += ["--seed", "1"]
     return extra + ["--quiet"]
