@@ -564,6 +564,18 @@ def attack_values(c, s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpm
 
 # The hot helpers take every array on its own: an array taken out of a tuple is reference
 # counted (an atomic add and subtract each time), which was most of a solve's time.
+@njit(cache=True, inline="always")
+def _attack_flags(o, eng, fl, OP):
+    """What attack option ``o`` does besides damage: knock-down on a hit and on a critical,
+    amputation on a critical, whether criticals matter, engagement and flags after it, and
+    whether its damage roll is boosted up front."""
+    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
+    amp_on = OP[7, o]
+    crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
+    return (knock_hit, knock_crit, amp_on, crit_matters, _engaged_after(o, eng, OP),
+            fl | OP[3, o], OP[6, o])
+
+
 @njit(cache=True, nogil=True)
 def _attack_values(c, s, G, OP, forced, fbh, fbd, n_f, n_fl, T, TA, mcrip_of, scrip_of, p_hit,
                    p_crit, pmf, bpmf, p_under, row_of, V, out, bits_out):
@@ -572,12 +584,7 @@ def _attack_values(c, s, G, OP, forced, fbh, fbd, n_f, n_fl, T, TA, mcrip_of, sc
     o = G[1, g]
     cost = G[2, g]
     mcrip, scrip = mcrip_of[s], scrip_of[s]
-    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
-    amp_on = OP[7, o]
-    crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
-    eng2 = _engaged_after(o, eng, OP)
-    fl2 = fl | OP[3, o]
-    pre = OP[6, o]
+    knock_hit, knock_crit, amp_on, crit_matters, eng2, fl2, pre = _attack_flags(o, eng, fl, OP)
     bh_ok = OP[4, o] == 1 and f - cost >= 1
     for bh in range(2):
         out[bh] = -1.0
@@ -750,12 +757,7 @@ def _spread_attack(p, s, d_bits, g, f, kd, eng, fl, G, OP, n_f, n_fl, end, end_r
     mcrip, scrip = mcrip_of[s], scrip_of[s]
     bh = d_bits & 1
     f1 = f - G[2, g] - bh
-    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
-    amp_on = OP[7, o]
-    crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
-    eng2 = _engaged_after(o, eng, OP)
-    fl2 = fl | OP[3, o]
-    pre = OP[6, o]
+    knock_hit, knock_crit, amp_on, crit_matters, eng2, fl2, pre = _attack_flags(o, eng, fl, OP)
     ph = p_hit[o, bh, mcrip, kd, eng, fl]
     pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
     focus[0] += p * (G[2, g] + bh)
