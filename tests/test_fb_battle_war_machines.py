@@ -1,4 +1,4 @@
-"""``fb battle`` with war machines (FB-B12): the piece fires in the shooting phase by the
+"""``fb battle`` with war machines (FB-WM2): the piece fires in the shooting phase by the
 artillery engine's exact answer, is shot at with its own Toughness, and its crew fight."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def cannon_at_orcs(tmp_path, engine: str, n: int, seed: int):
 
 
 def test_a_cannon_alone_is_the_artillery_engine(tmp_path):
-    """FB-B12: one turn in which only a Great Cannon fires (at ten orcs 20" away, along the
+    """FB-WM2: one turn in which only a Great Cannon fires (at ten orcs 20" away, along the
     middle file, 4" short): the orcs slain follow fb artillery cannon's exact distribution —
     the mean and P(none slain) within 5 se (se from the exact answer), on both engines."""
     from mathhammer.fantasy.artillery.query import artillery
@@ -56,3 +56,109 @@ def test_a_cannon_alone_is_the_artillery_engine(tmp_path):
         se_none = math.sqrt(p_none * (1 - p_none) / n)
         assert abs(got_none - p_none) <= 5 * se_none, (engine, got_none, p_none)
     assert 0.05 < p_none < 0.95 and mean > 0.3  # the test can fail: the cannon matters
+
+
+def play(recipe, engine: str, n: int, seed: int):
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import build_plan
+
+    plan = build_plan(recipe)
+    plan.engine = engine
+    return plan, run(recipe, n, seed, plan=plan)[0]
+
+
+def agree(a: float, b: float, n: int) -> bool:
+    """Two independent proportions of n trials each: within 5 se of their difference."""
+    se = math.sqrt((a * (1 - a) + b * (1 - b)) / n)
+    return abs(a - b) <= 5 * max(se, 1e-3)
+
+
+def test_the_kernel_and_the_reference_engine_agree_with_a_cannon():
+    """The cannon list against the orcs, three game turns, scripted and greedy generals: the
+    numba kernel and the Python step machine give the same P(A wins), P(B wins) and P(each
+    orc unit destroyed) within 5 se of their difference (independent runs, N = 300), and the
+    cannon fires in both (FB-WM2)."""
+    from mathhammer.fantasy.battle.runner import Recipe
+    from mathhammer.lists import load_list
+
+    n = 300
+    for policy in ("scripted", "greedy"):
+        recipe = Recipe(load_list(CANNON_LIST), load_list("wfb8_orcs"), None, "default", 3, "a",
+                        policy, policy, 1, 1)
+        (plan, kernel), (_, reference) = (play(recipe, "kernel", n, 41),
+                                          play(recipe, "python", n, 42))
+        for k in (0, 2):
+            a, b = kernel["outcome"][k] / n, reference["outcome"][k] / n
+            assert agree(a, b, n), (policy, k, a, b)
+        for u in plan.sides[1]:
+            a, b = (t["status"][-1, u, 3] / n for t in (kernel, reference))
+            assert agree(a, b, n), (policy, plan.units[u].label, a, b)
+        cannon = next(u.index for u in plan.units if u.label == "Great Cannon")
+        for tally in (kernel, reference):
+            shots = sum(tally["decisions"][i] for (_s, kind, u, label), i in
+                        plan.vocabulary.items() if u == cannon and label.startswith("shoot "))
+            assert shots > n / 2, (policy, shots)
+
+
+def unbreakable_cannon(tmp_path) -> str:
+    """The Great Cannon whose crew never panic: the wounds shot at it stay on the table."""
+    from mathhammer.profiles import profiles_root
+
+    text = (profiles_root() / "fantasy/wfb8/empire_great_cannon.toml").read_text()
+    text = text.replace('special_rules = []', 'special_rules = ["Unbreakable"]')
+    text = text.replace('id = "wfb8/empire_great_cannon"', 'id = "test/unbreakable_cannon"')
+    path = tmp_path / "unbreakable_cannon.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_shooting_at_a_war_machine_uses_its_toughness(tmp_path):
+    """FB-WM1 in a battle: ten handgunners shoot a Great Cannon 20" away (long range); the
+    crew lost follow fb shoot's exact chain at the machine's T7 (not the crew's T3), one
+    wound per crewman: the mean within 5 se, on both engines."""
+    from mathhammer.fantasy.battle.runner import Recipe
+    from mathhammer.fantasy.chain.core import AttackSpec, chain_exact
+    from mathhammer.lists import load_list
+
+    a = one_unit_list(tmp_path, "gunners", "wfb8/empire_handgunners")
+    b = one_unit_list(tmp_path, "cannon", unbreakable_cannon(tmp_path))
+    deployment = {"a": [{"unit": "Handgunners", "x": 36.0, "y": 4.0, "move": "hold"}],
+                  "b": [{"unit": "Great Cannon", "x": 36.0, "y": 24.0, "facing": 180,
+                         "shoot": "none"}]}
+    recipe = Recipe(load_list(a), load_list(b), deployment, "given", 1, "a", "scripted",
+                    "scripted", 1, 1)
+    spec = AttackSpec(bs=3, shooting_modifier=-1, strength=4, toughness=7, save=None,
+                      armour_piercing=1, close_combat=False)
+    slain = [float(p) for p in chain_exact(spec, 10, "wfb8", models=3).slain]
+    mean = sum(k * p for k, p in enumerate(slain))
+    sd = math.sqrt(sum((k - mean) ** 2 * p for k, p in enumerate(slain)))
+    n = 2000
+    for engine, seed in (("kernel", 51), ("python", 52)):
+        plan, tally = play(recipe, engine, n, seed)
+        cannon = next(u.index for u in plan.units if u.label == "Great Cannon")
+        got = sum((3 - m) * c for m, c in enumerate(tally["models_left"][cannon])) / n
+        assert abs(got - mean) <= 5 * sd / math.sqrt(n), (engine, got, mean)
+    assert mean > 0.05  # S4 wounds T7 on a 6: the test can fail
+
+
+def test_a_war_machine_fights_as_its_crew(tmp_path):
+    """FB-WM2: Orc Boyz start in contact with a Great Cannon; one game turn: the crew fight
+    (no error), both engines give the same P(cannon destroyed or fled) within 5 se, and the
+    orcs win it often (three T3 crew against a unit)."""
+    from mathhammer.fantasy.battle.runner import Recipe
+    from mathhammer.lists import load_list
+
+    a = one_unit_list(tmp_path, "cannon", "wfb8/empire_great_cannon")
+    b = one_unit_list(tmp_path, "orcs", "wfb8/orc_boyz", models=10, champion=False)
+    deployment = {"a": [{"unit": "Great Cannon", "x": 36.0, "y": 24.0}],
+                  "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 24.0}]}
+    recipe = Recipe(load_list(a), load_list(b), deployment, "given", 1, "a", "scripted",
+                    "scripted", 1, 1)
+    n = 400
+    gone = []
+    for engine, seed in (("kernel", 61), ("python", 62)):
+        plan, tally = play(recipe, engine, n, seed)
+        cannon = next(u.index for u in plan.units if u.label == "Great Cannon")
+        gone.append(tally["models_left"][cannon][0] / n)
+    assert agree(gone[0], gone[1], n), gone
+    assert gone[0] > 0.3, gone

@@ -43,7 +43,7 @@ class BattleUnit:
     battle_standard: bool
     standard: bool
     ranged: object | None  # RangedWeapon of the unit's profile
-    # FB-B12: a war machine's own profile (its [machine]: Toughness against shooting, the piece
+    # FB-WM2: a war machine's own profile (its [machine]: Toughness against shooting, the piece
     # it fires); ``combat_side`` then holds its crew, who fight (FB-WM1) and carry its wounds
     war_machine: object | None = None
 
@@ -54,7 +54,7 @@ class BattleUnit:
 
     @property
     def fires(self) -> str | None:
-        """FB-B12: the artillery piece this unit fires (a war machine with ``fires``)."""
+        """FB-WM2: the artillery piece this unit fires (a war machine with ``fires``)."""
         return self.war_machine.machine.fires if self.war_machine is not None else None
 
     @property
@@ -134,7 +134,7 @@ def _general_label(army: ArmyList) -> str | None:
 
 
 def crew_profile(machine):
-    """FB-B12: the crew of a war machine as the combat engine's unit: the crew's stat line and
+    """FB-WM2: the crew of a war machine as the combat engine's unit: the crew's stat line and
     saves, one model per crewman, their frontage the machine's base (FB-WM1: the crew fight)."""
     crew = machine.formation.models
     width_mm, depth_mm = machine.base_mm
@@ -162,6 +162,6 @@ def _unit(index: int, side: int, label: str, entry, characters, lone_general: bo
     bsb = any(c.battle_standard for c in characters) or f.battle_standard
     return BattleUnit(index, side, label, combat_side, points, f.models, f.rank_width,
                       (w_mm / MM_PER_INCH, d_mm / MM_PER_INCH),
-                      0 if war_machine is not None else profile.movement,  # FB-B12: it stays
+                      0 if war_machine is not None else profile.movement,  # FB-WM2: it stays
                       ld, flee, large, tuple((b.name, b.role, b.models, b.w) for b in bodies),
                       general, bsb, f.standard, profile.ranged, war_machine)

@@ -143,7 +143,7 @@ class KernelBattle:
             _k, u, t, n, mod, left = miss[:6]
             if int(shot_code(u, t, n, mod, left)) in self.T[ka.T_SHOT_DICT]:
                 return
-            if n >= ka.MACHINE_SHOT:  # FB-B12: a war machine's piece, the artillery engine
+            if n >= ka.MACHINE_SHOT:  # FB-WM2: a war machine's piece, the artillery engine
                 from mathhammer.fantasy.battle.shooting import machine_table
 
                 cum = np.ascontiguousarray(machine_table(self.plan, u, t, n - ka.MACHINE_SHOT,
@@ -352,7 +352,7 @@ def static_arrays(plan, ks) -> tuple:
 
 
 def machine_code(plan, unit) -> int:
-    """UI_MACHINE: 0 not a war machine, 1 one, 2 one whose piece rolls to hit (FB-B12)."""
+    """UI_MACHINE: 0 not a war machine, 1 one, 2 one whose piece rolls to hit (FB-WM2)."""
     from mathhammer.errors import InputError
     from mathhammer.fantasy.artillery.shot import uses_to_hit
 

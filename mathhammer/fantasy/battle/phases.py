@@ -205,7 +205,7 @@ def reaction_options(plan, state: BattleState, u: int, t: int, face: int, fside:
     extra = (face, fside, gap)
     out = [Option("reaction", t, "hold", u, extra)]
     if state.engaged(t) or state.reacted[t] or plan.units[t].war_machine is not None:
-        return out  # FB-B12: a war machine's crew hold
+        return out  # FB-WM2: a war machine's crew hold
     out.append(Option("reaction", t, "flee", u, extra))
     weapon = plan.units[t].ranged
     barred = plan.rules.combat.stand_and_shoot_min_distance == "movement" \

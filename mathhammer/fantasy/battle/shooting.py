@@ -32,7 +32,7 @@ from mathhammer.fantasy.battle.table import distance
 
 
 def shoot_options(plan, state: BattleState, u: int):
-    if plan.units[u].fires is not None:  # FB-B12: a war machine's piece
+    if plan.units[u].fires is not None:  # FB-WM2: a war machine's piece
         return machine_shoot_options(plan, state, u)
     out = [Option("shoot", u, "hold fire")]
     unit = plan.units[u]
@@ -125,7 +125,7 @@ def wound_cdf(plan, u, t, shooters, mod, models_left) -> tuple:
 
 def volley(plan, state: BattleState, u: int, t: int, extra, stand_and_shoot: bool = False) -> int:
     """Fire u at t; returns the unsaved wounds (added to t's rank and file, FB-V4)."""
-    if plan.units[u].fires is not None:  # FB-B12: a war machine fires its piece
+    if plan.units[u].fires is not None:  # FB-WM2: a war machine fires its piece
         return machine_volley(plan, state, u, t, extra)
     if stand_and_shoot:
         gap, cover = float(extra), _cover_between(plan, state, u, t)
@@ -154,9 +154,9 @@ def volley(plan, state: BattleState, u: int, t: int, extra, stand_and_shoot: boo
     return wounds
 
 
-# ---- war machines firing (FB-B12, FB-R2..R7) ---------------------------------------------------
+# ---- war machines firing (FB-WM2, FB-R2..R7) ---------------------------------------------------
 def machine_shoot_options(plan, state: BattleState, u: int) -> list[Option]:
-    """FB-B12: a war machine not in combat, not fleeing and not rallied this turn turns on the
+    """FB-WM2: a war machine not in combat, not fleeing and not rallied this turn turns on the
     spot (not a move) and fires at one enemy in its piece's range and in sight (FB-B6), not
     in combat: no front-arc limit."""
     out = [Option("shoot", u, "hold fire")]
@@ -180,7 +180,7 @@ def machine_shoot_options(plan, state: BattleState, u: int) -> list[Option]:
 
 
 def machine_shot(plan, state: BattleState, u: int, t: int, gap: float, cover: int):
-    """(from a flank, to-hit modifier, target models left) of u's shot at t (FB-B12): the
+    """(from a flank, to-hit modifier, target models left) of u's shot at t (FB-WM2): the
     line runs along a rank when u stands in t's flank arc, else along a file (FB-R3..R5);
     a piece that rolls to hit takes FB-H2's long range, cover and large target modifiers."""
     from mathhammer.fantasy.artillery.shot import uses_to_hit
@@ -209,7 +209,7 @@ def machine_table(plan, u: int, t: int, flank: int, mod: int, left: int) -> tupl
 
 
 def machine_cdf(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
-    """FB-B12: one shot of u's piece by :func:`mathhammer.fantasy.artillery.query.artillery`
+    """FB-WM2: one shot of u's piece by :func:`mathhammer.fantasy.artillery.query.artillery`
     (method exact) at t's rank and file as it stands (``left`` models, its rank width), aimed
     at the middle file (rank from a flank) the engine's default ``short`` inches short of the
     face: the distribution of unsaved wounds, cumulative."""
@@ -234,7 +234,7 @@ def machine_cdf(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
 
 
 def machine_volley(plan, state: BattleState, u: int, t: int, extra) -> int:
-    """FB-B12: u's piece fires at t; the unsaved wounds land on t's rank and file (FB-V4)."""
+    """FB-WM2: u's piece fires at t; the unsaved wounds land on t's rank and file (FB-V4)."""
     gap, cover = extra
     flank, mod, left = machine_shot(plan, state, u, t, gap, cover)
     if left <= 0:

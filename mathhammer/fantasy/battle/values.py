@@ -138,7 +138,7 @@ def volley_value(plan, state: BattleState, u: int, t: int, gap: float, cover: in
     )
 
     _n, _r, models, w = plan.units[t].bodies[0]
-    if plan.units[u].fires is not None:  # FB-B12: the artillery engine's exact shot
+    if plan.units[u].fires is not None:  # FB-WM2: the artillery engine's exact shot
         flank, mod, left = machine_shot(plan, state, u, t, gap, cover)
         if left <= 0:
             return 0.0

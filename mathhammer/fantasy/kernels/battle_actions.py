@@ -464,7 +464,7 @@ def reaction_options(B, S, u, t, face, fside, gap, oi, of):
     ui, uf, ri = B.ui, B.uf, B.ri
     st = S.ust
     n = 1
-    if not (engaged(st, t) or st[t, ST_REACTED] == 1 or ui[t, UI_MACHINE] >= 1):  # FB-B12
+    if not (engaged(st, t) or st[t, ST_REACTED] == 1 or ui[t, UI_MACHINE] >= 1):  # FB-WM2
         n = 2
         barred = ri[R_SAS_MOVEMENT] == 1 and gap <= ui[t, UI_M]
         if ui[t, UI_RANGED] == 1 and not barred and gap <= uf[t, UF_RANGE] \
@@ -528,7 +528,7 @@ def shoot_options(B, S, u, oi, of):
     pos, st = S.pos, S.ust
     oi[0, OI_TARGET], oi[0, OI_CODE], oi[0, OI_SLOT] = -1, 0, 0
     n = 1
-    if ui[u, UI_MACHINE] >= 1:  # FB-B12: a war machine fires its piece (uf range 0: none)
+    if ui[u, UI_MACHINE] >= 1:  # FB-WM2: a war machine fires its piece (uf range 0: none)
         return machine_shoot_options(B, S, u, oi, of)
     if ui[u, UI_RANGED] == 0 or st[u, ST_STATUS] != HOLD or engaged(st, u) \
             or st[u, ST_CHARGED] == 1 or st[u, ST_MARCHED] == 1 or st[u, ST_HOLDTURN] == 1 \
@@ -565,7 +565,7 @@ def shoot_options(B, S, u, oi, of):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def machine_shoot_options(B, S, u, oi, of):
-    """FB-B12 (shooting.machine_shoot_options): a war machine turns on the spot and fires at
+    """FB-WM2 (shooting.machine_shoot_options): a war machine turns on the spot and fires at
     one enemy in its piece's range and in sight, not in combat; no front-arc limit."""
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
@@ -662,7 +662,7 @@ def shot_table(B, S, u, t, gap, cover, stand_and_shoot):
     """(table index or -1 for nothing to shoot, MISS when not built) of u's volley at t."""
     ui, ri, bodies = B.ui, B.ri, B.bodies
     st, wounds = S.ust, S.wounds
-    if ui[u, UI_MACHINE] >= 1:  # FB-B12: the artillery engine's table
+    if ui[u, UI_MACHINE] >= 1:  # FB-WM2: the artillery engine's table
         return machine_shot_table(B, S, u, t, gap, cover)
     n = min(st[u, ST_MODELS], ui[u, UI_WIDTH] * ri[R_SHOOT_RANKS])
     left = bodies[t, 0, B_MODELS] - wounds[t, 0] // bodies[t, 0, B_W]

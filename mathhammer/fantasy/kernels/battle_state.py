@@ -149,7 +149,7 @@ def copy_state(src, dst):
 @njit(cache=True, nogil=True, error_model="numpy")
 def footprint(ui, uf, u, models):
     """FB-B1: (frontage, depth) in inches with ``models`` left (a war machine: its base)."""
-    if ui[u, UI_MACHINE] >= 1:  # 1 a war machine, 2 one whose piece rolls to hit (FB-B12)
+    if ui[u, UI_MACHINE] >= 1:  # 1 a war machine, 2 one whose piece rolls to hit (FB-WM2)
         return uf[u, UF_BASE_W], uf[u, UF_BASE_D]
     n = models if models > 1 else 1
     width = ui[u, UI_WIDTH]
