@@ -35,15 +35,17 @@ def cannon_at_orcs(tmp_path, engine: str, n: int, seed: int):
 def test_a_cannon_alone_is_the_artillery_engine(tmp_path):
     """FB-WM2: one turn in which only a Great Cannon fires (at ten orcs 20" away, along the
     middle file, 4" short): the orcs slain follow fb artillery cannon's exact distribution —
-    the mean and P(none slain) within 5 se (se from the exact answer), on both engines."""
+    the mean and P(none slain) within 5 se (se from the exact answer), and P(the cannon
+    destroyed by its own misfire) the same way, on both engines."""
     from mathhammer.fantasy.artillery.query import artillery
 
     n = 2000
     for engine, seed in (("kernel", 31), ("python", 32)):
         plan, tally = cannon_at_orcs(tmp_path, engine, n, seed)
         orc = next(u.index for u in plan.units if u.label == "Orc Boyz")
-        exact = artillery("cannon", "wfb8/orc_boyz", models=10, rank_width=plan.units[orc].width,
-                          ruleset="wfb8", method="exact").distributions["models_slain"]
+        shot = artillery("cannon", "wfb8/orc_boyz", models=10, rank_width=plan.units[orc].width,
+                         ruleset="wfb8", method="exact")
+        exact = shot.distributions["models_slain"]
         slain = {exact.offset + k: float(p) for k, p in enumerate(exact.probs)}
         mean = sum(k * p for k, p in slain.items())
         var = sum((k - mean) ** 2 * p for k, p in slain.items())
@@ -55,6 +57,10 @@ def test_a_cannon_alone_is_the_artillery_engine(tmp_path):
         assert abs(got_mean - mean) <= 5 * math.sqrt(var / n), (engine, got_mean, mean)
         se_none = math.sqrt(p_none * (1 - p_none) / n)
         assert abs(got_none - p_none) <= 5 * se_none, (engine, got_none, p_none)
+        cannon = next(u.index for u in plan.units if u.label == "Great Cannon")
+        blown = shot.results["p_own_destroyed"].value  # FB-WM2: its misfire destroys it
+        got_blown = tally["status"][-1, cannon, 3] / n
+        assert abs(got_blown - blown) <= 5 * math.sqrt(blown * (1 - blown) / n), (engine, got_blown)
     assert 0.05 < p_none < 0.95 and mean > 0.3  # the test can fail: the cannon matters
 
 

@@ -199,8 +199,8 @@ def machine_shot(plan, state: BattleState, u: int, t: int, gap: float, cover: in
 
 
 def machine_table(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
-    """Cumulative P(k unsaved wounds) of u's piece at t's rank and file of ``left`` models
-    (cached): the artillery engine's exact answer (FB-R*), misfires included as no wounds."""
+    """Cumulative P(k unsaved wounds) of u's piece at t's rank and file of ``left`` models,
+    then a last entry: its misfire destroyed the machine (cached; :func:`machine_cdf`)."""
     key = ("machine", u, t, flank, mod, left)
     table = plan.shot_cache.get(key)
     if table is None:
@@ -212,7 +212,9 @@ def machine_cdf(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
     """FB-WM2: one shot of u's piece by :func:`mathhammer.fantasy.artillery.query.artillery`
     (method exact) at t's rank and file as it stands (``left`` models, its rank width), aimed
     at the middle file (rank from a flank) the engine's default ``short`` inches short of the
-    face: the distribution of unsaved wounds, cumulative."""
+    face: the distribution of unsaved wounds, cumulative, with one more entry last: the
+    misfire table's ``own_destroyed`` row (taken out of "no wounds"; other misfires are
+    no shot)."""
     from mathhammer.fantasy.artillery.query import artillery
     from mathhammer.fantasy.artillery.shot import Shot
 
@@ -226,8 +228,12 @@ def machine_cdf(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
     report = artillery(unit.fires, profile, ruleset=plan.rules, models=left,
                        rank_width=min(target.width, left), shot=shot, method="exact")
     dist = report.distributions["unsaved_wounds"]
-    pmf = np.zeros(dist.offset + len(dist.probs))
-    pmf[dist.offset:] = dist.probs
+    pmf = np.zeros(dist.offset + len(dist.probs) + 1)
+    pmf[dist.offset:-1] = dist.probs
+    destroyed = report.results.get("p_own_destroyed")
+    if destroyed is not None:  # FB-WM2: a misfire that blows the machine up
+        pmf[-1] = destroyed.value
+        pmf[0] -= destroyed.value
     cum = np.cumsum(pmf)
     cum[-1] = 1.0
     return tuple(float(c) for c in cum)
@@ -240,16 +246,22 @@ def machine_volley(plan, state: BattleState, u: int, t: int, extra) -> int:
     if left <= 0:
         return 0
     cum = machine_table(plan, u, t, flank, mod, left)
-    return _land(plan, state, t, cum)
-
-
-def _land(plan, state: BattleState, t: int, cum) -> int:
-    """Wounds drawn from ``cum`` onto t's rank and file; t destroyed when nothing is left."""
-    _n, _r, models, w = plan.units[t].bodies[0]
     r = state.rng.random()
     wounds = 0
     while wounds < len(cum) - 1 and r >= cum[wounds]:
         wounds += 1
+    if wounds == len(cum) - 1:  # FB-WM2: its misfire destroyed the machine
+        from mathhammer.fantasy.battle.state import DEAD
+
+        state.status[u] = DEAD
+        clear_contacts(state, u)
+        return 0
+    return _land(plan, state, t, wounds)
+
+
+def _land(plan, state: BattleState, t: int, wounds: int) -> int:
+    """``wounds`` onto t's rank and file; t destroyed when nothing is left."""
+    _n, _r, models, w = plan.units[t].bodies[0]
     if wounds:
         state.set_wounds(plan, t, 0, min(state.wounds[t][0] + wounds, models * w))
         if not plan.unit_alive(t, state.wounds[t]):

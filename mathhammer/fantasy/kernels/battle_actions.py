@@ -697,6 +697,10 @@ def volley(B, S, u, t, gap, cover, stand_and_shoot):
     k = 0
     while k < cum.shape[0] - 1 and r >= cum[k]:
         k += 1
+    if ui[u, UI_MACHINE] >= 1 and k == cum.shape[0] - 1:  # FB-WM2: its misfire destroyed it
+        st[u, ST_STATUS] = DEAD
+        clear_contacts(st, u)
+        return OK
     if k > 0:
         cap = bodies[t, 0, B_MODELS] * bodies[t, 0, B_W]
         wounds[t, 0] = min(wounds[t, 0] + k, cap)
