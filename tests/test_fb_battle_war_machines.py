@@ -12,7 +12,7 @@ from tests.test_fb_battle_phases import unbreakable_orcs
 CANNON_LIST = "profiles/lists/wfb8_empire_cannon.toml"
 
 
-def cannon_at_orcs(tmp_path, engine: str, n: int, seed: int):
+def cannon_at_orcs(tmp_path, engine: str, n: int, seed: int, turns: int = 1):
     """A Great Cannon 20" in front of ten Unbreakable Orc Boyz (5 wide) who hold and never
     charge; one game turn, A first: only the cannon acts. The orcs' models left."""
     from mathhammer.fantasy.battle.distributed import run
@@ -24,7 +24,7 @@ def cannon_at_orcs(tmp_path, engine: str, n: int, seed: int):
     deployment = {"a": [{"unit": "Great Cannon", "x": 36.0, "y": 4.0}],
                   "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 24.0, "facing": 180,
                          "move": "hold", "charge": "none"}]}
-    recipe = Recipe(load_list(a), load_list(b), deployment, "given", 1, "a", "scripted",
+    recipe = Recipe(load_list(a), load_list(b), deployment, "given", turns, "a", "scripted",
                     "scripted", 1, 1)
     plan = build_plan(recipe)
     plan.engine = engine
@@ -62,6 +62,28 @@ def test_a_cannon_alone_is_the_artillery_engine(tmp_path):
         got_blown = tally["status"][-1, cannon, 3] / n
         assert abs(got_blown - blown) <= 5 * math.sqrt(blown * (1 - blown) / n), (engine, got_blown)
     assert 0.05 < p_none < 0.95 and mean > 0.3  # the test can fail: the cannon matters
+
+
+def test_a_misfire_silences_or_destroys_the_cannon(tmp_path):
+    """FB-WM2: over two game turns the cannon fires in the second unless its first shot
+    misfired on "cannot shoot this turn or next" or "destroyed" (wfb8 black powder rows 3-4
+    and 1-2 of a misfire, 1/6 each): shots per battle = 1 + (1 - 2/18), within 5 se."""
+    from fractions import Fraction
+
+    from mathhammer.fantasy.artillery.query import artillery
+
+    shot = artillery("cannon", "wfb8/orc_boyz", models=10, rank_width=5, ruleset="wfb8",
+                     method="exact")
+    quiet = shot.results["p_own_destroyed"].value + shot.results["p_malfunction"].value
+    assert abs(quiet - float(Fraction(2, 18))) < 1e-12
+    p_second = 1 - quiet
+    n = 2000
+    for engine, seed in (("kernel", 71), ("python", 72)):
+        plan, tally = cannon_at_orcs(tmp_path, engine, n, seed, turns=2)
+        shots = sum(tally["decisions"][i] for (_s, kind, u, label), i in plan.vocabulary.items()
+                    if kind == "shoot" and label.startswith("shoot "))
+        se = math.sqrt(p_second * (1 - p_second) / n)
+        assert abs(shots / n - (1 + p_second)) <= 5 * se, (engine, shots / n, 1 + p_second)
 
 
 def play(recipe, engine: str, n: int, seed: int):

@@ -161,7 +161,8 @@ def machine_shoot_options(plan, state: BattleState, u: int) -> list[Option]:
     in combat: no front-arc limit."""
     out = [Option("shoot", u, "hold fire")]
     unit = plan.units[u]
-    if state.status[u] != HOLD or state.engaged(u) or state.hold_turn[u]:
+    if state.status[u] != HOLD or state.engaged(u) or state.hold_turn[u] \
+            or state.silenced[u] >= state.pc[0]:  # a misfire: not this turn or next
         return out
     reach = unit.war_machine.machine.range
     me = state.box(plan, u)
@@ -200,7 +201,8 @@ def machine_shot(plan, state: BattleState, u: int, t: int, gap: float, cover: in
 
 def machine_table(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
     """Cumulative P(k unsaved wounds) of u's piece at t's rank and file of ``left`` models,
-    then a last entry: its misfire destroyed the machine (cached; :func:`machine_cdf`)."""
+    then two entries: its misfire silenced it next turn, destroyed it (cached;
+    :func:`machine_cdf`)."""
     key = ("machine", u, t, flank, mod, left)
     table = plan.shot_cache.get(key)
     if table is None:
@@ -212,11 +214,11 @@ def machine_cdf(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
     """FB-WM2: one shot of u's piece by :func:`mathhammer.fantasy.artillery.query.artillery`
     (method exact) at t's rank and file as it stands (``left`` models, its rank width), aimed
     at the middle file (rank from a flank) the engine's default ``short`` inches short of the
-    face: the distribution of unsaved wounds, cumulative, with one more entry last: the
-    misfire table's ``own_destroyed`` row (taken out of "no wounds"; other misfires are
-    no shot)."""
+    face: the distribution of unsaved wounds, cumulative, then two more entries taken out
+    of "no wounds": the misfire rows that say "cannot shoot this turn or next", and the
+    ``own_destroyed`` row (other rows are no shot)."""
     from mathhammer.fantasy.artillery.query import artillery
-    from mathhammer.fantasy.artillery.shot import Shot
+    from mathhammer.fantasy.artillery.shot import Shot, misfire_table
 
     unit, target = plan.units[u], plan.units[t]
     profile = target.profile
@@ -228,12 +230,17 @@ def machine_cdf(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
     report = artillery(unit.fires, profile, ruleset=plan.rules, models=left,
                        rank_width=min(target.width, left), shot=shot, method="exact")
     dist = report.distributions["unsaved_wounds"]
-    pmf = np.zeros(dist.offset + len(dist.probs) + 1)
-    pmf[dist.offset:-1] = dist.probs
-    destroyed = report.results.get("p_own_destroyed")
-    if destroyed is not None:  # FB-WM2: a misfire that blows the machine up
-        pmf[-1] = destroyed.value
-        pmf[0] -= destroyed.value
+    pmf = np.zeros(dist.offset + len(dist.probs) + 2)
+    pmf[dist.offset:-2] = dist.probs
+    silencing = [f"p_{row.key}" for row in misfire_table(unit.fires, plan.rules)[0]
+                 if "or next" in row.effect]
+    for slot, keys in ((-2, silencing), (-1, ["p_own_destroyed"])):  # FB-WM2
+        for key in keys:
+            p = report.results.get(key)
+            if p is not None:
+                pmf[slot] += p.value
+                pmf[0] -= p.value
+    pmf[0] = max(pmf[0], 0.0)
     cum = np.cumsum(pmf)
     cum[-1] = 1.0
     return tuple(float(c) for c in cum)
@@ -255,6 +262,9 @@ def machine_volley(plan, state: BattleState, u: int, t: int, extra) -> int:
 
         state.status[u] = DEAD
         clear_contacts(state, u)
+        return 0
+    if wounds == len(cum) - 2:  # FB-WM2: no shot this turn or next
+        state.silenced[u] = state.pc[0] + 1
         return 0
     return _land(plan, state, t, wounds)
 

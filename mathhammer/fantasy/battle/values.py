@@ -142,8 +142,8 @@ def volley_value(plan, state: BattleState, u: int, t: int, gap: float, cover: in
         flank, mod, left = machine_shot(plan, state, u, t, gap, cover)
         if left <= 0:
             return 0.0
-        cum = machine_table(plan, u, t, flank, mod, left)[:-1]  # the last: its misfire
-        # destroyed the machine, the same risk at any target (not weighed: FB-WM2)
+        cum = machine_table(plan, u, t, flank, mod, left)[:-2]  # the last two: misfires that
+        # silence or destroy the machine, the same risk at any target (not weighed: FB-WM2)
     else:
         n = shots_fired(plan, state, u)
         left = max(0, models - state.wounds[t][0] // w)

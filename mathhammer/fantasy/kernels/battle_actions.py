@@ -44,6 +44,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     F_TABLE_D,
     F_TABLE_W,
     FLED,
+    G_TURN,
     FLEE,
     GAP,
     HOLD,
@@ -74,6 +75,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_MOVED,
     ST_PSM,
     ST_REACTED,
+    ST_SILENCED,
     ST_STATUS,
     ST_STDLOST,
     UF_RANGE,
@@ -571,7 +573,7 @@ def machine_shoot_options(B, S, u, oi, of):
     pos, st = S.pos, S.ust
     n = 1
     if uf[u, UF_RANGE] <= 0 or st[u, ST_STATUS] != HOLD or engaged(st, u) \
-            or st[u, ST_HOLDTURN] == 1:
+            or st[u, ST_HOLDTURN] == 1 or st[u, ST_SILENCED] >= S.g[G_TURN]:
         return n
     me, them = B.b1, B.b2
     e = 1 - ui[u, UI_SIDE]
@@ -700,6 +702,9 @@ def volley(B, S, u, t, gap, cover, stand_and_shoot):
     if ui[u, UI_MACHINE] >= 1 and k == cum.shape[0] - 1:  # FB-WM2: its misfire destroyed it
         st[u, ST_STATUS] = DEAD
         clear_contacts(st, u)
+        return OK
+    if ui[u, UI_MACHINE] >= 1 and k == cum.shape[0] - 2:  # FB-WM2: no shot this turn or next
+        st[u, ST_SILENCED] = S.g[G_TURN] + 1
         return OK
     if k > 0:
         cap = bodies[t, 0, B_MODELS] * bodies[t, 0, B_W]

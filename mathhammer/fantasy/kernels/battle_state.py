@@ -45,7 +45,8 @@ B_MODELS, B_W, B_COUNTS = range(3)
 # ---- per-unit state columns ------------------------------------------------------------------
 (ST_STATUS, ST_MODELS, ST_CT, ST_CF, ST_CS, ST_FRESH, ST_CHARGED, ST_MOVED, ST_MARCHED,
  ST_FRENZIED, ST_BREATH, ST_STDLOST, ST_REACTED, ST_HOLDTURN, ST_PSM) = range(15)
-NST = 15
+ST_SILENCED = 15  # FB-WM2: the last game turn a misfire keeps a war machine from firing
+NST = 16
 # ---- globals of one battle ---------------------------------------------------------------------
 (G_TURN, G_SEAT, G_PHASE, G_INDEX, G_FIRST, G_DONE, G_PU, G_PT, G_PFACE, G_PSIDE, G_NCOMB,
  G_NPURS) = range(12)

@@ -128,7 +128,7 @@ def volley_value(B, S, u, t, gap, cover, stand_and_shoot):
     cum = B.shot_list[index]
     room = bodies[t, 0, 0] * bodies[t, 0, 1] - S.wounds[t, 0]  # wounds the rank and file can take
     mean, prev = 0.0, 0.0
-    last = cum.shape[0] - 1 if ui[u, UI_MACHINE] >= 1 else cum.shape[0]  # FB-WM2: not wounds
+    last = cum.shape[0] - 2 if ui[u, UI_MACHINE] >= 1 else cum.shape[0]  # FB-WM2: misfires
     for k in range(last):
         mean += min(k, room) * (cum[k] - prev)
         prev = cum[k]
