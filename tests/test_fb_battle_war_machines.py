@@ -190,3 +190,21 @@ def test_a_war_machine_fights_as_its_crew(tmp_path):
         gone.append(tally["models_left"][cannon][0] / n)
     assert agree(gone[0], gone[1], n), gone
     assert gone[0] > 0.3, gone
+
+
+def test_a_machine_firing_a_scattered_template_is_one_line(tmp_path):
+    """FB-WM2: a stone thrower has no exact table to draw a battle's shot from: refused in one
+    line naming the unit, the piece and the fix, exit 2."""
+    from mathhammer.profiles import profiles_root
+    from tests.conftest import cli_result
+
+    text = (profiles_root() / "fantasy/wfb8/empire_great_cannon.toml").read_text()
+    text = text.replace('fires = "cannon"', 'fires = "stone-thrower"')
+    text = text.replace('id = "wfb8/empire_great_cannon"', 'id = "test/stone_thrower"')
+    profile = tmp_path / "stone_thrower.toml"
+    profile.write_text(text)
+    code, out, err = cli_result("fb", "battle", one_unit_list(tmp_path, "st", str(profile)),
+                                "wfb8_orcs", "--n-trials", "5", "--quiet")
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and out == "" and len(lines) == 1, err
+    assert "stone-thrower" in lines[0] and "Great Cannon" in lines[0] and "fix" in lines[0]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from mathhammer.errors import InputError, ProfileError
+from mathhammer.errors import InputError, MathhammerError, ProfileError
 from mathhammer.fantasy.combat.compile import Character, Side, _bodies_of
 from mathhammer.lists import ArmyList
 
@@ -133,6 +133,29 @@ def _general_label(army: ArmyList) -> str | None:
     return max(characters, key=lambda u: u.profile.stats.ld).label
 
 
+EXACT_PIECES = ("cannon", "bolt-thrower", "flame-cannon", "multi-barrel")  # FB-WM2
+
+
+def _check_piece(machine, label: str, side: int, rules) -> None:
+    """FB-WM2: the battle draws a piece's shot from fb artillery's exact answer; a scattered
+    template (stone thrower) has none, and the ruleset must have the piece."""
+    from mathhammer.fantasy.artillery.shot import check_weapon
+
+    fires = machine.machine.fires
+    if fires is None:
+        return
+    where = f"list {'AB'[side]}: {label} ({machine.id})"
+    if fires not in EXACT_PIECES:
+        raise ProfileError(where, f"fires a {fires}, whose scattered template has no exact "
+                           "table for a battle to draw from (FB-WM2)", fires,
+                           f"give it one of {', '.join(EXACT_PIECES)}, or drop [machine] fires")
+    try:
+        check_weapon(fires, rules)
+    except MathhammerError as err:
+        raise ProfileError(where, f"fires a {fires}, which ruleset {rules.name} does not have",
+                           fires, "use a piece the ruleset has (fb artillery --help)") from err
+
+
 def crew_profile(machine):
     """FB-WM2: the crew of a war machine as the combat engine's unit: the crew's stat line and
     saves, one model per crewman, their frontage the machine's base (FB-WM1: the crew fight)."""
@@ -148,6 +171,7 @@ def _unit(index: int, side: int, label: str, entry, characters, lone_general: bo
     profile = entry.profile
     war_machine = profile if profile.machine is not None else None
     if war_machine is not None:
+        _check_piece(war_machine, label, side, rules)
         profile = crew_profile(war_machine)
     combat_side = Side(profile, characters=characters)
     bodies = _bodies_of(0, combat_side, rules, [], [-1])
