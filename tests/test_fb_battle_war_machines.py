@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from mathhammer.fantasy.battle.report import battle
 from tests.test_fb_battle import one_unit_list
 from tests.test_fb_battle_phases import unbreakable_orcs
@@ -101,31 +103,31 @@ def agree(a: float, b: float, n: int) -> bool:
     return abs(a - b) <= 5 * max(se, 1e-3)
 
 
-def test_the_kernel_and_the_reference_engine_agree_with_a_cannon():
-    """The cannon list against the orcs, three game turns, scripted and greedy generals: the
-    numba kernel and the Python step machine give the same P(A wins), P(B wins) and P(each
-    orc unit destroyed) within 5 se of their difference (independent runs, N = 300), and the
-    cannon fires in both (FB-WM2)."""
+@pytest.mark.parametrize("policy", ["scripted", pytest.param("greedy", marks=pytest.mark.slow)])
+def test_the_kernel_and_the_reference_engine_agree_with_a_cannon(policy):
+    """The cannon list against the orcs, three game turns, scripted (greedy: slow) generals:
+    the numba kernel and the Python step machine give the same P(A wins), P(B wins) and
+    P(each orc unit destroyed) within 5 se of their difference (independent runs, N = 300),
+    and the cannon fires in both (FB-WM2)."""
     from mathhammer.fantasy.battle.runner import Recipe
     from mathhammer.lists import load_list
 
     n = 300
-    for policy in ("scripted", "greedy"):
-        recipe = Recipe(load_list(CANNON_LIST), load_list("wfb8_orcs"), None, "default", 3, "a",
-                        policy, policy, 1, 1)
-        (plan, kernel), (_, reference) = (play(recipe, "kernel", n, 41),
-                                          play(recipe, "python", n, 42))
-        for k in (0, 2):
-            a, b = kernel["outcome"][k] / n, reference["outcome"][k] / n
-            assert agree(a, b, n), (policy, k, a, b)
-        for u in plan.sides[1]:
-            a, b = (t["status"][-1, u, 3] / n for t in (kernel, reference))
-            assert agree(a, b, n), (policy, plan.units[u].label, a, b)
-        cannon = next(u.index for u in plan.units if u.label == "Great Cannon")
-        for tally in (kernel, reference):
-            shots = sum(tally["decisions"][i] for (_s, kind, u, label), i in
-                        plan.vocabulary.items() if u == cannon and label.startswith("shoot "))
-            assert shots > n / 2, (policy, shots)
+    recipe = Recipe(load_list(CANNON_LIST), load_list("wfb8_orcs"), None, "default", 3, "a",
+                    policy, policy, 1, 1)
+    (plan, kernel), (_, reference) = (play(recipe, "kernel", n, 41),
+                                      play(recipe, "python", n, 42))
+    for k in (0, 2):
+        a, b = kernel["outcome"][k] / n, reference["outcome"][k] / n
+        assert agree(a, b, n), (policy, k, a, b)
+    for u in plan.sides[1]:
+        a, b = (t["status"][-1, u, 3] / n for t in (kernel, reference))
+        assert agree(a, b, n), (policy, plan.units[u].label, a, b)
+    cannon = next(u.index for u in plan.units if u.label == "Great Cannon")
+    for tally in (kernel, reference):
+        shots = sum(tally["decisions"][i] for (_s, kind, u, label), i in
+                    plan.vocabulary.items() if u == cannon and label.startswith("shoot "))
+        assert shots > n / 2, (policy, shots)
 
 
 def unbreakable_cannon(tmp_path) -> str:

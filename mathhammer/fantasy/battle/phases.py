@@ -20,7 +20,8 @@ A player turn, for the side whose turn it is (FB-B3):
    step back (FB-B5);
 5. **magic** — not played yet (the ``not_played`` note says so);
 6. **shooting** — each unit with a missile weapon picks a target in its front arc, in
-   sight and range (FB-B6, FB-H2); panic at 25% losses in the phase (FB-G4);
+   sight and range (FB-B6, FB-H2), a war machine its piece (FB-WM2); panic at 25% losses
+   in the phase (FB-G4);
 7. **close combat** — every combat fights one round (the combat engine, FB-C1..C7,
    FB-M1..M4); broken units flee and are pursued or let go (FB-C6, FB-B7).
 """

@@ -10,7 +10,8 @@ terrain crossed (soft / hard cover), a stand and shoot reaction: the ruleset's m
 per shooter, target, shots, modifier and models left. Wounds go to the rank and file
 (a character in the unit is not hit: FB-B6). A unit that lost a quarter of its models
 in the phase tests for panic (FB-G4) and flees on a failure (an Unbreakable unit never
-panics).
+panics). A war machine fires its piece instead, any way it turns, by ``fb artillery``'s
+exact answer and its misfires (FB-WM2: :func:`machine_shoot_options`, :func:`machine_cdf`).
 """
 
 from __future__ import annotations
