@@ -14,17 +14,18 @@ from tests.test_fb_battle_phases import unbreakable_orcs
 CANNON_LIST = "profiles/lists/wfb8_empire_cannon.toml"
 
 
-def cannon_at_orcs(tmp_path, engine: str, n: int, seed: int, turns: int = 1):
+def cannon_at_orcs(tmp_path, engine: str, n: int, seed: int, turns: int = 1,
+                   machine: str = "wfb8/empire_great_cannon", gap: float = 20.0):
     """A Great Cannon 20" in front of ten Unbreakable Orc Boyz (5 wide) who hold and never
     charge; one game turn, A first: only the cannon acts. The orcs' models left."""
     from mathhammer.fantasy.battle.distributed import run
     from mathhammer.fantasy.battle.runner import Recipe, build_plan
     from mathhammer.lists import load_list
 
-    a = one_unit_list(tmp_path, "cannon", "wfb8/empire_great_cannon")
+    a = one_unit_list(tmp_path, "cannon", machine)
     b = one_unit_list(tmp_path, "orcs", unbreakable_orcs(tmp_path), models=10, champion=False)
     deployment = {"a": [{"unit": "Great Cannon", "x": 36.0, "y": 4.0}],
-                  "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 24.0, "facing": 180,
+                  "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 4.0 + gap, "facing": 180,
                          "move": "hold", "charge": "none"}]}
     recipe = Recipe(load_list(a), load_list(b), deployment, "given", turns, "a", "scripted",
                     "scripted", 1, 1)
@@ -64,6 +65,35 @@ def test_a_cannon_alone_is_the_artillery_engine(tmp_path):
         got_blown = tally["status"][-1, cannon, 3] / n
         assert abs(got_blown - blown) <= 5 * math.sqrt(blown * (1 - blown) / n), (engine, got_blown)
     assert 0.05 < p_none < 0.95 and mean > 0.3  # the test can fail: the cannon matters
+
+
+def test_a_bolt_thrower_rolls_to_hit_at_long_range(tmp_path):
+    """FB-WM2: a piece that rolls to hit takes FB-H2's long range: a bolt thrower (the Great
+    Cannon's machine firing one, BS3 crew, range 48) 30" from ten orcs: the orcs slain follow
+    fb artillery bolt-thrower's exact answer at −1 to hit (the mean within 5 se), both engines."""
+    from mathhammer.fantasy.artillery.query import artillery
+    from mathhammer.profiles import profiles_root
+
+    text = (profiles_root() / "fantasy/wfb8/empire_great_cannon.toml").read_text()
+    text = text.replace('fires = "cannon"', 'fires = "bolt-thrower"')
+    text = text.replace('id = "wfb8/empire_great_cannon"', 'id = "test/bolt_thrower"')
+    machine = tmp_path / "bolt_thrower.toml"
+    machine.write_text(text)
+    n = 2000
+    for engine, seed in (("kernel", 81), ("python", 82)):
+        plan, tally = cannon_at_orcs(tmp_path, engine, n, seed, machine=str(machine), gap=30.0)
+        orc = next(u.index for u in plan.units if u.label == "Orc Boyz")
+        exact = artillery("bolt-thrower", "wfb8/orc_boyz", models=10, bs=3, modifier=-1,
+                          rank_width=plan.units[orc].width, ruleset="wfb8",
+                          method="exact").distributions["models_slain"]
+        slain = {exact.offset + k: float(p) for k, p in enumerate(exact.probs)}
+        mean = sum(k * p for k, p in slain.items())
+        sd = math.sqrt(sum((k - mean) ** 2 * p for k, p in slain.items()))
+        got = sum((10 - m) * c for m, c in enumerate(tally["models_left"][orc])) / n
+        assert abs(got - mean) <= 5 * sd / math.sqrt(n), (engine, got, mean)
+        at_short = artillery("bolt-thrower", "wfb8/orc_boyz", models=10, bs=3, modifier=0,
+                             rank_width=plan.units[orc].width, ruleset="wfb8", method="exact")
+        assert at_short.results["mean_models_slain"].value - mean > 5 * sd / math.sqrt(n)
 
 
 def test_a_misfire_silences_or_destroys_the_cannon(tmp_path):
