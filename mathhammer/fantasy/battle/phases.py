@@ -362,6 +362,8 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
 
 
 def pursue_options(plan, u: int, fleeing: int) -> list[Option]:
+    if plan.units[u].war_machine is not None:  # FB-WM1: a war machine never pursues
+        return [Option("pursue", u, "restrain", fleeing)]
     return [Option("pursue", u, "pursue", fleeing), Option("pursue", u, "restrain", fleeing)]
 
 
@@ -374,7 +376,8 @@ def _pursue(plan, state: BattleState, side: int, i: int, forced) -> None:
         w = chasers[len(chosen)]
         choice = decide(plan, state, plan.units[w].side, pursue_options(plan, w, b), forced)
         go = choice.label == "pursue"
-        if not go and plan.rules.battle.restrain_test and not ld_test(plan, state, w):
+        if not go and plan.rules.battle.restrain_test and plan.units[w].war_machine is None \
+                and not ld_test(plan, state, w):
             go = True  # FB-B7: a failed test to restrain pursues
         chosen = chosen + [go]
         state.pending[1] = (kind, b, chasers, chosen, enemies)
