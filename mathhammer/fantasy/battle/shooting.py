@@ -230,7 +230,8 @@ def machine_cdf(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
                 facing="flank" if flank else "front")
     report = artillery(unit.fires, profile, ruleset=plan.rules, models=left,
                        rank_width=min(target.width, left), shot=shot, method="exact")
-    dist = report.distributions["unsaved_wounds"]
+    dists = report.distributions  # a ridden monster: the rider's, the first wound pool (FB-B6)
+    dist = dists["unsaved_wounds"] if "unsaved_wounds" in dists else dists["wounds_on_rider"]
     pmf = np.zeros(dist.offset + len(dist.probs) + 2)
     pmf[dist.offset:-2] = dist.probs
     silencing = [f"p_{row.key}" for row in misfire_table(unit.fires, plan.rules)[0]
