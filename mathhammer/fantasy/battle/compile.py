@@ -143,7 +143,13 @@ class KernelBattle:
             _k, u, t, n, mod, left = miss[:6]
             if int(shot_code(u, t, n, mod, left)) in self.T[ka.T_SHOT_DICT]:
                 return
-            cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
+            if n >= ka.MACHINE_SHOT:  # FB-WM2: a war machine's piece, the artillery engine
+                from mathhammer.fantasy.battle.shooting import machine_table
+
+                cum = np.ascontiguousarray(machine_table(self.plan, u, t, n - ka.MACHINE_SHOT,
+                                                         mod, left), np.float64)
+            else:
+                cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
             self.T[ka.T_SHOT_LIST].append(cum)
             self.T[ka.T_SHOT_DICT][int(shot_code(u, t, n, mod, left))] = \
                 len(self.T[ka.T_SHOT_LIST]) - 1
@@ -269,10 +275,11 @@ def static_arrays(plan, ks) -> tuple:
         row[ks.UI_MOVE_OR_FIRE] = int(unit.ranged is not None and unit.ranged.move_or_fire)
         row[ks.UI_GENERAL_BODY] = plan.leader_body(u, "general")
         row[ks.UI_BSB_BODY] = plan.leader_body(u, "battle_standard")
-        row[ks.UI_MACHINE] = int(p.machine is not None)
+        row[ks.UI_MACHINE] = machine_code(plan, unit)
         row[ks.UI_SIDE_INDEX] = plan.sides[unit.side].index(u)
         row[ks.UI_FRENZY] = int(p.has("Frenzy"))
-        uf[u] = (unit.base[0], unit.base[1], unit.ranged.range if unit.ranged else 0.0)
+        uf[u] = (unit.base[0], unit.base[1], unit.ranged.range if unit.ranged else
+                 float(unit.war_machine.machine.range) if unit.fires else 0.0)
         for b, (_name, role, models, w) in enumerate(unit.bodies):
             bodies[u, b] = (models, w, int(role in ("rank and file", "champion")))
     width = max(len(plan.charge_table[u][0]) for u in range(n))
@@ -342,6 +349,23 @@ def static_arrays(plan, ks) -> tuple:
         vocab[u, k] = min(vocab[u, k], index)
     return (ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n, sides, nside,
             ri, rf, terrain, orders, vocab)
+
+
+def machine_code(plan, unit) -> int:
+    """UI_MACHINE: 0 not a war machine, 1 one, 2 one whose piece rolls to hit (FB-WM2)."""
+    from mathhammer.errors import InputError
+    from mathhammer.fantasy.artillery.shot import uses_to_hit
+
+    if unit.war_machine is None:
+        return 0
+    if unit.fires is not None:
+        big = [u for u in plan.units if u.side != unit.side and u.bodies[0][2] > 255]
+        if big:  # kernels.battle_actions.shot_code keeps the models left in 8 bits
+            raise InputError(f"unit {big[0].label}", "has more than 255 rank and file; the "
+                             "battle engine's war machine tables take 255", big[0].bodies[0][2],
+                             "split it into two units")
+        return 2 if uses_to_hit(unit.fires, plan.rules) else 1
+    return 1
 
 
 def _policy_code(policy, ks) -> int:

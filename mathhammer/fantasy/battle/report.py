@@ -23,7 +23,8 @@ from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
     "the magic phase (wizards and spells are not in the profiles yet)",
-    "war machines firing (artillery, FB-R*) and fighting (FB-WM1)",
+    "t9a1 misfire rows with unverified effects (only a lost shot) and FB-WM1's assault party "
+    "(a war machine's crew fight as a unit, FB-WM2)",
     "challenges (FB-K3) in a battle's combats",
     "overrun, a pursuit that reaches a new enemy, panic from a broken friend, combat reforms "
     "other than FB-B8's",

@@ -102,6 +102,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_REACTED,
     ST_STATUS,
     UI_M,
+    UI_MACHINE,
     UI_MODELS,
     UI_SIDE,
     box,
@@ -577,11 +578,14 @@ def _pursue(B, S, side, i, forced, mode):
         oi = B.opt_i
         oi[0, OI_TARGET], oi[0, OI_CODE], oi[0, OI_SLOT] = b, 0, 0
         oi[1, OI_TARGET], oi[1, OI_CODE], oi[1, OI_SLOT] = b, 1, 1
-        choice, status = decide(B, S, ui[w, UI_SIDE], 4, w, 2, forced, mode)
+        machine = ui[w, UI_MACHINE] >= 1  # FB-WM1: a war machine never pursues
+        choice, status = 1, OK
+        if not machine:
+            choice, status = decide(B, S, ui[w, UI_SIDE], 4, w, 2, forced, mode)
         if status != OK:
             return status
         # FB-B7: restraining takes a Leadership test where the ruleset says; failed, it pursues
-        if choice == 0 or (B.ri[R_RESTRAIN_TEST] == 1 and not ld_test(B, S, w)):
+        if choice == 0 or (B.ri[R_RESTRAIN_TEST] == 1 and not machine and not ld_test(B, S, w)):
             row[7] |= 1 << chosen
         row[6] = chosen + 1
         if row[6] < nch:

@@ -45,7 +45,8 @@ B_MODELS, B_W, B_COUNTS = range(3)
 # ---- per-unit state columns ------------------------------------------------------------------
 (ST_STATUS, ST_MODELS, ST_CT, ST_CF, ST_CS, ST_FRESH, ST_CHARGED, ST_MOVED, ST_MARCHED,
  ST_FRENZIED, ST_BREATH, ST_STDLOST, ST_REACTED, ST_HOLDTURN, ST_PSM) = range(15)
-NST = 15
+ST_SILENCED = 15  # FB-WM2: the last game turn a misfire keeps a war machine from firing
+NST = 16
 # ---- globals of one battle ---------------------------------------------------------------------
 (G_TURN, G_SEAT, G_PHASE, G_INDEX, G_FIRST, G_DONE, G_PU, G_PT, G_PFACE, G_PSIDE, G_NCOMB,
  G_NPURS) = range(12)
@@ -149,7 +150,7 @@ def copy_state(src, dst):
 @njit(cache=True, nogil=True, error_model="numpy")
 def footprint(ui, uf, u, models):
     """FB-B1: (frontage, depth) in inches with ``models`` left (a war machine: its base)."""
-    if ui[u, UI_MACHINE] == 1:
+    if ui[u, UI_MACHINE] >= 1:  # 1 a war machine, 2 one whose piece rolls to hit (FB-WM2)
         return uf[u, UF_BASE_W], uf[u, UF_BASE_D]
     n = models if models > 1 else 1
     width = ui[u, UI_WIDTH]
