@@ -250,6 +250,41 @@ class RangedWeapon(_Frozen):
         return checked
 
 
+class Spell(_Frozen):
+    """One spell a wizard casts in a battle's magic phase (FB-B12): a magic missile — the
+    ``hits`` automatic hits at ``strength`` on one enemy unit in the caster's front arc, in
+    sight and within ``range``, wounded and saved as shooting is (the wound chain)."""
+
+    name: str = Field(min_length=1)
+    kind: Literal["missile"] = Field("missile", description="FB-B12: magic missiles only so far")
+    cv: int = Field(ge=2, le=30, description="casting value (MG-4)")
+    range: float = Field(ge=1, le=72, description="inches")
+    hits: str = Field(description='automatic hits: "D6", "2D6", "3"')
+    strength: int = Field(ge=1, le=10)
+    armour_piercing: int = Field(0, ge=0, le=6)
+    flaming: bool = Field(False, description="FB-V2: switches off Regeneration")
+    confidence: Confidence | None = None
+
+    _hits = field_validator("hits")(classmethod(lambda cls, v: _check_hits(v)))
+
+
+class Wizard(_Frozen):
+    """FB-B12: a character who casts (MG-4: ``level`` adds to the casting total and, when
+    it dispels, to the dispel total) and channels (MG-2)."""
+
+    level: int = Field(ge=1, le=4)
+    lore: str = ""
+    spells: tuple[Spell, ...] = Field(min_length=1, max_length=6)
+    confidence: Confidence | None = None
+
+    @model_validator(mode="after")
+    def _unique(self) -> Wizard:
+        names = [s.name for s in self.spells]
+        if len(set(names)) != len(names):
+            raise ValueError(f"spell names must be unique, got {names}")
+        return self
+
+
 class Champion(_Frozen):
     """FB-K2: a champion's own stat line; keys left out are the unit's (A + the unit's
     ``champion_extra_attacks``)."""
@@ -384,6 +419,8 @@ class UnitProfile(_Frozen):
                                                       "the stat line and formation)")
     ranged: RangedWeapon | None = Field(None, description="the missile weapon a battle fires "
                                                           "(FB-B6)")
+    wizard: Wizard | None = Field(None, description="FB-B12: a character's wizard level and "
+                                                    "spells (the battle's magic phase)")
     notes: tuple[str, ...] = Field((), description="rules the engine does not simulate (shown only)")
     aliases: tuple[str, ...] = Field((), max_length=12, description="other names list builders print (mathhammer import)")
     champion_extra_attacks: int = Field(1, ge=0, le=5)
@@ -435,6 +472,8 @@ class UnitProfile(_Frozen):
         if (self.troop_type == "war_machine") != (self.machine is not None):
             raise ValueError("a war machine (troop_type = \"war_machine\") and a [machine] table "
                              "(name, t, w) go together (FB-WM1)")
+        if self.wizard is not None and self.role != "character":
+            raise ValueError('a [wizard] table is for role = "character" profiles (FB-B12)')
         if self.level is not None and self.role != "character":
             raise ValueError('level (lord / hero) is for role = "character" profiles')
         self._priced_parts_exist()

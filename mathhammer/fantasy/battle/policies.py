@@ -32,6 +32,7 @@ import numpy as np
 from mathhammer.errors import InputError
 
 POLICIES = ("scripted", "greedy", "best-response")
+MAGIC_KINDS = ("cast", "cast dice", "dispel")  # FB-B12 (battle.magic.MAGIC_KINDS)
 MAX_ITERATIONS = 3
 MAX_ROLLOUTS = 256
 
@@ -55,6 +56,10 @@ class Scripted(Policy):
 
     def choose(self, state, side, kind, options) -> int:
         plan = self.plan
+        if kind in MAGIC_KINDS:  # FB-B12: the magic phase's own orders
+            from mathhammer.fantasy.battle.magic import scripted_choice
+
+            return scripted_choice(plan, state, kind, options)
         orders = plan.deployment.orders[options[0].unit]
         labels = [o.label for o in options]
         if kind == "charge":
@@ -93,6 +98,10 @@ class Greedy(Policy):
         from mathhammer.fantasy.battle import values as v
 
         plan = self.plan
+        if kind in MAGIC_KINDS:  # FB-B12: the magic engine's exact tables one step ahead
+            from mathhammer.fantasy.battle.magic import option_values
+
+            return option_values(plan, state, kind, options)
         if kind == "charge":
             return [0.0] + [v.charge_value(plan, state, o) for o in options[1:]]
         if kind == "reaction":

@@ -22,7 +22,9 @@ from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
-    "the magic phase (wizards and spells are not in the profiles yet)",
+    "in the magic phase (FB-B12, wizards' magic missiles are played): other spells (augments, "
+    "hexes, remains in play), bound spells, the miscast table's effects (a miscast ends the "
+    "wizard's casting; t9a1 also loses the dice used)",
     "war machines firing (artillery, FB-R*) and fighting (FB-WM1)",
     "challenges (FB-K3) in a battle's combats",
     "overrun, a pursuit that reaches a new enemy, panic from a broken friend, combat reforms "
@@ -117,7 +119,7 @@ def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
         "set-up": f"A {recipe.army_a.total_points} pts, B {recipe.army_b.total_points} pts; "
                   f"{plan.rules.name}; {br.table_width:g}\" x {br.table_depth:g}\" table (FB-B1); "
                   f"{plan.deployment.source}; {first}; {plan.turns} game turns, each player "
-                  "turn rally, charges, moves, shooting, combat (FB-B3)",
+                  "turn rally, charges, moves, magic, shooting, combat (FB-B3)",
         "victory points": _vp_words(plan),
         "not_played": "; ".join(NOT_PLAYED) + " (FB-B11)",
     }
