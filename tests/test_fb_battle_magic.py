@@ -97,3 +97,97 @@ def test_a_wizard_table_is_for_characters(tmp_path):
         assert "character" in str(err)
     else:  # pragma: no cover - the test fails
         raise AssertionError("a unit with a [wizard] table loaded")
+
+
+def _engines_agree(recipe, n: int, stats) -> dict:
+    """Independent runs of the kernel and the Python step machine: every statistic (a mean
+    per battle, with its se from the runs) within 5 se of their difference."""
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import build_plan
+
+    kernel = run(recipe, n, 4)[0]
+    plan = build_plan(recipe)
+    plan.engine = "python"
+    reference = run(recipe, n, 5, plan=plan)[0]
+    means = {}
+    for name, (mean_of, var_of) in stats(plan).items():
+        a, b = mean_of(kernel), mean_of(reference)
+        se = math.sqrt((var_of(kernel) + var_of(reference)) / n)
+        assert abs(a - b) <= 5 * max(se, 1e-3), (name, a, b, se)
+        means[name] = (a, b)
+    return means
+
+
+def test_the_kernel_and_the_reference_engine_agree_on_magic(tmp_path):
+    """Greedy wizards on both sides (a Battle Wizard and an Orc Shaman, level 2, each with a
+    unit beside it, 20" apart), one game turn: P(A wins), P(B wins), the casts and dispels
+    a battle, and P(each wizard alive) agree between the numba kernel and the Python
+    step machine (independent runs, N = 400 each, 5 se)."""
+    from mathhammer.fantasy.battle.runner import Recipe
+    from mathhammer.lists import load_list
+
+    lines_a = ['name = "A"', 'game = "fantasy"', 'ruleset = "wfb8"', "points = 2000", "",
+               "[[units]]", 'profile = "wfb8/empire_battle_wizard"', "",
+               "[[units]]", 'profile = "wfb8/empire_halberdiers"']
+    lines_b = ['name = "B"', 'game = "fantasy"', 'ruleset = "wfb8"', "points = 2000", "",
+               "[[units]]", 'profile = "wfb8/orc_shaman"', "",
+               "[[units]]", 'profile = "wfb8/orc_boyz"', "models = 10", "champion = false"]
+    (tmp_path / "a.toml").write_text("\n".join(lines_a) + "\n")
+    (tmp_path / "b.toml").write_text("\n".join(lines_b) + "\n")
+    deployment = {"a": [{"unit": "Battle Wizard", "x": 30.0, "y": 4.0, "move": "hold"},
+                        {"unit": "Halberdiers", "x": 42.0, "y": 4.0, "move": "hold"}],
+                  "b": [{"unit": "Orc Shaman", "x": 30.0, "y": 24.0, "facing": 180},
+                        {"unit": "Orc Boyz", "x": 42.0, "y": 24.0, "facing": 180}]}
+    recipe = Recipe(load_list(str(tmp_path / "a.toml")), load_list(str(tmp_path / "b.toml")),
+                    deployment, "test", 1, "a", "greedy", "greedy", 1, 1)
+
+    def stats(plan):
+        vocab = plan.vocabulary
+        out = {}
+        for k, name in ((0, "A wins"), (2, "B wins")):
+            out[name] = (lambda t, k=k: t["outcome"][k] / t["outcome"].sum(),
+                         lambda t, k=k: (p := t["outcome"][k] / t["outcome"].sum()) * (1 - p))
+        for kind in ("cast", "cast dice", "dispel"):
+            idx = [i for (_s, kd, _u, _l), i in vocab.items() if kd == kind]
+            out[kind] = (lambda t, idx=idx: t["decisions"][idx].sum() / t["outcome"].sum(),
+                         lambda t, idx=idx: 1.0)  # at most one a battle per side: var ≤ 1
+        for label in ("Orc Shaman", "Battle Wizard"):  # each the other's likeliest target
+            u = [x.label for x in plan.units].index(label)
+            out[label] = (lambda t, u=u: t["models_left"][u][1] / t["outcome"].sum(),
+                          lambda t, u=u: (p := t["models_left"][u][1] / t["outcome"].sum())
+                          * (1 - p))
+        return out
+
+    means = _engines_agree(recipe, 400, stats)
+    assert min(means["cast"]) > 1.0 and min(means["dispel"]) > 0.5, means  # both cast, dispel
+    assert max(means["Orc Shaman"]) < 0.9 and max(means["Battle Wizard"]) < 0.9, means
+
+
+def test_a_wizard_on_cells_casts_its_magic_missile():
+    """TU-C1 (FB-B12): a wizard's cell is its first missile: P(cast) with MG-9's target-rule
+    dice (exact cast_odds) × the chain's expected models slain, exact."""
+    from types import SimpleNamespace
+
+    from mathhammer.fantasy.chain.core import AttackSpec, chain_exact
+    from mathhammer.fantasy.game import GAME, missile_cell
+    from mathhammer.fantasy.models import load_unit
+    from mathhammer.lists import load_list
+    from mathhammer.magic.rolls import cast_odds
+    from mathhammer.magic.rules import magic_rules
+
+    wizard = load_unit("wfb8/orc_shaman")
+    halberdiers = load_unit("wfb8/empire_halberdiers")
+    army = load_list("wfb8_orcs_magic")
+    shaman = next(u for u in army.units if u.profile.id == "wfb8/orc_shaman")
+    assert GAME.score_options(shaman) == {"casts": True}
+    cell = SimpleNamespace(key=("shaman", "halberdiers"), ruleset="wfb8", method="exact")
+    result = missile_cell(cell, wizard, halberdiers)
+    rules = magic_rules("wfb8")
+    dice = next(d for d in range(1, 7) if cast_odds(rules, d, 2, 7).p_cast >= 0.75)
+    spec = AttackSpec(strength=4, toughness=3, auto_hit=True, close_combat=False, save=6)
+    models = halberdiers.formation.models
+    mean = sum(float(chain_exact(spec, h, "wfb8", models=models).mean_wounds) for h in
+               range(1, 7)) / 6
+    expected = float(cast_odds(rules, dice, 2, 7).p_cast) * mean
+    assert abs(result.mean_damage.value - expected) < 1e-9, (result.mean_damage, expected)
+    assert result.damage_share == 1.0 / models

@@ -590,3 +590,73 @@ def _goes_off(plan, state: BattleState, row: int, t: int) -> int:
 
 
 __all__ = ["MAGIC_KINDS", "magic_of", "option_values", "scripted_choice", "vocabulary"]
+
+
+# ---- the kernel's tables (kernels.battle_magic) ----------------------------------------------------
+def kernel_tables(plan, shot_list, shot_dict) -> None:
+    """Every table the kernel's magic phase reads, built now (they are few and static), into
+    the shooting tables' list under the magic codes (kernels.battle_magic.mcode)."""
+    from mathhammer.fantasy.kernels import battle_magic as km
+    from mathhammer.fantasy.kernels.battle_state import ANY, NONE
+
+    mp = magic_of(plan)
+    if not mp.played:
+        return
+    if len(mp.rows) > 60 or len(plan.units) > 60:
+        from mathhammer.errors import InputError
+
+        raise InputError("list", "a battle takes at most 60 spells and 60 units with magic",
+                         len(mp.rows), "play fewer wizards or units")
+
+    def put(kind: int, key: int, values) -> None:
+        shot_list.append(np.ascontiguousarray(np.asarray(values, np.float64).ravel()))
+        shot_dict[int(km.mcode(kind, key))] = len(shot_list) - 1
+
+    rules = mp.rules
+    maxcast = rules.max_casting_dice
+    put(km.MK_INFO, 0, [len(mp.casters), len(mp.rows), maxcast, mp.dispel_cap,
+                        rules.max_power_used, rules.max_dispel_used,
+                        int(rules.failed_caster_stops), int(rules.failed_dispeller_stops),
+                        int(rules.miscast_removes_dice_used), 1])
+    for k, c in enumerate(mp.casters):
+        put(km.MK_CASTER, k, [c.unit, c.body, c.side, c.level])
+    counts = [sum(1 for c in mp.casters if c.side == s) for s in (0, 1)]
+    for ca in range(max(counts) + 1):
+        for cr in range(max(counts) + 1):
+            pairs, cum = mp.flow_table(ca, cr)
+            put(km.MK_FLOW, ca * 64 + cr, [(p, d, c) for (p, d), c in zip(pairs, cum)])
+    levels = sorted({0} | {c.level for c in mp.casters})
+    for dice in range(1, mp.dispel_cap + 1):
+        for level in levels:
+            put(km.MK_DISPEL, dice * 16 + level,
+                [p_dispel(rules, dice, level, total) for total in range(km.TOTALS)])
+    for r, row in enumerate(mp.rows):
+        put(km.MK_ROW, r, [row.caster, row.unit, row.side, row.spell.cv, row.spell.range,
+                           scripted_dice(plan, r)])
+        for d in range(1, maxcast + 1):
+            put(km.MK_CAST, r * 16 + d, [(kind, total, q) for kind, total, q in
+                                         mp.cast_table(r, d)])
+        for t in plan.sides[1 - row.side]:
+            put(km.MK_MISSILE, r * 256 + t, mp.missile_cdf(r, t))
+    vocab = plan.vocabulary
+    labels = {u.label: u.index for u in plan.units}
+    for (side, kind, u, label), index in vocab.items():
+        if kind == CAST and label == "no cast":
+            put(km.MK_VNOCAST, u, [index])
+        elif kind == CAST:
+            for r, row in enumerate(mp.rows):
+                if row.unit == u and label.startswith(f"{row.spell.name} at "):
+                    t = labels.get(label[len(row.spell.name) + 4:])
+                    if t is not None and plan.units[t].side != side:
+                        put(km.MK_VCAST, u * 4096 + r * 64 + t, [index])
+        elif kind == CAST_DICE:
+            put(km.MK_VDICE, u * 16 + int(label.split()[0]), [index])
+        elif kind == DISPEL:
+            j = 0 if label == "no dispel" else int(label.split()[2])
+            put(km.MK_VDISPEL, u * 16 + j, [index])
+    for u, unit in enumerate(plan.units):
+        orders = plan.deployment.orders[u]
+        cast = orders.get("cast", "nearest")
+        target = ANY if cast in ("nearest", "any") else NONE if cast == "none" else next(
+            t for t in plan.sides[1 - unit.side] if plan.units[t].label == cast)
+        put(km.MK_ORDERS, u, [target, int(orders.get("dispel", "all") == "none")])

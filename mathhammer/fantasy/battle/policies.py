@@ -117,7 +117,8 @@ class Greedy(Policy):
     def choose(self, state, side, kind, options) -> int:
         values = self.values(state, side, kind, options)
         best = max(range(len(values)), key=lambda i: (values[i] > values[0] + 1e-9, values[i]))
-        if state.first_values is not None and side not in state.first_values:
+        if state.first_values is not None and side not in state.first_values \
+                and kind not in MAGIC_KINDS:  # FB-B12: as the kernel, the first other decision
             state.first_values[side] = _first(self.plan, kind, options,
                                               [(x, 0.0) for x in values])
         return best if values[best] > values[0] + 1e-9 else 0

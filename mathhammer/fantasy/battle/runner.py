@@ -62,10 +62,7 @@ def build_plan(recipe: Recipe):
     plan.vocabulary = vocabulary(plan)
     # the kernel plays one answer to answers (iterations > 1 is the reference engine's)
     plan.engine = "kernel" if recipe.iterations == 1 else "python"
-    from mathhammer.fantasy.battle.magic import magic_of
 
-    if magic_of(plan).played:  # FB-B12: the magic phase is the reference engine's for now
-        plan.engine = "python"
     plan.max_margin = int(math.ceil(max_vp(plan, 0) + max_vp(plan, 1)))
     return plan
 
