@@ -168,14 +168,19 @@ def _two_wizards(tmp_path, ruleset: str):
     return Recipe(lists[0], lists[1], deployment, "test", 1, "a", "greedy", "greedy", 1, 1)
 
 
-@pytest.mark.parametrize("ruleset", ["wfb8", "t9a1"])
-def test_the_kernel_and_the_reference_engine_agree_on_magic(tmp_path, ruleset):
-    """Greedy wizards on both sides (a Battle Wizard and an Orc Shaman, level 2, each with a
+@pytest.mark.parametrize("ruleset, policy_a, n", [
+    ("wfb8", "greedy", 400), ("t9a1", "greedy", 400),
+    pytest.param("wfb8", "best-response", 200, marks=pytest.mark.slow)])
+def test_the_kernel_and_the_reference_engine_agree_on_magic(tmp_path, ruleset, policy_a, n):
+    """Wizards on both sides (a Battle Wizard and an Orc Shaman, level 2, each with a
     unit beside it, 20" apart; in t9a1 the same wizards copied, overwhelming power and the
-    dice lost to a miscast), one game turn: P(A wins), P(B wins), the casts and dispels
-    a battle, and P(each wizard alive) agree between the numba kernel and the Python
-    step machine (independent runs, N = 400 each, 5 se)."""
-    recipe = _two_wizards(tmp_path, ruleset)
+    dice lost to a miscast; and A's general a best response, 4 rollouts, playing its magic
+    decisions out), one game turn: P(A wins), P(B wins), the casts and dispels a battle,
+    and P(each wizard alive) agree between the numba kernel and the Python step machine
+    (independent runs, N each, 5 se)."""
+    from dataclasses import replace
+
+    recipe = replace(_two_wizards(tmp_path, ruleset), policy_a=policy_a, rollouts=4)
 
     def stats(plan):
         vocab = plan.vocabulary
@@ -194,7 +199,7 @@ def test_the_kernel_and_the_reference_engine_agree_on_magic(tmp_path, ruleset):
                           * (1 - p))
         return out
 
-    means = _engines_agree(recipe, 400, stats)
+    means = _engines_agree(recipe, n, stats)
     assert min(means["cast"]) > 1.0 and min(means["dispel"]) > 0.5, means  # both cast, dispel
     assert max(means["Orc Shaman"]) < 0.95 and max(means["Battle Wizard"]) < 0.95, means
 

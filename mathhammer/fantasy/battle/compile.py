@@ -313,7 +313,7 @@ def static_arrays(plan, ks) -> tuple:
     ri[ks.R_FIRST] = {"a": 0, "b": 1, "roll-off": 2}[plan.first]
     ri[ks.R_POLICY_A], ri[ks.R_POLICY_B] = (_policy_code(p, ks) for p in plan.policies)
     ri[ks.R_ROLLOUTS] = max(getattr(p, "rollouts", 1) for p in plan.policies)
-    kinds = ("charge", "reaction", "move", "shoot", "pursue")
+    kinds = ("charge", "reaction", "move", "shoot", "pursue", "cast", "cast dice", "dispel")
     ri[ks.R_BR_KINDS] = sum(1 << kinds.index(k) for p in plan.policies
                             for k in getattr(p, "kinds", ()))
     ri[ks.R_HALF_FAILED] = int(rules.combat.failed_charge_moves != "highest_die")

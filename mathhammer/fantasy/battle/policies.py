@@ -11,7 +11,8 @@ returns one. The engine never asks who decides.
   holds when charged, advances on the nearest enemy, shoots the nearest and pursues.
 * ``greedy``: each option's value one step ahead by the exact engines
   (:mod:`mathhammer.fantasy.battle.values`); the best, ties to the first listed.
-* ``best-response``: each option of a charge, reaction, shooting or pursuit decision played
+* ``best-response``: each option of a charge, reaction, shooting, pursuit or magic (FB-B12:
+  cast, dice, dispel; at most 16 options) decision played
   out ``rollouts`` times to the end of the battle from the state at the decision, the same
   dice for every option (common random numbers: rollout k of every option starts from the
   same seeds), this side's later decisions by ``greedy`` and the other side's by its own
@@ -126,7 +127,9 @@ class Greedy(Policy):
 
 #: the decisions a best response plays out (moves stay greedy: they are the most numerous
 #: and the one-step threat values them well; FB-B10)
-BR_KINDS = ("charge", "reaction", "shoot", "pursue")
+BR_KINDS = ("charge", "reaction", "shoot", "pursue") + MAGIC_KINDS
+#: FB-B12: a magic decision with more options than this is greedy's (the kernel's MAXOPT)
+BR_MAX_MAGIC_OPTIONS = 16
 BR_Z = 2.0  # an alternative replaces greedy's choice when better by 2 paired se
 
 
@@ -161,7 +164,8 @@ class BestResponse(Policy):
         record, state.first_values = state.first_values, None
         base = self.base.choose(state, side, kind, options)
         state.first_values = record
-        if kind not in self.kinds:
+        if kind not in self.kinds or (kind in MAGIC_KINDS
+                                      and len(options) > BR_MAX_MAGIC_OPTIONS):
             return base
         seeds = [state.rng.getrandbits(63) for _ in range(self.rollouts)]
         pair = [None, None]
@@ -181,7 +185,8 @@ class BestResponse(Policy):
             gain, se = _mean_se([a - b for a, b in zip(row, values[base], strict=True)])
             if j != base and gain > BR_Z * se and gain > best_gain:
                 best, best_gain = j, gain
-        if state.first_values is not None and side not in state.first_values:
+        if state.first_values is not None and side not in state.first_values \
+                and kind not in MAGIC_KINDS:  # FB-B12: magic decisions are not listed
             state.first_values[side] = _first(plan, kind, options,
                                               [_mean_se(row) for row in values])
         return best

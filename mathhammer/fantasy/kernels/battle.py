@@ -224,7 +224,7 @@ def step(B, S, forced, mode):
     if phase == MOVE:
         return _move(B, S, side, i, forced, mode)
     if phase == MAGIC:  # FB-B12: kernels.battle_magic
-        return magic_step(B, S, side, i, mode)
+        return magic_step(B, S, side, i, forced, mode)
     if phase == SHOOT:
         return _shoot(B, S, side, i, forced, mode)
     if phase == COMBAT:

@@ -15,6 +15,8 @@ import numpy as np
 from numba import njit
 
 from mathhammer.fantasy.kernels.battle_actions import (
+    OI_CODE,
+    OI_TARGET,
     _front_arc,
     box_distance,
     centre,
@@ -33,9 +35,12 @@ from mathhammer.fantasy.kernels.battle_state import (
     G_INDEX,
     G_PHASE,
     HOLD,
+    MAXOPT,
+    NEED,
     NG,
     NONE,
     OK,
+    R_BR_KINDS,
     R_POLICY_A,
     R_POLICY_B,
     SCRIPTED,
@@ -71,6 +76,7 @@ FAIL, PLAIN, OVERWHELMING, IRRESISTIBLE = range(4)
 TOTALS = 96  # dispel tables' casting totals 0..95 (the highest a cast reaches is ~50)
 SCRIPTED_DISPEL_CONFIDENCE = 0.85  # battle.magic's
 MAX_OPTIONS = 512
+K_CAST, K_DICE, K_DISPEL = 5, 6, 7  # decision kinds after the five of kernels.battle
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -284,9 +290,53 @@ def count(B, mode, n, kind, key):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def policy(B, side):
-    """A best response decides the magic phase greedily (FB-B12)."""
+    """SCRIPTED, or not (greedy; a best response outside its rollouts' decisions)."""
     p = B.ri[R_POLICY_A] if side == 0 else B.ri[R_POLICY_B]
     return SCRIPTED if p == SCRIPTED else BEST_RESPONSE
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def wants_rollouts(B, side, kind, n, mode):
+    """FB-B12: a best response plays out a magic decision of at most MAXOPT options (more:
+    greedy), as battle.policies.BestResponse does."""
+    p = B.ri[R_POLICY_A] if side == 0 else B.ri[R_POLICY_B]
+    return mode == 0 and p == BEST_RESPONSE and (B.ri[R_BR_KINDS] >> kind) & 1 == 1 \
+        and 1 < n <= MAXOPT
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def need(B, side, kind, u, n):
+    b = B.need
+    b[0], b[1], b[2], b[3] = side, kind, u, n
+    return NEED
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def magic_values(B, S, kind, n, out):
+    """Greedy's values of a magic decision's options into out (the options of a cast in
+    B.opt_i: OI_CODE the spell row, OI_TARGET the target); the decider is the caster's side
+    for a cast and its dice, the other side for a dispel."""
+    g = S.g
+    if kind == K_CAST:
+        out[0] = 0.0
+        dice_max = power_dice_left(B, S)
+        for i in range(1, n):
+            r, t = B.opt_i[i, OI_CODE], B.opt_i[i, OI_TARGET]
+            out[i] = best_cast(B, S, r, missile_value(B, S, r, t), dice_max)
+        return OK
+    row, t = g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET]
+    value = missile_value(B, S, row, t)
+    if kind == K_DICE:
+        for i in range(n):
+            out[i] = p_goes_off(B, S, row, i + 1) * value \
+                + rest_of_casting(B, S, row, g[G_MAGIC + M_POWER] - (i + 1))
+        return OK
+    side = int(table(B, MK_ROW, row)[R_SIDE])
+    level = dispel_level(B, S, 1 - side)
+    for j in range(n):
+        out[j] = p_dispel(B, j, level, g[G_MAGIC + M_TOTAL]) * value \
+            + rest_of_dispelling(B, S, g[G_MAGIC + M_DISPEL] - j)
+    return OK
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -317,7 +367,7 @@ def choose_cast(B, S, side, k, n, rows, targets, gaps):
     dice_max = power_dice_left(B, S)
     for i in range(1, n):
         values[i] = best_cast(B, S, rows[i], missile_value(B, S, rows[i], targets[i]), dice_max)
-    return greedy_choice(values, n)
+    return greedy_choice(values, n)  # magic_values's K_CAST, on the local options
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -330,11 +380,8 @@ def choose_dice(B, S, side, n):
     if policy(B, side) == SCRIPTED:
         want = int(table(B, MK_ROW, row)[R_SCRIPTED_DICE])
         return min(want, n) - 1
-    value = missile_value(B, S, row, t)
     values = np.zeros(n)
-    for i in range(n):
-        values[i] = p_goes_off(B, S, row, i + 1) * value \
-            + rest_of_casting(B, S, row, g[G_MAGIC + M_POWER] - (i + 1))
+    magic_values(B, S, K_DICE, n, values)
     return greedy_choice(values, n)
 
 
@@ -353,18 +400,16 @@ def choose_dispel(B, S, side, n):
             if p_dispel(B, j, level, total) >= SCRIPTED_DISPEL_CONFIDENCE:
                 return j
         return n - 1
-    value = missile_value(B, S, row, t)
     values = np.zeros(n)
-    for j in range(n):
-        values[j] = p_dispel(B, j, level, total) * value \
-            + rest_of_dispelling(B, S, g[G_MAGIC + M_DISPEL] - j)
+    magic_values(B, S, K_DISPEL, n, values)
     return greedy_choice(values, n)
 
 
 # ---- the steps -----------------------------------------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
-def magic_step(B, S, side, i, mode):
-    """Phase MAGIC, index i: 0 the pools, 1 a wizard's cast, 2 its dice, 3 the dispel."""
+def magic_step(B, S, side, i, forced, mode):
+    """Phase MAGIC, index i: 0 the pools, 1 a wizard's cast, 2 its dice, 3 the dispel;
+    NEED when a best response plays the decision out (then again with ``forced``)."""
     st, g = S.ust, S.g
     if i == 0:
         for u in range(st.shape[0]):  # FB-G4: losses counted per phase from here
@@ -375,12 +420,13 @@ def magic_step(B, S, side, i, mode):
             _goto(g, SHOOT, 0)
         return OK
     if i == 1:
-        nxt = _cast_step(B, S, side, mode)
+        nxt = _cast_step(B, S, side, forced, mode)
     elif i == 2:
-        nxt = _dice_step(B, S, side, mode)
+        nxt = _dice_step(B, S, side, forced, mode)
     else:
-        _dispel_step(B, S, side, mode)
-        nxt = 1
+        nxt = _dispel_step(B, S, side, forced, mode)
+    if nxt == NEED:
+        return NEED
     if nxt == 0:
         panic_tests(B, S, 1 - side)  # FB-G4
         _goto(g, SHOOT, 0)
@@ -426,7 +472,7 @@ def _start(B, S, side):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _cast_step(B, S, side, mode):
+def _cast_step(B, S, side, forced, mode):
     """1: a wizard picked a spell (next: its dice, 2), or none (1); 0: the phase is over."""
     info = table(B, MK_INFO, 0)
     g = S.g
@@ -454,7 +500,14 @@ def _cast_step(B, S, side, mode):
         if n == 1:
             g[G_MAGIC + M_DONE] |= 1 << k
             continue
-        choice = choose_cast(B, S, side, k, n, rows, targets, gaps)
+        if forced >= 0:
+            choice = forced
+        elif wants_rollouts(B, side, K_CAST, n, mode):
+            for q in range(n):
+                B.opt_i[q, OI_CODE], B.opt_i[q, OI_TARGET] = rows[q], targets[q]
+            return need(B, side, K_CAST, u, n)
+        else:
+            choice = choose_cast(B, S, side, k, n, rows, targets, gaps)
         if choice == 0:
             count(B, mode, n, MK_VNOCAST, u)
             g[G_MAGIC + M_DONE] |= 1 << k
@@ -466,13 +519,19 @@ def _cast_step(B, S, side, mode):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _dice_step(B, S, side, mode):
+def _dice_step(B, S, side, forced, mode):
     """The dice and the cast roll (MG-4, MG-5): next 3 (a dispel) or 1."""
     info = table(B, MK_INFO, 0)
     g = S.g
     n = power_dice_left(B, S)
-    choice = choose_dice(B, S, side, n)
-    dice, row = choice + 1, g[G_MAGIC + M_ROW]
+    row = g[G_MAGIC + M_ROW]
+    if forced >= 0:
+        choice = forced
+    elif wants_rollouts(B, side, K_DICE, n, mode):
+        return need(B, side, K_DICE, int(table(B, MK_ROW, row)[R_UNIT]), n)
+    else:
+        choice = choose_dice(B, S, side, n)
+    dice = choice + 1
     caster = int(table(B, MK_ROW, row)[R_CASTER])
     count(B, mode, n, MK_VDICE, int(table(B, MK_ROW, row)[R_UNIT]) * 16 + dice)
     g[G_MAGIC + M_POWER] -= dice
@@ -505,18 +564,24 @@ def _dice_step(B, S, side, mode):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _dispel_step(B, S, side, mode):
+def _dispel_step(B, S, side, forced, mode):
+    """The other side's dispel: next 1 (or NEED)."""
     info = table(B, MK_INFO, 0)
     g = S.g
     n = dispel_dice_left(B, S) + 1
-    dice = choose_dispel(B, S, 1 - side, n)
+    if forced >= 0:
+        dice = forced
+    elif wants_rollouts(B, 1 - side, K_DISPEL, n, mode):
+        return need(B, 1 - side, K_DISPEL, g[G_MAGIC + M_TARGET], n)
+    else:
+        dice = choose_dispel(B, S, 1 - side, n)
     count(B, mode, n, MK_VDISPEL, g[G_MAGIC + M_TARGET] * 16 + dice)
     if dice > 0:
         level = dispel_level(B, S, 1 - side)
         g[G_MAGIC + M_DISPEL] -= dice
         g[G_MAGIC + M_DISPEL_USED] += dice
         if uniform(S.kstate) < p_dispel(B, dice, level, g[G_MAGIC + M_TOTAL]):
-            return
+            return 1
         if level > 0 and int(info[I_FAILED_DISPELLER_STOPS]) == 1:
             for k in range(int(info[I_CASTERS])):
                 c = table(B, MK_CASTER, k)
@@ -525,6 +590,7 @@ def _dispel_step(B, S, side, mode):
                     g[G_MAGIC + M_NO_DISPEL] |= 1 << k
                     break
     _through(B, S)
+    return 1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -566,4 +632,4 @@ def _goes_off(B, S, row, t):
             clear_contacts(st, t)
 
 
-__all__ = ["magic_step", "G_MAGIC", "N_MAGIC", "mcode", "TOTALS"]
+__all__ = ["magic_step", "magic_values", "G_MAGIC", "N_MAGIC", "mcode", "TOTALS", "K_CAST"]
