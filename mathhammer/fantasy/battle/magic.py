@@ -83,9 +83,13 @@ class MagicPlan:
             names = [b[0] for b in unit.bodies]
             members = [unit.profile] if unit.profile.role == "character" else []
             members += [c.profile for c in unit.combat_side.characters]
+            taken: set[int] = set()
             for profile in members:
+                # two characters of one name in a unit: their bodies in the same order
+                body = next((i for i, name in enumerate(names)
+                             if name == profile.name and i not in taken), 0)
+                taken.add(body)
                 if profile.wizard is not None:
-                    body = names.index(profile.name) if profile.name in names else 0
                     casters.append(Caster(u, body, unit.side, profile.name,
                                           profile.wizard.level, profile.wizard.spells))
         from mathhammer.magic.rules import NO_MAGIC
@@ -291,7 +295,7 @@ def vocabulary(plan) -> list[tuple]:
             keys.append((1 - side, DISPEL, t, "no dispel"))
             keys += [(1 - side, DISPEL, t, f"dispel with {plural_dice(j)}")
                      for j in range(1, mp.dispel_cap + 1)]
-    return keys
+    return list(dict.fromkeys(keys))  # two wizards of a unit with one spell: one key
 
 
 # ---- the one-step values (FB-B10, FB-B12) ---------------------------------------------------------
