@@ -232,3 +232,25 @@ def test_a_wizard_on_cells_casts_its_magic_missile():
     expected = float(cast_odds(rules, dice, 2, 7).p_cast) * mean
     assert abs(result.mean_damage.value - expected) < 1e-9, (result.mean_damage, expected)
     assert result.damage_share == 1.0 / models
+
+
+def test_a_wfb8_miscast_detonation_hits_the_wizard():
+    """FB-B12, MG-10: a wfb8 miscast rolls 7 (6/36) for Detonation: one Strength 10 hit on the
+    Battle Wizard (T3, no save: wounds on 2+ in wfb8, 5/6) and D6 power dice lost; every
+    other row plays nothing. The battle's table of (wounds, dice lost) is that, exactly."""
+    from mathhammer.fantasy.battle.magic import magic_of
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.lists import load_list
+
+    plan = build_plan(Recipe(load_list("wfb8_empire_magic"), load_list("wfb8_orcs"), None,
+                             "default", 1, "a", "greedy", "greedy", 1, 1))
+    table = magic_of(plan).miscast_table(0)
+    prev, pmf = 0.0, {}
+    for wounds, lost, c in table:
+        pmf[(wounds, lost)] = c - prev
+        prev = c
+    assert abs(pmf[(0, 0)] - 30 / 36) < 1e-12
+    for d in range(1, 7):
+        assert abs(pmf[(1, d)] - 6 / 36 * 5 / 6 / 6) < 1e-12
+        assert abs(pmf[(0, d)] - 6 / 36 * 1 / 6 / 6) < 1e-12
+    assert abs(sum(pmf.values()) - 1.0) < 1e-12

@@ -23,7 +23,8 @@ time, every decision taken before that step's dice:
 
 A miscast (MG-5: wfb8 irresistible force, t9a1 overwhelming power not dispelled) ends the
 wizard's casting for the phase (MG-4 decision) and in t9a1 removes the dice used from the
-pool (MG-10); the table's effects on the wizard are not played (MG-10: several unverified).
+pool (MG-10); the table's row plays what its data gives (``caster_hit_strength``: a hit on
+the wizard; ``power_lost``: dice lost: wfb8's Detonation); other effects are not played.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class Caster:
     name: str
     level: int
     spells: tuple  # models.Spell
+    profile: object = None  # the wizard's UnitProfile (its miscast hits, FB-B12)
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class MagicPlan:
                 taken.add(body)
                 if profile.wizard is not None:
                     casters.append(Caster(u, body, unit.side, profile.name,
-                                          profile.wizard.level, profile.wizard.spells))
+                                          profile.wizard.level, profile.wizard.spells, profile))
         from mathhammer.magic.rules import NO_MAGIC
 
         self.played = bool(casters) and getattr(rules, "name", "") not in NO_MAGIC
@@ -100,6 +102,7 @@ class MagicPlan:
                           for k, c in enumerate(self.casters) for spell in c.spells)
         self.flow_cache: dict = {}
         self.missile_cache: dict = {}
+        self.miscast_cache: dict = {}
 
     # ---- exact tables ------------------------------------------------------------------------
     def flow_table(self, channel_active: int, channel_reactive: int):
@@ -130,6 +133,15 @@ class MagicPlan:
             table = self.missile_cache[key] = missile_cdf(self.plan, spell, t)
         return table
 
+    def miscast_table(self, k: int) -> tuple:
+        """The miscast's effects on caster k played (FB-B12): ((wounds on the wizard, power
+        dice lost), cumulative probability), exact — the 2D6 row (MG-10) with its
+        ``caster_hit_strength`` through the wound chain and its ``power_lost`` dice."""
+        table = self.miscast_cache.get(k)
+        if table is None:
+            table = self.miscast_cache[k] = miscast_outcomes(self.plan, self.casters[k])
+        return table
+
     @cached_property
     def dispel_cap(self) -> int:
         return self.rules.dispel_dice_cap
@@ -144,6 +156,37 @@ def _cast_outcomes(rules, dice: int, level: int, cv: int) -> tuple:
     out += [(OVERWHELMING, t, float(p)) for t, p in sorted(odds.overwhelming.items())]
     out.append((IRRESISTIBLE, 0, float(odds.p_irresistible_cast)))
     return tuple(o for o in out if o[2] > 0)
+
+
+def miscast_outcomes(plan, caster: Caster) -> tuple:
+    from mathhammer.dice import parse_dice
+    from mathhammer.fantasy.chain.core import AttackSpec, single_attack_outcomes
+    from mathhammer.fantasy.combat.target import target_parts
+
+    joint: dict[tuple[int, int], float] = {}
+    for total in range(2, 13):
+        p_roll = (6 - abs(total - 7)) / 36
+        row = next((r for r in plan.rules.magic.miscast_table if r.low <= total <= r.high), None)
+        wounds = {0: 1.0}
+        if row is not None and row.caster_hit_strength:
+            part = target_parts(caster.profile, plan.rules)[0]
+            spec = AttackSpec(strength=row.caster_hit_strength, toughness=part.t, auto_hit=True,
+                              close_combat=False, save=part.armour, ward=part.ward,
+                              regeneration=part.regeneration, target_wounds=part.w)
+            per_hit, p_slay = single_attack_outcomes(spec, plan.rules)
+            wounds = {w: float(q) for w, q in enumerate(per_hit) if q}
+            if p_slay:
+                wounds[part.w] = wounds.get(part.w, 0.0) + float(p_slay)
+        lost = {0: 1.0}
+        if row is not None and row.power_lost:
+            lost = {d: float(q) for d, q in parse_dice(row.power_lost).pmf().items()}
+        for w, pw in wounds.items():
+            for d, pd in lost.items():
+                joint[(w, d)] = joint.get((w, d), 0.0) + p_roll * pw * pd
+    keys = sorted(k for k, q in joint.items() if q > 0)
+    cum = np.cumsum([joint[k] for k in keys])
+    cum[-1] = 1.0
+    return tuple((w, d, float(c)) for (w, d), c in zip(keys, cum))
 
 
 def p_dispel(rules, dice: int, level: int, total: int) -> float:
@@ -567,10 +610,28 @@ def _done(state: BattleState, k: int) -> None:
 
 
 def _miscast(plan, state: BattleState, k: int, dice: int) -> None:
-    """MG-4 decision: casting ends; MG-10 t9a1: the dice used leave the pool too."""
+    """MG-4 decision: casting ends; MG-10 t9a1: the dice used leave the pool too; then the
+    table's row, its effects a battle plays (FB-B12: a hit on the wizard, power dice lost)."""
+    mp = magic_of(plan)
     _done(state, k)
-    if magic_of(plan).rules.miscast_removes_dice_used:
+    if mp.rules.miscast_removes_dice_used:
         state.magic[M_POWER] = max(0, state.magic[M_POWER] - dice)
+    table = mp.miscast_table(k)
+    r = state.rng.random()
+    wounds, lost = table[-1][0], table[-1][1]
+    for w, d, c in table:
+        if r < c:
+            wounds, lost = w, d
+            break
+    state.magic[M_POWER] = max(0, state.magic[M_POWER] - lost)
+    c = mp.casters[k]
+    if wounds and plan.body_alive(c.unit, c.body, state.wounds[c.unit]):
+        _n, _r, models, w = plan.units[c.unit].bodies[c.body]
+        state.set_wounds(plan, c.unit, c.body, min(state.wounds[c.unit][c.body] + wounds,
+                                                   models * w))
+        if not plan.unit_alive(c.unit, state.wounds[c.unit]):
+            state.status[c.unit] = DEAD
+            clear_contacts(state, c.unit)
 
 
 def _goes_off(plan, state: BattleState, row: int, t: int) -> int:
@@ -624,6 +685,7 @@ def kernel_tables(plan, shot_list, shot_dict) -> None:
                         int(rules.miscast_removes_dice_used), 1])
     for k, c in enumerate(mp.casters):
         put(km.MK_CASTER, k, [c.unit, c.body, c.side, c.level])
+        put(km.MK_MISCAST, k, mp.miscast_table(k))
     counts = [sum(1 for c in mp.casters if c.side == s) for s in (0, 1)]
     for ca in range(max(counts) + 1):
         for cr in range(max(counts) + 1):

@@ -23,8 +23,8 @@ from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
     "in the magic phase (FB-B12, wizards' magic missiles are played): other spells (augments, "
-    "hexes, remains in play), bound spells, the miscast table's effects (a miscast ends the "
-    "wizard's casting; t9a1 also loses the dice used)",
+    "hexes, remains in play), bound spells, the miscast table's effects other than wfb8's "
+    "Detonation (a miscast ends the wizard's casting; t9a1 also loses the dice used)",
     "war machines firing (artillery, FB-R*) and fighting (FB-WM1)",
     "challenges (FB-K3) in a battle's combats",
     "overrun, a pursuit that reaches a new enemy, panic from a broken friend, combat reforms "

@@ -67,7 +67,7 @@ N_MAGIC = 16
 # table kinds (mcode): the phase's numbers, a wizard, a spell, flow, cast, dispel, missile,
 # the decisions' vocabulary (a cast, no cast, dice, a dispel) and a unit's scripted orders
 (MK_INFO, MK_CASTER, MK_ROW, MK_FLOW, MK_CAST, MK_DISPEL, MK_MISSILE, MK_VCAST, MK_VNOCAST,
- MK_VDICE, MK_VDISPEL, MK_ORDERS) = range(1, 13)
+ MK_VDICE, MK_VDISPEL, MK_ORDERS, MK_MISCAST) = range(1, 14)
 (I_CASTERS, I_ROWS, I_MAXCAST, I_DISPEL_CAP, I_MAX_POWER_USED, I_MAX_DISPEL_USED,
  I_FAILED_CASTER_STOPS, I_FAILED_DISPELLER_STOPS, I_MISCAST_REMOVES, I_PLAYED) = range(10)
 C_UNIT, C_BODY, C_SIDE, C_LEVEL = range(4)
@@ -604,10 +604,29 @@ def _through(B, S):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _miscast(B, S, k, dice):
-    g = S.g
+    """Casting ends (MG-4), t9a1's dice used lost (MG-10), the row's played effects."""
+    bodies, ui = B.bodies, B.ui
+    st, wounds, g = S.ust, S.wounds, S.g
     g[G_MAGIC + M_DONE] |= 1 << k
     if int(table(B, MK_INFO, 0)[I_MISCAST_REMOVES]) == 1:
         g[G_MAGIC + M_POWER] = max(0, g[G_MAGIC + M_POWER] - dice)
+    outcomes = table(B, MK_MISCAST, k)
+    m = outcomes.shape[0] // 3
+    r = uniform(S.kstate)
+    w, lost = int(outcomes[3 * (m - 1)]), int(outcomes[3 * (m - 1) + 1])
+    for q in range(m):
+        if r < outcomes[3 * q + 2]:
+            w, lost = int(outcomes[3 * q]), int(outcomes[3 * q + 1])
+            break
+    g[G_MAGIC + M_POWER] = max(0, g[G_MAGIC + M_POWER] - lost)
+    c = table(B, MK_CASTER, k)
+    u, b = int(c[C_UNIT]), int(c[C_BODY])
+    if w > 0 and body_alive(bodies, u, b, wounds):
+        wounds[u, b] = min(wounds[u, b] + w, bodies[u, b, B_MODELS] * bodies[u, b, B_W])
+        st[u, ST_MODELS] = models_alive(bodies, ui, u, wounds)
+        if not unit_alive(bodies, ui, u, wounds):
+            st[u, ST_STATUS] = DEAD
+            clear_contacts(st, u)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
