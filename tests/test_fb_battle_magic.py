@@ -254,3 +254,36 @@ def test_a_wfb8_miscast_detonation_hits_the_wizard():
         assert abs(pmf[(1, d)] - 6 / 36 * 5 / 6 / 6) < 1e-12
         assert abs(pmf[(0, d)] - 6 / 36 * 1 / 6 / 6) < 1e-12
     assert abs(sum(pmf.values()) - 1.0) < 1e-12
+
+
+def test_a_dispelled_missile_is_the_magic_engines_whole_phase(tmp_path):
+    """The same one-turn set-up with the orcs dispelling (scripted: MG-9's all-out, the
+    fewest dice reaching 85%, else every die): P(the missile goes off) is the magic
+    engine's exact phase (`magic phase`: the flow, the wizard's channel, the target dice
+    rule, the all-out dispel, level 0), and the orcs' mean models lost is it × the chain's,
+    within 5 se (N = 3000, the kernel)."""
+    from mathhammer.fantasy.chain.core import AttackSpec, chain_exact
+    from mathhammer.magic.models import scenario_from_options
+    from mathhammer.magic.scenario import run_phase
+
+    phase = run_phase(scenario_from_options(["Fireball:5"], level=2, ruleset="wfb8"),
+                      method="exact")
+    p_off = phase.results["p_goes_off_1"].value
+    assert 0.1 < p_off < 0.4
+    spec = AttackSpec(strength=4, toughness=4, auto_hit=True, close_combat=False, save=5,
+                      flaming=True)
+    slain = np.zeros(11)
+    for hits in range(1, 7):
+        per = chain_exact(spec, hits, "wfb8", models=10).slain
+        slain[: len(per)] += np.asarray(per, float) / 6
+    lost = np.arange(11)
+    mean = p_off * float(slain @ lost)
+    var = p_off * float(slain @ lost**2) - mean**2
+    a, b, deployment = lone_wizard_at_orcs(tmp_path)
+    del deployment["b"][0]["dispel"]
+    n = 3000
+    report = battle(a, b, turns=1, first="a", deployment=deployment, policy_a="scripted",
+                    policy_b="scripted", n_trials=n, seed=9)
+    left = report.distributions["models_left[B:Orc Boyz]"].pmf
+    observed = sum((10 - k) * p for k, p in left.items())
+    assert abs(observed - mean) <= 5 * math.sqrt(var / n), (observed, mean)
