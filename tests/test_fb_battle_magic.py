@@ -79,7 +79,7 @@ def test_greedy_wizards_cast_and_dispel_in_a_battle():
     decisions = " ".join(report.info["decisions"])
     for words in ("cast (", "Fireball at", "Gaze of Mork at", "dispel ("):
         assert words in decisions, decisions
-    assert "magic missiles are played" in report.info["not_played"]
+    assert "magic missiles and heals are played" in report.info["not_played"]
 
 
 def test_a_bad_spell_is_one_line(tmp_path):
@@ -133,18 +133,26 @@ def _engines_agree(recipe, n: int, stats) -> dict:
     return means
 
 
-def _two_wizards(tmp_path, ruleset: str):
-    """Lists of a wizard and a unit a side, 20" apart (t9a1: the wfb8 wizards copied)."""
+HEAL_SPELL = ('\n[[wizard.spells]]\nname = "Mending"\nkind = "heal"\ncv = 6\nrange = 18\n'
+              'restores = "D3+1"\n')
+
+
+def _two_wizards(tmp_path, ruleset: str, heal: bool = False):
+    """Lists of a wizard and a unit a side, 20" apart (t9a1: the wfb8 wizards copied; with
+    ``heal``, A's wizard also knows a healing augment, a test spell)."""
     from mathhammer.fantasy.battle.runner import Recipe
     from mathhammer.lists import load_list
     from mathhammer.profiles import profiles_root
 
     wizards = []
     for name in ("empire_battle_wizard", "orc_shaman"):
-        if ruleset == "wfb8":
+        if ruleset == "wfb8" and not (heal and name == "empire_battle_wizard"):
             wizards.append(f"wfb8/{name}")
             continue
         text = (profiles_root() / f"fantasy/wfb8/{name}.toml").read_text()
+        if heal and name == "empire_battle_wizard":
+            head, _sep, tail = text.partition("[formation]")
+            text = head + HEAL_SPELL + "\n[formation]" + tail
         path = tmp_path / f"{name}.toml"
         path.write_text(text.replace('ruleset = "wfb8"', f'ruleset = "{ruleset}"')
                         .replace(f'id = "wfb8/{name}"', f'id = "test/{name}"'))
@@ -168,19 +176,22 @@ def _two_wizards(tmp_path, ruleset: str):
     return Recipe(lists[0], lists[1], deployment, "test", 1, "a", "greedy", "greedy", 1, 1)
 
 
-@pytest.mark.parametrize("ruleset, policy_a, n", [
-    ("wfb8", "greedy", 400), ("t9a1", "greedy", 400),
-    pytest.param("wfb8", "best-response", 200, marks=pytest.mark.slow)])
-def test_the_kernel_and_the_reference_engine_agree_on_magic(tmp_path, ruleset, policy_a, n):
+@pytest.mark.parametrize("ruleset, policy_a, n, heal", [
+    ("wfb8", "greedy", 400, False), ("t9a1", "greedy", 400, False), ("wfb8", "greedy", 300, True),
+    pytest.param("wfb8", "best-response", 200, False, marks=pytest.mark.slow)])
+def test_the_kernel_and_the_reference_engine_agree_on_magic(tmp_path, ruleset, policy_a, n,
+                                                             heal):
     """Wizards on both sides (a Battle Wizard and an Orc Shaman, level 2, each with a
     unit beside it, 20" apart; in t9a1 the same wizards copied, overwhelming power and the
     dice lost to a miscast; and A's general a best response, 4 rollouts, playing its magic
-    decisions out), one game turn: P(A wins), P(B wins), the casts and dispels a battle,
+    decisions out; and A's wizard with a healing augment too, three game turns), one game
+    turn: P(A wins), P(B wins), the casts and dispels a battle,
     and P(each wizard alive) agree between the numba kernel and the Python step machine
     (independent runs, N each, 5 se)."""
     from dataclasses import replace
 
-    recipe = replace(_two_wizards(tmp_path, ruleset), policy_a=policy_a, rollouts=4)
+    recipe = replace(_two_wizards(tmp_path, ruleset, heal), policy_a=policy_a, rollouts=4,
+                     turns=3 if heal else 1)
 
     def stats(plan):
         vocab = plan.vocabulary
@@ -192,6 +203,10 @@ def test_the_kernel_and_the_reference_engine_agree_on_magic(tmp_path, ruleset, p
             idx = [i for (_s, kd, _u, _l), i in vocab.items() if kd == kind]
             out[kind] = (lambda t, idx=idx: t["decisions"][idx].sum() / t["outcome"].sum(),
                          lambda t, idx=idx: 1.0)  # at most one a battle per side: var ≤ 1
+        idx = [i for (_s, kd, _u, label), i in vocab.items()
+               if kd == "cast" and label.startswith("Mending at")]
+        out["heals"] = (lambda t: t["decisions"][idx].sum() / t["outcome"].sum(),
+                        lambda t: 2.0)  # at most 2 a battle (3 turns, one each): var ≤ 2
         for u in (plan.sides[0][0], plan.sides[1][0]):  # each the other's likeliest target
             label = plan.units[u].label
             out[label] = (lambda t, u=u: t["models_left"][u][1] / t["outcome"].sum(),
@@ -201,6 +216,7 @@ def test_the_kernel_and_the_reference_engine_agree_on_magic(tmp_path, ruleset, p
 
     means = _engines_agree(recipe, n, stats)
     assert min(means["cast"]) > 1.0 and min(means["dispel"]) > 0.5, means  # both cast, dispel
+    assert (min(means["heals"]) > 0.1) == heal, means  # the heal is cast when it is known
     assert max(means["Orc Shaman"]) < 0.95 and max(means["Battle Wizard"]) < 0.95, means
 
 
@@ -287,3 +303,15 @@ def test_a_dispelled_missile_is_the_magic_engines_whole_phase(tmp_path):
     left = report.distributions["models_left[B:Orc Boyz]"].pmf
     observed = sum((10 - k) * p for k, p in left.items())
     assert abs(observed - mean) <= 5 * math.sqrt(var / n), (observed, mean)
+
+
+def test_a_spell_needs_the_fields_of_its_kind(tmp_path):
+    """A heal without restores, or a missile with restores: one line naming the spell."""
+    from mathhammer.profiles import profiles_root
+
+    text = (profiles_root() / "fantasy/wfb8/empire_battle_wizard.toml").read_text()
+    bad = tmp_path / "bad_heal.toml"
+    bad.write_text(text.replace('id = "wfb8/empire_battle_wizard"', 'id = "test/bad_heal"')
+                   .replace('kind = "missile"', 'kind = "heal"'))
+    code, out, err = cli_result("profiles", "validate", str(bad))
+    assert code == 2 and "Fireball" in err and "restores" in err, err

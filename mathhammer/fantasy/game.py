@@ -247,7 +247,8 @@ class Fantasy(Game):
     def score_options(self, unit: Any) -> dict[str, Any]:
         """TU-C1: a unit with a missile weapon (its ``[ranged]`` table) spends its turn shooting;
         a wizard (its ``[wizard]`` table, FB-B12) casting its first magic missile."""
-        if unit.profile.wizard is not None:
+        wizard = unit.profile.wizard
+        if wizard is not None and any(sp.kind == "missile" for sp in wizard.spells):
             return {"casts": True}
         return {"shoots": True} if unit.profile.ranged is not None else {}
 
@@ -509,7 +510,8 @@ def volley_cell(cell: Any, shooter: Any, target: Any, config: Any = None):
 
 
 def missile_cell(cell: Any, caster: Any, target: Any, config: Any = None):
-    """TU-C1: a wizard's turn is its first magic missile (FB-B12) at ``target``: cast with the
+    """TU-C1: a wizard's turn is its first magic missile (FB-B12) at ``target`` (a heal does
+    not count on cells): cast with the
     fewest dice whose exact P(cast) reaches 75% (MG-9's target rule, the magic engine's
     ``cast_odds``), not dispelled, its hits through the wound chain (auto-hits, capped at the
     target's models). ``p_kill`` and ``mean_damage`` are P(cast) times the chain's."""
@@ -522,7 +524,7 @@ def missile_cell(cell: Any, caster: Any, target: Any, config: Any = None):
 
     rules = load_ruleset(cell.ruleset)
     wizard = caster.wizard
-    spell = wizard.spells[0]
+    spell = next(sp for sp in wizard.spells if sp.kind == "missile")
     magic = rules.magic
     dice = next((d for d in range(1, magic.max_casting_dice + 1)
                  if cast_odds(magic, d, wizard.level, spell.cv).p_cast >= 0.75),

@@ -253,19 +253,34 @@ class RangedWeapon(_Frozen):
 class Spell(_Frozen):
     """One spell a wizard casts in a battle's magic phase (FB-B12): a magic missile — the
     ``hits`` automatic hits at ``strength`` on one enemy unit in the caster's front arc, in
-    sight and within ``range``, wounded and saved as shooting is (the wound chain)."""
+    sight and within ``range``, wounded and saved as shooting is (the wound chain); or a
+    healing augment (``kind = "heal"``) — ``restores`` wounds back to the rank and file of a
+    friendly unit within ``range`` (models it lost return, never beyond its start)."""
 
     name: str = Field(min_length=1)
-    kind: Literal["missile"] = Field("missile", description="FB-B12: magic missiles only so far")
+    kind: Literal["missile", "heal"] = Field("missile", description="FB-B12")
     cv: int = Field(ge=2, le=30, description="casting value (MG-4)")
     range: float = Field(ge=1, le=72, description="inches")
-    hits: str = Field(description='automatic hits: "D6", "2D6", "3"')
-    strength: int = Field(ge=1, le=10)
+    hits: str | None = Field(None, description='a missile\'s automatic hits: "D6", "2D6", "3"')
+    strength: int | None = Field(None, ge=1, le=10, description="a missile's Strength")
+    restores: str | None = Field(None, description='a heal\'s wounds restored: "D3+1"')
     armour_piercing: int = Field(0, ge=0, le=6)
     flaming: bool = Field(False, description="FB-V2: switches off Regeneration")
     confidence: Confidence | None = None
 
-    _hits = field_validator("hits")(classmethod(lambda cls, v: _check_hits(v)))
+    _hits = field_validator("hits", "restores")(classmethod(lambda cls, v: _check_hits(v)))
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> Spell:
+        if self.kind == "missile" and (self.hits is None or self.strength is None):
+            raise ValueError(f"spell {self.name!r}: a missile needs hits and strength")
+        if self.kind == "heal" and self.restores is None:
+            raise ValueError(f'spell {self.name!r}: a heal needs restores (e.g. "D3+1")')
+        if self.kind == "heal" and (self.hits is not None or self.strength is not None):
+            raise ValueError(f"spell {self.name!r}: a heal has restores, not hits or strength")
+        if self.kind == "missile" and self.restores is not None:
+            raise ValueError(f"spell {self.name!r}: restores is for kind = \"heal\"")
+        return self
 
 
 class Wizard(_Frozen):

@@ -18,7 +18,9 @@ time, every decision taken before that step's dice:
 * **dispel** — the other side, for the unit the spell targets: no dispel or 1 up to its
   dice (MG-6; the level of its best wizard on the table that may still dispel);
 * a spell that goes off hits the target: the spell's hits at its Strength through the wound
-  chain onto the rank and file (as shooting, FB-B6: a character in the unit is not hit);
+  chain onto the rank and file (as shooting, FB-B6: a character in the unit is not hit); a
+  heal (``kind = "heal"``: a friendly unit holding, within range, short of wounds) gives
+  back the wounds ``restores`` rolls to its rank and file;
   a unit that lost a quarter of its models in the phase tests for panic (FB-G4).
 
 A miscast (MG-5: wfb8 irresistible force, t9a1 overwhelming power not dispelled) ends the
@@ -39,6 +41,7 @@ from mathhammer.fantasy.battle.state import DEAD, HOLD, BattleState
 from mathhammer.fantasy.battle.table import distance
 
 CAST, CAST_DICE, DISPEL = "cast", "cast dice", "dispel"
+HEAL = "heal"  # a spell's kind: a healing augment on a friendly unit (FB-B12)
 MAGIC_KINDS = (CAST, CAST_DICE, DISPEL)
 #: MG-9's "target" dice rule, the scripted caster's default: the fewest dice reaching this
 SCRIPTED_CAST_TARGET = 0.75
@@ -125,12 +128,17 @@ class MagicPlan:
                               self.rows[row].spell.cv)
 
     def missile_cdf(self, row: int, t: int) -> tuple:
-        """Cumulative P(k unsaved wounds) of the spell of ``row`` at unit t's rank and file."""
+        """Cumulative P(k unsaved wounds) of the spell of ``row`` at unit t's rank and file
+        (a heal: P(k wounds restored))."""
         spell = self.rows[row].spell
-        key = (spell.hits, spell.strength, spell.armour_piercing, spell.flaming, t)
+        if spell.kind == HEAL:
+            key = ("heal", spell.restores)
+        else:
+            key = (spell.hits, spell.strength, spell.armour_piercing, spell.flaming, t)
         table = self.missile_cache.get(key)
         if table is None:
-            table = self.missile_cache[key] = missile_cdf(self.plan, spell, t)
+            table = self.missile_cache[key] = (heal_cdf(spell) if spell.kind == HEAL
+                                               else missile_cdf(self.plan, spell, t))
         return table
 
     def miscast_table(self, k: int) -> tuple:
@@ -193,6 +201,15 @@ def p_dispel(rules, dice: int, level: int, total: int) -> float:
     from mathhammer.magic.rolls import dispel_probability
 
     return float(dispel_probability(rules, dice, level, total)) if dice > 0 else 0.0
+
+
+def heal_cdf(spell) -> tuple:
+    from mathhammer.dice import parse_dice
+
+    pmf = parse_dice(spell.restores).pmf()
+    cum = np.cumsum([float(pmf.get(k, 0)) for k in range(max(pmf) + 1)])
+    cum[-1] = 1.0
+    return tuple(float(c) for c in cum)
 
 
 def missile_cdf(plan, spell, t: int) -> tuple:
@@ -280,6 +297,31 @@ def missile_targets(plan, state: BattleState, u: int, reach: float) -> list[tupl
     return out
 
 
+def heal_targets(plan, state: BattleState, u: int, reach: float) -> list[tuple[int, float]]:
+    """Friendly units a heal from unit u may target: holding, within ``reach``, their rank
+    and file short of wounds (FB-B12: an augment needs no line of sight or arc)."""
+    me = state.box(plan, u)
+    out = []
+    for t in plan.sides[plan.units[u].side]:
+        if state.status[t] != HOLD or state.wounds[t][0] <= 0:
+            continue
+        gap = 0.0 if t == u else distance(me, state.box(plan, t))
+        if gap <= reach:
+            out.append((t, gap))
+    return out
+
+
+def spell_targets(plan, state: BattleState, u: int, spell) -> list[tuple[int, float]]:
+    if spell.kind == HEAL:
+        return heal_targets(plan, state, u, spell.range)
+    return missile_targets(plan, state, u, spell.range)
+
+
+def candidates(plan, row) -> tuple[int, ...]:
+    """The units a row's spell may ever target: the enemy's (missile) or its own side's."""
+    return plan.sides[row.side] if row.spell.kind == HEAL else plan.sides[1 - row.side]
+
+
 # ---- the options of each decision ----------------------------------------------------------------
 def cast_options(plan, state: BattleState, k: int) -> list[Option]:
     """No cast, then each spell not yet tried this phase at each target it may take."""
@@ -291,7 +333,7 @@ def cast_options(plan, state: BattleState, k: int) -> list[Option]:
     for r, row in enumerate(mp.rows):
         if row.caster != k or state.magic[M_TRIED][r]:
             continue
-        for t, gap in missile_targets(plan, state, c.unit, row.spell.range):
+        for t, gap in spell_targets(plan, state, c.unit, row.spell):
             out.append(Option(CAST, c.unit, f"{row.spell.name} at {plan.units[t].label}", t,
                               (r, gap)))
     return out
@@ -331,10 +373,10 @@ def vocabulary(plan) -> list[tuple]:
         for row in mp.rows:
             if row.unit == c.unit:
                 keys += [(c.side, CAST, c.unit, f"{row.spell.name} at {plan.units[t].label}")
-                         for t in plan.sides[1 - c.side]]
+                         for t in candidates(plan, row)]
         keys += [(c.side, CAST_DICE, c.unit, plural_dice(d)) for d in range(1, cap + 1)]
-    for side in casting_sides:
-        for t in plan.sides[1 - side]:
+    for side in sorted(casting_sides):
+        for t in range(len(plan.units)):  # a missile's target, or a heal's own unit
             keys.append((1 - side, DISPEL, t, "no dispel"))
             keys += [(1 - side, DISPEL, t, f"dispel with {plural_dice(j)}")
                      for j in range(1, mp.dispel_cap + 1)]
@@ -346,8 +388,9 @@ def missile_value(plan, state: BattleState, row: int, t: int) -> float:
     """The VP of the spell's expected unsaved wounds on t's rank and file (capped at what is
     left), as a volley's (values.volley_value)."""
     _n, _r, models, w = plan.units[t].bodies[0]
-    room = models * w - state.wounds[t][0]
-    if room <= 0:
+    heal = magic_of(plan).rows[row].spell.kind == HEAL
+    room = state.wounds[t][0] if heal else models * w - state.wounds[t][0]
+    if room <= 0 or (heal and state.status[t] != HOLD):
         return 0.0
     cum = magic_of(plan).missile_cdf(row, t)
     mean, prev = 0.0, 0.0
@@ -398,7 +441,7 @@ def rest_of_casting(plan, state: BattleState, row: int, power: int) -> float:
                 or state.magic[M_DONE][other.caster] \
                 or not wizard_ready(plan, state, mp.casters[other.caster]):
             continue
-        top = max((missile_value(plan, state, r, t) for t in plan.sides[1 - side]
+        top = max((missile_value(plan, state, r, t) for t in candidates(plan, other)
                    if state.on_table(t)), default=0.0)
         best = max(best, best_cast(plan, state, r, top, dice_max))
     return best
@@ -420,7 +463,7 @@ def rest_of_dispelling(plan, state: BattleState, dice: int) -> float:
         if r == row or other.side != side or m[M_TRIED][r] or m[M_DONE][other.caster] \
                 or not wizard_ready(plan, state, mp.casters[other.caster]):
             continue
-        top = max((missile_value(plan, state, r, t) for t in plan.sides[1 - side]
+        top = max((missile_value(plan, state, r, t) for t in candidates(plan, other)
                    if state.on_table(t)), default=0.0)
         best = max(best, top * p_dispel(mp.rules, dice, level, other.spell.cv))
     return best
@@ -463,9 +506,12 @@ def scripted_choice(plan, state: BattleState, kind: str, options: list[Option]) 
         if order == "none" or len(options) == 1:
             return 0
         dice_max = power_dice_left(plan, state)
+        enemy = None if order in ("nearest", "any") else next(
+            t for t in plan.sides[1 - plan.units[options[0].unit].side]
+            if plan.units[t].label == order)
         for i, o in sorted(enumerate(options[1:], start=1),
                            key=lambda io: (io[1].extra[0], io[1].extra[1])):
-            if order not in ("nearest", "any") and plan.units[o.target].label != order:
+            if enemy is not None and o.target != enemy:
                 continue
             if scripted_dice(plan, o.extra[0]) <= dice_max:
                 return i
@@ -635,7 +681,10 @@ def _miscast(plan, state: BattleState, k: int, dice: int) -> None:
 
 
 def _goes_off(plan, state: BattleState, row: int, t: int) -> int:
-    """The missile's unsaved wounds on t's rank and file, drawn from the chain's table."""
+    """The missile's unsaved wounds on t's rank and file, drawn from the chain's table (a
+    heal: the wounds restored to them)."""
+    if magic_of(plan).rows[row].spell.kind == HEAL:
+        return _heal(plan, state, row, t)
     if not state.on_table(t):
         return 0
     _n, _r, models, w = plan.units[t].bodies[0]
@@ -652,6 +701,19 @@ def _goes_off(plan, state: BattleState, row: int, t: int) -> int:
             state.status[t] = DEAD
             clear_contacts(state, t)
     return wounds
+
+
+def _heal(plan, state: BattleState, row: int, t: int) -> int:
+    if state.status[t] != HOLD or state.wounds[t][0] <= 0:
+        return 0
+    cum = magic_of(plan).missile_cdf(row, t)
+    r = state.rng.random()
+    k = 0
+    while k < len(cum) - 1 and r >= cum[k]:
+        k += 1
+    if k:
+        state.set_wounds(plan, t, 0, max(0, state.wounds[t][0] - k))
+    return k
 
 
 __all__ = ["MAGIC_KINDS", "magic_of", "option_values", "scripted_choice", "vocabulary"]
@@ -698,28 +760,27 @@ def kernel_tables(plan, shot_list, shot_dict) -> None:
                 [p_dispel(rules, dice, level, total) for total in range(km.TOTALS)])
     for r, row in enumerate(mp.rows):
         put(km.MK_ROW, r, [row.caster, row.unit, row.side, row.spell.cv, row.spell.range,
-                           scripted_dice(plan, r)])
+                           scripted_dice(plan, r), int(row.spell.kind == HEAL)])
         for d in range(1, maxcast + 1):
             put(km.MK_CAST, r * 16 + d, [(kind, total, q) for kind, total, q in
                                          mp.cast_table(r, d)])
-        for t in plan.sides[1 - row.side]:
+        for t in candidates(plan, row):
             put(km.MK_MISSILE, r * 256 + t, mp.missile_cdf(r, t))
     vocab = plan.vocabulary
-    labels = {u.label: u.index for u in plan.units}
     for (side, kind, u, label), index in vocab.items():
         if kind == CAST and label == "no cast":
             put(km.MK_VNOCAST, u, [index])
         elif kind == CAST:
             for r, row in enumerate(mp.rows):
                 if row.unit == u and label.startswith(f"{row.spell.name} at "):
-                    t = labels.get(label[len(row.spell.name) + 4:])
-                    if t is not None and plan.units[t].side != side:
-                        put(km.MK_VCAST, u * 4096 + r * 64 + t, [index])
+                    for t in candidates(plan, row):
+                        if plan.units[t].label == label[len(row.spell.name) + 4:]:
+                            put(km.MK_VCAST, u * 4096 + r * 64 + t, [index])
         elif kind == CAST_DICE:
             put(km.MK_VDICE, u * 16 + int(label.split()[0]), [index])
         elif kind == DISPEL:
             j = 0 if label == "no dispel" else int(label.split()[2])
-            put(km.MK_VDISPEL, u * 16 + j, [index])
+            put(km.MK_VDISPEL, (side * 64 + u) * 16 + j, [index])
     for u, unit in enumerate(plan.units):
         orders = plan.deployment.orders[u]
         cast = orders.get("cast", "nearest")

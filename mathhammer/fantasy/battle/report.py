@@ -22,8 +22,8 @@ from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
-    "in the magic phase (FB-B12, wizards' magic missiles are played): other spells (augments, "
-    "hexes, remains in play), bound spells, the miscast table's effects other than wfb8's "
+    "in the magic phase (FB-B12, wizards' magic missiles and heals are played): other spells "
+    "(other augments, hexes, remains in play), bound spells, the miscast table's effects other than wfb8's "
     "Detonation (a miscast ends the wizard's casting; t9a1 also loses the dice used)",
     "war machines firing (artillery, FB-R*) and fighting (FB-WM1)",
     "challenges (FB-K3) in a battle's combats",

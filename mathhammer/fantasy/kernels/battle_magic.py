@@ -71,7 +71,7 @@ N_MAGIC = 16
 (I_CASTERS, I_ROWS, I_MAXCAST, I_DISPEL_CAP, I_MAX_POWER_USED, I_MAX_DISPEL_USED,
  I_FAILED_CASTER_STOPS, I_FAILED_DISPELLER_STOPS, I_MISCAST_REMOVES, I_PLAYED) = range(10)
 C_UNIT, C_BODY, C_SIDE, C_LEVEL = range(4)
-R_CASTER, R_UNIT, R_SIDE, R_CV, R_RANGE, R_SCRIPTED_DICE = range(6)
+R_CASTER, R_UNIT, R_SIDE, R_CV, R_RANGE, R_SCRIPTED_DICE, R_HEAL = range(7)
 FAIL, PLAIN, OVERWHELMING, IRRESISTIBLE = range(4)
 TOTALS = 96  # dispel tables' casting totals 0..95 (the highest a cast reaches is ~50)
 SCRIPTED_DISPEL_CONFIDENCE = 0.85  # battle.magic's
@@ -179,6 +179,34 @@ def missile_targets(B, S, u, reach, out_t, out_gap):
     return n
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def heal_targets(B, S, u, reach, out_t, out_gap):
+    """Friendly units a heal from u may target (battle.magic.heal_targets)."""
+    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
+    pos, st = S.pos, S.ust
+    me, them = np.zeros(7), np.zeros(7)
+    box(ui, uf, pos, st, u, me)
+    s = ui[u, UI_SIDE]
+    n = 0
+    for i in range(nside[s]):
+        t = sides[s, i]
+        if st[t, ST_STATUS] != HOLD or S.wounds[t, 0] <= 0:
+            continue
+        gap = 0.0
+        if t != u:
+            box(ui, uf, pos, st, t, them)
+            gap = box_distance(me, them, B.cp, B.cq)
+        if gap <= reach:
+            out_t[n], out_gap[n] = t, gap
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def is_heal(B, r):
+    return int(table(B, MK_ROW, r)[R_HEAL]) == 1
+
+
 # ---- values (battle.magic's one-step values) ----------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
 def p_dispel(B, dice, level, total):
@@ -190,8 +218,9 @@ def p_dispel(B, dice, level, total):
 @njit(cache=True, nogil=True, error_model="numpy")
 def missile_value(B, S, r, t):
     bodies = B.bodies
-    room = bodies[t, 0, B_MODELS] * bodies[t, 0, B_W] - S.wounds[t, 0]
-    if room <= 0:
+    heal = is_heal(B, r)
+    room = S.wounds[t, 0] if heal else bodies[t, 0, B_MODELS] * bodies[t, 0, B_W] - S.wounds[t, 0]
+    if room <= 0 or (heal and S.ust[t, ST_STATUS] != HOLD):
         return 0.0
     cum = table(B, MK_MISSILE, r * 256 + t)
     mean, prev = 0.0, 0.0
@@ -231,10 +260,12 @@ def best_cast(B, S, r, value, dice_max):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def top_value(B, S, r, side):
+    """The most the spell of row r does to one of its candidates (battle.magic.candidates)."""
     sides, nside = B.sides, B.nside
+    s = side if is_heal(B, r) else 1 - side
     top = 0.0
-    for i in range(nside[1 - side]):
-        t = sides[1 - side, i]
+    for i in range(nside[s]):
+        t = sides[s, i]
         if on_the_table(S.ust, t):
             top = max(top, missile_value(B, S, r, t))
     return top
@@ -493,7 +524,10 @@ def _cast_step(B, S, side, forced, mode):
                 row = table(B, MK_ROW, r)
                 if int(row[R_CASTER]) != k or (g[G_MAGIC + M_TRIED] >> r) & 1 == 1:
                     continue
-                m = missile_targets(B, S, u, row[R_RANGE], found_t, found_gap)
+                if int(row[R_HEAL]) == 1:
+                    m = heal_targets(B, S, u, row[R_RANGE], found_t, found_gap)
+                else:
+                    m = missile_targets(B, S, u, row[R_RANGE], found_t, found_gap)
                 for q in range(m):
                     rows[n], targets[n], gaps[n] = r, found_t[q], found_gap[q]
                     n += 1
@@ -575,7 +609,7 @@ def _dispel_step(B, S, side, forced, mode):
         return need(B, 1 - side, K_DISPEL, g[G_MAGIC + M_TARGET], n)
     else:
         dice = choose_dispel(B, S, 1 - side, n)
-    count(B, mode, n, MK_VDISPEL, g[G_MAGIC + M_TARGET] * 16 + dice)
+    count(B, mode, n, MK_VDISPEL, ((1 - side) * 64 + g[G_MAGIC + M_TARGET]) * 16 + dice)
     if dice > 0:
         level = dispel_level(B, S, 1 - side)
         g[G_MAGIC + M_DISPEL] -= dice
@@ -633,6 +667,18 @@ def _miscast(B, S, k, dice):
 def _goes_off(B, S, row, t):
     bodies, ui = B.bodies, B.ui
     st, wounds = S.ust, S.wounds
+    if is_heal(B, row):  # FB-B12: wounds back to the rank and file
+        if st[t, ST_STATUS] != HOLD or wounds[t, 0] <= 0:
+            return
+        cum = table(B, MK_MISSILE, row * 256 + t)
+        r = uniform(S.kstate)
+        k = 0
+        while k < cum.shape[0] - 1 and r >= cum[k]:
+            k += 1
+        if k > 0:
+            wounds[t, 0] = max(0, wounds[t, 0] - k)
+            st[t, ST_MODELS] = models_alive(bodies, ui, t, wounds)
+        return
     if not on_the_table(st, t):
         return
     models, w = bodies[t, 0, B_MODELS], bodies[t, 0, B_W]
