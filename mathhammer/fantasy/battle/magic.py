@@ -194,7 +194,7 @@ def miscast_outcomes(plan, caster: Caster) -> tuple:
     keys = sorted(k for k, q in joint.items() if q > 0)
     cum = np.cumsum([joint[k] for k in keys])
     cum[-1] = 1.0
-    return tuple((w, d, float(c)) for (w, d), c in zip(keys, cum))
+    return tuple((w, d, float(c)) for (w, d), c in zip(keys, cum, strict=True))
 
 
 def p_dispel(rules, dice: int, level: int, total: int) -> float:
@@ -383,7 +383,7 @@ def vocabulary(plan) -> list[tuple]:
     return list(dict.fromkeys(keys))  # two wizards of a unit with one spell: one key
 
 
-# ---- the one-step values (FB-B10, FB-B12) ---------------------------------------------------------
+# ---- the one-step values (FB-B10, FB-B12) --------------------------------------------------------
 def missile_value(plan, state: BattleState, row: int, t: int) -> float:
     """The VP of the spell's expected unsaved wounds on t's rank and file (capped at what is
     left), as a volley's (values.volley_value)."""
@@ -566,7 +566,7 @@ def cast_step(plan, state: BattleState, side: int, forced, decide) -> str:
     "over"."""
     mp = magic_of(plan)
     m = state.magic
-    for k, c in enumerate(mp.casters):
+    for k in range(len(mp.casters)):
         if m[M_DONE][k]:
             continue
         options = cast_options(plan, state, k)
@@ -719,7 +719,7 @@ def _heal(plan, state: BattleState, row: int, t: int) -> int:
 __all__ = ["MAGIC_KINDS", "magic_of", "option_values", "scripted_choice", "vocabulary"]
 
 
-# ---- the kernel's tables (kernels.battle_magic) ----------------------------------------------------
+# ---- the kernel's tables (kernels.battle_magic) --------------------------------------------------
 def kernel_tables(plan, shot_list, shot_dict) -> None:
     """Every table the kernel's magic phase reads, built now (they are few and static), into
     the shooting tables' list under the magic codes (kernels.battle_magic.mcode)."""
@@ -752,7 +752,7 @@ def kernel_tables(plan, shot_list, shot_dict) -> None:
     for ca in range(max(counts) + 1):
         for cr in range(max(counts) + 1):
             pairs, cum = mp.flow_table(ca, cr)
-            put(km.MK_FLOW, ca * 64 + cr, [(p, d, c) for (p, d), c in zip(pairs, cum)])
+            put(km.MK_FLOW, ca * 64 + cr, [(p, d, c) for (p, d), c in zip(pairs, cum, strict=True)])
     levels = sorted({0} | {c.level for c in mp.casters})
     for dice in range(1, mp.dispel_cap + 1):
         for level in levels:

@@ -99,7 +99,6 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_MARCHED,
     ST_MODELS,
     ST_MOVED,
-    ST_PSM,
     ST_REACTED,
     ST_STATUS,
     UI_M,

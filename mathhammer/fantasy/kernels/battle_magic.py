@@ -95,7 +95,7 @@ def has(B, kind, key):
     return mcode(kind, key) in B.shot_dict
 
 
-# ---- who may cast, dispel, channel -------------------------------------------------------------
+# ---- who may cast, dispel, channel ---------------------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
 def wizard_ready(B, S, k):
     c = table(B, MK_CASTER, k)
@@ -207,7 +207,7 @@ def is_heal(B, r):
     return int(table(B, MK_ROW, r)[R_HEAL]) == 1
 
 
-# ---- values (battle.magic's one-step values) ----------------------------------------------------
+# ---- values (battle.magic's one-step values) -----------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
 def p_dispel(B, dice, level, total):
     if dice <= 0:
@@ -405,7 +405,7 @@ def choose_cast(B, S, side, k, n, rows, targets, gaps):
 def choose_dice(B, S, side, n):
     """Option i is i + 1 dice."""
     g = S.g
-    row, t = g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET]
+    row = g[G_MAGIC + M_ROW]
     if n == 1:
         return 0
     if policy(B, side) == SCRIPTED:
@@ -420,7 +420,7 @@ def choose_dice(B, S, side, n):
 def choose_dispel(B, S, side, n):
     """Option j is j dispel dice (0: no dispel); ``side`` is the dispelling side."""
     g = S.g
-    row, t, total = g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET], g[G_MAGIC + M_TOTAL]
+    t, total = g[G_MAGIC + M_TARGET], g[G_MAGIC + M_TOTAL]
     if n == 1:
         return 0
     level = dispel_level(B, S, side)
