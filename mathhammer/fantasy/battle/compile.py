@@ -42,6 +42,10 @@ class KernelBattle:
         self.T = empty_tables()
         self.S = ks.new_state(len(plan.units), plan.turns)
         self.W = scratch(plan, ks)
+        from mathhammer.fantasy.battle.magic import kernel_tables
+        from mathhammer.fantasy.kernels import battle_actions as ka
+
+        kernel_tables(plan, self.T[ka.T_SHOT_LIST], self.T[ka.T_SHOT_DICT])  # FB-B12
         self.B = ks.make_battle(*self.P, *self.D, *self.T, *self.W)
         self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
         self.misses = 0
@@ -316,7 +320,7 @@ def static_arrays(plan, ks) -> tuple:
     ri[ks.R_FIRST] = {"a": 0, "b": 1, "roll-off": 2}[plan.first]
     ri[ks.R_POLICY_A], ri[ks.R_POLICY_B] = (_policy_code(p, ks) for p in plan.policies)
     ri[ks.R_ROLLOUTS] = max(getattr(p, "rollouts", 1) for p in plan.policies)
-    kinds = ("charge", "reaction", "move", "shoot", "pursue")
+    kinds = ("charge", "reaction", "move", "shoot", "pursue", "cast", "cast dice", "dispel")
     ri[ks.R_BR_KINDS] = sum(1 << kinds.index(k) for p in plan.policies
                             for k in getattr(p, "kinds", ()))
     ri[ks.R_HALF_FAILED] = int(rules.combat.failed_charge_moves != "highest_die")
@@ -345,6 +349,8 @@ def static_arrays(plan, ks) -> tuple:
     kinds = ("charge", "reaction", "move", "shoot", "pursue")
     vocab = np.full((n, 5), np.iinfo(np.int64).max, np.int64)
     for (_side, kind, u, _label), index in plan.vocabulary.items():  # each block's first slot
+        if kind not in kinds:
+            continue  # FB-B12: the magic phase's decisions have their own lookup (magic.py)
         k = kinds.index(kind)
         vocab[u, k] = min(vocab[u, k], index)
     return (ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n, sides, nside,

@@ -18,7 +18,7 @@ A player turn, for the side whose turn it is (FB-B3):
    (FB-B7); a unit whose flight crosses a table edge has fled the battle;
 4. **remaining moves** — hold, advance on an enemy (marching where no enemy is near) or
    step back (FB-B5);
-5. **magic** — not played yet (the ``not_played`` note says so);
+5. **magic** — the side's wizards cast, the other side dispels (FB-B12, :mod:`.magic`);
 6. **shooting** — each unit with a missile weapon picks a target in its front arc, in
    sight and range (FB-B6, FB-H2), a war machine its piece (FB-WM2); panic at 25% losses
    in the phase (FB-G4);
@@ -315,9 +315,30 @@ def _move(plan, state: BattleState, side: int, i: int, forced) -> None:
 
 # ---- 6 magic -----------------------------------------------------------------------------------
 def _magic(plan, state: BattleState, side: int, i: int, forced) -> None:
-    for u in range(len(plan.units)):  # FB-G4: losses counted per phase from here
-        state.phase_start_models[u] = state.models[u]
-    _goto(state, SHOOT)
+    """FB-B12 (:mod:`.magic`): 0 the pools, 1 a wizard's cast, 2 its dice, 3 the dispel."""
+    from mathhammer.fantasy.battle import magic
+
+    if i == 0:
+        for u in range(len(plan.units)):  # FB-G4: losses counted per phase from here
+            state.phase_start_models[u] = state.models[u]
+        if magic.magic_of(plan).played and not magic.start(plan, state, side):
+            _goto(state, MAGIC, 1)
+        else:
+            _goto(state, SHOOT)
+        return
+    if i == 1:
+        step_to = magic.cast_step(plan, state, side, forced, decide)
+    elif i == 2:
+        step_to = magic.dice_step(plan, state, side, forced, decide)
+    else:
+        magic.dispel_step(plan, state, side, forced, decide)
+        step_to = "next"
+    if step_to == "over":
+        state.magic = None
+        panic_tests(plan, state, 1 - side)  # FB-G4: a quarter lost to the phase's spells
+        _goto(state, SHOOT)
+    else:
+        _goto(state, MAGIC, {"next": 1, "dice": 2, "dispel": 3}[step_to])
 
 
 # ---- 7 shooting --------------------------------------------------------------------------------

@@ -22,7 +22,9 @@ from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
-    "the magic phase (wizards and spells are not in the profiles yet)",
+    "in the magic phase (FB-B12, wizards' magic missiles and heals are played): other spells "
+    "(other augments, hexes, remains in play), bound spells, the miscast table's effects other than wfb8's "
+    "Detonation (a miscast ends the wizard's casting; t9a1 also loses the dice used)",
     "t9a1 misfire rows with unverified effects (only a lost shot) and FB-WM1's assault party "
     "(a war machine's crew fight as a unit, FB-WM2)",
     "challenges (FB-K3) in a battle's combats",
@@ -118,7 +120,7 @@ def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
         "set-up": f"A {recipe.army_a.total_points} pts, B {recipe.army_b.total_points} pts; "
                   f"{plan.rules.name}; {br.table_width:g}\" x {br.table_depth:g}\" table (FB-B1); "
                   f"{plan.deployment.source}; {first}; {plan.turns} game turns, each player "
-                  "turn rally, charges, moves, shooting, combat (FB-B3)",
+                  "turn rally, charges, moves, magic, shooting, combat (FB-B3)",
         "victory points": _vp_words(plan),
         "not_played": "; ".join(NOT_PLAYED) + " (FB-B11)",
     }

@@ -52,6 +52,7 @@ from mathhammer.fantasy.kernels.battle_combat import (
     combat_round,
 )
 from mathhammer.fantasy.kernels.battle_geometry import centre
+from mathhammer.fantasy.kernels.battle_magic import magic_step
 from mathhammer.fantasy.kernels.battle_state import (
     ANY,
     BEST_RESPONSE,
@@ -98,7 +99,6 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_MARCHED,
     ST_MODELS,
     ST_MOVED,
-    ST_PSM,
     ST_REACTED,
     ST_STATUS,
     UI_M,
@@ -223,12 +223,8 @@ def step(B, S, forced, mode):
         return _flight(B, S, side, i)
     if phase == MOVE:
         return _move(B, S, side, i, forced, mode)
-    if phase == MAGIC:
-        st = S.ust
-        for u in range(st.shape[0]):
-            st[u, ST_PSM] = st[u, ST_MODELS]
-        _goto(g, SHOOT, 0)
-        return OK
+    if phase == MAGIC:  # FB-B12: kernels.battle_magic
+        return magic_step(B, S, side, i, forced, mode)
     if phase == SHOOT:
         return _shoot(B, S, side, i, forced, mode)
     if phase == COMBAT:

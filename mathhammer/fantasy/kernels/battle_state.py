@@ -51,6 +51,7 @@ NST = 16
 (G_TURN, G_SEAT, G_PHASE, G_INDEX, G_FIRST, G_DONE, G_PU, G_PT, G_PFACE, G_PSIDE, G_NCOMB,
  G_NPURS) = range(12)
 NG = 12
+G_EXTRA = 16  # slots after the globals: the magic phase's (kernels.battle_magic.G_MAGIC)
 # ---- rules and settings ------------------------------------------------------------------------
 (R_INSANE, R_RALLY_DOUBLE_ONE, R_GENERAL_ON, R_BSB_ON, R_SAS_MOVEMENT, R_SHOOT_RANKS,
  R_MARCH_MULT, R_TURNS, R_FIRST, R_POLICY_A, R_POLICY_B, R_ROLLOUTS, R_HALF_FAILED,
@@ -123,7 +124,8 @@ structref.define_proxy(Battle, BattleType, list(BATTLE_FIELDS))
 def new_state(n_units: int, turns: int) -> State:
     """Zeroed arrays of one battle (see the module docstring)."""
     return make_state(np.zeros((n_units, 5)), np.zeros((n_units, NST), np.int64),
-                      np.zeros((n_units, MAXB), np.int64), np.zeros(NG, np.int64), np.zeros(1),
+                      np.zeros((n_units, MAXB), np.int64), np.zeros(NG + G_EXTRA, np.int64),
+                      np.zeros(1),
                       np.zeros((n_units, n_units + 1), np.int64),
                       np.zeros((n_units, 16), np.int64), np.zeros((turns, n_units), np.int64),
                       np.zeros(8, np.uint64))
