@@ -24,7 +24,6 @@ STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
     "the magic phase (wizards and spells are not in the profiles yet)",
     "war machines firing (artillery, FB-R*) and fighting (FB-WM1)",
-    "challenges (FB-K3) in a battle's combats",
     "overrun, a pursuit that reaches a new enemy, panic from a broken friend, combat reforms "
     "other than FB-B8's",
     "terrain other than sight and cover (no difficult or dangerous terrain)",
@@ -155,7 +154,7 @@ def first_decisions(plan, seed: int) -> list[dict]:
     return out
 
 
-KINDS = ("charge", "reaction", "move", "shoot", "pursue")
+KINDS = ("charge", "reaction", "move", "shoot", "pursue", "challenge", "answer")
 
 
 def _kernel_first(plan, first) -> list[dict]:

@@ -31,7 +31,7 @@ class BattleState:
                  "charged", "moved", "marched", "frenzied", "breath_used", "standard_lost",
                  "reacted", "turn", "active", "rng", "kstate", "decisions", "first_values",
                  "hold_turn", "flee_from", "pc", "order", "pending", "phase_start_models",
-                 "history", "done", "policies", "boxes")
+                 "history", "done", "policies", "boxes", "duel", "challenge_stage")
 
     def __init__(self, plan, rng: random.Random, kstate: np.ndarray):
         n = len(plan.units)
@@ -66,6 +66,8 @@ class BattleState:
         self.done = False
         self.policies = None  # None: the plan's; a rollout plays its own pair
         self.boxes: list = [None] * n  # each unit's rectangle, rebuilt after it moves or shrinks
+        self.duel: list = [None] * n  # FB-B20: (body, foe unit, foe body, mode) of a challenge
+        self.challenge_stage = None  # FB-B20: the challenge decisions of the combat in hand
         start_contacts(plan, self)
 
     def copy(self, rng: random.Random | None = None, kstate: np.ndarray | None = None) -> BattleState:
@@ -83,6 +85,7 @@ class BattleState:
         new.kstate = kstate if kstate is not None else self.kstate
         new.policies = self.policies
         new.boxes = list(self.boxes)
+        new.duel, new.challenge_stage = list(self.duel), self.challenge_stage
         new.decisions = None  # a rollout's decisions are not counted
         new.first_values = None
         return new
