@@ -22,6 +22,8 @@ best one step ahead).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mathhammer.fantasy.battle.actions import Option
@@ -248,3 +250,42 @@ def scripted_choice(plan, kind: str, options: list[Option]) -> int:
     if orders.get("answer", "accept") == "refuse":
         return next((i for i, o in enumerate(options) if o.label == "refuse"), 0)
     return 0
+
+
+# ---- panic from a friend broken or destroyed nearby (FB-G4, FB-B21) ---------------------------
+def friends_near(plan, state: BattleState, members: list[int]) -> dict[int, list[int]]:
+    """Before a round: per unit of the combat, its friends not in it, holding, within the
+    ruleset's ``friend_panic_range`` (nearest edges)."""
+    from mathhammer.fantasy.battle.table import distance
+
+    reach = plan.rules.combat.friend_panic_range
+    out: dict[int, list[int]] = {}
+    if reach <= 0:
+        return out
+    for m in members:
+        side = plan.units[m].side
+        out[m] = [u for u in plan.sides[side] if u not in members and state.status[u] == HOLD
+                  and distance(state.box(plan, m), state.box(plan, u)) <= reach]
+    return out
+
+
+def friend_panic(plan, state: BattleState, lost: list[int], near: dict[int, list[int]]) -> None:
+    """FB-B21: each friend near a unit that broke or was destroyed this round tests
+    Leadership (once a unit; not when in combat, fleeing or Unbreakable) and flees directly
+    away from the nearest enemy on a failure."""
+    from mathhammer.fantasy.battle.actions import flee_move, ld_test, nearest_enemy
+    from mathhammer.fantasy.battle.plan import draw
+
+    tested: set[int] = set()
+    for b in lost:
+        for u in near.get(b, []):
+            if u in tested or state.status[u] != HOLD or state.engaged(u) \
+                    or plan.units[u].profile.has("Unbreakable"):
+                continue
+            tested.add(u)
+            if ld_test(plan, state, u):
+                continue
+            enemy = nearest_enemy(plan, state, u)
+            source = state.box(plan, enemy).centre() if enemy is not None else (
+                state.x[u] + math.cos(state.theta[u]), state.y[u] + math.sin(state.theta[u]))
+            flee_move(plan, state, u, source, draw(plan.flee_pmf[u], state.rng))

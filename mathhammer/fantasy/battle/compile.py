@@ -345,6 +345,7 @@ def static_arrays(plan, ks) -> tuple:
     rf[ks.F_DESTROYED], rf[ks.F_FLEEING_END] = br.destroyed, br.fleeing_at_end
     rf[ks.F_BELOW_QUARTER] = br.below_quarter
     rf[ks.F_DRAW_LIMIT] = br.draw_limit(max(plan.points_limits))
+    rf[ks.F_FRIEND_PANIC] = rules.combat.friend_panic_range  # FB-B21
     terrain = np.zeros((len(plan.deployment.terrain), 6))
     for i, piece in enumerate(plan.deployment.terrain):
         terrain[i] = (piece.x, piece.y, piece.width, piece.depth, float(piece.blocks_sight),

@@ -42,7 +42,7 @@ from mathhammer.fantasy.battle.actions import (
     seen,
     straight,
 )
-from mathhammer.fantasy.battle.challenges import before_round
+from mathhammer.fantasy.battle.challenges import before_round, friend_panic, friends_near
 from mathhammer.fantasy.battle.fights import MAX_PER_SIDE, combats, face_taken, fight_round
 from mathhammer.fantasy.battle.plan import draw
 from mathhammer.fantasy.battle.shooting import panic_tests, shoot_options, volley
@@ -352,6 +352,7 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
         _goto(state, COMBAT, i + 1)
         return
     before = {u: state.enemies_in_contact(u) for u in members}
+    near = friends_near(plan, state, members)  # FB-B21: who sees a friend break
     result = fight_round(plan, state, members)
     for u in result.destroyed:
         clear_contacts(state, u)
@@ -361,6 +362,7 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
     for w in result.pursuers:  # a winner whose enemies are gone is free again
         clear_contacts(state, w)
     _tidy_contacts(state)
+    friend_panic(plan, state, result.broken + result.destroyed, near)
     _goto(state, PURSUE if len(state.pending) > 1 else COMBAT, i + 1)
 
 

@@ -24,8 +24,8 @@ STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
     "the magic phase (wizards and spells are not in the profiles yet)",
     "war machines firing (artillery, FB-R*) and fighting (FB-WM1)",
-    "overrun, a pursuit that reaches a new enemy, panic from a broken friend, combat reforms "
-    "other than FB-B8's",
+    "overrun, a pursuit that reaches a new enemy, combat reforms other than FB-B8's",
+    "panic other than 25% shooting losses and a friend broken or destroyed nearby (FB-B21)",
     "terrain other than sight and cover (no difficult or dangerous terrain)",
 )
 

@@ -43,6 +43,8 @@ from mathhammer.fantasy.kernels.battle_actions import (
 )
 from mathhammer.fantasy.kernels.battle_challenge import (
     answer_options,
+    friend_panic,
+    friends_near,
     issue_options,
     set_duel,
     tidy_duels,
@@ -573,6 +575,8 @@ def _combat(B, S, side, i, forced, mode):
             if st[v, ST_CT] == u and st[v, ST_STATUS] == HOLD and v != t and m < 4:
                 before[k, m] = v
                 m += 1
+    near = np.zeros((count, st.shape[0]), np.int64)
+    friends_near(B, S, members, count, near)  # FB-B21: who sees a friend break
     res = np.zeros(NRES, np.int64)
     if combat_round(B, S, members, count, res) == MISS:
         return MISS
@@ -600,6 +604,12 @@ def _combat(B, S, side, i, forced, mode):
     for k in range(res[RES_NP]):
         clear_contacts(st, res[RES_PURSUERS + k])
     tidy_contacts(st)
+    lost = np.empty(res[RES_NB] + res[RES_ND], np.int64)
+    for k in range(res[RES_NB]):
+        lost[k] = res[RES_BROKEN + k]
+    for k in range(res[RES_ND]):
+        lost[res[RES_NB] + k] = res[RES_DESTROYED + k]
+    friend_panic(B, S, lost, lost.shape[0], members, count, near)
     _goto(g, PURSUE if g[G_NPURS] > 0 else COMBAT, i + 1)
     return OK
 

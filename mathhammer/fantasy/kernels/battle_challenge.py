@@ -13,10 +13,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mathhammer.fantasy.kernels.battle_actions import engaged, flee_from_nearest, ld_test
+from mathhammer.fantasy.kernels.battle_geometry import box_distance
 from mathhammer.fantasy.kernels.battle_state import (
     B_MODELS,
     B_ROLE,
     B_W,
+    F_FRIEND_PANIC,
     HOLD,
     ROLE_CHAMPION,
     ROLE_CHARACTER,
@@ -29,6 +32,8 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_STATUS,
     UI_NB,
     UI_SIDE,
+    UI_UNBREAKABLE,
+    box,
 )
 
 ACCEPTED, REFUSED, REFUSED_CHALLENGER = 1, 2, 3
@@ -208,3 +213,53 @@ def round_challenge(S, order, count, first, cap, chal, duel):
         else:
             chal[2], duel[1] = 2, chal[1]
         return
+
+
+# ---- panic from a friend broken or destroyed nearby (FB-G4, FB-B21) ---------------------------
+@njit(cache=True, nogil=True, error_model="numpy")
+def friends_near(B, S, members, count, near):
+    """Before a round: near[k, u] = 1 when u is a friend of members[k], not in the combat,
+    holding, within the ruleset's range (nearest edges)."""
+    ui, uf = B.ui, B.uf
+    pos, st = S.pos, S.ust
+    near[:, :] = 0
+    reach = B.rf[F_FRIEND_PANIC]
+    if reach <= 0:
+        return
+    p, q = np.zeros(7), np.zeros(7)
+    cp, cq = np.zeros((4, 2)), np.zeros((4, 2))
+    for k in range(count):
+        m = members[k]
+        box(ui, uf, pos, st, m, p)
+        for u in range(st.shape[0]):
+            if ui[u, UI_SIDE] != ui[m, UI_SIDE] or _member(members, count, u) \
+                    or st[u, ST_STATUS] != HOLD:
+                continue
+            box(ui, uf, pos, st, u, q)
+            if box_distance(p, q, cp, cq) <= reach:
+                near[k, u] = 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def friend_panic(B, S, lost, n_lost, members, count, near):
+    """FB-B21: the friends near each unit lost this round test once (not in combat, fleeing
+    or Unbreakable) and flee from the nearest enemy on a failure."""
+    ui = B.ui
+    st = S.ust
+    tested = np.zeros(st.shape[0], np.int64)
+    for j in range(n_lost):
+        b = lost[j]
+        k = -1
+        for q in range(count):
+            if members[q] == b:
+                k = q
+        if k < 0:
+            continue
+        for u in range(st.shape[0]):
+            if near[k, u] == 0 or tested[u] == 1 or st[u, ST_STATUS] != HOLD or engaged(st, u) \
+                    or ui[u, UI_UNBREAKABLE] == 1:
+                continue
+            tested[u] = 1
+            if ld_test(B, S, u):
+                continue
+            flee_from_nearest(B, S, u)

@@ -65,7 +65,8 @@ NG = 16
 NRI = 27
 (F_TABLE_W, F_TABLE_D, F_MARCH_BLOCK, F_GENERAL_RANGE, F_BSB_RANGE, F_PANIC, F_DESTROYED,
  F_FLEEING_END, F_BELOW_QUARTER, F_DRAW_LIMIT) = range(10)
-NRF = 10
+F_FRIEND_PANIC = 10  # FB-B21: friend broken or destroyed within this range: a panic test
+NRF = 11
 # ---- scripted orders -----------------------------------------------------------------------
 O_CHARGE, O_REACTION, O_MOVE, O_SHOOT, O_PURSUE, O_CHALLENGE, O_ANSWER = range(7)
 NORDERS = 7
