@@ -140,6 +140,15 @@ class KernelBattle:
                 for mt in bucket_levels(self.plan, t):
                     value = _combat_value(self.plan, u, t, face, bool(charged), mu, mt)
                     self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = value
+        elif kind == ks.MISS_CHALLENGE:  # FB-B20: one exact round with a challenge
+            from mathhammer.fantasy.battle.challenges import exact_challenge_value
+            from mathhammer.fantasy.kernels.battle_values import challenge_code
+
+            code = int(challenge_code(*miss[1:11]))
+            if code not in self.T[ka.T_VALUES]:
+                self.T[ka.T_VALUES][code] = exact_challenge_value(
+                    self.plan, *(int(x) for x in miss[1:4]), bool(miss[4]),
+                    *(int(x) for x in miss[5:11]))
         elif kind == ks.MISS_SHOT:
             from mathhammer.fantasy.battle.shooting import wound_cdf
             from mathhammer.fantasy.kernels.battle_actions import shot_code
@@ -252,6 +261,11 @@ def empty_tables() -> tuple:
     return lists + (order, first, once, fights, arrangements, values, shots, shot_index)
 
 
+#: decision kinds in the kernel's order (K_*); body roles in its order (ROLE_*)
+KINDS = ("charge", "reaction", "move", "shoot", "pursue", "challenge", "answer")
+ROLES = ("rank and file", "champion", "character")
+
+
 def static_arrays(plan, ks) -> tuple:
     """The tuple P of :mod:`mathhammer.fantasy.kernels.battle_state` (static arrays of the plan)."""
     units = plan.units
@@ -259,7 +273,7 @@ def static_arrays(plan, ks) -> tuple:
     rules, br = plan.rules, plan.rules.battle
     ui = np.zeros((n, ks.NUI), np.int64)
     uf = np.zeros((n, ks.NUF))
-    bodies = np.zeros((n, ks.MAXB, 3), np.int64)
+    bodies = np.zeros((n, ks.MAXB, 4), np.int64)
     for u, unit in enumerate(units):
         if len(unit.bodies) > ks.MAXB:
             from mathhammer.errors import InputError
@@ -285,7 +299,8 @@ def static_arrays(plan, ks) -> tuple:
         uf[u] = (unit.base[0], unit.base[1], unit.ranged.range if unit.ranged else
                  float(unit.war_machine.machine.range) if unit.fires else 0.0)
         for b, (_name, role, models, w) in enumerate(unit.bodies):
-            bodies[u, b] = (models, w, int(role in ("rank and file", "champion")))
+            bodies[u, b] = (models, w, int(role in ("rank and file", "champion")),
+                            ROLES.index(role) if role in ROLES else ks.ROLE_MOUNT)
     width = max(len(plan.charge_table[u][0]) for u in range(n))
     ch_range, ch_move, ch_cum = (np.zeros((n, width)) for _ in range(3))
     ch_n = np.zeros(n, np.int64)
@@ -320,7 +335,9 @@ def static_arrays(plan, ks) -> tuple:
     ri[ks.R_FIRST] = {"a": 0, "b": 1, "roll-off": 2}[plan.first]
     ri[ks.R_POLICY_A], ri[ks.R_POLICY_B] = (_policy_code(p, ks) for p in plan.policies)
     ri[ks.R_ROLLOUTS] = max(getattr(p, "rollouts", 1) for p in plan.policies)
-    kinds = ("charge", "reaction", "move", "shoot", "pursue", "cast", "cast dice", "dispel")
+    from mathhammer.fantasy.battle.magic import MAGIC_KINDS
+
+    kinds = KINDS + MAGIC_KINDS  # bit k: kind k (the magic kinds after the kernel's NKINDS)
     ri[ks.R_BR_KINDS] = sum(1 << kinds.index(k) for p in plan.policies
                             for k in getattr(p, "kinds", ()))
     ri[ks.R_HALF_FAILED] = int(rules.combat.failed_charge_moves != "highest_die")
@@ -341,13 +358,14 @@ def static_arrays(plan, ks) -> tuple:
     rf[ks.F_DESTROYED], rf[ks.F_FLEEING_END] = br.destroyed, br.fleeing_at_end
     rf[ks.F_BELOW_QUARTER] = br.below_quarter
     rf[ks.F_DRAW_LIMIT] = br.draw_limit(max(plan.points_limits))
+    rf[ks.F_FRIEND_PANIC] = rules.combat.friend_panic_range  # FB-B21
     terrain = np.zeros((len(plan.deployment.terrain), 6))
     for i, piece in enumerate(plan.deployment.terrain):
         terrain[i] = (piece.x, piece.y, piece.width, piece.depth, float(piece.blocks_sight),
                       {"none": 0, "soft": 1, "hard": 2}[piece.cover])
     orders = _orders(plan, ks)
-    kinds = ("charge", "reaction", "move", "shoot", "pursue")
-    vocab = np.full((n, 5), np.iinfo(np.int64).max, np.int64)
+    kinds = KINDS
+    vocab = np.full((n, ks.NKINDS), np.iinfo(np.int64).max, np.int64)
     for (_side, kind, u, _label), index in plan.vocabulary.items():  # each block's first slot
         if kind not in kinds:
             continue  # FB-B12: the magic phase's decisions have their own lookup (magic.py)
@@ -381,7 +399,7 @@ def _policy_code(policy, ks) -> int:
 
 def _orders(plan, ks) -> np.ndarray:
     labels = {(u.side, u.label): u.index for u in plan.units}
-    out = np.zeros((len(plan.units), 5), np.int64)
+    out = np.zeros((len(plan.units), ks.NORDERS), np.int64)
     for u, unit in enumerate(plan.units):
         given = plan.deployment.orders[u]
         enemy = 1 - unit.side
@@ -400,7 +418,21 @@ def _orders(plan, ks) -> np.ndarray:
         out[u, ks.O_MOVE] = ("advance", "hold", "retreat").index(given.get("move", "advance"))
         out[u, ks.O_SHOOT] = target("shoot", "nearest")
         out[u, ks.O_PURSUE] = int(given.get("pursue", True))
+        out[u, ks.O_CHALLENGE], out[u, ks.O_ANSWER] = _challenge_orders(plan, u, given, ks)
     return out
+
+
+def _challenge_orders(plan, u: int, given: dict, ks) -> tuple[int, int]:
+    """FB-B20: none / any / the slot (1 + k) of the named model among the able ones."""
+    from mathhammer.fantasy.battle.challenges import able_bodies
+
+    name = given.get("challenge", "none")
+    if name in ("none", "any"):
+        code = ks.NONE if name == "none" else ks.ANY
+    else:
+        names = [plan.units[u].bodies[b][0] for b in able_bodies(plan, u)]
+        code = 1 + names.index(name)
+    return code, int(given.get("answer", "accept") == "refuse")
 
 
 def deployment_arrays(plan) -> tuple:

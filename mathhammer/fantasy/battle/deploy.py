@@ -19,6 +19,8 @@ A deployment file (TOML) places units, adds terrain and gives scripted orders::
     pursue = true
     cast = "nearest"         # FB-B12, a unit with a wizard: its missiles' target, or none
     dispel = "all"           # FB-B12: spells at this unit are dispelled (all) or not (none)
+    challenge = "none"       # FB-B20: a character or champion of the unit, "any" or "none"
+    answer = "accept"        # accept or refuse a challenge
 
     [[terrain]]
     name = "wood"
@@ -61,6 +63,8 @@ class Placement(_Strict):
     pursue: bool | None = None
     cast: str | None = Field(None, min_length=1, description="FB-B12: the wizards' target")
     dispel: Literal["all", "none"] | None = Field(None, description="FB-B12: spells at it")
+    challenge: str | None = Field(None, min_length=1)  # FB-B20: a character/champion, any, none
+    answer: Literal["accept", "refuse"] | None = None
 
 
 class Terrain(_Strict):
@@ -148,9 +152,11 @@ def load_deployment(data: dict | None, units, rules, source: str = "‹deploymen
                 theta = facing_theta(p.facing)
             positions[unit.index] = (x if p.x is None else p.x, y if p.y is None else p.y, theta)
             orders[unit.index] = {k: v for k, v in p.model_dump().items()
-                                  if k in ("charge", "reaction", "move", "shoot", "pursue", "cast", "dispel")
+                                  if k in ("charge", "reaction", "move", "shoot", "pursue", "cast",
+                                           "dispel", "challenge", "answer")
                                   and v is not None}
             _check_order_targets(orders[unit.index], units, side, where)
+            _check_challenger(orders[unit.index], unit, where)
     br = rules.battle
     for i, t in enumerate(spec.terrain):
         if not (0 <= t.x <= br.table_width and 0 <= t.y <= br.table_depth):
@@ -170,6 +176,16 @@ def _check_order_targets(orders: dict, units, side: int, where: str) -> None:
         if target is not None and target not in ("any", "none", "nearest") and target not in enemies:
             raise ProfileError(f"{where}.{key}", "names no enemy unit", target,
                                f"use \"any\", \"none\" or one of {', '.join(enemies)}")
+
+
+def _check_challenger(orders: dict, unit, where: str) -> None:
+    """FB-B20: a scripted challenge names a character or champion of the unit."""
+    name = orders.get("challenge")
+    able = [b[0] for b in unit.bodies if b[1] in ("character", "champion")]
+    if name is not None and name not in ("any", "none") and name not in able:
+        raise ProfileError(f"{where}.challenge", "names no character or champion of the unit",
+                           name, f"use \"any\", \"none\"" + (f" or one of {', '.join(able)}"
+                                                              if able else ""))
 
 
 def unit_box(unit, x: float, y: float, theta: float, models: int | None = None) -> Box:

@@ -183,10 +183,12 @@ def fight_round(plan, state: BattleState, members: list[int]) -> RoundResult:
     fresh = np.array([int(state.fresh[u]) for u in ft.order], np.int64)
     charged = np.array([int(state.charged[u] and state.fresh[u]) for u in ft.order], np.int64)
     u_int = plan.with_leaders(state, ft)
-    duel = np.array([0, -1], np.int64)
+    from mathhammer.fantasy.battle.challenges import round_challenge
+
+    chal, duel = round_challenge(state, ft, int(ft.args[11][3]))  # FB-K3/B12: this round's duel
     out = np.zeros(4, np.int64)
     work = k.round_arrays(n_u, ft.n_b, ft.n_g)[8:]  # start .. small: the scratch arrays
-    args = (u_int,) + ft.args[1:]
+    args = (u_int,) + ft.args[1:11] + (chal,) + ft.args[12:]
     k.fight_round(*args, state.kstate, wounds, status, frenzied, once, fresh, charged, duel,
                   out, *work)
     broken, pursuers, destroyed = [], [], []

@@ -43,6 +43,7 @@ from mathhammer.fantasy.battle.actions import (
     seen,
     straight,
 )
+from mathhammer.fantasy.battle.challenges import before_round, friend_panic, friends_near
 from mathhammer.fantasy.battle.fights import MAX_PER_SIDE, combats, face_taken, fight_round
 from mathhammer.fantasy.battle.plan import draw
 from mathhammer.fantasy.battle.shooting import panic_tests, shoot_options, volley
@@ -356,7 +357,7 @@ def _shoot(plan, state: BattleState, side: int, i: int, forced) -> None:
 
 # ---- 8 close combat and 9 pursuit ------------------------------------------------------------
 def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
-    if i == 0:
+    if i == 0 and state.challenge_stage is None:
         state.pending = [("fights", combats(state))]
     kind, queue = state.pending[0]
     if not queue:
@@ -364,12 +365,16 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
         _goto(state, END)
         return
     members = [u for u in queue[0] if state.status[u] == HOLD]
+    if len(members) >= 2 and any(state.engaged(u) for u in members) \
+            and before_round(plan, state, side, members, forced):
+        return  # FB-B20: a challenge decision taken; the round comes at the next step
     queue = queue[1:]
     state.pending[0] = ("fights", queue)
     if len(members) < 2 or not any(state.engaged(u) for u in members):
         _goto(state, COMBAT, i + 1)
         return
     before = {u: state.enemies_in_contact(u) for u in members}
+    near = friends_near(plan, state, members)  # FB-B21: who sees a friend break
     result = fight_round(plan, state, members)
     for u in result.destroyed:
         clear_contacts(state, u)
@@ -379,6 +384,7 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
     for w in result.pursuers:  # a winner whose enemies are gone is free again
         clear_contacts(state, w)
     _tidy_contacts(state)
+    friend_panic(plan, state, result.broken + result.destroyed, near)
     _goto(state, PURSUE if len(state.pending) > 1 else COMBAT, i + 1)
 
 

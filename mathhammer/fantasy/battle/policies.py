@@ -89,6 +89,10 @@ class Scripted(Policy):
                          and plan.units[o.target].label == order), 0)
         if kind == "pursue":
             return 0 if orders.get("pursue", True) else 1
+        if kind in ("challenge", "answer"):  # FB-B20
+            from mathhammer.fantasy.battle.challenges import scripted_choice
+
+            return scripted_choice(plan, kind, options)
         return 0
 
 
@@ -113,6 +117,10 @@ class Greedy(Policy):
         if kind == "shoot":
             return [0.0] + [v.volley_value(plan, state, o.unit, o.target, *o.extra)
                             for o in options[1:]]
+        if kind in ("challenge", "answer"):  # FB-B20: one exact round with the challenge
+            from mathhammer.fantasy.battle.challenges import greedy_values
+
+            return greedy_values(plan, state, kind, options)
         return [v.pursue_value(plan, state, o) for o in options]
 
     def choose(self, state, side, kind, options) -> int:
@@ -127,7 +135,7 @@ class Greedy(Policy):
 
 #: the decisions a best response plays out (moves stay greedy: they are the most numerous
 #: and the one-step threat values them well; FB-B10)
-BR_KINDS = ("charge", "reaction", "shoot", "pursue") + MAGIC_KINDS
+BR_KINDS = ("charge", "reaction", "shoot", "pursue", "challenge", "answer") + MAGIC_KINDS
 #: FB-B12: a magic decision with more options than this is greedy's (the kernel's MAXOPT)
 BR_MAX_MAGIC_OPTIONS = 16
 BR_Z = 2.0  # an alternative replaces greedy's choice when better by 2 paired se

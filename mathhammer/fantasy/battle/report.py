@@ -27,9 +27,8 @@ NOT_PLAYED = (
     "Detonation (a miscast ends the wizard's casting; t9a1 also loses the dice used)",
     "t9a1 misfire rows with unverified effects (only a lost shot) and FB-WM1's assault party "
     "(a war machine's crew fight as a unit, FB-WM2)",
-    "challenges (FB-K3) in a battle's combats",
-    "overrun, a pursuit that reaches a new enemy, panic from a broken friend, combat reforms "
-    "other than FB-B8's",
+    "overrun, a pursuit that reaches a new enemy, combat reforms other than FB-B8's",
+    "panic other than 25% shooting losses and a friend broken or destroyed nearby (FB-B21)",
     "terrain other than sight and cover (no difficult or dangerous terrain)",
 )
 
@@ -169,7 +168,7 @@ def first_decisions(plan, seed: int) -> list[dict]:
     return out
 
 
-KINDS = ("charge", "reaction", "move", "shoot", "pursue")
+KINDS = ("charge", "reaction", "move", "shoot", "pursue", "challenge", "answer")
 
 
 def _kernel_first(plan, first) -> list[dict]:

@@ -86,10 +86,27 @@ def vocabulary(plan) -> dict[tuple, int]:
         keys += [(s, "move", u, "step back")]
         keys += [(s, "shoot", u, "hold fire")] + [(s, "shoot", u, f"shoot {e}") for e in enemies]
         keys += [(s, "pursue", u, "pursue"), (s, "pursue", u, "restrain")]
+        keys += challenge_vocabulary(plan, u)
     from mathhammer.fantasy.battle.magic import vocabulary as magic_vocabulary
 
     keys += magic_vocabulary(plan)  # FB-B12: after the others (their indexes unchanged)
     return {k: i for i, k in enumerate(keys)}
+
+
+def challenge_vocabulary(plan, u: int) -> list[tuple]:
+    """FB-B20: a unit with characters or a champion issues and answers challenges (the
+    option slots of the kernel: challenge 0 none, 1 + k the k-th able model; answer k the
+    k-th able model, then refuse)."""
+    from mathhammer.fantasy.battle.challenges import able_bodies
+
+    able = [plan.units[u].bodies[b][0] for b in able_bodies(plan, u)]
+    if not able:
+        return []
+    s = plan.units[u].side
+    return ([(s, "challenge", u, "no challenge")]
+            + [(s, "challenge", u, f"challenge with {name}") for name in able]
+            + [(s, "answer", u, f"accept with {name}") for name in able]
+            + [(s, "answer", u, "refuse")])
 
 
 def chunk_sizes(n_trials: int) -> list[int]:

@@ -31,8 +31,8 @@ class BattleState:
                  "charged", "moved", "marched", "frenzied", "breath_used", "standard_lost",
                  "reacted", "turn", "active", "rng", "kstate", "decisions", "first_values",
                  "hold_turn", "flee_from", "pc", "order", "pending", "phase_start_models",
-                 "history", "done", "policies", "boxes", "silenced",
-                 "magic")
+                 "history", "done", "policies", "boxes", "silenced", "magic", "duel",
+                 "challenge_stage")
 
     def __init__(self, plan, rng: random.Random, kstate: np.ndarray):
         n = len(plan.units)
@@ -69,6 +69,8 @@ class BattleState:
         self.boxes: list = [None] * n  # each unit's rectangle, rebuilt after it moves or shrinks
         self.silenced = [0] * n  # FB-WM2: the last game turn a misfire keeps a war machine quiet
         self.magic: list | None = None  # this magic phase's pools and flags (battle.magic)
+        self.duel: list = [None] * n  # FB-B20: (body, foe unit, foe body, mode) of a challenge
+        self.challenge_stage = None  # FB-B20: the challenge decisions of the combat in hand
         start_contacts(plan, self)
 
     def copy(self, rng: random.Random | None = None, kstate: np.ndarray | None = None) -> BattleState:
@@ -87,6 +89,7 @@ class BattleState:
         new.policies = self.policies
         new.boxes = list(self.boxes)
         new.magic = list(self.magic) if self.magic is not None else None
+        new.duel, new.challenge_stage = list(self.duel), self.challenge_stage
         new.decisions = None  # a rollout's decisions are not counted
         new.first_values = None
         return new

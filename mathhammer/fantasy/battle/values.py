@@ -61,7 +61,7 @@ def bucket(plan, u: int, models: int) -> int:
     return min(full, max(1, int(math.ceil(math.ceil(models / step) * step))))
 
 
-def _combat_value(plan, u, t, face, charged, models_u, models_t) -> float:
+def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None) -> float:
     from mathhammer.fantasy.combat.fight import compile_fight
     from mathhammer.fantasy.combat.exact import combat_exact, exact_available
     from mathhammer.fantasy.models import with_formation
@@ -74,7 +74,7 @@ def _combat_value(plan, u, t, face, charged, models_u, models_t) -> float:
             else side.unit
         sides.append(replace(side, unit=unit, position=position))
     c, tables = compile_fight((sides[0],), (sides[1],), charger="a" if charged else None,
-                              ruleset=plan.rules)
+                              ruleset=plan.rules, challenge=challenge)  # FB-B20: a challenge's value
     if exact_available(c, tables, 1) is not None:
         return 0.0  # a Killing Blow against multi-wound models: no exact round (then neutral)
     tally = combat_exact(c, tables, 1)

@@ -125,6 +125,9 @@ class CombatRules(_Frozen):
     panic_fraction: float = Field(0.25, ge=0, le=1, description="FB-G4: shooting losses (share of "
                                                                 "the models at the phase start) "
                                                                 "that force a panic test; 0 = off")
+    friend_panic_range: float = Field(0.0, ge=0, le=48, description="FB-G4/FB-B21: a friend "
+                                      "broken or destroyed in combat within this many inches "
+                                      "forces a panic test; 0 = off")
     confidence: dict[str, str] = Field(default_factory=dict,
                                        description="key -> the doubt (values from memory)")
     _hash: int | None = PrivateAttr(None)

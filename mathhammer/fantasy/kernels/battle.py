@@ -41,6 +41,14 @@ from mathhammer.fantasy.kernels.battle_actions import (
     shoot_options,
     volley,
 )
+from mathhammer.fantasy.kernels.battle_challenge import (
+    answer_options,
+    friend_panic,
+    friends_near,
+    issue_options,
+    set_duel,
+    tidy_duels,
+)
 from mathhammer.fantasy.kernels.battle_combat import (
     NRES,
     RES_BROKEN,
@@ -61,6 +69,10 @@ from mathhammer.fantasy.kernels.battle_state import (
     FLED,
     FLEE,
     G_DONE,
+    G_CB,
+    G_CSTAGE,
+    G_CU,
+    G_CV,
     G_FIRST,
     G_INDEX,
     G_NCOMB,
@@ -77,6 +89,8 @@ from mathhammer.fantasy.kernels.battle_state import (
     MISS,
     NEED,
     NONE,
+    O_ANSWER,
+    O_CHALLENGE,
     O_CHARGE,
     O_MOVE,
     O_PURSUE,
@@ -202,7 +216,30 @@ def scripted_choice(B, S, kind, u, n, oi, of):
             if oi[k, OI_TARGET] == order:
                 return k
         return 0
+    if kind >= 5:  # FB-B20: the challenge and answer orders (O_CHALLENGE, O_ANSWER)
+        return scripted_challenge(B, kind, u, n, oi)
     return 0 if orders[u, O_PURSUE] == 1 else 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def scripted_challenge(B, kind, u, n, oi):
+    """challenge: NONE, ANY (the first) or the k-th able model (slot 1 + k); answer: 0
+    accept with the first able model, 1 refuse."""
+    order = B.orders[u, O_CHALLENGE] if kind == 5 else B.orders[u, O_ANSWER]
+    if kind == 5:
+        if order == NONE:
+            return 0
+        if order == ANY:
+            return 1 if n > 1 else 0
+        for k in range(1, n):
+            if oi[k, OI_SLOT] == order:
+                return k
+        return 0
+    if order == 1:
+        for k in range(n):
+            if oi[k, OI_CODE] == 2:
+                return k
+    return 0
 
 
 # ---- the step machine ------------------------------------------------------------------------
@@ -228,7 +265,7 @@ def step(B, S, forced, mode):
     if phase == SHOOT:
         return _shoot(B, S, side, i, forced, mode)
     if phase == COMBAT:
-        return _combat(B, S, side, i)
+        return _combat(B, S, side, i, forced, mode)
     if phase == PURSUE:
         return _pursue(B, S, side, i, forced, mode)
     return _end(B, S)
@@ -498,9 +535,9 @@ def _list_combats(S):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _combat(B, S, side, i):
+def _combat(B, S, side, i, forced, mode):
     st, g, comb, purs = S.ust, S.g, S.comb, S.purs
-    if i == 0:
+    if i == 0 and g[G_CSTAGE] == 0:
         _list_combats(S)
         g[G_NPURS] = 0
     if i >= g[G_NCOMB]:
@@ -519,6 +556,11 @@ def _combat(B, S, side, i):
     if count < 2 or not fights:
         _goto(g, COMBAT, i + 1)
         return OK
+    again, status = _challenges(B, S, side, members, count, forced, mode)
+    if status != OK:
+        return status
+    if again:
+        return OK  # FB-B20: a challenge decision taken; the round comes at the next step
     before = np.full((count, 4), -1, np.int64)  # the enemies each touched before the round
     for k in range(count):
         u, m = members[k], 0
@@ -530,6 +572,8 @@ def _combat(B, S, side, i):
             if st[v, ST_CT] == u and st[v, ST_STATUS] == HOLD and v != t and m < 4:
                 before[k, m] = v
                 m += 1
+    near = np.zeros((count, st.shape[0]), np.int64)
+    friends_near(B, S, members, count, near)  # FB-B21: who sees a friend break
     res = np.zeros(NRES, np.int64)
     if combat_round(B, S, members, count, res) == MISS:
         return MISS
@@ -557,8 +601,60 @@ def _combat(B, S, side, i):
     for k in range(res[RES_NP]):
         clear_contacts(st, res[RES_PURSUERS + k])
     tidy_contacts(st)
+    lost = np.empty(res[RES_NB] + res[RES_ND], np.int64)
+    for k in range(res[RES_NB]):
+        lost[k] = res[RES_BROKEN + k]
+    for k in range(res[RES_ND]):
+        lost[res[RES_NB] + k] = res[RES_DESTROYED + k]
+    friend_panic(B, S, lost, lost.shape[0], members, count, near)
     _goto(g, PURSUE if g[G_NPURS] > 0 else COMBAT, i + 1)
     return OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _challenges(B, S, side, members, count, forced, mode):
+    """FB-B20 (battle/challenges.before_round): one decision a step; (again, status)."""
+    g = S.g
+    oi = B.opt_i
+    stage = g[G_CSTAGE]
+    if stage == 0:
+        if tidy_duels(B, S, members, count):
+            return False, OK
+        n, u = issue_options(B, S, members, count, side, oi)
+        if n > 1:
+            choice, status = decide(B, S, side, 5, u, n, forced, mode)
+            if status != OK:
+                return False, status
+            if oi[choice, OI_CODE] == 0:
+                g[G_CSTAGE] = 1
+            else:
+                g[G_CSTAGE], g[G_CU], g[G_CB], g[G_CV] = 2, u, oi[choice, OI_FACE], \
+                    oi[choice, OI_TARGET]
+            return True, OK
+        stage = 1
+    if stage == 1:
+        n, u = issue_options(B, S, members, count, 1 - side, oi)
+        g[G_CSTAGE] = 0
+        if n > 1:
+            choice, status = decide(B, S, 1 - side, 5, u, n, forced, mode)
+            if status != OK:
+                g[G_CSTAGE] = 1  # asked again after the table or the rollouts
+                return False, status
+            if oi[choice, OI_CODE] == 1:
+                g[G_CSTAGE], g[G_CU], g[G_CB], g[G_CV] = 2, u, oi[choice, OI_FACE], \
+                    oi[choice, OI_TARGET]
+                return True, OK
+        return False, OK
+    u, b, v = g[G_CU], g[G_CB], g[G_CV]
+    n = answer_options(B, S, u, b, v, oi)
+    choice = 0
+    if n > 1:
+        choice, status = decide(B, S, B.ui[v, UI_SIDE], 6, v, n, forced, mode)
+        if status != OK:
+            return False, status
+    g[G_CSTAGE] = 0
+    set_duel(S, u, b, v, oi[choice, OI_SIDE], oi[choice, OI_CODE])
+    return False, OK
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -18,6 +18,7 @@ from numba import njit
 from mathhammer.fantasy.kernels.battle_actions import (
     leader,
 )
+from mathhammer.fantasy.kernels.battle_challenge import round_challenge
 from mathhammer.fantasy.kernels.battle_geometry import FRONT, face_segment
 from mathhammer.fantasy.kernels.battle_state import (
     DEAD,
@@ -213,9 +214,11 @@ def combat_round(B, S, members, count, res):
         if once_unit[g] >= 0 and st[order[once_unit[g]], ST_BREATH] == 1:
             once[g] = 1
     duel = np.array([0, -1], np.int64)
+    chal = np.empty(4, np.int64)  # FB-K3/B12: this round's challenge, from the units' duel
+    round_challenge(S, order, count, first, B.fchal[index][3], chal, duel)
     out = np.zeros(4, np.int64)
     fight_round(u_int, b_int, g_int, B.fg_key[index], B.fg_slot[index], B.fg_pref[index], B.fg_sum[index],
-                B.fg_fall[index], B.fg_percdf[index], B.fg_natt[index], B.fe_pair[index], B.fchal[index],
+                B.fg_fall[index], B.fg_percdf[index], B.fg_natt[index], B.fe_pair[index], chal,
                 B.fp_ld[index], B.fp_caught[index], B.fp_instab[index], S.kstate, engine_wounds, status,
                 frenzied, once, fresh, charged, duel, out, np.zeros(n_b, np.int64),
                 np.zeros(n_b, np.int64), np.zeros(max(n_g, 1), np.int64),

@@ -38,6 +38,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     MAXOPT,
     NEED,
     NG,
+    NKINDS,
     NONE,
     OK,
     R_BR_KINDS,
@@ -76,7 +77,7 @@ FAIL, PLAIN, OVERWHELMING, IRRESISTIBLE = range(4)
 TOTALS = 96  # dispel tables' casting totals 0..95 (the highest a cast reaches is ~50)
 SCRIPTED_DISPEL_CONFIDENCE = 0.85  # battle.magic's
 MAX_OPTIONS = 512
-K_CAST, K_DICE, K_DISPEL = 5, 6, 7  # decision kinds after the five of kernels.battle
+K_CAST, K_DICE, K_DISPEL = NKINDS, NKINDS + 1, NKINDS + 2  # decision kinds after the battle's
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

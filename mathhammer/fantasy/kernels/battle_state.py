@@ -3,14 +3,14 @@
 Static arrays (built once per run by :mod:`mathhammer.fantasy.battle.compile`):
   ui int64 (U, NUI)        per unit (columns UI_*)
   uf float64 (U, NUF)      per unit: base width and depth (inches), weapon range
-  bodies int64 (U, MAXB, 3)  per wound pool: models, W, counted in the ranks (0/1)
+  bodies int64 (U, MAXB, 4)  per wound pool: models, W, counted in the ranks (0/1), role
   ch_range, ch_move, ch_cum float64 (U, K); ch_n int64 (U)  the charge roll (FB-G1/G3)
   fl_val, fl_cum (U, K); fl_n (U)                            flee / pursuit dice (FB-C6)
   sides int64 (2, U); nside int64 (2)                        units of each side, in order
   ri int64 (NRI), rf float64 (NRF)                           rules and settings (R_*, F_*)
   terrain float64 (N, 6): centre x, y, width, depth, blocks sight, cover (0/1/2)
-  orders int64 (U, 5)        scripted orders (O_*)
-  vocab int64 (U, 5)         where each unit's decisions are counted (kinds K_*)
+  orders int64 (U, NORDERS)  scripted orders (O_*)
+  vocab int64 (U, NKINDS)    where each unit's decisions are counted (kinds K_*)
 
 Per battle (one set per battle in play; best-response rollouts copy it):
   pos float64 (U, 5)         middle of the front edge, facing, its cosine and sine
@@ -41,16 +41,22 @@ HOLD, FLEE, FLED, DEAD = 0, 1, 2, 3
 NUI = 20
 UF_BASE_W, UF_BASE_D, UF_RANGE = range(3)
 NUF = 3
-B_MODELS, B_W, B_COUNTS = range(3)
+B_MODELS, B_W, B_COUNTS, B_ROLE = range(4)  # B_ROLE: ROLE_* (FB-B20 challenges)
+ROLE_RANK_AND_FILE, ROLE_CHAMPION, ROLE_CHARACTER, ROLE_MOUNT = range(4)
 # ---- per-unit state columns ------------------------------------------------------------------
 (ST_STATUS, ST_MODELS, ST_CT, ST_CF, ST_CS, ST_FRESH, ST_CHARGED, ST_MOVED, ST_MARCHED,
  ST_FRENZIED, ST_BREATH, ST_STDLOST, ST_REACTED, ST_HOLDTURN, ST_PSM) = range(15)
 ST_SILENCED = 15  # FB-WM2: the last game turn a misfire keeps a war machine from firing
-NST = 16
+# FB-B20: a challenge (battle/challenges.py's duel: body, foe unit, foe body, mode 0 none)
+ST_DUEL_BODY, ST_DUEL_FOE, ST_DUEL_FB, ST_DUEL_MODE = range(16, 20)
+NST = 20
 # ---- globals of one battle ---------------------------------------------------------------------
 (G_TURN, G_SEAT, G_PHASE, G_INDEX, G_FIRST, G_DONE, G_PU, G_PT, G_PFACE, G_PSIDE, G_NCOMB,
  G_NPURS) = range(12)
-NG = 12
+# FB-B20: the challenge decisions of the combat in hand (stage 0 none, 1 the other side
+# issues, 2 the answer to G_CU's body G_CB at unit G_CV)
+G_CSTAGE, G_CU, G_CB, G_CV = range(12, 16)
+NG = 16
 G_EXTRA = 16  # slots after the globals: the magic phase's (kernels.battle_magic.G_MAGIC)
 # ---- rules and settings ------------------------------------------------------------------------
 (R_INSANE, R_RALLY_DOUBLE_ONE, R_GENERAL_ON, R_BSB_ON, R_SAS_MOVEMENT, R_SHOOT_RANKS,
@@ -61,16 +67,19 @@ G_EXTRA = 16  # slots after the globals: the magic phase's (kernels.battle_magic
 NRI = 27
 (F_TABLE_W, F_TABLE_D, F_MARCH_BLOCK, F_GENERAL_RANGE, F_BSB_RANGE, F_PANIC, F_DESTROYED,
  F_FLEEING_END, F_BELOW_QUARTER, F_DRAW_LIMIT) = range(10)
-NRF = 10
+F_FRIEND_PANIC = 10  # FB-B21: friend broken or destroyed within this range: a panic test
+NRF = 11
 # ---- scripted orders -----------------------------------------------------------------------
-O_CHARGE, O_REACTION, O_MOVE, O_SHOOT, O_PURSUE = range(5)
+O_CHARGE, O_REACTION, O_MOVE, O_SHOOT, O_PURSUE, O_CHALLENGE, O_ANSWER = range(7)
+NORDERS = 7
 ANY, NONE = -1, -2  # charge / shoot orders: the first (nearest) allowed, or none
 # ---- decision kinds and policies ---------------------------------------------------------------
-K_CHARGE, K_REACTION, K_MOVE, K_SHOOT, K_PURSUE = range(5)
+K_CHARGE, K_REACTION, K_MOVE, K_SHOOT, K_PURSUE, K_CHALLENGE, K_ANSWER = range(7)
+NKINDS = 7
 SCRIPTED, GREEDY, BEST_RESPONSE = range(3)
 # ---- step results ------------------------------------------------------------------------------
 OK, NEED, MISS = 0, -2, -3
-MISS_FIGHT, MISS_VALUE, MISS_SHOT = 1, 2, 3
+MISS_FIGHT, MISS_VALUE, MISS_SHOT, MISS_CHALLENGE = 1, 2, 3, 4
 # the probe pass (B.probe): on, misses queued, queue overflowed, this battle used a placeholder
 P_ON, P_COUNT, P_OVERFLOW, P_TAINTED = range(4)
 MAXQ = 1024  # misses one probe pass queues (rows of B.probe_q, each a copy of B.miss)

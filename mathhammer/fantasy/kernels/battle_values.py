@@ -17,11 +17,13 @@ from mathhammer.fantasy.kernels.battle_actions import (
     OI_CODE,
     OI_COVER,
     OI_FACE,
+    OI_SIDE,
     OI_TARGET,
     apply_move,
     shoot_options,
     shot_table,
 )
+from mathhammer.fantasy.kernels.battle_challenge import answer_options
 from mathhammer.fantasy.kernels.battle_geometry import (
     FRONT,
     arc,
@@ -33,12 +35,18 @@ from mathhammer.fantasy.kernels.battle_geometry import (
 from mathhammer.fantasy.kernels.battle_state import (
     F_MARCH_BLOCK,
     HOLD,
+    K_ANSWER,
     MISS,
+    MISS_CHALLENGE,
     MISS_VALUE,
     OK,
     R_BUCKETS,
     R_INSANE,
     R_MARCH_MULT,
+    ST_CF,
+    ST_CHARGED,
+    ST_CT,
+    ST_FRESH,
     ST_MODELS,
     ST_STATUS,
     UI_LD,
@@ -251,6 +259,8 @@ def move_value(B, S, u, code, target):
 @njit(cache=True, nogil=True, error_model="numpy")
 def option_values(B, S, kind, u, n, oi, of, out):
     """The greedy values of options 0..n-1 of a decision of ``kind`` into ``out``."""
+    if kind >= 5:  # FB-B20: a challenge or its answer
+        return challenge_values(B, S, kind, u, n, oi, out)
     for k in range(n):
         code, target = oi[k, OI_CODE], oi[k, OI_TARGET]
         status = OK
@@ -282,3 +292,85 @@ def greedy_choice(values, n):
         if values[k] > values[best] + 1e-12 and values[k] > values[0] + 1e-9:
             best = k
     return best
+
+
+# ---- challenges (FB-B20; battle/challenges.py's greedy values) --------------------------------
+@njit(cache=True, nogil=True, error_model="numpy")
+def challenge_code(a, t, face, charged, ma, mt, ba, bt, issuer_is_a, mode):
+    """A negative key (never a combat value's): the round of a against t with a challenge."""
+    inner = ((ba * 12 + bt) * 2 + issuer_is_a) * 2 + (mode - 1)
+    return -(value_code(a, t, face, charged, ma, mt) * 600 + inner) - 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pair(S, u, v):
+    """(a, b, face, a charged) of the fight of u and v (challenges._pair)."""
+    st = S.ust
+    u_on_v = st[u, ST_CT] == v
+    v_on_u = st[v, ST_CT] == u
+    v_charged = st[v, ST_CHARGED] == 1 and st[v, ST_FRESH] == 1
+    if v_on_u and (not u_on_v or v_charged):
+        return v, u, st[v, ST_CF], 1 if v_charged else 0
+    face = st[u, ST_CF] if u_on_v else 0
+    return u, v, face, 1 if (st[u, ST_CHARGED] == 1 and st[u, ST_FRESH] == 1) else 0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def challenge_value(B, S, u, b, v, vb, mode):
+    """u's side's value of one round of u against v, u's body b challenging v's vb (mode 1
+    accepted, 2 refused; 0 no challenge)."""
+    ui, ri = B.ui, B.ri
+    st = S.ust
+    a, t, face, charged = _pair(S, u, v)
+    sign = 1.0 if a == u else -1.0
+    if mode == 0:
+        value, status = combat_value(B, S, a, t, face, charged)
+        return sign * value, status
+    ma = bucket(ui[a, UI_MODELS], st[a, ST_MODELS], ri[R_BUCKETS])
+    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], ri[R_BUCKETS])
+    ba, bt = (b, vb) if a == u else (vb, b)
+    issuer_is_a = 1 if a == u else 0
+    code = challenge_code(a, t, face, charged, ma, mt, ba, bt, issuer_is_a, mode)
+    table = B.values
+    if code not in table:
+        miss = B.miss
+        miss[:] = -1
+        miss[0], miss[1], miss[2], miss[3], miss[4], miss[5] = MISS_CHALLENGE, a, t, face, charged, ma
+        miss[6], miss[7], miss[8], miss[9], miss[10] = mt, ba, bt, issuer_is_a, mode
+        if missed(B):
+            return 0.0, OK
+        return 0.0, MISS
+    return sign * table[code], OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def challenge_values(B, S, kind, u, n, oi, out):
+    """Greedy's values of a challenge (worth its worst answer) or an answer (minus the
+    issuer's value of it)."""
+    if kind == K_ANSWER:
+        for k in range(n):
+            value, status = challenge_value(B, S, oi[k, OI_TARGET], oi[k, OI_FACE], u,
+                                            oi[k, OI_SIDE], oi[k, OI_CODE])
+            if status == MISS:
+                return MISS
+            out[k] = -value
+        return OK
+    answers = B.opt2_i
+    for k in range(n):
+        v = oi[k, OI_TARGET]
+        if oi[k, OI_CODE] == 0:
+            value, status = challenge_value(B, S, u, 0, v, 0, 0)
+            if status == MISS:
+                return MISS
+            out[k] = value
+            continue
+        m = answer_options(B, S, u, oi[k, OI_FACE], v, answers)
+        worst = 1e300
+        for j in range(m):
+            value, status = challenge_value(B, S, u, oi[k, OI_FACE], v, answers[j, OI_SIDE],
+                                            answers[j, OI_CODE])
+            if status == MISS:
+                return MISS
+            worst = min(worst, value)
+        out[k] = worst
+    return OK

@@ -1,0 +1,114 @@
+"""Challenges in a battle's combats (FB-K3, FB-B20): both engines, against ``fb combat``.
+
+Monte Carlo against exact: 5 standard errors of the exact p at the run's N (never a tuned
+seed); kernel against reference: 5 se of the difference of two independent runs.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mathhammer.fantasy.battle.report import battle
+from tests.test_fb_battle import one_unit_list, within
+
+WITH_CHAMPION = dict(models=10, champion=True, standard=True, musician=True)
+
+
+def _lists(tmp_path):
+    a = one_unit_list(tmp_path, "halberdiers", "wfb8/empire_halberdiers", **WITH_CHAMPION)
+    b = one_unit_list(tmp_path, "orcs", "wfb8/orc_boyz", **WITH_CHAMPION)
+    return a, b
+
+
+def _contact(a_orders: dict, b_orders: dict) -> dict:
+    return {"a": [{"unit": "Halberdiers", "x": 36.0, "y": 24.0, **a_orders}],
+            "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 24.0, **b_orders}]}
+
+
+def _exact(challenge):
+    from mathhammer.fantasy.combat.fight import combat, make_side
+
+    r = combat(make_side("wfb8/empire_halberdiers", where="a", **WITH_CHAMPION),
+               make_side("wfb8/orc_boyz", where="b", **WITH_CHAMPION), rounds=2,
+               method="exact", challenge=challenge).results
+    return r["p_enemy_destroyed"].value, r["p_own_destroyed"].value
+
+
+def test_a_refused_challenge_changes_the_combat_as_fb_combat_says(tmp_path):
+    """Champions in units placed in contact, one game turn, A first: A's champion challenges,
+    B's refuses (scripted orders). Both rounds are fb combat's two exact rounds with the
+    refusal (the refusing champion does not fight, FB-K3), N = 3000, and the answer is
+    clearly not the one without a challenge (more than 5 se away)."""
+    from mathhammer.fantasy.combat.fight import ChallengeSpec
+
+    a, b = _lists(tmp_path)
+    n = 3000
+    report = battle(a, b, turns=1, first="a", policy_a="scripted", policy_b="scripted",
+                    deployment=_contact({"challenge": "any"}, {"answer": "refuse"}),
+                    n_trials=n, seed=21)
+    r = report.results
+    refused = _exact(ChallengeSpec("a", response="refuse"))
+    plain = _exact(None)
+    got = (r["p_destroyed[B:Orc Boyz]"].value, r["p_destroyed[A:Halberdiers]"].value)
+    for mc, p, q in zip(got, refused, plain, strict=True):
+        assert within(mc, p, n), (got, refused)
+        assert not within(q, p, n), (refused, plain)  # the rule matters in this set-up
+    assert any("refuse 100%" in line for line in report.info["decisions"]), report.info["decisions"]
+
+
+def test_an_accepted_challenge_fights_as_fb_combat(tmp_path):
+    """The same, B's champion accepts (the default answer): fb combat's exact two rounds with
+    the duel (overkill counting), N = 3000."""
+    from mathhammer.fantasy.combat.fight import ChallengeSpec
+
+    a, b = _lists(tmp_path)
+    n = 3000
+    report = battle(a, b, turns=1, first="a", policy_a="scripted", policy_b="scripted",
+                    deployment=_contact({"challenge": "Halberdiers champion"}, {}),
+                    n_trials=n, seed=22)
+    r = report.results
+    exact = _exact(ChallengeSpec("a"))
+    got = (r["p_destroyed[B:Orc Boyz]"].value, r["p_destroyed[A:Halberdiers]"].value)
+    for mc, p in zip(got, exact, strict=True):
+        assert within(mc, p, n), (got, exact)
+
+
+def test_the_kernel_and_the_reference_engine_agree_on_challenges(tmp_path):
+    """Greedy generals over two game turns with champions in contact (challenge and answer
+    decisions every round without a duel): the kernel and the Python step machine agree on
+    P(A wins), P(B wins) and how often a challenge is issued, within 5 se (N = 300 each)."""
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.lists import load_list
+
+    a, b = _lists(tmp_path)
+    recipe = Recipe(load_list(a), load_list(b), _contact({}, {}), "test", 2, "a", "greedy",
+                    "greedy", 1, 1)
+    n = 300
+    plans = [build_plan(recipe), build_plan(recipe)]
+    plans[1].engine = "python"
+    tallies = [run(recipe, n, 4 + k, plan=plan)[0] for k, plan in enumerate(plans)]
+    kernel, reference = (t["outcome"] / n for t in tallies)
+    for k in (0, 2):
+        se = math.sqrt((kernel[k] * (1 - kernel[k]) + reference[k] * (1 - reference[k])) / n)
+        assert abs(kernel[k] - reference[k]) <= 5 * max(se, 1e-3), (kernel, reference)
+    issued = [sum(int(t["decisions"][i]) for key, i in plans[0].vocabulary.items()
+                  if key[1] == "challenge" and key[3] != "no challenge") for t in tallies]
+    answered = [sum(int(t["decisions"][i]) for key, i in plans[0].vocabulary.items()
+                    if key[1] == "answer") for t in tallies]
+    assert issued[0] > 0 and answered[0] > 0  # the new decisions are taken
+    rate = [x / n for x in issued]
+    se = math.sqrt((rate[0] + rate[1]) / n)  # Poisson-like counts per battle
+    assert abs(rate[0] - rate[1]) <= 5 * max(se, 1e-3), rate
+
+
+def test_best_response_plays_challenge_decisions(tmp_path):
+    """A best-response general takes the challenge decisions too (rollouts), in both engines,
+    and the report lists them."""
+    a, b = _lists(tmp_path)
+    for engine_iterations in (1, 2):  # 1: the kernel; 2: the reference engine
+        report = battle(a, b, turns=1, first="a", policy_a="best-response", policy_b="greedy",
+                        deployment=_contact({}, {}), n_trials=10, seed=3, rollouts=2,
+                        iterations=engine_iterations)
+        lines = report.info["decisions"]
+        assert any(": challenge (" in line for line in lines), lines
