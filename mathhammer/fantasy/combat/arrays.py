@@ -69,15 +69,45 @@ def _max_models(c: CompiledCombat, g) -> int:
     return min(g.n, side.unit.formation.models)
 
 
-def _convolve_n(pmf: dict[int, float], n: int) -> dict[int, float]:
+def _convolutions(pmf: dict[int, float], top: int) -> list[tuple]:
+    """The attack counts of n = 0..top models as sorted items, each convolved once more from
+    the last (once per group, not per target and per n)."""
     total = {0: 1.0}
-    for _ in range(n):
+    out = [tuple(sorted(total.items()))]
+    for _ in range(top):
         nxt: dict[int, float] = {}
         for a, pa in total.items():
             for b, pb in pmf.items():
                 nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
         total = nxt
-    return total
+        out.append(tuple(sorted(total.items())))
+    return out
+
+
+@lru_cache(maxsize=256)
+def _leadership_table(rules) -> np.ndarray:
+    """p_ld of a ruleset (the same in every fight of it)."""
+    from mathhammer.fantasy import characteristic_tests as fb_tests
+
+    p_ld = np.zeros((2, 2 * MAX_LD + 1))
+    for reroll in (0, 1):
+        for v in range(-MAX_LD, MAX_LD + 1):
+            p_ld[reroll, v + MAX_LD] = float(fb_tests.leadership_test(v, rules, bool(reroll)))
+    return p_ld
+
+
+@lru_cache(maxsize=4096)
+def _p_caught(flee_dice: str, pursuit_dice: tuple[str, ...]) -> float:
+    """P(a unit fleeing on ``flee_dice`` is caught by pursuers rolling ``pursuit_dice``)."""
+    flee = parse_dice(flee_dice).pmf()
+    pursue = [parse_dice(d).pmf() for d in pursuit_dice]
+    p = 0.0
+    for f, pf in flee.items():
+        p_escape = 1.0
+        for pmf in pursue:
+            p_escape *= float(sum(q for x, q in pmf.items() if x < f))
+        p += float(pf) * (1.0 - p_escape)
+    return p
 
 
 @lru_cache(maxsize=8192)
@@ -86,7 +116,6 @@ def _sum_dist(per_attack: tuple, slay: float, attacks: tuple, w: int, models: in
 
 
 def build_tables(c: CompiledCombat) -> Tables:
-    from mathhammer.fantasy import characteristic_tests as fb_tests
     from mathhammer.fantasy.kernels import combat as k
 
     rules = c.rules
@@ -184,6 +213,7 @@ def build_tables(c: CompiledCombat) -> Tables:
     g_fall = np.zeros((max(n_g, 1), ts), np.int64)
     g_percdf = np.zeros((max(n_g, 1), ts, 3, k_axis))
     g_natt = np.zeros((max(n_g, 1), 6, a_axis))
+    convolved: dict = {}  # a group's attack counts for n models (_convolutions)
     for j, g in enumerate(groups):
         for vf in range(6):
             g_natt[j, vf] = _cumulative(natt[j, vf], a_axis)
@@ -202,40 +232,31 @@ def build_tables(c: CompiledCombat) -> Tables:
             # a single model's table is not capped at its wounds: the excess is a
             # challenge's overkill (FB-K3); the kernel caps what the model takes
             models = None if body.single else body.models
+            top = min(_max_models(c, g), n_axis - 1)
+            if (j, "attacks") not in convolved:
+                convolved[j, "attacks"] = [_convolutions(natt[j, vf], top) for vf in range(6)]
             for vf in range(6):
                 v = vf // 2
                 pmf, slay = per_attack[j, slot, v]
-                for n in range(min(_max_models(c, g), n_axis - 1) + 1):
-                    attacks = _convolve_n(natt[j, vf], n)
-                    dist = _sum_dist(tuple(pmf), float(slay), tuple(sorted(attacks.items())), body.w,
-                                     models)
+                for n in range(top + 1):
+                    attacks = convolved[j, "attacks"][vf][n]
+                    dist = _sum_dist(tuple(pmf), float(slay), attacks, body.w, models)
                     sum_pmf[j, slot, vf, n] = dist
                     w_axis = max(w_axis, len(dist))
     g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
-    for (j, slot, vf, n), dist in sum_pmf.items():
-        g_sum[j, slot, vf, n] = _cumulative_array(_pad(dist, w_axis))
+    _cumulative_rows(g_sum, sum_pmf)
     e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
     chal = np.array(c.challenge, np.int64)
-    p_ld = np.zeros((2, 2 * MAX_LD + 1))
-    for reroll in (0, 1):
-        for v in range(-MAX_LD, MAX_LD + 1):
-            p_ld[reroll, v + MAX_LD] = float(fb_tests.leadership_test(v, rules, bool(reroll)))
+    p_ld = _leadership_table(rules).copy()
     p_caught = np.zeros((n_u, 16))
     for u, side in enumerate(units):
-        flee = parse_dice(_flee_dice(side, rules)).pmf()
         enemies = [e for e in range(n_u) if c.unit_sides[e] != c.unit_sides[u]]
         for mask in range(1, 16):
             chasers = [e for e in enemies if mask >> int(u_int[e, k.U_SIDE_INDEX]) & 1]
             if not chasers:
                 continue
-            pursue = [parse_dice(_flee_dice(units[e], rules)).pmf() for e in chasers]
-            p = 0.0
-            for f, pf in flee.items():
-                p_escape = 1.0
-                for pmf in pursue:
-                    p_escape *= float(sum(q for x, q in pmf.items() if x < f))
-                p += float(pf) * (1.0 - p_escape)
-            p_caught[u, mask] = p
+            p_caught[u, mask] = _p_caught(_flee_dice(side, rules),
+                                          tuple(_flee_dice(units[e], rules) for e in chasers))
     p_instab = np.zeros(13)
     for v, q in parse_dice("2D6").pmf().items():
         p_instab[v] = float(q)
@@ -268,6 +289,24 @@ def _cumulative_array(pmf: np.ndarray) -> np.ndarray:
     else:
         cum[:] = 1.0
     return cum
+
+
+def _cumulative_rows(g_sum: np.ndarray, sum_pmf: dict) -> None:
+    """g_sum[j, slot, vf, n] = _cumulative_array(_pad(dist)) for every entry, all rows at once
+    (cumsum adds along the row in the same order: the same floats)."""
+    if not sum_pmf:
+        return
+    width = g_sum.shape[-1]
+    index = tuple(np.array(key, np.intp) for key in zip(*sum_pmf, strict=True))
+    pmf = np.zeros((len(sum_pmf), width))
+    for row, dist in enumerate(sum_pmf.values()):
+        pmf[row] = _pad(dist, width)
+    cum = np.cumsum(pmf, axis=1)
+    possible = pmf > 0
+    last = width - 1 - np.argmax(possible[:, ::-1], axis=1)  # last possible outcome of a row
+    last[~possible.any(axis=1)] = 0  # nothing possible: the row is all 1.0
+    cum[np.arange(width)[None, :] >= last[:, None]] = 1.0
+    g_sum[index] = cum
 
 
 def _cumulative(pmf: dict[int, float], width: int) -> np.ndarray:
