@@ -214,6 +214,7 @@ def build_tables(c: CompiledCombat) -> Tables:
     g_percdf = np.zeros((max(n_g, 1), ts, 3, k_axis))
     g_natt = np.zeros((max(n_g, 1), 6, a_axis))
     convolved: dict = {}  # a group's attack counts for n models (_convolutions)
+    percdf_rows: dict = {}  # g_percdf's rows before they are made cumulative
     for j, g in enumerate(groups):
         for vf in range(6):
             g_natt[j, vf] = _cumulative(natt[j, vf], a_axis)
@@ -221,10 +222,9 @@ def build_tables(c: CompiledCombat) -> Tables:
             body = bodies[b]
             for v in range(3):
                 pmf, slay = per_attack[j, slot, v]
-                out = np.zeros(k_axis)
+                out = percdf_rows[j, slot, v] = np.zeros(k_axis)
                 out[: len(pmf)] = pmf
                 out[-1] = slay
-                g_percdf[j, slot, v] = _cumulative_array(out)
             fall = any(per_attack[j, slot, v][1] > 0 for v in range(3)) and body.w > 1 and body.models > 1
             g_fall[j, slot] = fall
             if fall:
@@ -245,6 +245,7 @@ def build_tables(c: CompiledCombat) -> Tables:
                     w_axis = max(w_axis, len(dist))
     g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
     _cumulative_rows(g_sum, sum_pmf)
+    _cumulative_rows(g_percdf, percdf_rows)
     e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
     chal = np.array(c.challenge, np.int64)
     p_ld = _leadership_table(rules).copy()
@@ -292,15 +293,18 @@ def _cumulative_array(pmf: np.ndarray) -> np.ndarray:
 
 
 def _cumulative_rows(g_sum: np.ndarray, sum_pmf: dict) -> None:
-    """g_sum[j, slot, vf, n] = _cumulative_array(_pad(dist)) for every entry, all rows at once
-    (cumsum adds along the row in the same order: the same floats)."""
+    """g_sum[key] = _cumulative_array(_pad(dist)) for every key and dist of sum_pmf, all rows at
+    once (cumsum adds along the row in the same order: the same floats)."""
     if not sum_pmf:
         return
     width = g_sum.shape[-1]
     index = tuple(np.array(key, np.intp) for key in zip(*sum_pmf, strict=True))
     pmf = np.zeros((len(sum_pmf), width))
     for row, dist in enumerate(sum_pmf.values()):
-        pmf[row] = _pad(dist, width)
+        if len(dist) > width:
+            pmf[row] = _pad(dist, width)
+        else:
+            pmf[row, :len(dist)] = dist
     cum = np.cumsum(pmf, axis=1)
     possible = pmf > 0
     last = width - 1 - np.argmax(possible[:, ::-1], axis=1)  # last possible outcome of a row
