@@ -23,10 +23,12 @@ import numpy as np
 
 from mathhammer.fantasy.battle.table import FACE_NAMES
 
-MAX_MISSES = 100_000  # tables of one run; beyond this something is wrong, never a real run
+MAX_MISSES = 100_000  # tables since the fights were last forgotten; beyond: something is wrong
 #: compiled fights kept between battles: past this many bytes of their arrays the fights are
-#: forgotten before the next battle (rebuilt when asked again: the same tables, the same answer)
-MAX_FIGHT_BYTES = 96 * 2**20
+#: forgotten before the next battle (rebuilt when asked again: the same tables, the same answer).
+#: A process holds ~250 MB besides (numba's code, the plan): 160 MB keeps it under 500 MB, and
+#: a six-unit best-response run forgets every ~10 battles (each rebuild ~1-2 CPU-s)
+MAX_FIGHT_BYTES = 160 * 2**20
 
 
 class KernelBattle:
@@ -131,6 +133,7 @@ class KernelBattle:
         self.shared.clear()
         self.fight_bytes = 0
         self.forgotten += 1
+        self.misses = 0  # the next battles ask for their fights again
 
     @staticmethod
     def ks_w(name: str) -> int:
