@@ -45,6 +45,29 @@ def test_kernel_subset_passes_with_bounds_checking():
     assert " passed" in proc.stdout and "failed" not in proc.stdout, tail
 
 
+#: the Fantasy battle kernels (issue 30): scripted against the reference engine, greedy, and a
+#: best response through probe passes and forgotten fights. Slow: the checked machine code of
+#: the battle kernels compiles for many minutes cold (in its own cache folder)
+BATTLE_SUBSET = [
+    "tests/test_boundscheck.py::test_bounds_checking_is_on_in_the_kernels",
+    "tests/test_fb_battle_policies.py::test_the_kernel_and_the_reference_engine_agree",
+    "tests/test_fb_battle_policies.py::test_greedy_reports_its_first_decisions",
+    "tests/test_fb_battle_policies.py::test_the_answer_does_not_depend_on_the_tables_already_built",
+    "tests/test_fb_battle_policies.py::test_forgetting_the_fights_between_battles_keeps_the_answer",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHECKED, reason="this is the outer run")
+def test_fantasy_battle_kernels_pass_with_bounds_checking():
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *BATTLE_SUBSET],
+        cwd=ROOT, capture_output=True, text=True, timeout=3600, env=_checked_env())
+    tail = proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert proc.returncode == 0, tail
+    assert "5 passed" in proc.stdout and "failed" not in proc.stdout, tail
+
+
 @pytest.mark.skipif(not CHECKED, reason="runs inside the bounds-checked subprocess only")
 def test_bounds_checking_is_on_in_the_kernels():
     """An out-of-range write in a kernel is an IndexError here, not silent corruption."""

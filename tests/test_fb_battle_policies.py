@@ -114,3 +114,28 @@ def test_the_answer_does_not_depend_on_the_tables_already_built():
     for other in tallies[1:]:
         for key, value in tallies[0].items():
             assert np.array_equal(other[key], value), key
+
+
+def test_forgetting_the_fights_between_battles_keeps_the_answer(monkeypatch):
+    """The memory bound (compile.MAX_FIGHT_BYTES) forgets every compiled fight between two
+    battles; the next battle's probe pass asks for them again: the same battles, same seed."""
+    import numpy as np
+
+    from mathhammer.fantasy.battle import compile as fb_compile
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.lists import load_list
+
+    recipe = Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default", 3,
+                    "roll-off", "best-response", "greedy", 2, 1)
+    tallies, kernels = [], []
+    for bound in (fb_compile.MAX_FIGHT_BYTES, 0):
+        monkeypatch.setattr(fb_compile, "MAX_FIGHT_BYTES", bound)
+        plan = build_plan(recipe)
+        plan.kernel = fb_compile.KernelBattle(plan)
+        run(recipe, 3, 11, plan=plan)
+        tallies.append(run(recipe, 4, 5, plan=plan)[0])
+        kernels.append(plan.kernel)
+    assert kernels[0].forgotten == 0 and kernels[1].forgotten > 0
+    for key, value in tallies[0].items():
+        assert np.array_equal(tallies[1][key], value), key

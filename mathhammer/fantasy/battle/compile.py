@@ -23,7 +23,12 @@ import numpy as np
 
 from mathhammer.fantasy.battle.table import FACE_NAMES
 
-MAX_MISSES = 100_000  # tables of one run; beyond this something is wrong, never a real run
+MAX_MISSES = 100_000  # tables since the fights were last forgotten; beyond: something is wrong
+#: compiled fights kept between battles: past this many bytes of their arrays the fights are
+#: forgotten before the next battle (rebuilt when asked again: the same tables, the same answer).
+#: A process holds ~250 MB besides (numba's code, the plan): 160 MB keeps it under 500 MB, and
+#: a six-unit best-response run forgets every ~10 battles (each rebuild ~1-2 CPU-s)
+MAX_FIGHT_BYTES = 160 * 2**20
 
 
 class KernelBattle:
@@ -50,6 +55,8 @@ class KernelBattle:
         self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
         self.misses = 0
         self.shared: dict[tuple, np.ndarray] = {}  # the fights' arrays by contents (_shared)
+        self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
+        self.forgotten = 0  # times the fights were forgotten between battles
 
     # ---- playing ------------------------------------------------------------------------------
     def run_chunk(self, n: int, words: np.ndarray) -> dict[str, np.ndarray]:
@@ -58,13 +65,19 @@ class KernelBattle:
 
         tally = empty_tally(self.plan)
         words = np.asarray(words, np.uint64)
-        j, last = 0, set()
+        j, last, started = 0, set(), -1
         while True:
             j = play_chunk(self.B, self.S, words, j, n,
                            tally["outcome"], tally["margin2"], tally["margin_hist"],
                            tally["status"], tally["models_left"], tally["decisions"])
             if j >= n:
                 return tally
+            if j != started and self.fight_bytes > MAX_FIGHT_BYTES:
+                # battles before j are counted; j replays from its start on its own stream
+                self.forget_fights()
+                started, last = j, set()
+                continue
+            started = j  # never forget within a battle's passes (it would ask again: thrash)
             last = self.build_missing(last)
 
     def one_battle(self, words: np.ndarray, index: int) -> tuple[float, int, int]:
@@ -110,6 +123,21 @@ class KernelBattle:
                 raise RuntimeError(f"the battle kernel asked twice for the same table {miss}")
             self.fill(miss)
         return set(misses)
+
+    def forget_fights(self) -> None:
+        """Drop every compiled fight (memory stays bounded over a long run); greedy values and
+        shooting tables are small and kept. Only between battles: the probe pass of the next
+        one queues every fight it needs again."""
+        from mathhammer.fantasy.kernels import battle_actions as ka
+
+        self.T = empty_tables()[:ka.T_VALUES] + self.T[ka.T_VALUES:]
+        self.B = self.ks.make_battle(*self.P, *self.D, *self.T, *self.W)
+        probe = self.W[self.ks_w("W_PROBE")]
+        probe[self.ks.P_COUNT] = probe[self.ks.P_OVERFLOW] = 0  # the queue asked of old tables
+        self.shared.clear()
+        self.fight_bytes = 0
+        self.forgotten += 1
+        self.misses = 0  # the next battles ask for their fights again
 
     @staticmethod
     def ks_w(name: str) -> int:
@@ -218,6 +246,7 @@ class KernelBattle:
         kept = self.shared.get(key)
         if kept is None:
             kept = self.shared[key] = arr
+            self.fight_bytes += arr.nbytes
         return kept
 
     def _side(self, row, theirs):

@@ -90,7 +90,7 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
                        for i, size in enumerate(sizes)}
             for fut in as_completed(futures):
                 _add(total, fut.result())
-                done += futures[fut]
+                done += futures.pop(fut)  # its tally added: let it go (hundreds of chunks)
                 if progress:
                     progress(done, n_trials)
     finally:

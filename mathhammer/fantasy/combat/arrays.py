@@ -69,6 +69,47 @@ def _max_models(c: CompiledCombat, g) -> int:
     return min(g.n, side.unit.formation.models)
 
 
+def _convolutions(pmf: dict[int, float], top: int) -> list[tuple]:
+    """The attack counts of n = 0..top models as sorted items, each convolved once more from
+    the last (once per group, not per target and per n)."""
+    total = {0: 1.0}
+    out = [tuple(sorted(total.items()))]
+    for _ in range(top):
+        nxt: dict[int, float] = {}
+        for a, pa in total.items():
+            for b, pb in pmf.items():
+                nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
+        total = nxt
+        out.append(tuple(sorted(total.items())))
+    return out
+
+
+@lru_cache(maxsize=256)
+def _leadership_table(rules) -> np.ndarray:
+    """p_ld of a ruleset (the same in every fight of it)."""
+    from mathhammer.fantasy import characteristic_tests as fb_tests
+
+    p_ld = np.zeros((2, 2 * MAX_LD + 1))
+    for reroll in (0, 1):
+        for v in range(-MAX_LD, MAX_LD + 1):
+            p_ld[reroll, v + MAX_LD] = float(fb_tests.leadership_test(v, rules, bool(reroll)))
+    return p_ld
+
+
+@lru_cache(maxsize=4096)
+def _p_caught(flee_dice: str, pursuit_dice: tuple[str, ...]) -> float:
+    """P(a unit fleeing on ``flee_dice`` is caught by pursuers rolling ``pursuit_dice``)."""
+    flee = parse_dice(flee_dice).pmf()
+    pursue = [parse_dice(d).pmf() for d in pursuit_dice]
+    p = 0.0
+    for f, pf in flee.items():
+        p_escape = 1.0
+        for pmf in pursue:
+            p_escape *= float(sum(q for x, q in pmf.items() if x < f))
+        p += float(pf) * (1.0 - p_escape)
+    return p
+
+
 @lru_cache(maxsize=8192)
 def _sum_dist(per_attack: tuple, slay: float, attacks: tuple, w: int, models: int) -> tuple:
     return tuple(chain_distribution(np.array(per_attack), slay, dict(attacks), w, models))
@@ -170,9 +211,10 @@ def build_tables(c: CompiledCombat) -> Tables:
                 k_axis = max(k_axis, len(per_attack[j, slot, v][0]) + 1)
         del enemy_side
     g_fall = np.zeros((max(n_g, 1), ts), np.int64)
-    convolved: dict = {}  # (group, vf) -> the attack counts of 0, 1, 2 … models
     g_percdf = np.zeros((max(n_g, 1), ts, 3, k_axis))
     g_natt = np.zeros((max(n_g, 1), 6, a_axis))
+    convolved: dict = {}  # a group's attack counts for n models (_convolutions)
+    percdf_rows: dict = {}  # g_percdf's rows before they are made cumulative
     for j, g in enumerate(groups):
         for vf in range(6):
             g_natt[j, vf] = _cumulative(natt[j, vf], a_axis)
@@ -180,10 +222,9 @@ def build_tables(c: CompiledCombat) -> Tables:
             body = bodies[b]
             for v in range(3):
                 pmf, slay = per_attack[j, slot, v]
-                out = np.zeros(k_axis)
+                out = percdf_rows[j, slot, v] = np.zeros(k_axis)
                 out[: len(pmf)] = pmf
                 out[-1] = slay
-                g_percdf[j, slot, v] = _cumulative_array(out)
             fall = any(per_attack[j, slot, v][1] > 0 for v in range(3)) and body.w > 1 and body.models > 1
             g_fall[j, slot] = fall
             if fall:
@@ -191,20 +232,20 @@ def build_tables(c: CompiledCombat) -> Tables:
             # a single model's table is not capped at its wounds: the excess is a
             # challenge's overkill (FB-K3); the kernel caps what the model takes
             models = None if body.single else body.models
-            n_max = min(_max_models(c, g), n_axis - 1)
+            top = min(_max_models(c, g), n_axis - 1)
+            if (j, "attacks") not in convolved:
+                convolved[j, "attacks"] = [_convolutions(natt[j, vf], top) for vf in range(6)]
             for vf in range(6):
                 v = vf // 2
                 pmf, slay = per_attack[j, slot, v]
-                for n, attacks in enumerate(_attacks_of_n(natt, j, vf, n_max, convolved)):
+                for n in range(top + 1):
+                    attacks = convolved[j, "attacks"][vf][n]
                     dist = _sum_dist(tuple(pmf), float(slay), attacks, body.w, models)
                     sum_pmf[j, slot, vf, n] = dist
                     w_axis = max(w_axis, len(dist))
     g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
-    if sum_pmf:  # one cumulative pass over every row (each row's own sums, as row by row)
-        rows = np.zeros((len(sum_pmf), w_axis))
-        for i, dist in enumerate(sum_pmf.values()):
-            rows[i, : len(dist)] = dist
-        g_sum[tuple(np.array(axis) for axis in zip(*sum_pmf))] = _cumulative_rows(rows)
+    _cumulative_rows(g_sum, sum_pmf)
+    _cumulative_rows(g_percdf, percdf_rows)
     e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
     chal = np.array(c.challenge, np.int64)
     p_ld = _leadership_table(rules).copy()
@@ -213,9 +254,10 @@ def build_tables(c: CompiledCombat) -> Tables:
         enemies = [e for e in range(n_u) if c.unit_sides[e] != c.unit_sides[u]]
         for mask in range(1, 16):
             chasers = [e for e in enemies if mask >> int(u_int[e, k.U_SIDE_INDEX]) & 1]
-            if chasers:
-                p_caught[u, mask] = _p_caught(_flee_dice(side, rules),
-                                              tuple(_flee_dice(units[e], rules) for e in chasers))
+            if not chasers:
+                continue
+            p_caught[u, mask] = _p_caught(_flee_dice(side, rules),
+                                          tuple(_flee_dice(units[e], rules) for e in chasers))
     p_instab = np.zeros(13)
     for v, q in parse_dice("2D6").pmf().items():
         p_instab[v] = float(q)
@@ -224,72 +266,20 @@ def build_tables(c: CompiledCombat) -> Tables:
                   p_ld, p_caught, p_instab, charged, sum_pmf, per_attack)
 
 
-
-def _attacks_of_n(natt: dict, j: int, vf: int, n_max: int, convolved: dict) -> list:
-    """The attacks of 0..n_max models of group ``j`` (sorted (attacks, p) tuples), each
-    convolved once from the one before and shared by the group's targets."""
-    totals, keys = convolved.setdefault((j, vf), ([{0: 1.0}], [((0, 1.0),)]))
-    while len(totals) <= n_max:
-        totals.append(_convolve_n_from(totals[-1], natt[j, vf]))
-        keys.append(tuple(sorted(totals[-1].items())))
-    return keys[: n_max + 1]
-
-
-def _convolve_n_from(total: dict[int, float], pmf: dict[int, float]) -> dict[int, float]:
-    nxt: dict[int, float] = {}
-    for a, pa in total.items():
-        for b, pb in pmf.items():
-            nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
-    return nxt
-
-
-def _cumulative_rows(pmf: np.ndarray) -> np.ndarray:
-    """:func:`_cumulative_array` of every row of ``pmf`` at once."""
-    cum = np.cumsum(pmf, axis=1)
-    positive = pmf > 0
-    width = pmf.shape[1]
-    last = width - 1 - np.argmax(positive[:, ::-1], axis=1)
-    last[~positive.any(axis=1)] = 0  # an empty row: all ones
-    cum[np.arange(width)[None, :] >= last[:, None]] = 1.0
-    return cum
-
-
-_LD_TABLES: dict = {}  # id(ruleset) -> (ruleset, table): a battle builds thousands of fights
-
-
-def _leadership_table(rules) -> np.ndarray:
-    """P(pass) of a Leadership test by re-roll (0/1) and value −MAX_LD..MAX_LD (FB-T2)."""
-    from mathhammer.fantasy import characteristic_tests as fb_tests
-
-    known = _LD_TABLES.get(id(rules))
-    if known is not None and known[0] is rules:
-        return known[1]
-    table = np.zeros((2, 2 * MAX_LD + 1))
-    for reroll in (0, 1):
-        for v in range(-MAX_LD, MAX_LD + 1):
-            table[reroll, v + MAX_LD] = float(fb_tests.leadership_test(v, rules, bool(reroll)))
-    if len(_LD_TABLES) > 16:
-        _LD_TABLES.clear()
-    _LD_TABLES[id(rules)] = (rules, table)  # the ruleset kept alive: its id stays its own
-    return table
-
-
-@lru_cache(maxsize=4096)
-def _p_caught(flee_dice: str, pursuit_dice: tuple[str, ...]) -> float:
-    """FB-C6: P(some pursuer's roll is at least the flee roll)."""
-    flee = parse_dice(flee_dice).pmf()
-    pursue = [parse_dice(d).pmf() for d in pursuit_dice]
-    p = 0.0
-    for f, pf in flee.items():
-        p_escape = 1.0
-        for pmf in pursue:
-            p_escape *= float(sum(q for x, q in pmf.items() if x < f))
-        p += float(pf) * (1.0 - p_escape)
-    return p
-
 def _flee_dice(side, rules) -> str:
     """FB-C6/G2: flee and pursuit roll, Swiftstride's where the unit has it."""
     return rules.combat.swiftstride_dice if side.unit.has("Swiftstride") else rules.combat.flee_dice
+
+
+def _pad(values, width: int) -> np.ndarray:
+    out = np.zeros(width)
+    vals = np.asarray(values, float)
+    if len(vals) > width:  # wounds beyond the body: the cap takes them anyway
+        out[:] = vals[:width]
+        out[-1] += vals[width:].sum()
+    else:
+        out[: len(vals)] = vals
+    return out
 
 
 def _cumulative_array(pmf: np.ndarray) -> np.ndarray:
@@ -300,6 +290,27 @@ def _cumulative_array(pmf: np.ndarray) -> np.ndarray:
     else:
         cum[:] = 1.0
     return cum
+
+
+def _cumulative_rows(g_sum: np.ndarray, sum_pmf: dict) -> None:
+    """g_sum[key] = _cumulative_array(_pad(dist)) for every key and dist of sum_pmf, all rows at
+    once (cumsum adds along the row in the same order: the same floats)."""
+    if not sum_pmf:
+        return
+    width = g_sum.shape[-1]
+    index = tuple(np.array(key, np.intp) for key in zip(*sum_pmf, strict=True))
+    pmf = np.zeros((len(sum_pmf), width))
+    for row, dist in enumerate(sum_pmf.values()):
+        if len(dist) > width:
+            pmf[row] = _pad(dist, width)
+        else:
+            pmf[row, :len(dist)] = dist
+    cum = np.cumsum(pmf, axis=1)
+    possible = pmf > 0
+    last = width - 1 - np.argmax(possible[:, ::-1], axis=1)  # last possible outcome of a row
+    last[~possible.any(axis=1)] = 0  # nothing possible: the row is all 1.0
+    cum[np.arange(width)[None, :] >= last[:, None]] = 1.0
+    g_sum[index] = cum
 
 
 def _cumulative(pmf: dict[int, float], width: int) -> np.ndarray:
