@@ -37,10 +37,15 @@ def query_commands() -> list[str]:
 
 
 def _small(name: str, argv: list[str]) -> list[str]:
-    """Small, repeatable runs: 2,000 trials and a fixed seed where the command takes them."""
+    """Small, repeatable runs: 2,000 trials (or, for a list scored on battles, 50 battles per
+    meta list: --n-trials is refused there) and a fixed seed where the command takes them."""
     opts = _options(name)
     extra = []
-    if "--n-trials" in opts and "--n-trials" not in argv and "--precision" not in argv:
+    on_battles = "--model" in opts and "cells" not in argv
+    if on_battles:
+        if "--battles" not in argv:
+            extra += ["--battles", "50"]
+    elif "--n-trials" in opts and "--n-trials" not in argv and "--precision" not in argv:
         extra += ["--n-trials", "2000"]
     if "--seed" in opts and "--seed" not in argv:
         extra += ["--seed", "1"]

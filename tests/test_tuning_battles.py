@@ -262,3 +262,22 @@ def test_a_fantasy_shooting_unit_scores_its_volleys_on_cells():
     # 2.5 of 20 Orc Boyz slain on average
     rows = [r for r in report.info["p_kill"] if r.startswith("Handgunners → Orc Boyz mob: Orc Boyz")]
     assert rows and f"share destroyed {100 * float(F(10, 4) / 20):.1f}%" in rows[0], rows
+
+
+def test_cell_settings_on_battles_are_refused_in_one_line():
+    """--n-trials, --precision and --rounds size cells: on battles (the default model) they
+    are refused with one line naming --battles or --turns, never silently ignored."""
+    lists = {"score": ["khador_battlebox"], "diff": ["khador_battlebox", "khador_battlebox"],
+             "tune": ["khador_battlebox", "--options", "khador_battlebox"]}
+    cases = [(["--n-trials", "2000"], "--battles"), (["--precision", "0.01"], "--battles"),
+             (["--rounds", "1"], "--turns"), (["--method", "exact"], "--model cells")]
+    for command, args in lists.items():
+        for extra, fix in cases:
+            if command == "tune" and extra[0] == "--precision":
+                continue  # tune takes no --precision at all
+            code, out, err = cli_result(command, *args, "--meta", "mk2_battleboxes", *extra)
+            assert code == 2, (command, extra, out)
+            assert err.count("\n") == 1 and extra[0] in err and fix in err, err
+    for command in lists:  # and each option's help says so
+        code, out, _ = cli_result(command, "--help")
+        assert "On battles: refused; use --battles." in " ".join(out.split()), command

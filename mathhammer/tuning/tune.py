@@ -270,7 +270,9 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
     space, state0 = build_space(army, options, m.game, m.ruleset)
     on_battles = resolve_model(model, m.game) == "battle"
     if on_battles:
-        from mathhammer.tuning.battles import battle_setup
+        from mathhammer.tuning.battles import battle_setup, refuse_cell_settings
+
+        refuse_cell_settings(n_trials=n_trials, rounds=rounds, method=method)
 
         final_trials, book = battle_setup(start, m, n_battles=n_battles, seed=seed,
                                           policy=battle_policy, meta_policy=meta_policy,
