@@ -162,11 +162,13 @@ def test_the_bundled_t9a_text_names_every_dropped_option():
     report, text = import_file(EXAMPLES / "orcs_t9a.txt")
     line = report.headline
     for dropped in ("Spear (Orcs) — not in the profile", "Shield (Orc Warlord) — not in the profile",
-                    "General (Orc Warlord) — a list file has no general",
                     "Night Goblin Fanatic — no bundled fantasy t9a1 profile"):
         assert dropped in line, line
-    assert "kept 4 of 5 entries and 4 of 7 options" in line
+    assert "General" not in line  # the Warlord is the list's general (FB-K4)
+    assert "kept 4 of 5 entries and 5 of 7 options" in line
     data = tomllib.loads(text)
+    assert next(u for u in data["units"] if u["profile"] == "t9a1/og_orc_warlord")["general"]
+    assert load_list(data).units  # the loader takes it (one general)
     orcs = next(u for u in data["units"] if u["profile"] == "t9a1/og_orcs")
     assert orcs["musician"] and orcs["standard"] and orcs["champion"] is False
     assert next(u for u in data["units"] if u["profile"] == "t9a1/og_orc_chief")["battle_standard"]

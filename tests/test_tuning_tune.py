@@ -134,3 +134,34 @@ def test_an_options_file_moves_a_character_and_keeps_what_it_does_not_vary(tmp_p
     assert hosts == {"Halberdiers", "Handgunners"}
     champions = {dict(opts).get("champion") for _, opts in space.variants["wfb8/empire_halberdiers"]}
     assert {True, False} <= champions
+
+
+def test_equal_entries_merge_and_the_ranked_table_lists_each_list_once():
+    """Issue 32: the input's `count = 2` and a candidate's two entries of one (or an entry
+    with the profile's own size written out) are one list: merged into one entry, never
+    ranked twice."""
+    from mathhammer import game as games
+    from mathhammer.tuning.tune import merge_equal_entries
+
+    data = {"name": "x", "game": "fantasy", "ruleset": "wfb8", "points": 500,
+            "units": [{"profile": "wfb8/empire_halberdiers"},
+                      {"profile": "wfb8/empire_handgunners"},
+                      {"profile": "wfb8/empire_halberdiers", "models": 20}]}
+    merged = merge_equal_entries(data, load_list(data))
+    assert merged is not None and len(merged["units"]) == 2
+    assert merged["units"][0]["count"] == 2
+    assert games.list_text(load_list(merged)) == games.list_text(load_list("wfb8_empire"))
+    assert merge_equal_entries(merged, load_list(merged)) is None  # already one way of writing it
+    report = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", model="cells", seed=3,
+                       top=20, budget_seconds=600, max_lists=30, n_trials=500)
+    ranked = report.info["ranked"]
+    texts = [games.list_text(load_list({**data, "units": r["units"]})) for r in ranked]
+    assert len(texts) == len(set(texts)) > 1
+    assert [r["changes"] for r in ranked].count("no change") == 1
+
+
+def test_max_lists_caps_the_lists_scored_on_cells():
+    for cap in (1, 4, 9):
+        report = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", model="cells", seed=3,
+                           budget_seconds=600, max_lists=cap, n_trials=500)
+        assert 1 <= report.info["lists_evaluated"] <= cap

@@ -353,6 +353,16 @@ class Machine(_Frozen):
     name: str = Field(min_length=1, description="the machine, e.g. Great Cannon")
     t: int = Field(ge=1, le=10, description="Toughness against shooting and magic (FB-WM1)")
     w: int = Field(ge=1, le=20, description="Wounds (t9a1; in wfb8 the crew count is its Wounds)")
+    fires: Literal["stone-thrower", "cannon", "bolt-thrower", "flame-cannon", "multi-barrel"] | None = \
+        Field(None, description="FB-WM2: the artillery piece it fires in fb battle (fb artillery "
+                                "WEAPON); none: it only stands and fights")
+    range: int | None = Field(None, ge=1, le=120, description="FB-WM2: the piece's range in inches")
+
+    @model_validator(mode="after")
+    def _a_piece_has_a_range(self):
+        if self.fires is not None and self.range is None:
+            raise ValueError(f"a machine that fires a {self.fires} needs its range = inches")
+        return self
 
 
 class UnitProfile(_Frozen):
