@@ -94,13 +94,13 @@ def test_the_cli_writes_the_list_and_says_what_it_did(tmp_path):
     out = tmp_path / "list.toml"
     code, stdout, err = cli_result("import", EXAMPLES / "orcs_t9a.txt", "-o", out)
     assert code == 0 and stdout == "" and err.startswith("Converted the export")
-    assert "kept 4 of 5 entries and 4 of 7 options" in err
+    assert "kept 4 of 5 entries and 5 of 7 options" in err
     assert "# UNKNOWN: Night Goblin Fanatic" in out.read_text()
     load_list(str(out))
     code, stdout, _ = cli_result("import", EXAMPLES / "orcs_t9a.txt", "--format", "json")
     report = json.loads(stdout)
     assert report["command"] == "import" and report["results"]["entries_converted"]["value"] == 4
-    assert report["results"]["options_kept"]["value"] == 4
+    assert report["results"]["options_kept"]["value"] == 5
     code, stdout, _ = cli_result("import", EXAMPLES / "khador_mk2.txt")
     assert stdout.startswith("# Converted the export") and "kept 3 of 3 entries" in stdout
 
