@@ -215,3 +215,16 @@ def test_a_battle_standard_is_a_priced_list_option():
         load_list({"game": "fantasy", "ruleset": "t9a1", "points": 900,
                    "units": [{"profile": "t9a1/og_orc_warlord", "battle_standard": True}]})
     assert "battle standard" in str(info.value)
+
+
+def test_an_option_the_profile_sells_becomes_the_entrys_buys(tmp_path):
+    """Issue 32 parts 3-4: "Spears" on wfb8 Orc Boyz is kit their profile sells
+    (points.kit_options): kept as `buys = "spear"`, priced in the list's points."""
+    export = tmp_path / "orcs.txt"
+    export.write_text("Orcs and Goblins, 500 pts\n++ Core ++\n200 - 25 Orc Boyz, Spears, Shields\n")
+    report, text = import_file(export, ruleset="wfb8")
+    assert "kept 1 of 1 entry and 2 of 2 options; nothing dropped" in report.headline
+    data = tomllib.loads(text)
+    assert data["units"][0]["buys"] == "spear"
+    unit = load_list(data).units[0]
+    assert "spear" in unit.profile.equipment and unit.points == 25 * 8  # 6 + shield 1 + spear 1

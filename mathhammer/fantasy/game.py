@@ -40,6 +40,9 @@ class Fantasy(Game):
         "joins": (str | None, Field(None, min_length=1, description="a character: the label of "
                                     "the unit it fights in (FB-K1)")),
         "general": (bool | None, Field(None, description="a character: the army's general (FB-K4)")),
+        # equipment bought (issue 32 part 3): a kit id the profile's points.kit_options prices
+        "buys": (str | None, Field(None, min_length=1, max_length=40, description="equipment "
+                                   "bought from the profile's points.kit_options (FB-E1..E8)")),
     }
     variant_fields = {
         "models": (list[int], Field(default_factory=list, max_length=12)),
@@ -50,6 +53,8 @@ class Fantasy(Game):
         "musician": (list[bool], Field(default_factory=list, max_length=2)),
         # a character moved between units: the labels of the units it may join (FB-K1)
         "joins": (list[str], Field(default_factory=list, max_length=12)),
+        # equipment bought or not: kit ids of the profile's points.kit_options, "none" for none
+        "buys": (list[str], Field(default_factory=list, max_length=9)),
     }
     kill_words = "P(target breaks or is destroyed)"
     sweep_stats = ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")
@@ -118,6 +123,7 @@ class Fantasy(Game):
             check_prices(unit, f"{entry.profile}", unit.formation)
         except ProfileError as err:
             raise ProfileError(f"{key}.profile", f"{err.where}: {err.what}", None, err.fix) from None
+        unit = _with_bought_kit(unit, entry.buys, f"{key}.buys")
         roles = {"joins": entry.joins, "general": entry.general}
         for option, value in roles.items():
             if value is not None and unit.role != "character":
@@ -128,6 +134,8 @@ class Fantasy(Game):
             raise ProfileError(f"{key}.count", "a character that joins a unit is one model",
                                entry.count, "use count = 1 (one entry per character)")
         options = {"charge": entry.charge, **{k: v for k, v in roles.items() if v}}
+        if entry.buys not in (None, "none"):
+            options["buys"] = entry.buys  # what a cell or battle plays differs: in every key
         return ListUnit(label, unit, entry.count, unit.unit_points(), options)
 
     def list_points(self, units: list, where: str) -> int:
@@ -166,7 +174,8 @@ class Fantasy(Game):
         """`` (20)``, or `` (20, champion, standard)`` with the command it has bought."""
         f = unit.profile.formation
         command = [c for c in ("champion", "standard", "musician") if getattr(f, c, False)]
-        return f" ({', '.join([str(f.models), *command])})"
+        kit = [unit.options["buys"].replace("_", " ")] if unit.options.get("buys") else []
+        return f" ({', '.join([str(f.models), *command, *kit])})"
 
     def default_ruleset(self, profile: Any) -> str:
         return getattr(profile, "ruleset", None) or "wfb8"
@@ -378,7 +387,8 @@ class Fantasy(Game):
     def import_options(self, entry, profile):
         """Each printed option against the profile: command (champion, standard bearer,
         musician, battle standard) the profile prices becomes the entry's, a character's
-        General its ``general = true`` (FB-K4), kit in its
+        General its ``general = true`` (FB-K4), kit its ``points.kit_options`` sells its
+        ``buys`` (one item), kit in its
         equipment, weapon, upgrades or mounts is kept (the profile plays it), anything
         else is dropped with the reason. The export's command is the unit's: command it
         does not list is switched off where the profile fields it by default."""
@@ -405,6 +415,9 @@ class Fantasy(Game):
                 else:
                     dropped.append((option, "only a character is the general (FB-K4)"))
             elif words in kit:
+                kept.append(option)
+            elif words in (sold := _kit_sold(profile)) and "buys" not in keys:
+                keys["buys"] = sold[words]  # bought from the profile's points.kit_options
                 kept.append(option)
             else:
                 dropped.append((option, "not in the profile"))
@@ -472,6 +485,14 @@ def _priced(profile, part: str) -> bool:
     return getattr(profile.points, part) > 0 or part in profile.points.free
 
 
+def _kit_sold(profile) -> dict[str, str]:
+    """Builders' names of the kit the profile sells (``points.kit_options``) -> its kit id."""
+    from mathhammer.fantasy.list_text import option_words
+
+    return {option_words(n): item for item in profile.points.kit_options
+            for n in KIT_NAMES.get(item, (item.replace("_", " "),))}
+
+
 def _kit_names(profile) -> set[str]:
     """What the profile's model carries, by the names builders print: its equipment, its
     weapon, the upgrades and mounts its points name, and a hand weapon (every model's)."""
@@ -519,6 +540,23 @@ def volley_cell(cell: Any, shooter: Any, target: Any, config: Any = None):
     note = f"{firing} x {weapon.name} (S{weapon.strength}) at short range, standing, in the open"
     return CellResult(cell.key, report.results["p_at_least"], slain, report.method, report.seed,
                       report.n_trials, note, damage_share=1.0 / models)
+
+
+def _with_bought_kit(unit: Any, item: str | None, where: str) -> Any:
+    """``unit`` with ``item`` bought (issue 32 part 3): the kit id joins its equipment, which
+    the engines read (FB-E1..E8), and its price per model joins its upgrades (PR-4); only
+    what the profile's ``points.kit_options`` prices ("none": nothing bought)."""
+    if item in (None, "none"):
+        return unit
+    offered = unit.points.kit_options
+    if item not in offered:
+        raise ProfileError(where, f"{unit.name} cannot buy it: its profile prices "
+                           + (", ".join(offered) if offered else "no equipment to buy")
+                           + " (points.kit_options)", item,
+                           f"use buys = \"{next(iter(offered))}\"" if offered else "remove buys")
+    points = unit.points.model_copy(update={"upgrades": {**unit.points.upgrades,
+                                                         item: offered[item]}})
+    return unit.model_copy(update={"equipment": (*unit.equipment, item), "points": points})
 
 
 def idle_machine_cell(cell: Any):
