@@ -41,7 +41,7 @@ def _small(name: str, argv: list[str]) -> list[str]:
     meta list: --n-trials is refused there) and a fixed seed where the command takes them."""
     opts = _options(name)
     extra = []
-    on_battles = "--model" in opts and "cells" not in argv
+    on_battles = "--battles" in opts and "--model" in opts and "cells" not in argv
     if on_battles:
         if "--battles" not in argv:
             extra += ["--battles", "50"]
