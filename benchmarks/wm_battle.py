@@ -104,7 +104,7 @@ def main() -> int:
                  f"{rate:,.0f} battles/s ({1000 * one:.1f} ms a battle on one thread; "
                  f"A wins {100 * tally.wins[0] / n:.1f}%)", "", ">= 100 battles/s",
                  "pass" if rate >= 100 else "MISS"))
-    br = BattleSpec(*LISTS, turns=5, policy_a="best-response", iterations=8)
+    br = BattleSpec(*LISTS, turns=5, policy_a="best-response", rollouts=8)
     run(br, 8, seed=1, workers=2)
     n_br = 1000
     t = time.perf_counter()

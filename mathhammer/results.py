@@ -165,6 +165,8 @@ class Estimate:
             return str(int(self.value))
         scale, unit = (100.0, "%") if percent else (1.0, "")
         digits = 2 if percent else 4
+        if not percent and not self.is_exact and self.se > 0 and math.isfinite(self.se):
+            digits = _se_places(self.se, digits)  # "113 ± 43", not "113.0000 ± 42.8653"
         text = f"{self.value * scale:.{digits}f}{unit}"
         if not self.is_exact:
             lo, hi = self.ci95
@@ -177,6 +179,15 @@ class Estimate:
     def __str__(self) -> str:
         return self.format()
 
+
+
+def _se_places(se: float, most: int) -> int:
+    """Decimals a Monte Carlo mean keeps: to the se's first significant digit (its second
+    when that is a 1), never more than ``most`` nor fewer than none."""
+    place = -math.floor(math.log10(se))
+    if math.floor(se * 10.0 ** place) < 2:
+        place += 1
+    return max(0, min(most, place))
 
 class Distribution:
     """A distribution over integers: exact, or a Monte Carlo histogram.
@@ -583,6 +594,15 @@ class InfoTable(list):
     def __init__(self, rows: Any = (), columns: tuple[Column, ...] = ()) -> None:
         super().__init__(rows)
         self.columns = tuple(columns)
+
+
+class InfoLines(list):
+    """Entries of a report's ``info`` that the JSON view keeps whole (nested dicts, full
+    precision) and the table view shows as the given lines, one per entry."""
+
+    def __init__(self, entries: Any = (), lines: Any = ()) -> None:
+        super().__init__(entries)
+        self.lines = list(lines)
 
 
 def _jsonable(value: Any, spell=None) -> Any:

@@ -37,16 +37,16 @@ def query_commands() -> list[str]:
 
 
 def _small(name: str, argv: list[str]) -> list[str]:
-    """Small, repeatable runs: 2,000 trials (or, for a list scored on battles, 50 battles per
-    meta list: --n-trials is refused there) and a fixed seed where the command takes them."""
+    """Small, repeatable runs: 2,000 trials (200 whole battles, 100 a meta list when tuning
+    on battles) and a fixed seed where the command takes them."""
     opts = _options(name)
     extra = []
-    on_battles = "--battles" in opts and "--model" in opts and "cells" not in argv
-    if on_battles:
-        if "--battles" not in argv:
-            extra += ["--battles", "50"]
-    elif "--n-trials" in opts and "--n-trials" not in argv and "--precision" not in argv:
-        extra += ["--n-trials", "2000"]
+    on_battles = "--battles" in opts and "cells" not in argv  # score, diff, tune
+    if on_battles and "--battles" not in argv:
+        extra += ["--battles", "100"]
+    elif "--n-trials" in opts and "--n-trials" not in argv and "--precision" not in argv \
+            and not on_battles:
+        extra += ["--n-trials", "200" if name.endswith(" battle") else "2000"]
     if "--seed" in opts and "--seed" not in argv:
         extra += ["--seed", "1"]
     return extra + ["--quiet"]
@@ -167,6 +167,8 @@ def test_readme_example_table_fits_and_starts_with_the_headline(argv):
     if runnable is None:
         pytest.skip("the example reads a file of your own")
     runnable = [str(ROOT / t) if t.endswith(".toml") else t for t in runnable]
+    if "--battles" in runnable and "cells" not in runnable:  # the shape, not the figures
+        runnable[runnable.index("--battles") + 1] = "100"
     runnable += _small(name, runnable)
     code, out, err = run_inprocess(runnable, timeout=120)
     assert code == 0, err

@@ -86,7 +86,7 @@ SCALED: dict[str, str] = {
 
 #: sampled over seeds only in the slow run: 60 runs of these take seconds
 SLOW_TO_SAMPLE = {"compare", "sweep", "score", "diff", "tune", "fb combat", "fb challenge", "run",
-                  "wm plan", "fb turn", "fb battle"}
+                  "wm plan", "fb turn", "fb battle", "wm battle"}
 REPEATS = 60
 
 

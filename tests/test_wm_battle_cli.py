@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import ROOT, cli_inprocess
 
 DATA = ROOT / "tests" / "data" / "wm_battle"
-SMALL = ["--n-trials", "40", "--seed", "5", "--threads", "1", "--quiet"]
+SMALL = ["--n-trials", "40", "--seed", "5", "--quiet"]
 
 
 def test_the_answer_comes_first_and_json_has_the_three_outcomes():
@@ -43,13 +43,15 @@ def test_the_answer_comes_first_and_json_has_the_three_outcomes():
     (["khador_battlebox", "cygnar_battlebox", "--policy-a", "clever"], "--policy-a"),
     (["khador_battlebox", "cygnar_battlebox", "--first", "c"], "--first"),
     (["khador_battlebox", "cygnar_battlebox", "--iterations", "0"], "--iterations"),
+    (["khador_battlebox", "cygnar_battlebox", "--iterations", "4"], "--iterations"),
+    (["khador_battlebox", "cygnar_battlebox", "--rollouts", "0"], "--rollouts"),
     (["khador_battlebox", "cygnar_battlebox", "--plan", "best"], "--plan"),
     (["khador_battlebox", "cygnar_battlebox", "--n-trials", "0"], "--n-trials"),
     (["khador_battlebox", "no_such_list"], "list"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, where):
-    done = cli_inprocess("wm", "battle", *argv, "--n-trials", "10", "--threads", "1") \
-        if "--n-trials" not in argv else cli_inprocess("wm", "battle", *argv, "--threads", "1")
+    done = cli_inprocess("wm", "battle", *argv, "--n-trials", "10", "--workers", "1") \
+        if "--n-trials" not in argv else cli_inprocess("wm", "battle", *argv, "--workers", "1")
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and lines[0].startswith("error: ") and where in lines[0], lines
@@ -142,7 +144,7 @@ def test_ctrl_c_stops_a_battle_run_and_its_worker_processes():
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "mathhammer", "wm", "battle", "khador_battlebox",
-         "cygnar_battlebox", "--n-trials", "1000000", "--seed", "1", "--threads", "2"],
+         "cygnar_battlebox", "--n-trials", "1000000", "--seed", "1", "--workers", "2"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
     time.sleep(4.0)

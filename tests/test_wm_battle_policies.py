@@ -25,7 +25,7 @@ def _paired(options_a: tuple, n: int, turns: int = 2,
     from mathhammer.warmachine.battle.runner import BattleSpec, build, play_battle
 
     base = dict(list_a="khador_battlebox", list_b="cygnar_battlebox", turns=turns,
-                deployment=CLOSE, iterations=6)
+                deployment=CLOSE, rollouts=6)
     tried, t_pols = build(BattleSpec(policy_a="best-response", options_a=options_a, **base))
     plain, p_pols = build(BattleSpec(policy_a=baseline, **base))
 
@@ -81,12 +81,36 @@ def test_scripted_allocates_as_the_list_says():
 
 def test_the_first_turn_decisions_are_shown_with_their_values():
     done = cli_inprocess("wm", "battle", "khador_battlebox", "cygnar_battlebox", "--turns", "2",
-                         "--deployment", CLOSE, "--policy-a", "best-response", "--iterations",
-                         "4", "--first", "a", "--n-trials", "6", "--seed", "2", "--threads", "1",
+                         "--deployment", CLOSE, "--policy-a", "best-response", "--rollouts",
+                         "4", "--first", "a", "--n-trials", "6", "--seed", "2", "--workers", "1",
                          "--format", "json", "--quiet")
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)["info"]
     lines = info["decisions at the first turn"]
     assert any(line.startswith("A moving first, posture (") for line in lines)
     assert all("±" in line and "%" in line for line in lines)
-    assert info["sides"][0].endswith("policy best-response")
+    assert info["sides"][0].endswith("policy best-response (4 rollouts per option)")
+
+
+def test_an_iteration_answers_the_answer():
+    """``--iterations 2`` (as fb battle): the other side in the rollouts is a best response to
+    this side's greedy continuation; 3 answers that one in turn (WM-B11)."""
+    from mathhammer.warmachine.battle.policies import Greedy
+    from mathhammer.warmachine.battle.response import BestResponse
+    from mathhammer.warmachine.battle.runner import BattleSpec, build
+
+    _, policies = build(BattleSpec("khador_battlebox", "cygnar_battlebox", 2, deployment=CLOSE,
+                                   policy_a="best-response", rollouts=2, iterations=3))
+    answer = policies[0].opponent
+    assert isinstance(answer, BestResponse) and answer.side == 1 and answer.iterations == 2
+    assert isinstance(answer.opponent, BestResponse) and answer.opponent.side == 0
+    assert isinstance(answer.opponent.opponent, Greedy)
+    _, plain = build(BattleSpec("khador_battlebox", "cygnar_battlebox", 2, deployment=CLOSE,
+                                policy_a="best-response", rollouts=2))
+    assert not isinstance(plain[0].opponent, BestResponse)
+    done = cli_inprocess("wm", "battle", "khador_battlebox", "cygnar_battlebox", "--turns", "1",
+                         "--deployment", CLOSE, "--policy-a", "best-response", "--rollouts",
+                         "2", "--iterations", "2", "--n-trials", "2", "--seed", "3",
+                         "--workers", "1", "--format", "json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["info"]["sides"][0].endswith("2 iterations)")

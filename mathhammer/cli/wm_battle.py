@@ -15,7 +15,7 @@ from mathhammer.cli._common import CommonOptions, emit, query_command
 BATTLES = 2000  # mathhammer.warmachine.battle.query.DEFAULT_BATTLES (help needs no import)
 
 
-@query_command(only=("n_trials", "seed", "threads", "format", "plot", "output", "quiet"),
+@query_command(only=("n_trials", "seed", "format", "plot", "output", "quiet"),
                trials=BATTLES)
 def battle_command(
     list_a: Annotated[str, typer.Argument(help="Side A: a Warmachine list file or bundled list (khador_battlebox): one warcaster and its warjacks.")],
@@ -25,9 +25,11 @@ def battle_command(
     policy_a: Annotated[str, typer.Option("--policy-a", help="Who decides side A's posture, feat and focus: scripted, greedy or best-response (WM-B11).")] = "greedy",
     policy_b: Annotated[str, typer.Option("--policy-b", help="Who decides side B's: scripted, greedy or best-response.")] = "greedy",
     first: Annotated[str, typer.Option("--first", help="Who takes the first turn: a, b or roll-off (WM-B3).")] = "roll-off",
-    iterations: Annotated[int, typer.Option("--iterations", help="best-response: rollouts per option, common random numbers (default 8).")] = 8,
+    rollouts: Annotated[int, typer.Option("--rollouts", help="best-response: rollouts of the rest of the battle per option (common random numbers).")] = 8,
+    iterations: Annotated[int, typer.Option("--iterations", help="best-response: 2 or 3 answers the other side's best response (each iteration answers the last).")] = 1,
     plan: Annotated[str, typer.Option("--plan", help="The plan search (wm plan) for assassinations: auto (first turn of the game), exact (every assassination; slow for four-model battlegroups) or greedy (never) (WM-B13).")] = "auto",
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="local (default: --threads worker processes) or a Dask scheduler address (tcp://host:8786); same seed, same answer.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="Worker processes (default: every core); the same answer for any count.")] = None,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="A Dask scheduler address (tcp://host:8786): the battles run there, the same answer.")] = None,
     opts: CommonOptions = None,  # filled in by @query_command
 ) -> None:
     """Two Warmachine battlegroups fight to the caster kill: P(A wins / B wins / undecided).
@@ -42,7 +44,7 @@ def battle_command(
 
     config = opts.config()
     report = wm_battle(list_a, list_b, turns=turns, deployment=deployment, policy_a=policy_a,
-                       policy_b=policy_b, first=first, iterations=iterations, plan=plan,
-                       n_trials=config.n_trials, seed=config.seed, workers=config.threads,
+                       policy_b=policy_b, first=first, rollouts=rollouts, iterations=iterations, plan=plan,
+                       n_trials=config.n_trials, seed=config.seed, workers=workers,
                        scheduler=scheduler, progress=config.progress)
     emit(report, opts)

@@ -257,10 +257,14 @@ class Fantasy(Game):
 
     def score_options(self, unit: Any) -> dict[str, Any]:
         """TU-C1: a war machine with a piece (``[machine] fires``, FB-WM2) spends its turn
-        firing it; a unit with a missile weapon (its ``[ranged]`` table) shooting."""
+        firing it; a wizard (its ``[wizard]`` table, FB-B12) casting its first magic missile;
+        a unit with a missile weapon (its ``[ranged]`` table) shooting."""
         machine = unit.profile.machine
         if machine is not None and getattr(machine, "fires", None):
             return {"fires": machine.fires}
+        wizard = unit.profile.wizard
+        if wizard is not None and any(sp.kind == "missile" for sp in wizard.spells):
+            return {"casts": True}
         return {"shoots": True} if unit.profile.ranged is not None else {}
 
     def cell_runner(self, cell: Any):
@@ -271,6 +275,10 @@ class Fantasy(Game):
         if cell.attacker_options.get("fires"):
             target = self.with_stats(cell.target, cell.target_options)
             return lambda config: machine_cell(cell, cell.attacker, target, config)
+        if cell.attacker_options.get("casts"):
+            caster = self.with_stats(cell.attacker, cell.attacker_options)
+            target = self.with_stats(cell.target, cell.target_options)
+            return lambda config: missile_cell(cell, caster, target, config)
         if cell.attacker_options.get("shoots"):
             shooter = self.with_stats(cell.attacker, cell.attacker_options)
             target = self.with_stats(cell.target, cell.target_options)
@@ -304,10 +312,12 @@ class Fantasy(Game):
             return ("a close combat of the unit against the target unit (P(target breaks or is "
                     "destroyed, attacker stands)); a unit with a missile weapon fires one volley at "
                     "it instead (its first two ranks, short range, standing, no cover; expected "
-                    "models slain / the target's models x its points); a war machine with a piece fires one "
-                    "shot of it by fb artillery (FB-WM2's [machine] fires; the same share), one "
-                    "without a piece does nothing, and a charge at a machine counts it when it "
-                    "is destroyed (FB-WM1), TU-C1")
+                    "models slain / the target's models x its points); a wizard casts its first "
+                    "magic missile (P(cast) with the fewest dice reaching 75%, no dispel, x the "
+                    "hits' expected models slain); a war machine with a piece fires one shot of "
+                    "it by fb artillery (FB-WM2's [machine] fires; the same share), one without "
+                    "a piece does nothing, and a charge at a machine counts it when it is "
+                    "destroyed (FB-WM1), TU-C1")
         return ("a close combat of the attacker unit against the target unit; p_kill = "
                 "P(target breaks or is destroyed, attacker stands)")
 
@@ -623,5 +633,52 @@ def _thread_plans() -> dict:
     if plans is None:
         plans = _PLANS.plans = {}
     return plans
+
+
+def missile_cell(cell: Any, caster: Any, target: Any, config: Any = None):
+    """TU-C1: a wizard's turn is its first magic missile (FB-B12) at ``target`` (a heal does
+    not count on cells): cast with the
+    fewest dice whose exact P(cast) reaches 75% (MG-9's target rule, the magic engine's
+    ``cast_odds``), not dispelled, its hits through the wound chain (auto-hits, capped at the
+    target's models). ``p_kill`` and ``mean_damage`` are P(cast) times the chain's."""
+    from mathhammer.analysis.cells import CellResult
+    from mathhammer.fantasy.chain.core import AttackSpec
+    from mathhammer.fantasy.chain.query import chain_report
+    from mathhammer.fantasy.combat.target import target_models, target_parts
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+    from mathhammer.magic.rolls import cast_odds
+
+    rules = load_ruleset(cell.ruleset)
+    wizard = caster.wizard
+    spell = next(sp for sp in wizard.spells if sp.kind == "missile")
+    magic = rules.magic
+    dice = next((d for d in range(1, magic.max_casting_dice + 1)
+                 if cast_odds(magic, d, wizard.level, spell.cv).p_cast >= 0.75),
+                magic.max_casting_dice)
+    p_cast = float(cast_odds(magic, dice, wizard.level, spell.cv).p_cast)
+    part = target_parts(target, rules)[0]
+    models = target_models(target, rules)
+    spec = AttackSpec(strength=spell.strength, toughness=part.t, auto_hit=True,
+                      close_combat=False, save=part.armour, ward=part.ward,
+                      regeneration=part.regeneration, armour_piercing=spell.armour_piercing,
+                      flaming=spell.flaming, target_wounds=part.w)
+    report = chain_report(spec, spell.hits, rules, at_least=models * part.w, models=models,
+                          method=cell.method, config=config, shooting=True)
+    slain = report.results["mean_models_slain" if part.w > 1 else "mean_unsaved_wounds"]
+    note = f"{spell.name} ({spell.hits} S{spell.strength} hits), {dice} dice, P(cast) {p_cast:.3f}"
+    return CellResult(cell.key, _times(report.results["p_at_least"], p_cast),
+                      _times(slain, p_cast), report.method, report.seed, report.n_trials, note,
+                      damage_share=1.0 / models)
+
+
+def _times(estimate: Any, p: float):
+    """An estimate times an exact probability (its se and interval scale with it)."""
+    from mathhammer.results import Estimate
+
+    if estimate.se == 0.0 and estimate.n_trials is None:
+        return Estimate.exact(estimate.value * p)
+    return Estimate(estimate.value * p, estimate.se * p,
+                    (estimate.ci95[0] * p, estimate.ci95[1] * p), estimate.n_trials)
+
 
 GAME = register(Fantasy())

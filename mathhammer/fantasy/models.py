@@ -250,6 +250,56 @@ class RangedWeapon(_Frozen):
         return checked
 
 
+class Spell(_Frozen):
+    """One spell a wizard casts in a battle's magic phase (FB-B12): a magic missile — the
+    ``hits`` automatic hits at ``strength`` on one enemy unit in the caster's front arc, in
+    sight and within ``range``, wounded and saved as shooting is (the wound chain); or a
+    healing augment (``kind = "heal"``) — ``restores`` wounds back to the rank and file of a
+    friendly unit within ``range`` (models it lost return, never beyond its start)."""
+
+    name: str = Field(min_length=1)
+    kind: Literal["missile", "heal"] = Field("missile", description="FB-B12")
+    cv: int = Field(ge=2, le=30, description="casting value (MG-4)")
+    range: float = Field(ge=1, le=72, description="inches")
+    hits: str | None = Field(None, description='a missile\'s automatic hits: "D6", "2D6", "3"')
+    strength: int | None = Field(None, ge=1, le=10, description="a missile's Strength")
+    restores: str | None = Field(None, description='a heal\'s wounds restored: "D3+1"')
+    armour_piercing: int = Field(0, ge=0, le=6)
+    flaming: bool = Field(False, description="FB-V2: switches off Regeneration")
+    confidence: Confidence | None = None
+
+    _hits = field_validator("hits", "restores")(classmethod(lambda cls, v: _check_hits(v)))
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> Spell:
+        if self.kind == "missile" and (self.hits is None or self.strength is None):
+            raise ValueError(f"spell {self.name!r}: a missile needs hits and strength")
+        if self.kind == "heal" and self.restores is None:
+            raise ValueError(f'spell {self.name!r}: a heal needs restores (e.g. "D3+1")')
+        if self.kind == "heal" and (self.hits is not None or self.strength is not None):
+            raise ValueError(f"spell {self.name!r}: a heal has restores, not hits or strength")
+        if self.kind == "missile" and self.restores is not None:
+            raise ValueError(f"spell {self.name!r}: restores is for kind = \"heal\"")
+        return self
+
+
+class Wizard(_Frozen):
+    """FB-B12: a character who casts (MG-4: ``level`` adds to the casting total and, when
+    it dispels, to the dispel total) and channels (MG-2)."""
+
+    level: int = Field(ge=1, le=4)
+    lore: str = ""
+    spells: tuple[Spell, ...] = Field(min_length=1, max_length=6)
+    confidence: Confidence | None = None
+
+    @model_validator(mode="after")
+    def _unique(self) -> Wizard:
+        names = [s.name for s in self.spells]
+        if len(set(names)) != len(names):
+            raise ValueError(f"spell names must be unique, got {names}")
+        return self
+
+
 class Champion(_Frozen):
     """FB-K2: a champion's own stat line; keys left out are the unit's (A + the unit's
     ``champion_extra_attacks``)."""
@@ -404,6 +454,8 @@ class UnitProfile(_Frozen):
                                                       "the stat line and formation)")
     ranged: RangedWeapon | None = Field(None, description="the missile weapon a battle fires "
                                                           "(FB-B6)")
+    wizard: Wizard | None = Field(None, description="FB-B12: a character's wizard level and "
+                                                    "spells (the battle's magic phase)")
     notes: tuple[str, ...] = Field((), description="rules the engine does not simulate (shown only)")
     aliases: tuple[str, ...] = Field((), max_length=12, description="other names list builders print (mathhammer import)")
     champion_extra_attacks: int = Field(1, ge=0, le=5)
@@ -455,6 +507,8 @@ class UnitProfile(_Frozen):
         if (self.troop_type == "war_machine") != (self.machine is not None):
             raise ValueError("a war machine (troop_type = \"war_machine\") and a [machine] table "
                              "(name, t, w) go together (FB-WM1)")
+        if self.wizard is not None and self.role != "character":
+            raise ValueError('a [wizard] table is for role = "character" profiles (FB-B12)')
         if self.level is not None and self.role != "character":
             raise ValueError('level (lord / hero) is for role = "character" profiles')
         self._priced_parts_exist()

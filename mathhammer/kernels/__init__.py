@@ -194,7 +194,8 @@ def load(module: str):
     import importlib
 
     loaded = sys.modules.get(module)
-    if loaded is not None:
+    # another thread may still be running the module's body: import_module waits for it
+    if loaded is not None and not getattr(loaded.__spec__, "_initializing", False):
         return loaded
     if compile_notice is not None and not cache_is_warm(module):
         short = module.removeprefix("mathhammer.").replace("kernels.", "").replace(".kernels", "")

@@ -7,7 +7,7 @@ import math
 
 from mathhammer.errors import printable
 from mathhammer.present.flags import flag, with_flags
-from mathhammer.results import Distribution, InfoTable, Report
+from mathhammer.results import Distribution, InfoLines, InfoTable, Report
 
 BAR_WIDTH = 30
 #: the table view of a README example stays within this many lines without --full
@@ -106,6 +106,9 @@ def _info_lines(report: Report, full: bool) -> list[str]:
         elif isinstance(value, InfoTable):
             lines.append(f"{key}:")
             lines.extend(info_table_lines(value))
+        elif isinstance(value, InfoLines):
+            lines.append(f"{key}:")
+            lines.extend(f"  {line}" for line in value.lines)
         elif isinstance(value, list):
             lines.append(f"{key}:")
             whole = full or key == "explain" or len(value) <= MAX_LIST_ITEMS + 1  # asked for

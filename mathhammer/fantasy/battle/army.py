@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from mathhammer.errors import InputError, ProfileError
+from mathhammer.errors import InputError, MathhammerError, ProfileError
 from mathhammer.fantasy.combat.compile import Character, Side, _bodies_of
 from mathhammer.lists import ArmyList
 
@@ -43,6 +43,19 @@ class BattleUnit:
     battle_standard: bool
     standard: bool
     ranged: object | None  # RangedWeapon of the unit's profile
+    # FB-WM2: a war machine's own profile (its [machine]: Toughness against shooting, the piece
+    # it fires); ``combat_side`` then holds its crew, who fight (FB-WM1) and carry its wounds
+    war_machine: object | None = None
+
+    @property
+    def shot_profile(self):
+        """The profile shooting and artillery wound: a war machine's own (FB-WM1: its T)."""
+        return self.war_machine if self.war_machine is not None else self.profile
+
+    @property
+    def fires(self) -> str | None:
+        """FB-WM2: the artillery piece this unit fires (a war machine with ``fires``)."""
+        return self.war_machine.machine.fires if self.war_machine is not None else None
 
     @property
     def profile(self):
@@ -54,7 +67,7 @@ class BattleUnit:
 
     def footprint(self, models: int) -> tuple[float, float]:
         """FB-B1: (frontage, depth) in inches with ``models`` left (at least one model)."""
-        if self.profile.machine is not None:  # FB-B1: a war machine is its base
+        if self.war_machine is not None:  # FB-B1: a war machine is its base
             return self.base
         n = max(1, models)
         files = min(n, self.width)
@@ -120,9 +133,46 @@ def _general_label(army: ArmyList) -> str | None:
     return max(characters, key=lambda u: u.profile.stats.ld).label
 
 
+EXACT_PIECES = ("cannon", "bolt-thrower", "flame-cannon", "multi-barrel")  # FB-WM2
+
+
+def _check_piece(machine, label: str, side: int, rules) -> None:
+    """FB-WM2: the battle draws a piece's shot from fb artillery's exact answer; a scattered
+    template (stone thrower) has none, and the ruleset must have the piece."""
+    from mathhammer.fantasy.artillery.shot import check_weapon
+
+    fires = machine.machine.fires
+    if fires is None:
+        return
+    where = f"list {'AB'[side]}: {label} ({machine.id})"
+    if fires not in EXACT_PIECES:
+        raise ProfileError(where, f"fires a {fires}, whose scattered template has no exact "
+                           "table for a battle to draw from (FB-WM2)", fires,
+                           f"give it one of {', '.join(EXACT_PIECES)}, or drop [machine] fires")
+    try:
+        check_weapon(fires, rules)
+    except MathhammerError as err:
+        raise ProfileError(where, f"fires a {fires}, which ruleset {rules.name} does not have",
+                           fires, "use a piece the ruleset has (fb artillery --help)") from err
+
+
+def crew_profile(machine):
+    """FB-WM2: the crew of a war machine as the combat engine's unit: the crew's stat line and
+    saves, one model per crewman, their frontage the machine's base (FB-WM1: the crew fight)."""
+    crew = machine.formation.models
+    width_mm, depth_mm = machine.base_mm
+    return machine.model_copy(update={
+        "machine": None, "troop_type": "infantry",
+        "base": (max(1, round(width_mm / crew)), depth_mm)})
+
+
 def _unit(index: int, side: int, label: str, entry, characters, lone_general: bool,
           rules) -> BattleUnit:
     profile = entry.profile
+    war_machine = profile if profile.machine is not None else None
+    if war_machine is not None:
+        _check_piece(war_machine, label, side, rules)
+        profile = crew_profile(war_machine)
     combat_side = Side(profile, characters=characters)
     bodies = _bodies_of(0, combat_side, rules, [], [-1])
     f = profile.formation
@@ -130,11 +180,12 @@ def _unit(index: int, side: int, label: str, entry, characters, lone_general: bo
     ld = max([profile.stats.ld] + [c.profile.stats.ld for c in characters])
     swift = profile.has("Swiftstride")
     flee = rules.combat.swiftstride_dice if swift else rules.combat.flee_dice
-    w_mm, d_mm = profile.base_mm
+    w_mm, d_mm = (war_machine or profile).base_mm
     large = profile.troop_type in LARGE_TYPES or profile.ridden_monster is not None
     general = lone_general or any(c.general for c in characters)
     bsb = any(c.battle_standard for c in characters) or f.battle_standard
     return BattleUnit(index, side, label, combat_side, points, f.models, f.rank_width,
-                      (w_mm / MM_PER_INCH, d_mm / MM_PER_INCH), profile.movement, ld, flee, large,
-                      tuple((b.name, b.role, b.models, b.w) for b in bodies), general, bsb,
-                      f.standard, profile.ranged)
+                      (w_mm / MM_PER_INCH, d_mm / MM_PER_INCH),
+                      0 if war_machine is not None else profile.movement,  # FB-WM2: it stays
+                      ld, flee, large, tuple((b.name, b.role, b.models, b.w) for b in bodies),
+                      general, bsb, f.standard, profile.ranged, war_machine)

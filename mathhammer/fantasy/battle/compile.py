@@ -42,6 +42,10 @@ class KernelBattle:
         self.T = empty_tables()
         self.S = ks.new_state(len(plan.units), plan.turns)
         self.W = scratch(plan, ks)
+        from mathhammer.fantasy.battle.magic import kernel_tables
+        from mathhammer.fantasy.kernels import battle_actions as ka
+
+        kernel_tables(plan, self.T[ka.T_SHOT_LIST], self.T[ka.T_SHOT_DICT])  # FB-B12
         self.B = ks.make_battle(*self.P, *self.D, *self.T, *self.W)
         self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
         self.misses = 0
@@ -143,7 +147,13 @@ class KernelBattle:
             _k, u, t, n, mod, left = miss[:6]
             if int(shot_code(u, t, n, mod, left)) in self.T[ka.T_SHOT_DICT]:
                 return
-            cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
+            if n >= ka.MACHINE_SHOT:  # FB-WM2: a war machine's piece, the artillery engine
+                from mathhammer.fantasy.battle.shooting import machine_table
+
+                cum = np.ascontiguousarray(machine_table(self.plan, u, t, n - ka.MACHINE_SHOT,
+                                                         mod, left), np.float64)
+            else:
+                cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
             self.T[ka.T_SHOT_LIST].append(cum)
             self.T[ka.T_SHOT_DICT][int(shot_code(u, t, n, mod, left))] = \
                 len(self.T[ka.T_SHOT_LIST]) - 1
@@ -269,10 +279,11 @@ def static_arrays(plan, ks) -> tuple:
         row[ks.UI_MOVE_OR_FIRE] = int(unit.ranged is not None and unit.ranged.move_or_fire)
         row[ks.UI_GENERAL_BODY] = plan.leader_body(u, "general")
         row[ks.UI_BSB_BODY] = plan.leader_body(u, "battle_standard")
-        row[ks.UI_MACHINE] = int(p.machine is not None)
+        row[ks.UI_MACHINE] = machine_code(plan, unit)
         row[ks.UI_SIDE_INDEX] = plan.sides[unit.side].index(u)
         row[ks.UI_FRENZY] = int(p.has("Frenzy"))
-        uf[u] = (unit.base[0], unit.base[1], unit.ranged.range if unit.ranged else 0.0)
+        uf[u] = (unit.base[0], unit.base[1], unit.ranged.range if unit.ranged else
+                 float(unit.war_machine.machine.range) if unit.fires else 0.0)
         for b, (_name, role, models, w) in enumerate(unit.bodies):
             bodies[u, b] = (models, w, int(role in ("rank and file", "champion")))
     width = max(len(plan.charge_table[u][0]) for u in range(n))
@@ -309,7 +320,7 @@ def static_arrays(plan, ks) -> tuple:
     ri[ks.R_FIRST] = {"a": 0, "b": 1, "roll-off": 2}[plan.first]
     ri[ks.R_POLICY_A], ri[ks.R_POLICY_B] = (_policy_code(p, ks) for p in plan.policies)
     ri[ks.R_ROLLOUTS] = max(getattr(p, "rollouts", 1) for p in plan.policies)
-    kinds = ("charge", "reaction", "move", "shoot", "pursue")
+    kinds = ("charge", "reaction", "move", "shoot", "pursue", "cast", "cast dice", "dispel")
     ri[ks.R_BR_KINDS] = sum(1 << kinds.index(k) for p in plan.policies
                             for k in getattr(p, "kinds", ()))
     ri[ks.R_HALF_FAILED] = int(rules.combat.failed_charge_moves != "highest_die")
@@ -338,10 +349,29 @@ def static_arrays(plan, ks) -> tuple:
     kinds = ("charge", "reaction", "move", "shoot", "pursue")
     vocab = np.full((n, 5), np.iinfo(np.int64).max, np.int64)
     for (_side, kind, u, _label), index in plan.vocabulary.items():  # each block's first slot
+        if kind not in kinds:
+            continue  # FB-B12: the magic phase's decisions have their own lookup (magic.py)
         k = kinds.index(kind)
         vocab[u, k] = min(vocab[u, k], index)
     return (ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n, sides, nside,
             ri, rf, terrain, orders, vocab)
+
+
+def machine_code(plan, unit) -> int:
+    """UI_MACHINE: 0 not a war machine, 1 one, 2 one whose piece rolls to hit (FB-WM2)."""
+    from mathhammer.errors import InputError
+    from mathhammer.fantasy.artillery.shot import uses_to_hit
+
+    if unit.war_machine is None:
+        return 0
+    if unit.fires is not None:
+        big = [u for u in plan.units if u.side != unit.side and u.bodies[0][2] > 255]
+        if big:  # kernels.battle_actions.shot_code keeps the models left in 8 bits
+            raise InputError(f"unit {big[0].label}", "has more than 255 rank and file; the "
+                             "battle engine's war machine tables take 255", big[0].bodies[0][2],
+                             "split it into two units")
+        return 2 if uses_to_hit(unit.fires, plan.rules) else 1
+    return 1
 
 
 def _policy_code(policy, ks) -> int:

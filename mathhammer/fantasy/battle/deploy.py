@@ -17,6 +17,8 @@ A deployment file (TOML) places units, adds terrain and gives scripted orders::
     move = "advance"         # advance, hold or retreat
     shoot = "nearest"        # nearest, a unit label or none
     pursue = true
+    cast = "nearest"         # FB-B12, a unit with a wizard: its missiles' target, or none
+    dispel = "all"           # FB-B12: spells at this unit are dispelled (all) or not (none)
 
     [[terrain]]
     name = "wood"
@@ -57,6 +59,8 @@ class Placement(_Strict):
     move: Literal["advance", "hold", "retreat"] | None = None
     shoot: str | None = Field(None, min_length=1)
     pursue: bool | None = None
+    cast: str | None = Field(None, min_length=1, description="FB-B12: the wizards' target")
+    dispel: Literal["all", "none"] | None = Field(None, description="FB-B12: spells at it")
 
 
 class Terrain(_Strict):
@@ -144,7 +148,7 @@ def load_deployment(data: dict | None, units, rules, source: str = "‹deploymen
                 theta = facing_theta(p.facing)
             positions[unit.index] = (x if p.x is None else p.x, y if p.y is None else p.y, theta)
             orders[unit.index] = {k: v for k, v in p.model_dump().items()
-                                  if k in ("charge", "reaction", "move", "shoot", "pursue")
+                                  if k in ("charge", "reaction", "move", "shoot", "pursue", "cast", "dispel")
                                   and v is not None}
             _check_order_targets(orders[unit.index], units, side, where)
     br = rules.battle
@@ -161,7 +165,7 @@ def load_deployment(data: dict | None, units, rules, source: str = "‹deploymen
 
 def _check_order_targets(orders: dict, units, side: int, where: str) -> None:
     enemies = [u.label for u in units if u.side != side]
-    for key in ("charge", "shoot"):
+    for key in ("charge", "shoot", "cast"):
         target = orders.get(key)
         if target is not None and target not in ("any", "none", "nearest") and target not in enemies:
             raise ProfileError(f"{where}.{key}", "names no enemy unit", target,

@@ -18,9 +18,10 @@ A player turn, for the side whose turn it is (FB-B3):
    (FB-B7); a unit whose flight crosses a table edge has fled the battle;
 4. **remaining moves** — hold, advance on an enemy (marching where no enemy is near) or
    step back (FB-B5);
-5. **magic** — not played yet (the ``not_played`` note says so);
+5. **magic** — the side's wizards cast, the other side dispels (FB-B12, :mod:`.magic`);
 6. **shooting** — each unit with a missile weapon picks a target in its front arc, in
-   sight and range (FB-B6, FB-H2); panic at 25% losses in the phase (FB-G4);
+   sight and range (FB-B6, FB-H2), a war machine its piece (FB-WM2); panic at 25% losses
+   in the phase (FB-G4);
 7. **close combat** — every combat fights one round (the combat engine, FB-C1..C7,
    FB-M1..M4); broken units flee and are pursued or let go (FB-C6, FB-B7).
 """
@@ -204,8 +205,8 @@ def reaction_options(plan, state: BattleState, u: int, t: int, face: int, fside:
     within the charged unit's Movement. A unit in combat, or that reacted this turn, holds."""
     extra = (face, fside, gap)
     out = [Option("reaction", t, "hold", u, extra)]
-    if state.engaged(t) or state.reacted[t]:
-        return out
+    if state.engaged(t) or state.reacted[t] or plan.units[t].war_machine is not None:
+        return out  # FB-WM2: a war machine's crew hold
     out.append(Option("reaction", t, "flee", u, extra))
     weapon = plan.units[t].ranged
     barred = plan.rules.combat.stand_and_shoot_min_distance == "movement" \
@@ -314,9 +315,30 @@ def _move(plan, state: BattleState, side: int, i: int, forced) -> None:
 
 # ---- 6 magic -----------------------------------------------------------------------------------
 def _magic(plan, state: BattleState, side: int, i: int, forced) -> None:
-    for u in range(len(plan.units)):  # FB-G4: losses counted per phase from here
-        state.phase_start_models[u] = state.models[u]
-    _goto(state, SHOOT)
+    """FB-B12 (:mod:`.magic`): 0 the pools, 1 a wizard's cast, 2 its dice, 3 the dispel."""
+    from mathhammer.fantasy.battle import magic
+
+    if i == 0:
+        for u in range(len(plan.units)):  # FB-G4: losses counted per phase from here
+            state.phase_start_models[u] = state.models[u]
+        if magic.magic_of(plan).played and not magic.start(plan, state, side):
+            _goto(state, MAGIC, 1)
+        else:
+            _goto(state, SHOOT)
+        return
+    if i == 1:
+        step_to = magic.cast_step(plan, state, side, forced, decide)
+    elif i == 2:
+        step_to = magic.dice_step(plan, state, side, forced, decide)
+    else:
+        magic.dispel_step(plan, state, side, forced, decide)
+        step_to = "next"
+    if step_to == "over":
+        state.magic = None
+        panic_tests(plan, state, 1 - side)  # FB-G4: a quarter lost to the phase's spells
+        _goto(state, SHOOT)
+    else:
+        _goto(state, MAGIC, {"next": 1, "dice": 2, "dispel": 3}[step_to])
 
 
 # ---- 7 shooting --------------------------------------------------------------------------------
@@ -361,6 +383,8 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
 
 
 def pursue_options(plan, u: int, fleeing: int) -> list[Option]:
+    if plan.units[u].war_machine is not None:  # FB-WM1: a war machine never pursues
+        return [Option("pursue", u, "restrain", fleeing)]
     return [Option("pursue", u, "pursue", fleeing), Option("pursue", u, "restrain", fleeing)]
 
 
@@ -373,7 +397,8 @@ def _pursue(plan, state: BattleState, side: int, i: int, forced) -> None:
         w = chasers[len(chosen)]
         choice = decide(plan, state, plan.units[w].side, pursue_options(plan, w, b), forced)
         go = choice.label == "pursue"
-        if not go and plan.rules.battle.restrain_test and not ld_test(plan, state, w):
+        if not go and plan.rules.battle.restrain_test and plan.units[w].war_machine is None \
+                and not ld_test(plan, state, w):
             go = True  # FB-B7: a failed test to restrain pursues
         chosen = chosen + [go]
         state.pending[1] = (kind, b, chasers, chosen, enemies)

@@ -51,7 +51,7 @@ class BattlePlan:
                            for u in self.units]
         self.flee_pmf = [_pmf(u.flee_dice, 0) for u in self.units]
         self.charge_table = [_charge_table(u, self.rules) for u in self.units]
-        self.no_charge = [u.profile.machine is not None or u.movement <= 0 for u in self.units]
+        self.no_charge = [u.war_machine is not None or u.movement <= 0 for u in self.units]
         self.count_bodies = [tuple(i for i, b in enumerate(u.bodies)
                                    if b[1] in ("rank and file", "champion")) for u in self.units]
         self.generals = [next((u.index for u in self.units if u.side == s and u.general), None)

@@ -11,7 +11,8 @@ returns one. The engine never asks who decides.
   holds when charged, advances on the nearest enemy, shoots the nearest and pursues.
 * ``greedy``: each option's value one step ahead by the exact engines
   (:mod:`mathhammer.fantasy.battle.values`); the best, ties to the first listed.
-* ``best-response``: each option of a charge, reaction, shooting or pursuit decision played
+* ``best-response``: each option of a charge, reaction, shooting, pursuit or magic (FB-B12:
+  cast, dice, dispel; at most 16 options) decision played
   out ``rollouts`` times to the end of the battle from the state at the decision, the same
   dice for every option (common random numbers: rollout k of every option starts from the
   same seeds), this side's later decisions by ``greedy`` and the other side's by its own
@@ -32,6 +33,7 @@ import numpy as np
 from mathhammer.errors import InputError
 
 POLICIES = ("scripted", "greedy", "best-response")
+MAGIC_KINDS = ("cast", "cast dice", "dispel")  # FB-B12 (battle.magic.MAGIC_KINDS)
 MAX_ITERATIONS = 3
 MAX_ROLLOUTS = 256
 
@@ -55,6 +57,10 @@ class Scripted(Policy):
 
     def choose(self, state, side, kind, options) -> int:
         plan = self.plan
+        if kind in MAGIC_KINDS:  # FB-B12: the magic phase's own orders
+            from mathhammer.fantasy.battle.magic import scripted_choice
+
+            return scripted_choice(plan, state, kind, options)
         orders = plan.deployment.orders[options[0].unit]
         labels = [o.label for o in options]
         if kind == "charge":
@@ -93,6 +99,10 @@ class Greedy(Policy):
         from mathhammer.fantasy.battle import values as v
 
         plan = self.plan
+        if kind in MAGIC_KINDS:  # FB-B12: the magic engine's exact tables one step ahead
+            from mathhammer.fantasy.battle.magic import option_values
+
+            return option_values(plan, state, kind, options)
         if kind == "charge":
             return [0.0] + [v.charge_value(plan, state, o) for o in options[1:]]
         if kind == "reaction":
@@ -108,7 +118,8 @@ class Greedy(Policy):
     def choose(self, state, side, kind, options) -> int:
         values = self.values(state, side, kind, options)
         best = max(range(len(values)), key=lambda i: (values[i] > values[0] + 1e-9, values[i]))
-        if state.first_values is not None and side not in state.first_values:
+        if state.first_values is not None and side not in state.first_values \
+                and kind not in MAGIC_KINDS:  # FB-B12: as the kernel, the first other decision
             state.first_values[side] = _first(self.plan, kind, options,
                                               [(x, 0.0) for x in values])
         return best if values[best] > values[0] + 1e-9 else 0
@@ -116,7 +127,9 @@ class Greedy(Policy):
 
 #: the decisions a best response plays out (moves stay greedy: they are the most numerous
 #: and the one-step threat values them well; FB-B10)
-BR_KINDS = ("charge", "reaction", "shoot", "pursue")
+BR_KINDS = ("charge", "reaction", "shoot", "pursue") + MAGIC_KINDS
+#: FB-B12: a magic decision with more options than this is greedy's (the kernel's MAXOPT)
+BR_MAX_MAGIC_OPTIONS = 16
 BR_Z = 2.0  # an alternative replaces greedy's choice when better by 2 paired se
 
 
@@ -151,7 +164,8 @@ class BestResponse(Policy):
         record, state.first_values = state.first_values, None
         base = self.base.choose(state, side, kind, options)
         state.first_values = record
-        if kind not in self.kinds:
+        if kind not in self.kinds or (kind in MAGIC_KINDS
+                                      and len(options) > BR_MAX_MAGIC_OPTIONS):
             return base
         seeds = [state.rng.getrandbits(63) for _ in range(self.rollouts)]
         pair = [None, None]
@@ -171,7 +185,8 @@ class BestResponse(Policy):
             gain, se = _mean_se([a - b for a, b in zip(row, values[base], strict=True)])
             if j != base and gain > BR_Z * se and gain > best_gain:
                 best, best_gain = j, gain
-        if state.first_values is not None and side not in state.first_values:
+        if state.first_values is not None and side not in state.first_values \
+                and kind not in MAGIC_KINDS:  # FB-B12: magic decisions are not listed
             state.first_values[side] = _first(plan, kind, options,
                                               [_mean_se(row) for row in values])
         return best

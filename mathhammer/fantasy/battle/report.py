@@ -17,13 +17,16 @@ from pathlib import Path
 import numpy as np
 
 from mathhammer.errors import InputError
-from mathhammer.results import Column, Distribution, Estimate, InfoTable, Report
+from mathhammer.results import Column, Distribution, Estimate, InfoLines, InfoTable, Report
 from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
-    "the magic phase (wizards and spells are not in the profiles yet)",
-    "war machines firing (artillery, FB-R*) and fighting (FB-WM1)",
+    "in the magic phase (FB-B12, wizards' magic missiles and heals are played): other spells "
+    "(other augments, hexes, remains in play), bound spells, the miscast table's effects other than wfb8's "
+    "Detonation (a miscast ends the wizard's casting; t9a1 also loses the dice used)",
+    "t9a1 misfire rows with unverified effects (only a lost shot) and FB-WM1's assault party "
+    "(a war machine's crew fight as a unit, FB-WM2)",
     "challenges (FB-K3) in a battle's combats",
     "overrun, a pursuit that reaches a new enemy, panic from a broken friend, combat reforms "
     "other than FB-B8's",
@@ -117,18 +120,29 @@ def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
         "set-up": f"A {recipe.army_a.total_points} pts, B {recipe.army_b.total_points} pts; "
                   f"{plan.rules.name}; {br.table_width:g}\" x {br.table_depth:g}\" table (FB-B1); "
                   f"{plan.deployment.source}; {first}; {plan.turns} game turns, each player "
-                  "turn rally, charges, moves, shooting, combat (FB-B3)",
+                  "turn rally, charges, moves, magic, shooting, combat (FB-B3)",
         "victory points": _vp_words(plan),
         "not_played": "; ".join(NOT_PLAYED) + " (FB-B11)",
     }
     info["fate by turn"] = fate_by_turn(plan, tally, n)
     info["decisions"] = decision_summary(plan, tally["decisions"], n)
-    info["first_decisions"] = [  # VP to a tenth: the table view prints each on one line
-        {**entry, "options": [{**o, "value": round(o["value"], 1), "se": round(o["se"], 1)}
-                              for o in entry["options"]]}
-        for entry in first_decisions(plan, seed)]
+    info["first_decisions"] = first_decisions_table(first_decisions(plan, seed))
     return info
 
+
+def first_decisions_table(entries: list[dict]) -> InfoLines:
+    """The first decisions as the JSON keeps them (per side: policy, kind, unit, options with
+    value and se) and, on screen, one line a side: every option, best first, its value
+    rounded to its se."""
+    from mathhammer.words import rounded
+
+    lines = []
+    for e in entries:
+        ranked = sorted(e["options"], key=lambda o: -o["value"])
+        values = ", ".join(f"{o['option']} {rounded(o['value'], o['se'], signed=True, exact_digits=1)}"
+                           for o in ranked)
+        lines.append(f"{e['side']}:{e['unit']}, {e['kind']} ({e['policy']}), VP: {values}")
+    return InfoLines(entries, lines)
 
 FIRST_STREAM = 10**9  # a chunk number no run reaches: the first-decisions battle's own dice
 

@@ -62,6 +62,7 @@ def build_plan(recipe: Recipe):
     plan.vocabulary = vocabulary(plan)
     # the kernel plays one answer to answers (iterations > 1 is the reference engine's)
     plan.engine = "kernel" if recipe.iterations == 1 else "python"
+
     plan.max_margin = int(math.ceil(max_vp(plan, 0) + max_vp(plan, 1)))
     return plan
 
@@ -85,6 +86,9 @@ def vocabulary(plan) -> dict[tuple, int]:
         keys += [(s, "move", u, "step back")]
         keys += [(s, "shoot", u, "hold fire")] + [(s, "shoot", u, f"shoot {e}") for e in enemies]
         keys += [(s, "pursue", u, "pursue"), (s, "pursue", u, "restrain")]
+    from mathhammer.fantasy.battle.magic import vocabulary as magic_vocabulary
+
+    keys += magic_vocabulary(plan)  # FB-B12: after the others (their indexes unchanged)
     return {k: i for i, k in enumerate(keys)}
 
 

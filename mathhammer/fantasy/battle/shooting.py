@@ -10,7 +10,8 @@ terrain crossed (soft / hard cover), a stand and shoot reaction: the ruleset's m
 per shooter, target, shots, modifier and models left. Wounds go to the rank and file
 (a character in the unit is not hit: FB-B6). A unit that lost a quarter of its models
 in the phase tests for panic (FB-G4) and flees on a failure (an Unbreakable unit never
-panics).
+panics). A war machine fires its piece instead, any way it turns, by ``fb artillery``'s
+exact answer and its misfires (FB-WM2: :func:`machine_shoot_options`, :func:`machine_cdf`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from mathhammer.fantasy.battle.table import distance
 
 
 def shoot_options(plan, state: BattleState, u: int):
+    if plan.units[u].fires is not None:  # FB-WM2: a war machine's piece
+        return machine_shoot_options(plan, state, u)
     out = [Option("shoot", u, "hold fire")]
     unit = plan.units[u]
     weapon = unit.ranged
@@ -98,7 +101,7 @@ def wound_cdf(plan, u, t, shooters, mod, models_left) -> tuple:
     rules = plan.rules
     weapon = plan.units[u].ranged
     shooter = plan.units[u].profile
-    target = plan.units[t].profile
+    target = plan.units[t].shot_profile  # FB-WM1: a war machine's own Toughness
     part = target_parts(target, rules)[0]
     spec = AttackSpec(bs=shooter.stats.bs, shooting_modifier=mod, strength=weapon.strength,
                       toughness=part.t, save=part.armour, ward=part.ward,
@@ -123,6 +126,8 @@ def wound_cdf(plan, u, t, shooters, mod, models_left) -> tuple:
 
 def volley(plan, state: BattleState, u: int, t: int, extra, stand_and_shoot: bool = False) -> int:
     """Fire u at t; returns the unsaved wounds (added to t's rank and file, FB-V4)."""
+    if plan.units[u].fires is not None:  # FB-WM2: a war machine fires its piece
+        return machine_volley(plan, state, u, t, extra)
     if stand_and_shoot:
         gap, cover = float(extra), _cover_between(plan, state, u, t)
     else:
@@ -140,6 +145,135 @@ def volley(plan, state: BattleState, u: int, t: int, extra, stand_and_shoot: boo
     wounds = 0
     while wounds < len(cum) - 1 and r >= cum[wounds]:
         wounds += 1
+    if wounds:
+        state.set_wounds(plan, t, 0, min(state.wounds[t][0] + wounds, models * w))
+        if not plan.unit_alive(t, state.wounds[t]):
+            from mathhammer.fantasy.battle.state import DEAD
+
+            state.status[t] = DEAD
+            clear_contacts(state, t)
+    return wounds
+
+
+# ---- war machines firing (FB-WM2, FB-R2..R7) ---------------------------------------------------
+def machine_shoot_options(plan, state: BattleState, u: int) -> list[Option]:
+    """FB-WM2: a war machine not in combat, not fleeing and not rallied this turn turns on the
+    spot (not a move) and fires at one enemy in its piece's range and in sight (FB-B6), not
+    in combat: no front-arc limit."""
+    out = [Option("shoot", u, "hold fire")]
+    unit = plan.units[u]
+    if state.status[u] != HOLD or state.engaged(u) or state.hold_turn[u] \
+            or state.silenced[u] >= state.pc[0]:  # a misfire: not this turn or next
+        return out
+    reach = unit.war_machine.machine.range
+    me = state.box(plan, u)
+    eye = me.point(0.0, 0.0)
+    for t in plan.sides[1 - unit.side]:
+        if not state.on_table(t) or state.engaged(t):
+            continue
+        target = state.box(plan, t)
+        gap = distance(me, target)
+        if gap > reach:
+            continue
+        visible, cover = seen(plan, state, u, t, eye, target.centre())
+        if visible:
+            out.append(Option("shoot", u, f"shoot {plan.units[t].label}", t, (gap, cover)))
+    return out
+
+
+def machine_shot(plan, state: BattleState, u: int, t: int, gap: float, cover: int):
+    """(from a flank, to-hit modifier, target models left) of u's shot at t (FB-WM2): the
+    line runs along a rank when u stands in t's flank arc, else along a file (FB-R3..R5);
+    a piece that rolls to hit takes FB-H2's long range, cover and large target modifiers."""
+    from mathhammer.fantasy.artillery.shot import uses_to_hit
+    from mathhammer.fantasy.battle.table import FLANK
+
+    unit = plan.units[u]
+    face, _side = state.box(plan, t).arc(*state.box(plan, u).centre())
+    mod = 0
+    if uses_to_hit(unit.fires, plan.rules):
+        mods = plan.rules.shooting_modifiers
+        mod = (mods.long_range if gap > unit.war_machine.machine.range / 2 else 0) \
+            + (0, mods.soft_cover, mods.hard_cover)[cover] \
+            + (plan.rules.large_target_modifier if plan.units[t].large else 0)
+    _n, _r, models, w = plan.units[t].bodies[0]
+    return int(face == FLANK), mod, max(0, models - state.wounds[t][0] // w)
+
+
+def machine_table(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
+    """Cumulative P(k unsaved wounds) of u's piece at t's rank and file of ``left`` models,
+    then two entries: its misfire silenced it next turn, destroyed it (cached;
+    :func:`machine_cdf`)."""
+    key = ("machine", u, t, flank, mod, left)
+    table = plan.shot_cache.get(key)
+    if table is None:
+        table = plan.shot_cache[key] = machine_cdf(plan, u, t, flank, mod, left)
+    return table
+
+
+def machine_cdf(plan, u: int, t: int, flank: int, mod: int, left: int) -> tuple:
+    """FB-WM2: one shot of u's piece by :func:`mathhammer.fantasy.artillery.query.artillery`
+    (method exact) at t's rank and file as it stands (``left`` models, its rank width), aimed
+    at the middle file (rank from a flank) the engine's default ``short`` inches short of the
+    face: the distribution of unsaved wounds, cumulative, then two more entries taken out
+    of "no wounds": the misfire rows that say "cannot shoot this turn or next", and the
+    ``own_destroyed`` row (other rows are no shot)."""
+    from mathhammer.fantasy.artillery.query import artillery
+    from mathhammer.fantasy.artillery.shot import Shot, misfire_table
+
+    unit, target = plan.units[u], plan.units[t]
+    profile = target.profile
+    if target.war_machine is not None:  # FB-WM1: the machine's T, its crew's wounds
+        profile = profile.model_copy(update={"stats": profile.stats.model_copy(
+            update={"t": target.war_machine.machine.t})})
+    shot = Shot(unit.fires, bs=unit.profile.stats.bs, modifier=mod,
+                facing="flank" if flank else "front")
+    report = artillery(unit.fires, profile, ruleset=plan.rules, models=left,
+                       rank_width=min(target.width, left), shot=shot, method="exact")
+    dists = report.distributions  # a ridden monster: the rider's, the first wound pool (FB-B6)
+    dist = dists["unsaved_wounds"] if "unsaved_wounds" in dists else dists["wounds_on_rider"]
+    pmf = np.zeros(dist.offset + len(dist.probs) + 2)
+    pmf[dist.offset:-2] = dist.probs
+    silencing = [f"p_{row.key}" for row in misfire_table(unit.fires, plan.rules)[0]
+                 if "or next" in row.effect]
+    for slot, keys in ((-2, silencing), (-1, ["p_own_destroyed"])):  # FB-WM2
+        for key in keys:
+            p = report.results.get(key)
+            if p is not None:
+                pmf[slot] += p.value
+                pmf[0] -= p.value
+    pmf[0] = max(pmf[0], 0.0)
+    cum = np.cumsum(pmf)
+    cum[-1] = 1.0
+    return tuple(float(c) for c in cum)
+
+
+def machine_volley(plan, state: BattleState, u: int, t: int, extra) -> int:
+    """FB-WM2: u's piece fires at t; the unsaved wounds land on t's rank and file (FB-V4)."""
+    gap, cover = extra
+    flank, mod, left = machine_shot(plan, state, u, t, gap, cover)
+    if left <= 0:
+        return 0
+    cum = machine_table(plan, u, t, flank, mod, left)
+    r = state.rng.random()
+    wounds = 0
+    while wounds < len(cum) - 1 and r >= cum[wounds]:
+        wounds += 1
+    if wounds == len(cum) - 1:  # FB-WM2: its misfire destroyed the machine
+        from mathhammer.fantasy.battle.state import DEAD
+
+        state.status[u] = DEAD
+        clear_contacts(state, u)
+        return 0
+    if wounds == len(cum) - 2:  # FB-WM2: no shot this turn or next
+        state.silenced[u] = state.pc[0] + 1
+        return 0
+    return _land(plan, state, t, wounds)
+
+
+def _land(plan, state: BattleState, t: int, wounds: int) -> int:
+    """``wounds`` onto t's rank and file; t destroyed when nothing is left."""
+    _n, _r, models, w = plan.units[t].bodies[0]
     if wounds:
         state.set_wounds(plan, t, 0, min(state.wounds[t][0] + wounds, models * w))
         if not plan.unit_alive(t, state.wounds[t]):

@@ -31,7 +31,8 @@ class BattleState:
                  "charged", "moved", "marched", "frenzied", "breath_used", "standard_lost",
                  "reacted", "turn", "active", "rng", "kstate", "decisions", "first_values",
                  "hold_turn", "flee_from", "pc", "order", "pending", "phase_start_models",
-                 "history", "done", "policies", "boxes")
+                 "history", "done", "policies", "boxes", "silenced",
+                 "magic")
 
     def __init__(self, plan, rng: random.Random, kstate: np.ndarray):
         n = len(plan.units)
@@ -66,13 +67,15 @@ class BattleState:
         self.done = False
         self.policies = None  # None: the plan's; a rollout plays its own pair
         self.boxes: list = [None] * n  # each unit's rectangle, rebuilt after it moves or shrinks
+        self.silenced = [0] * n  # FB-WM2: the last game turn a misfire keeps a war machine quiet
+        self.magic: list | None = None  # this magic phase's pools and flags (battle.magic)
         start_contacts(plan, self)
 
     def copy(self, rng: random.Random | None = None, kstate: np.ndarray | None = None) -> BattleState:
         new = object.__new__(BattleState)
         for name in ("x", "y", "theta", "status", "models", "contact", "fresh", "charged", "moved",
                      "marched", "frenzied", "breath_used", "standard_lost", "reacted",
-                     "hold_turn", "flee_from"):
+                     "hold_turn", "flee_from", "silenced"):
             setattr(new, name, list(getattr(self, name)))
         new.wounds = [list(w) for w in self.wounds]
         new.turn, new.active = self.turn, self.active
@@ -83,6 +86,7 @@ class BattleState:
         new.kstate = kstate if kstate is not None else self.kstate
         new.policies = self.policies
         new.boxes = list(self.boxes)
+        new.magic = list(self.magic) if self.magic is not None else None
         new.decisions = None  # a rollout's decisions are not counted
         new.first_values = None
         return new

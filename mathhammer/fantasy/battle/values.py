@@ -129,14 +129,28 @@ def reaction_value(plan, state: BattleState, option, gap: float, face: int) -> f
 
 def volley_value(plan, state: BattleState, u: int, t: int, gap: float, cover: int,
                  stand_and_shoot: bool = False) -> float:
-    from mathhammer.fantasy.battle.shooting import modifier, shots_fired, wound_table
+    from mathhammer.fantasy.battle.shooting import (
+        machine_shot,
+        machine_table,
+        modifier,
+        shots_fired,
+        wound_table,
+    )
 
-    n = shots_fired(plan, state, u)
     _n, _r, models, w = plan.units[t].bodies[0]
-    left = max(0, models - state.wounds[t][0] // w)
-    if n <= 0 or left <= 0:
-        return 0.0
-    cum = wound_table(plan, u, t, n, modifier(plan, state, u, gap, cover, stand_and_shoot), left)
+    if plan.units[u].fires is not None:  # FB-WM2: the artillery engine's exact shot
+        flank, mod, left = machine_shot(plan, state, u, t, gap, cover)
+        if left <= 0:
+            return 0.0
+        cum = machine_table(plan, u, t, flank, mod, left)[:-2]  # the last two: misfires that
+        # silence or destroy the machine, the same risk at any target (not weighed: FB-WM2)
+    else:
+        n = shots_fired(plan, state, u)
+        left = max(0, models - state.wounds[t][0] // w)
+        if n <= 0 or left <= 0:
+            return 0.0
+        cum = wound_table(plan, u, t, n, modifier(plan, state, u, gap, cover, stand_and_shoot),
+                          left)
     room = models * w - state.wounds[t][0]  # the wounds the rank and file can still take
     mean, prev = 0.0, 0.0
     for k, c in enumerate(cum):

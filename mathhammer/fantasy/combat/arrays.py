@@ -69,24 +69,12 @@ def _max_models(c: CompiledCombat, g) -> int:
     return min(g.n, side.unit.formation.models)
 
 
-def _convolve_n(pmf: dict[int, float], n: int) -> dict[int, float]:
-    total = {0: 1.0}
-    for _ in range(n):
-        nxt: dict[int, float] = {}
-        for a, pa in total.items():
-            for b, pb in pmf.items():
-                nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
-        total = nxt
-    return total
-
-
 @lru_cache(maxsize=8192)
 def _sum_dist(per_attack: tuple, slay: float, attacks: tuple, w: int, models: int) -> tuple:
     return tuple(chain_distribution(np.array(per_attack), slay, dict(attacks), w, models))
 
 
 def build_tables(c: CompiledCombat) -> Tables:
-    from mathhammer.fantasy import characteristic_tests as fb_tests
     from mathhammer.fantasy.kernels import combat as k
 
     rules = c.rules
@@ -182,6 +170,7 @@ def build_tables(c: CompiledCombat) -> Tables:
                 k_axis = max(k_axis, len(per_attack[j, slot, v][0]) + 1)
         del enemy_side
     g_fall = np.zeros((max(n_g, 1), ts), np.int64)
+    convolved: dict = {}  # (group, vf) -> the attack counts of 0, 1, 2 … models
     g_percdf = np.zeros((max(n_g, 1), ts, 3, k_axis))
     g_natt = np.zeros((max(n_g, 1), 6, a_axis))
     for j, g in enumerate(groups):
@@ -202,40 +191,31 @@ def build_tables(c: CompiledCombat) -> Tables:
             # a single model's table is not capped at its wounds: the excess is a
             # challenge's overkill (FB-K3); the kernel caps what the model takes
             models = None if body.single else body.models
+            n_max = min(_max_models(c, g), n_axis - 1)
             for vf in range(6):
                 v = vf // 2
                 pmf, slay = per_attack[j, slot, v]
-                for n in range(min(_max_models(c, g), n_axis - 1) + 1):
-                    attacks = _convolve_n(natt[j, vf], n)
-                    dist = _sum_dist(tuple(pmf), float(slay), tuple(sorted(attacks.items())), body.w,
-                                     models)
+                for n, attacks in enumerate(_attacks_of_n(natt, j, vf, n_max, convolved)):
+                    dist = _sum_dist(tuple(pmf), float(slay), attacks, body.w, models)
                     sum_pmf[j, slot, vf, n] = dist
                     w_axis = max(w_axis, len(dist))
     g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
-    for (j, slot, vf, n), dist in sum_pmf.items():
-        g_sum[j, slot, vf, n] = _cumulative_array(_pad(dist, w_axis))
+    if sum_pmf:  # one cumulative pass over every row (each row's own sums, as row by row)
+        rows = np.zeros((len(sum_pmf), w_axis))
+        for i, dist in enumerate(sum_pmf.values()):
+            rows[i, : len(dist)] = dist
+        g_sum[tuple(np.array(axis) for axis in zip(*sum_pmf))] = _cumulative_rows(rows)
     e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
     chal = np.array(c.challenge, np.int64)
-    p_ld = np.zeros((2, 2 * MAX_LD + 1))
-    for reroll in (0, 1):
-        for v in range(-MAX_LD, MAX_LD + 1):
-            p_ld[reroll, v + MAX_LD] = float(fb_tests.leadership_test(v, rules, bool(reroll)))
+    p_ld = _leadership_table(rules).copy()
     p_caught = np.zeros((n_u, 16))
     for u, side in enumerate(units):
-        flee = parse_dice(_flee_dice(side, rules)).pmf()
         enemies = [e for e in range(n_u) if c.unit_sides[e] != c.unit_sides[u]]
         for mask in range(1, 16):
             chasers = [e for e in enemies if mask >> int(u_int[e, k.U_SIDE_INDEX]) & 1]
-            if not chasers:
-                continue
-            pursue = [parse_dice(_flee_dice(units[e], rules)).pmf() for e in chasers]
-            p = 0.0
-            for f, pf in flee.items():
-                p_escape = 1.0
-                for pmf in pursue:
-                    p_escape *= float(sum(q for x, q in pmf.items() if x < f))
-                p += float(pf) * (1.0 - p_escape)
-            p_caught[u, mask] = p
+            if chasers:
+                p_caught[u, mask] = _p_caught(_flee_dice(side, rules),
+                                              tuple(_flee_dice(units[e], rules) for e in chasers))
     p_instab = np.zeros(13)
     for v, q in parse_dice("2D6").pmf().items():
         p_instab[v] = float(q)
@@ -244,20 +224,72 @@ def build_tables(c: CompiledCombat) -> Tables:
                   p_ld, p_caught, p_instab, charged, sum_pmf, per_attack)
 
 
+
+def _attacks_of_n(natt: dict, j: int, vf: int, n_max: int, convolved: dict) -> list:
+    """The attacks of 0..n_max models of group ``j`` (sorted (attacks, p) tuples), each
+    convolved once from the one before and shared by the group's targets."""
+    totals, keys = convolved.setdefault((j, vf), ([{0: 1.0}], [((0, 1.0),)]))
+    while len(totals) <= n_max:
+        totals.append(_convolve_n_from(totals[-1], natt[j, vf]))
+        keys.append(tuple(sorted(totals[-1].items())))
+    return keys[: n_max + 1]
+
+
+def _convolve_n_from(total: dict[int, float], pmf: dict[int, float]) -> dict[int, float]:
+    nxt: dict[int, float] = {}
+    for a, pa in total.items():
+        for b, pb in pmf.items():
+            nxt[a + b] = nxt.get(a + b, 0.0) + pa * pb
+    return nxt
+
+
+def _cumulative_rows(pmf: np.ndarray) -> np.ndarray:
+    """:func:`_cumulative_array` of every row of ``pmf`` at once."""
+    cum = np.cumsum(pmf, axis=1)
+    positive = pmf > 0
+    width = pmf.shape[1]
+    last = width - 1 - np.argmax(positive[:, ::-1], axis=1)
+    last[~positive.any(axis=1)] = 0  # an empty row: all ones
+    cum[np.arange(width)[None, :] >= last[:, None]] = 1.0
+    return cum
+
+
+_LD_TABLES: dict = {}  # id(ruleset) -> (ruleset, table): a battle builds thousands of fights
+
+
+def _leadership_table(rules) -> np.ndarray:
+    """P(pass) of a Leadership test by re-roll (0/1) and value −MAX_LD..MAX_LD (FB-T2)."""
+    from mathhammer.fantasy import characteristic_tests as fb_tests
+
+    known = _LD_TABLES.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    table = np.zeros((2, 2 * MAX_LD + 1))
+    for reroll in (0, 1):
+        for v in range(-MAX_LD, MAX_LD + 1):
+            table[reroll, v + MAX_LD] = float(fb_tests.leadership_test(v, rules, bool(reroll)))
+    if len(_LD_TABLES) > 16:
+        _LD_TABLES.clear()
+    _LD_TABLES[id(rules)] = (rules, table)  # the ruleset kept alive: its id stays its own
+    return table
+
+
+@lru_cache(maxsize=4096)
+def _p_caught(flee_dice: str, pursuit_dice: tuple[str, ...]) -> float:
+    """FB-C6: P(some pursuer's roll is at least the flee roll)."""
+    flee = parse_dice(flee_dice).pmf()
+    pursue = [parse_dice(d).pmf() for d in pursuit_dice]
+    p = 0.0
+    for f, pf in flee.items():
+        p_escape = 1.0
+        for pmf in pursue:
+            p_escape *= float(sum(q for x, q in pmf.items() if x < f))
+        p += float(pf) * (1.0 - p_escape)
+    return p
+
 def _flee_dice(side, rules) -> str:
     """FB-C6/G2: flee and pursuit roll, Swiftstride's where the unit has it."""
     return rules.combat.swiftstride_dice if side.unit.has("Swiftstride") else rules.combat.flee_dice
-
-
-def _pad(values, width: int) -> np.ndarray:
-    out = np.zeros(width)
-    vals = np.asarray(values, float)
-    if len(vals) > width:  # wounds beyond the body: the cap takes them anyway
-        out[:] = vals[:width]
-        out[-1] += vals[width:].sum()
-    else:
-        out[: len(vals)] = vals
-    return out
 
 
 def _cumulative_array(pmf: np.ndarray) -> np.ndarray:

@@ -52,6 +52,7 @@ from mathhammer.fantasy.kernels.battle_combat import (
     combat_round,
 )
 from mathhammer.fantasy.kernels.battle_geometry import centre
+from mathhammer.fantasy.kernels.battle_magic import magic_step
 from mathhammer.fantasy.kernels.battle_state import (
     ANY,
     BEST_RESPONSE,
@@ -98,10 +99,10 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_MARCHED,
     ST_MODELS,
     ST_MOVED,
-    ST_PSM,
     ST_REACTED,
     ST_STATUS,
     UI_M,
+    UI_MACHINE,
     UI_MODELS,
     UI_SIDE,
     box,
@@ -222,12 +223,8 @@ def step(B, S, forced, mode):
         return _flight(B, S, side, i)
     if phase == MOVE:
         return _move(B, S, side, i, forced, mode)
-    if phase == MAGIC:
-        st = S.ust
-        for u in range(st.shape[0]):
-            st[u, ST_PSM] = st[u, ST_MODELS]
-        _goto(g, SHOOT, 0)
-        return OK
+    if phase == MAGIC:  # FB-B12: kernels.battle_magic
+        return magic_step(B, S, side, i, forced, mode)
     if phase == SHOOT:
         return _shoot(B, S, side, i, forced, mode)
     if phase == COMBAT:
@@ -577,11 +574,14 @@ def _pursue(B, S, side, i, forced, mode):
         oi = B.opt_i
         oi[0, OI_TARGET], oi[0, OI_CODE], oi[0, OI_SLOT] = b, 0, 0
         oi[1, OI_TARGET], oi[1, OI_CODE], oi[1, OI_SLOT] = b, 1, 1
-        choice, status = decide(B, S, ui[w, UI_SIDE], 4, w, 2, forced, mode)
+        machine = ui[w, UI_MACHINE] >= 1  # FB-WM1: a war machine never pursues
+        choice, status = 1, OK
+        if not machine:
+            choice, status = decide(B, S, ui[w, UI_SIDE], 4, w, 2, forced, mode)
         if status != OK:
             return status
         # FB-B7: restraining takes a Leadership test where the ruleset says; failed, it pursues
-        if choice == 0 or (B.ri[R_RESTRAIN_TEST] == 1 and not ld_test(B, S, w)):
+        if choice == 0 or (B.ri[R_RESTRAIN_TEST] == 1 and not machine and not ld_test(B, S, w)):
             row[7] |= 1 << chosen
         row[6] = chosen + 1
         if row[6] < nch:

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from mathhammer.fantasy.kernels.battle_geometry import (
+    FLANK,
     FRONT,
     angle_diff,
     arc,
@@ -43,6 +44,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     F_TABLE_D,
     F_TABLE_W,
     FLED,
+    G_TURN,
     FLEE,
     GAP,
     HOLD,
@@ -73,6 +75,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_MOVED,
     ST_PSM,
     ST_REACTED,
+    ST_SILENCED,
     ST_STATUS,
     ST_STDLOST,
     UF_RANGE,
@@ -83,6 +86,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     UI_LARGE,
     UI_LD,
     UI_M,
+    UI_MACHINE,
     UI_MOVE_OR_FIRE,
     UI_NB,
     UI_NOCHARGE,
@@ -462,7 +466,7 @@ def reaction_options(B, S, u, t, face, fside, gap, oi, of):
     ui, uf, ri = B.ui, B.uf, B.ri
     st = S.ust
     n = 1
-    if not (engaged(st, t) or st[t, ST_REACTED] == 1):
+    if not (engaged(st, t) or st[t, ST_REACTED] == 1 or ui[t, UI_MACHINE] >= 1):  # FB-WM2
         n = 2
         barred = ri[R_SAS_MOVEMENT] == 1 and gap <= ui[t, UI_M]
         if ui[t, UI_RANGED] == 1 and not barred and gap <= uf[t, UF_RANGE] \
@@ -526,6 +530,8 @@ def shoot_options(B, S, u, oi, of):
     pos, st = S.pos, S.ust
     oi[0, OI_TARGET], oi[0, OI_CODE], oi[0, OI_SLOT] = -1, 0, 0
     n = 1
+    if ui[u, UI_MACHINE] >= 1:  # FB-WM2: a war machine fires its piece (uf range 0: none)
+        return machine_shoot_options(B, S, u, oi, of)
     if ui[u, UI_RANGED] == 0 or st[u, ST_STATUS] != HOLD or engaged(st, u) \
             or st[u, ST_CHARGED] == 1 or st[u, ST_MARCHED] == 1 or st[u, ST_HOLDTURN] == 1 \
             or (ui[u, UI_MOVE_OR_FIRE] == 1 and st[u, ST_MOVED] == 1):
@@ -560,6 +566,77 @@ def shoot_options(B, S, u, oi, of):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def machine_shoot_options(B, S, u, oi, of):
+    """FB-WM2 (shooting.machine_shoot_options): a war machine turns on the spot and fires at
+    one enemy in its piece's range and in sight, not in combat; no front-arc limit."""
+    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
+    pos, st = S.pos, S.ust
+    n = 1
+    if uf[u, UF_RANGE] <= 0 or st[u, ST_STATUS] != HOLD or engaged(st, u) \
+            or st[u, ST_HOLDTURN] == 1 or st[u, ST_SILENCED] >= S.g[G_TURN]:
+        return n
+    me, them = B.b1, B.b2
+    e = 1 - ui[u, UI_SIDE]
+    for i in range(nside[e]):
+        t = sides[e, i]
+        box(ui, uf, pos, st, u, me)
+        if not on_the_table(st, t) or engaged(st, t):
+            continue
+        box(ui, uf, pos, st, t, them)
+        gap = box_distance(me, them, B.cp, B.cq)
+        if gap > uf[u, UF_RANGE]:
+            continue
+        tx, ty = centre(them)
+        ok, cover = seen(B, S, u, t, me[0], me[1], tx, ty)
+        if not ok:
+            continue
+        oi[n, OI_TARGET], oi[n, OI_CODE], oi[n, OI_COVER], oi[n, OI_SLOT] = t, 1, cover, 1 + i
+        of[n, 0] = gap
+        n += 1
+    return n
+
+
+MACHINE_SHOT = 100  # shot_code's shooters slot of a war machine's piece: 100 + from a flank
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def machine_shot_table(B, S, u, t, gap, cover):
+    """(table index, -1 nothing to shoot, or MISS) of u's piece at t (shooting.machine_shot):
+    along a rank from t's flank arc, else a file; FB-H2's modifiers for a to-hit piece; the
+    table is the artillery engine's for t's models left."""
+    ui, uf, ri, bodies = B.ui, B.uf, B.ri, B.bodies
+    pos, st, wounds = S.pos, S.ust, S.wounds
+    left = bodies[t, 0, B_MODELS] - wounds[t, 0] // bodies[t, 0, B_W]
+    if left <= 0:
+        return -1
+    me, them = B.b1, B.b2
+    box(ui, uf, pos, st, u, me)
+    box(ui, uf, pos, st, t, them)
+    mx, my = centre(me)
+    face, _side = arc(them, mx, my)
+    flank = 1 if face == FLANK else 0
+    mod = 0
+    if ui[u, UI_MACHINE] == 2:
+        if gap > uf[u, UF_RANGE] / 2:
+            mod += ri[R_MOD_LONG]
+        if cover == 1:
+            mod += ri[R_MOD_SOFT]
+        elif cover == 2:
+            mod += ri[R_MOD_HARD]
+        if ui[t, UI_LARGE] == 1:
+            mod += ri[R_MOD_LARGE]
+    code = shot_code(u, t, MACHINE_SHOT + flank, mod, left)
+    table = B.shot_dict
+    if code not in table:
+        miss = B.miss
+        miss[:] = -1
+        miss[0], miss[1], miss[2] = MISS_SHOT, u, t
+        miss[3], miss[4], miss[5] = MACHINE_SHOT + flank, mod, left
+        return -1 if missed(B) else MISS
+    return table[code]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def shot_modifier(B, S, u, gap, cover, stand_and_shoot):
     uf, ri = B.uf, B.ri
     st = S.ust
@@ -587,6 +664,8 @@ def shot_table(B, S, u, t, gap, cover, stand_and_shoot):
     """(table index or -1 for nothing to shoot, MISS when not built) of u's volley at t."""
     ui, ri, bodies = B.ui, B.ri, B.bodies
     st, wounds = S.ust, S.wounds
+    if ui[u, UI_MACHINE] >= 1:  # FB-WM2: the artillery engine's table
+        return machine_shot_table(B, S, u, t, gap, cover)
     n = min(st[u, ST_MODELS], ui[u, UI_WIDTH] * ri[R_SHOOT_RANKS])
     left = bodies[t, 0, B_MODELS] - wounds[t, 0] // bodies[t, 0, B_W]
     if n <= 0 or left <= 0:
@@ -620,6 +699,13 @@ def volley(B, S, u, t, gap, cover, stand_and_shoot):
     k = 0
     while k < cum.shape[0] - 1 and r >= cum[k]:
         k += 1
+    if ui[u, UI_MACHINE] >= 1 and k == cum.shape[0] - 1:  # FB-WM2: its misfire destroyed it
+        st[u, ST_STATUS] = DEAD
+        clear_contacts(st, u)
+        return OK
+    if ui[u, UI_MACHINE] >= 1 and k == cum.shape[0] - 2:  # FB-WM2: no shot this turn or next
+        st[u, ST_SILENCED] = S.g[G_TURN] + 1
+        return OK
     if k > 0:
         cap = bodies[t, 0, B_MODELS] * bodies[t, 0, B_W]
         wounds[t, 0] = min(wounds[t, 0] + k, cap)

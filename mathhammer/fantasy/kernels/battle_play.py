@@ -20,6 +20,7 @@ from numba import njit
 
 from mathhammer.fantasy.kernels.battle import step
 from mathhammer.fantasy.kernels.battle_actions import OI_SLOT
+from mathhammer.fantasy.kernels.battle_magic import K_CAST, magic_values
 from mathhammer.fantasy.kernels.battle_state import (
     B_MODELS,
     B_W,
@@ -161,7 +162,9 @@ def best_response(B, S):
     side, kind, u, n = need[0], need[1], need[2], need[3]
     rollouts = B.ri[R_ROLLOUTS]
     slots = B.opt_i[:n, OI_SLOT].copy()
-    if option_values(B, S, kind, u, n, B.opt_i, B.opt_f, B.vals) == MISS:
+    if kind >= K_CAST:  # FB-B12: a magic decision's values (kernels.battle_magic)
+        magic_values(B, S, kind, n, B.vals)
+    elif option_values(B, S, kind, u, n, B.opt_i, B.opt_f, B.vals) == MISS:
         return 0, MISS
     base = greedy_choice(B.vals, n)
     seeds = np.empty(rollouts, np.uint64)
@@ -189,7 +192,7 @@ def best_response(B, S):
         if gain > BR_Z * se and gain > best_gain:
             best, best_gain = j, gain
     first = B.first
-    if first[side, 0] == 0:
+    if first[side, 0] == 0 and kind < K_CAST:  # magic decisions are not listed (FB-B12)
         first[side, 0], first[side, 1], first[side, 2], first[side, 3] = 1, kind, u, n
         for j in range(n):
             mean, se = _mean_se(values[j])

@@ -45,11 +45,13 @@ B_MODELS, B_W, B_COUNTS = range(3)
 # ---- per-unit state columns ------------------------------------------------------------------
 (ST_STATUS, ST_MODELS, ST_CT, ST_CF, ST_CS, ST_FRESH, ST_CHARGED, ST_MOVED, ST_MARCHED,
  ST_FRENZIED, ST_BREATH, ST_STDLOST, ST_REACTED, ST_HOLDTURN, ST_PSM) = range(15)
-NST = 15
+ST_SILENCED = 15  # FB-WM2: the last game turn a misfire keeps a war machine from firing
+NST = 16
 # ---- globals of one battle ---------------------------------------------------------------------
 (G_TURN, G_SEAT, G_PHASE, G_INDEX, G_FIRST, G_DONE, G_PU, G_PT, G_PFACE, G_PSIDE, G_NCOMB,
  G_NPURS) = range(12)
 NG = 12
+G_EXTRA = 16  # slots after the globals: the magic phase's (kernels.battle_magic.G_MAGIC)
 # ---- rules and settings ------------------------------------------------------------------------
 (R_INSANE, R_RALLY_DOUBLE_ONE, R_GENERAL_ON, R_BSB_ON, R_SAS_MOVEMENT, R_SHOOT_RANKS,
  R_MARCH_MULT, R_TURNS, R_FIRST, R_POLICY_A, R_POLICY_B, R_ROLLOUTS, R_HALF_FAILED,
@@ -122,7 +124,8 @@ structref.define_proxy(Battle, BattleType, list(BATTLE_FIELDS))
 def new_state(n_units: int, turns: int) -> State:
     """Zeroed arrays of one battle (see the module docstring)."""
     return make_state(np.zeros((n_units, 5)), np.zeros((n_units, NST), np.int64),
-                      np.zeros((n_units, MAXB), np.int64), np.zeros(NG, np.int64), np.zeros(1),
+                      np.zeros((n_units, MAXB), np.int64), np.zeros(NG + G_EXTRA, np.int64),
+                      np.zeros(1),
                       np.zeros((n_units, n_units + 1), np.int64),
                       np.zeros((n_units, 16), np.int64), np.zeros((turns, n_units), np.int64),
                       np.zeros(8, np.uint64))
@@ -149,7 +152,7 @@ def copy_state(src, dst):
 @njit(cache=True, nogil=True, error_model="numpy")
 def footprint(ui, uf, u, models):
     """FB-B1: (frontage, depth) in inches with ``models`` left (a war machine: its base)."""
-    if ui[u, UI_MACHINE] == 1:
+    if ui[u, UI_MACHINE] >= 1:  # 1 a war machine, 2 one whose piece rolls to hit (FB-WM2)
         return uf[u, UF_BASE_W], uf[u, UF_BASE_D]
     n = models if models > 1 else 1
     width = ui[u, UI_WIDTH]

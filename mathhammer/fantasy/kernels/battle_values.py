@@ -43,6 +43,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_STATUS,
     UI_LD,
     UI_M,
+    UI_MACHINE,
     UI_MODELS,
     UI_POINTS,
     UI_SIDE,
@@ -127,7 +128,8 @@ def volley_value(B, S, u, t, gap, cover, stand_and_shoot):
     cum = B.shot_list[index]
     room = bodies[t, 0, 0] * bodies[t, 0, 1] - S.wounds[t, 0]  # wounds the rank and file can take
     mean, prev = 0.0, 0.0
-    for k in range(cum.shape[0]):
+    last = cum.shape[0] - 2 if ui[u, UI_MACHINE] >= 1 else cum.shape[0]  # FB-WM2: misfires
+    for k in range(last):
         mean += min(k, room) * (cum[k] - prev)
         prev = cum[k]
     total = 0

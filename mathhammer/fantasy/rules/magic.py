@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class MiscastRow(BaseModel):
@@ -27,6 +27,26 @@ class MiscastRow(BaseModel):
     name: str
     effect: str = ""
     confidence: Literal["high", "medium", "low"] = "low"
+    # the parts of the effect a battle plays (FB-B12); the rest of ``effect`` is not played
+    caster_hit_strength: int | None = Field(None, ge=1, le=10, description="FB-B12: the "
+                                            "caster takes one hit of this Strength")
+    power_lost: str | None = Field(None, description='FB-B12: power dice lost ("D6")')
+
+    @field_validator("power_lost")
+    @classmethod
+    def _dice(cls, text: str | None) -> str | None:
+        if text is None:
+            return None
+        from mathhammer.dice import parse_dice
+        from mathhammer.errors import DiceExpressionError
+
+        try:
+            expr = parse_dice(str(text))
+        except DiceExpressionError as err:
+            raise ValueError(err.what) from None
+        if expr.min < 0 or expr.max > 12:
+            raise ValueError("power dice lost must stay within 0..12")
+        return str(text)
 
 
 class MagicRules(BaseModel):

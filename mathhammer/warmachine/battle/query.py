@@ -11,7 +11,8 @@ from mathhammer.errors import InputError, TrialLimitError
 from mathhammer.results import Report
 
 MAX_TURNS = 20  # rounds; a Mk II game is decided in far fewer
-MAX_ITERATIONS = 256  # rollouts per option of a best-response choice
+MAX_ROLLOUTS = 256  # rollouts per option of a best-response choice
+MAX_ITERATIONS = 3  # answers to answers: each level multiplies the rollouts
 MAX_BATTLES = 10**7
 DEFAULT_BATTLES = 2000
 PLANS = ("auto", "exact", "greedy")
@@ -24,7 +25,7 @@ def _whole(value, where: str, low: int, high: int, example: str) -> int:
     return value
 
 
-def check_inputs(turns, first, policy_a, policy_b, iterations, plan) -> None:
+def check_inputs(turns, first, policy_a, policy_b, rollouts, plan, iterations=1) -> None:
     from mathhammer.warmachine.battle.game import FIRSTS
     from mathhammer.warmachine.battle.policies import POLICIES
 
@@ -35,14 +36,15 @@ def check_inputs(turns, first, policy_a, policy_b, iterations, plan) -> None:
         if name not in POLICIES:
             raise InputError(where, "must be scripted, greedy or best-response", name,
                              f"use {where} greedy")
-    _whole(iterations, "‹iterations›", 1, MAX_ITERATIONS, "8")
+    _whole(rollouts, "‹rollouts›", 1, MAX_ROLLOUTS, "8")
+    _whole(iterations, "‹iterations›", 1, MAX_ITERATIONS, "1")
     if plan not in PLANS:
         raise InputError("‹plan›", "must be auto, exact or greedy", plan, "use ‹plan› auto")
 
 
 def wm_battle(list_a, list_b, *, turns: int = 5, deployment=None, policy_a: str = "greedy",
-              policy_b: str = "greedy", first: str = "roll-off", iterations: int = 8,
-              plan: str = "auto", n_trials: int = DEFAULT_BATTLES, seed: int | None = None,
+              policy_b: str = "greedy", first: str = "roll-off", rollouts: int = 8,
+              iterations: int = 1, plan: str = "auto", n_trials: int = DEFAULT_BATTLES, seed: int | None = None,
               workers: int | None = None, scheduler=None, progress=None) -> Report:
     """Two Warmachine lists battle ``turns`` rounds, ``n_trials`` times (issue 31)."""
     from mathhammer.engine import validate_trials
@@ -50,17 +52,17 @@ def wm_battle(list_a, list_b, *, turns: int = 5, deployment=None, policy_a: str 
     from mathhammer.warmachine.battle.report import build_report
     from mathhammer.warmachine.battle.runner import BattleSpec, build, run
 
-    check_inputs(turns, first, policy_a, policy_b, iterations, plan)
+    check_inputs(turns, first, policy_a, policy_b, rollouts, plan, iterations)
     validate_trials(n_trials, "‹n_trials›")
     if n_trials > MAX_BATTLES:
         raise TrialLimitError("‹n_trials›", f"is above the limit of {MAX_BATTLES:,} battles",
                               n_trials, "use fewer battles, e.g. ‹n_trials› 10000")
     if workers is not None:
-        _whole(workers, "‹threads›", 1, 256, "2")
+        _whole(workers, "‹workers›", 1, 256, "2")
     seed = resolve_seed(seed)
     spec = BattleSpec(str(list_a), str(list_b), turns, first,
                       str(deployment) if deployment is not None else None, policy_a, policy_b,
-                      iterations, plan)
+                      rollouts, plan, iterations=iterations)
     battle, _ = build(spec)  # every list and deployment problem is said here, before the run
     from mathhammer.lists import load_list
 
@@ -78,7 +80,7 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
         list_a = "khador_battlebox"      # a bundled list or a path (relative to the file)
         list_b = "cygnar_battlebox"
         turns = 5                        # optional: first, deployment, policy_a, policy_b,
-                                         # iterations, plan
+                                         # rollouts, iterations, plan
 
     Battles are Monte Carlo only; ``n_trials`` None is the battle default (2,000), not the
     engine's million.
@@ -88,7 +90,7 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
     from mathhammer.errors import ProfileError
 
     allowed = {"game", "kind", "list_a", "list_b", "turns", "first", "deployment", "policy_a",
-               "policy_b", "iterations", "plan", "title"}
+               "policy_b", "rollouts", "iterations", "plan", "title"}
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise ProfileError(f"{source}: {unknown[0]}", "is not a battle scenario key", None,
@@ -109,7 +111,7 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
         return str(near) if near.is_file() else value
 
     kwargs = {}
-    for key in ("turns", "iterations"):
+    for key in ("turns", "rollouts", "iterations"):
         if key in data:
             kwargs[key] = data[key]
     for key in ("first", "policy_a", "policy_b", "plan"):

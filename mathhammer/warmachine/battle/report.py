@@ -95,6 +95,9 @@ def _info(battle, spec, tally, results, names) -> dict:
     for s, side in enumerate(battle.sides):
         who = ", ".join(battle.models[m].label for m in side.members)
         policy = (spec.policy_a, spec.policy_b)[s]
+        if policy == "best-response":  # as fb battle says it
+            policy += f" ({spec.rollouts} rollouts per option" + (
+                f", {spec.iterations} iterations)" if spec.iterations > 1 else ")")
         sides.append(f"{'AB'[s]}: {names[s]} ({who}); policy {policy}")
     info["sides"] = sides
     first = {"a": "A always goes first", "b": "B always goes first"}.get(
@@ -130,7 +133,7 @@ def _info(battle, spec, tally, results, names) -> dict:
     info["first-turn plans"] = plans
     info["choices by turn (where there was a choice)"] = _choice_lines(battle, tally)
     if tally.decisions:
-        info["decisions at the first turn"] = _decision_lines(tally, spec.iterations)
+        info["decisions at the first turn"] = _decision_lines(tally, spec.rollouts)
         info["decision values"] = ("P(win) + half P(undecided) of each option when the rest of "
                                    "the battle — this turn's later choices included — is played "
                                    "by the continuation policies (greedy, or the opponent's own)")
@@ -160,7 +163,7 @@ def _choice_lines(battle, tally) -> list[str]:
     return lines
 
 
-def _decision_lines(tally, iterations: int) -> list[str]:
+def _decision_lines(tally, rollouts: int) -> list[str]:
     """Each option a best-responding side weighed at its first turn: its value (P(win) +
     half P(undecided)) ± se over every rollout of the battles where the choice came up
     (common random numbers: the options of one choice were played with the same dice)."""
@@ -176,8 +179,8 @@ def _decision_lines(tally, iterations: int) -> list[str]:
             var = max(sq / count / 4.0 - mean * mean, 0.0)
             se = (var / (count - 1)) ** 0.5 if count > 1 else float("nan")
             parts.append(f"{option} {100 * mean:.1f}% ± {100 * se:.1f}")
-        battles = max(c for _, _, c in rows.values()) // max(iterations, 1)
-        many = f"{battles:,} battle{'s' * (battles != 1)} × {iterations} rollouts"
+        battles = max(c for _, _, c in rows.values()) // max(rollouts, 1)
+        many = f"{battles:,} battle{'s' * (battles != 1)} × {rollouts} rollouts"
         when = "moving first" if h == 0 else "moving second"
         lines.append(f"{'AB'[side]} {when}, {kind} ({many}): " + " · ".join(parts))
     return lines

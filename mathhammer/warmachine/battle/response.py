@@ -1,10 +1,10 @@
 """``best-response``: every option of a choice played out, the best kept (WM-B11).
 
 At each choice of its turn (posture, feat, focus) a best-responding side copies the battle
-as it stands, fixes the option, and plays the rest of the battle ``iterations`` times — its
+as it stands, fixes the option, and plays the rest of the battle ``rollouts`` times — its
 own later choices and the opponent's by their continuation policies (the opponent's own
 policy, or ``greedy`` when the opponent best-responds too) — scoring a win 1, an undecided
-battle ½, a loss 0. Every option is played with the same ``iterations`` random streams
+battle ½, a loss 0. Every option is played with the same ``rollouts`` random streams
 (common random numbers), so the comparison is paired and the noise of the dice largely
 cancels. Ties go to the option the continuation policy would pick itself, so on equal
 values the side plays as greedy would.
@@ -16,6 +16,10 @@ share their dice until a choice differs — the paired comparisons of the tests.
 At its first turn the side records each option's rollout scores (in half points, integers,
 so sums do not depend on the order chunks finish): the report shows each option's value ±
 se over every rollout of the battles where the choice came up.
+
+``iterations = 2`` makes the opponent in the rollouts a best response itself (to this side
+playing greedy), ``3`` a best response to that: each iteration answers the one before, as
+in Fantasy battles (FB-B10), each level multiplying the rollouts.
 """
 
 from __future__ import annotations
@@ -29,8 +33,10 @@ from mathhammer.warmachine.battle.turn import KINDS, decide_turn, end_turn, exec
 class BestResponse:
     name = "best-response"
 
-    def __init__(self, battle, iterations: int = 8, kinds: tuple[str, ...] = KINDS) -> None:
+    def __init__(self, battle, rollouts: int = 8, iterations: int = 1,
+                 kinds: tuple[str, ...] = KINDS) -> None:
         self.battle = battle
+        self.n_rollouts = rollouts
         self.iterations = iterations
         self.kinds = tuple(kinds)
         self.fallback = Greedy(battle)
@@ -44,12 +50,19 @@ class BestResponse:
     def bind(self, policies: list, side: int) -> None:
         other = policies[1 - side]
         self.opponent = self.fallback if isinstance(other, BestResponse) else other
+        if self.iterations > 1:  # the other side answers this side's greedy with a best response
+            self.opponent = BestResponse(self.battle, self.n_rollouts, self.iterations - 1)
+            answering = [None, None]
+            answering[side] = self.fallback
+            self.opponent.bind(answering, 1 - side)
         self.side = side
 
     def start_battle(self, seed: int) -> None:
         self._seeds = random.Random(seed)
         self.decisions = {}
         self._turn = ()
+        if isinstance(self.opponent, BestResponse):  # the answer's streams follow this seed
+            self.opponent.start_battle(self._seeds.getrandbits(64))
 
     def continuation(self, side: int) -> list:
         out = [self.fallback, self.fallback]
@@ -63,7 +76,7 @@ class BestResponse:
             return preferred
         if self._turn != (id(state.models), state.h):  # a new turn: new streams, new cache
             self._turn = (id(state.models), state.h)
-            self._turn_seeds = [self._seeds.getrandbits(64) for _ in range(self.iterations)]
+            self._turn_seeds = [self._seeds.getrandbits(64) for _ in range(self.n_rollouts)]
             self._played = {}
         seeds = self._turn_seeds
         # options that leave the turn the same (the same posture, split, spending and feat:
@@ -88,7 +101,7 @@ class BestResponse:
             if total > totals[best][0]:
                 best = k
         if state.h < 2:  # the side's first turn (moving first or second), for the report
-            self.decisions[(state.h, kind)] = {options[k]: (t, sq, self.iterations)
+            self.decisions[(state.h, kind)] = {options[k]: (t, sq, self.n_rollouts)
                                                for k, (t, sq) in enumerate(totals)}
         return best
 

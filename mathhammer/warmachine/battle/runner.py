@@ -36,10 +36,11 @@ class BattleSpec:
     deployment: str | None = None
     policy_a: str = "greedy"
     policy_b: str = "greedy"
-    iterations: int = 8
+    rollouts: int = 8
     plan: str = "auto"
     options_a: tuple = ()
     options_b: tuple = ()
+    iterations: int = 1  # best-response: 2 or 3 answers the other side's best response
 
 
 @dataclass
@@ -134,10 +135,10 @@ def build(spec: BattleSpec):
         if len(_BUILT) > 8:
             _BUILT.clear()
         _BUILT[spec] = battle
-    policies = [make_policy(spec.policy_a, battle, "‹policy_a›", iterations=spec.iterations,
-                            **dict(spec.options_a)),
-                make_policy(spec.policy_b, battle, "‹policy_b›", iterations=spec.iterations,
-                            **dict(spec.options_b))]
+    policies = [make_policy(spec.policy_a, battle, "‹policy_a›", rollouts=spec.rollouts,
+                            iterations=spec.iterations, **dict(spec.options_a)),
+                make_policy(spec.policy_b, battle, "‹policy_b›", rollouts=spec.rollouts,
+                            iterations=spec.iterations, **dict(spec.options_b))]
     for side, policy in enumerate(policies):
         if hasattr(policy, "bind"):
             policy.bind(policies, side)
@@ -148,7 +149,7 @@ _OF_LISTS: dict = {}
 
 
 def battle_of_lists(army_a, army_b, key: tuple, turns: int, policy_a: str, policy_b: str,
-                    iterations: int = 8):
+                    rollouts: int = 8):
     """(battle, policies) of two loaded lists on the default deployment (``score --model
     battle``); the battle is built once per process for ``key`` (what the lists are, in
     text) and the policies new at each call, as :func:`build`."""
@@ -162,8 +163,8 @@ def battle_of_lists(army_a, army_b, key: tuple, turns: int, policy_a: str, polic
         if len(_OF_LISTS) > 64:  # a tune search meets hundreds of lists; keep the recent ones
             _OF_LISTS.pop(next(iter(_OF_LISTS)))
         _OF_LISTS[(key, turns)] = battle
-    policies = [make_policy(policy_a, battle, "‹battle_policy›", iterations=iterations),
-                make_policy(policy_b, battle, "‹meta_policy›", iterations=iterations)]
+    policies = [make_policy(policy_a, battle, "‹battle_policy›", rollouts=rollouts),
+                make_policy(policy_b, battle, "‹meta_policy›", rollouts=rollouts)]
     for side, policy in enumerate(policies):
         if hasattr(policy, "bind"):
             policy.bind(policies, side)

@@ -564,6 +564,18 @@ def attack_values(c, s, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpm
 
 # The hot helpers take every array on its own: an array taken out of a tuple is reference
 # counted (an atomic add and subtract each time), which was most of a solve's time.
+@njit(cache=True, inline="always")
+def _attack_flags(o, eng, fl, OP):
+    """What attack option ``o`` does besides damage: knock-down on a hit and on a critical,
+    amputation on a critical, whether criticals matter, engagement and flags after it, and
+    whether its damage roll is boosted up front."""
+    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
+    amp_on = OP[7, o]
+    crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
+    return (knock_hit, knock_crit, amp_on, crit_matters, _engaged_after(o, eng, OP),
+            fl | OP[3, o], OP[6, o])
+
+
 @njit(cache=True, nogil=True)
 def _attack_values(c, s, G, OP, forced, fbh, fbd, n_f, n_fl, T, TA, mcrip_of, scrip_of, p_hit,
                    p_crit, pmf, bpmf, p_under, row_of, V, out, bits_out):
@@ -572,12 +584,7 @@ def _attack_values(c, s, G, OP, forced, fbh, fbd, n_f, n_fl, T, TA, mcrip_of, sc
     o = G[1, g]
     cost = G[2, g]
     mcrip, scrip = mcrip_of[s], scrip_of[s]
-    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
-    amp_on = OP[7, o]
-    crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
-    eng2 = _engaged_after(o, eng, OP)
-    fl2 = fl | OP[3, o]
-    pre = OP[6, o]
+    knock_hit, knock_crit, amp_on, crit_matters, eng2, fl2, pre = _attack_flags(o, eng, fl, OP)
     bh_ok = OP[4, o] == 1 and f - cost >= 1
     for bh in range(2):
         out[bh] = -1.0
@@ -725,6 +732,82 @@ def backward_slots(order, GR, OP, FORCED, n_f, n_fl, GRID, p_hit, p_crit, pmf, b
 
 
 # ---------------------------------------------------------------------------- distribution
+@njit(cache=True, inline="always")
+def _take_choice(p, k, g, f, kd, eng, fl, G, SUCC, n_f, n_fl, end, charge):
+    """The combo a choice state's mass ``p`` enters under its decision ``k`` (-1 stop),
+    counting a charge's probability in ``charge``."""
+    if k < 0:
+        return enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
+    node = SUCC[G[5, g] + k]
+    if G[12, node] >= 0:
+        charge[G[12, node]] += p
+    return enter(node, f, kd, eng, fl, G, n_f, n_fl, end)
+
+
+@njit(cache=True, inline="always")
+def _spread_attack(p, s, d_bits, g, f, kd, eng, fl, G, OP, n_f, n_fl, end, end_row, T, TA,
+                   left_of, mcrip_of, scrip_of, p_hit, p_crit, pmf, bpmf, p_under, row_of,
+                   n_d, dest, dest_slot, final, focus):
+    """Pass an attack state's mass ``p`` on to its outcomes under the decision bits
+    ``d_bits`` (miss, blast after a miss, hit, critical; the damage roll and its column):
+    the end and destroyed states into ``final``, the rest into ``dest[dest_slot[row], s]``.
+    Shared by :func:`forward` (one array per round) and :func:`forward_once` (mass slots).
+    Returns P(hit) of the attack."""
+    o = G[1, g]
+    mcrip, scrip = mcrip_of[s], scrip_of[s]
+    bh = d_bits & 1
+    f1 = f - G[2, g] - bh
+    knock_hit, knock_crit, amp_on, crit_matters, eng2, fl2, pre = _attack_flags(o, eng, fl, OP)
+    ph = p_hit[o, bh, mcrip, kd, eng, fl]
+    pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
+    focus[0] += p * (G[2, g] + bh)
+    pu = p_under[o] if OP[2, o] == 1 else 0.0
+    q = p * (1.0 - ph) * (1.0 - pu)
+    if q > 0.0:
+        t = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
+        if t == end:
+            final[s] += q
+        else:
+            dest[dest_slot[row_of[t]], s] += q
+    for out_kind in range(1, 4):  # blast after a miss, hit, critical
+        if out_kind == 1:
+            q = p * (1.0 - ph) * pu
+            bd = (d_bits >> 3) & 1
+            t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f,
+                      n_fl, end)
+            amp = 0
+        else:
+            crit = out_kind - 2
+            if crit == 1 and crit_matters == 0:
+                continue
+            q = p * ((ph - pc) if crit == 0 else pc)
+            bd = (d_bits >> (1 + crit)) & 1
+            kd2 = kd | knock_hit | (knock_crit * crit)
+            t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
+            amp = amp_on * crit
+        if q <= 0.0:
+            continue
+        focus[0] += q * bd
+        row = 1 if (bd == 1 or pre == 1) else 0
+        rt = row_of[t]
+        for d in range(n_d):
+            if out_kind == 1:
+                qd = q * bpmf[o, scrip, row, fl, d]
+            else:
+                qd = q * pmf[o, scrip, row, fl, d]
+            if qd <= 0.0:
+                continue
+            n_col = T.shape[2] if d > 0 else 1  # a track: one column
+            for col in range(n_col):
+                s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
+                share = qd / n_col
+                if rt == end_row or left_of[s2] == 0:
+                    final[s2] += share
+                else:
+                    dest[dest_slot[rt], s2] += share
+    return ph
+
+
 @njit(cache=True, nogil=True)
 def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, row_of, reach,
             dec, cur, nxt, reachp, final, slots, focus, charge):
@@ -743,6 +826,7 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
     G, SUCC = GR
     n_d = pmf.shape[4]
     n_slots = slots.shape[0]
+    rows = np.arange(nxt.shape[0])  # forward's rounds index their array by row itself
     rnd = 0
     while True:
         moving = 0.0
@@ -763,80 +847,20 @@ def forward(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_under, r
                     cur[r, s] = 0.0
                     reachp[r, s] += p
                     if G[0, g] == 1:
-                        k = dec[r, s]
-                        if k < 0:
-                            t = enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
-                        else:
-                            node = SUCC[G[5, g] + k]
-                            if G[12, node] >= 0:
-                                charge[G[12, node]] += p
-                            t = enter(node, f, kd, eng, fl, G, n_f, n_fl, end)
+                        t = _take_choice(p, dec[r, s], g, f, kd, eng, fl, G, SUCC, n_f, n_fl,
+                                         end, charge)
                         if t == end:
                             final[s] += p
                         else:
                             cur[row_of[t], s] += p  # a later row of this round
                         continue
                     moving += p
-                    o = G[1, g]
-                    mcrip, scrip = mcrip_of[s], scrip_of[s]
-                    d_bits = dec[r, s]
-                    bh = d_bits & 1
-                    f1 = f - G[2, g] - bh
-                    knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
-                    amp_on = OP[7, o]
-                    crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
-                    eng2 = _engaged_after(o, eng, OP)
-                    fl2 = fl | OP[3, o]
-                    pre = OP[6, o]
-                    ph = p_hit[o, bh, mcrip, kd, eng, fl]
-                    pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
+                    ph = _spread_attack(p, s, dec[r, s], g, f, kd, eng, fl, G, OP, n_f, n_fl,
+                                        end, end_row, T, TA, left_of, mcrip_of, scrip_of, p_hit,
+                                        p_crit, pmf, bpmf, p_under, row_of, n_d, nxt, rows,
+                                        final, focus)
                     slots[slot, 0] += p
                     slots[slot, 1] += p * ph
-                    focus[0] += p * (G[2, g] + bh)
-                    pu = p_under[o] if OP[2, o] == 1 else 0.0
-                    q = p * (1.0 - ph) * (1.0 - pu)
-                    if q > 0.0:
-                        t = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
-                        if t == end:
-                            final[s] += q
-                        else:
-                            nxt[row_of[t], s] += q
-                    for out_kind in range(1, 4):  # blast after a miss, hit, critical
-                        if out_kind == 1:
-                            q = p * (1.0 - ph) * pu
-                            bd = (d_bits >> 3) & 1
-                            t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f,
-                                      n_fl, end)
-                            amp = 0
-                        else:
-                            crit = out_kind - 2
-                            if crit == 1 and crit_matters == 0:
-                                continue
-                            q = p * ((ph - pc) if crit == 0 else pc)
-                            bd = (d_bits >> (1 + crit)) & 1
-                            kd2 = kd | knock_hit | (knock_crit * crit)
-                            t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
-                            amp = amp_on * crit
-                        if q <= 0.0:
-                            continue
-                        focus[0] += q * bd
-                        row = 1 if (bd == 1 or pre == 1) else 0
-                        rt = row_of[t]
-                        for d in range(n_d):
-                            if out_kind == 1:
-                                qd = q * bpmf[o, scrip, row, fl, d]
-                            else:
-                                qd = q * pmf[o, scrip, row, fl, d]
-                            if qd <= 0.0:
-                                continue
-                            n_col = T.shape[2] if d > 0 else 1  # a track: one column
-                            for col in range(n_col):
-                                s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
-                                share = qd / n_col
-                                if rt == end_row or left_of[s2] == 0:
-                                    final[s2] += share
-                                else:
-                                    nxt[rt, s2] += share
         rnd += 1
         if moving == 0.0:
             break
@@ -873,77 +897,16 @@ def forward_once(order, GR, OP, n_f, n_fl, GRID, p_hit, p_crit, pmf, bpmf, p_und
                 if p == 0.0 or left_of[s] == 0:
                     continue
                 if G[0, g] == 1:
-                    k = dec[r, s]
-                    if k < 0:
-                        t = enter(G[8, g], f, kd, eng, fl, G, n_f, n_fl, end)
-                    else:
-                        node = SUCC[G[5, g] + k]
-                        if G[12, node] >= 0:
-                            charge[G[12, node]] += p
-                        t = enter(node, f, kd, eng, fl, G, n_f, n_fl, end)
+                    t = _take_choice(p, dec[r, s], g, f, kd, eng, fl, G, SUCC, n_f, n_fl, end,
+                                     charge)
                     if t == end:
                         final[s] += p
                     else:
                         mass[mslot[row_of[t]], s] += p
                     continue
-                o = G[1, g]
-                mcrip, scrip = mcrip_of[s], scrip_of[s]
-                d_bits = dec[r, s]
-                bh = d_bits & 1
-                f1 = f - G[2, g] - bh
-                knock_hit, knock_crit = OP[0, o] & 1, (OP[0, o] >> 1) & 1
-                amp_on = OP[7, o]
-                crit_matters = 1 if (knock_crit == 1 or amp_on == 1) else 0
-                eng2 = _engaged_after(o, eng, OP)
-                fl2 = fl | OP[3, o]
-                pre = OP[6, o]
-                ph = p_hit[o, bh, mcrip, kd, eng, fl]
-                pc = p_crit[o, bh, mcrip, kd, eng, fl] if crit_matters == 1 else 0.0
-                focus[0] += p * (G[2, g] + bh)
-                pu = p_under[o] if OP[2, o] == 1 else 0.0
-                q = p * (1.0 - ph) * (1.0 - pu)
-                if q > 0.0:
-                    t = enter(G[3, g], f1, kd, eng2, fl, G, n_f, n_fl, end)
-                    if t == end:
-                        final[s] += q
-                    else:
-                        mass[mslot[row_of[t]], s] += q
-                for out_kind in range(1, 4):  # blast after a miss, hit, critical
-                    if out_kind == 1:
-                        q = p * (1.0 - ph) * pu
-                        bd = (d_bits >> 3) & 1
-                        t = enter(G[3, g], f1 - bd, kd | knock_hit, eng2, fl2, G, n_f,
-                                  n_fl, end)
-                        amp = 0
-                    else:
-                        crit = out_kind - 2
-                        if crit == 1 and crit_matters == 0:
-                            continue
-                        q = p * ((ph - pc) if crit == 0 else pc)
-                        bd = (d_bits >> (1 + crit)) & 1
-                        kd2 = kd | knock_hit | (knock_crit * crit)
-                        t = enter(G[4, g], f1 - bd, kd2, eng2, fl2, G, n_f, n_fl, end)
-                        amp = amp_on * crit
-                    if q <= 0.0:
-                        continue
-                    focus[0] += q * bd
-                    row = 1 if (bd == 1 or pre == 1) else 0
-                    rt = row_of[t]
-                    for d in range(n_d):
-                        if out_kind == 1:
-                            qd = q * bpmf[o, scrip, row, fl, d]
-                        else:
-                            qd = q * pmf[o, scrip, row, fl, d]
-                        if qd <= 0.0:
-                            continue
-                        n_col = T.shape[2] if d > 0 else 1  # a track: one column
-                        for col in range(n_col):
-                            s2 = s if d == 0 else (TA[s, d, col] if amp == 1 else T[s, d, col])
-                            share = qd / n_col
-                            if rt == end_row or left_of[s2] == 0:
-                                final[s2] += share
-                            else:
-                                mass[mslot[rt], s2] += share
+                _spread_attack(p, s, dec[r, s], g, f, kd, eng, fl, G, OP, n_f, n_fl, end,
+                               end_row, T, TA, left_of, mcrip_of, scrip_of, p_hit, p_crit, pmf,
+                               bpmf, p_under, row_of, n_d, mass, mslot, final, focus)
         if zero_after[r] == 1:
             mass[mslot[r], :] = 0.0
 
