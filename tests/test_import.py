@@ -94,13 +94,13 @@ def test_the_cli_writes_the_list_and_says_what_it_did(tmp_path):
     out = tmp_path / "list.toml"
     code, stdout, err = cli_result("import", EXAMPLES / "orcs_t9a.txt", "-o", out)
     assert code == 0 and stdout == "" and err.startswith("Converted the export")
-    assert "kept 4 of 5 entries and 4 of 7 options" in err
+    assert "kept 4 of 5 entries and 5 of 7 options" in err
     assert "# UNKNOWN: Night Goblin Fanatic" in out.read_text()
     load_list(str(out))
     code, stdout, _ = cli_result("import", EXAMPLES / "orcs_t9a.txt", "--format", "json")
     report = json.loads(stdout)
     assert report["command"] == "import" and report["results"]["entries_converted"]["value"] == 4
-    assert report["results"]["options_kept"]["value"] == 4
+    assert report["results"]["options_kept"]["value"] == 5
     code, stdout, _ = cli_result("import", EXAMPLES / "khador_mk2.txt")
     assert stdout.startswith("# Converted the export") and "kept 3 of 3 entries" in stdout
 
@@ -162,11 +162,13 @@ def test_the_bundled_t9a_text_names_every_dropped_option():
     report, text = import_file(EXAMPLES / "orcs_t9a.txt")
     line = report.headline
     for dropped in ("Spear (Orcs) — not in the profile", "Shield (Orc Warlord) — not in the profile",
-                    "General (Orc Warlord) — a list file has no general",
                     "Night Goblin Fanatic — no bundled fantasy t9a1 profile"):
         assert dropped in line, line
-    assert "kept 4 of 5 entries and 4 of 7 options" in line
+    assert "General" not in line  # the Warlord is the list's general (FB-K4)
+    assert "kept 4 of 5 entries and 5 of 7 options" in line
     data = tomllib.loads(text)
+    assert next(u for u in data["units"] if u["profile"] == "t9a1/og_orc_warlord")["general"]
+    assert load_list(data).units  # the loader takes it (one general)
     orcs = next(u for u in data["units"] if u["profile"] == "t9a1/og_orcs")
     assert orcs["musician"] and orcs["standard"] and orcs["champion"] is False
     assert next(u for u in data["units"] if u["profile"] == "t9a1/og_orc_chief")["battle_standard"]
@@ -213,3 +215,16 @@ def test_a_battle_standard_is_a_priced_list_option():
         load_list({"game": "fantasy", "ruleset": "t9a1", "points": 900,
                    "units": [{"profile": "t9a1/og_orc_warlord", "battle_standard": True}]})
     assert "battle standard" in str(info.value)
+
+
+def test_an_option_the_profile_sells_becomes_the_entrys_buys(tmp_path):
+    """Issue 32 parts 3-4: "Spears" on wfb8 Orc Boyz is kit their profile sells
+    (points.kit_options): kept as `buys = "spear"`, priced in the list's points."""
+    export = tmp_path / "orcs.txt"
+    export.write_text("Orcs and Goblins, 500 pts\n++ Core ++\n200 - 25 Orc Boyz, Spears, Shields\n")
+    report, text = import_file(export, ruleset="wfb8")
+    assert "kept 1 of 1 entry and 2 of 2 options; nothing dropped" in report.headline
+    data = tomllib.loads(text)
+    assert data["units"][0]["buys"] == "spear"
+    unit = load_list(data).units[0]
+    assert "spear" in unit.profile.equipment and unit.points == 25 * 8  # 6 + shield 1 + spear 1

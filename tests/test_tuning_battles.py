@@ -262,3 +262,111 @@ def test_a_fantasy_shooting_unit_scores_its_volleys_on_cells():
     # 2.5 of 20 Orc Boyz slain on average
     rows = [r for r in report.info["p_kill"] if r.startswith("Handgunners → Orc Boyz mob: Orc Boyz")]
     assert rows and f"share destroyed {100 * float(F(10, 4) / 20):.1f}%" in rows[0], rows
+
+
+def test_cell_settings_on_battles_are_refused_in_one_line():
+    """--n-trials, --precision and --rounds size cells: on battles (the default model) they
+    are refused with one line naming --battles or --turns, never silently ignored."""
+    lists = {"score": ["khador_battlebox"], "diff": ["khador_battlebox", "khador_battlebox"],
+             "tune": ["khador_battlebox", "--options", "khador_battlebox"]}
+    cases = [(["--n-trials", "2000"], "--battles"), (["--precision", "0.01"], "--battles"),
+             (["--rounds", "1"], "--turns"), (["--method", "exact"], "--model cells")]
+    for command, args in lists.items():
+        for extra, fix in cases:
+            if command == "tune" and extra[0] == "--precision":
+                continue  # tune takes no --precision at all
+            code, out, err = cli_result(command, *args, "--meta", "mk2_battleboxes", *extra)
+            assert code == 2, (command, extra, out)
+            assert err.count("\n") == 1 and extra[0] in err and fix in err, err
+    for command in lists:  # and each option's help says so
+        code, out, _ = cli_result(command, "--help")
+        assert "On battles: refused; use --battles." in " ".join(out.split()), command
+
+
+def test_max_lists_caps_the_lists_played_on_battles():
+    """Issue 32: --max-lists counts distinct lists (the input included); the screening round
+    plays no more than the cap leaves (it used to finish a round of 10 for a cap of 4)."""
+    report = tune_list("khador_battlebox", "khador_battlebox", "mk2_battleboxes", max_lists=4,
+                       n_battles=40, seed=4, workers=1, top=3)
+    assert report.info["lists_evaluated"] <= 4
+    assert len(report.info["ranked"]) <= 4
+    meta = load_meta("mk2_battleboxes")
+    assert report.info["battles_played"] <= 4 * 40 * len(meta.lists)  # nothing played past the cap
+
+
+def test_fb_battle_plays_a_count_of_two_as_two_entries_of_one():
+    """tune merges equal entries (`merge_equal_entries`): that changes no battle, because fb
+    battle plays an entry of count 2 as the two units two entries of one would be (same
+    labels, same order once the book sorts the entries), battle by battle on the same dice."""
+    if not games.get("fantasy").has_battles():
+        pytest.skip("this build has no Fantasy battles")
+    base = {"name": "x", "game": "fantasy", "ruleset": "wfb8", "points": 1100}
+    captain = {"profile": "wfb8/empire_captain", "joins": "Halberdiers", "general": True}
+    one = load_list({**base, "units": [{"profile": "wfb8/empire_halberdiers", "count": 2},
+                                       {"profile": "wfb8/empire_handgunners"}, captain]})
+    two = load_list({**base, "units": [{"profile": "wfb8/empire_halberdiers"},
+                                       {"profile": "wfb8/empire_handgunners"},
+                                       {"profile": "wfb8/empire_halberdiers", "models": 20},
+                                       captain]})
+    fantasy, enemy = games.get("fantasy"), load_list("wfb8_orcs_battle")
+    a = fantasy.play_battles(tb._canonical(one), enemy, seed=5, start=0, count=8)
+    b = fantasy.play_battles(tb._canonical(two), enemy, seed=5, start=0, count=8)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert len(set(a[1])) > 1  # battles that differ: the dice matter, so equality means something
+
+
+@pytest.mark.slow  # ~1 min on 2 busy cores: each Dask thread builds its own fb battle kernel
+def test_fantasy_score_on_battles_is_the_same_on_dask(tmp_path):
+    """Issue 32 (speed): the Dask path equals the local path for the same seed — `score` of
+    a Fantasy list on fb battles, 60 battles (two blocks of the book, on two threads of one
+    Dask worker: each thread builds its own battle kernel), every figure and se identical."""
+    distributed = pytest.importorskip("distributed")
+    if not games.get("fantasy").has_battles():
+        pytest.skip("this build has no Fantasy battles")
+    meta = tmp_path / "orcs.toml"
+    meta.write_text('name = "orcs"\ngame = "fantasy"\nruleset = "wfb8"\n'
+                    '[[lists]]\nlist = "wfb8_orcs_battle"\n')
+    kw = dict(n_battles=60, seed=13, turns=2)
+    local = score_list("wfb8_empire_battle", str(meta), workers=1, **kw)
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                       dashboard_address=None)
+    client = distributed.Client(cluster)
+    try:
+        remote = score_list("wfb8_empire_battle", str(meta), scheduler=client, **kw)
+    finally:
+        client.close()
+        cluster.close()
+    values = {k: (e.value, e.se) for k, e in local.results.items()}
+    assert values == {k: (e.value, e.se) for k, e in remote.results.items()}
+    assert local.results["p_win"].se > 0  # Monte Carlo battles, not a constant
+
+
+def test_a_list_whose_only_damage_is_a_war_machine_scores_on_cells(tmp_path):
+    """TU-C1: a lone Great Cannon (`[machine] fires = "cannon"`) fires one shot a turn on
+    cells by the artillery engine: more than 0 points destroyed, exactly fb artillery's
+    expected models slain over the target's models x its points; a charge at the cannon
+    counts it when it is destroyed (FB-WM1), so the list also loses points."""
+    from mathhammer.fantasy.artillery.query import artillery
+    from mathhammer.fantasy.artillery.shot import Shot
+
+    (tmp_path / "cannon.toml").write_text(
+        'name = "a lone cannon"\ngame = "fantasy"\nruleset = "wfb8"\npoints = 120\n'
+        '[[units]]\nprofile = "wfb8/empire_great_cannon"\n')
+    (tmp_path / "orcs.toml").write_text(
+        'name = "orcs"\ngame = "fantasy"\nruleset = "wfb8"\n[[lists]]\nlist = "wfb8_orcs"\n')
+    report = score_list(str(tmp_path / "cannon.toml"), str(tmp_path / "orcs.toml"),
+                        model="cells", seed=1)
+    destroyed = report.results["points_destroyed_per_turn"]
+    assert destroyed.value > 0 and destroyed.se == 0  # every cannon shot is exact
+    assert report.results["points_lost_per_turn"].value > 0
+    orcs = load_list("wfb8_orcs")
+    shot = artillery("cannon", "wfb8/orc_boyz", ruleset="wfb8", shot=Shot("cannon", bs=3),
+                     method="exact").results["mean_models_slain"].value
+    by_hand = 0.0
+    n = sum(u.count for u in orcs.units)
+    for u in orcs.units:
+        one = artillery("cannon", u.profile, ruleset="wfb8", shot=Shot("cannon", bs=3),
+                        method="exact").results["mean_models_slain"].value
+        by_hand += u.count / n * one / u.profile.formation.models * u.points
+    assert shot > 0
+    assert destroyed.value == pytest.approx(by_hand, rel=1e-9)

@@ -134,3 +134,73 @@ def test_an_options_file_moves_a_character_and_keeps_what_it_does_not_vary(tmp_p
     assert hosts == {"Halberdiers", "Handgunners"}
     champions = {dict(opts).get("champion") for _, opts in space.variants["wfb8/empire_halberdiers"]}
     assert {True, False} <= champions
+
+
+def test_equal_entries_merge_and_the_ranked_table_lists_each_list_once():
+    """Issue 32: the input's `count = 2` and a candidate's two entries of one (or an entry
+    with the profile's own size written out) are one list: merged into one entry, never
+    ranked twice."""
+    from mathhammer import game as games
+    from mathhammer.tuning.tune import merge_equal_entries
+
+    data = {"name": "x", "game": "fantasy", "ruleset": "wfb8", "points": 500,
+            "units": [{"profile": "wfb8/empire_halberdiers"},
+                      {"profile": "wfb8/empire_handgunners"},
+                      {"profile": "wfb8/empire_halberdiers", "models": 20}]}
+    merged = merge_equal_entries(data, load_list(data))
+    assert merged is not None and len(merged["units"]) == 2
+    assert merged["units"][0]["count"] == 2
+    assert games.list_text(load_list(merged)) == games.list_text(load_list("wfb8_empire"))
+    assert merge_equal_entries(merged, load_list(merged)) is None  # already one way of writing it
+    report = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", model="cells", seed=3,
+                       top=20, budget_seconds=600, max_lists=30, n_trials=500)
+    ranked = report.info["ranked"]
+    texts = [games.list_text(load_list({**data, "units": r["units"]})) for r in ranked]
+    assert len(texts) == len(set(texts)) > 1
+    assert [r["changes"] for r in ranked].count("no change") == 1
+
+
+def test_max_lists_caps_the_lists_scored_on_cells():
+    for cap in (1, 4, 9):
+        report = tune_list("wfb8_empire", "wfb8_empire", "wfb8_infantry", model="cells", seed=3,
+                           budget_seconds=600, max_lists=cap, n_trials=500)
+        assert 1 <= report.info["lists_evaluated"] <= cap
+
+
+def test_an_entry_buys_the_kit_its_profile_prices_and_tune_searches_it(tmp_path):
+    """Issue 32 part 3: `buys = "<kit id>"` adds an item the profile's points.kit_options
+    prices (BSData/whfb: Orc Boyz spears or additional hand weapons, 1 pt a model) to the
+    unit's equipment, which the engines read (FB-E3, FB-E5), at its price; anything else is
+    refused in one line; an options file varies it and tune's candidates carry it."""
+    from mathhammer.tuning.tune import build_space
+
+    def orcs(**extra):
+        return {"name": "x", "game": "fantasy", "ruleset": "wfb8", "points": 500,
+                "units": [{"profile": "wfb8/orc_boyz", **extra}]}
+
+    plain, extra = load_list(orcs()).units[0], load_list(orcs(buys="additional_hand_weapon")).units[0]
+    assert extra.points == plain.points + plain.profile.formation.models * 1
+    assert extra.profile.equipment == (*plain.profile.equipment, "additional_hand_weapon")
+    assert load_list(orcs(buys="none")).units[0].points == plain.points
+    (tmp_path / "bad.toml").write_text('name = "x"\ngame = "fantasy"\nruleset = "wfb8"\n'
+                                       'points = 500\n[[units]]\nprofile = "wfb8/orc_boyz"\n'
+                                       'buys = "great_weapon"\n')
+    from tests.conftest import cli_result
+
+    code, _, err = cli_result("score", str(tmp_path / "bad.toml"), "--meta", "wfb8_infantry",
+                              "--model", "cells")
+    assert code == 2 and err.count("\n") == 1 and "units.0.buys" in err and "spear" in err
+    # the engines read it: a paired difference on cells that is not 0
+    from mathhammer.tuning import diff_lists
+
+    d = diff_lists(load_list(orcs()), load_list(orcs(buys="additional_hand_weapon")),
+                   "wfb8_infantry", model="cells", method="mc", n_trials=1000, seed=2)
+    e = d.results["points_destroyed_per_turn[B-A]"]
+    assert e.value != 0 and e.se > 0
+    space, _ = build_space("wfb8_orcs", "wfb8_orcs", "fantasy", "wfb8")
+    bought = {dict(opts).get("buys") for _, opts in space.variants["wfb8/orc_boyz"]}
+    assert {"none", "spear", "additional_hand_weapon"} <= bought
+    report = tune_list("wfb8_orcs", "wfb8_orcs", "wfb8_infantry", model="cells", seed=1,
+                       max_lists=12, n_trials=500, budget_seconds=600, top=10)
+    assert any(u.get("buys") not in (None, "none") for r in report.info["ranked"]
+               for u in r["units"])

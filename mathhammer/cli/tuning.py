@@ -12,20 +12,29 @@ import typer
 
 from mathhammer.cli._common import CommonOptions, emit, query_command
 from mathhammer.cli.analysis import (
-    NTrialsCell,
     Policy,
-    PrecisionCell,
-    Rounds,
     Scheduler,
     Workers,
     _cell_progress,
 )
 
+# cells-only settings: refused in one line on battles, where --battles sizes the run
+NTrialsCell = Annotated[Optional[int], typer.Option(
+    "--n-trials", help="--model cells only: Monte Carlo trials per cell, fixed (default: "
+                       "adaptive, see --precision). On battles: refused; use --battles.")]
+PrecisionCell = Annotated[Optional[float], typer.Option(
+    "--precision", help="--model cells only: each Monte Carlo cell runs until its P(kill)'s "
+                        "95% half-width is at most this (default 0.0075). On battles: refused; "
+                        "use --battles.")]
+Rounds = Annotated[Optional[int], typer.Option(
+    "--rounds", help="--model cells only: Fantasy combat rounds per cell (default: until "
+                     "decided). On battles: refused; use --turns.")]
+
 Model = Annotated[Optional[str], typer.Option(
     "--model", help="battle: play each meta list as whole battles (the default where the game "
                     "has battles); cells: per-turn attack cells.")]
 Battles = Annotated[Optional[int], typer.Option(
-    "--battles", help="Battles per list of the meta (--model battle; default 1000).")]
+    "--battles", help="--model battle: battles per list of the meta, i.e. per pairing (default 1000).")]
 BattlePolicy = Annotated[Optional[str], typer.Option(
     "--battle-policy", help="Your general in battles: greedy (default), scripted or best-response.")]
 MetaPolicy = Annotated[Optional[str], typer.Option(
@@ -132,7 +141,7 @@ def tune_command(
     rounds: Rounds = None,
     policy: Policy = "optimal",
     opts: CommonOptions = None,  # filled in by @query_command
-    n_trials: Annotated[Optional[int], typer.Option("--n-trials", help="Monte Carlo trials per cell when the best lists are scored against the input (default 20000); the search screens at 500 and races at 4x and 16x that.")] = None,
+    n_trials: Annotated[Optional[int], typer.Option("--n-trials", help="--model cells only: Monte Carlo trials per cell when the best lists are scored against the input (default 20000); the search screens at 500 and races at 4x and 16x that. On battles: refused; use --battles.")] = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
     model: Model = None,

@@ -11,6 +11,7 @@ destroyed and the attacker stands), ``mean_damage`` the wounds dealt.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from pydantic import Field
@@ -39,6 +40,9 @@ class Fantasy(Game):
         "joins": (str | None, Field(None, min_length=1, description="a character: the label of "
                                     "the unit it fights in (FB-K1)")),
         "general": (bool | None, Field(None, description="a character: the army's general (FB-K4)")),
+        # equipment bought (issue 32 part 3): a kit id the profile's points.kit_options prices
+        "buys": (str | None, Field(None, min_length=1, max_length=40, description="equipment "
+                                   "bought from the profile's points.kit_options (FB-E1..E8)")),
     }
     variant_fields = {
         "models": (list[int], Field(default_factory=list, max_length=12)),
@@ -49,6 +53,8 @@ class Fantasy(Game):
         "musician": (list[bool], Field(default_factory=list, max_length=2)),
         # a character moved between units: the labels of the units it may join (FB-K1)
         "joins": (list[str], Field(default_factory=list, max_length=12)),
+        # equipment bought or not: kit ids of the profile's points.kit_options, "none" for none
+        "buys": (list[str], Field(default_factory=list, max_length=9)),
     }
     kill_words = "P(target breaks or is destroyed)"
     sweep_stats = ("ws", "bs", "s", "t", "w", "i", "a", "attacks", "ld", "save", "ward", "models")
@@ -117,6 +123,7 @@ class Fantasy(Game):
             check_prices(unit, f"{entry.profile}", unit.formation)
         except ProfileError as err:
             raise ProfileError(f"{key}.profile", f"{err.where}: {err.what}", None, err.fix) from None
+        unit = _with_bought_kit(unit, entry.buys, f"{key}.buys")
         roles = {"joins": entry.joins, "general": entry.general}
         for option, value in roles.items():
             if value is not None and unit.role != "character":
@@ -127,6 +134,8 @@ class Fantasy(Game):
             raise ProfileError(f"{key}.count", "a character that joins a unit is one model",
                                entry.count, "use count = 1 (one entry per character)")
         options = {"charge": entry.charge, **{k: v for k, v in roles.items() if v}}
+        if entry.buys not in (None, "none"):
+            options["buys"] = entry.buys  # what a cell or battle plays differs: in every key
         return ListUnit(label, unit, entry.count, unit.unit_points(), options)
 
     def list_points(self, units: list, where: str) -> int:
@@ -165,7 +174,8 @@ class Fantasy(Game):
         """`` (20)``, or `` (20, champion, standard)`` with the command it has bought."""
         f = unit.profile.formation
         command = [c for c in ("champion", "standard", "musician") if getattr(f, c, False)]
-        return f" ({', '.join([str(f.models), *command])})"
+        kit = [unit.options["buys"].replace("_", " ")] if unit.options.get("buys") else []
+        return f" ({', '.join([str(f.models), *command, *kit])})"
 
     def default_ruleset(self, profile: Any) -> str:
         return getattr(profile, "ruleset", None) or "wfb8"
@@ -200,15 +210,16 @@ class Fantasy(Game):
         from mathhammer.game import list_text
 
         key = (list_text(army_a), list_text(army_b), turns, policy_a, policy_b)
-        kernel = _PLANS.get(key)
+        plans = _thread_plans()
+        kernel = plans.get(key)
         if kernel is None:
             runner = self._battle_engine()
             recipe = runner.Recipe(army_a, army_b, None, "default lines (fb battle's)", turns, "roll-off",
                                    policy_a, policy_b, 8, 1)
             kernel = runner.kernel_of(runner.build_plan(recipe))
-            if len(_PLANS) > 32:
-                _PLANS.pop(next(iter(_PLANS)))
-            _PLANS[key] = kernel
+            if len(plans) > 32:
+                plans.pop(next(iter(plans)))
+            plans[key] = kernel
         return kernel
 
     def play_battles(self, army_a, army_b, *, seed, start, count, policy_a="greedy",
@@ -245,8 +256,12 @@ class Fantasy(Game):
         return self.cell_runner(cell)(config)
 
     def score_options(self, unit: Any) -> dict[str, Any]:
-        """TU-C1: a unit with a missile weapon (its ``[ranged]`` table) spends its turn shooting;
-        a wizard (its ``[wizard]`` table, FB-B12) casting its first magic missile."""
+        """TU-C1: a war machine with a piece (``[machine] fires``, FB-WM2) spends its turn
+        firing it; a wizard (its ``[wizard]`` table, FB-B12) casting its first magic missile;
+        a unit with a missile weapon (its ``[ranged]`` table) shooting."""
+        machine = unit.profile.machine
+        if machine is not None and getattr(machine, "fires", None):
+            return {"fires": machine.fires}
         wizard = unit.profile.wizard
         if wizard is not None and any(sp.kind == "missile" for sp in wizard.spells):
             return {"casts": True}
@@ -257,6 +272,9 @@ class Fantasy(Game):
         a shooter's volley (``shoots``, TU-C1) by the shooting chain."""
         from mathhammer.analysis.cells import CellResult
 
+        if cell.attacker_options.get("fires"):
+            target = self.with_stats(cell.target, cell.target_options)
+            return lambda config: machine_cell(cell, cell.attacker, target, config)
         if cell.attacker_options.get("casts"):
             caster = self.with_stats(cell.attacker, cell.attacker_options)
             target = self.with_stats(cell.target, cell.target_options)
@@ -267,6 +285,8 @@ class Fantasy(Game):
             return lambda config: volley_cell(cell, shooter, target, config)
         from mathhammer.fantasy.combat.fight import Side, combat_session
 
+        if cell.attacker.machine is not None:  # FB-WM1: a machine does not charge
+            return lambda config: idle_machine_cell(cell)
         attacker = self.with_stats(cell.attacker, cell.attacker_options)
         target = self.with_stats(cell.target, cell.target_options)
         a = Side(attacker, charged=bool(cell.attacker_options.get("charge")))
@@ -277,6 +297,10 @@ class Fantasy(Game):
 
         def run(config: Any) -> CellResult:
             report = fight(method=cell.method, config=config)
+            if "p_machine_destroyed" in report.results:  # FB-WM1: a charge at a war machine
+                won = report.results["p_machine_destroyed"]
+                return CellResult(cell.key, won, won, report.method, report.seed,
+                                  report.n_trials, note + ", the machine destroyed (FB-WM1)")
             return CellResult(cell.key, report.results["p_a_wins"],
                               report.results["mean_wounds_dealt"], report.method, report.seed,
                               report.n_trials, note)
@@ -290,7 +314,10 @@ class Fantasy(Game):
                     "it instead (its first two ranks, short range, standing, no cover; expected "
                     "models slain / the target's models x its points); a wizard casts its first "
                     "magic missile (P(cast) with the fewest dice reaching 75%, no dispel, x the "
-                    "hits' expected models slain), TU-C1")
+                    "hits' expected models slain); a war machine with a piece fires one shot of "
+                    "it by fb artillery (FB-WM2's [machine] fires; the same share), one without "
+                    "a piece does nothing, and a charge at a machine counts it when it is "
+                    "destroyed (FB-WM1), TU-C1")
         return ("a close combat of the attacker unit against the target unit; p_kill = "
                 "P(target breaks or is destroyed, attacker stands)")
 
@@ -369,7 +396,9 @@ class Fantasy(Game):
 
     def import_options(self, entry, profile):
         """Each printed option against the profile: command (champion, standard bearer,
-        musician, battle standard) the profile prices becomes the entry's, kit in its
+        musician, battle standard) the profile prices becomes the entry's, a character's
+        General its ``general = true`` (FB-K4), kit its ``points.kit_options`` sells its
+        ``buys`` (one item), kit in its
         equipment, weapon, upgrades or mounts is kept (the profile plays it), anything
         else is dropped with the reason. The export's command is the unit's: command it
         does not list is switched off where the profile fields it by default."""
@@ -390,9 +419,15 @@ class Fantasy(Game):
                 else:
                     dropped.append((option, f"the profile prices no {part.replace('_', ' ')}"))
             elif words in GENERAL_NAMES:
-                dropped.append((option, "a list file has no general (score and tune play each "
-                                        "unit on its own)"))
+                if profile.role == "character":  # FB-K4: the list's general, as fb battle plays it
+                    keys["general"] = True
+                    kept.append(option)
+                else:
+                    dropped.append((option, "only a character is the general (FB-K4)"))
             elif words in kit:
+                kept.append(option)
+            elif words in (sold := _kit_sold(profile)) and "buys" not in keys:
+                keys["buys"] = sold[words]  # bought from the profile's points.kit_options
                 kept.append(option)
             else:
                 dropped.append((option, "not in the profile"))
@@ -460,6 +495,14 @@ def _priced(profile, part: str) -> bool:
     return getattr(profile.points, part) > 0 or part in profile.points.free
 
 
+def _kit_sold(profile) -> dict[str, str]:
+    """Builders' names of the kit the profile sells (``points.kit_options``) -> its kit id."""
+    from mathhammer.fantasy.list_text import option_words
+
+    return {option_words(n): item for item in profile.points.kit_options
+            for n in KIT_NAMES.get(item, (item.replace("_", " "),))}
+
+
 def _kit_names(profile) -> set[str]:
     """What the profile's model carries, by the names builders print: its equipment, its
     weapon, the upgrades and mounts its points name, and a hand weapon (every model's)."""
@@ -509,6 +552,89 @@ def volley_cell(cell: Any, shooter: Any, target: Any, config: Any = None):
                       report.n_trials, note, damage_share=1.0 / models)
 
 
+def _with_bought_kit(unit: Any, item: str | None, where: str) -> Any:
+    """``unit`` with ``item`` bought (issue 32 part 3): the kit id joins its equipment, which
+    the engines read (FB-E1..E8), and its price per model joins its upgrades (PR-4); only
+    what the profile's ``points.kit_options`` prices ("none": nothing bought)."""
+    if item in (None, "none"):
+        return unit
+    offered = unit.points.kit_options
+    if item not in offered:
+        raise ProfileError(where, f"{unit.name} cannot buy it: its profile prices "
+                           + (", ".join(offered) if offered else "no equipment to buy")
+                           + " (points.kit_options)", item,
+                           f"use buys = \"{next(iter(offered))}\"" if offered else "remove buys")
+    points = unit.points.model_copy(update={"upgrades": {**unit.points.upgrades,
+                                                         item: offered[item]}})
+    return unit.model_copy(update={"equipment": (*unit.equipment, item), "points": points})
+
+
+def idle_machine_cell(cell: Any):
+    """A war machine without a piece (no ``[machine] fires``) in a cell: it neither fires nor
+    charges (FB-WM1), so it destroys nothing, exactly."""
+    from mathhammer.analysis.cells import CellResult
+    from mathhammer.results import Estimate
+
+    return CellResult(cell.key, Estimate.exact(0.0), Estimate.exact(0.0), "exact", None, None,
+                      "a war machine without a piece: it does not charge (FB-WM1)")
+
+
+def machine_cell(cell: Any, machine: Any, target: Any, config: Any = None):
+    """TU-C1: one shot of the war machine's piece (``[machine] fires``, FB-WM2) at ``target``
+    by the artillery engine (``fb artillery``'s, FB-R*: its default aim and range, the crew's
+    BS for a piece that rolls to hit), exact or Monte Carlo as the cell asks; a war machine
+    target takes it on the machine's Toughness (FB-WM1). ``p_kill`` = P(every model slain),
+    ``mean_damage`` = expected models slain (a ridden monster: unsaved wounds over its
+    Wounds, the first wound pool as fb battle's shots, FB-B6)."""
+    from mathhammer.analysis.cells import CellResult
+    from mathhammer.fantasy.artillery.query import artillery
+    from mathhammer.fantasy.artillery.shot import Shot
+    from mathhammer.fantasy.combat.target import target_models
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+    from mathhammer.results import Z95, Estimate
+
+    rules = load_ruleset(cell.ruleset)
+    piece = cell.attacker_options["fires"]
+    if target.machine is not None:  # FB-WM1: shooting wounds on the machine's T
+        target = target.model_copy(update={"stats": target.stats.model_copy(
+            update={"t": target.machine.t})})
+    models = target_models(target, rules)
+    report = artillery(piece, target, ruleset=rules, shot=Shot(piece, bs=machine.stats.bs),
+                       method=cell.method, config=config)
+    results = report.results
+    if "mean_models_slain" in results:
+        damage, share = results["mean_models_slain"], 1.0 / models
+    else:  # a ridden monster: wounds on the rider (FB-B6's first wound pool)
+        key = next(k for k in results if k.startswith("mean_") and "wound" in k)
+        damage, share = results[key], 1.0 / max(1, target.stats.w)
+    dist = report.distributions.get("models_slain")
+    if dist is not None and dist.offset + len(dist.probs) > models:
+        p_all = float(sum(p for k, p in enumerate(dist.probs) if dist.offset + k >= models))
+    else:
+        p_all = 0.0
+    if report.method == "exact":
+        p_kill = Estimate.exact(p_all)
+    else:  # the binomial se of a share of the run's shots
+        se = (p_all * (1 - p_all) / report.n_trials) ** 0.5
+        p_kill = Estimate(p_all, se, (max(0.0, p_all - Z95 * se), min(1.0, p_all + Z95 * se)),
+                          report.n_trials)
+    note = f"{machine.machine.name}: one {piece} shot (fb artillery's default aim)"
+    return CellResult(cell.key, p_kill, damage, report.method, report.seed, report.n_trials, note,
+                      damage_share=share)
+
+
+_PLANS = threading.local()  # fb battle's plans and kernels of list pairs, built once per thread
+
+
+def _thread_plans() -> dict:
+    """This thread's plans: a kernel keeps the tables its probe pass is building, so two
+    threads (a Dask worker's) never share one (they raced: "played on placeholders")."""
+    plans = getattr(_PLANS, "plans", None)
+    if plans is None:
+        plans = _PLANS.plans = {}
+    return plans
+
+
 def missile_cell(cell: Any, caster: Any, target: Any, config: Any = None):
     """TU-C1: a wizard's turn is its first magic missile (FB-B12) at ``target`` (a heal does
     not count on cells): cast with the
@@ -554,7 +680,5 @@ def _times(estimate: Any, p: float):
     return Estimate(estimate.value * p, estimate.se * p,
                     (estimate.ci95[0] * p, estimate.ci95[1] * p), estimate.n_trials)
 
-
-_PLANS: dict = {}  # fb battle's plans and kernels of list pairs, built once per process
 
 GAME = register(Fantasy())

@@ -355,9 +355,19 @@ class Points(_Frozen):
                                      "profile carries, points per model: kit in equipment or in its "
                                      "saves (\"heavy armour\"), magic items")
     mounts: dict[str, int] = Field(default_factory=dict, description="mount name -> its points")
+    kit_options: dict[str, int] = Field(default_factory=dict, description="equipment the army "
+                                        "book lets a list buy for the unit and it does not carry "
+                                        "yet, points per model (a kit id, FB-E1..E8); a list entry "
+                                        "buys one with buys = \"<id>\"")
     free: dict[str, str] = Field(default_factory=dict, description="part -> the rule that makes it "
                                  "free (a unit's own kit, a champion the book includes)")
     confidence: Confidence | None = None
+
+    @field_validator("kit_options")
+    @classmethod
+    def _kit_ids(cls, table: dict[str, int]) -> dict[str, int]:
+        _check_equipment(tuple(table))
+        return cls._priced(table)
 
     @field_validator("upgrades", "mounts")
     @classmethod

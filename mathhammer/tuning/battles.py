@@ -46,6 +46,25 @@ def resolve_model(model: str | None, game: str) -> str:
     return model
 
 
+def refuse_cell_settings(*, n_trials: Any = None, precision: Any = None, rounds: Any = None,
+                         method: str = "auto") -> None:
+    """Settings only cells read (trials per cell, their precision, combat rounds, exact
+    cells), refused on battles in one line rather than silently ignored: a battle run's
+    size is ``‹battles›`` per meta list, its length ``‹turns›``."""
+    for name, value, what, instead in (
+            ("n_trials", n_trials, "trials per cell", "‹battles› N (battles per list of the meta, "
+             "default 1,000)"),
+            ("precision", precision, "the cells' precision", "‹battles› N (battles per list of "
+             "the meta, default 1,000)"),
+            ("rounds", rounds, "combat rounds per cell", "‹turns› N (rounds of the battle)")):
+        if value is not None:
+            raise InputError(f"‹{name}›", f"sets {what} of ‹model› cells and is not read by "
+                             "battles", value, f"on battles use {instead}, or add ‹model› cells")
+    if method == "exact":
+        raise InputError("‹method›", "a battle is Monte Carlo only (its state is every unit's "
+                         "place and wounds)", method, "drop ‹method›, or add ‹model› cells")
+
+
 def check_battles(n: Any, where: str = "‹battles›", default: int = DEFAULT_BATTLES) -> int:
     if n is None:
         return default

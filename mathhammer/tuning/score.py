@@ -249,10 +249,11 @@ def score_list(army: str | ArmyList, meta: str | Meta, *, method: str = "auto",
     A Monte Carlo cell runs ``n_trials`` trials when given, else until its P(kill)'s 95%
     half-width is at most ``precision`` (default 0.0075); not both."""
     from mathhammer.rng import resolve_seed
-    from mathhammer.tuning.battles import resolve_model, score_battles
+    from mathhammer.tuning.battles import refuse_cell_settings, resolve_model, score_battles
 
     a, m = list_and_meta(army, meta)
     if resolve_model(model, m.game) == "battle":
+        refuse_cell_settings(n_trials=n_trials, precision=precision, rounds=rounds, method=method)
         return score_battles(a, m, n_battles=n_battles, seed=seed, policy=battle_policy,
                              meta_policy=meta_policy, turns=turns, per_unit=per_unit,
                              scheduler=scheduler, workers=workers, progress=progress)
@@ -323,11 +324,12 @@ def diff_lists(list_a: str | ArmyList, list_b: str | ArmyList, meta: str | Meta,
     battle), or on cells as in :func:`score_list` (a cell both lists play is one cell, so
     it cancels exactly)."""
     from mathhammer.rng import resolve_seed
-    from mathhammer.tuning.battles import diff_battles, resolve_model
+    from mathhammer.tuning.battles import diff_battles, refuse_cell_settings, resolve_model
 
     a, m = list_and_meta(list_a, meta)
     b, _ = list_and_meta(list_b, m)
     if resolve_model(model, m.game) == "battle":
+        refuse_cell_settings(n_trials=n_trials, precision=precision, rounds=rounds, method=method)
         return diff_battles(a, b, m, n_battles=n_battles, seed=seed, policy=battle_policy,
                             meta_policy=meta_policy, turns=turns, scheduler=scheduler,
                             workers=workers, progress=progress)

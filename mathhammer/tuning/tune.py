@@ -223,6 +223,33 @@ def _list_key(army) -> str:
                         repr(sorted(u.options.items())), u.count) for u in army.units))
 
 
+def merge_equal_entries(data: dict[str, Any], army: Any) -> dict[str, Any] | None:
+    """``data`` (a list file) with entries that load to the same unit merged into one, counts
+    summed (the input's ``count = 2`` and a candidate's two entries of one, however their
+    ``models`` were written), or None when no two entries are equal. A character's entries
+    (``joins``, ``general``) and an entry another joins by a later label stay as they are.
+    Merging changes no battle: fb battle plays an entry of count N as N units labelled as
+    N entries of one would be (tests/test_tuning_battles.py)."""
+    joined = {u.options.get("joins") for u in army.units}
+    first: dict[str, int] = {}
+    units = [dict(e) for e in data["units"]]
+    keep = [True] * len(units)
+    for i, u in enumerate(army.units):
+        if u.options.get("joins") or u.options.get("general"):
+            continue
+        what = repr((u.profile_id, games.of_profile(u.profile).cell_key(u),
+                     sorted(u.options.items(), key=repr)))
+        if what not in first:
+            first[what] = i
+        elif u.label not in joined:
+            j = first[what]
+            units[j]["count"] = int(units[j].get("count", 1)) + int(units[i].get("count", 1))
+            keep[i] = False
+    if all(keep):
+        return None
+    return {**data, "units": [e for e, k in zip(units, keep, strict=True) if k]}
+
+
 @dataclass
 class Scored:
     changes: tuple[str, ...]
@@ -270,7 +297,9 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
     space, state0 = build_space(army, options, m.game, m.ruleset)
     on_battles = resolve_model(model, m.game) == "battle"
     if on_battles:
-        from mathhammer.tuning.battles import battle_setup
+        from mathhammer.tuning.battles import battle_setup, refuse_cell_settings
+
+        refuse_cell_settings(n_trials=n_trials, rounds=rounds, method=method)
 
         final_trials, book = battle_setup(start, m, n_battles=n_battles, seed=seed,
                                           policy=battle_policy, meta_policy=meta_policy,
@@ -303,12 +332,17 @@ def _tune(start, m, space: Space, state0: dict, cap: int, final_trials: int, see
     screen = min(SCREEN_BATTLES if book is not None else SCREEN_TRIALS, final_trials)
     fidelities = [screen, min(screen * RACE_FACTOR, final_trials),
                   min(screen * RACE_FACTOR ** 2, final_trials)]
-    evaluated = 0
+    same = _list_key if book is None else book.key  # on battles: one entry per battle played
+    scored: set[str] = set()  # the distinct lists the search has scored (--max-lists counts them)
 
     def make(state: dict, changes: tuple[str, ...]) -> Scored | None:
         data = space.to_list(state, cap)
         try:
-            lst = load_list(data, source=f"candidate {'; '.join(changes) or 'input'}")
+            source = f"candidate {'; '.join(changes) or 'input'}"
+            lst = load_list(data, source=source)
+            merged = merge_equal_entries(data, lst)  # one list, one way of writing it
+            if merged is not None:
+                data, lst = merged, load_list(merged, source=source)
             if book is not None:
                 book.game.check_battle(lst, "candidate")
         except MathhammerError:
@@ -321,10 +355,9 @@ def _tune(start, m, space: Space, state0: dict, cap: int, final_trials: int, see
 
     def net(cands: list[Scored], trials: int) -> None:
         """Fill each candidate's table at this fidelity and compute the cells it lacks."""
-        nonlocal evaluated
+        scored.update(same(c.army) for c in cands)
         if book is not None:
             book.fill([c.army for c in cands], trials)
-            evaluated += len(cands)
             return
         todo = {}
         for c in cands:
@@ -334,7 +367,6 @@ def _tune(start, m, space: Space, state0: dict, cap: int, final_trials: int, see
         if todo:
             for k, r in _run(todo, cells["scheduler"], cells["workers"], None).items():
                 cache[(k, None if r.method == "exact" else trials)] = r  # exact: any fidelity
-        evaluated += len(cands)
 
     def lookup(key: str, trials: int):
         return cache.get((key, None)) or cache.get((key, trials))
@@ -356,10 +388,12 @@ def _tune(start, m, space: Space, state0: dict, cap: int, final_trials: int, see
         raise InputError("LIST", f"breaks a list rule under the points cap {cap}", army,
                          "raise ‹points› or fix the list")
     best, seen, found = input_list, {_state_key(state0)}, [input_list]
+    listed = {same(input_list.army)}  # a state that writes a list already listed is that list
+    scored.add(same(input_list.army))  # the input is always scored (the final pass pairs on it)
     restarts = 0
 
     def out_of_budget() -> bool:  # the list count is the budget that gives the same answer anywhere
-        return time.monotonic() > deadline or (max_lists is not None and evaluated >= max_lists)
+        return time.monotonic() > deadline or (max_lists is not None and len(scored) >= max_lists)
 
     while not out_of_budget():
         cands = []
@@ -369,8 +403,12 @@ def _tune(start, m, space: Space, state0: dict, cap: int, final_trials: int, see
                 continue
             seen.add(key)
             c = make(st, best.changes + (label,))
-            if c is not None:
+            if c is not None and same(c.army) not in listed:
+                listed.add(same(c.army))
                 cands.append(c)
+        if max_lists is not None:  # screen no more new lists than --max-lists leaves
+            room = max_lists - len(scored)
+            cands = cands[:max(room, 0)]
         improved = None
         if cands:
             pool, reached = cands, fidelities[0]
@@ -406,7 +444,7 @@ def _tune(start, m, space: Space, state0: dict, cap: int, final_trials: int, see
             if value(c, fidelities[-1], best).value > 0:
                 best = c
     # the top K at the final fidelity, paired against the input
-    same = _list_key if book is None else book.key  # on battles: one entry per battle played
+    evaluated = len(scored)
     final, keys = [], {same(input_list.army)}
     for c in [best, *found]:  # one entry per list, however it was reached
         if same(c.army) not in keys:
