@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from mathhammer.fantasy.battle.state import FLED, FLEE, HOLD, BattleState
+from mathhammer.fantasy.battle.state import DEAD, FLED, FLEE, HOLD, BattleState
 from mathhammer.fantasy.battle.table import (
     Box,
     angle_diff,
@@ -80,6 +80,27 @@ def clear_contacts(state: BattleState, u: int) -> None:
         if c is not None and c[0] == u:
             state.contact[v] = None
 
+
+
+def draw_index(cum, rng) -> int:
+    """One draw from a cumulative table: the first index whose cumulative share passes a
+    uniform number (one ``rng.random()``, the same for every table the phases sample)."""
+    r = rng.random()
+    k = 0
+    while k < len(cum) - 1 and r >= cum[k]:
+        k += 1
+    return k
+
+
+def land_wounds(plan, state: BattleState, t: int, wounds: int) -> int:
+    """``wounds`` onto t's rank and file (FB-V4); t destroyed when nothing is left."""
+    _n, _r, models, w = plan.units[t].bodies[0]
+    if wounds:
+        state.set_wounds(plan, t, 0, min(state.wounds[t][0] + wounds, models * w))
+        if not plan.unit_alive(t, state.wounds[t]):
+            state.status[t] = DEAD
+            clear_contacts(state, t)
+    return wounds
 
 def enemy_within(plan, state: BattleState, u: int, reach: float) -> bool:
     me = state.box(plan, u)

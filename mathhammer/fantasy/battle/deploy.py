@@ -184,7 +184,7 @@ def _check_challenger(orders: dict, unit, where: str) -> None:
     able = [b[0] for b in unit.bodies if b[1] in ("character", "champion")]
     if name is not None and name not in ("any", "none") and name not in able:
         raise ProfileError(f"{where}.challenge", "names no character or champion of the unit",
-                           name, f"use \"any\", \"none\"" + (f" or one of {', '.join(able)}"
+                           name, "use \"any\", \"none\"" + (f" or one of {', '.join(able)}"
                                                               if able else ""))
 
 

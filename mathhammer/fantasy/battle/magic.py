@@ -36,7 +36,7 @@ from functools import cached_property
 
 import numpy as np
 
-from mathhammer.fantasy.battle.actions import Option, clear_contacts, seen
+from mathhammer.fantasy.battle.actions import Option, clear_contacts, draw_index, land_wounds, seen
 from mathhammer.fantasy.battle.state import DEAD, HOLD, BattleState
 from mathhammer.fantasy.battle.table import distance
 
@@ -550,11 +550,7 @@ def start(plan, state: BattleState, side: int) -> bool:
         state.magic = None
         return True
     pairs, cum = mp.flow_table(channellers(plan, state, side), channellers(plan, state, 1 - side))
-    r = state.rng.random()
-    k = 0
-    while k < len(cum) - 1 and r >= cum[k]:
-        k += 1
-    power, dispel = pairs[k]
+    power, dispel = pairs[draw_index(cum, state.rng)]
     done = tuple(c.side != side for c in mp.casters)
     state.magic = [power, dispel, 0, 0, -1, -1, 0, FAIL, 0, (False,) * len(mp.rows), done,
                    (False,) * n]
@@ -690,27 +686,13 @@ def _goes_off(plan, state: BattleState, row: int, t: int) -> int:
     _n, _r, models, w = plan.units[t].bodies[0]
     if models - state.wounds[t][0] // w <= 0:
         return 0
-    cum = magic_of(plan).missile_cdf(row, t)
-    r = state.rng.random()
-    wounds = 0
-    while wounds < len(cum) - 1 and r >= cum[wounds]:
-        wounds += 1
-    if wounds:
-        state.set_wounds(plan, t, 0, min(state.wounds[t][0] + wounds, models * w))
-        if not plan.unit_alive(t, state.wounds[t]):
-            state.status[t] = DEAD
-            clear_contacts(state, t)
-    return wounds
+    return land_wounds(plan, state, t, draw_index(magic_of(plan).missile_cdf(row, t), state.rng))
 
 
 def _heal(plan, state: BattleState, row: int, t: int) -> int:
     if state.status[t] != HOLD or state.wounds[t][0] <= 0:
         return 0
-    cum = magic_of(plan).missile_cdf(row, t)
-    r = state.rng.random()
-    k = 0
-    while k < len(cum) - 1 and r >= cum[k]:
-        k += 1
+    k = draw_index(magic_of(plan).missile_cdf(row, t), state.rng)
     if k:
         state.set_wounds(plan, t, 0, max(0, state.wounds[t][0] - k))
     return k

@@ -23,7 +23,9 @@ import numpy as np
 from mathhammer.fantasy.battle.actions import (
     Option,
     clear_contacts,
+    draw_index,
     flee_move,
+    land_wounds,
     ld_test,
     nearest_enemy,
     seen,
@@ -140,19 +142,7 @@ def volley(plan, state: BattleState, u: int, t: int, extra, stand_and_shoot: boo
     left = max(0, models - state.wounds[t][0] // w)
     if left <= 0:
         return 0
-    cum = wound_table(plan, u, t, n, mod, left)
-    r = state.rng.random()
-    wounds = 0
-    while wounds < len(cum) - 1 and r >= cum[wounds]:
-        wounds += 1
-    if wounds:
-        state.set_wounds(plan, t, 0, min(state.wounds[t][0] + wounds, models * w))
-        if not plan.unit_alive(t, state.wounds[t]):
-            from mathhammer.fantasy.battle.state import DEAD
-
-            state.status[t] = DEAD
-            clear_contacts(state, t)
-    return wounds
+    return land_wounds(plan, state, t, draw_index(wound_table(plan, u, t, n, mod, left), state.rng))
 
 
 # ---- war machines firing (FB-WM2, FB-R2..R7) ---------------------------------------------------
@@ -255,10 +245,7 @@ def machine_volley(plan, state: BattleState, u: int, t: int, extra) -> int:
     if left <= 0:
         return 0
     cum = machine_table(plan, u, t, flank, mod, left)
-    r = state.rng.random()
-    wounds = 0
-    while wounds < len(cum) - 1 and r >= cum[wounds]:
-        wounds += 1
+    wounds = draw_index(cum, state.rng)
     if wounds == len(cum) - 1:  # FB-WM2: its misfire destroyed the machine
         from mathhammer.fantasy.battle.state import DEAD
 
@@ -268,20 +255,7 @@ def machine_volley(plan, state: BattleState, u: int, t: int, extra) -> int:
     if wounds == len(cum) - 2:  # FB-WM2: no shot this turn or next
         state.silenced[u] = state.pc[0] + 1
         return 0
-    return _land(plan, state, t, wounds)
-
-
-def _land(plan, state: BattleState, t: int, wounds: int) -> int:
-    """``wounds`` onto t's rank and file; t destroyed when nothing is left."""
-    _n, _r, models, w = plan.units[t].bodies[0]
-    if wounds:
-        state.set_wounds(plan, t, 0, min(state.wounds[t][0] + wounds, models * w))
-        if not plan.unit_alive(t, state.wounds[t]):
-            from mathhammer.fantasy.battle.state import DEAD
-
-            state.status[t] = DEAD
-            clear_contacts(state, t)
-    return wounds
+    return land_wounds(plan, state, t, wounds)
 
 
 def _cover_between(plan, state: BattleState, u: int, t: int) -> int:
