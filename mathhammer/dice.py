@@ -622,6 +622,21 @@ def parse_dice(text: str) -> DiceExpr:
 _SIMPLE = re.compile(r"(\d*)[dD](\d+)(?:([kK][hHlL])(\d+))?(?:([+-])(\d+))?")
 
 
+
+def checked_dice_text(text, low: int | None, high: int | None, problem: str) -> str:
+    """A data file's dice text for a pydantic validator: it parses and its outcomes stay
+    within ``low``..``high`` (None: no bound), else ValueError with the parser's words or
+    ``problem``."""
+    from mathhammer.errors import DiceExpressionError
+
+    try:
+        expr = parse_dice(str(text))
+    except DiceExpressionError as err:
+        raise ValueError(err.what) from None
+    if (low is not None and expr.min < low) or (high is not None and expr.max > high):
+        raise ValueError(problem)
+    return str(text)
+
 def _parse_simple(text: str) -> DiceExpr | None:
     """The common ``NdS[khK][±C]`` without the general parser; None for anything else.
 

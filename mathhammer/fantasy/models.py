@@ -121,16 +121,9 @@ class Weapon(_Frozen):
     def _dice(cls, text: str | None) -> str | None:
         if text is None:
             return None
-        from mathhammer.dice import parse_dice
-        from mathhammer.errors import DiceExpressionError
+        from mathhammer.dice import checked_dice_text
 
-        try:
-            expr = parse_dice(text)
-        except DiceExpressionError as err:
-            raise ValueError(err.what) from None
-        if expr.min < 1:
-            raise ValueError("multiple wounds must be at least 1")
-        return text
+        return checked_dice_text(text, 1, None, "multiple wounds must be at least 1")
 
 
 def _check_equipment(items: tuple[str, ...]) -> tuple[str, ...]:
@@ -158,16 +151,9 @@ def _check_hits(text: str | None) -> str | None:
     """Dice text of a number of automatic hits (impact hits, stomp): 0..20."""
     if text is None:
         return None
-    from mathhammer.dice import parse_dice
-    from mathhammer.errors import DiceExpressionError
+    from mathhammer.dice import checked_dice_text
 
-    try:
-        expr = parse_dice(str(text))
-    except DiceExpressionError as err:
-        raise ValueError(err.what) from None
-    if expr.min < 0 or expr.max > 20:
-        raise ValueError("must stay within 0..20 hits")
-    return str(text)
+    return checked_dice_text(text, 0, 20, "must stay within 0..20 hits")
 
 
 class BreathWeapon(_Frozen):

@@ -148,13 +148,6 @@ class CombatRules(_Frozen):
     @field_validator("charge_dice", "swiftstride_dice", "flee_dice", "breath_combat_hits")
     @classmethod
     def _dice(cls, text: str) -> str:
-        from mathhammer.dice import parse_dice
-        from mathhammer.errors import DiceExpressionError
+        from mathhammer.dice import checked_dice_text
 
-        try:
-            expr = parse_dice(text)
-        except DiceExpressionError as err:
-            raise ValueError(err.what) from None
-        if expr.min < 0:
-            raise ValueError("must not go below 0")
-        return text
+        return checked_dice_text(text, 0, None, "must not go below 0")

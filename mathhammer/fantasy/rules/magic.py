@@ -37,16 +37,9 @@ class MiscastRow(BaseModel):
     def _dice(cls, text: str | None) -> str | None:
         if text is None:
             return None
-        from mathhammer.dice import parse_dice
-        from mathhammer.errors import DiceExpressionError
+        from mathhammer.dice import checked_dice_text
 
-        try:
-            expr = parse_dice(str(text))
-        except DiceExpressionError as err:
-            raise ValueError(err.what) from None
-        if expr.min < 0 or expr.max > 12:
-            raise ValueError("power dice lost must stay within 0..12")
-        return str(text)
+        return checked_dice_text(text, 0, 12, "power dice lost must stay within 0..12")
 
 
 class MagicRules(BaseModel):
