@@ -196,3 +196,17 @@ def nearest_enemy(plan, state: BattleState, u: int) -> int | None:
     if not enemies:
         return None
     return min(enemies, key=lambda t: distance(me, state.box(plan, t)))
+
+
+def decide(plan, state: BattleState, side: int, options: list[Option], forced: int | None) -> Option:
+    """The policy of ``side`` picks one option (a forced answer wins: a rollout's alternative)."""
+    if forced is not None:
+        choice = options[forced]
+    elif len(options) == 1:
+        return options[0]
+    else:
+        policies = state.policies or plan.policies
+        choice = options[policies[side].choose(state, side, options[0].kind, options)]
+    if state.decisions is not None:
+        state.decisions.append((side, choice.kind, choice.unit, choice.label))
+    return choice

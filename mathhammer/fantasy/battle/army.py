@@ -153,7 +153,7 @@ def _check_piece(machine, label: str, side: int, rules) -> None:
         check_weapon(fires, rules)
     except MathhammerError as err:
         raise ProfileError(where, f"fires a {fires}, which ruleset {rules.name} does not have",
-                           fires, "use a piece the ruleset has (fb artillery --help)") from err
+                           fires, "use a piece the ruleset has (see `mathhammer fb artillery --help`)") from err
 
 
 def crew_profile(machine):

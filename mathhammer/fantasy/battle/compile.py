@@ -169,7 +169,7 @@ class KernelBattle:
                     value = _combat_value(self.plan, u, t, face, bool(charged), mu, mt)
                     self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = value
         elif kind == ks.MISS_CHALLENGE:  # FB-B20: one exact round with a challenge
-            from mathhammer.fantasy.battle.challenges import exact_challenge_value
+            from mathhammer.fantasy.battle.challenge_values import exact_challenge_value
             from mathhammer.fantasy.kernels.battle_values import challenge_code
 
             code = int(challenge_code(*miss[1:11]))

@@ -35,6 +35,7 @@ from mathhammer.fantasy.battle.actions import (
     Option,
     advance_towards,
     clear_contacts,
+    decide,
     draw_charge,
     enemy_within,
     flee_move,
@@ -65,20 +66,6 @@ def play(plan, state: BattleState) -> BattleState:
 
 def step(plan, state: BattleState, forced: int | None = None) -> None:
     _STEPS[state.pc[2]](plan, state, state.order[state.pc[1]], state.pc[3], forced)
-
-
-def decide(plan, state: BattleState, side: int, options: list[Option], forced: int | None) -> Option:
-    """The policy of ``side`` picks one option (a forced answer wins: a rollout's alternative)."""
-    if forced is not None:
-        choice = options[forced]
-    elif len(options) == 1:
-        return options[0]
-    else:
-        policies = state.policies or plan.policies
-        choice = options[policies[side].choose(state, side, options[0].kind, options)]
-    if state.decisions is not None:
-        state.decisions.append((side, choice.kind, choice.unit, choice.label))
-    return choice
 
 
 def _goto(state: BattleState, phase: int, index: int = 0) -> None:

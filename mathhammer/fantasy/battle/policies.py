@@ -118,7 +118,7 @@ class Greedy(Policy):
             return [0.0] + [v.volley_value(plan, state, o.unit, o.target, *o.extra)
                             for o in options[1:]]
         if kind in ("challenge", "answer"):  # FB-B20: one exact round with the challenge
-            from mathhammer.fantasy.battle.challenges import greedy_values
+            from mathhammer.fantasy.battle.challenge_values import greedy_values
 
             return greedy_values(plan, state, kind, options)
         return [v.pursue_value(plan, state, o) for o in options]
