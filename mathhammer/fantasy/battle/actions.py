@@ -210,3 +210,16 @@ def decide(plan, state: BattleState, side: int, options: list[Option], forced: i
     if state.decisions is not None:
         state.decisions.append((side, choice.kind, choice.unit, choice.label))
     return choice
+
+
+def enemies_within(plan, state: BattleState, u: int, reach: float):
+    """(enemy t, its box, the gap) for every enemy of u on the table, not in combat, within
+    ``reach`` of u (nearest edges): the candidates of a shot, a war machine's or a spell's."""
+    me = state.box(plan, u)
+    for t in plan.sides[1 - plan.units[u].side]:
+        if not state.on_table(t) or state.engaged(t):
+            continue
+        target = state.box(plan, t)
+        gap = distance(me, target)
+        if gap <= reach:
+            yield t, target, gap

@@ -36,7 +36,14 @@ from functools import cached_property
 
 import numpy as np
 
-from mathhammer.fantasy.battle.actions import Option, clear_contacts, draw_index, land_wounds, seen
+from mathhammer.fantasy.battle.actions import (
+    Option,
+    clear_contacts,
+    draw_index,
+    enemies_within,
+    land_wounds,
+    seen,
+)
 from mathhammer.fantasy.battle.state import DEAD, HOLD, BattleState
 from mathhammer.fantasy.battle.table import distance
 
@@ -282,13 +289,7 @@ def missile_targets(plan, state: BattleState, u: int, reach: float) -> list[tupl
     me = state.box(plan, u)
     eye = me.point(0.0, 0.0)
     out = []
-    for t in plan.sides[1 - plan.units[u].side]:
-        if not state.on_table(t) or state.engaged(t):
-            continue
-        target = state.box(plan, t)
-        gap = distance(me, target)
-        if gap > reach:
-            continue
+    for t, target, gap in enemies_within(plan, state, u, reach):
         centre = target.centre()
         if not (me.in_front_arc(*centre) or any(me.in_front_arc(*c) for c in target.corners())):
             continue

@@ -24,6 +24,7 @@ from mathhammer.fantasy.battle.actions import (
     Option,
     clear_contacts,
     draw_index,
+    enemies_within,
     flee_move,
     land_wounds,
     ld_test,
@@ -31,7 +32,6 @@ from mathhammer.fantasy.battle.actions import (
     seen,
 )
 from mathhammer.fantasy.battle.state import FLEE, HOLD, BattleState
-from mathhammer.fantasy.battle.table import distance
 
 
 def shoot_options(plan, state: BattleState, u: int):
@@ -45,13 +45,7 @@ def shoot_options(plan, state: BattleState, u: int):
         return out
     me = state.box(plan, u)
     eye = me.point(0.0, 0.0)
-    for t in plan.sides[1 - unit.side]:
-        if not state.on_table(t) or state.engaged(t):
-            continue
-        target = state.box(plan, t)
-        gap = distance(me, target)
-        if gap > weapon.range:
-            continue
+    for t, target, gap in enemies_within(plan, state, u, weapon.range):
         centre = target.centre()
         if not (me.in_front_arc(*centre) or any(me.in_front_arc(*c) for c in target.corners())):
             continue
@@ -156,15 +150,8 @@ def machine_shoot_options(plan, state: BattleState, u: int) -> list[Option]:
             or state.silenced[u] >= state.pc[0]:  # a misfire: not this turn or next
         return out
     reach = unit.war_machine.machine.range
-    me = state.box(plan, u)
-    eye = me.point(0.0, 0.0)
-    for t in plan.sides[1 - unit.side]:
-        if not state.on_table(t) or state.engaged(t):
-            continue
-        target = state.box(plan, t)
-        gap = distance(me, target)
-        if gap > reach:
-            continue
+    eye = state.box(plan, u).point(0.0, 0.0)
+    for t, target, gap in enemies_within(plan, state, u, reach):
         visible, cover = seen(plan, state, u, t, eye, target.centre())
         if visible:
             out.append(Option("shoot", u, f"shoot {plan.units[t].label}", t, (gap, cover)))
