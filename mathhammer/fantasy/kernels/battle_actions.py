@@ -525,6 +525,30 @@ def fall_short(B, S, u, t, face, fside, gap, move):
 
 # ---- shooting (FB-B6) ----------------------------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
+def in_reach(B, S, t, me, them, reach):
+    """The gap from the box ``me`` to enemy t (its box into ``them``) when t is on the table,
+    not in combat and within ``reach``; -1 otherwise (a shot's, a machine's or a spell's)."""
+    st = S.ust
+    if not on_the_table(st, t) or engaged(st, t):
+        return -1.0
+    box(B.ui, B.uf, S.pos, st, t, them)
+    gap = box_distance(me, them, B.cp, B.cq)
+    return gap if gap <= reach else -1.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def in_front_arc(me, them, cp):
+    """FB-B6: the centre or a corner of the box ``them`` in the front arc of ``me``."""
+    tx, ty = centre(them)
+    inside = _front_arc(me, tx, ty)
+    if not inside:
+        corners(them, cp)
+        for k in range(4):
+            inside = inside or _front_arc(me, cp[k, 0], cp[k, 1])
+    return inside
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def shoot_options(B, S, u, oi, of):
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
@@ -542,20 +566,10 @@ def shoot_options(B, S, u, oi, of):
     for i in range(nside[e]):
         t = sides[e, i]
         box(ui, uf, pos, st, u, me)
-        if not on_the_table(st, t) or engaged(st, t):
-            continue
-        box(ui, uf, pos, st, t, them)
-        gap = box_distance(me, them, B.cp, B.cq)
-        if gap > uf[u, UF_RANGE]:
+        gap = in_reach(B, S, t, me, them, uf[u, UF_RANGE])
+        if gap < 0.0 or not in_front_arc(me, them, cp):
             continue
         tx, ty = centre(them)
-        inside = _front_arc(me, tx, ty)
-        if not inside:
-            corners(them, cp)
-            for k in range(4):
-                inside = inside or _front_arc(me, cp[k, 0], cp[k, 1])
-        if not inside:
-            continue
         ok, cover = seen(B, S, u, t, me[0], me[1], tx, ty)
         if not ok:
             continue
@@ -580,11 +594,8 @@ def machine_shoot_options(B, S, u, oi, of):
     for i in range(nside[e]):
         t = sides[e, i]
         box(ui, uf, pos, st, u, me)
-        if not on_the_table(st, t) or engaged(st, t):
-            continue
-        box(ui, uf, pos, st, t, them)
-        gap = box_distance(me, them, B.cp, B.cq)
-        if gap > uf[u, UF_RANGE]:
+        gap = in_reach(B, S, t, me, them, uf[u, UF_RANGE])
+        if gap < 0.0:
             continue
         tx, ty = centre(them)
         ok, cover = seen(B, S, u, t, me[0], me[1], tx, ty)

@@ -17,12 +17,12 @@ from numba import njit
 from mathhammer.fantasy.kernels.battle_actions import (
     OI_CODE,
     OI_TARGET,
-    _front_arc,
     box_distance,
     centre,
     clear_contacts,
-    corners,
     engaged,
+    in_front_arc,
+    in_reach,
     panic_tests,
     seen,
 )
@@ -159,20 +159,10 @@ def missile_targets(B, S, u, reach, out_t, out_gap):
     n = 0
     for i in range(nside[e]):
         t = sides[e, i]
-        if not on_the_table(st, t) or engaged(st, t):
-            continue
-        box(ui, uf, pos, st, t, them)
-        gap = box_distance(me, them, B.cp, B.cq)
-        if gap > reach:
+        gap = in_reach(B, S, t, me, them, reach)
+        if gap < 0.0 or not in_front_arc(me, them, cp):
             continue
         tx, ty = centre(them)
-        inside = _front_arc(me, tx, ty)
-        if not inside:
-            corners(them, cp)
-            for q in range(4):
-                inside = inside or _front_arc(me, cp[q, 0], cp[q, 1])
-        if not inside:
-            continue
         ok, _cover = seen(B, S, u, t, me[0], me[1], tx, ty)
         if ok:
             out_t[n], out_gap[n] = t, gap
