@@ -23,6 +23,20 @@ def lone_wizard_at_orcs(tmp_path):
     return a, b, deployment
 
 
+def fireball_slain() -> np.ndarray:
+    """P(k of ten Orc Boyz slain) by one Fireball that goes off: D6 automatic S4 flaming hits
+    against T4, 5+ armour (the chain's exact answer, wfb8)."""
+    from mathhammer.fantasy.chain.core import AttackSpec, chain_exact
+
+    spec = AttackSpec(strength=4, toughness=4, auto_hit=True, close_combat=False, save=5,
+                      flaming=True)
+    slain = np.zeros(11)
+    for hits in range(1, 7):
+        per = chain_exact(spec, hits, "wfb8", models=10).slain
+        slain[: len(per)] += np.asarray(per, float) / 6
+    return slain
+
+
 def test_a_magic_only_battle_is_the_magic_engine_times_the_chain(tmp_path):
     """A lone level 2 Battle Wizard casts Fireball (cv 5, D6 S4 hits) at ten Orc Boyz 20"
     away in A's turn of one game turn; the orcs never dispel (their order) and cannot reach.
@@ -31,7 +45,6 @@ def test_a_magic_only_battle_is_the_magic_engine_times_the_chain(tmp_path):
     Models the orcs lose = P(cast) × the chain's D6 auto-hits at S4 vs T4 5+ (capped at
     ten): the mean within 5 se of the exact mean, se from the exact variance (N = 3000), on
     the kernel and on the reference engine."""
-    from mathhammer.fantasy.chain.core import AttackSpec, chain_exact
     from mathhammer.magic.rolls import cast_odds
     from mathhammer.magic.rules import magic_rules
 
@@ -39,13 +52,7 @@ def test_a_magic_only_battle_is_the_magic_engine_times_the_chain(tmp_path):
     dice = next(d for d in range(1, 7) if cast_odds(rules, d, 2, 5).p_cast >= 0.75)
     assert dice == 2
     p_cast = float(cast_odds(rules, dice, 2, 5).p_cast)
-    spec = AttackSpec(strength=4, toughness=4, auto_hit=True, close_combat=False, save=5,
-                      flaming=True)
-    slain = np.zeros(11)
-    for hits in range(1, 7):
-        per = chain_exact(spec, hits, "wfb8", models=10).slain
-        slain[: len(per)] += np.asarray(per, float) / 6
-    lost = np.arange(11)
+    slain, lost = fireball_slain(), np.arange(11)
     mean = p_cast * float(slain @ lost)
     var = p_cast * float(slain @ lost**2) - mean**2
     a, b, deployment = lone_wizard_at_orcs(tmp_path)
@@ -278,7 +285,6 @@ def test_a_dispelled_missile_is_the_magic_engines_whole_phase(tmp_path):
     engine's exact phase (`magic phase`: the flow, the wizard's channel, the target dice
     rule, the all-out dispel, level 0), and the orcs' mean models lost is it × the chain's,
     within 5 se (N = 3000, the kernel)."""
-    from mathhammer.fantasy.chain.core import AttackSpec, chain_exact
     from mathhammer.magic.models import scenario_from_options
     from mathhammer.magic.scenario import run_phase
 
@@ -286,13 +292,7 @@ def test_a_dispelled_missile_is_the_magic_engines_whole_phase(tmp_path):
                       method="exact")
     p_off = phase.results["p_goes_off_1"].value
     assert 0.1 < p_off < 0.4
-    spec = AttackSpec(strength=4, toughness=4, auto_hit=True, close_combat=False, save=5,
-                      flaming=True)
-    slain = np.zeros(11)
-    for hits in range(1, 7):
-        per = chain_exact(spec, hits, "wfb8", models=10).slain
-        slain[: len(per)] += np.asarray(per, float) / 6
-    lost = np.arange(11)
+    slain, lost = fireball_slain(), np.arange(11)
     mean = p_off * float(slain @ lost)
     var = p_off * float(slain @ lost**2) - mean**2
     a, b, deployment = lone_wizard_at_orcs(tmp_path)

@@ -41,11 +41,10 @@ def _small(name: str, argv: list[str]) -> list[str]:
     on battles) and a fixed seed where the command takes them."""
     opts = _options(name)
     extra = []
-    on_battles = "--battles" in opts and "cells" not in argv  # score, diff, tune
-    if on_battles and "--battles" not in argv:
-        extra += ["--battles", "100"]
-    elif "--n-trials" in opts and "--n-trials" not in argv and "--precision" not in argv \
-            and not on_battles:
+    if "--battles" in opts and "cells" not in argv:  # score, diff, tune on battles
+        if "--battles" not in argv:
+            extra += ["--battles", "100"]
+    elif "--n-trials" in opts and "--n-trials" not in argv and "--precision" not in argv:
         extra += ["--n-trials", "200" if name.endswith(" battle") else "2000"]
     if "--seed" in opts and "--seed" not in argv:
         extra += ["--seed", "1"]

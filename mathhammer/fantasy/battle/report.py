@@ -125,11 +125,11 @@ def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
     }
     info["fate by turn"] = fate_by_turn(plan, tally, n)
     info["decisions"] = decision_summary(plan, tally["decisions"], n)
-    info["first_decisions"] = first_decisions_table(first_decisions(plan, seed))
+    info["first_decisions"] = first_decisions_lines(first_decisions(plan, seed))
     return info
 
 
-def first_decisions_table(entries: list[dict]) -> InfoLines:
+def first_decisions_lines(entries: list[dict]) -> InfoLines:
     """The first decisions as the JSON keeps them (per side: policy, kind, unit, options with
     value and se) and, on screen, one line a side: every option, best first, its value
     rounded to its se."""
@@ -168,11 +168,12 @@ def first_decisions(plan, seed: int) -> list[dict]:
     return out
 
 
-KINDS = ("charge", "reaction", "move", "shoot", "pursue", "challenge", "answer")
 
 
 def _kernel_first(plan, first) -> list[dict]:
     """The kernel's record (per side: recorded, kind, unit, n, values, se, option slots)."""
+    from mathhammer.fantasy.battle.compile import KINDS
+
     labels = {}
     for (_side, kind, u, label), index in plan.vocabulary.items():
         labels.setdefault((u, kind), []).append((index, label))
@@ -181,7 +182,7 @@ def _kernel_first(plan, first) -> list[dict]:
         row = first[side]
         if row[0] == 0 or plan.policies[side].name == "scripted":
             continue
-        kind, u, n = KINDS[int(row[1])], int(row[2]), int(row[3])
+        kind, u, n = KINDS[int(row[1])], int(row[2]), int(row[3])  # the kernel's K_*
         block = [label for _i, label in sorted(labels[(u, kind)])]
         options = [{"option": block[int(row[36 + k])], "value": float(row[4 + k]),
                     "se": float(row[20 + k])} for k in range(n)]
