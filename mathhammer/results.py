@@ -166,7 +166,8 @@ class Estimate:
         scale, unit = (100.0, "%") if percent else (1.0, "")
         digits = 2 if percent else 4
         if not percent and not self.is_exact and self.se > 0 and math.isfinite(self.se):
-            digits = _se_places(self.se, digits)  # "113 ± 43", not "113.0000 ± 42.8653"
+            # "113 ± 43", not "113.0000 ± 42.8653"
+            digits = max(0, min(digits, se_place(self.se)))
         text = f"{self.value * scale:.{digits}f}{unit}"
         if not self.is_exact:
             lo, hi = self.ci95
@@ -181,13 +182,14 @@ class Estimate:
 
 
 
-def _se_places(se: float, most: int) -> int:
-    """Decimals a Monte Carlo mean keeps: to the se's first significant digit (its second
-    when that is a 1), never more than ``most`` nor fewer than none."""
+def se_place(se: float) -> int:
+    """The decimal place a figure with standard error ``se`` (> 0) is rounded to: the se's
+    first significant digit, its second when that is a 1 ("1.4" would say 0.5 to 1.5 as
+    "1"); negative places round to tens, hundreds..."""
     place = -math.floor(math.log10(se))
     if math.floor(se * 10.0 ** place) < 2:
         place += 1
-    return max(0, min(most, place))
+    return place
 
 class Distribution:
     """A distribution over integers: exact, or a Monte Carlo histogram.

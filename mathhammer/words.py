@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from mathhammer.results import Estimate, Report
+from mathhammer.results import Estimate, Report, se_place
 
 SEP = " · "
 
@@ -56,10 +56,7 @@ def rounded(value: float, se: float | None, signed: bool = False, exact_digits: 
     if se is None or not math.isfinite(se) or se <= 0:
         place, tail = exact_digits, ""
     else:
-        place = -math.floor(math.log10(se))
-        if math.floor(se * 10.0 ** place) < 2:
-            place += 1  # 1.4 keeps two digits: "1" would say anything from 0.5 to 1.5
-        place = min(place, 6)  # a float-noise se (1e-12) is no reason for 12 decimals
+        place = min(se_place(se), 6)  # a float-noise se (1e-12) is no reason for 12 decimals
         tail = f" ± {_at(se, place)}" if round(se, place) > 0 else f" ± {se:.0e}"
     text = _at(value, place)
     if float(text) == 0:
