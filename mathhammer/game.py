@@ -101,6 +101,11 @@ class Game:
         """How ``tune`` names a unit's size or options beside its name, e.g. ``" (20)"``."""
         return ""
 
+    def battle_variant_text(self, unit: Any, policies: tuple[str, str]) -> str:
+        """:meth:`variant_text` naming only what a battle under these generals plays (what
+        :meth:`battle_key` reads): tune on battles never names a change no battle sees."""
+        return self.variant_text(unit)
+
     # ------------------------------------------------------------------ cells
     def evaluate_cell(self, cell: Any, config: Any) -> Any:
         """Answer one ``compare``/``sweep``/``score`` cell: a

@@ -206,6 +206,9 @@ def test_tune_on_battles_is_never_worse_than_the_input_and_prints_a_clean_table(
     lines = info_table_lines(ranked)
     text = "\n".join(lines)
     assert not re.search(r"\{'|np\.|\d\.\d{5,}|e-\d", text), text  # no reprs, no float noise
+    # greedy battles choose focus themselves and never read a listed charge (WM-B11): no
+    # candidate is named by a change its battles do not play
+    assert not re.search(r"focus|charge", " ".join(c["changes"] for c in ranked)), ranked
     for value, se in re.findall(r"([+-]?\d+(?:\.\d+)?) ± (\d+(?:\.\d+)?)", text):
         digits = len(se.split(".")[1]) if "." in se else 0
         assert (len(value.split(".")[1]) if "." in value else 0) == digits, (value, se)

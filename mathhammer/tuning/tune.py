@@ -460,12 +460,17 @@ def _tune(start, m, space: Space, state0: dict, cap: int, final_trials: int, see
                    budget_seconds, cap)
 
 
-def _diff_text(a: Any, b: Any) -> str:
-    """"−5 Halberdiers, +Great Cannon": the entries of b against a, by label and count."""
+def _diff_text(a: Any, b: Any, policies: tuple[str, str] | None = None) -> str:
+    """"−5 Halberdiers, +Great Cannon": the entries of b against a, by label and count; on
+    battles (``policies``: both generals) only what those battles play."""
+    def variant(u):
+        game = games.of_profile(u.profile)
+        return game.variant_text(u) if policies is None else game.battle_variant_text(u, policies)
+
     def counts(lst):
         out = {}
         for u in lst.units:
-            name = u.profile.name + games.of_profile(u.profile).variant_text(u)
+            name = u.profile.name + variant(u)
             out[name] = out.get(name, 0) + u.count
         return out
     ca, cb = counts(a), counts(b)
@@ -528,7 +533,8 @@ def _battle_report(start, m, input_list, ranked, n, book, evaluated, budget, cap
         for name in ("p_win", "mean_vp_margin", "expected_result"):
             figures[f"{name}[#{i}]"] = own[name]
             figures[f"delta_{name}[#{i}-input]"] = d[name]
-        candidates.append({"rank": i, "changes": _diff_text(input_list.army, c.army),
+        candidates.append({"rank": i, "changes": _diff_text(input_list.army, c.army,
+                                                             (book.policy, book.meta_policy)),
                            "points": c.army.total_points,
                            "p_win": own["p_win"].value, "p_win_se": own["p_win"].se,
                            "vp_margin": own["mean_vp_margin"].value,

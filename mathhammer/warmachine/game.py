@@ -141,6 +141,11 @@ class Warmachine(Game):
     def variant_text(self, unit: Any) -> str:
         return f" (focus {unit.options.get('focus', 0)}{', charge' if unit.options.get('charge') else ''})"
 
+    def battle_variant_text(self, unit: Any, policies: tuple[str, str]) -> str:
+        """Battles never read a listed charge, and greedy generals choose focus themselves (WM-B11)."""
+        listed = any(p != "greedy" for p in policies)
+        return f" (focus {unit.options.get('focus', 0)})" if listed else ""
+
     # ------------------------------------------------------------------ cells
     def evaluate_cell(self, cell: Any, config: Any):
         """An activation under a focus policy by the duel engine; ``attacks = N``: a fixed
