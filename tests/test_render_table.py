@@ -71,6 +71,21 @@ def test_a_distribution_that_does_not_fit_is_summarised_in_one_line():
     assert len(render_table(report, full=True).splitlines()) > 4 * 30
 
 
+def test_a_monte_carlo_mean_shows_only_the_digits_its_se_supports():
+    rng = np.random.default_rng(5)
+    counts = np.bincount(rng.integers(0, 30, 400), minlength=30)  # se of the mean ~0.4
+    dist = Distribution.from_counts(counts, offset=0)
+    assert 0.2 < dist.mean_se < 0.9  # so the se reads 0.3..0.9 and the mean has one decimal
+    wide = {f"d{i}": dist for i in range(4)}
+    report = Report("x", "mc", {}, wide, title="t", headline="h", n_trials=400, seed=5)
+    text = render_table(report)
+    assert f"d3: mean {dist.mean:.1f} ± {dist.mean_se:.1f}, median" in text, text
+    constant = Distribution.from_counts(np.array([0, 0, 400]), offset=0)  # every sample 2
+    footer = render_table(Report("x", "mc", {}, {"c": constant}, title="t", headline="h",
+                                 n_trials=400, seed=5)).splitlines()[-1]
+    assert footer.startswith("c: mean 2 ± 0, sd 0 |"), footer
+
+
 def test_json_and_csv_keep_every_outcome(capsys):
     argv = ["wm", "attack", "--stat", "7", "--defense", "12", "--power", "18", "--armor", "18",
             "--attacks", "3", "--charge", "--boxes", "15"]

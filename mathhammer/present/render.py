@@ -7,7 +7,7 @@ import math
 
 from mathhammer.errors import printable
 from mathhammer.present.flags import flag, with_flags
-from mathhammer.results import Distribution, InfoLines, InfoTable, Report
+from mathhammer.results import Distribution, InfoLines, InfoTable, Report, se_place
 
 BAR_WIDTH = 30
 #: the table view of a README example stays within this many lines without --full
@@ -145,10 +145,32 @@ def info_table_lines(table: InfoTable) -> list[str]:
 
 def _distribution_summary(name: str, dist: Distribution) -> str:
     """One line for a distribution whose table did not fit: mean, median, 90% range."""
-    mean = f"{dist.mean:.2f}" + ("" if dist.is_exact else f" ± {dist.mean_se:.2f}")
+    mean = _mean_text(dist, 2)
     lo, mid, hi = dist.percentile(0.05), dist.percentile(0.5), dist.percentile(0.95)
     return (f"{name}: mean {mean}, median {mid}, 90% from {lo} to {hi} "
             "(‹full› for every outcome)")
+
+
+def _mean_place(dist: Distribution, exact_digits: int) -> int:
+    """Decimals for a distribution's mean and sd: an exact one's ``exact_digits``, a Monte
+    Carlo one's no more than its se supports (results.se_place)."""
+    if dist.is_exact:
+        return exact_digits
+    if not dist.mean_se > 0:
+        return 0  # every sample the same value: an integer outcome
+    return max(min(se_place(dist.mean_se), exact_digits), 0)
+
+
+def _mean_text(dist: Distribution, exact_digits: int) -> str:
+    """``7.2 ± 0.3`` (Monte Carlo, to its se; a constant sample ``20 ± 0``) or ``7.1944`` (exact)."""
+    place = _mean_place(dist, exact_digits)
+    if dist.is_exact:
+        return f"{dist.mean:.{place}f}"
+    if not dist.mean_se > 0:
+        return f"{dist.mean:g} ± 0"
+    from mathhammer.words import rounded
+
+    return rounded(dist.mean, dist.mean_se)
 
 
 def fold_rows(dist: Distribution, below: float = FOLD_BELOW,
@@ -219,8 +241,7 @@ def _footer(report: Report, skip: set[str] = frozenset()) -> str:
     for name, dist in report.distributions.items():
         if name in skip:  # its summary line already gives the mean
             continue
-        mean = f"{dist.mean:.4f}" + ("" if dist.is_exact else f" ± {dist.mean_se:.4f}")
-        parts.append(f"{name}: mean {mean}, sd {dist.sd:.4f}")
+        parts.append(f"{name}: mean {_mean_text(dist, 4)}, sd {dist.sd:.{_mean_place(dist, 4)}f}")
     if report.method == "mc":
         parts.append(f"Monte Carlo: n_trials {report.n_trials:,}, seed {report.seed}; "
                      "± is one standard error, [..] a 95% interval")
