@@ -94,13 +94,13 @@ def test_the_cli_writes_the_list_and_says_what_it_did(tmp_path):
     out = tmp_path / "list.toml"
     code, stdout, err = cli_result("import", EXAMPLES / "orcs_t9a.txt", "-o", out)
     assert code == 0 and stdout == "" and err.startswith("Converted the export")
-    assert "kept 4 of 5 entries and 5 of 7 options" in err
+    assert "kept 4 of 5 entries and 7 of 7 options" in err
     assert "# UNKNOWN: Night Goblin Fanatic" in out.read_text()
     load_list(str(out))
     code, stdout, _ = cli_result("import", EXAMPLES / "orcs_t9a.txt", "--format", "json")
     report = json.loads(stdout)
     assert report["command"] == "import" and report["results"]["entries_converted"]["value"] == 4
-    assert report["results"]["options_kept"]["value"] == 5
+    assert report["results"]["options_kept"]["value"] == 7
     code, stdout, _ = cli_result("import", EXAMPLES / "khador_mk2.txt")
     assert stdout.startswith("# Converted the export") and "kept 3 of 3 entries" in stdout
 
@@ -157,22 +157,26 @@ def test_names_with_quotes_and_newlines_still_give_a_list_file_that_loads(tmp_pa
 
 
 def test_the_bundled_t9a_text_names_every_dropped_option():
-    """Spear, Shield and General were dropped silently; now each is named with why, and the
-    command the export buys (and only that) reaches the list."""
+    """Spear, Shield and General were dropped silently; now the Orcs' Spear and the Warlord's
+    Shield are kit their profiles sell (points.kit_options, BSData/The-9th-Age 1.3): bought
+    and priced; what is dropped is named with why, and the command the export buys (and
+    only that) reaches the list."""
     report, text = import_file(EXAMPLES / "orcs_t9a.txt")
     line = report.headline
-    for dropped in ("Spear (Orcs) — not in the profile", "Shield (Orc Warlord) — not in the profile",
-                    "Night Goblin Fanatic — no bundled fantasy t9a1 profile"):
-        assert dropped in line, line
+    assert "Night Goblin Fanatic — no bundled fantasy t9a1 profile" in line, line
     assert "General" not in line  # the Warlord is the list's general (FB-K4)
-    assert "kept 4 of 5 entries and 5 of 7 options" in line
+    assert "kept 4 of 5 entries and 7 of 7 options" in line
     data = tomllib.loads(text)
-    assert next(u for u in data["units"] if u["profile"] == "t9a1/og_orc_warlord")["general"]
-    assert load_list(data).units  # the loader takes it (one general)
+    warlord = next(u for u in data["units"] if u["profile"] == "t9a1/og_orc_warlord")
+    assert warlord["general"] and warlord["buys"] == "shield"
+    army = load_list(data)  # the loader takes it (one general)
     orcs = next(u for u in data["units"] if u["profile"] == "t9a1/og_orcs")
     assert orcs["musician"] and orcs["standard"] and orcs["champion"] is False
+    assert orcs["buys"] == "spear"
     assert next(u for u in data["units"] if u["profile"] == "t9a1/og_orc_chief")["battle_standard"]
-    assert "# dropped: Spear — not in the profile" in text
+    bought = {u.profile_id: u.points for u in army.units}
+    assert bought["t9a1/og_orc_warlord"] == 240 + 10  # the shield, BSData 1.3
+    assert bought["t9a1/og_orcs"] == -60 + 20 * (12 + 1 + 1) + 20 + 20  # shields and spears
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.iterdir()))

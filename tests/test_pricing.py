@@ -176,3 +176,79 @@ def test_a_mk2_warjack_priced_0_is_refused_and_a_warcaster_is_free_by_rule(tmp_p
     assert "points" in info.value.one_line() and "warcaster" in info.value.one_line()
     sorscha = load_list("khador_battlebox").unit("Kommander Sorscha")
     assert sorscha.points == 0 and games.get("warmachine").free_by_rule(sorscha)
+
+
+# ---- kit a list buys (issue 32 parts 2-3): points.kit_options --------------------------------
+KIT_PROFILES = [ref for ref in bundled_ids("fantasy") if load_unit(ref).points.kit_options]
+#: a foe each kit shows against in one exact round: S3 halberdiers for a shield's save, a
+#: T5 giant (S5 still wounds it on 3+) for a weapon
+SHIELD_FOE = {"wfb8": "wfb8/empire_halberdiers", "t9a1": "t9a1/eos_heavy_infantry"}
+WEAPON_FOE = {"wfb8": "wfb8/orc_giant", "t9a1": "t9a1/og_giant"}
+
+
+def _bought(ref: str, ruleset: str, buys: str | None = None):
+    entry = {"profile": ref, **({"buys": buys} if buys else {})}
+    return load_list({"name": "kit", "game": "fantasy", "ruleset": ruleset, "points": 5000,
+                      "units": [entry]}).units[0]
+
+
+def test_the_army_books_kit_is_sold_across_both_rulesets():
+    """BSData/whfb (adfa5d8) and BSData/The-9th-Age 1.3 (fa9a0a06) sell kit to units and
+    characters of both rulesets; a few prices checked against the catalogues."""
+    assert len(KIT_PROFILES) >= 30
+    assert {load_unit(ref).ruleset for ref in KIT_PROFILES} == {"wfb8", "t9a1"}
+    assert load_unit("wfb8/chaos_warriors").points.kit_options == {
+        "additional_hand_weapon": 2, "great_weapon": 3, "halberd": 3}
+    assert load_unit("wfb8/empire_halberdiers").points.kit_options == {"shield": 1}
+    assert load_unit("t9a1/og_orc_warlord").points.kit_options["great_weapon"] == 30
+    assert load_unit("t9a1/og_orc_chief").points.kit_options["great_weapon"] == 20
+
+
+@pytest.mark.parametrize("ref", KIT_PROFILES)
+def test_every_kit_a_profile_sells_is_priced_and_played(ref):
+    """PR-4, FB-E1..E8: each item costs its price per model on top of the plain unit, joins
+    the model's equipment, and changes what one exact round of `fb combat` gives: a shield
+    the wounds it takes from S3 halberdiers (fewer), a halberd, flail, spear or additional
+    hand weapon the wounds it deals to a giant (more), a great weapon those wounds (its +2 S
+    and striking last pull both ways)."""
+    from mathhammer.fantasy.combat.fight import combat
+
+    profile = load_unit(ref)
+    plain = _bought(ref, profile.ruleset)
+    models = plain.profile.formation.models
+
+    def round_one(unit, foe):
+        results = combat(unit.profile, foe, rounds=1, method="exact", charger="a").results
+        return results["mean_wounds_dealt"].value, results["mean_wounds_taken"].value
+
+    for item, per_model in profile.points.kit_options.items():
+        unit = _bought(ref, profile.ruleset, item)
+        assert unit.points == plain.points + per_model * models, item
+        assert unit.profile.equipment == (*plain.profile.equipment, item)
+        if item == "shield":  # its own +1 (none: 6+), then FB-E4's with a hand weapon
+            before = plain.profile.saves.armour
+            assert unit.profile.saves.armour == (6 if before is None else before - 1)
+            foe = SHIELD_FOE[profile.ruleset]
+            assert round_one(unit, foe)[1] < round_one(plain, foe)[1], item
+        else:
+            foe = WEAPON_FOE[profile.ruleset]
+            dealt, plain_dealt = round_one(unit, foe)[0], round_one(plain, foe)[0]
+            assert dealt > plain_dealt if item != "great_weapon" else dealt != plain_dealt, item
+
+
+def test_kit_a_profile_already_carries_is_not_sold():
+    """Its armour and weapon already count it (PR-4): selling it again is refused."""
+    data = _profile("wfb8/chaos_warriors")
+    data["points"]["kit_options"] = {"shield": 1}
+    with pytest.raises(ProfileError) as info:
+        validate_unit(data, "warriors.toml")
+    assert "points.kit_options" in info.value.one_line() and "already" in info.value.one_line()
+
+
+def test_a_character_buys_one_item_and_anything_else_is_refused():
+    """A Chaos Lord (BSData/whfb): a great weapon 8 points; a lance on foot is not sold."""
+    lord = _bought("wfb8/chaos_lord", "wfb8", "great_weapon")
+    assert lord.points == 210 + 8
+    with pytest.raises(ProfileError) as info:
+        _bought("wfb8/chaos_lord", "wfb8", "lance")
+    assert "units.0.buys" in info.value.one_line() and "great_weapon" in info.value.one_line()

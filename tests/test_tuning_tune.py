@@ -204,3 +204,30 @@ def test_an_entry_buys_the_kit_its_profile_prices_and_tune_searches_it(tmp_path)
                        max_lists=12, n_trials=500, budget_seconds=600, top=10)
     assert any(u.get("buys") not in (None, "none") for r in report.info["ranked"]
                for u in r["units"])
+
+
+@pytest.mark.parametrize("name, ruleset, profile", [
+    ("wfb8_orcs", "wfb8", "wfb8/orc_big_boss"), ("wfb8_dwarfs", "wfb8", "wfb8/dwarf_warriors"),
+    ("t9a1_orcs", "t9a1", "t9a1/og_orcs"), ("t9a1_sonnstahl", "t9a1", "t9a1/eos_marshal"),
+])
+def test_each_bundled_options_file_with_kit_searches_what_the_profile_sells(name, ruleset, profile):
+    """Issue 32 part 3: a bundled list's unit or character may buy the kit its profile sells
+    (points.kit_options, BSData/whfb and BSData/The-9th-Age 1.3): its options file varies
+    every item and none, and each variant loads at its price (per model x models more)."""
+    from mathhammer.fantasy.models import load_unit
+    from mathhammer.tuning.tune import build_space
+
+    space, state = build_space(name, name, "fantasy", ruleset)
+    sold = load_unit(profile).points.kit_options
+    variants = space.variants[profile]
+    # None: the input's own entry, which names no buys (always a candidate)
+    assert {dict(opts).get("buys") for _, opts in variants} - {None} == {"none", *sold}
+    others = {k: n for k, n in state.items() if k[0] != profile}
+    for v in variants:
+        army = load_list(space.to_list({**others, v: 1}, 5000))
+        unit = army.unit(profile)
+        item = dict(v[1]).get("buys")
+        plain = load_list(space.to_list({**others, (profile, tuple(
+            (k, val) for k, val in v[1] if k != "buys")): 1}, 5000)).unit(profile)
+        extra = sold.get(item, 0) * unit.profile.formation.models
+        assert unit.points == plain.points + extra, v

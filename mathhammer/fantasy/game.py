@@ -566,7 +566,12 @@ def _with_bought_kit(unit: Any, item: str | None, where: str) -> Any:
                            f"use buys = \"{next(iter(offered))}\"" if offered else "remove buys")
     points = unit.points.model_copy(update={"upgrades": {**unit.points.upgrades,
                                                          item: offered[item]}})
-    return unit.model_copy(update={"equipment": (*unit.equipment, item), "points": points})
+    update = {"equipment": (*unit.equipment, item), "points": points}
+    if item == "shield":  # FB-E4: the shield's own +1 armour, which a profile's save counts
+        armour = unit.saves.armour
+        update["saves"] = unit.saves.model_copy(update={"armour": 6 if armour is None
+                                                         else max(1, armour - 1)})
+    return unit.model_copy(update=update)
 
 
 def idle_machine_cell(cell: Any):

@@ -513,6 +513,10 @@ class UnitProfile(_Frozen):
                 raise ValueError(f"points.upgrades: {name!r} is neither an item of its equipment "
                                  f"({', '.join(self.equipment) or 'none'}) nor an upgrade named in "
                                  'words ("heavy armour")')
+        for item in p.kit_options:
+            if item in self.equipment:  # its armour and weapon already count it: not sold twice
+                raise ValueError(f"points.kit_options: {item!r} is already in its equipment; "
+                                 "sell only kit the model does not carry")
         for part in p.free:
             head, _, item = part.partition(".")
             if head == "mounts" and item and item not in mounts:
