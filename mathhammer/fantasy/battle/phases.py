@@ -372,7 +372,7 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
     for u in result.destroyed:
         clear_contacts(state, u)
     for b in result.broken:
-        chasers = [w for w in result.pursuers if w in before[b]]
+        chasers = [w for w in before[b] if w in result.pursuers]  # the kernel's order too
         state.pending.append(("pursuit", b, chasers, [], before[b]))
     for w in overruns(plan, state, members, charging, result):  # FB-B22: no fleeing unit
         state.pending.append(("pursuit", None, [w], [], []))
