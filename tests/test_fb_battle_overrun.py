@@ -151,3 +151,48 @@ def test_the_kernel_and_the_reference_engine_agree_on_overruns(tmp_path):
         se = math.sqrt((p * (1 - p) + q * (1 - q)) / n)
         assert abs(p - q) <= 5 * max(se, 1e-3), (k, shares)
     assert 0.05 < shares[0][3] < 0.95  # the second orc's fate is in play
+
+
+def test_what_a_pursuit_move_reaches(tmp_path):
+    """FB-B22's reading on the reference engine's geometry: from the halberdiers' front (5"
+    wide, facing +y) an orc unit straight ahead is reached when the roll is at least the gap;
+    not when it flees or is in a combat; a unit beside the halberdiers (out of their front
+    arc) is not reached, however close; of two in reach the nearer is charged."""
+    import random
+
+    import numpy as np
+
+    from mathhammer.fantasy.battle.phases import reached_enemy
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.fantasy.battle.state import FLEE, HOLD, BattleState
+    from mathhammer.fantasy.battle.table import FRONT
+    from mathhammer.lists import load_list
+
+    orcs = unbreakable_orcs(tmp_path)
+    a = list_file(tmp_path, "empire", [dict(profile="wfb8/empire_halberdiers", models=20,
+                                            **COMMAND)])
+    b = list_file(tmp_path, "orcs", [dict(profile=orcs, models=1, count=2, **COMMAND)])
+    deployment = {"a": [{"unit": "Halberdiers", "x": 36.0, "y": 20.0}],
+                  "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 28.0},
+                        {"unit": "Orc Boyz (2)", "x": 60.0, "y": 40.0}]}
+    recipe = Recipe(load_list(a), load_list(b), deployment, "test", 1, "a", "scripted",
+                    "scripted", 1, 1)
+    plan = build_plan(recipe)
+    state = BattleState(plan, random.Random(0), np.zeros(8, np.uint64))
+    h, c, c2 = (next(u.index for u in plan.units if u.label == name) for name in
+                ("Halberdiers", "Orc Boyz", "Orc Boyz (2)"))
+    assert reached_enemy(plan, state, h, 8)[:2] == (c, FRONT)
+    assert reached_enemy(plan, state, h, 8)[3] == pytest.approx(8.0)
+    assert reached_enemy(plan, state, h, 7) is None
+    state.status[c] = FLEE
+    assert reached_enemy(plan, state, h, 12) is None
+    state.status[c] = HOLD
+    state.contact[c] = (h, FRONT, 0)  # in a combat: not reached
+    assert reached_enemy(plan, state, h, 12) is None
+    state.contact[c] = None
+    state.place(c, 42.0, 19.0, -math.pi / 2)  # beside the halberdiers, 3.5" from their flank
+    state.place(c2, 36.0, 30.0, -math.pi / 2)  # 10" ahead
+    assert reached_enemy(plan, state, h, 12)[0] == c2
+    assert reached_enemy(plan, state, h, 9) is None
+    state.place(c, 37.0, 27.0, -math.pi / 2)  # 7" ahead, a little to the right: the nearer
+    assert reached_enemy(plan, state, h, 12)[0] == c
