@@ -22,6 +22,24 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: tests that play Fantasy battles on the numba kernels (mathhammer/fantasy/kernels/battle*.py),
+#: the slowest kernels to compile cold. `make test` (``--dist loadgroup``) runs them all on ONE
+#: xdist worker: a fresh clone compiles them once while the other worker runs the rest, not
+#: twice at once (numba's on-disk cache is shared, but a compile in progress is not)
+FANTASY_BATTLE_TESTS = (
+    "tests/test_fb_battle.py", "tests/test_fb_battle_",  # every tests/test_fb_battle_*.py
+    "tests/test_tuning_battles.py",
+    "tests/test_notebooks.py::test_notebook_executes[06_",
+    "tests/test_notebooks.py::test_notebook_executes[07_",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    one_worker = pytest.mark.xdist_group("fantasy-battle-kernels")
+    for item in items:
+        if item.nodeid.startswith(FANTASY_BATTLE_TESTS):
+            item.add_marker(one_worker)
+
 
 def user_docs_text() -> str:
     """The user's documentation as one text: the front-door README, then the guide
