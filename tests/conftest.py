@@ -34,11 +34,19 @@ FANTASY_BATTLE_TESTS = (
 )
 
 
-def pytest_collection_modifyitems(config, items):
-    one_worker = pytest.mark.xdist_group("fantasy-battle-kernels")
-    for item in items:
-        if item.nodeid.startswith(FANTASY_BATTLE_TESTS):
-            item.add_marker(one_worker)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup``: FANTASY_BATTLE_TESTS are one work unit, every other test its own.
+    (xdist's ``xdist_group`` mark renames node ids through an attribute pytest 9 no longer
+    reads, so the groups are made here; xdist sends the largest unit first.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BattleTestsOnOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "fantasy-battle-kernels" if nodeid.startswith(FANTASY_BATTLE_TESTS) else nodeid
+
+    return BattleTestsOnOneWorker(config, log)
 
 
 def user_docs_text() -> str:
