@@ -34,6 +34,7 @@ FANTASY_BATTLE_TESTS = (
 )
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest -p no:xdist still runs
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup``: FANTASY_BATTLE_TESTS are one work unit, every other test its own.
     (xdist's ``xdist_group`` mark renames node ids through an attribute pytest 9 no longer
