@@ -47,7 +47,7 @@ demo: $(RUNTIME)
 test: $(TESTS)
 	@$(BYTECODE)
 	@$(BROWSER)
-	$(VENV)/bin/python -m pytest -q -n 2 -m "not slow"
+	$(VENV)/bin/python -m pytest -q -n 2 --dist loadgroup -m "not slow"
 
 test-slow: $(TESTS)
 	@$(BYTECODE)

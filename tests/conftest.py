@@ -22,6 +22,33 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: tests that play Fantasy battles on the numba kernels (mathhammer/fantasy/kernels/battle*.py),
+#: the slowest kernels to compile cold. `make test` (``--dist loadgroup``) runs them all on ONE
+#: xdist worker: a fresh clone compiles them once while the other worker runs the rest, not
+#: twice at once (numba's on-disk cache is shared, but a compile in progress is not)
+FANTASY_BATTLE_TESTS = (
+    "tests/test_fb_battle.py", "tests/test_fb_battle_",  # every tests/test_fb_battle_*.py
+    "tests/test_tuning_battles.py",
+    "tests/test_notebooks.py::test_notebook_executes[06_",
+    "tests/test_notebooks.py::test_notebook_executes[07_",
+)
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest -p no:xdist still runs
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup``: FANTASY_BATTLE_TESTS are one work unit, every other test its own.
+    (xdist's ``xdist_group`` mark renames node ids through an attribute pytest 9 no longer
+    reads, so the groups are made here; xdist sends the largest unit first.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BattleTestsOnOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "fantasy-battle-kernels" if nodeid.startswith(FANTASY_BATTLE_TESTS) else nodeid
+
+    return BattleTestsOnOneWorker(config, log)
+
 
 def user_docs_text() -> str:
     """The user's documentation as one text: the front-door README, then the guide

@@ -125,6 +125,7 @@ class _OnCachingImport:
     every exact query, which needs no kernel)."""
 
     name = "numba.core.caching"
+    patch = staticmethod(_guard_cache_io)
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != self.name:
@@ -138,7 +139,7 @@ class _OnCachingImport:
 
             def exec_module(module):
                 run(module)
-                _guard_cache_io(module)
+                self.patch(module)
 
             spec.loader.exec_module = exec_module
         return spec
@@ -146,8 +147,52 @@ class _OnCachingImport:
 
 if _OnCachingImport.name in sys.modules:
     _guard_cache_io(sys.modules[_OnCachingImport.name])
-elif not any(isinstance(f, _OnCachingImport) for f in sys.meta_path):
+elif not any(getattr(f, "name", None) == _OnCachingImport.name for f in sys.meta_path):
     sys.meta_path.insert(0, _OnCachingImport())
+
+
+def _one_compile_per_type(dispatcher_module) -> None:
+    """One compiled version of a kernel per argument *type*, not per constant value.
+
+    A jitted function called from another with a constant argument (``decide(B, S, f,
+    O_CHARGE, ...)``) is typed by numba as ``Literal[int](2)`` and compiled again for each
+    constant: the battle kernels had 21 versions of ``decide`` and two thirds of their
+    cached machine code were such copies, minutes of a cold compile. Our kernels are first
+    compiled for the plain types; a kernel that cannot be typed without the constant (a
+    tuple index, say) falls back to numba's own way. The machine code computes the same
+    numbers (no fast-math: constant folding keeps IEEE results). Other packages' numba
+    functions are left alone."""
+    from numba.core import errors, types
+
+    base = dispatcher_module._DispatcherBase
+    literal_call_template = base.get_call_template
+
+    def get_call_template(self, args, kws):
+        module = getattr(self.py_func, "__module__", None) or ""
+        if self._can_compile and module.startswith("mathhammer."):
+            plain = tuple(types.unliteral(a) for a in args)
+            plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+            if plain != tuple(args) or plain_kws != kws:
+                try:
+                    return literal_call_template(self, plain, plain_kws)
+                except errors.NumbaError:
+                    pass  # needs the constant itself: numba's literal typing below
+        return literal_call_template(self, args, kws)
+
+    base.get_call_template = get_call_template
+
+
+class _OnDispatcherImport(_OnCachingImport):
+    """Patch numba's dispatcher when numba loads it (see :func:`_one_compile_per_type`)."""
+
+    name = "numba.core.dispatcher"
+    patch = staticmethod(_one_compile_per_type)
+
+
+if _OnDispatcherImport.name in sys.modules:
+    _one_compile_per_type(sys.modules[_OnDispatcherImport.name])
+elif not any(getattr(f, "name", None) == _OnDispatcherImport.name for f in sys.meta_path):
+    sys.meta_path.insert(0, _OnDispatcherImport())
 
 if os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"):
     # pure-Python kernels: xoshiro's uint64 products wrap on purpose (as in the jitted
