@@ -30,6 +30,11 @@ MAX_SHARED_BYTES = 160 * 2**20
 _LOCK = threading.Lock()
 _TABLES: OrderedDict = OrderedDict()  # key -> (value, bytes)
 _STATE = {"bytes": 0, "hits": 0, "built": 0}
+#: the small tables (values, shots) built here since :func:`carried_out` last took them: what
+#: another process of the run needs not build again (a compiled fight's arrays stay here)
+CARRIED = ("value", "challenge", "shot")
+_NEW: list = []
+_CARRY = [False]  # recording _NEW: only in a process whose tables are carried (a pool's worker)
 
 
 def unit_signature(unit) -> bytes:
@@ -64,10 +69,38 @@ def put(key: tuple, value, nbytes: int):
         _TABLES[key] = (value, nbytes)
         _STATE["bytes"] += nbytes
         _STATE["built"] += 1
-        while _STATE["bytes"] > MAX_SHARED_BYTES and len(_TABLES) > 1:
-            _old, (_v, n) = _TABLES.popitem(last=False)
-            _STATE["bytes"] -= n
+        if _CARRY[0] and key[0] in CARRIED:
+            _NEW.append(key)
+        _trim()
         return value
+
+
+def _trim() -> None:
+    while _STATE["bytes"] > MAX_SHARED_BYTES and len(_TABLES) > 1:
+        _old, (_v, n) = _TABLES.popitem(last=False)
+        _STATE["bytes"] -= n
+
+
+def carried_out() -> dict:
+    """The small tables built in this process since the last call (key -> table), for the
+    other processes of a run (:func:`carried_in`)."""
+    with _LOCK:
+        out = {k: _TABLES[k][0] for k in _NEW if k in _TABLES}
+        _NEW.clear()
+        return out
+
+
+def carried_in(tables: dict) -> None:
+    """Keep the tables another process built (the same contents give the same tables); from
+    now on this process records what it builds for :func:`carried_out`."""
+    with _LOCK:
+        _CARRY[0] = True
+        for key, value in tables.items():
+            if key[0] in CARRIED and key not in _TABLES:
+                nbytes = getattr(value, "nbytes", 8)
+                _TABLES[key] = (value, nbytes)
+                _STATE["bytes"] += nbytes
+        _trim()
 
 
 def stats() -> dict[str, int]:
@@ -79,6 +112,7 @@ def stats() -> dict[str, int]:
 def clear() -> None:
     with _LOCK:
         _TABLES.clear()
+        _NEW.clear()
         _STATE.update(bytes=0, hits=0, built=0)
 
 
