@@ -8,9 +8,11 @@ value (:func:`mathhammer.fantasy.battle.values._combat_value`, the combat engine
 round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
 chain). When one is missing, the kernel's probe pass queues it and plays the battle on with
 a placeholder (kernels.battle_state.missed), so one pass finds every table the battle —
-rollouts included — asks for; this module builds them all, adds them to the run's tables
-and the battle is played again from its start on its own stream, uncounted until it
-needs no placeholder — so the answer never depends on what was already built.
+rollouts included — asks for (without probing: the one table that stopped it); this module
+builds them (or takes them from the process's store when another plan built the same contents:
+:mod:`~mathhammer.fantasy.battle.shared_tables`), adds them to the run's tables and the battle
+is played again from its start on its own stream, uncounted until it needs no placeholder —
+so the answer never depends on what was already built.
 """
 
 from __future__ import annotations
