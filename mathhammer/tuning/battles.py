@@ -166,7 +166,7 @@ class Runner:
         return self._pooled(jobs, progress)
 
     def _pooled(self, jobs: list[tuple], progress: Any = None) -> list:
-        """The jobs on the pool, one per free worker, each carrying the small tables the
+        """The jobs on the pool, one per worker (and one queued), each carrying the small tables the
         workers built so far (issue 32: a table is built once per run rather than once per
         process); the first jobs go round the pairings so that workers start on different
         ones (the jobs by their first battle). Answers do not depend on what a worker was given (the game's contract)."""
@@ -178,7 +178,7 @@ class Runner:
         pending: dict = {}
         done = 0
         while done < len(jobs):
-            while order and len(pending) < self.workers:
+            while order and len(pending) <= self.workers:  # one queued: no worker waits
                 k = order.pop(0)
                 pending[self._pool.submit(_play_carrying, jobs[k], dict(known))] = k
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
