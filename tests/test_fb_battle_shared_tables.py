@@ -67,3 +67,19 @@ def test_a_units_signature_is_what_it_is_not_where_it_stands():
     assert sig[0] == sig[1] == sig[3] == sig[4]  # the second copy, and the other side's
     assert sig[2] != sig[0]
     assert shared_tables.unit_signature(replace(units[0], points=units[0].points + 1)) != sig[0]
+
+
+def test_small_tables_travel_between_processes_and_fights_stay():
+    """A pool's worker hands back the values it built (once), not its compiled fights; another
+    process takes them as its own."""
+    shared_tables.clear()
+    shared_tables.carried_in({})  # a worker: from now on it records what it builds
+    value = ("value", b"rules", b"unit", b"target", 0, 1, 10, 10)
+    shared_tables.put(value, 0.25, 8)
+    shared_tables.put(("fight", b"rules", 1, ()), ("arrays",), 1000)
+    out = shared_tables.carried_out()
+    assert out == {value: 0.25}
+    assert shared_tables.carried_out() == {}
+    shared_tables.clear()
+    shared_tables.carried_in(out)
+    assert shared_tables.get(value) == 0.25

@@ -113,6 +113,7 @@ def clear() -> None:
     with _LOCK:
         _TABLES.clear()
         _NEW.clear()
+        _CARRY[0] = False
         _STATE.update(bytes=0, hits=0, built=0)
 
 
