@@ -40,8 +40,13 @@ _CARRY = [False]  # recording _NEW: only in a process whose tables are carried (
 def unit_signature(unit) -> bytes:
     """What a unit's tables depend on: everything it is except its place (index, side, label)."""
     neutral = replace(unit, index=0, side=0, label="")
-    return hashlib.blake2b(pickle.dumps(neutral, protocol=pickle.HIGHEST_PROTOCOL),
-                           digest_size=16).digest()
+    try:
+        text = pickle.dumps(neutral, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):  # then it shares nothing
+        import os
+
+        return os.urandom(16)
+    return hashlib.blake2b(text, digest_size=16).digest()
 
 
 def rules_signature(rules) -> bytes:
