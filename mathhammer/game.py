@@ -148,6 +148,14 @@ class Game:
         raise InputError("‹model›", f"{self.name} battles are not available in this build",
                          "battle", "use ‹model› cells")
 
+    def battle_tables_out(self) -> Any:
+        """What this process built for battles that another process of the same run may take
+        instead of building it (issue 32); None: nothing. Never changes an answer."""
+        return None
+
+    def battle_tables_in(self, tables: Any) -> None:
+        """Take what :meth:`battle_tables_out` gave in another process."""
+
     def battle_key(self, army: Any, policies: tuple[str, str]) -> str:
         """What of a list a battle under these generals plays, in text: two lists with equal
         keys fight the same battles (``tune`` plays them once)."""

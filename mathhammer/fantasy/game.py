@@ -247,6 +247,21 @@ class Fantasy(Game):
             margin[k] = vp
         return result, margin
 
+    def battle_tables_out(self):
+        """fb battle's small exact tables (greedy values, volleys) built here since the last
+        call, by content (fantasy/battle/shared_tables.py)."""
+        if not self.has_battles():
+            return None
+        from mathhammer.fantasy.battle import shared_tables
+
+        return shared_tables.carried_out() if shared_tables.enabled() else None
+
+    def battle_tables_in(self, tables) -> None:
+        if self.has_battles():
+            from mathhammer.fantasy.battle import shared_tables
+
+            shared_tables.carried_in(tables or {})
+
     def battle_words(self) -> str:
         return ("one fb battle on the default deployment (fb battle's), the first player rolled off, "
                 "scored in victory points")

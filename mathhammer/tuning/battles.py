@@ -110,6 +110,15 @@ def _play(job: tuple) -> Any:
                 err.fix)
 
 
+def _play_carrying(job: tuple, tables: Any) -> tuple[Any, Any]:
+    """:func:`_play` in a pool's worker: it first takes the tables other workers built, and
+    hands back those it built (the game's ``battle_tables_in``/``battle_tables_out``)."""
+    game = games.get(job[0])
+    game.battle_tables_in(tables)
+    part = _play(job)
+    return part, game.battle_tables_out()
+
+
 def _unwrap(part: Any) -> Any:
     if isinstance(part, tuple) and len(part) == 7 and isinstance(part[0], str):
         import importlib
@@ -154,12 +163,34 @@ class Runner:
             methods = mp.get_all_start_methods()
             ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
-        futures = [self._pool.submit(_play, j) for j in jobs]
-        out = []
-        for k, f in enumerate(futures):
-            out.append(_unwrap(f.result()))
-            if progress is not None:
-                progress(k + 1, len(jobs))
+        return self._pooled(jobs, progress)
+
+    def _pooled(self, jobs: list[tuple], progress: Any = None) -> list:
+        """The jobs on the pool, one per worker (and one queued), each carrying the small tables the
+        workers built so far (issue 32: a table is built once per run rather than once per
+        process); the first jobs go round the pairings so that workers start on different
+        ones (the jobs by their first battle). Answers do not depend on what a worker was given (the game's contract)."""
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        order = sorted(range(len(jobs)), key=lambda k: (jobs[k][4], k))  # by first battle
+        out: list = [None] * len(jobs)
+        known: dict = {}
+        pending: dict = {}
+        done = 0
+        while done < len(jobs):
+            while order and len(pending) <= self.workers:  # one queued: no worker waits
+                k = order.pop(0)
+                pending[self._pool.submit(_play_carrying, jobs[k], dict(known))] = k
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                k = pending.pop(f)
+                part, tables = f.result()
+                if tables:
+                    known.update(tables)
+                out[k] = _unwrap(part)
+                done += 1
+                if progress is not None:
+                    progress(done, len(jobs))
         return out
 
     def _dask(self, jobs):

@@ -8,9 +8,11 @@ value (:func:`mathhammer.fantasy.battle.values._combat_value`, the combat engine
 round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
 chain). When one is missing, the kernel's probe pass queues it and plays the battle on with
 a placeholder (kernels.battle_state.missed), so one pass finds every table the battle —
-rollouts included — asks for; this module builds them all, adds them to the run's tables
-and the battle is played again from its start on its own stream, uncounted until it
-needs no placeholder — so the answer never depends on what was already built.
+rollouts included — asks for (without probing: the one table that stopped it); this module
+builds them (or takes them from the process's store when another plan built the same contents:
+:mod:`~mathhammer.fantasy.battle.shared_tables`), adds them to the run's tables and the battle
+is played again from its start on its own stream, uncounted until it needs no placeholder —
+so the answer never depends on what was already built.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from mathhammer.fantasy.battle import shared_tables
 from mathhammer.fantasy.battle.table import FACE_NAMES
 
 MAX_MISSES = 100_000  # tables since the fights were last forgotten; beyond: something is wrong
@@ -55,6 +58,10 @@ class KernelBattle:
         self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
         self.misses = 0
         self.shared: dict[tuple, np.ndarray] = {}  # the fights' arrays by contents (_shared)
+        # issue 32: tables are looked up in the process's store by what they depend on
+        self.sharing = shared_tables.enabled()
+        self.signatures = tuple(shared_tables.unit_signature(u) for u in plan.units)
+        self.rules_signature = shared_tables.rules_signature(plan.rules)
         self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
         self.forgotten = 0  # times the fights were forgotten between battles
 
@@ -162,21 +169,33 @@ class KernelBattle:
 
             _k, u, t, face, charged, mu, mt = miss[:7]
             if int(value_code(u, t, face, charged, mu, mt)) in self.T[ka.T_VALUES]:
-                return  # built with another size step of the pair (one probe pass asks for both)
-            # every size step of the pair at once: one miss per pairing, face and charge
-            for mu in bucket_levels(self.plan, u):
-                for mt in bucket_levels(self.plan, t):
-                    value = _combat_value(self.plan, u, t, face, bool(charged), mu, mt)
-                    self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = value
+                return  # asked twice in one probe pass
+            # the size step asked for only (issue 32): a battle reads few of a pair's 25, each
+            # an exact round (~10 ms); another step asked later is one more probe pass (~1 ms)
+            content = ("value", self.rules_signature, self.signatures[u], self.signatures[t],
+                       face, charged, mu, mt)
+            value = shared_tables.get(content) if self.sharing else None
+            if value is None:
+                value = _combat_value(self.plan, u, t, face, bool(charged), mu, mt)
+                if self.sharing:
+                    value = shared_tables.put(content, value, 8)
+            self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = value
         elif kind == ks.MISS_CHALLENGE:  # FB-B20: one exact round with a challenge
             from mathhammer.fantasy.battle.challenge_values import exact_challenge_value
             from mathhammer.fantasy.kernels.battle_values import challenge_code
 
             code = int(challenge_code(*miss[1:11]))
             if code not in self.T[ka.T_VALUES]:
-                self.T[ka.T_VALUES][code] = exact_challenge_value(
-                    self.plan, *(int(x) for x in miss[1:4]), bool(miss[4]),
-                    *(int(x) for x in miss[5:11]))
+                content = ("challenge", self.rules_signature, self.signatures[miss[1]],
+                           self.signatures[miss[2]], miss[3:11])
+                value = shared_tables.get(content) if self.sharing else None
+                if value is None:
+                    value = exact_challenge_value(
+                        self.plan, *(int(x) for x in miss[1:4]), bool(miss[4]),
+                        *(int(x) for x in miss[5:11]))
+                    if self.sharing:
+                        value = shared_tables.put(content, value, 8)
+                self.T[ka.T_VALUES][code] = value
         elif kind == ks.MISS_SHOT:
             from mathhammer.fantasy.battle.shooting import wound_cdf
             from mathhammer.fantasy.kernels.battle_actions import shot_code
@@ -184,13 +203,19 @@ class KernelBattle:
             _k, u, t, n, mod, left = miss[:6]
             if int(shot_code(u, t, n, mod, left)) in self.T[ka.T_SHOT_DICT]:
                 return
-            if n >= ka.MACHINE_SHOT:  # FB-WM2: a war machine's piece, the artillery engine
-                from mathhammer.fantasy.battle.shooting import machine_table
+            content = ("shot", self.rules_signature, self.signatures[u], self.signatures[t], n,
+                       mod, left)
+            cum = shared_tables.get(content) if self.sharing else None
+            if cum is None:
+                if n >= ka.MACHINE_SHOT:  # FB-WM2: a war machine's piece, the artillery engine
+                    from mathhammer.fantasy.battle.shooting import machine_table
 
-                cum = np.ascontiguousarray(machine_table(self.plan, u, t, n - ka.MACHINE_SHOT,
-                                                         mod, left), np.float64)
-            else:
-                cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
+                    cum = np.ascontiguousarray(machine_table(self.plan, u, t, n - ka.MACHINE_SHOT,
+                                                             mod, left), np.float64)
+                else:
+                    cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
+                if self.sharing:
+                    cum = shared_tables.put(content, cum, cum.nbytes)
             self.T[ka.T_SHOT_LIST].append(cum)
             self.T[ka.T_SHOT_DICT][int(shot_code(u, t, n, mod, left))] = \
                 len(self.T[ka.T_SHOT_LIST]) - 1
@@ -218,36 +243,58 @@ class KernelBattle:
                                             and key in self.T[ka.T_ARRANGEMENTS]):
             return  # the kernel's lookup finds it now (built earlier in this probe's batch)
         groups = (order[:n_a], order[n_a:])
-        sides = []
-        for mine, theirs in (groups, groups[::-1]):
-            sides.append(tuple(self._side(rows[order.index(u)], theirs) for u in mine))
-        c, t = compile_fight(sides[0], sides[1], ruleset=self.plan.rules)
-        b_unit = t.b_int[:, k.B_UNIT]
-        first = np.array([int(np.argmax(b_unit == i)) for i in range(count)], np.int64)
-        arrays = list(t.kernel_args())
-        arrays[13] = np.zeros_like(t.p_caught)  # pursuit is the battle's own (fights.py)
-        once = np.array([int(t.g_int[g, k.G_UNIT]) if t.g_int[g, k.G_ONCE] == 1 else -1
-                         for g in range(t.g_int.shape[0])], np.int64)
+        content = self._fight_content(rows, groups)
+        built = shared_tables.get(content) if self.sharing else None
+        if built is None:
+            sides = []
+            for mine, theirs in (groups, groups[::-1]):
+                sides.append(tuple(self._side(rows[order.index(u)], theirs) for u in mine))
+            c, t = compile_fight(sides[0], sides[1], ruleset=self.plan.rules)
+            b_unit = t.b_int[:, k.B_UNIT]
+            first = np.array([int(np.argmax(b_unit == i)) for i in range(count)], np.int64)
+            arrays = list(t.kernel_args())
+            arrays[13] = np.zeros_like(t.p_caught)  # pursuit is the battle's own (fights.py)
+            once = np.array([int(t.g_int[g, k.G_UNIT]) if t.g_int[g, k.G_ONCE] == 1 else -1
+                             for g in range(t.g_int.shape[0])], np.int64)
+            arrays = tuple(_content_keyed(np.ascontiguousarray(arr, DTYPES[i]))
+                           for i, arr in enumerate(arrays))
+            built = (arrays, first, once)
+            if self.sharing:
+                built = shared_tables.put(content, built, sum(a.nbytes for _h, a in arrays))
+        arrays, first, once = built
         index = len(self.T[ka.T_ORDER])
-        for i, arr in enumerate(arrays):
-            self.T[i].append(self._shared(np.ascontiguousarray(arr, DTYPES[i])))
+        for i, (hkey, arr) in enumerate(arrays):
+            self.T[i].append(self._shared(arr, hkey))
         self.T[ka.T_ORDER].append(np.array(order, np.int64))
-        self.T[ka.T_FIRST].append(first)
-        self.T[ka.T_ONCE].append(once)
+        self.T[ka.T_FIRST].append(first.copy())
+        self.T[ka.T_ONCE].append(once.copy())
         self.T[ka.T_FIGHTS][code] = index
         if key not in self.T[ka.T_ARRANGEMENTS]:
             self.T[ka.T_ARRANGEMENTS][key] = index
 
-    def _shared(self, arr: np.ndarray) -> np.ndarray:
-        """One array for equal contents: arrangements of the same units (other faces, other
-        chargers) mostly compile to the same tables, and the kernel only reads them — most of
-        a run's memory was copies of the same strike tables (fg_sum)."""
-        key = (arr.dtype.str, arr.shape, hashlib.blake2b(arr.tobytes(), digest_size=16).digest())
+    def _shared(self, arr: np.ndarray, key: tuple) -> np.ndarray:
+        """One array for equal contents (``key``: :func:`_content_keyed`): arrangements of the
+        same units (other faces, other chargers) mostly compile to the same tables, and the
+        kernel only reads them — most of a run's memory was copies of the same strike tables
+        (fg_sum)."""
         kept = self.shared.get(key)
         if kept is None:
             kept = self.shared[key] = arr
             self.fight_bytes += arr.nbytes
         return kept
+
+    def _fight_content(self, rows, groups) -> tuple:
+        """What a compiled fight depends on (issue 32): the ruleset, and per engine unit in
+        order its contents, whom of the other group it touches, on which face, and whether it
+        charged (as :meth:`_side` reads them) — not the units' places in the lists."""
+        out = []
+        for mine, theirs in (groups, groups[::-1]):
+            for u in mine:
+                _u, target, face, charged = rows[[r[0] for r in rows].index(u)]
+                against = theirs.index(target) if target in theirs else None
+                out.append((self.signatures[u], against, face if against is not None else 0,
+                            bool(charged)))
+        return ("fight", self.rules_signature, len(groups[0]), tuple(out))
 
     def _side(self, row, theirs):
         u, target, face, charged = row
@@ -257,12 +304,9 @@ class KernelBattle:
                        against=against)
 
 
-def bucket_levels(plan, u: int) -> list[int]:
-    """The model counts greedy values are worked out for (values.bucket of every count)."""
-    from mathhammer.fantasy.battle.values import bucket
-
-    full = plan.units[u].models
-    return sorted({bucket(plan, u, m) for m in range(0, full + 1)})
+def _content_keyed(arr: np.ndarray) -> tuple[tuple, np.ndarray]:
+    """(a key of the array's contents, the array): equal keys, equal arrays (KernelBattle._shared)."""
+    return (arr.dtype.str, arr.shape, hashlib.blake2b(arr.tobytes(), digest_size=16).digest()), arr
 
 
 #: dtypes of the combat kernel's 15 arrays (Tables.kernel_args order)

@@ -1,0 +1,130 @@
+"""Exact battle tables shared by every plan of a process, keyed by what determines them (issue 32).
+
+A table the battle kernel asks for (:meth:`~mathhammer.fantasy.battle.compile.KernelBattle.fill`)
+depends on the ruleset and on the units it is about — a fight's on the units in it, who
+touches which face of whom and who charged; a greedy value's on the two units; a volley's on
+the shooter and the target — never on where those units stand in a list. Keyed by the units'
+contents (:func:`unit_signature`), a table built for one plan serves every later plan of the
+process: the candidates of ``tune`` that differ by one unit, the meta pairings of ``score``
+that share units, the identical units of one list. A shared table is the very table the plan
+would build (the builders are deterministic functions of these contents), so every answer is
+bit-identical to a run that builds its own.
+
+Bounded: past :data:`MAX_SHARED_BYTES` the least recently used tables are forgotten (a plan
+keeps the arrays it already took; a forgotten table is built again when next asked for).
+Threads (a Dask worker's) share the store under a lock; what they read is never written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import threading
+from collections import OrderedDict
+from dataclasses import replace
+
+#: bytes of table arrays kept for later plans (the kernels' own bound is
+#: compile.MAX_FIGHT_BYTES; the two hold mostly the same arrays)
+MAX_SHARED_BYTES = 160 * 2**20
+
+_LOCK = threading.Lock()
+_TABLES: OrderedDict = OrderedDict()  # key -> (value, bytes)
+_STATE = {"bytes": 0, "hits": 0, "built": 0}
+#: the small tables (values, shots) built here since :func:`carried_out` last took them: what
+#: another process of the run needs not build again (a compiled fight's arrays stay here)
+CARRIED = ("value", "challenge", "shot")
+_NEW: list = []
+_CARRY = [False]  # recording _NEW: only in a process whose tables are carried (a pool's worker)
+
+
+def unit_signature(unit) -> bytes:
+    """What a unit's tables depend on: everything it is except its place (index, side, label)."""
+    neutral = replace(unit, index=0, side=0, label="")
+    try:
+        text = pickle.dumps(neutral, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):  # then it shares nothing
+        import os
+
+        return os.urandom(16)
+    return hashlib.blake2b(text, digest_size=16).digest()
+
+
+def rules_signature(rules) -> bytes:
+    return hashlib.blake2b(pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL),
+                           digest_size=16).digest()
+
+
+def get(key: tuple):
+    """The table kept for ``key``, or None."""
+    with _LOCK:
+        entry = _TABLES.get(key)
+        if entry is None:
+            return None
+        _TABLES.move_to_end(key)
+        _STATE["hits"] += 1
+        return entry[0]
+
+
+def put(key: tuple, value, nbytes: int):
+    """Keep ``value`` for ``key`` (the one already kept wins: the same contents) and return it."""
+    with _LOCK:
+        entry = _TABLES.get(key)
+        if entry is not None:
+            return entry[0]
+        _TABLES[key] = (value, nbytes)
+        _STATE["bytes"] += nbytes
+        _STATE["built"] += 1
+        if _CARRY[0] and key[0] in CARRIED:
+            _NEW.append(key)
+        _trim()
+        return value
+
+
+def _trim() -> None:
+    while _STATE["bytes"] > MAX_SHARED_BYTES and len(_TABLES) > 1:
+        _old, (_v, n) = _TABLES.popitem(last=False)
+        _STATE["bytes"] -= n
+
+
+def carried_out() -> dict:
+    """The small tables built in this process since the last call (key -> table), for the
+    other processes of a run (:func:`carried_in`)."""
+    with _LOCK:
+        out = {k: _TABLES[k][0] for k in _NEW if k in _TABLES}
+        _NEW.clear()
+        return out
+
+
+def carried_in(tables: dict) -> None:
+    """Keep the tables another process built (the same contents give the same tables); from
+    now on this process records what it builds for :func:`carried_out`."""
+    with _LOCK:
+        _CARRY[0] = True
+        for key, value in tables.items():
+            if key[0] in CARRIED and key not in _TABLES:
+                nbytes = getattr(value, "nbytes", 8)
+                _TABLES[key] = (value, nbytes)
+                _STATE["bytes"] += nbytes
+        _trim()
+
+
+def stats() -> dict[str, int]:
+    """Tables kept, their bytes, lookups answered and tables built (for benchmarks)."""
+    with _LOCK:
+        return {"tables": len(_TABLES), **_STATE}
+
+
+def clear() -> None:
+    with _LOCK:
+        _TABLES.clear()
+        _NEW.clear()
+        _CARRY[0] = False
+        _STATE.update(bytes=0, hits=0, built=0)
+
+
+def enabled() -> bool:
+    """False when ``MATHHAMMER_SHARED_TABLES=0``: every plan builds its own tables (the
+    benchmark's baseline; the answers are the same)."""
+    import os
+
+    return os.environ.get("MATHHAMMER_SHARED_TABLES", "1") != "0"

@@ -1,0 +1,85 @@
+"""Exact battle tables shared between plans by content (issue 32, fantasy/battle/shared_tables.py):
+a plan that reuses another plan's tables plays the very same battles as one that builds its own."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mathhammer import game as games
+from mathhammer.fantasy.battle import shared_tables
+from mathhammer.lists import load_list
+
+SMALL = {"models": 10, "champion": False, "standard": True, "musician": True}
+
+
+def _list(name: str, *profiles: str):
+    return load_list({"name": name, "game": "fantasy", "ruleset": "wfb8", "points": 2000,
+                      "units": [{"profile": p, **SMALL} for p in profiles]})
+
+
+@pytest.fixture(autouse=True)
+def _fresh_store():
+    """Other tests' plans and tables are left as they were found: none."""
+    import mathhammer.fantasy.game as fantasy_game
+
+    yield
+    fantasy_game._thread_plans().clear()
+    shared_tables.clear()
+
+
+def _play(share: bool, monkeypatch, armies, enemy):
+    import mathhammer.fantasy.game as fantasy_game
+
+    monkeypatch.setenv("MATHHAMMER_SHARED_TABLES", "1" if share else "0")
+    fantasy_game._thread_plans().clear()
+    shared_tables.clear()
+    fantasy = games.get("fantasy")
+    out = [fantasy.play_battles(army, enemy, seed=3, start=0, count=3) for army in armies]
+    return out, shared_tables.stats()
+
+
+def test_a_plan_reusing_anothers_tables_plays_the_same_battles(monkeypatch):
+    """The second list shares the Halberdiers with the first (and the first's two are one
+    unit twice): with the store on, plans take those tables from it (hits), and every battle's result and margin are bit-identical
+    to plans that build their own."""
+    one = _list("one", "wfb8/empire_halberdiers", "wfb8/empire_halberdiers")
+    two = _list("two", "wfb8/empire_halberdiers", "wfb8/empire_handgunners")
+    enemy = _list("orcs", "wfb8/orc_boyz")
+    own, off = _play(False, monkeypatch, (one, two), enemy)
+    shared, on = _play(True, monkeypatch, (one, two), enemy)
+    assert off["tables"] == 0 and on["hits"] > 0 and on["built"] > 0
+    for (r0, m0), (r1, m1) in zip(own, shared, strict=True):
+        assert np.array_equal(r0, r1) and np.array_equal(m0, m1)
+
+
+def test_a_units_signature_is_what_it_is_not_where_it_stands():
+    """Equal units at other places (index, side, label) share tables; another unit does not."""
+    from dataclasses import replace
+
+    from mathhammer.fantasy.battle.army import battle_units
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+
+    army = _list("one", "wfb8/empire_halberdiers", "wfb8/empire_halberdiers",
+                 "wfb8/empire_handgunners")
+    units = battle_units(army, army, load_ruleset("wfb8"))
+    sig = [shared_tables.unit_signature(u) for u in units]
+    assert sig[0] == sig[1] == sig[3] == sig[4]  # the second copy, and the other side's
+    assert sig[2] != sig[0]
+    assert shared_tables.unit_signature(replace(units[0], points=units[0].points + 1)) != sig[0]
+
+
+def test_small_tables_travel_between_processes_and_fights_stay():
+    """A pool's worker hands back the values it built (once), not its compiled fights; another
+    process takes them as its own."""
+    shared_tables.clear()
+    shared_tables.carried_in({})  # a worker: from now on it records what it builds
+    value = ("value", b"rules", b"unit", b"target", 0, 1, 10, 10)
+    shared_tables.put(value, 0.25, 8)
+    shared_tables.put(("fight", b"rules", 1, ()), ("arrays",), 1000)
+    out = shared_tables.carried_out()
+    assert out == {value: 0.25}
+    assert shared_tables.carried_out() == {}
+    shared_tables.clear()
+    shared_tables.carried_in(out)
+    assert shared_tables.get(value) == 0.25
