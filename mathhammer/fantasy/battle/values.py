@@ -105,7 +105,7 @@ def _challenge_fight(plan, pairing: tuple, sides: list, charged: bool, challenge
     """The fight of a pairing with a challenge (FB-B20): its tables are the pairing's own but
     for the challenge row (compile_combat's ``challenge``, arrays' ``chal``), so the fight is
     compiled once for all the challenges of a pairing — each model, accepted or refused, which
-    one probe pass asks for together — and copied with that row (~1/3 of a value's cost)."""
+    one probe pass asks for together — and copied with that row (~1/4 of a value's cost)."""
     from collections import OrderedDict
 
     import numpy as np
