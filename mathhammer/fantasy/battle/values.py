@@ -125,7 +125,11 @@ def _challenge_fight(plan, pairing: tuple, sides: list, charged: bool, challenge
     c0, tables0 = base
     c = replace(c0, challenge=_challenge(challenge, c0.units, c0.bodies, c0.faces,
                                          c0.unit_sides, c0.rules))
-    return c, replace(tables0, chal=np.array(c.challenge, np.int64))  # fresh: no memo shared
+    tables = replace(tables0, chal=np.array(c.challenge, np.int64))
+    # the exact round's memo of what follows the blows (exact._after_strikes) reads no
+    # challenge row — its key holds the refused model and the overkill — so it serves them all
+    tables.__dict__["_after_strikes"] = tables0.__dict__.setdefault("_after_strikes", {})
+    return c, tables
 
 
 def charge_value(plan, state: BattleState, option) -> float:
