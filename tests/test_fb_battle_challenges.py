@@ -112,3 +112,40 @@ def test_best_response_plays_challenge_decisions(tmp_path):
                         iterations=engine_iterations)
         lines = report.info["decisions"]
         assert any(": challenge (" in line for line in lines), lines
+
+
+def test_a_pairing_compiled_once_gives_each_challenge_its_own_value(tmp_path, monkeypatch):
+    """Greedy's challenge values (FB-B10, FB-B20) compile a pairing once for all its
+    challenges (values._challenge_fight: only the challenge row differs): every value equals
+    the one from compiling the fight with that very challenge, bit for bit, whatever the
+    order they are asked in."""
+    from mathhammer.fantasy.battle import values
+    from mathhammer.fantasy.battle.challenge_values import exact_challenge_value
+    from mathhammer.fantasy.battle.challenges import able_bodies
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.fantasy.combat.fight import compile_fight
+    from mathhammer.lists import load_list
+
+    a, b = _lists(tmp_path)
+    recipe = Recipe(load_list(a), load_list(b), _contact({}, {}), "test", 2, "a", "greedy",
+                    "greedy", 1, 1)
+    plan = build_plan(recipe)
+    ba, bt = able_bodies(plan, 0)[0], able_bodies(plan, 1)[0]
+    full = plan.units[0].models
+    cases = [(charged, ma, issuer, mode) for ma in (full, full // 2) for charged in (0, 1)
+             for issuer in (1, 0) for mode in (1, 2)]
+
+    def values_of(p):
+        return [exact_challenge_value(p, 0, 1, 0, bool(charged), ma, plan.units[1].models,
+                                      ba, bt, issuer, mode) for charged, ma, issuer, mode in cases]
+
+    shared = values_of(plan)
+    assert len(plan._challenge_fights) == 4  # one compile a (charged, size) pairing
+
+    def compiled_with_the_challenge(p, _pairing, sides, charged, challenge):
+        return compile_fight((sides[0],), (sides[1],), charger="a" if charged else None,
+                             ruleset=p.rules, challenge=challenge)
+
+    monkeypatch.setattr(values, "_challenge_fight", compiled_with_the_challenge)
+    assert values_of(build_plan(recipe)) == shared
+    assert len(set(shared)) > 1  # the challenges' values differ: the row is not lost
