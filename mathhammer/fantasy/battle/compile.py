@@ -7,10 +7,11 @@ a compiled combat arrangement (:func:`mathhammer.fantasy.combat.fight.compile_fi
 value (:func:`mathhammer.fantasy.battle.values._combat_value`, the combat engine's exact
 round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
 chain). When one is missing, the kernel's probe pass queues it and plays the battle on with
-a placeholder (kernels.battle_state.missed), so one pass finds every table the battle —
-rollouts included — asks for; this module builds them all, adds them to the run's tables
-and the battle is played again from its start on its own stream, uncounted until it
-needs no placeholder — so the answer never depends on what was already built.
+a placeholder (kernels.battle_state.missed), so one pass finds every table the step —
+its rollouts included — asks for, and stops there (RESUME); this module builds them all, adds
+them to the run's tables and the battle goes on from its state before that step (saved by the
+kernel: every step before it found its tables, so from the start they would play the same),
+uncounted until it needs no placeholder — so the answer never depends on what was already built.
 """
 
 from __future__ import annotations
