@@ -54,6 +54,8 @@ BATTLE_SUBSET = [
     "tests/test_fb_battle_policies.py::test_greedy_reports_its_first_decisions",
     "tests/test_fb_battle_policies.py::test_the_answer_does_not_depend_on_the_tables_already_built",
     "tests/test_fb_battle_policies.py::test_forgetting_the_fights_between_battles_keeps_the_answer",
+    "tests/test_fb_battle_policies.py::"
+    "test_a_battle_played_again_goes_on_from_its_last_step_before_the_miss",
     # the phases added since: magic (FB-B12), war machines (FB-WM2), challenges (FB-B20),
     # panic from a friend (FB-B21), each on the kernel
     "tests/test_fb_battle_magic.py::test_a_magic_only_battle_is_the_magic_engine_times_the_chain",

@@ -139,3 +139,29 @@ def test_forgetting_the_fights_between_battles_keeps_the_answer(monkeypatch):
     assert kernels[0].forgotten == 0 and kernels[1].forgotten > 0
     for key, value in tallies[0].items():
         assert np.array_equal(tallies[1][key], value), key
+
+
+def test_a_battle_played_again_goes_on_from_its_last_step_before_the_miss(monkeypatch):
+    """A battle that met a missing table is played again once the tables are built: from its
+    last step before the first miss (compile.RESUME) or from its start — the same battles,
+    same seed, probing or stopping at each miss."""
+    import numpy as np
+
+    from mathhammer.fantasy.battle import compile as fb_compile
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.lists import load_list
+
+    recipe = Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default", 3,
+                    "roll-off", "best-response", "greedy", 2, 1)
+    tallies = []
+    for resume, probing in ((False, True), (True, True), (True, False)):
+        monkeypatch.setattr(fb_compile, "RESUME", resume)
+        plan = build_plan(recipe)
+        plan.kernel = fb_compile.KernelBattle(plan, probing=probing)
+        tallies.append(run(recipe, 4, 5, plan=plan)[0])
+        if resume:
+            assert plan.kernel.ck_at[0] >= 0  # the battles' states were saved as they went
+    for other in tallies[1:]:
+        for key, value in tallies[0].items():
+            assert np.array_equal(other[key], value), key

@@ -7,12 +7,13 @@ a compiled combat arrangement (:func:`mathhammer.fantasy.combat.fight.compile_fi
 value (:func:`mathhammer.fantasy.battle.values._combat_value`, the combat engine's exact
 round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
 chain). When one is missing, the kernel's probe pass queues it and plays the battle on with
-a placeholder (kernels.battle_state.missed), so one pass finds every table the battle —
-rollouts included — asks for (without probing: the one table that stopped it); this module
-builds them (or takes them from the process's store when another plan built the same contents:
-:mod:`~mathhammer.fantasy.battle.shared_tables`), adds them to the run's tables and the battle
-is played again from its start on its own stream, uncounted until it needs no placeholder —
-so the answer never depends on what was already built.
+a placeholder (kernels.battle_state.missed), so one pass finds every table the step —
+its rollouts included — asks for, and stops there (RESUME; without probing, greedy: the one
+table that stopped it); this module builds them (or takes them from the process's store when
+another plan built the same contents: :mod:`~mathhammer.fantasy.battle.shared_tables`), adds
+them to the run's tables and the battle goes on from its state before that step (saved by the
+kernel: every step before it found its tables, so from the start they would play the same),
+uncounted until it needs no placeholder — so the answer never depends on what was already built.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ MAX_MISSES = 100_000  # tables since the fights were last forgotten; beyond: som
 #: A process holds ~250 MB besides (numba's code, the plan): 160 MB keeps it under 500 MB, and
 #: a six-unit best-response run forgets every ~10 battles (each rebuild ~1-2 CPU-s)
 MAX_FIGHT_BYTES = 160 * 2**20
+#: a battle played again after its missing tables are built goes on from its last step before
+#: the first miss (the same steps, the same stream: the same battle), and a probe pass stops
+#: after that step; False: every pass from the battle's start to its end (as before 2026-12-04)
+RESUME = True
 
 
 class KernelBattle:
@@ -57,6 +62,12 @@ class KernelBattle:
         self.B = ks.make_battle(*self.P, *self.D, *self.T, *self.W)
         self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
         self.misses = 0
+        # a battle's state before its first missing table (kernels.battle_play.play_chunk):
+        # played again once the tables are built, it goes on from there, not from its start
+        self.ck = ks.new_state(len(plan.units), plan.turns)
+        self.ck_decisions = np.zeros(len(plan.vocabulary), np.int64)
+        # the battle index ck belongs to (-1: none); 1: go on from it (RESUME), 0: from the start
+        self.ck_at = np.array([-1, 1], np.int64)
         self.shared: dict[tuple, np.ndarray] = {}  # the fights' arrays by contents (_shared)
         # issue 32: tables are looked up in the process's store by what they depend on
         self.sharing = shared_tables.enabled()
@@ -73,10 +84,13 @@ class KernelBattle:
         tally = empty_tally(self.plan)
         words = np.asarray(words, np.uint64)
         j, last, started = 0, set(), -1
+        self.ck_at[0] = -1  # a new stream: no saved battle of it
         while True:
+            self.ck_at[1] = int(RESUME)
             j = play_chunk(self.B, self.S, words, j, n,
                            tally["outcome"], tally["margin2"], tally["margin_hist"],
-                           tally["status"], tally["models_left"], tally["decisions"])
+                           tally["status"], tally["models_left"], tally["decisions"],
+                           self.ck, self.ck_decisions, self.ck_at)
             if j >= n:
                 return tally
             if j != started and self.fight_bytes > MAX_FIGHT_BYTES:
@@ -94,11 +108,14 @@ class KernelBattle:
 
         words = np.asarray(words, np.uint64)
         last = set()
+        self.ck_at[0] = -1
         while True:
             tally = empty_tally(self.plan)
+            self.ck_at[1] = int(RESUME)
             done = play_chunk(self.B, self.S, words, index, index + 1, tally["outcome"],
                               tally["margin2"], tally["margin_hist"], tally["status"],
-                              tally["models_left"], tally["decisions"])
+                              tally["models_left"], tally["decisions"], self.ck,
+                              self.ck_decisions, self.ck_at)
             if done == index + 1:
                 outcome = tally["outcome"]
                 return tally["margin2"][0] / 2, int(outcome[0]), int(outcome[2])

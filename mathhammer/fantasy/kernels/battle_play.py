@@ -224,19 +224,49 @@ def play_battle(B, S):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def play_resumable(B, S, j, ck, ck_decisions, ck_at):
+    """The main line of battle j (as :func:`play_battle`), saving before each step the state
+    and the decisions counted so far into ``ck`` — so a battle played again after its tables
+    are built goes on from there (ck_at[0] = j). With ck_at[1] == 1 a probe pass stops
+    after the step (its rollouts included) that met the first missing tables: the steps after
+    it would follow placeholders, and ask for tables the battle may never need."""
+    mine = B.decisions
+    while S.g[G_DONE] == 0:
+        copy_state(S, ck)  # every table so far was found: from here, the same steps again
+        ck_decisions[:] = mine
+        ck_at[0] = j
+        status = step(B, S, -1, 0)
+        if status == NEED:
+            choice, status = best_response(B, S)
+            if status == MISS:
+                return MISS
+            status = step(B, S, choice, 0)
+        if status == MISS or (B.probe[P_TAINTED] == 1 and ck_at[1] == 1):
+            return MISS
+    return OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def play_chunk(B, S, words, start, n, outcomes, margin2, margin_hist, status_hist,
-               models_left, decisions):
-    """Battles start..n-1 of a chunk, counted; returns the battle that missed (not counted), or n."""
+               models_left, decisions, ck, ck_decisions, ck_at):
+    """Battles start..n-1 of a chunk, counted; returns the battle that missed (not counted), or n.
+    Battle ``start`` goes on from its saved state ``ck`` when ck_at[0] == start and ck_at[1]
+    == 1 (the steps before it found every table: played again, they would be the same)."""
     ui, ri = B.ui, B.ri
     st, hist = S.ust, S.hist
     first = B.first
     mine = B.decisions
     for j in range(start, n):
-        init_battle(B, S, words, j)
-        mine[:] = 0
+        if j == start and ck_at[0] == j and ck_at[1] == 1:
+            copy_state(ck, S)
+            mine[:] = ck_decisions
+        else:
+            init_battle(B, S, words, j)
+            mine[:] = 0
+            ck_at[0] = -1
         first[0, 0], first[1, 0] = 1, 1  # the first decisions are recorded on their own
         B.probe[P_TAINTED] = 0
-        if play_battle(B, S) == MISS or B.probe[P_TAINTED] == 1:
+        if play_resumable(B, S, j, ck, ck_decisions, ck_at) == MISS or B.probe[P_TAINTED] == 1:
             return j  # a table was missing: built, this battle is played again
         m = margin(B, S)
         outcomes[outcome(B, m)] += 1
