@@ -209,16 +209,23 @@ def _mean_se(x):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def main_step(B, S):
+    """One step of a battle's main line: a best-response decision by rollouts where one is
+    needed (MISS: a table was missing)."""
+    status = step(B, S, -1, 0)
+    if status == NEED:
+        choice, status = best_response(B, S)
+        if status == MISS:
+            return MISS
+        status = step(B, S, choice, 0)
+    return status
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def play_battle(B, S):
     """The main line of one battle (best-response decisions by rollouts)."""
     while S.g[G_DONE] == 0:
-        status = step(B, S, -1, 0)
-        if status == NEED:
-            choice, status = best_response(B, S)
-            if status == MISS:
-                return MISS
-            status = step(B, S, choice, 0)
-        if status == MISS:
+        if main_step(B, S) == MISS:
             return MISS
     return OK
 
@@ -235,13 +242,7 @@ def play_resumable(B, S, j, ck, ck_decisions, ck_at):
         copy_state(S, ck)  # every table so far was found: from here, the same steps again
         ck_decisions[:] = mine
         ck_at[0] = j
-        status = step(B, S, -1, 0)
-        if status == NEED:
-            choice, status = best_response(B, S)
-            if status == MISS:
-                return MISS
-            status = step(B, S, choice, 0)
-        if status == MISS or (B.probe[P_TAINTED] == 1 and ck_at[1] == 1):
+        if main_step(B, S) == MISS or (B.probe[P_TAINTED] == 1 and ck_at[1] == 1):
             return MISS
     return OK
 
