@@ -191,11 +191,8 @@ class KernelBattle:
             # an exact round (~10 ms); another step asked later is one more probe pass (~1 ms)
             content = ("value", self.rules_signature, self.signatures[u], self.signatures[t],
                        face, charged, mu, mt)
-            value = shared_tables.get(content) if self.sharing else None
-            if value is None:
-                value = _combat_value(self.plan, u, t, face, bool(charged), mu, mt)
-                if self.sharing:
-                    value = shared_tables.put(content, value, 8)
+            value = self._kept(content, lambda: _combat_value(self.plan, u, t, face,
+                                                              bool(charged), mu, mt))
             self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = value
         elif kind == ks.MISS_CHALLENGE:  # FB-B20: one exact round with a challenge
             from mathhammer.fantasy.battle.challenge_values import exact_challenge_value
@@ -205,14 +202,9 @@ class KernelBattle:
             if code not in self.T[ka.T_VALUES]:
                 content = ("challenge", self.rules_signature, self.signatures[miss[1]],
                            self.signatures[miss[2]], miss[3:11])
-                value = shared_tables.get(content) if self.sharing else None
-                if value is None:
-                    value = exact_challenge_value(
-                        self.plan, *(int(x) for x in miss[1:4]), bool(miss[4]),
-                        *(int(x) for x in miss[5:11]))
-                    if self.sharing:
-                        value = shared_tables.put(content, value, 8)
-                self.T[ka.T_VALUES][code] = value
+                self.T[ka.T_VALUES][code] = self._kept(content, lambda: exact_challenge_value(
+                    self.plan, *(int(x) for x in miss[1:4]), bool(miss[4]),
+                    *(int(x) for x in miss[5:11])))
         elif kind == ks.MISS_SHOT:
             from mathhammer.fantasy.battle.shooting import wound_cdf
             from mathhammer.fantasy.kernels.battle_actions import shot_code
@@ -222,17 +214,16 @@ class KernelBattle:
                 return
             content = ("shot", self.rules_signature, self.signatures[u], self.signatures[t], n,
                        mod, left)
-            cum = shared_tables.get(content) if self.sharing else None
-            if cum is None:
+
+            def build():
                 if n >= ka.MACHINE_SHOT:  # FB-WM2: a war machine's piece, the artillery engine
                     from mathhammer.fantasy.battle.shooting import machine_table
 
-                    cum = np.ascontiguousarray(machine_table(self.plan, u, t, n - ka.MACHINE_SHOT,
-                                                             mod, left), np.float64)
-                else:
-                    cum = np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
-                if self.sharing:
-                    cum = shared_tables.put(content, cum, cum.nbytes)
+                    return np.ascontiguousarray(machine_table(
+                        self.plan, u, t, n - ka.MACHINE_SHOT, mod, left), np.float64)
+                return np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
+
+            cum = self._kept(content, build, lambda c: c.nbytes)
             self.T[ka.T_SHOT_LIST].append(cum)
             self.T[ka.T_SHOT_DICT][int(shot_code(u, t, n, mod, left))] = \
                 len(self.T[ka.T_SHOT_LIST]) - 1
@@ -261,8 +252,8 @@ class KernelBattle:
             return  # the kernel's lookup finds it now (built earlier in this probe's batch)
         groups = (order[:n_a], order[n_a:])
         content = self._fight_content(rows, groups)
-        built = shared_tables.get(content) if self.sharing else None
-        if built is None:
+
+        def build():
             sides = []
             for mine, theirs in (groups, groups[::-1]):
                 sides.append(tuple(self._side(rows[order.index(u)], theirs) for u in mine))
@@ -275,10 +266,10 @@ class KernelBattle:
                              for g in range(t.g_int.shape[0])], np.int64)
             arrays = tuple(_content_keyed(np.ascontiguousarray(arr, DTYPES[i]))
                            for i, arr in enumerate(arrays))
-            built = (arrays, first, once)
-            if self.sharing:
-                built = shared_tables.put(content, built, sum(a.nbytes for _h, a in arrays))
-        arrays, first, once = built
+            return arrays, first, once
+
+        arrays, first, once = self._kept(content, build,
+                                         lambda built: sum(a.nbytes for _h, a in built[0]))
         index = len(self.T[ka.T_ORDER])
         for i, (hkey, arr) in enumerate(arrays):
             self.T[i].append(self._shared(arr, hkey))
@@ -288,6 +279,16 @@ class KernelBattle:
         self.T[ka.T_FIGHTS][code] = index
         if key not in self.T[ka.T_ARRANGEMENTS]:
             self.T[ka.T_ARRANGEMENTS][key] = index
+
+    def _kept(self, content: tuple, build, nbytes=lambda _value: 8):
+        """The table for ``content`` from the process's store (issue 32), else ``build()`` —
+        kept there for later plans unless sharing is off (MATHHAMMER_SHARED_TABLES=0)."""
+        value = shared_tables.get(content) if self.sharing else None
+        if value is None:
+            value = build()
+            if self.sharing:
+                value = shared_tables.put(content, value, nbytes(value))
+        return value
 
     def _shared(self, arr: np.ndarray, key: tuple) -> np.ndarray:
         """One array for equal contents (``key``: :func:`_content_keyed`): arrangements of the
@@ -305,12 +306,11 @@ class KernelBattle:
         order its contents, whom of the other group it touches, on which face, and whether it
         charged (as :meth:`_side` reads them) — not the units' places in the lists."""
         out = []
-        for mine, theirs in (groups, groups[::-1]):
-            for u in mine:
-                _u, target, face, charged = rows[[r[0] for r in rows].index(u)]
-                against = theirs.index(target) if target in theirs else None
-                out.append((self.signatures[u], against, face if against is not None else 0,
-                            bool(charged)))
+        for i, (u, target, face, charged) in enumerate(rows):  # rows are in engine order
+            theirs = groups[1] if i < len(groups[0]) else groups[0]
+            against = theirs.index(target) if target in theirs else None
+            out.append((self.signatures[u], against, face if against is not None else 0,
+                        bool(charged)))
         return ("fight", self.rules_signature, len(groups[0]), tuple(out))
 
     def _side(self, row, theirs):
@@ -322,7 +322,8 @@ class KernelBattle:
 
 
 def _content_keyed(arr: np.ndarray) -> tuple[tuple, np.ndarray]:
-    """(a key of the array's contents, the array): equal keys, equal arrays (KernelBattle._shared)."""
+    """(a key of the array's contents, the array): equal keys, equal arrays
+    (KernelBattle._shared)."""
     return (arr.dtype.str, arr.shape, hashlib.blake2b(arr.tobytes(), digest_size=16).digest()), arr
 
 

@@ -18,6 +18,7 @@ Threads (a Dask worker's) share the store under a lock; what they read is never 
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import threading
 from collections import OrderedDict
@@ -43,8 +44,6 @@ def unit_signature(unit) -> bytes:
     try:
         text = pickle.dumps(neutral, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError):  # then it shares nothing
-        import os
-
         return os.urandom(16)
     return hashlib.blake2b(text, digest_size=16).digest()
 
@@ -125,6 +124,4 @@ def clear() -> None:
 def enabled() -> bool:
     """False when ``MATHHAMMER_SHARED_TABLES=0``: every plan builds its own tables (the
     benchmark's baseline; the answers are the same)."""
-    import os
-
     return os.environ.get("MATHHAMMER_SHARED_TABLES", "1") != "0"
