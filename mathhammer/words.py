@@ -21,9 +21,18 @@ def figure(est: Estimate, percent: bool) -> str:
     """A value as a player reads it: 48.33% or 25.40, with ``± se`` when simulated."""
     if percent:
         text = f"{100 * est.value:.2f}%"
-        return text if est.is_exact else f"{text} ± {100 * est.se:.2f}"
+        return text if est.is_exact else f"{text} ± {100 * est.se:.2f}{_interval(est, 100, 2)}"
     text = f"{est.value:.2f}"
-    return text if est.is_exact else f"{text} ± {est.se:.2f}"
+    return text if est.is_exact else f"{text} ± {est.se:.2f}{_interval(est, 1, 2)}"
+
+
+def _interval(est: Estimate, scale: float, digits: int) -> str:
+    """`` (95% 39.8–100.0)`` when a simulated figure's se is 0 (every trial alike: 4 battles
+    all won) — a zero se is no claim of certainty, its 95% interval says how sure; else ''."""
+    low, high = est.ci95
+    if est.se > 0 or est.is_exact or low == high:
+        return ""
+    return f" (95% {scale * low:.{digits}f}–{scale * high:.{digits}f})"
 
 
 def pct(est: Estimate) -> str:
@@ -33,7 +42,7 @@ def pct(est: Estimate) -> str:
 
 def brief_pct(est: Estimate) -> str:
     """A secondary probability, one decimal: ``7.4%`` exact, ``7.5% ± 0.1`` simulated."""
-    return _with_se(100 * est.value, 100 * est.se, 1, est.is_exact, "%")
+    return _with_se(100 * est.value, 100 * est.se, 1, est.is_exact, "%") + _interval(est, 100, 1)
 
 
 def num(est: Estimate, digits: int = 2) -> str:

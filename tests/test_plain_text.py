@@ -142,3 +142,16 @@ def test_the_readme_shows_every_command():
     assert not missing, missing
     assert re.search(r"^\$ mathhammer fb challenge ", text, re.M)
     assert re.search(r"^\$ mathhammer fb combat \S+\+\S+:general ", text, re.M)
+
+
+def test_a_simulated_probability_with_zero_se_says_its_interval():
+    """Four battles all won: the sample se is 0, which is no claim of certainty — the
+    sentence carries the 95% interval (Wilson), as the results table does."""
+    from mathhammer.results import Estimate
+    from mathhammer.words import brief_pct, pct
+
+    all_won = Estimate(1.0, 0.0, (0.51, 1.0), 4)
+    assert brief_pct(all_won) == "100.0% ± 0.0 (95% 51.0–100.0)"
+    assert pct(all_won) == "100.00% ± 0.00 (95% 51.00–100.00)"
+    assert brief_pct(Estimate(0.5, 0.01, (0.48, 0.52), 2000)) == "50.0% ± 1.0"
+    assert brief_pct(Estimate.exact(1.0)) == "100.0%"
