@@ -371,8 +371,10 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
     result = fight_round(plan, state, members)
     for u in result.destroyed:
         clear_contacts(state, u)
+    pursuing: set[int] = set()  # FB-B22: a winner pursues one broken unit, makes one move
     for b in result.broken:
-        chasers = [w for w in before[b] if w in result.pursuers]  # the kernel's order too
+        chasers = [w for w in before[b] if w in result.pursuers and w not in pursuing]
+        pursuing.update(chasers)  # the kernel's order too
         state.pending.append(("pursuit", b, chasers, [], before[b]))
     for w in overruns(plan, state, members, charging, result):  # FB-B22: no fleeing unit
         state.pending.append(("pursuit", None, [w], [], []))

@@ -586,6 +586,7 @@ def _combat(B, S, side, i, forced, mode):
         return MISS
     for k in range(res[RES_ND]):
         clear_contacts(st, res[RES_DESTROYED + k])
+    pursuing = np.zeros(st.shape[0], np.int64)  # FB-B22: a winner pursues one broken unit
     for k in range(res[RES_NB]):
         b = res[RES_BROKEN + k]
         row = purs[g[G_NPURS]]
@@ -600,9 +601,11 @@ def _combat(B, S, side, i, forced, mode):
                     row[11 + ne] = before[j, e]
                     ne += 1
                     for p in range(res[RES_NP]):
-                        if res[RES_PURSUERS + p] == before[j, e] and row[1] < 4:
+                        if res[RES_PURSUERS + p] == before[j, e] and row[1] < 4 \
+                                and pursuing[before[j, e]] == 0:
                             row[2 + row[1]] = before[j, e]
                             row[1] += 1
+                            pursuing[before[j, e]] = 1
             row[10] = ne
         g[G_NPURS] += 1
     if res[RES_NB] == 0:
