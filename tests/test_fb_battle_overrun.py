@@ -196,3 +196,68 @@ def test_what_a_pursuit_move_reaches(tmp_path):
     assert reached_enemy(plan, state, h, 9) is None
     state.place(c, 37.0, 27.0, -math.pi / 2)  # 7" ahead, a little to the right: the nearer
     assert reached_enemy(plan, state, h, 12)[0] == c
+
+
+def test_a_winner_pursues_one_of_the_units_it_broke(tmp_path, monkeypatch):
+    """FB-B22 (reference engine): halberdiers fighting two orc units that both break pursue
+    the first of them only — one pursuit row lists them as a chaser, the other none — so they
+    make one pursuit move (two moves carried a unit that had reached a new enemy away from it,
+    and the enemy kept fighting its front: the crash of the reverted FB-B22 merge)."""
+    import random
+
+    import numpy as np
+
+    from mathhammer.fantasy.battle import phases
+    from mathhammer.fantasy.battle.fights import RoundResult
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.fantasy.battle.state import FLEE, BattleState
+    from mathhammer.fantasy.battle.table import FRONT
+    from mathhammer.lists import load_list
+
+    a = list_file(tmp_path, "empire", [dict(profile="wfb8/empire_halberdiers", models=20,
+                                            **COMMAND)])
+    b = list_file(tmp_path, "orcs", [dict(profile="wfb8/orc_boyz", models=10, count=2,
+                                          **COMMAND)])
+    deployment = {"a": [{"unit": "Halberdiers", "x": 36.0, "y": 20.0}],
+                  "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 30.0},
+                        {"unit": "Orc Boyz (2)", "x": 50.0, "y": 20.0}]}
+    recipe = Recipe(load_list(a), load_list(b), deployment, "test", 1, "a", "scripted",
+                    "scripted", 1, 1)
+    plan = build_plan(recipe)
+    state = BattleState(plan, random.Random(0), np.zeros(8, np.uint64))
+    h, o1, o2 = (next(u.index for u in plan.units if u.label == name) for name in
+                 ("Halberdiers", "Orc Boyz", "Orc Boyz (2)"))
+    state.contact[h], state.contact[o1] = (o1, FRONT, 0), (h, FRONT, 0)
+    state.contact[o2] = (h, 1, 1)  # on the halberdiers' flank
+    state.active = 0
+
+    def both_break(_plan, st, members):
+        assert sorted(members) == sorted([h, o1, o2])
+        st.status[o1] = st.status[o2] = FLEE
+        return RoundResult(0, [o1, o2], [h], [], 3)
+
+    monkeypatch.setattr(phases, "fight_round", both_break)
+    phases._combat(plan, state, 0, 0, None)
+    rows = [entry for entry in state.pending if entry[0] == "pursuit"]
+    assert sorted(row[1] for row in rows) == sorted([o1, o2])
+    assert [row[2] for row in rows] == [[h], []]
+
+
+@pytest.mark.parametrize("list_a,list_b,n", [
+    # the first 47 chunks of the README benchmark's run (seed 1): the reverted merge stopped
+    # in battle 12 of chunk 46 (a unit pursuing two broken enemies, FB-B22)
+    # (~20 CPU-s warm: slow; the reference-engine test above guards the rule by default)
+    pytest.param("wfb8_empire_battle", "wfb8_orcs_battle", 1175, marks=pytest.mark.slow),
+    ("t9a1_sonnstahl", "t9a1_orcs_giant", 500),
+])
+def test_greedy_battles_with_pursuit_and_overrun_play_out(list_a, list_b, n):
+    """Bundled lists, greedy generals, fb battle's default deployment: every battle plays to
+    its end (no combat arrangement the combat compiler refuses), the outcomes add up."""
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe
+    from mathhammer.lists import load_list
+
+    recipe = Recipe(load_list(list_a), load_list(list_b), None, "default lines", 6,
+                    "roll-off", "greedy", "greedy", 8, 1)
+    tally = run(recipe, n, 1)[0]
+    assert int(tally["outcome"].sum()) == n
