@@ -385,7 +385,8 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
     _goto(state, PURSUE if len(state.pending) > 1 else COMBAT, i + 1)
 
 
-def overruns(plan, state: BattleState, members: list[int], charging: list[int], result) -> list[int]:
+def overruns(plan, state: BattleState, members: list[int], charging: list[int],
+             result) -> list[int]:
     """FB-B22: the units that may overrun — they charged into this round, in their own turn,
     and every enemy of the combat was destroyed in it (none broke)."""
     if result.broken:
