@@ -117,6 +117,18 @@ class TrialLimitError(InputError):
     """A Monte Carlo request beyond the bounded-run limits."""
 
 
+class InternalError(RuntimeError):
+    """A state the program built itself that it cannot go on from: a bug, not bad input
+    (not a :class:`MathhammerError`, so it is never printed as a fault of the input)."""
+
+
+def engine_fault(what: str, err: Exception) -> InternalError:
+    """``err``, raised on something the engine built itself (not on the user's input), as the
+    bug it is."""
+    return InternalError(f"internal error: {what} ({err}); this is a bug in mathhammer, "
+                         "please report it with the command that showed it")
+
+
 class Interrupted(Exception):
     """Ctrl-C during a run. ``partial`` holds the report of finished chunks, if any."""
 

@@ -62,6 +62,9 @@ BATTLE_SUBSET = [
     "tests/test_fb_battle_war_machines.py::test_a_cannon_alone_is_the_artillery_engine",
     "tests/test_fb_battle_challenges.py::test_an_accepted_challenge_fights_as_fb_combat",
     "tests/test_fb_battle_panic.py::test_a_friend_breaking_nearby_makes_a_unit_panic",
+    # overrun and a pursuit reaching a new enemy (FB-B22)
+    "tests/test_fb_battle_overrun.py::test_an_overrun_into_a_unit_in_line_is_a_new_combat[kernel-2000]",
+    "tests/test_fb_battle_overrun.py::test_a_pursuit_into_a_unit_in_line_is_a_new_combat[kernel-2000]",
 ]
 
 

@@ -231,6 +231,7 @@ class KernelBattle:
             raise RuntimeError(f"unknown miss {miss}")
 
     def _fight(self, miss: tuple[int, ...]) -> None:
+        from mathhammer.errors import MathhammerError, engine_fault
         from mathhammer.fantasy.combat.fight import compile_fight
         from mathhammer.fantasy.kernels import battle_actions as ka
         from mathhammer.fantasy.kernels import combat as k
@@ -257,7 +258,10 @@ class KernelBattle:
             sides = []
             for mine, theirs in (groups, groups[::-1]):
                 sides.append(tuple(self._side(rows[order.index(u)], theirs) for u in mine))
-            c, t = compile_fight(sides[0], sides[1], ruleset=self.plan.rules)
+            try:
+                c, t = compile_fight(sides[0], sides[1], ruleset=self.plan.rules)
+            except MathhammerError as err:  # the kernel built this arrangement: a bug
+                raise engine_fault("the battle built a combat it cannot fight", err) from err
             b_unit = t.b_int[:, k.B_UNIT]
             first = np.array([int(np.argmax(b_unit == i)) for i in range(count)], np.int64)
             arrays = list(t.kernel_args())

@@ -137,6 +137,7 @@ def _tables(plan, state: BattleState, a: list[int], b: list[int]) -> FightTables
 
 
 def _compile(plan, state: BattleState, a: list[int], b: list[int]) -> FightTables:
+    from mathhammer.errors import MathhammerError, engine_fault
     from mathhammer.fantasy.combat.fight import compile_fight
     from mathhammer.fantasy.kernels import combat as k
 
@@ -151,7 +152,10 @@ def _compile(plan, state: BattleState, a: list[int], b: list[int]) -> FightTable
                                                                          state.fresh[u]),
                                  position=position, against=against))
         sides.append(tuple(group))
-    c, t = compile_fight(sides[0], sides[1], ruleset=plan.rules)
+    try:
+        c, t = compile_fight(sides[0], sides[1], ruleset=plan.rules)
+    except MathhammerError as err:  # the battle built this arrangement: a bug, not bad input
+        raise engine_fault("the battle built a combat it cannot fight", err) from err
     order = tuple(a + b)
     b_unit = t.b_int[:, k.B_UNIT]
     first = tuple(int(np.argmax(b_unit == i)) for i in range(len(order)))

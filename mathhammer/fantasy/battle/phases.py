@@ -23,7 +23,9 @@ A player turn, for the side whose turn it is (FB-B3):
    sight and range (FB-B6, FB-H2), a war machine its piece (FB-WM2); panic at 25% losses
    in the phase (FB-G4);
 7. **close combat** — every combat fights one round (the combat engine, FB-C1..C7,
-   FB-M1..M4); broken units flee and are pursued or let go (FB-C6, FB-B7).
+   FB-M1..M4); broken units flee and are pursued or let go (FB-C6, FB-B7); a charger that
+   wiped out its enemies may overrun, and a pursuit or overrun that reaches a new enemy
+   charges it, fought in the next turn (FB-B22).
 """
 
 from __future__ import annotations
@@ -94,6 +96,9 @@ def _start(plan, state: BattleState, side: int, i: int, forced) -> None:
     state.marched = [False] * n
     state.reacted = [False] * n
     state.hold_turn = [False] * n
+    for u in range(n):  # FB-B22: a pursuit's or overrun's charge is fought in this turn
+        if state.pursuit_charge[u]:
+            state.charged[u], state.pursuit_charge[u] = True, False
     state.active = side
     _goto(state, RALLY)
 
@@ -362,12 +367,17 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
         return
     before = {u: state.enemies_in_contact(u) for u in members}
     near = friends_near(plan, state, members)  # FB-B21: who sees a friend break
+    charging = [u for u in members if state.charged[u] and state.fresh[u]]  # FB-B22
     result = fight_round(plan, state, members)
     for u in result.destroyed:
         clear_contacts(state, u)
+    pursuing: set[int] = set()  # FB-B22: a winner pursues one broken unit, makes one move
     for b in result.broken:
-        chasers = [w for w in result.pursuers if w in before[b]]
+        chasers = [w for w in before[b] if w in result.pursuers and w not in pursuing]
+        pursuing.update(chasers)  # the kernel's order too
         state.pending.append(("pursuit", b, chasers, [], before[b]))
+    for w in overruns(plan, state, members, charging, result):  # FB-B22: no fleeing unit
+        state.pending.append(("pursuit", None, [w], [], []))
     for w in result.pursuers:  # a winner whose enemies are gone is free again
         clear_contacts(state, w)
     _tidy_contacts(state)
@@ -375,7 +385,23 @@ def _combat(plan, state: BattleState, side: int, i: int, forced) -> None:
     _goto(state, PURSUE if len(state.pending) > 1 else COMBAT, i + 1)
 
 
-def pursue_options(plan, u: int, fleeing: int) -> list[Option]:
+def overruns(plan, state: BattleState, members: list[int], charging: list[int],
+             result) -> list[int]:
+    """FB-B22: the units that may overrun — they charged into this round, in their own turn,
+    and every enemy of the combat was destroyed in it (none broke)."""
+    if result.broken:
+        return []
+    out = []
+    for w in charging:
+        side = plan.units[w].side
+        enemies = [v for v in members if plan.units[v].side != side]
+        if side == state.active and state.status[w] == HOLD \
+                and all(state.status[v] == DEAD for v in enemies):
+            out.append(w)
+    return out
+
+
+def pursue_options(plan, u: int, fleeing: int | None) -> list[Option]:
     if plan.units[u].war_machine is not None:  # FB-WM1: a war machine never pursues
         return [Option("pursue", u, "restrain", fleeing)]
     return [Option("pursue", u, "pursue", fleeing), Option("pursue", u, "restrain", fleeing)]
@@ -398,6 +424,13 @@ def _pursue(plan, state: BattleState, side: int, i: int, forced) -> None:
         if len(chosen) < len(chasers):
             return
     state.pending.pop(1)
+    if b is None:  # FB-B22: an overrun, straight ahead
+        w = chasers[0]
+        if chosen[0] and state.status[w] == HOLD:
+            pursuit_move(plan, state, w, None, draw(plan.flee_pmf[w], state.rng))
+        if len(state.pending) == 1:
+            _goto(state, COMBAT, i)
+        return
     alive = [e for e in enemies if state.on_table(e)] or enemies
     sx = sum(state.box(plan, e).centre()[0] for e in alive) / len(alive)
     sy = sum(state.box(plan, e).centre()[1] for e in alive) / len(alive)
@@ -410,11 +443,51 @@ def _pursue(plan, state: BattleState, side: int, i: int, forced) -> None:
         state.status[b] = DEAD
     for w, r in zip(chasers, rolls):
         if r is not None and state.status[w] == HOLD:
-            advance_towards(plan, state, w, (fx + (fx - sx) * 10, fy + (fy - sy) * 10), r,
-                            free_turn=True)
-            state.moved[w] = True
+            pursuit_move(plan, state, w, (fx + (fx - sx) * 10, fy + (fy - sy) * 10), r)
     if len(state.pending) == 1:
         _goto(state, COMBAT, i)
+
+
+def pursuit_move(plan, state: BattleState, w: int, point, inches: int) -> None:
+    """FB-B22: the pursuer turns to follow the flight (towards ``point``; an overrun, None,
+    keeps its facing); an enemy it reaches with ``inches`` is charged (it lands as FB-B4,
+    the combat is fought in the next turn), else it moves on as far as the way is clear."""
+    if point is not None:
+        advance_towards(plan, state, w, point, 0.0, free_turn=True)  # the turn only
+    hit = reached_enemy(plan, state, w, inches)
+    if hit is not None:
+        t, face, fside, _gap = hit
+        _land(plan, state, w, t, face, fside)
+        state.pursuit_charge[w] = True
+    elif point is None:
+        straight(plan, state, w, float(inches))
+    else:
+        advance_towards(plan, state, w, point, inches, free_turn=True)
+    state.moved[w] = True
+
+
+def reached_enemy(plan, state: BattleState, w: int, reach: float):
+    """FB-B22: (enemy, face, flank side, gap) of the nearest enemy not in a combat that ``w``
+    could charge with a range of ``reach`` — a face's middle or end in its front arc, the
+    gap from its front edge at most ``reach`` (no sight needed); None when none."""
+    me = state.box(plan, w)
+    a, b = me.front_segment()
+    best = None
+    for t in plan.sides[1 - plan.units[w].side]:
+        if state.status[t] != HOLD or state.engaged(t):
+            continue
+        target = state.box(plan, t)
+        face, fside = target.arc(*me.centre())
+        c, d = target.face_segment(face, fside)
+        gap = segment_distance(a, b, c, d)
+        if gap > reach or gap <= 0.0:
+            continue
+        mid = ((c[0] + d[0]) / 2, (c[1] + d[1]) / 2)
+        if not (me.in_front_arc(*mid) or me.in_front_arc(*c) or me.in_front_arc(*d)):
+            continue
+        if best is None or gap < best[3]:
+            best = (t, face, fside, gap)
+    return best
 
 
 def _tidy_contacts(state: BattleState) -> None:

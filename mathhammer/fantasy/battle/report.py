@@ -27,7 +27,9 @@ NOT_PLAYED = (
     "Detonation (a miscast ends the wizard's casting; t9a1 also loses the dice used)",
     "t9a1 misfire rows with unverified effects (only a lost shot) and FB-WM1's assault party "
     "(a war machine's crew fight as a unit, FB-WM2)",
-    "overrun, a pursuit that reaches a new enemy, combat reforms other than FB-B8's",
+    "a pursuit or overrun reaching a fleeing enemy or one already in a combat (it stops short, "
+    "FB-B22), pursuers leaving the table (they stop at its edge), combat reforms other than "
+    "FB-B8's",
     "panic other than 25% shooting losses and a friend broken or destroyed nearby (FB-B21)",
     "terrain other than sight and cover (no difficult or dangerous terrain)",
 )

@@ -32,7 +32,7 @@ class BattleState:
                  "reacted", "turn", "active", "rng", "kstate", "decisions", "first_values",
                  "hold_turn", "flee_from", "pc", "order", "pending", "phase_start_models",
                  "history", "done", "policies", "boxes", "silenced", "magic", "duel",
-                 "challenge_stage")
+                 "challenge_stage", "pursuit_charge")
 
     def __init__(self, plan, rng: random.Random, kstate: np.ndarray):
         n = len(plan.units)
@@ -45,6 +45,7 @@ class BattleState:
         self.contact: list[tuple[int, int, int] | None] = [None] * n
         self.fresh = [False] * n  # joins its combat this turn: first-round effects
         self.charged = [False] * n  # charged this turn
+        self.pursuit_charge = [False] * n  # FB-B22: reached an enemy in a pursuit or overrun
         self.moved = [False] * n
         self.marched = [False] * n
         self.frenzied = [u.profile.has("Frenzy") for u in plan.units]
@@ -77,7 +78,7 @@ class BattleState:
         new = object.__new__(BattleState)
         for name in ("x", "y", "theta", "status", "models", "contact", "fresh", "charged", "moved",
                      "marched", "frenzied", "breath_used", "standard_lost", "reacted",
-                     "hold_turn", "flee_from", "silenced"):
+                     "hold_turn", "flee_from", "silenced", "pursuit_charge"):
             setattr(new, name, list(getattr(self, name)))
         new.wounds = [list(w) for w in self.wounds]
         new.turn, new.active = self.turn, self.active

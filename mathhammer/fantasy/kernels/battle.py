@@ -22,7 +22,6 @@ from mathhammer.fantasy.kernels.battle_actions import (
     OI_SIDE,
     OI_SLOT,
     OI_TARGET,
-    advance_towards,
     apply_move,
     box_distance,
     charge_options,
@@ -36,6 +35,7 @@ from mathhammer.fantasy.kernels.battle_actions import (
     ld_test,
     nearest_enemy,
     panic_tests,
+    pursuit_move,
     reaction_options,
     seen,
     shoot_options,
@@ -109,10 +109,12 @@ from mathhammer.fantasy.kernels.battle_state import (
     SCRIPTED,
     ST_CHARGED,
     ST_CT,
+    ST_FRESH,
     ST_HOLDTURN,
     ST_MARCHED,
     ST_MODELS,
     ST_MOVED,
+    ST_PURSUIT,
     ST_REACTED,
     ST_STATUS,
     UI_M,
@@ -294,7 +296,8 @@ def _start(B, S):
         else:
             g[G_FIRST] = ri[R_FIRST]
     for u in range(st.shape[0]):
-        st[u, ST_CHARGED] = 0
+        st[u, ST_CHARGED] = st[u, ST_PURSUIT]  # FB-B22: a pursuit's charge is fought now
+        st[u, ST_PURSUIT] = 0
         st[u, ST_MOVED] = 0
         st[u, ST_MARCHED] = 0
         st[u, ST_REACTED] = 0
@@ -574,11 +577,16 @@ def _combat(B, S, side, i, forced, mode):
                 m += 1
     near = np.zeros((count, st.shape[0]), np.int64)
     friends_near(B, S, members, count, near)  # FB-B21: who sees a friend break
+    charging = np.zeros(count, np.int64)  # FB-B22: who charged into this round
+    for k in range(count):
+        u = members[k]
+        charging[k] = 1 if st[u, ST_CHARGED] == 1 and st[u, ST_FRESH] == 1 else 0
     res = np.zeros(NRES, np.int64)
     if combat_round(B, S, members, count, res) == MISS:
         return MISS
     for k in range(res[RES_ND]):
         clear_contacts(st, res[RES_DESTROYED + k])
+    pursuing = np.zeros(st.shape[0], np.int64)  # FB-B22: a winner pursues one broken unit
     for k in range(res[RES_NB]):
         b = res[RES_BROKEN + k]
         row = purs[g[G_NPURS]]
@@ -593,11 +601,15 @@ def _combat(B, S, side, i, forced, mode):
                     row[11 + ne] = before[j, e]
                     ne += 1
                     for p in range(res[RES_NP]):
-                        if res[RES_PURSUERS + p] == before[j, e] and row[1] < 4:
+                        if res[RES_PURSUERS + p] == before[j, e] and row[1] < 4 \
+                                and pursuing[before[j, e]] == 0:
                             row[2 + row[1]] = before[j, e]
                             row[1] += 1
+                            pursuing[before[j, e]] = 1
             row[10] = ne
         g[G_NPURS] += 1
+    if res[RES_NB] == 0:
+        _queue_overruns(B, S, side, members, count, charging)
     for k in range(res[RES_NP]):
         clear_contacts(st, res[RES_PURSUERS + k])
     tidy_contacts(st)
@@ -609,6 +621,28 @@ def _combat(B, S, side, i, forced, mode):
     friend_panic(B, S, lost, lost.shape[0], members, count, near)
     _goto(g, PURSUE if g[G_NPURS] > 0 else COMBAT, i + 1)
     return OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _queue_overruns(B, S, active, members, count, charging):
+    """FB-B22 (phases.overruns): a unit that charged into this round, in its own turn, every
+    enemy of the combat destroyed, may overrun: a pursuit row with no fleeing unit (-1)."""
+    ui = B.ui
+    st, g, purs = S.ust, S.g, S.purs
+    for k in range(count):
+        w = members[k]
+        side = ui[w, UI_SIDE]
+        if charging[k] == 0 or side != active or st[w, ST_STATUS] != HOLD:
+            continue
+        wiped = True
+        for j in range(count):
+            if ui[members[j], UI_SIDE] != side and st[members[j], ST_STATUS] != DEAD:
+                wiped = False
+        if wiped:
+            row = purs[g[G_NPURS]]
+            row[:] = -1
+            row[0], row[1], row[2], row[6], row[7], row[10] = -1, 1, w, 0, 0, 0
+            g[G_NPURS] += 1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -662,7 +696,7 @@ def _pursue(B, S, side, i, forced, mode):
     """FB-C6/B7 (purs row: broken, n chasers, chasers[4], n chosen, chosen[3] packed as bits in
     row[7], n enemies at 10, enemies from 11)."""
     ui, uf, fl_val, fl_cum, fl_n = B.ui, B.uf, B.fl_val, B.fl_cum, B.fl_n
-    pos, st, g, purs = S.pos, S.ust, S.g, S.purs
+    pos, st, purs = S.pos, S.ust, S.purs
     row = purs[0]
     b, nch, chosen = row[0], row[1], row[6]
     if chosen < nch:
@@ -682,6 +716,13 @@ def _pursue(B, S, side, i, forced, mode):
         row[6] = chosen + 1
         if row[6] < nch:
             return OK
+    if b < 0:  # FB-B22: an overrun, straight ahead
+        w = row[2]
+        if row[7] & 1 == 1 and st[w, ST_STATUS] == HOLD:
+            pursuit_move(B, S, w, False, 0.0, 0.0,
+                         float(sample(fl_val[w], fl_cum[w], fl_n[w], S.kstate)))
+        _next_pursuit(S, i)
+        return OK
     sx, sy, m = 0.0, 0.0, 0
     for e in range(row[10]):
         v = row[11 + e]
@@ -708,15 +749,21 @@ def _pursue(B, S, side, i, forced, mode):
     for k in range(nch):
         w = row[2 + k]
         if rolls[k] >= 0 and st[w, ST_STATUS] == HOLD:
-            advance_towards(B, S, w, fx + (fx - sx) * 10, fy + (fy - sy) * 10,
-                            float(rolls[k]), True)
-            st[w, ST_MOVED] = 1
-    for k in range(1, g[G_NPURS]):  # the queue moves up
+            pursuit_move(B, S, w, True, fx + (fx - sx) * 10, fy + (fy - sy) * 10,
+                         float(rolls[k]))
+    _next_pursuit(S, i)
+    return OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _next_pursuit(S, i):
+    """The pursuit queue moves up; back to the combats when it is empty."""
+    g, purs = S.g, S.purs
+    for k in range(1, g[G_NPURS]):
         purs[k - 1, :] = purs[k, :]
     g[G_NPURS] -= 1
     if g[G_NPURS] == 0:
         _goto(g, COMBAT, i)
-    return OK
 
 
 __all__ = ["step", "decide", "START", "END", "FLED", "ST_CT", "O_SHOOT"]

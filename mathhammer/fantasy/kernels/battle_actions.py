@@ -74,6 +74,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_MODELS,
     ST_MOVED,
     ST_PSM,
+    ST_PURSUIT,
     ST_REACTED,
     ST_SILENCED,
     ST_STATUS,
@@ -521,6 +522,53 @@ def fall_short(B, S, u, t, face, fside, gap, move):
     step = gap / 2 if move < 0 else min(move, max(gap - GAP, 0.0))
     advance_towards(B, S, u, mx, my, step, True)
     st[u, ST_MOVED] = 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def reached_enemy(B, S, w, reach):
+    """FB-B22 (phases.reached_enemy): (enemy, face, flank side) of the nearest enemy not in a
+    combat that ``w`` could charge with a range of ``reach``; enemy -1 when none."""
+    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
+    pos, st = S.pos, S.ust
+    me, them = B.b1, B.b2
+    box(ui, uf, pos, st, w, me)
+    cx, cy = centre(me)
+    a0x, a0y, a1x, a1y, _mx, _my, _nx, _ny = face_segment(me, FRONT, 1)
+    best, best_face, best_side, best_gap = -1, 0, 0, 0.0
+    e = 1 - ui[w, UI_SIDE]
+    for i in range(nside[e]):
+        t = sides[e, i]
+        if st[t, ST_STATUS] != HOLD or engaged(st, t):
+            continue
+        box(ui, uf, pos, st, t, them)
+        face, fside = arc(them, cx, cy)
+        c0x, c0y, c1x, c1y, mx, my, _nx, _ny = face_segment(them, face, fside)
+        gap = segment_distance(a0x, a0y, a1x, a1y, c0x, c0y, c1x, c1y)
+        if gap > reach or gap <= 0.0:
+            continue
+        if not (_front_arc(me, mx, my) or _front_arc(me, c0x, c0y) or _front_arc(me, c1x, c1y)):
+            continue
+        if best < 0 or gap < best_gap:
+            best, best_face, best_side, best_gap = t, face, fside, gap
+    return best, best_face, best_side
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def pursuit_move(B, S, w, follow, px, py, inches):
+    """FB-B22 (phases.pursuit_move): turn to follow the flight towards (px, py) when
+    ``follow`` (an overrun keeps its facing); charge an enemy reached, else move on."""
+    st = S.ust
+    if follow:
+        advance_towards(B, S, w, px, py, 0.0, True)  # the turn only
+    t, face, fside = reached_enemy(B, S, w, inches)
+    if t >= 0:
+        land(B, S, w, t, face, fside, True)
+        st[w, ST_PURSUIT] = 1
+    elif follow:
+        advance_towards(B, S, w, px, py, inches, True)
+    else:
+        straight(B, S, w, inches)
+    st[w, ST_MOVED] = 1
 
 
 # ---- shooting (FB-B6) ----------------------------------------------------------------------

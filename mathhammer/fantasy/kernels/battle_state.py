@@ -49,7 +49,8 @@ ROLE_RANK_AND_FILE, ROLE_CHAMPION, ROLE_CHARACTER, ROLE_MOUNT = range(4)
 ST_SILENCED = 15  # FB-WM2: the last game turn a misfire keeps a war machine from firing
 # FB-B20: a challenge (battle/challenges.py's duel: body, foe unit, foe body, mode 0 none)
 ST_DUEL_BODY, ST_DUEL_FOE, ST_DUEL_FB, ST_DUEL_MODE = range(16, 20)
-NST = 20
+ST_PURSUIT = 20  # FB-B22: reached an enemy in a pursuit or overrun: charged in the next turn
+NST = 21
 # ---- globals of one battle ---------------------------------------------------------------------
 (G_TURN, G_SEAT, G_PHASE, G_INDEX, G_FIRST, G_DONE, G_PU, G_PT, G_PFACE, G_PSIDE, G_NCOMB,
  G_NPURS) = range(12)
