@@ -63,7 +63,7 @@ def bucket(plan, u: int, models: int) -> int:
 
 def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None) -> float:
     from mathhammer.fantasy.combat.fight import compile_fight
-    from mathhammer.fantasy.combat.exact import combat_exact, exact_available
+    from mathhammer.fantasy.combat.exact import exact_available, one_round_exact
     from mathhammer.fantasy.models import with_formation
     from mathhammer.fantasy.kernels import combat as k
 
@@ -81,7 +81,7 @@ def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None)
                                      charged, challenge)
     if exact_available(c, tables, 1) is not None:
         return 0.0  # a Killing Blow against multi-wound models: no exact round (then neutral)
-    tally = combat_exact(c, tables, 1)
+    tally = one_round_exact(c, tables)  # the Python engine's round, jitted (~15x less CPU)
     uc = tally["unit_counts"]
     first_b = len(c.sides[0])
     value = 0.0
