@@ -91,7 +91,7 @@ def test_exact_round_kernel_passes_with_bounds_checking():
         cwd=ROOT, capture_output=True, text=True, timeout=3600, env=_checked_env())
     tail = proc.stdout[-3000:] + proc.stderr[-2000:]
     assert proc.returncode == 0, tail
-    assert "4 passed" in proc.stdout and "failed" not in proc.stdout, tail
+    assert "5 passed" in proc.stdout and "failed" not in proc.stdout, tail
 
 
 @pytest.mark.skipif(not CHECKED, reason="runs inside the bounds-checked subprocess only")

@@ -62,7 +62,6 @@ def bucket(plan, u: int, models: int) -> int:
 
 
 def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None) -> float:
-    from mathhammer.fantasy.combat.fight import compile_fight
     from mathhammer.fantasy.combat.exact import exact_available, one_round_exact
     from mathhammer.fantasy.models import with_formation
     from mathhammer.fantasy.kernels import combat as k
@@ -73,9 +72,8 @@ def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None)
         unit = with_formation(side.unit, models=models) if models != side.unit.formation.models \
             else side.unit
         sides.append(replace(side, unit=unit, position=position))
-    if challenge is None:
-        c, tables = compile_fight((sides[0],), (sides[1],), charger="a" if charged else None,
-                                  ruleset=plan.rules)
+    if challenge is None:  # the pairing's fight, kept for its challenges' values too
+        c, tables = _pairing_fight(plan, (u, t, face, charged, models_u, models_t), sides, charged)
     else:  # FB-B20: a challenge's value
         c, tables = _challenge_fight(plan, (u, t, face, charged, models_u, models_t), sides,
                                      charged, challenge)
@@ -97,8 +95,29 @@ def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None)
     return float(value)
 
 
-#: pairings whose compiled fight is kept for their challenges' values (see _challenge_fight)
-CHALLENGE_PAIRINGS_KEPT = 8
+#: pairings whose compiled fight is kept for their values and challenges' (see _pairing_fight)
+CHALLENGE_PAIRINGS_KEPT = 16
+
+
+def _pairing_fight(plan, pairing: tuple, sides: list, charged: bool):
+    """The pairing's fight without a challenge, compiled once and kept (the last
+    ``CHALLENGE_PAIRINGS_KEPT``): its value and each of its challenges' read it. Tables for
+    one round from the start only (all a value reads)."""
+    from collections import OrderedDict
+
+    from mathhammer.fantasy.combat.fight import compile_fight
+
+    kept = plan.__dict__.setdefault("_challenge_fights", OrderedDict())
+    base = kept.get(pairing)
+    if base is None:
+        base = kept[pairing] = compile_fight((sides[0],), (sides[1],),
+                                             charger="a" if charged else None, ruleset=plan.rules,
+                                             first_round_only=True)
+        if len(kept) > CHALLENGE_PAIRINGS_KEPT:
+            kept.popitem(last=False)
+    else:
+        kept.move_to_end(pairing)
+    return base
 
 
 def _challenge_fight(plan, pairing: tuple, sides: list, charged: bool, challenge):
@@ -106,23 +125,11 @@ def _challenge_fight(plan, pairing: tuple, sides: list, charged: bool, challenge
     for the challenge row (compile_combat's ``challenge``, arrays' ``chal``), so the fight is
     compiled once for all the challenges of a pairing — each model, accepted or refused, which
     one probe pass asks for together — and copied with that row (~1/4 of a value's cost)."""
-    from collections import OrderedDict
-
     import numpy as np
 
     from mathhammer.fantasy.combat.compile import _challenge
-    from mathhammer.fantasy.combat.fight import compile_fight
 
-    kept = plan.__dict__.setdefault("_challenge_fights", OrderedDict())
-    base = kept.get(pairing)
-    if base is None:
-        base = kept[pairing] = compile_fight((sides[0],), (sides[1],),
-                                             charger="a" if charged else None, ruleset=plan.rules)
-        if len(kept) > CHALLENGE_PAIRINGS_KEPT:
-            kept.popitem(last=False)
-    else:
-        kept.move_to_end(pairing)
-    c0, tables0 = base
+    c0, tables0 = _pairing_fight(plan, pairing, sides, charged)
     c = replace(c0, challenge=_challenge(challenge, c0.units, c0.bodies, c0.faces,
                                          c0.unit_sides, c0.rules))
     tables = replace(tables0, chal=np.array(c.challenge, np.int64))

@@ -115,7 +115,9 @@ def _sum_dist(per_attack: tuple, slay: float, attacks: tuple, w: int, models: in
     return tuple(chain_distribution(np.array(per_attack), slay, dict(attacks), w, models))
 
 
-def build_tables(c: CompiledCombat) -> Tables:
+def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
+    """The fight's tables; ``first_round_only``: the strike tables of the later rounds' variant
+    (vf 4, 5) left empty — one exact round from the start never reads them (greedy values)."""
     from mathhammer.fantasy.kernels import combat as k
 
     rules = c.rules
@@ -233,9 +235,10 @@ def build_tables(c: CompiledCombat) -> Tables:
             # challenge's overkill (FB-K3); the kernel caps what the model takes
             models = None if body.single else body.models
             top = min(_max_models(c, g), n_axis - 1)
+            variants = 4 if first_round_only else 6
             if (j, "attacks") not in convolved:
-                convolved[j, "attacks"] = [_convolutions(natt[j, vf], top) for vf in range(6)]
-            for vf in range(6):
+                convolved[j, "attacks"] = [_convolutions(natt[j, vf], top) for vf in range(variants)]
+            for vf in range(variants):
                 v = vf // 2
                 pmf, slay = per_attack[j, slot, v]
                 for n in range(top + 1):
