@@ -63,14 +63,12 @@ def bucket(plan, u: int, models: int) -> int:
 
 def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None) -> float:
     from mathhammer.fantasy.combat.exact import exact_available, one_round_exact
-    from mathhammer.fantasy.models import with_formation
     from mathhammer.fantasy.kernels import combat as k
 
     sides = []
     for v, position, models in ((u, FACE_NAMES[face], models_u), (t, "front", models_t)):
         side = plan.units[v].combat_side
-        unit = with_formation(side.unit, models=models) if models != side.unit.formation.models \
-            else side.unit
+        unit = _resized(plan, v, models) if models != side.unit.formation.models else side.unit
         sides.append(replace(side, unit=unit, position=position))
     if challenge is None:  # the pairing's fight, kept for its challenges' values too
         c, tables = _pairing_fight(plan, (u, t, face, charged, models_u, models_t), sides, charged)
@@ -93,6 +91,17 @@ def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None)
     value += dealt * vp_per_wound(plan, t) * uc[first_b, k.UC_HOLDING]
     value -= taken * vp_per_wound(plan, u) * uc[0, k.UC_HOLDING]
     return float(value)
+
+
+def _resized(plan, v: int, models: int):
+    """Unit v's profile at ``models`` models (a size step: few a unit), validated once."""
+    from mathhammer.fantasy.models import with_formation
+
+    kept = plan.__dict__.setdefault("_resized", {})
+    unit = kept.get((v, models))
+    if unit is None:
+        unit = kept[(v, models)] = with_formation(plan.units[v].combat_side.unit, models=models)
+    return unit
 
 
 #: pairings whose compiled fight is kept for their values and challenges' (see _pairing_fight)

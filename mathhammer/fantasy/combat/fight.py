@@ -100,7 +100,8 @@ def compile_fight(unit_a, unit_b, *, charger: str | None = None, ruleset: str | 
                   bsb: tuple[bool, bool] = (False, False),
                   first_round_only: bool = False) -> tuple[CompiledCombat, object]:
     """The compiled fight and its exact tables (what both engines read); ``first_round_only``:
-    tables for one round from the start only (see :func:`arrays.build_tables`)."""
+    tables for one exact round from the start only, not for Monte Carlo (see
+    :func:`arrays.build_tables`)."""
     from mathhammer.fantasy.combat.arrays import build_tables
 
     rules = load_ruleset(ruleset)
