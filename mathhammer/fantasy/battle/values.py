@@ -5,7 +5,8 @@ gives up, FB-B9's shares), worked out by the exact engines and cached in the pla
 
 * **a combat** of u against t (t's face, who charged, the models left now): one round by
   the combat engine's exact round (:func:`mathhammer.fantasy.combat.exact.combat_exact`,
-  with pursuit): a destroyed or caught unit costs its points, a broken one its points
+  with pursuit; played by its jitted copy, :func:`~mathhammer.fantasy.combat.exact.
+  one_round_exact`): a destroyed or caught unit costs its points, a broken one its points
   times the chance it fails to rally (FB-G4), wounds their share of the unit's points;
 * **a charge**: P(the roll reaches) × the combat's value (FB-G1);
 * **a reaction**: hold = the charge's value against it; flee = P(caught) × its points +
