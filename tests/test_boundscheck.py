@@ -79,6 +79,24 @@ def test_fantasy_battle_kernels_pass_with_bounds_checking():
     assert f"{len(BATTLE_SUBSET)} passed" in proc.stdout and "failed" not in proc.stdout, tail
 
 
+#: the jitted exact round of the greedy values (kernels/combat_exact.py) against the Python engine
+EXACT_ROUND_SUBSET = [
+    "tests/test_boundscheck.py::test_bounds_checking_is_on_in_the_kernels",
+    "tests/test_fb_exact_one_round.py",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHECKED, reason="this is the outer run")
+def test_exact_round_kernel_passes_with_bounds_checking():
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *EXACT_ROUND_SUBSET],
+        cwd=ROOT, capture_output=True, text=True, timeout=3600, env=_checked_env())
+    tail = proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert proc.returncode == 0, tail
+    assert "5 passed" in proc.stdout and "failed" not in proc.stdout, tail
+
+
 @pytest.mark.skipif(not CHECKED, reason="runs inside the bounds-checked subprocess only")
 def test_bounds_checking_is_on_in_the_kernels():
     """An out-of-range write in a kernel is an IndexError here, not silent corruption."""

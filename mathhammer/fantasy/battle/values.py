@@ -5,7 +5,8 @@ gives up, FB-B9's shares), worked out by the exact engines and cached in the pla
 
 * **a combat** of u against t (t's face, who charged, the models left now): one round by
   the combat engine's exact round (:func:`mathhammer.fantasy.combat.exact.combat_exact`,
-  with pursuit): a destroyed or caught unit costs its points, a broken one its points
+  with pursuit; played by its jitted copy, :func:`~mathhammer.fantasy.combat.exact.
+  one_round_exact`): a destroyed or caught unit costs its points, a broken one its points
   times the chance it fails to rally (FB-G4), wounds their share of the unit's points;
 * **a charge**: P(the roll reaches) × the combat's value (FB-G1);
 * **a reaction**: hold = the charge's value against it; flee = P(caught) × its points +
@@ -62,26 +63,22 @@ def bucket(plan, u: int, models: int) -> int:
 
 
 def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None) -> float:
-    from mathhammer.fantasy.combat.fight import compile_fight
-    from mathhammer.fantasy.combat.exact import combat_exact, exact_available
-    from mathhammer.fantasy.models import with_formation
+    from mathhammer.fantasy.combat.exact import exact_available, one_round_exact
     from mathhammer.fantasy.kernels import combat as k
 
     sides = []
     for v, position, models in ((u, FACE_NAMES[face], models_u), (t, "front", models_t)):
         side = plan.units[v].combat_side
-        unit = with_formation(side.unit, models=models) if models != side.unit.formation.models \
-            else side.unit
+        unit = _resized(plan, v, models) if models != side.unit.formation.models else side.unit
         sides.append(replace(side, unit=unit, position=position))
-    if challenge is None:
-        c, tables = compile_fight((sides[0],), (sides[1],), charger="a" if charged else None,
-                                  ruleset=plan.rules)
+    if challenge is None:  # the pairing's fight, kept for its challenges' values too
+        c, tables = _pairing_fight(plan, (u, t, face, charged, models_u, models_t), sides, charged)
     else:  # FB-B20: a challenge's value
         c, tables = _challenge_fight(plan, (u, t, face, charged, models_u, models_t), sides,
                                      charged, challenge)
     if exact_available(c, tables, 1) is not None:
         return 0.0  # a Killing Blow against multi-wound models: no exact round (then neutral)
-    tally = combat_exact(c, tables, 1)
+    tally = one_round_exact(c, tables)  # the Python engine's round, jitted (~15x less CPU)
     uc = tally["unit_counts"]
     first_b = len(c.sides[0])
     value = 0.0
@@ -97,8 +94,40 @@ def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None)
     return float(value)
 
 
-#: pairings whose compiled fight is kept for their challenges' values (see _challenge_fight)
-CHALLENGE_PAIRINGS_KEPT = 8
+def _resized(plan, v: int, models: int):
+    """Unit v's profile at ``models`` models (a size step: few a unit), validated once."""
+    from mathhammer.fantasy.models import with_formation
+
+    kept = plan.__dict__.setdefault("_resized", {})
+    unit = kept.get((v, models))
+    if unit is None:
+        unit = kept[(v, models)] = with_formation(plan.units[v].combat_side.unit, models=models)
+    return unit
+
+
+#: pairings whose compiled fight is kept for their values and challenges' (see _pairing_fight)
+CHALLENGE_PAIRINGS_KEPT = 16
+
+
+def _pairing_fight(plan, pairing: tuple, sides: list, charged: bool):
+    """The pairing's fight without a challenge, compiled once and kept (the last
+    ``CHALLENGE_PAIRINGS_KEPT``): its value and each of its challenges' read it. Tables for
+    one round from the start only (all a value reads)."""
+    from collections import OrderedDict
+
+    from mathhammer.fantasy.combat.fight import compile_fight
+
+    kept = plan.__dict__.setdefault("_challenge_fights", OrderedDict())
+    base = kept.get(pairing)
+    if base is None:
+        base = kept[pairing] = compile_fight((sides[0],), (sides[1],),
+                                             charger="a" if charged else None, ruleset=plan.rules,
+                                             first_round_only=True)
+        if len(kept) > CHALLENGE_PAIRINGS_KEPT:
+            kept.popitem(last=False)
+    else:
+        kept.move_to_end(pairing)
+    return base
 
 
 def _challenge_fight(plan, pairing: tuple, sides: list, charged: bool, challenge):
@@ -106,23 +135,11 @@ def _challenge_fight(plan, pairing: tuple, sides: list, charged: bool, challenge
     for the challenge row (compile_combat's ``challenge``, arrays' ``chal``), so the fight is
     compiled once for all the challenges of a pairing — each model, accepted or refused, which
     one probe pass asks for together — and copied with that row (~1/4 of a value's cost)."""
-    from collections import OrderedDict
-
     import numpy as np
 
     from mathhammer.fantasy.combat.compile import _challenge
-    from mathhammer.fantasy.combat.fight import compile_fight
 
-    kept = plan.__dict__.setdefault("_challenge_fights", OrderedDict())
-    base = kept.get(pairing)
-    if base is None:
-        base = kept[pairing] = compile_fight((sides[0],), (sides[1],),
-                                             charger="a" if charged else None, ruleset=plan.rules)
-        if len(kept) > CHALLENGE_PAIRINGS_KEPT:
-            kept.popitem(last=False)
-    else:
-        kept.move_to_end(pairing)
-    c0, tables0 = base
+    c0, tables0 = _pairing_fight(plan, pairing, sides, charged)
     c = replace(c0, challenge=_challenge(challenge, c0.units, c0.bodies, c0.faces,
                                          c0.unit_sides, c0.rules))
     tables = replace(tables0, chal=np.array(c.challenge, np.int64))

@@ -115,7 +115,10 @@ def _sum_dist(per_attack: tuple, slay: float, attacks: tuple, w: int, models: in
     return tuple(chain_distribution(np.array(per_attack), slay, dict(attacks), w, models))
 
 
-def build_tables(c: CompiledCombat) -> Tables:
+def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
+    """The fight's tables; ``first_round_only``: for one exact round from the start only (greedy
+    values): the later rounds' strike tables (vf 4, 5) and the Monte Carlo kernel's draws
+    (g_natt, g_percdf) left empty — the exact engines never read them."""
     from mathhammer.fantasy.kernels import combat as k
 
     rules = c.rules
@@ -216,7 +219,7 @@ def build_tables(c: CompiledCombat) -> Tables:
     convolved: dict = {}  # a group's attack counts for n models (_convolutions)
     percdf_rows: dict = {}  # g_percdf's rows before they are made cumulative
     for j, g in enumerate(groups):
-        for vf in range(6):
+        for vf in range(0 if first_round_only else 6):  # the Monte Carlo kernel's draw of attacks
             g_natt[j, vf] = _cumulative(natt[j, vf], a_axis)
         for slot, b in enumerate(g.slots):
             body = bodies[b]
@@ -233,9 +236,10 @@ def build_tables(c: CompiledCombat) -> Tables:
             # challenge's overkill (FB-K3); the kernel caps what the model takes
             models = None if body.single else body.models
             top = min(_max_models(c, g), n_axis - 1)
+            variants = 4 if first_round_only else 6
             if (j, "attacks") not in convolved:
-                convolved[j, "attacks"] = [_convolutions(natt[j, vf], top) for vf in range(6)]
-            for vf in range(6):
+                convolved[j, "attacks"] = [_convolutions(natt[j, vf], top) for vf in range(variants)]
+            for vf in range(variants):
                 v = vf // 2
                 pmf, slay = per_attack[j, slot, v]
                 for n in range(top + 1):
@@ -245,7 +249,8 @@ def build_tables(c: CompiledCombat) -> Tables:
                     w_axis = max(w_axis, len(dist))
     g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
     _cumulative_rows(g_sum, sum_pmf)
-    _cumulative_rows(g_percdf, percdf_rows)
+    if not first_round_only:  # the Monte Carlo kernel's attack-by-attack draw (g_fall)
+        _cumulative_rows(g_percdf, percdf_rows)
     e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
     chal = np.array(c.challenge, np.int64)
     p_ld = _leadership_table(rules).copy()

@@ -380,3 +380,31 @@ def _pursuit(t, st, loser: int) -> dict:
                         break
         out[tuple(int(x) for x in sb)] += p
     return out
+
+
+def one_round_exact(c, tables) -> dict:
+    """combat_exact(c, tables, 1) in one jitted call (:mod:`mathhammer.fantasy.kernels.combat_exact`):
+    the same tallies to float rounding (~1e-15); the greedy values' exact round (FB-B10).
+    Falls back to the Python engine when a state's code would not fit in 64 bits."""
+    from mathhammer.fantasy.kernels import combat as k
+    from mathhammer.fantasy.kernels.combat_exact import one_round
+
+    reason = exact_available(c, tables, 1)
+    if reason is not None:
+        raise InputError("‹method›", f"exact is not available for {reason}", "exact", "use ‹method› mc")
+    t = tables
+    size = max(int(t.chal[3]), 0) + 1
+    size *= size
+    for b in range(t.b_int.shape[0]):
+        size *= int(t.b_int[b, k.B_MODELS] * t.b_int[b, k.B_W]) + 1
+    if size >= 2 ** 62:
+        return combat_exact(c, tables, 1)
+    tally = _empty_tally(c, t, 1)
+    r1 = np.zeros(2)
+    one_round(t.u_int, t.b_int, t.g_int, t.g_key, t.g_slot, t.g_pref, t.g_sum, t.e_pair, t.chal,
+              t.p_ld, t.p_caught, t.p_instab, t.charged, tally["counters"], r1,
+              tally["unit_counts"], tally["body_wounds"], tally["wounds_dealt"],
+              tally["wounds_taken"], tally["models_left_a"], tally["models_left_b"],
+              tally["rounds"])
+    tally["r1_sum"], tally["r1_sq"] = float(r1[0]), float(r1[1])
+    return tally

@@ -97,8 +97,11 @@ def _as_sides(ref, label: str) -> tuple[Side, ...]:
 def compile_fight(unit_a, unit_b, *, charger: str | None = None, ruleset: str | Ruleset = "wfb8",
                   challenge: ChallengeSpec | None = None,
                   general_ld: tuple[int | None, int | None] = (None, None),
-                  bsb: tuple[bool, bool] = (False, False)) -> tuple[CompiledCombat, object]:
-    """The compiled fight and its exact tables (what both engines read)."""
+                  bsb: tuple[bool, bool] = (False, False),
+                  first_round_only: bool = False) -> tuple[CompiledCombat, object]:
+    """The compiled fight and its exact tables (what both engines read); ``first_round_only``:
+    tables for one exact round from the start only, not for Monte Carlo (see
+    :func:`arrays.build_tables`)."""
     from mathhammer.fantasy.combat.arrays import build_tables
 
     rules = load_ruleset(ruleset)
@@ -111,7 +114,7 @@ def compile_fight(unit_a, unit_b, *, charger: str | None = None, ruleset: str | 
             group = tuple(replace(s, charged=True) for s in group)
         sides.append(group)
     c = compile_combat(sides[0], sides[1], rules, challenge=challenge, general_ld=general_ld, bsb=bsb)
-    return c, build_tables(c)
+    return c, build_tables(c, first_round_only)
 
 
 def combat(
