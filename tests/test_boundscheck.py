@@ -62,6 +62,11 @@ BATTLE_SUBSET = [
     "tests/test_fb_battle_war_machines.py::test_a_cannon_alone_is_the_artillery_engine",
     "tests/test_fb_battle_challenges.py::test_an_accepted_challenge_fights_as_fb_combat",
     "tests/test_fb_battle_panic.py::test_a_friend_breaking_nearby_makes_a_unit_panic",
+    # augments, hexes and spells in play (FB-B30, FB-B31): fight codes, miss rows, dispels
+    "tests/test_fb_battle_spells.py::"
+    "test_a_hex_then_a_combat_is_the_combat_engines_round_with_the_hexed_profile[True]",
+    "tests/test_fb_battle_spells.py::"
+    "test_the_kernel_and_the_reference_engine_agree_on_augments_and_hexes[wfb8-greedy-300]",
 ]
 
 

@@ -242,7 +242,7 @@ class Spell(_Frozen):
     sight and within ``range``, wounded and saved as shooting is (the wound chain); or a
     healing augment (``kind = "heal"``) — ``restores`` wounds back to the rank and file of a
     friendly unit within ``range`` (models it lost return, never beyond its start); or an
-    augment / a hex (``kind = "augment"`` / ``"hex"``, FB-B22) — ``modifiers`` added to the
+    augment / a hex (``kind = "augment"`` / ``"hex"``, FB-B30) — ``modifiers`` added to the
     close-combat characteristics of a friendly / an enemy unit in combat for the player turn."""
 
     name: str = Field(min_length=1)
@@ -255,8 +255,8 @@ class Spell(_Frozen):
     armour_piercing: int = Field(0, ge=0, le=6)
     flaming: bool = Field(False, description="FB-V2: switches off Regeneration")
     modifiers: dict[Literal["ws", "s", "t", "i", "a"], int] | None = Field(
-        None, description='FB-B22: an augment\'s or hex\'s changes, e.g. { ws = -1, t = -1 }')
-    remains_in_play: bool = Field(False, description="FB-B23: an augment or hex that stays "
+        None, description='FB-B30: an augment\'s or hex\'s changes, e.g. { ws = -1, t = -1 }')
+    remains_in_play: bool = Field(False, description="FB-B31: an augment or hex that stays "
                                   "until dispelled or its caster is slain")
     confidence: Confidence | None = None
 
@@ -285,7 +285,7 @@ class Spell(_Frozen):
                              '"hex"')
         if self.remains_in_play and not effect:
             raise ValueError(f"spell {self.name!r}: remains_in_play is for an augment or hex "
-                             "(FB-B23)")
+                             "(FB-B31)")
         if effect and any(abs(v) > 9 for v in self.modifiers.values()):
             raise ValueError(f"spell {self.name!r}: a modifier must be within -9..9")
         return self

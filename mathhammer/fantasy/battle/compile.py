@@ -243,7 +243,7 @@ class KernelBattle:
         _kind, count, n_a = miss[:3]
         rows = [miss[3 + 4 * i: 7 + 4 * i] for i in range(count)]
         order = [r[0] for r in rows]
-        # FB-B22: each engine unit's augment or hex this turn (spell row, -1 none)
+        # FB-B30: each engine unit's augment or hex this turn (spell row, -1 none)
         spells = {u: miss[MISS_EFFECTS + i] - 1 for i, u in enumerate(order)}
         g = np.zeros(G_SPELL + len(self.plan.units) + 1, np.int64)
         for u, row in spells.items():
@@ -331,7 +331,7 @@ class KernelBattle:
         against = theirs.index(target) if target in theirs else None
         position = FACE_NAMES[face] if against is not None else "front"
         side = self.plan.units[u].combat_side
-        if spell >= 0:  # FB-B22: the unit under its augment or hex
+        if spell >= 0:  # FB-B30: the unit under its augment or hex
             from mathhammer.fantasy.battle.spell_effects import effect_side
 
             side = effect_side(self.plan, u, spell)

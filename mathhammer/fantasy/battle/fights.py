@@ -118,7 +118,7 @@ def _turn_to_face(plan, state: BattleState, u: int, enemy: int) -> None:
 def _arrangement(state: BattleState, a: list[int], b: list[int]) -> tuple:
     """What the compiled fight depends on besides who charged: the units and who touches
     which face of whom (the flank's side does not matter to the engine), and each unit's
-    augment or hex this turn (FB-B22: a modified unit is another content)."""
+    augment or hex this turn (FB-B30: a modified unit is another content)."""
     contacts = tuple(None if c is None else (c[0], c[1]) for c in (state.contact[u] for u in a + b))
     spells = tuple(state.spell_on[u] for u in a + b)
     if not any(x >= 0 for x in spells):

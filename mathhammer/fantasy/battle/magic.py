@@ -21,7 +21,10 @@ time, every decision taken before that step's dice:
   chain onto the rank and file (as shooting, FB-B6: a character in the unit is not hit); a
   heal (``kind = "heal"``: a friendly unit holding, within range, short of wounds) gives
   back the wounds ``restores`` rolls to its rank and file;
-  a unit that lost a quarter of its models in the phase tests for panic (FB-G4).
+  a unit that lost a quarter of its models in the phase tests for panic (FB-G4);
+* an augment or hex (FB-B30, :mod:`.spell_effects`) changes a unit in combat for the player
+  turn, or while it remains in play (FB-B31): the other side's dispel attempts at the casting
+  side's spells in play come first in its phase (:func:`dispel_in_play`).
 
 A miscast (MG-5: wfb8 irresistible force, t9a1 overwhelming power not dispelled) ends the
 wizard's casting for the phase (MG-4 decision) and in t9a1 removes the dice used from the
@@ -314,7 +317,7 @@ def heal_targets(plan, state: BattleState, u: int, reach: float) -> list[tuple[i
 
 
 def spell_targets(plan, state: BattleState, u: int, spell) -> list[tuple[int, float]]:
-    if spell_effects.is_effect(spell):  # FB-B22
+    if spell_effects.is_effect(spell):  # FB-B30
         return spell_effects.effect_targets(plan, state, u, spell)
     if spell.kind == HEAL:
         return heal_targets(plan, state, u, spell.range)
@@ -392,7 +395,7 @@ def vocabulary(plan) -> list[tuple]:
 # ---- the one-step values (FB-B10, FB-B12) --------------------------------------------------------
 def missile_value(plan, state: BattleState, row: int, t: int) -> float:
     """The VP of the spell's expected unsaved wounds on t's rank and file (capped at what is
-    left), as a volley's (values.volley_value); an augment's or hex's: FB-B22's value."""
+    left), as a volley's (values.volley_value); an augment's or hex's: FB-B30's value."""
     if spell_effects.is_effect(magic_of(plan).rows[row].spell):
         return spell_effects.effect_value(plan, state, row, t)
     _n, _r, models, w = plan.units[t].bodies[0]
@@ -552,7 +555,7 @@ def scripted_dice(plan, row: int) -> int:
 def start(plan, state: BattleState, side: int) -> bool:
     """Roll the pools when the side has a wizard who may cast; else the phase is over."""
     mp = magic_of(plan)
-    spell_effects.new_phase(plan, state)  # FB-B22/B23: last turn's augments and hexes end
+    spell_effects.new_phase(plan, state)  # FB-B30/B23: last turn's augments and hexes end
     n = len(mp.casters)
     if not any(c.side == side and wizard_ready(plan, state, c) and not state.engaged(c.unit)
                for c in mp.casters):
@@ -561,7 +564,7 @@ def start(plan, state: BattleState, side: int) -> bool:
     pairs, cum = mp.flow_table(channellers(plan, state, side), channellers(plan, state, 1 - side))
     power, dispel = pairs[draw_index(cum, state.rng)]
     done = tuple(c.side != side for c in mp.casters)
-    in_play = spell_effects.rows_in_play(state)  # FB-B23: not cast again while in play
+    in_play = spell_effects.rows_in_play(state)  # FB-B31: not cast again while in play
     tried = tuple(r in in_play for r in range(len(mp.rows)))
     state.magic = [power, dispel, 0, 0, -1, -1, 0, FAIL, 0, tried, done, (False,) * n,
                    (False,) * len(plan.units)]
@@ -574,7 +577,7 @@ def cast_step(plan, state: BattleState, side: int, forced, decide) -> str:
     mp = magic_of(plan)
     m = state.magic
     t = spell_effects.next_in_play(plan, state, side, m[M_IN_PLAY_TRIED])
-    if t >= 0:  # FB-B23: first the other side may dispel each of this side's spells in play
+    if t >= 0:  # FB-B31: first the other side may dispel each of this side's spells in play
         dispel_in_play(plan, state, side, t, forced, decide)
         return "next"
     for k in range(len(mp.casters)):
@@ -653,7 +656,7 @@ def dispel_step(plan, state: BattleState, side: int, forced, decide) -> None:
 
 
 def dispel_in_play(plan, state: BattleState, side: int, t: int, forced, decide) -> None:
-    """FB-B23: the other side's one attempt this phase at the spell in play on t, with its
+    """FB-B31: the other side's one attempt this phase at the spell in play on t, with its
     dispel dice (MG-6, against the spell's casting value: MG-8)."""
     mp = magic_of(plan)
     m = state.magic
@@ -727,11 +730,11 @@ def _miscast(plan, state: BattleState, k: int, dice: int) -> None:
 
 def _goes_off(plan, state: BattleState, row: int, t: int) -> int:
     """The missile's unsaved wounds on t's rank and file, drawn from the chain's table (a
-    heal: the wounds restored to them; an augment or hex: on t for the turn, FB-B22)."""
+    heal: the wounds restored to them; an augment or hex: on t for the turn, FB-B30)."""
     spell = magic_of(plan).rows[row].spell
     if spell_effects.is_effect(spell):
         spell_effects.goes_off(state, row, t)
-        tried = list(state.magic[M_IN_PLAY_TRIED])  # FB-B23: no second dispel this phase
+        tried = list(state.magic[M_IN_PLAY_TRIED])  # FB-B31: no second dispel this phase
         tried[t] = True
         state.magic[M_IN_PLAY_TRIED] = tuple(tried)
         return 0
@@ -805,7 +808,7 @@ def kernel_tables(plan, shot_list, shot_dict) -> None:
             put(km.MK_CAST, r * 16 + d, [(kind, total, q) for kind, total, q in
                                          mp.cast_table(r, d)])
         for t in candidates(plan, row):
-            if effect:  # FB-B22: what the spell on t is worth against each enemy
+            if effect:  # FB-B30: what the spell on t is worth against each enemy
                 put(km.MK_EFFECT, r * 256 + t, spell_effects.effect_values(plan, r, t))
             else:
                 put(km.MK_MISSILE, r * 256 + t, mp.missile_cdf(r, t))

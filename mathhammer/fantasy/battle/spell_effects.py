@@ -1,4 +1,4 @@
-"""Augments and hexes in a battle (FB-B22): a spell that changes a unit's characteristics.
+"""Augments and hexes in a battle (FB-B30): a spell that changes a unit's characteristics.
 
 A spell of ``kind = "augment"`` (a friendly unit) or ``"hex"`` (an enemy unit) carries
 ``modifiers`` — added to the close-combat characteristics WS, S, T, I, A of the target's
@@ -6,7 +6,7 @@ rank and file, champion and characters (each kept within its range: WS and A 0..
 1..10) for the rest of the player turn: the combat phase that follows fights the unit with
 its modified profile. A unit carries one such spell at a time. Its targets: units of the
 spell's side holding and in combat (the only phase it changes this turn), within range of
-the wizard's unit (no arc or sight: FB-B22's reading).
+the wizard's unit (no arc or sight: FB-B30's reading).
 
 The fight tables are keyed by the units' contents, so a modified unit is a new content:
 :mod:`.fights` adds each unit's spell to its arrangement's key; the kernel adds it to the
@@ -130,9 +130,9 @@ class _PlanView:
 
 
 def effect_value(plan, state, row: int, t: int) -> float:
-    """Greedy's value of the spell on t now (FB-B22): the sum of :func:`effect_values` over
+    """Greedy's value of the spell on t now (FB-B30): the sum of :func:`effect_values` over
     the enemies in contact with t (in unit order), never below 0; 0 when t is not holding in
-    a combat or carries another spell (its own: what keeping it is worth, FB-B23)."""
+    a combat or carries another spell (its own: what keeping it is worth, FB-B31)."""
     if state.status[t] != HOLD or state.spell_on[t] not in (-1, row):
         return 0.0
     enemies = sorted(state.enemies_in_contact(t))
@@ -146,7 +146,7 @@ def effect_value(plan, state, row: int, t: int) -> float:
 
 
 def effect_targets(plan, state, u: int, spell) -> list[tuple[int, float]]:
-    """Units a spell from unit u may target (FB-B22): the wizard's side (augment) or the
+    """Units a spell from unit u may target (FB-B30): the wizard's side (augment) or the
     enemy's (hex), holding, in combat, carrying no spell yet, within range (0 for u)."""
     from mathhammer.fantasy.battle.table import distance
 
@@ -163,8 +163,8 @@ def effect_targets(plan, state, u: int, spell) -> list[tuple[int, float]]:
 
 
 def new_phase(plan, state) -> None:
-    """A new magic phase: last turn's spells are over (FB-B22: for the player turn), but one
-    that remains in play while its caster lives (FB-B23: a slain caster's ends now)."""
+    """A new magic phase: last turn's spells are over (FB-B30: for the player turn), but one
+    that remains in play while its caster lives (FB-B31: a slain caster's ends now)."""
     from mathhammer.fantasy.battle.magic import magic_of
 
     mp = magic_of(plan)
@@ -182,7 +182,7 @@ def rows_in_play(state) -> set[int]:
 
 
 def next_in_play(plan, state, side: int, tried) -> int:
-    """FB-B23: the next unit (in unit order) carrying a spell of ``side``'s that remains in
+    """FB-B31: the next unit (in unit order) carrying a spell of ``side``'s that remains in
     play, from an earlier phase, that the other side has not tried to dispel this phase
     (a spell cast this phase is marked tried: its dispel was at its cast), or -1."""
     from mathhammer.fantasy.battle.magic import magic_of

@@ -71,7 +71,7 @@ class BattleState:
         self.magic: list | None = None  # this magic phase's pools and flags (battle.magic)
         self.duel: list = [None] * n  # FB-B20: (body, foe unit, foe body, mode) of a challenge
         self.challenge_stage = None  # FB-B20: the challenge decisions of the combat in hand
-        self.spell_on = [-1] * n  # FB-B22: the augment / hex (spell row) on each unit this turn
+        self.spell_on = [-1] * n  # FB-B30: the augment / hex (spell row) on each unit this turn
         start_contacts(plan, self)
 
     def copy(self, rng: random.Random | None = None, kstate: np.ndarray | None = None) -> BattleState:

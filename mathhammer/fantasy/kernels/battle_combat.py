@@ -148,7 +148,7 @@ def _lookup(B, order, n, n_a, st, g):
         if st[u, ST_CHARGED] == 1 and st[u, ST_FRESH] == 1:
             anyone = True
     fights, arrangements = B.fights, B.arrangements
-    code = effects_code(fight_code(order, n, n_a, st, True), order, n, g)  # FB-B22
+    code = effects_code(fight_code(order, n, n_a, st, True), order, n, g)  # FB-B30
     if code in fights:
         return fights[code]
     if not anyone:
@@ -176,7 +176,7 @@ def combat_round(B, S, members, count, res):
             miss[4 + 4 * k] = st[u, ST_CT]
             miss[5 + 4 * k] = st[u, ST_CF] if st[u, ST_CT] >= 0 else 0
             miss[6 + 4 * k] = 1 if (st[u, ST_CHARGED] == 1 and st[u, ST_FRESH] == 1) else 0
-            miss[MISS_EFFECTS + k] = spell_on(S.g, u) + 1  # FB-B22: its augment or hex
+            miss[MISS_EFFECTS + k] = spell_on(S.g, u) + 1  # FB-B30: its augment or hex
         if not missed(B):
             return MISS
         # the probe's placeholder: a round where nobody is hurt (next round: not fresh)

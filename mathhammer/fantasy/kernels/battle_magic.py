@@ -69,14 +69,14 @@ G_MAGIC = NG
 N_MAGIC = 16
 # table kinds (mcode): the phase's numbers, a wizard, a spell, flow, cast, dispel, missile,
 # the decisions' vocabulary (a cast, no cast, dice, a dispel) and a unit's scripted orders;
-# an augment's or hex's value per enemy (FB-B22)
+# an augment's or hex's value per enemy (FB-B30)
 (MK_INFO, MK_CASTER, MK_ROW, MK_FLOW, MK_CAST, MK_DISPEL, MK_MISSILE, MK_VCAST, MK_VNOCAST,
  MK_VDICE, MK_VDISPEL, MK_ORDERS, MK_MISCAST, MK_EFFECT) = range(1, 15)
 (I_CASTERS, I_ROWS, I_MAXCAST, I_DISPEL_CAP, I_MAX_POWER_USED, I_MAX_DISPEL_USED,
  I_FAILED_CASTER_STOPS, I_FAILED_DISPELLER_STOPS, I_MISCAST_REMOVES, I_PLAYED) = range(10)
 C_UNIT, C_BODY, C_SIDE, C_LEVEL = range(4)
 R_CASTER, R_UNIT, R_SIDE, R_CV, R_RANGE, R_SCRIPTED_DICE, R_HEAL, R_EFFECT, R_IN_PLAY = range(9)
-AUGMENT, HEX = 1, 2  # R_EFFECT (FB-B22; 0: a missile or heal)
+AUGMENT, HEX = 1, 2  # R_EFFECT (FB-B30; 0: a missile or heal)
 FAIL, PLAIN, OVERWHELMING, IRRESISTIBLE = range(4)
 TOTALS = 96  # dispel tables' casting totals 0..95 (the highest a cast reaches is ~50)
 SCRIPTED_DISPEL_CONFIDENCE = 0.85  # battle.magic's
@@ -261,7 +261,7 @@ def p_dispel(B, dice, level, total):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def missile_value(B, S, r, t):
-    if effect_kind(B, r) != 0:  # FB-B22
+    if effect_kind(B, r) != 0:  # FB-B30
         return effect_value(B, S, r, t)
     bodies = B.bodies
     heal = is_heal(B, r)
@@ -522,7 +522,7 @@ def _start(B, S, side):
     """The pools (MG-1..MG-3) when the side has a wizard who may cast; True: no phase."""
     info = table(B, MK_INFO, 0)
     g = S.g
-    _new_phase(B, S)  # FB-B22/B23: the last player turn's augments and hexes end
+    _new_phase(B, S)  # FB-B30/B23: the last player turn's augments and hexes end
     n = int(info[I_CASTERS])
     any_caster = False
     for k in range(n):
@@ -546,7 +546,7 @@ def _start(B, S, side):
         if int(table(B, MK_CASTER, q)[C_SIDE]) != side:
             done |= 1 << q
     g[G_MAGIC + M_DONE] = done
-    tried = 0  # FB-B23: a spell in play is not cast again
+    tried = 0  # FB-B31: a spell in play is not cast again
     for u in range(min(S.ust.shape[0], MAX_UNITS)):
         if spell_on(g, u) >= 0:
             tried |= 1 << spell_on(g, u)
@@ -632,7 +632,7 @@ def _cast_step(B, S, side, forced, mode):
     info = table(B, MK_INFO, 0)
     g = S.g
     t = _next_in_play(B, S, side)
-    if t >= 0:  # FB-B23: first the other side may dispel each of this side's spells in play
+    if t >= 0:  # FB-B31: first the other side may dispel each of this side's spells in play
         return _dispel_in_play(B, S, side, t, forced, mode)
     n_rows = int(info[I_ROWS])
     size = 1 + n_rows * B.ui.shape[0]
@@ -651,7 +651,7 @@ def _cast_step(B, S, side, forced, mode):
                 row = table(B, MK_ROW, r)
                 if int(row[R_CASTER]) != k or (g[G_MAGIC + M_TRIED] >> r) & 1 == 1:
                     continue
-                if int(row[R_EFFECT]) != 0:  # FB-B22
+                if int(row[R_EFFECT]) != 0:  # FB-B30
                     m = effect_targets(B, S, u, row[R_RANGE], int(row[R_EFFECT]), found_t,
                                        found_gap)
                 elif int(row[R_HEAL]) == 1:
@@ -797,10 +797,10 @@ def _miscast(B, S, k, dice):
 def _goes_off(B, S, row, t):
     bodies, ui = B.bodies, B.ui
     st, wounds = S.ust, S.wounds
-    if effect_kind(B, row) != 0:  # FB-B22: on t for the rest of the player turn
+    if effect_kind(B, row) != 0:  # FB-B30: on t for the rest of the player turn
         if st[t, ST_STATUS] == HOLD:
             S.g[G_SPELL + t] = row + 1
-            S.g[G_MAGIC + M_IN_PLAY_TRIED] |= 1 << t  # FB-B23: no second dispel this phase
+            S.g[G_MAGIC + M_IN_PLAY_TRIED] |= 1 << t  # FB-B31: no second dispel this phase
         return
     if is_heal(B, row):  # FB-B12: wounds back to the rank and file
         if st[t, ST_STATUS] != HOLD or wounds[t, 0] <= 0:

@@ -1,4 +1,4 @@
-"""Augments and hexes in the battle kernel (FB-B22; :mod:`mathhammer.fantasy.battle.spell_effects`
+"""Augments and hexes in the battle kernel (FB-B30; :mod:`mathhammer.fantasy.battle.spell_effects`
 states the rules): each unit's spell this player turn, and the fight code that tells a unit
 under one from the unit itself (its fight tables are another content)."""
 
