@@ -202,3 +202,24 @@ def test_the_kernel_and_the_reference_engine_agree_on_augments_and_hexes(tmp_pat
     for spell in ("Withering", "Iron Skin", "Brain Bursta"):
         assert min(means[spell]) > 0.2, means  # each is cast
     assert min(means["dispels"]) > 0.5, means
+
+
+@pytest.mark.parametrize("spell, words", [
+    ('[[wizard.spells]]\nname = "Blank"\nkind = "hex"\ncv = 5\nrange = 24\n', "modifiers"),
+    ('[[wizard.spells]]\nname = "Blank"\nkind = "augment"\ncv = 5\nrange = 24\n'
+     'modifiers = { ws = 0 }\n', "not 0"),
+    ('[[wizard.spells]]\nname = "Blank"\nkind = "missile"\ncv = 5\nrange = 24\nhits = "D6"\n'
+     'strength = 4\nremains_in_play = true\n', "remains_in_play"),
+    ('[[wizard.spells]]\nname = "Blank"\nkind = "hex"\ncv = 5\nrange = 24\n'
+     'modifiers = { ld = -1 }\n', "ld"),
+])
+def test_a_bad_augment_or_hex_is_one_line(tmp_path, spell, words):
+    """FB-B30/B31: a hex without modifiers, a modifier of 0, a missile that remains in play,
+    a characteristic the battle does not change: `profiles validate` names the spell (or
+    the key), exit 2, no traceback."""
+    from tests.conftest import cli_result
+
+    path = _profile(tmp_path, "empire_battle_wizard", "bad_spell", spell)
+    code, _out, err = cli_result("profiles", "validate", path)
+    assert code == 2 and words in err and "Traceback" not in err, err
+    assert "Blank" in err or "modifiers.ld" in err, err

@@ -273,13 +273,14 @@ class Spell(_Frozen):
         if self.kind == "missile" and self.restores is not None:
             raise ValueError(f"spell {self.name!r}: restores is for kind = \"heal\"")
         effect = self.kind in ("augment", "hex")
+        article = "an" if self.kind == "augment" else "a"
         if effect and (self.hits is not None or self.strength is not None
                        or self.restores is not None):
-            raise ValueError(f"spell {self.name!r}: an {self.kind} has modifiers, not hits, "
+            raise ValueError(f"spell {self.name!r}: {article} {self.kind} has modifiers, not hits, "
                              "strength or restores")
         if effect and (not self.modifiers or not all(self.modifiers.values())):
-            raise ValueError(f"spell {self.name!r}: an {self.kind} needs modifiers, each not 0 "
-                             '(e.g. modifiers = { ws = -1 })')
+            raise ValueError(f"spell {self.name!r}: {article} {self.kind} needs modifiers, each "
+                             "not 0 (e.g. modifiers = { ws = -1 })")
         if not effect and self.modifiers is not None:
             raise ValueError(f"spell {self.name!r}: modifiers are for kind = \"augment\" or "
                              '"hex"')

@@ -23,8 +23,9 @@ time, every decision taken before that step's dice:
   back the wounds ``restores`` rolls to its rank and file;
   a unit that lost a quarter of its models in the phase tests for panic (FB-G4);
 * an augment or hex (FB-B30, :mod:`.spell_effects`) changes a unit in combat for the player
-  turn, or while it remains in play (FB-B31): the other side's dispel attempts at the casting
-  side's spells in play come first in its phase (:func:`dispel_in_play`).
+  turn, or while it remains in play (FB-B31): the reactive side's dispel attempts at the
+  active side's spells in play come first in its phase (:func:`dispel_in_play`), then the
+  active side's at the reactive side's, with power dice (:func:`power_dispel_in_play`).
 
 A miscast (MG-5: wfb8 irresistible force, t9a1 overwhelming power not dispelled) ends the
 wizard's casting for the phase (MG-4 decision) and in t9a1 removes the dice used from the
@@ -61,7 +62,7 @@ SCRIPTED_DISPEL_CONFIDENCE = 0.85
 FAIL, PLAIN, OVERWHELMING, IRRESISTIBLE = range(4)
 # the battle's magic state (state.magic, a flat list: a copy is one list copy)
 (M_POWER, M_DISPEL, M_POWER_USED, M_DISPEL_USED, M_ROW, M_TARGET, M_DICE, M_KIND, M_TOTAL,
- M_TRIED, M_DONE, M_NO_DISPEL, M_IN_PLAY_TRIED) = range(13)
+ M_TRIED, M_DONE, M_NO_DISPEL, M_IN_PLAY_TRIED, M_POWER_DISPEL) = range(14)
 
 
 @dataclass(frozen=True)
@@ -437,12 +438,14 @@ def best_cast(plan, state: BattleState, row: int, value: float, dice_max: int) -
                default=0.0)
 
 
-def rest_of_casting(plan, state: BattleState, row: int, power: int) -> float:
+def rest_of_casting(plan, state: BattleState, row: int, power: int,
+                    side: int | None = None) -> float:
     """One cast further: the best of the side's other spells still to try (their caster not
     done) with at most ``power`` dice, each at the enemy it does most to (range and sight
-    left out) — what the dice kept are worth (FB-B12)."""
+    left out) — what the dice kept are worth (FB-B12). The side is the row's, or ``side``
+    (FB-B31: power dice kept by a dispel of the other side's spell in play)."""
     mp = magic_of(plan)
-    side = mp.rows[row].side
+    side = mp.rows[row].side if side is None else side
     dice_max = min(power, mp.rules.max_casting_dice)
     if dice_max <= 0:
         return 0.0
@@ -501,6 +504,10 @@ def option_values(plan, state: BattleState, kind: str, options: list[Option]) ->
     r, t, total = m[M_ROW], m[M_TARGET], m[M_TOTAL]
     value = missile_value(plan, state, r, t)
     level = dispel_level(plan, state, 1 - mp.rows[r].side)
+    if m[M_POWER_DISPEL]:  # FB-B31: power dice at the other side's spell in play
+        return [p_dispel(mp.rules, o.extra, level, total) * value
+                + rest_of_casting(plan, state, r, m[M_POWER] - o.extra, 1 - mp.rows[r].side)
+                for o in options]
     return [p_dispel(mp.rules, o.extra, level, total) * value
             + rest_of_dispelling(plan, state, m[M_DISPEL] - o.extra) for o in options]
 
@@ -567,7 +574,7 @@ def start(plan, state: BattleState, side: int) -> bool:
     in_play = spell_effects.rows_in_play(state)  # FB-B31: not cast again while in play
     tried = tuple(r in in_play for r in range(len(mp.rows)))
     state.magic = [power, dispel, 0, 0, -1, -1, 0, FAIL, 0, tried, done, (False,) * n,
-                   (False,) * len(plan.units)]
+                   (False,) * len(plan.units), False]
     return False
 
 
@@ -579,6 +586,10 @@ def cast_step(plan, state: BattleState, side: int, forced, decide) -> str:
     t = spell_effects.next_in_play(plan, state, side, m[M_IN_PLAY_TRIED])
     if t >= 0:  # FB-B31: first the other side may dispel each of this side's spells in play
         dispel_in_play(plan, state, side, t, forced, decide)
+        return "next"
+    t = spell_effects.next_in_play(plan, state, 1 - side, m[M_IN_PLAY_TRIED])
+    if t >= 0:  # ... then this side each of the other side's, with power dice
+        power_dispel_in_play(plan, state, side, t, forced, decide)
         return "next"
     for k in range(len(mp.casters)):
         if m[M_DONE][k]:
@@ -677,6 +688,35 @@ def dispel_in_play(plan, state: BattleState, side: int, t: int, forced, decide) 
         state.spell_on[t] = -1
     elif level and mp.rules.failed_dispeller_stops:  # MG-6 wfb8
         _dispeller_stops(plan, state, side, level)
+
+
+def power_dispel_in_play(plan, state: BattleState, side: int, t: int, forced, decide) -> None:
+    """FB-B31: the active side's one attempt this phase at the other side's spell in play on
+    t, with power dice (none, or 1 up to what it may still use) at the level of its best
+    wizard, against the spell's casting value (MG-8)."""
+    mp = magic_of(plan)
+    m = state.magic
+    dice = 0
+    top = power_dice_left(plan, state)
+    if top > 0:
+        row = state.spell_on[t]
+        m[M_ROW], m[M_TARGET], m[M_TOTAL], m[M_KIND] = row, t, mp.rows[row].spell.cv, PLAIN
+        m[M_POWER_DISPEL] = True
+        options = [Option(DISPEL, t, "no dispel", None, 0)]
+        options += [Option(DISPEL, t, f"dispel with {plural_dice(j)}", None, j)
+                    for j in range(1, top + 1)]
+        dice = decide(plan, state, side, options, forced).extra
+        m[M_POWER_DISPEL] = False
+    tried = list(m[M_IN_PLAY_TRIED])  # after the decision: a rollout replays this step
+    tried[t] = True
+    m[M_IN_PLAY_TRIED] = tuple(tried)
+    if not dice:
+        return
+    m[M_POWER] -= dice
+    m[M_POWER_USED] += dice
+    if state.rng.random() < p_dispel(mp.rules, dice, dispel_level(plan, state, side),
+                                     m[M_TOTAL]):
+        state.spell_on[t] = -1
 
 
 def _dispeller_stops(plan, state: BattleState, side: int, level: int) -> None:

@@ -25,8 +25,7 @@ NOT_PLAYED = (
     "in the magic phase (FB-B12, wizards' magic missiles, heals, and augments and hexes on "
     "WS, S, T, I, A in combat are played, FB-B30, remaining in play too, FB-B31): other "
     "spells (augments and hexes on shooting, movement, Leadership, saves or re-rolls), bound "
-    "spells, the active player dispelling the other side's spells in play with power dice, "
-    "the miscast table's effects other than wfb8's Detonation (a miscast ends the wizard's "
+    "spells, the miscast table's effects other than wfb8's Detonation (a miscast ends the wizard's "
     "casting; t9a1 also loses the dice used)",
     "t9a1 misfire rows with unverified effects (only a lost shot) and FB-WM1's assault party "
     "(a war machine's crew fight as a unit, FB-WM2)",

@@ -65,7 +65,8 @@ MAGIC, SHOOT = 6, 7  # the phases of kernels.battle (FB-B3)
 #: the magic phase's slots after the battle's globals: S.g[G_MAGIC + M_*]
 G_MAGIC = NG
 (M_POWER, M_DISPEL, M_POWER_USED, M_DISPEL_USED, M_ROW, M_TARGET, M_DICE, M_KIND, M_TOTAL,
- M_TRIED, M_DONE, M_NO_DISPEL, M_IN_PLAY_TRIED) = range(13)  # the last: a bit per unit
+ M_TRIED, M_DONE, M_NO_DISPEL, M_IN_PLAY_TRIED, M_POWER_DISPEL) = range(14)
+# M_IN_PLAY_TRIED: a bit per unit; M_POWER_DISPEL: 1 while power dice dispel (FB-B31)
 N_MAGIC = 16
 # table kinds (mcode): the phase's numbers, a wizard, a spell, flow, cast, dispel, missile,
 # the decisions' vocabulary (a cast, no cast, dice, a dispel) and a unit's scripted orders;
@@ -328,8 +329,13 @@ def other_row_open(B, S, r, row, side):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def rest_of_casting(B, S, row, power):
+    return rest_of_casting_for(B, S, row, power, int(table(B, MK_ROW, row)[R_SIDE]))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def rest_of_casting_for(B, S, row, power, side):
+    """battle.magic.rest_of_casting with its ``side``."""
     info = table(B, MK_INFO, 0)
-    side = int(table(B, MK_ROW, row)[R_SIDE])
     dice_max = min(power, int(info[I_MAXCAST]))
     if dice_max <= 0:
         return 0.0
@@ -410,6 +416,11 @@ def magic_values(B, S, kind, n, out):
         return OK
     side = int(table(B, MK_ROW, row)[R_SIDE])
     level = dispel_level(B, S, 1 - side)
+    if g[G_MAGIC + M_POWER_DISPEL] == 1:  # FB-B31: power dice at the other side's spell
+        for j in range(n):
+            out[j] = p_dispel(B, j, level, g[G_MAGIC + M_TOTAL]) * value \
+                + rest_of_casting_for(B, S, row, g[G_MAGIC + M_POWER] - j, 1 - side)
+        return OK
     for j in range(n):
         out[j] = p_dispel(B, j, level, g[G_MAGIC + M_TOTAL]) * value \
             + rest_of_dispelling(B, S, g[G_MAGIC + M_DISPEL] - j)
@@ -615,6 +626,37 @@ def _dispel_in_play(B, S, side, t, forced, mode):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _power_dispel_in_play(B, S, side, t, forced, mode):
+    """battle.magic.power_dispel_in_play: the active side's attempt at the other side's spell
+    on t with power dice (1 or NEED)."""
+    g = S.g
+    n = power_dice_left(B, S) + 1
+    dice = 0
+    if n > 1:
+        row = spell_on(g, t)
+        g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET] = row, t
+        g[G_MAGIC + M_TOTAL] = int(table(B, MK_ROW, row)[R_CV])
+        g[G_MAGIC + M_KIND] = PLAIN
+        g[G_MAGIC + M_POWER_DISPEL] = 1
+        if forced >= 0:
+            dice = forced
+        elif wants_rollouts(B, side, K_DISPEL, n, mode):
+            return need(B, side, K_DISPEL, t, n)
+        else:
+            dice = choose_dispel(B, S, side, n)
+        g[G_MAGIC + M_POWER_DISPEL] = 0
+        count(B, mode, n, MK_VDISPEL, (side * 64 + t) * 16 + dice)
+    g[G_MAGIC + M_IN_PLAY_TRIED] |= 1 << t  # after the decision: a rollout replays the step
+    if dice > 0:
+        g[G_MAGIC + M_POWER] -= dice
+        g[G_MAGIC + M_POWER_USED] += dice
+        if uniform(S.kstate) < p_dispel(B, dice, dispel_level(B, S, side),
+                                        g[G_MAGIC + M_TOTAL]):
+            g[G_SPELL + t] = 0
+    return 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _dispeller_stops(B, S, side, level):
     info = table(B, MK_INFO, 0)
     g = S.g
@@ -634,6 +676,9 @@ def _cast_step(B, S, side, forced, mode):
     t = _next_in_play(B, S, side)
     if t >= 0:  # FB-B31: first the other side may dispel each of this side's spells in play
         return _dispel_in_play(B, S, side, t, forced, mode)
+    t = _next_in_play(B, S, 1 - side)
+    if t >= 0:  # ... then this side each of the other side's, with power dice
+        return _power_dispel_in_play(B, S, side, t, forced, mode)
     n_rows = int(info[I_ROWS])
     size = 1 + n_rows * B.ui.shape[0]
     rows = np.full(size, -1, np.int64)
