@@ -314,13 +314,14 @@ class KernelBattle:
     def _fight_content(self, rows, groups, spells=None) -> tuple:
         """What a compiled fight depends on (issue 32): the ruleset, and per engine unit in
         order its contents, whom of the other group it touches, on which face, and whether it
-        charged (as :meth:`_side` reads them) — not the units' places in the lists."""
+        charged (as :meth:`_side` reads them), and its augment or hex (FB-B30) — not the
+        units' places in the lists."""
+        from mathhammer.fantasy.battle.spell_effects import modifiers_key
+
         out = []
         for i, (u, target, face, charged) in enumerate(rows):  # rows are in engine order
             theirs = groups[1] if i < len(groups[0]) else groups[0]
             against = theirs.index(target) if target in theirs else None
-            from mathhammer.fantasy.battle.spell_effects import modifiers_key
-
             modifiers = modifiers_key(self.plan, spells[u]) if spells else ()
             out.append((self.signatures[u], against, face if against is not None else 0,
                         bool(charged)) + ((modifiers,) if modifiers else ()))
