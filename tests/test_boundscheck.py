@@ -65,6 +65,11 @@ BATTLE_SUBSET = [
     # overrun and a pursuit reaching a new enemy (FB-B22)
     "tests/test_fb_battle_overrun.py::test_an_overrun_into_a_unit_in_line_is_a_new_combat[kernel-2000]",
     "tests/test_fb_battle_overrun.py::test_a_pursuit_into_a_unit_in_line_is_a_new_combat[kernel-2000]",
+    # augments, hexes and spells in play (FB-B30, FB-B31): fight codes, miss rows, dispels
+    "tests/test_fb_battle_spells.py::"
+    "test_a_hex_then_a_combat_is_the_combat_engines_round_with_the_hexed_profile[True]",
+    "tests/test_fb_battle_spells.py::"
+    "test_the_kernel_and_the_reference_engine_agree_on_augments_and_hexes[wfb8-greedy-300]",
 ]
 
 

@@ -86,7 +86,7 @@ def test_greedy_wizards_cast_and_dispel_in_a_battle():
     decisions = " ".join(report.info["decisions"])
     for words in ("cast (", "Fireball at", "Gaze of Mork at", "dispel ("):
         assert words in decisions, decisions
-    assert "magic missiles and heals are played" in report.info["not_played"]
+    assert "magic missiles, heals, and augments and hexes" in report.info["not_played"]
 
 
 def test_a_bad_spell_is_one_line(tmp_path):

@@ -241,10 +241,12 @@ class Spell(_Frozen):
     ``hits`` automatic hits at ``strength`` on one enemy unit in the caster's front arc, in
     sight and within ``range``, wounded and saved as shooting is (the wound chain); or a
     healing augment (``kind = "heal"``) — ``restores`` wounds back to the rank and file of a
-    friendly unit within ``range`` (models it lost return, never beyond its start)."""
+    friendly unit within ``range`` (models it lost return, never beyond its start); or an
+    augment / a hex (``kind = "augment"`` / ``"hex"``, FB-B30) — ``modifiers`` added to the
+    close-combat characteristics of a friendly / an enemy unit in combat for the player turn."""
 
     name: str = Field(min_length=1)
-    kind: Literal["missile", "heal"] = Field("missile", description="FB-B12")
+    kind: Literal["missile", "heal", "augment", "hex"] = Field("missile", description="FB-B12")
     cv: int = Field(ge=2, le=30, description="casting value (MG-4)")
     range: float = Field(ge=1, le=72, description="inches")
     hits: str | None = Field(None, description='a missile\'s automatic hits: "D6", "2D6", "3"')
@@ -252,6 +254,10 @@ class Spell(_Frozen):
     restores: str | None = Field(None, description='a heal\'s wounds restored: "D3+1"')
     armour_piercing: int = Field(0, ge=0, le=6)
     flaming: bool = Field(False, description="FB-V2: switches off Regeneration")
+    modifiers: dict[Literal["ws", "s", "t", "i", "a"], int] | None = Field(
+        None, description='FB-B30: an augment\'s or hex\'s changes, e.g. { ws = -1, t = -1 }')
+    remains_in_play: bool = Field(False, description="FB-B31: an augment or hex that stays "
+                                  "until dispelled or its caster is slain")
     confidence: Confidence | None = None
 
     _hits = field_validator("hits", "restores")(classmethod(lambda cls, v: _check_hits(v)))
@@ -266,6 +272,23 @@ class Spell(_Frozen):
             raise ValueError(f"spell {self.name!r}: a heal has restores, not hits or strength")
         if self.kind == "missile" and self.restores is not None:
             raise ValueError(f"spell {self.name!r}: restores is for kind = \"heal\"")
+        effect = self.kind in ("augment", "hex")
+        article = "an" if self.kind == "augment" else "a"
+        if effect and (self.hits is not None or self.strength is not None
+                       or self.restores is not None):
+            raise ValueError(f"spell {self.name!r}: {article} {self.kind} has modifiers, not hits, "
+                             "strength or restores")
+        if effect and (not self.modifiers or not all(self.modifiers.values())):
+            raise ValueError(f"spell {self.name!r}: {article} {self.kind} needs modifiers, each "
+                             "not 0 (e.g. modifiers = { ws = -1 })")
+        if not effect and self.modifiers is not None:
+            raise ValueError(f"spell {self.name!r}: modifiers are for kind = \"augment\" or "
+                             '"hex"')
+        if self.remains_in_play and not effect:
+            raise ValueError(f"spell {self.name!r}: remains_in_play is for an augment or hex "
+                             "(FB-B31)")
+        if effect and any(abs(v) > 9 for v in self.modifiers.values()):
+            raise ValueError(f"spell {self.name!r}: a modifier must be within -9..9")
         return self
 
 

@@ -25,6 +25,7 @@ from dataclasses import replace
 import numpy as np
 
 from mathhammer.fantasy.battle import shared_tables
+from mathhammer.fantasy.battle.spell_effects import MISS_EFFECTS, MISS_WIDTH
 from mathhammer.fantasy.battle.table import FACE_NAMES
 
 MAX_MISSES = 100_000  # tables since the fights were last forgotten; beyond: something is wrong
@@ -136,10 +137,11 @@ class KernelBattle:
         probe = self.W[self.ks_w("W_PROBE")]
         if probe[ks.P_ON]:
             queue = self.W[self.ks_w("W_PROBE_Q")]
-            misses = [tuple(int(x) for x in queue[k, :40]) for k in range(probe[ks.P_COUNT])]
+            misses = [tuple(int(x) for x in queue[k, :MISS_WIDTH])
+                      for k in range(probe[ks.P_COUNT])]
             probe[ks.P_COUNT] = probe[ks.P_OVERFLOW] = 0
         else:
-            misses = [tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:40])]
+            misses = [tuple(int(x) for x in self.W[self.ks_w("W_MISS")][:MISS_WIDTH])]
         if not misses:
             raise RuntimeError("a battle played on placeholders but asked for no table")
         for miss in misses:
@@ -236,28 +238,36 @@ class KernelBattle:
         from mathhammer.fantasy.kernels import battle_actions as ka
         from mathhammer.fantasy.kernels import combat as k
         from mathhammer.fantasy.kernels.battle_combat import fight_code
+        from mathhammer.fantasy.kernels.battle_spells import G_SPELL, effects_code
 
         ks = self.ks
         _kind, count, n_a = miss[:3]
         rows = [miss[3 + 4 * i: 7 + 4 * i] for i in range(count)]
         order = [r[0] for r in rows]
+        # FB-B30: each engine unit's augment or hex this turn (spell row, -1 none)
+        spells = {u: miss[MISS_EFFECTS + i] - 1 for i, u in enumerate(order)}
+        g = np.zeros(G_SPELL + len(self.plan.units) + 1, np.int64)
+        for u, row in spells.items():
+            g[G_SPELL + u] = row + 1
         st = np.zeros((len(self.plan.units), ks.NST), np.int64)
         st[:, ks.ST_CT] = -1
         for u, target, face, charged in rows:
             st[u, ks.ST_CT], st[u, ks.ST_CF] = target, face
             st[u, ks.ST_CHARGED] = st[u, ks.ST_FRESH] = charged
         arr = np.array(order, np.int64)
-        code, key = (int(fight_code(arr, count, n_a, st, flag)) for flag in (True, False))
+        code, key = (int(effects_code(fight_code(arr, count, n_a, st, flag), arr, count, g))
+                     for flag in (True, False))
         if code in self.T[ka.T_FIGHTS] or (not any(r[3] for r in rows)
                                             and key in self.T[ka.T_ARRANGEMENTS]):
             return  # the kernel's lookup finds it now (built earlier in this probe's batch)
         groups = (order[:n_a], order[n_a:])
-        content = self._fight_content(rows, groups)
+        content = self._fight_content(rows, groups, spells)
 
         def build():
             sides = []
             for mine, theirs in (groups, groups[::-1]):
-                sides.append(tuple(self._side(rows[order.index(u)], theirs) for u in mine))
+                sides.append(tuple(self._side(rows[order.index(u)], theirs, spells[u])
+                                   for u in mine))
             try:
                 c, t = compile_fight(sides[0], sides[1], ruleset=self.plan.rules)
             except MathhammerError as err:  # the kernel built this arrangement: a bug
@@ -305,24 +315,32 @@ class KernelBattle:
             self.fight_bytes += arr.nbytes
         return kept
 
-    def _fight_content(self, rows, groups) -> tuple:
+    def _fight_content(self, rows, groups, spells=None) -> tuple:
         """What a compiled fight depends on (issue 32): the ruleset, and per engine unit in
         order its contents, whom of the other group it touches, on which face, and whether it
-        charged (as :meth:`_side` reads them) — not the units' places in the lists."""
+        charged (as :meth:`_side` reads them), and its augment or hex (FB-B30) — not the
+        units' places in the lists."""
+        from mathhammer.fantasy.battle.spell_effects import modifiers_key
+
         out = []
         for i, (u, target, face, charged) in enumerate(rows):  # rows are in engine order
             theirs = groups[1] if i < len(groups[0]) else groups[0]
             against = theirs.index(target) if target in theirs else None
+            modifiers = modifiers_key(self.plan, spells[u]) if spells else ()
             out.append((self.signatures[u], against, face if against is not None else 0,
-                        bool(charged)))
+                        bool(charged)) + ((modifiers,) if modifiers else ()))
         return ("fight", self.rules_signature, len(groups[0]), tuple(out))
 
-    def _side(self, row, theirs):
+    def _side(self, row, theirs, spell: int = -1):
         u, target, face, charged = row
         against = theirs.index(target) if target in theirs else None
         position = FACE_NAMES[face] if against is not None else "front"
-        return replace(self.plan.units[u].combat_side, charged=bool(charged), position=position,
-                       against=against)
+        side = self.plan.units[u].combat_side
+        if spell >= 0:  # FB-B30: the unit under its augment or hex
+            from mathhammer.fantasy.battle.spell_effects import effect_side
+
+            side = effect_side(self.plan, u, spell)
+        return replace(side, charged=bool(charged), position=position, against=against)
 
 
 def _content_keyed(arr: np.ndarray) -> tuple[tuple, np.ndarray]:

@@ -117,9 +117,13 @@ def _turn_to_face(plan, state: BattleState, u: int, enemy: int) -> None:
 
 def _arrangement(state: BattleState, a: list[int], b: list[int]) -> tuple:
     """What the compiled fight depends on besides who charged: the units and who touches
-    which face of whom (the flank's side does not matter to the engine)."""
+    which face of whom (the flank's side does not matter to the engine), and each unit's
+    augment or hex this turn (FB-B30: a modified unit is another content)."""
     contacts = tuple(None if c is None else (c[0], c[1]) for c in (state.contact[u] for u in a + b))
-    return tuple(a), tuple(b), contacts
+    spells = tuple(state.spell_on[u] for u in a + b)
+    if not any(x >= 0 for x in spells):
+        return tuple(a), tuple(b), contacts
+    return tuple(a), tuple(b), contacts, spells
 
 
 def _tables(plan, state: BattleState, a: list[int], b: list[int]) -> FightTables:
@@ -138,6 +142,7 @@ def _tables(plan, state: BattleState, a: list[int], b: list[int]) -> FightTables
 
 def _compile(plan, state: BattleState, a: list[int], b: list[int]) -> FightTables:
     from mathhammer.errors import MathhammerError, engine_fault
+    from mathhammer.fantasy.battle.spell_effects import side_in_fight
     from mathhammer.fantasy.combat.fight import compile_fight
     from mathhammer.fantasy.kernels import combat as k
 
@@ -148,7 +153,7 @@ def _compile(plan, state: BattleState, a: list[int], b: list[int]) -> FightTable
             c = state.contact[u]
             against = None if c is None or c[0] not in theirs else theirs.index(c[0])
             position = FACE_NAMES[c[1]] if against is not None else "front"
-            group.append(replace(plan.units[u].combat_side, charged=bool(state.charged[u] and
+            group.append(replace(side_in_fight(plan, state, u), charged=bool(state.charged[u] and
                                                                          state.fresh[u]),
                                  position=position, against=against))
         sides.append(tuple(group))

@@ -21,7 +21,11 @@ time, every decision taken before that step's dice:
   chain onto the rank and file (as shooting, FB-B6: a character in the unit is not hit); a
   heal (``kind = "heal"``: a friendly unit holding, within range, short of wounds) gives
   back the wounds ``restores`` rolls to its rank and file;
-  a unit that lost a quarter of its models in the phase tests for panic (FB-G4).
+  a unit that lost a quarter of its models in the phase tests for panic (FB-G4);
+* an augment or hex (FB-B30, :mod:`.spell_effects`) changes a unit in combat for the player
+  turn, or while it remains in play (FB-B31): the reactive side's dispel attempts at the
+  active side's spells in play come first in its phase (:func:`dispel_in_play`), then the
+  active side's at the reactive side's, with power dice (:func:`power_dispel_in_play`).
 
 A miscast (MG-5: wfb8 irresistible force, t9a1 overwhelming power not dispelled) ends the
 wizard's casting for the phase (MG-4 decision) and in t9a1 removes the dice used from the
@@ -44,6 +48,7 @@ from mathhammer.fantasy.battle.actions import (
     land_wounds,
     seen,
 )
+from mathhammer.fantasy.battle import spell_effects
 from mathhammer.fantasy.battle.state import DEAD, HOLD, BattleState
 from mathhammer.fantasy.battle.table import distance
 
@@ -57,7 +62,7 @@ SCRIPTED_DISPEL_CONFIDENCE = 0.85
 FAIL, PLAIN, OVERWHELMING, IRRESISTIBLE = range(4)
 # the battle's magic state (state.magic, a flat list: a copy is one list copy)
 (M_POWER, M_DISPEL, M_POWER_USED, M_DISPEL_USED, M_ROW, M_TARGET, M_DICE, M_KIND, M_TOTAL,
- M_TRIED, M_DONE, M_NO_DISPEL) = range(12)
+ M_TRIED, M_DONE, M_NO_DISPEL, M_IN_PLAY_TRIED, M_POWER_DISPEL) = range(14)
 
 
 @dataclass(frozen=True)
@@ -313,14 +318,18 @@ def heal_targets(plan, state: BattleState, u: int, reach: float) -> list[tuple[i
 
 
 def spell_targets(plan, state: BattleState, u: int, spell) -> list[tuple[int, float]]:
+    if spell_effects.is_effect(spell):  # FB-B30
+        return spell_effects.effect_targets(plan, state, u, spell)
     if spell.kind == HEAL:
         return heal_targets(plan, state, u, spell.range)
     return missile_targets(plan, state, u, spell.range)
 
 
 def candidates(plan, row) -> tuple[int, ...]:
-    """The units a row's spell may ever target: the enemy's (missile) or its own side's."""
-    return plan.sides[row.side] if row.spell.kind == HEAL else plan.sides[1 - row.side]
+    """The units a row's spell may ever target: the enemy's (missile, hex) or its own side's
+    (heal, augment)."""
+    own = row.spell.kind in (HEAL, spell_effects.AUGMENT)
+    return plan.sides[row.side] if own else plan.sides[1 - row.side]
 
 
 # ---- the options of each decision ----------------------------------------------------------------
@@ -387,7 +396,9 @@ def vocabulary(plan) -> list[tuple]:
 # ---- the one-step values (FB-B10, FB-B12) --------------------------------------------------------
 def missile_value(plan, state: BattleState, row: int, t: int) -> float:
     """The VP of the spell's expected unsaved wounds on t's rank and file (capped at what is
-    left), as a volley's (values.volley_value)."""
+    left), as a volley's (values.volley_value); an augment's or hex's: FB-B30's value."""
+    if spell_effects.is_effect(magic_of(plan).rows[row].spell):
+        return spell_effects.effect_value(plan, state, row, t)
     _n, _r, models, w = plan.units[t].bodies[0]
     heal = magic_of(plan).rows[row].spell.kind == HEAL
     room = state.wounds[t][0] if heal else models * w - state.wounds[t][0]
@@ -427,12 +438,14 @@ def best_cast(plan, state: BattleState, row: int, value: float, dice_max: int) -
                default=0.0)
 
 
-def rest_of_casting(plan, state: BattleState, row: int, power: int) -> float:
+def rest_of_casting(plan, state: BattleState, row: int, power: int,
+                    side: int | None = None) -> float:
     """One cast further: the best of the side's other spells still to try (their caster not
     done) with at most ``power`` dice, each at the enemy it does most to (range and sight
-    left out) — what the dice kept are worth (FB-B12)."""
+    left out) — what the dice kept are worth (FB-B12). The side is the row's, or ``side``
+    (FB-B31: power dice kept by a dispel of the other side's spell in play)."""
     mp = magic_of(plan)
-    side = mp.rows[row].side
+    side = mp.rows[row].side if side is None else side
     dice_max = min(power, mp.rules.max_casting_dice)
     if dice_max <= 0:
         return 0.0
@@ -491,6 +504,10 @@ def option_values(plan, state: BattleState, kind: str, options: list[Option]) ->
     r, t, total = m[M_ROW], m[M_TARGET], m[M_TOTAL]
     value = missile_value(plan, state, r, t)
     level = dispel_level(plan, state, 1 - mp.rows[r].side)
+    if m[M_POWER_DISPEL]:  # FB-B31: power dice at the other side's spell in play
+        return [p_dispel(mp.rules, o.extra, level, total) * value
+                + rest_of_casting(plan, state, r, m[M_POWER] - o.extra, 1 - mp.rows[r].side)
+                for o in options]
     return [p_dispel(mp.rules, o.extra, level, total) * value
             + rest_of_dispelling(plan, state, m[M_DISPEL] - o.extra) for o in options]
 
@@ -545,6 +562,7 @@ def scripted_dice(plan, row: int) -> int:
 def start(plan, state: BattleState, side: int) -> bool:
     """Roll the pools when the side has a wizard who may cast; else the phase is over."""
     mp = magic_of(plan)
+    spell_effects.new_phase(plan, state)  # FB-B30/B23: last turn's augments and hexes end
     n = len(mp.casters)
     if not any(c.side == side and wizard_ready(plan, state, c) and not state.engaged(c.unit)
                for c in mp.casters):
@@ -553,8 +571,10 @@ def start(plan, state: BattleState, side: int) -> bool:
     pairs, cum = mp.flow_table(channellers(plan, state, side), channellers(plan, state, 1 - side))
     power, dispel = pairs[draw_index(cum, state.rng)]
     done = tuple(c.side != side for c in mp.casters)
-    state.magic = [power, dispel, 0, 0, -1, -1, 0, FAIL, 0, (False,) * len(mp.rows), done,
-                   (False,) * n]
+    in_play = spell_effects.rows_in_play(state)  # FB-B31: not cast again while in play
+    tried = tuple(r in in_play for r in range(len(mp.rows)))
+    state.magic = [power, dispel, 0, 0, -1, -1, 0, FAIL, 0, tried, done, (False,) * n,
+                   (False,) * len(plan.units), False]
     return False
 
 
@@ -563,6 +583,14 @@ def cast_step(plan, state: BattleState, side: int, forced, decide) -> str:
     "over"."""
     mp = magic_of(plan)
     m = state.magic
+    t = spell_effects.next_in_play(plan, state, side, m[M_IN_PLAY_TRIED])
+    if t >= 0:  # FB-B31: first the other side may dispel each of this side's spells in play
+        dispel_in_play(plan, state, side, t, forced, decide)
+        return "next"
+    t = spell_effects.next_in_play(plan, state, 1 - side, m[M_IN_PLAY_TRIED])
+    if t >= 0:  # ... then this side each of the other side's, with power dice
+        power_dispel_in_play(plan, state, side, t, forced, decide)
+        return "next"
     for k in range(len(mp.casters)):
         if m[M_DONE][k]:
             continue
@@ -638,6 +666,69 @@ def dispel_step(plan, state: BattleState, side: int, forced, decide) -> None:
     _through(plan, state)
 
 
+def dispel_in_play(plan, state: BattleState, side: int, t: int, forced, decide) -> None:
+    """FB-B31: the other side's one attempt this phase at the spell in play on t, with its
+    dispel dice (MG-6, against the spell's casting value: MG-8)."""
+    mp = magic_of(plan)
+    m = state.magic
+    dice = 0
+    if dispel_dice_left(plan, state) > 0:
+        row = state.spell_on[t]
+        m[M_ROW], m[M_TARGET], m[M_TOTAL], m[M_KIND] = row, t, mp.rows[row].spell.cv, PLAIN
+        dice = decide(plan, state, 1 - side, dispel_options(plan, state), forced).extra
+    tried = list(m[M_IN_PLAY_TRIED])  # after the decision: a rollout replays this step
+    tried[t] = True
+    m[M_IN_PLAY_TRIED] = tuple(tried)
+    if not dice:
+        return
+    level = dispel_level(plan, state, 1 - side)
+    m[M_DISPEL] -= dice
+    m[M_DISPEL_USED] += dice
+    if state.rng.random() < p_dispel(mp.rules, dice, level, m[M_TOTAL]):
+        state.spell_on[t] = -1
+    elif level and mp.rules.failed_dispeller_stops:  # MG-6 wfb8
+        _dispeller_stops(plan, state, side, level)
+
+
+def power_dispel_in_play(plan, state: BattleState, side: int, t: int, forced, decide) -> None:
+    """FB-B31: the active side's one attempt this phase at the other side's spell in play on
+    t, with power dice (none, or 1 up to what it may still use) at the level of its best
+    wizard, against the spell's casting value (MG-8)."""
+    mp = magic_of(plan)
+    m = state.magic
+    dice = 0
+    top = power_dice_left(plan, state)
+    if top > 0:
+        row = state.spell_on[t]
+        m[M_ROW], m[M_TARGET], m[M_TOTAL], m[M_KIND] = row, t, mp.rows[row].spell.cv, PLAIN
+        m[M_POWER_DISPEL] = True
+        options = [Option(DISPEL, t, "no dispel", None, 0)]
+        options += [Option(DISPEL, t, f"dispel with {plural_dice(j)}", None, j)
+                    for j in range(1, top + 1)]
+        dice = decide(plan, state, side, options, forced).extra
+        m[M_POWER_DISPEL] = False
+    tried = list(m[M_IN_PLAY_TRIED])  # after the decision: a rollout replays this step
+    tried[t] = True
+    m[M_IN_PLAY_TRIED] = tuple(tried)
+    if not dice:
+        return
+    m[M_POWER] -= dice
+    m[M_POWER_USED] += dice
+    if state.rng.random() < p_dispel(mp.rules, dice, dispel_level(plan, state, side),
+                                     m[M_TOTAL]):
+        state.spell_on[t] = -1
+
+
+def _dispeller_stops(plan, state: BattleState, side: int, level: int) -> None:
+    mp = magic_of(plan)
+    m = state.magic
+    best = next(k for k, c in enumerate(mp.casters) if c.side == 1 - side
+                and c.level == level and wizard_ready(plan, state, c) and not m[M_NO_DISPEL][k])
+    flags = list(m[M_NO_DISPEL])
+    flags[best] = True
+    m[M_NO_DISPEL] = tuple(flags)
+
+
 def _through(plan, state: BattleState) -> None:
     m = state.magic
     row = m[M_ROW]
@@ -679,8 +770,15 @@ def _miscast(plan, state: BattleState, k: int, dice: int) -> None:
 
 def _goes_off(plan, state: BattleState, row: int, t: int) -> int:
     """The missile's unsaved wounds on t's rank and file, drawn from the chain's table (a
-    heal: the wounds restored to them)."""
-    if magic_of(plan).rows[row].spell.kind == HEAL:
+    heal: the wounds restored to them; an augment or hex: on t for the turn, FB-B30)."""
+    spell = magic_of(plan).rows[row].spell
+    if spell_effects.is_effect(spell):
+        spell_effects.goes_off(state, row, t)
+        tried = list(state.magic[M_IN_PLAY_TRIED])  # FB-B31: no second dispel this phase
+        tried[t] = True
+        state.magic[M_IN_PLAY_TRIED] = tuple(tried)
+        return 0
+    if spell.kind == HEAL:
         return _heal(plan, state, row, t)
     if not state.on_table(t):
         return 0
@@ -742,13 +840,18 @@ def kernel_tables(plan, shot_list, shot_dict) -> None:
             put(km.MK_DISPEL, dice * 16 + level,
                 [p_dispel(rules, dice, level, total) for total in range(km.TOTALS)])
     for r, row in enumerate(mp.rows):
+        effect = {spell_effects.AUGMENT: 1, spell_effects.HEX: 2}.get(row.spell.kind, 0)
         put(km.MK_ROW, r, [row.caster, row.unit, row.side, row.spell.cv, row.spell.range,
-                           scripted_dice(plan, r), int(row.spell.kind == HEAL)])
+                           scripted_dice(plan, r), int(row.spell.kind == HEAL), effect,
+                           int(row.spell.remains_in_play)])
         for d in range(1, maxcast + 1):
             put(km.MK_CAST, r * 16 + d, [(kind, total, q) for kind, total, q in
                                          mp.cast_table(r, d)])
         for t in candidates(plan, row):
-            put(km.MK_MISSILE, r * 256 + t, mp.missile_cdf(r, t))
+            if effect:  # FB-B30: what the spell on t is worth against each enemy
+                put(km.MK_EFFECT, r * 256 + t, spell_effects.effect_values(plan, r, t))
+            else:
+                put(km.MK_MISSILE, r * 256 + t, mp.missile_cdf(r, t))
     vocab = plan.vocabulary
     for (side, kind, u, label), index in vocab.items():
         if kind == CAST and label == "no cast":

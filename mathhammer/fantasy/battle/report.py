@@ -22,9 +22,11 @@ from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
-    "in the magic phase (FB-B12, wizards' magic missiles and heals are played): other spells "
-    "(other augments, hexes, remains in play), bound spells, the miscast table's effects other than wfb8's "
-    "Detonation (a miscast ends the wizard's casting; t9a1 also loses the dice used)",
+    "in the magic phase (FB-B12, wizards' magic missiles, heals, and augments and hexes on "
+    "WS, S, T, I, A in combat are played, FB-B30, remaining in play too, FB-B31): other "
+    "spells (augments and hexes on shooting, movement, Leadership, saves or re-rolls), bound "
+    "spells, the miscast table's effects other than wfb8's Detonation (a miscast ends the wizard's "
+    "casting; t9a1 also loses the dice used)",
     "t9a1 misfire rows with unverified effects (only a lost shot) and FB-WM1's assault party "
     "(a war machine's crew fight as a unit, FB-WM2)",
     "a pursuit or overrun reaching a fleeing enemy or one already in a combat (it stops short, "

@@ -32,7 +32,8 @@ class BattleState:
                  "reacted", "turn", "active", "rng", "kstate", "decisions", "first_values",
                  "hold_turn", "flee_from", "pc", "order", "pending", "phase_start_models",
                  "history", "done", "policies", "boxes", "silenced", "magic", "duel",
-                 "challenge_stage", "pursuit_charge")
+                 "challenge_stage", "pursuit_charge",
+                 "spell_on")
 
     def __init__(self, plan, rng: random.Random, kstate: np.ndarray):
         n = len(plan.units)
@@ -72,13 +73,15 @@ class BattleState:
         self.magic: list | None = None  # this magic phase's pools and flags (battle.magic)
         self.duel: list = [None] * n  # FB-B20: (body, foe unit, foe body, mode) of a challenge
         self.challenge_stage = None  # FB-B20: the challenge decisions of the combat in hand
+        self.spell_on = [-1] * n  # FB-B30: the augment / hex (spell row) on each unit this turn
         start_contacts(plan, self)
 
     def copy(self, rng: random.Random | None = None, kstate: np.ndarray | None = None) -> BattleState:
         new = object.__new__(BattleState)
         for name in ("x", "y", "theta", "status", "models", "contact", "fresh", "charged", "moved",
                      "marched", "frenzied", "breath_used", "standard_lost", "reacted",
-                     "hold_turn", "flee_from", "silenced", "pursuit_charge"):
+                     "hold_turn", "flee_from", "silenced", "pursuit_charge",
+                     "spell_on"):
             setattr(new, name, list(getattr(self, name)))
         new.wounds = [list(w) for w in self.wounds]
         new.turn, new.active = self.turn, self.active

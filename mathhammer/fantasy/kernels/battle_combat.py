@@ -20,6 +20,7 @@ from mathhammer.fantasy.kernels.battle_actions import (
 )
 from mathhammer.fantasy.kernels.battle_challenge import round_challenge
 from mathhammer.fantasy.kernels.battle_geometry import FRONT, face_segment
+from mathhammer.fantasy.kernels.battle_spells import MISS_EFFECTS, effects_code, spell_on
 from mathhammer.fantasy.kernels.battle_state import (
     DEAD,
     F_BSB_RANGE,
@@ -140,18 +141,18 @@ def orient(B, S, members, count, order):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _lookup(B, order, n, n_a, st):
+def _lookup(B, order, n, n_a, st, g):
     anyone = False
     for k in range(n):
         u = order[k]
         if st[u, ST_CHARGED] == 1 and st[u, ST_FRESH] == 1:
             anyone = True
     fights, arrangements = B.fights, B.arrangements
-    code = fight_code(order, n, n_a, st, True)
+    code = effects_code(fight_code(order, n, n_a, st, True), order, n, g)  # FB-B30
     if code in fights:
         return fights[code]
     if not anyone:
-        code = fight_code(order, n, n_a, st, False)
+        code = effects_code(fight_code(order, n, n_a, st, False), order, n, g)
         if code in arrangements:
             return arrangements[code]
     return -1
@@ -164,7 +165,7 @@ def combat_round(B, S, members, count, res):
     st, wounds = S.ust, S.wounds
     order = np.empty(count, np.int64)
     n_a = orient(B, S, members, count, order)
-    index = _lookup(B, order, count, n_a, st)
+    index = _lookup(B, order, count, n_a, st, S.g)
     if index < 0:
         miss = B.miss
         miss[:] = -1
@@ -175,6 +176,7 @@ def combat_round(B, S, members, count, res):
             miss[4 + 4 * k] = st[u, ST_CT]
             miss[5 + 4 * k] = st[u, ST_CF] if st[u, ST_CT] >= 0 else 0
             miss[6 + 4 * k] = 1 if (st[u, ST_CHARGED] == 1 and st[u, ST_FRESH] == 1) else 0
+            miss[MISS_EFFECTS + k] = spell_on(S.g, u) + 1  # FB-B30: its augment or hex
         if not missed(B):
             return MISS
         # the probe's placeholder: a round where nobody is hurt (next round: not fresh)

@@ -45,6 +45,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     R_POLICY_A,
     R_POLICY_B,
     SCRIPTED,
+    ST_CT,
     ST_MODELS,
     ST_PSM,
     ST_STATUS,
@@ -56,6 +57,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     on_the_table,
     unit_alive,
 )
+from mathhammer.fantasy.kernels.battle_spells import G_SPELL, MAX_UNITS, spell_on
 from mathhammer.fantasy.kernels.battle_values import greedy_choice
 from mathhammer.kernels.dice import uniform
 
@@ -63,16 +65,19 @@ MAGIC, SHOOT = 6, 7  # the phases of kernels.battle (FB-B3)
 #: the magic phase's slots after the battle's globals: S.g[G_MAGIC + M_*]
 G_MAGIC = NG
 (M_POWER, M_DISPEL, M_POWER_USED, M_DISPEL_USED, M_ROW, M_TARGET, M_DICE, M_KIND, M_TOTAL,
- M_TRIED, M_DONE, M_NO_DISPEL) = range(12)
+ M_TRIED, M_DONE, M_NO_DISPEL, M_IN_PLAY_TRIED, M_POWER_DISPEL) = range(14)
+# M_IN_PLAY_TRIED: a bit per unit; M_POWER_DISPEL: 1 while power dice dispel (FB-B31)
 N_MAGIC = 16
 # table kinds (mcode): the phase's numbers, a wizard, a spell, flow, cast, dispel, missile,
-# the decisions' vocabulary (a cast, no cast, dice, a dispel) and a unit's scripted orders
+# the decisions' vocabulary (a cast, no cast, dice, a dispel) and a unit's scripted orders;
+# an augment's or hex's value per enemy (FB-B30)
 (MK_INFO, MK_CASTER, MK_ROW, MK_FLOW, MK_CAST, MK_DISPEL, MK_MISSILE, MK_VCAST, MK_VNOCAST,
- MK_VDICE, MK_VDISPEL, MK_ORDERS, MK_MISCAST) = range(1, 14)
+ MK_VDICE, MK_VDISPEL, MK_ORDERS, MK_MISCAST, MK_EFFECT) = range(1, 15)
 (I_CASTERS, I_ROWS, I_MAXCAST, I_DISPEL_CAP, I_MAX_POWER_USED, I_MAX_DISPEL_USED,
  I_FAILED_CASTER_STOPS, I_FAILED_DISPELLER_STOPS, I_MISCAST_REMOVES, I_PLAYED) = range(10)
 C_UNIT, C_BODY, C_SIDE, C_LEVEL = range(4)
-R_CASTER, R_UNIT, R_SIDE, R_CV, R_RANGE, R_SCRIPTED_DICE, R_HEAL = range(7)
+R_CASTER, R_UNIT, R_SIDE, R_CV, R_RANGE, R_SCRIPTED_DICE, R_HEAL, R_EFFECT, R_IN_PLAY = range(9)
+AUGMENT, HEX = 1, 2  # R_EFFECT (FB-B30; 0: a missile or heal)
 FAIL, PLAIN, OVERWHELMING, IRRESISTIBLE = range(4)
 TOTALS = 96  # dispel tables' casting totals 0..95 (the highest a cast reaches is ~50)
 SCRIPTED_DISPEL_CONFIDENCE = 0.85  # battle.magic's
@@ -194,8 +199,57 @@ def heal_targets(B, S, u, reach, out_t, out_gap):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def effect_targets(B, S, u, reach, kind, out_t, out_gap):
+    """Units an augment (kind AUGMENT) or hex from u may target (battle.spell_effects)."""
+    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
+    pos, st = S.pos, S.ust
+    me, them = np.zeros(7), np.zeros(7)
+    box(ui, uf, pos, st, u, me)
+    s = ui[u, UI_SIDE] if kind == AUGMENT else 1 - ui[u, UI_SIDE]
+    n = 0
+    for i in range(nside[s]):
+        t = sides[s, i]
+        if st[t, ST_STATUS] != HOLD or spell_on(S.g, t) >= 0 or not engaged(st, t):
+            continue
+        gap = 0.0
+        if t != u:
+            box(ui, uf, pos, st, t, them)
+            gap = box_distance(me, them, B.cp, B.cq)
+        if gap <= reach:
+            out_t[n], out_gap[n] = t, gap
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def is_heal(B, r):
     return int(table(B, MK_ROW, r)[R_HEAL]) == 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def effect_kind(B, r):
+    return int(table(B, MK_ROW, r)[R_EFFECT])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def effect_value(B, S, r, t):
+    """battle.spell_effects.effect_value: the spell's value per enemy in contact with t,
+    summed in unit order, never below 0."""
+    st = S.ust
+    if st[t, ST_STATUS] != HOLD or (spell_on(S.g, t) >= 0 and spell_on(S.g, t) != r):
+        return 0.0
+    values = table(B, MK_EFFECT, r * 256 + t)
+    total = 0.0
+    found = False
+    for e in range(st.shape[0]):
+        if B.ui[e, UI_SIDE] == B.ui[t, UI_SIDE] or st[e, ST_STATUS] != HOLD:
+            continue
+        if st[e, ST_CT] == t or (st[t, ST_CT] == e and st[t, ST_STATUS] == HOLD):
+            total += values[e]
+            found = True
+    if not found:
+        return 0.0
+    return max(0.0, total)
 
 
 # ---- values (battle.magic's one-step values) -----------------------------------------------------
@@ -208,6 +262,8 @@ def p_dispel(B, dice, level, total):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def missile_value(B, S, r, t):
+    if effect_kind(B, r) != 0:  # FB-B30
+        return effect_value(B, S, r, t)
     bodies = B.bodies
     heal = is_heal(B, r)
     room = S.wounds[t, 0] if heal else bodies[t, 0, B_MODELS] * bodies[t, 0, B_W] - S.wounds[t, 0]
@@ -253,7 +309,7 @@ def best_cast(B, S, r, value, dice_max):
 def top_value(B, S, r, side):
     """The most the spell of row r does to one of its candidates (battle.magic.candidates)."""
     sides, nside = B.sides, B.nside
-    s = side if is_heal(B, r) else 1 - side
+    s = side if is_heal(B, r) or effect_kind(B, r) == AUGMENT else 1 - side
     top = 0.0
     for i in range(nside[s]):
         t = sides[s, i]
@@ -273,8 +329,13 @@ def other_row_open(B, S, r, row, side):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def rest_of_casting(B, S, row, power):
+    return rest_of_casting_for(B, S, row, power, int(table(B, MK_ROW, row)[R_SIDE]))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def rest_of_casting_for(B, S, row, power, side):
+    """battle.magic.rest_of_casting with its ``side``."""
     info = table(B, MK_INFO, 0)
-    side = int(table(B, MK_ROW, row)[R_SIDE])
     dice_max = min(power, int(info[I_MAXCAST]))
     if dice_max <= 0:
         return 0.0
@@ -355,6 +416,11 @@ def magic_values(B, S, kind, n, out):
         return OK
     side = int(table(B, MK_ROW, row)[R_SIDE])
     level = dispel_level(B, S, 1 - side)
+    if g[G_MAGIC + M_POWER_DISPEL] == 1:  # FB-B31: power dice at the other side's spell
+        for j in range(n):
+            out[j] = p_dispel(B, j, level, g[G_MAGIC + M_TOTAL]) * value \
+                + rest_of_casting_for(B, S, row, g[G_MAGIC + M_POWER] - j, 1 - side)
+        return OK
     for j in range(n):
         out[j] = p_dispel(B, j, level, g[G_MAGIC + M_TOTAL]) * value \
             + rest_of_dispelling(B, S, g[G_MAGIC + M_DISPEL] - j)
@@ -467,6 +533,7 @@ def _start(B, S, side):
     """The pools (MG-1..MG-3) when the side has a wizard who may cast; True: no phase."""
     info = table(B, MK_INFO, 0)
     g = S.g
+    _new_phase(B, S)  # FB-B30/B23: the last player turn's augments and hexes end
     n = int(info[I_CASTERS])
     any_caster = False
     for k in range(n):
@@ -490,7 +557,115 @@ def _start(B, S, side):
         if int(table(B, MK_CASTER, q)[C_SIDE]) != side:
             done |= 1 << q
     g[G_MAGIC + M_DONE] = done
+    tried = 0  # FB-B31: a spell in play is not cast again
+    for u in range(min(S.ust.shape[0], MAX_UNITS)):
+        if spell_on(g, u) >= 0:
+            tried |= 1 << spell_on(g, u)
+    g[G_MAGIC + M_TRIED] = tried
     return False
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _new_phase(B, S):
+    """battle.spell_effects.new_phase: spells end, but one that remains in play while its
+    caster lives."""
+    g = S.g
+    for u in range(min(S.ust.shape[0], MAX_UNITS)):
+        row = spell_on(g, u)
+        if row < 0:
+            continue
+        r = table(B, MK_ROW, row)
+        c = table(B, MK_CASTER, int(r[R_CASTER]))
+        if not (int(r[R_IN_PLAY]) == 1
+                and body_alive(B.bodies, int(c[C_UNIT]), int(c[C_BODY]), S.wounds)):
+            g[G_SPELL + u] = 0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _next_in_play(B, S, side):
+    """battle.spell_effects.next_in_play: a unit under a spell of side's in play, untried."""
+    g = S.g
+    for u in range(min(S.ust.shape[0], MAX_UNITS)):
+        row = spell_on(g, u)
+        if row >= 0 and (g[G_MAGIC + M_IN_PLAY_TRIED] >> u) & 1 == 0 \
+                and int(table(B, MK_ROW, row)[R_SIDE]) == side \
+                and int(table(B, MK_ROW, row)[R_IN_PLAY]) == 1:
+            return u
+    return -1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _dispel_in_play(B, S, side, t, forced, mode):
+    """battle.magic.dispel_in_play: the other side's one attempt at the spell on t (1 or NEED)."""
+    info = table(B, MK_INFO, 0)
+    g = S.g
+    n = dispel_dice_left(B, S) + 1
+    dice = 0
+    if n > 1:
+        row = spell_on(g, t)
+        g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET] = row, t
+        g[G_MAGIC + M_TOTAL] = int(table(B, MK_ROW, row)[R_CV])
+        g[G_MAGIC + M_KIND] = PLAIN
+        if forced >= 0:
+            dice = forced
+        elif wants_rollouts(B, 1 - side, K_DISPEL, n, mode):
+            return need(B, 1 - side, K_DISPEL, t, n)
+        else:
+            dice = choose_dispel(B, S, 1 - side, n)
+        count(B, mode, n, MK_VDISPEL, ((1 - side) * 64 + t) * 16 + dice)
+    g[G_MAGIC + M_IN_PLAY_TRIED] |= 1 << t  # after the decision: a rollout replays the step
+    if dice > 0:
+        level = dispel_level(B, S, 1 - side)
+        g[G_MAGIC + M_DISPEL] -= dice
+        g[G_MAGIC + M_DISPEL_USED] += dice
+        if uniform(S.kstate) < p_dispel(B, dice, level, g[G_MAGIC + M_TOTAL]):
+            g[G_SPELL + t] = 0
+        elif level > 0 and int(info[I_FAILED_DISPELLER_STOPS]) == 1:
+            _dispeller_stops(B, S, side, level)
+    return 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _power_dispel_in_play(B, S, side, t, forced, mode):
+    """battle.magic.power_dispel_in_play: the active side's attempt at the other side's spell
+    on t with power dice (1 or NEED)."""
+    g = S.g
+    n = power_dice_left(B, S) + 1
+    dice = 0
+    if n > 1:
+        row = spell_on(g, t)
+        g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET] = row, t
+        g[G_MAGIC + M_TOTAL] = int(table(B, MK_ROW, row)[R_CV])
+        g[G_MAGIC + M_KIND] = PLAIN
+        g[G_MAGIC + M_POWER_DISPEL] = 1
+        if forced >= 0:
+            dice = forced
+        elif wants_rollouts(B, side, K_DISPEL, n, mode):
+            return need(B, side, K_DISPEL, t, n)
+        else:
+            dice = choose_dispel(B, S, side, n)
+        g[G_MAGIC + M_POWER_DISPEL] = 0
+        count(B, mode, n, MK_VDISPEL, (side * 64 + t) * 16 + dice)
+    g[G_MAGIC + M_IN_PLAY_TRIED] |= 1 << t  # after the decision: a rollout replays the step
+    if dice > 0:
+        g[G_MAGIC + M_POWER] -= dice
+        g[G_MAGIC + M_POWER_USED] += dice
+        if uniform(S.kstate) < p_dispel(B, dice, dispel_level(B, S, side),
+                                        g[G_MAGIC + M_TOTAL]):
+            g[G_SPELL + t] = 0
+    return 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _dispeller_stops(B, S, side, level):
+    info = table(B, MK_INFO, 0)
+    g = S.g
+    for k in range(int(info[I_CASTERS])):
+        c = table(B, MK_CASTER, k)
+        if int(c[C_SIDE]) == 1 - side and int(c[C_LEVEL]) == level \
+                and wizard_ready(B, S, k) and (g[G_MAGIC + M_NO_DISPEL] >> k) & 1 == 0:
+            g[G_MAGIC + M_NO_DISPEL] |= 1 << k
+            break
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -498,6 +673,12 @@ def _cast_step(B, S, side, forced, mode):
     """1: a wizard picked a spell (next: its dice, 2), or none (1); 0: the phase is over."""
     info = table(B, MK_INFO, 0)
     g = S.g
+    t = _next_in_play(B, S, side)
+    if t >= 0:  # FB-B31: first the other side may dispel each of this side's spells in play
+        return _dispel_in_play(B, S, side, t, forced, mode)
+    t = _next_in_play(B, S, 1 - side)
+    if t >= 0:  # ... then this side each of the other side's, with power dice
+        return _power_dispel_in_play(B, S, side, t, forced, mode)
     n_rows = int(info[I_ROWS])
     size = 1 + n_rows * B.ui.shape[0]
     rows = np.full(size, -1, np.int64)
@@ -515,7 +696,10 @@ def _cast_step(B, S, side, forced, mode):
                 row = table(B, MK_ROW, r)
                 if int(row[R_CASTER]) != k or (g[G_MAGIC + M_TRIED] >> r) & 1 == 1:
                     continue
-                if int(row[R_HEAL]) == 1:
+                if int(row[R_EFFECT]) != 0:  # FB-B30
+                    m = effect_targets(B, S, u, row[R_RANGE], int(row[R_EFFECT]), found_t,
+                                       found_gap)
+                elif int(row[R_HEAL]) == 1:
                     m = heal_targets(B, S, u, row[R_RANGE], found_t, found_gap)
                 else:
                     m = missile_targets(B, S, u, row[R_RANGE], found_t, found_gap)
@@ -658,6 +842,11 @@ def _miscast(B, S, k, dice):
 def _goes_off(B, S, row, t):
     bodies, ui = B.bodies, B.ui
     st, wounds = S.ust, S.wounds
+    if effect_kind(B, row) != 0:  # FB-B30: on t for the rest of the player turn
+        if st[t, ST_STATUS] == HOLD:
+            S.g[G_SPELL + t] = row + 1
+            S.g[G_MAGIC + M_IN_PLAY_TRIED] |= 1 << t  # FB-B31: no second dispel this phase
+        return
     if is_heal(B, row):  # FB-B12: wounds back to the rank and file
         if st[t, ST_STATUS] != HOLD or wounds[t, 0] <= 0:
             return

@@ -58,7 +58,8 @@ NST = 21
 # issues, 2 the answer to G_CU's body G_CB at unit G_CV)
 G_CSTAGE, G_CU, G_CB, G_CV = range(12, 16)
 NG = 16
-G_EXTRA = 16  # slots after the globals: the magic phase's (kernels.battle_magic.G_MAGIC)
+G_EXTRA = 16 + 64  # slots after the globals: the magic phase's (kernels.battle_magic.G_MAGIC),
+# then each unit's augment or hex this turn (kernels.battle_spells.G_SPELL, FB-B30)
 # ---- rules and settings ------------------------------------------------------------------------
 (R_INSANE, R_RALLY_DOUBLE_ONE, R_GENERAL_ON, R_BSB_ON, R_SAS_MOVEMENT, R_SHOOT_RANKS,
  R_MARCH_MULT, R_TURNS, R_FIRST, R_POLICY_A, R_POLICY_B, R_ROLLOUTS, R_HALF_FAILED,
