@@ -116,10 +116,10 @@ def test_best_response_plays_challenge_decisions(tmp_path):
 
 def test_a_pairing_compiled_once_gives_each_challenge_its_own_value(tmp_path, monkeypatch):
     """Greedy's challenge values (FB-B10, FB-B20) compile a pairing once for all its
-    challenges (values._challenge_fight: only the challenge row differs): every value equals
-    the one from compiling the fight with that very challenge, bit for bit, whatever the
-    order they are asked in."""
-    from mathhammer.fantasy.battle import values
+    challenges (combat_values._challenge_fight: only the challenge row differs): every value
+    equals the one from compiling the fight with that very challenge, bit for bit, whatever
+    the order they are asked in."""
+    from mathhammer.fantasy.battle import combat_values
     from mathhammer.fantasy.battle.challenge_values import exact_challenge_value
     from mathhammer.fantasy.battle.challenges import able_bodies
     from mathhammer.fantasy.battle.runner import Recipe, build_plan
@@ -146,6 +146,6 @@ def test_a_pairing_compiled_once_gives_each_challenge_its_own_value(tmp_path, mo
         return compile_fight((sides[0],), (sides[1],), charger="a" if charged else None,
                              ruleset=p.rules, challenge=challenge)
 
-    monkeypatch.setattr(values, "_challenge_fight", compiled_with_the_challenge)
+    monkeypatch.setattr(combat_values, "_challenge_fight", compiled_with_the_challenge)
     assert values_of(build_plan(recipe)) == shared
     assert len(set(shared)) > 1  # the challenges' values differ: the row is not lost

@@ -4,8 +4,8 @@
 flat arrays of :mod:`mathhammer.fantasy.kernels.battle_state` and plays chunks of battles with
 :func:`mathhammer.fantasy.kernels.battle_play.play_chunk`. The kernel looks every exact table up:
 a compiled combat arrangement (:func:`mathhammer.fantasy.combat.fight.compile_fight`), a greedy
-value (:func:`mathhammer.fantasy.battle.values._combat_value`, the combat engine's exact
-round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
+value (:func:`mathhammer.fantasy.battle.combat_values._combat_value`, the combat engine's
+exact round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
 chain). When one is missing, the kernel's probe pass queues it and plays the battle on with
 a placeholder (kernels.battle_state.missed), so one pass finds every table the step —
 its rollouts included — asks for, and stops there (RESUME; without probing, greedy: the one
@@ -183,7 +183,7 @@ class KernelBattle:
         if kind == ks.MISS_FIGHT:
             self._fight(miss)
         elif kind == ks.MISS_VALUE:
-            from mathhammer.fantasy.battle.values import _combat_value
+            from mathhammer.fantasy.battle.combat_values import _combat_value
             from mathhammer.fantasy.kernels.battle_values import value_code
 
             _k, u, t, face, charged, mu, mt = miss[:7]

@@ -49,6 +49,7 @@ from mathhammer.fantasy.battle.actions import (
     seen,
 )
 from mathhammer.fantasy.battle import spell_effects
+from mathhammer.fantasy.battle.combat_values import vp_per_wound
 from mathhammer.fantasy.battle.state import DEAD, HOLD, BattleState
 from mathhammer.fantasy.battle.table import distance
 
@@ -410,12 +411,6 @@ def missile_value(plan, state: BattleState, row: int, t: int) -> float:
         mean += min(k, room) * (c - prev)
         prev = c
     return mean * vp_per_wound(plan, t)
-
-
-def vp_per_wound(plan, u: int) -> float:
-    """values.vp_per_wound (values imports phases, which imports this module)."""
-    total = sum(models * w for _n, _r, models, w in plan.units[u].bodies)
-    return plan.units[u].points / max(total, 1)
 
 
 def p_goes_off(plan, state: BattleState, row: int, dice: int) -> float:

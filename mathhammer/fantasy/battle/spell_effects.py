@@ -32,6 +32,12 @@ MISS_EFFECTS = 40
 MISS_WIDTH = 48
 
 
+def _magic(plan):
+    """The plan's magic (magic.magic_of built it before any spell could go off; read here
+    without importing the magic phase, which imports this module)."""
+    return plan.magic
+
+
 def is_effect(spell) -> bool:
     return spell.kind in EFFECT_KINDS
 
@@ -64,23 +70,19 @@ def modified_side(side, modifiers: dict):
 
 def effect_side(plan, u: int, row: int):
     """Unit u's combat side under spell ``row`` of the plan's magic (cached in the plan)."""
-    from mathhammer.fantasy.battle.magic import magic_of
-
     cache = plan.__dict__.setdefault("_effect_sides", {})
     side = cache.get((u, row))
     if side is None:
-        spell = magic_of(plan).rows[row].spell
+        spell = _magic(plan).rows[row].spell
         side = cache[(u, row)] = modified_side(plan.units[u].combat_side, dict(spell.modifiers))
     return side
 
 
 def modifiers_key(plan, row: int) -> tuple:
     """What a compiled fight of a unit under spell ``row`` depends on beyond the unit."""
-    from mathhammer.fantasy.battle.magic import magic_of
-
     if row < 0:
         return ()
-    return tuple(sorted(magic_of(plan).rows[row].spell.modifiers.items()))
+    return tuple(sorted(_magic(plan).rows[row].spell.modifiers.items()))
 
 
 def side_in_fight(plan, state, u: int):
@@ -92,18 +94,17 @@ def side_in_fight(plan, state, u: int):
 def effect_values(plan, row: int, t: int) -> tuple[float, ...]:
     """Per enemy e of t: what the spell of ``row`` on t is worth to the caster's side in VP
     if t fights e — the exact one-round combat value of t against e's front (both at full
-    strength, nobody charging; values._combat_value) with the modifiers, less without;
+    strength, nobody charging; combat_values._combat_value) with the modifiers, less without;
     a hex's the negative. Zero for units that are not t's enemies. Cached in the plan."""
-    from mathhammer.fantasy.battle.magic import magic_of
     from mathhammer.fantasy.battle.table import FRONT
-    from mathhammer.fantasy.battle.values import _combat_value
+    from mathhammer.fantasy.battle.combat_values import _combat_value
 
     cache = plan.__dict__.setdefault("_effect_values", {})
     key = (row, t)
     values = cache.get(key)
     if values is not None:
         return values
-    mp = magic_of(plan)
+    mp = _magic(plan)
     spell = mp.rows[row].spell
     sign = 1.0 if spell.kind == AUGMENT else -1.0
     units = list(plan.units)
@@ -122,7 +123,7 @@ def effect_values(plan, row: int, t: int) -> tuple[float, ...]:
 
 
 class _PlanView:
-    """The plan as values._combat_value reads it (units and rules), with other units."""
+    """The plan as combat_values._combat_value reads it (units and rules), with other units."""
 
     def __init__(self, plan, units):
         self.units = units
@@ -165,9 +166,7 @@ def effect_targets(plan, state, u: int, spell) -> list[tuple[int, float]]:
 def new_phase(plan, state) -> None:
     """A new magic phase: last turn's spells are over (FB-B30: for the player turn), but one
     that remains in play while its caster lives (FB-B31: a slain caster's ends now)."""
-    from mathhammer.fantasy.battle.magic import magic_of
-
-    mp = magic_of(plan)
+    mp = _magic(plan)
     for t, row in enumerate(state.spell_on):
         if row < 0:
             continue
@@ -185,9 +184,7 @@ def next_in_play(plan, state, side: int, tried) -> int:
     """FB-B31: the next unit (in unit order) carrying a spell of ``side``'s that remains in
     play, from an earlier phase, that the other side has not tried to dispel this phase
     (a spell cast this phase is marked tried: its dispel was at its cast), or -1."""
-    from mathhammer.fantasy.battle.magic import magic_of
-
-    rows = magic_of(plan).rows
+    rows = _magic(plan).rows
     for t, row in enumerate(state.spell_on):
         if row >= 0 and not tried[t] and rows[row].side == side \
                 and rows[row].spell.remains_in_play:
