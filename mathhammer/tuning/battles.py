@@ -173,11 +173,12 @@ class Runner:
         #: CPU-seconds of work left in a call (at the measured cost per battle) from which
         #: helpers are started: a helper's start-up (imports, kernels from the cache) ~1 s
         self.pool_from_seconds = 2.0
-        self.split = True  # cut calls of fewer jobs than processes (measured: _split)
+        self.split = True  # cut calls of few jobs into runs of battles (_split, PIECES)
         self._pool = None
         self._client = None
         self._cost = [0.0, 0]  # CPU-seconds and battles played here (this process)
-        self._log: list[tuple[Any, Any]] = []  # every small table of the run, in arrival order
+        # every small table of the run, in arrival order (the store's own objects: no copies)
+        self._log: list[tuple[Any, Any]] = []
         self._logged: set = set()
         self._seen: dict[int, int] = {}  # helper pid -> log entries it has (sent or its own)
         self._carrying = False
