@@ -49,7 +49,7 @@ def _option(flag: str, default):
 
 
 def _cli(args: list[str], shared: bool) -> tuple[float, float, dict]:
-    """(wall s, CPU s of the process — not of a pool's workers —, its JSON) of one
+    """(wall s, CPU s of the process — not of its helper processes —, its JSON) of one
     ``mathhammer`` run in a fresh process; ``shared`` False: every plan builds its own exact tables (the baseline,
     MATHHAMMER_SHARED_TABLES=0)."""
     import json
@@ -83,8 +83,8 @@ def fantasy_rows(battles: int) -> list[tuple]:
                  f"{wall:.1f} s (P(win) {100 * p['value']:.1f} ± {100 * p['se']:.1f}%)",
                  f"{wall0:.1f} s without shared tables ({same})", "<= 30 s",
                  "pass" if wall <= 30 and same == "same answer" else "MISS"))
-    # the work in CPU-seconds (a pool's workers are the forkserver's children: not counted
-    # by getrusage), on one process at a fifth of the battles
+    # the work in CPU-seconds (the helpers are the forkserver's children: not counted by
+    # getrusage), on one process at a fifth of the battles
     fifth = max(10, battles // 5)
     one = [*score[:score.index("--battles")], "--battles", str(fifth), "--workers", "1",
            "--seed", "2"]
@@ -102,9 +102,9 @@ def fantasy_rows(battles: int) -> list[tuple]:
     rate, rate0 = lists / wall * 60, lists0 / wall0 * 60
     rows.append(("Fantasy tune on battles at the screening fidelity (40 battles per meta list, "
                  f"{FANTASY_LIST} options vs wfb8_battle_lines, 2 workers, fresh process)",
-                 f"{rate:,.0f} lists/min ({lists} lists, {wall:.1f} s, {cpu:.1f} CPU-s: "
-                 f"{lists / cpu * 60:,.0f} lists per CPU-min; its screening calls are under "
-                 "the pool's 400 battles: one process)",
+                 f"{rate:,.0f} lists/min ({lists} lists, {wall:.1f} s, {cpu:.1f} CPU-s of "
+                 "this process; a helper process plays beside it once the work left is worth "
+                 "it: its CPU is not counted here)",
                  f"{rate0:,.0f} lists/min ({lists0} lists, {wall0:.1f} s, {cpu0:.1f} CPU-s) "
                  f"without shared tables ({same})", ">= 100 lists/min",
                  "pass" if rate >= 100 and same == "same answer" else "MISS"))

@@ -69,6 +69,41 @@ def test_a_units_signature_is_what_it_is_not_where_it_stands():
     assert shared_tables.unit_signature(replace(units[0], points=units[0].points + 1)) != sig[0]
 
 
+SIGNATURES = """
+import pickle, sys
+from mathhammer.fantasy.battle import shared_tables
+from mathhammer.fantasy.battle.army import battle_units
+from mathhammer.fantasy.rules.ruleset import load_ruleset
+from mathhammer.lists import load_list
+army, enemy = (load_list(name) for name in ("wfb8_empire_battle", "wfb8_orcs_battle"))
+if sys.argv[1] == "pickled":  # as a pool's worker receives them
+    army, enemy = pickle.loads(pickle.dumps((army, enemy)))
+rules = load_ruleset("wfb8")
+units = battle_units(army, enemy, rules)
+print(shared_tables.rules_signature(rules).hex(),
+      *(shared_tables.unit_signature(u).hex() for u in units))
+"""
+
+
+def test_signatures_are_the_same_in_every_process():
+    """Issue 32: a table carried to another process is found there only if its key is the same:
+    a list unpickled in a pool's worker (other objects, another str hash salt) gets the same
+    unit and ruleset signatures (a plain pickle's bytes differed: memo, set order)."""
+    import os
+    import subprocess
+    import sys
+
+    def signatures(how: str, salt: str) -> list[str]:
+        env = {**os.environ, "PYTHONHASHSEED": salt}
+        done = subprocess.run([sys.executable, "-c", SIGNATURES, how], env=env, check=True,
+                              capture_output=True, text=True)
+        return done.stdout.split()
+
+    here = signatures("loaded", "1")
+    assert len(here) == 13 and len(set(here[1:])) > 2  # units that differ, differ
+    assert signatures("pickled", "2") == here
+
+
 def test_small_tables_travel_between_processes_and_fights_stay():
     """A pool's worker hands back the values it built (once), not its compiled fights; another
     process takes them as its own."""

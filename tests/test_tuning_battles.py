@@ -176,6 +176,13 @@ def test_local_pool_and_dask_play_the_same_battles():
         book.fill([army], 30)
         book.fill([army], 60)  # the book extends: battles 30..59 only
         books.append(book)
+        # one job is cut over this process and a helper (tb._split): the same battles
+        job = ("warmachine", tb._canonical(army), meta.lists[0], book.seeds[0], 0, 60, "greedy",
+               "greedy", None)
+        [cut] = pool.run([job])
+        assert pool._pool is not None
+        assert np.array_equal(cut[0], inline.outcomes(army, 0, 60)[0])
+        assert np.array_equal(cut[1], inline.outcomes(army, 0, 60)[1])
     finally:
         pool.close()
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
@@ -193,6 +200,14 @@ def test_local_pool_and_dask_play_the_same_battles():
         for other in books[1:]:
             got = other.outcomes(army, i, 60)
             assert np.array_equal(first[0], got[0]) and np.array_equal(first[1], got[1])
+
+
+def test_a_cut_job_plays_each_of_its_battles_once():
+    job = ("g", "army", "enemy", 5, 30, 45, "greedy", "greedy", None)
+    pieces, owner = tb._split([job, job[:4] + (0, 12) + job[6:]], 3)
+    assert owner == [0, 0, 0, 1]  # 12 battles: no piece under tb.SMALLEST
+    assert [(p[4], p[5]) for p in pieces] == [(30, 15), (45, 15), (60, 15), (0, 12)]
+    assert all(p[:4] == job[:4] and p[6:] == job[6:] for p in pieces)
 
 
 def test_tune_on_battles_is_never_worse_than_the_input_and_prints_a_clean_table():

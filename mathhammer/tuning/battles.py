@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,6 +32,10 @@ from mathhammer.tuning.meta import list_and_meta
 DEFAULT_BATTLES = 1000  # per list of the meta (score, diff)
 MAX_BATTLES = 1_000_000
 BLOCK = 50  # battles per job handed to a worker
+SMALLEST = 10  # battles: a job is never cut finer (Runner: one pairing over both cores)
+#: a call is cut into at least this many pieces per process (when helpers may play it): the
+#: processes swap the tables they built after every piece, so less is built twice
+PIECES = 4
 MODELS = ("battle", "cells")
 
 
@@ -110,13 +115,29 @@ def _play(job: tuple) -> Any:
                 err.fix)
 
 
-def _play_carrying(job: tuple, tables: Any) -> tuple[Any, Any]:
-    """:func:`_play` in a pool's worker: it first takes the tables other workers built, and
-    hands back those it built (the game's ``battle_tables_in``/``battle_tables_out``)."""
+def _play_carrying(job: tuple, tables: Any) -> tuple[Any, Any, int]:
+    """:func:`_play` in a pool's worker: it first takes the tables the run built elsewhere that
+    it may lack, and hands back those it built (the game's ``battle_tables_in``/``_out``) and
+    which process it is (the run sends it only what it has not seen)."""
     game = games.get(job[0])
     game.battle_tables_in(tables)
     part = _play(job)
-    return part, game.battle_tables_out()
+    return part, game.battle_tables_out(), os.getpid()
+
+
+def _split(jobs: list[tuple], pieces: int) -> tuple[list[tuple], list[int]]:
+    """Each job cut into ``pieces`` runs of its battles (at least :data:`SMALLEST` each), and
+    the job each piece belongs to: battle j draws from its own stream, so any cut plays the
+    same battles."""
+    out, owner = [], []
+    for k, job in enumerate(jobs):
+        start, count = job[4], job[5]
+        n = max(1, min(pieces, count // SMALLEST))
+        edges = [start + count * i // n for i in range(n + 1)]
+        for a, b in zip(edges, edges[1:]):
+            out.append(job[:4] + (a, b - a) + job[6:])
+            owner.append(k)
+    return out, owner
 
 
 def _unwrap(part: Any) -> Any:
@@ -130,7 +151,16 @@ def _unwrap(part: Any) -> Any:
 
 class Runner:
     """Runs blocks of battles: here, on local worker processes, or on a Dask cluster. One
-    runner serves a whole search (its processes start once); close it when done."""
+    runner serves a whole search (its processes start once); close it when done.
+
+    Locally with ``workers`` > 1 this process plays too, from the front of the jobs, and
+    ``workers`` − 1 helper processes from the back (issue 32: the process that already holds
+    the run's tables keeps working, one process fewer starts). Helpers start once the work
+    left is worth their start-up: :attr:`pool_from` battles before anything was timed, then
+    :attr:`pool_from_seconds` CPU-seconds at the cost per battle measured here. A call of
+    few jobs is cut into runs of battles (:func:`_split`, :data:`PIECES`), so one pairing also
+    uses every core and this process times its first piece before helpers start (they then
+    begin with its tables). Tables travel both ways, each process sent only those it lacks."""
 
     def __init__(self, scheduler: Any = None, workers: int | None = None) -> None:
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
@@ -139,59 +169,131 @@ class Runner:
                              "use e.g. ‹workers› 2")
         self.scheduler = None if scheduler in (None, "local") else scheduler
         self.workers = workers or os.cpu_count() or 1
-        self.pool_from = 400  # battles in one call below which a pool costs more than it saves
+        self.pool_from = 400  # battles in one call before anything was timed (below: here)
+        #: CPU-seconds of work left in a call (at the measured cost per battle) from which
+        #: helpers are started: a helper's start-up (imports, kernels from the cache) ~1 s
+        self.pool_from_seconds = 2.0
+        self.split = True  # cut calls of few jobs into runs of battles (_split, PIECES)
         self._pool = None
         self._client = None
+        self._cost = [0.0, 0]  # CPU-seconds and battles played here (this process)
+        # every small table of the run, in arrival order (the store's own objects: no copies)
+        self._log: list[tuple[Any, Any]] = []
+        self._logged: set = set()
+        self._seen: dict[int, int] = {}  # helper pid -> log entries it has (sent or its own)
+        self._carrying = False
 
     def run(self, jobs: list[tuple], progress: Any = None) -> list:
         if not jobs:
             return []
         if self.scheduler is not None:
             return [_unwrap(p) for p in self._dask(jobs)]
-        n_battles = sum(j[5] for j in jobs)
-        if self.workers == 1 or len(jobs) == 1 or n_battles < self.pool_from:
+        if self.workers == 1:
             out = []
             for j in jobs:
                 out.append(_unwrap(_play(j)))
                 if progress is not None:
                     progress(len(out), len(jobs))
             return out
+        if (self.split and len(jobs) < PIECES * self.workers
+                and (self._cost[1] == 0 or self._worth_helpers(jobs, 0))):
+            pieces, owner = _split(jobs, -(-PIECES * self.workers // len(jobs)))
+            parts = self._shared(pieces)
+            merged: list = [[] for _ in jobs]
+            for k, part in zip(owner, parts, strict=True):
+                merged[k].append(part)
+            if progress is not None:
+                progress(len(jobs), len(jobs))
+            return [(np.concatenate([p[0] for p in ps]), np.concatenate([p[1] for p in ps]))
+                    for ps in merged]
+        return self._shared(jobs, progress)
+
+    def _worth_helpers(self, jobs: list[tuple], skip: int) -> bool:
+        """Helpers running already, or the jobs after the first ``skip`` worth starting them."""
+        if self._pool is not None:
+            return True
+        battles = sum(j[5] for j in jobs[skip:])
+        if self._cost[1] == 0:
+            return battles >= self.pool_from
+        return battles * self._cost[0] / self._cost[1] >= self.pool_from_seconds
+
+    def _shared(self, jobs: list[tuple], progress: Any = None) -> list:
+        """The jobs played here from the front (by first battle: the processes start on
+        different pairings) and by the helpers from the back, one each in flight and one
+        queued. Answers do not depend on who played what (the game's contract)."""
+        from collections import deque
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        game = games.get(jobs[0][0])
+        if not self._carrying:  # from now on this process records what it builds
+            game.battle_tables_in({})
+            self._carrying = True
+        queue = deque(sorted(range(len(jobs)), key=lambda k: (jobs[k][4], k)))
+        out: list = [None] * len(jobs)
+        pending: dict = {}
+        done = 0
+
+        def finish(k: int, part: Any) -> None:
+            nonlocal done
+            out[k] = _unwrap(part)
+            done += 1
+            if progress is not None:
+                progress(done, len(jobs))
+
+        def collect(futures) -> None:
+            for f in futures:
+                k, version = pending.pop(f)
+                part, tables, pid = f.result()
+                self._seen[pid] = max(self._seen.get(pid, 0), version)
+                if tables:
+                    game.battle_tables_in(tables)  # this process builds none of them again
+                    self._keep(tables)
+                finish(k, part)
+
+        while done < len(jobs):
+            helpers = self.workers - 1
+            if queue and len(queue) > 1 and self._worth_helpers([jobs[k] for k in queue], 1):
+                self._start()
+                while len(queue) > 1 and len(pending) < 2 * helpers:  # one queued: no helper waits
+                    k = queue.pop()
+                    pending[self._pool.submit(_play_carrying, jobs[k], self._unseen())] = \
+                        (k, len(self._log))
+            collect([f for f in pending if f.done()])
+            if queue:
+                k = queue.popleft()
+                c = time.process_time()
+                part = _play(jobs[k])
+                self._cost[0] += time.process_time() - c
+                self._cost[1] += jobs[k][5]
+                self._keep(game.battle_tables_out())
+                finish(k, part)
+            elif pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                collect(finished)
+        return out
+
+    def _keep(self, tables: Any) -> None:
+        """Log the tables a process built (the ones not logged yet) for the helpers."""
+        for key, table in (tables or {}).items():
+            if key not in self._logged:
+                self._logged.add(key)
+                self._log.append((key, table))
+
+    def _unseen(self) -> dict:
+        """The logged tables some helper may lack: from the fewest any helper has seen (a
+        helper not heard from yet: all of them); each takes only those it lacks."""
+        alive = list(getattr(self._pool, "_processes", {}) or {})
+        have = min((self._seen.get(pid, 0) for pid in alive), default=0)
+        return dict(self._log[have:])
+
+    def _start(self) -> None:
         if self._pool is None:
             import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor
 
             methods = mp.get_all_start_methods()
             ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
-        return self._pooled(jobs, progress)
-
-    def _pooled(self, jobs: list[tuple], progress: Any = None) -> list:
-        """The jobs on the pool, one per worker (and one queued), each carrying the small tables the
-        workers built so far (issue 32: a table is built once per run rather than once per
-        process); the first jobs go round the pairings so that workers start on different
-        ones (the jobs by their first battle). Answers do not depend on what a worker was given (the game's contract)."""
-        from concurrent.futures import FIRST_COMPLETED, wait
-
-        order = sorted(range(len(jobs)), key=lambda k: (jobs[k][4], k))  # by first battle
-        out: list = [None] * len(jobs)
-        known: dict = {}
-        pending: dict = {}
-        done = 0
-        while done < len(jobs):
-            while order and len(pending) <= self.workers:  # one queued: no worker waits
-                k = order.pop(0)
-                pending[self._pool.submit(_play_carrying, jobs[k], dict(known))] = k
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for f in finished:
-                k = pending.pop(f)
-                part, tables = f.result()
-                if tables:
-                    known.update(tables)
-                out[k] = _unwrap(part)
-                done += 1
-                if progress is not None:
-                    progress(done, len(jobs))
-        return out
+            self._pool = ProcessPoolExecutor(self.workers - 1, mp_context=ctx)
 
     def _dask(self, jobs):
         if self._client is None:  # one client for the whole run, closed by close()

@@ -174,6 +174,7 @@ class KernelBattle:
     # ---- the tables the kernel asks for ------------------------------------------------------
     def fill(self, miss: tuple[int, ...]) -> None:
         from mathhammer.fantasy.kernels import battle_actions as ka
+        from mathhammer.fantasy.kernels import battle_tables as kt
 
         ks = self.ks
         self.misses += 1
@@ -187,7 +188,8 @@ class KernelBattle:
             from mathhammer.fantasy.kernels.battle_values import value_code
 
             _k, u, t, face, charged, mu, mt = miss[:7]
-            if int(value_code(u, t, face, charged, mu, mt)) in self.T[ka.T_VALUES]:
+            code = int(value_code(u, t, face, charged, mu, mt))
+            if kt.has(self.T[ka.T_VALUES], code):
                 return  # asked twice in one probe pass
             # the size step asked for only (issue 32): a battle reads few of a pair's 25, each
             # an exact round (~10 ms); another step asked later is one more probe pass (~1 ms)
@@ -195,24 +197,25 @@ class KernelBattle:
                        face, charged, mu, mt)
             value = self._kept(content, lambda: _combat_value(self.plan, u, t, face,
                                                               bool(charged), mu, mt))
-            self.T[ka.T_VALUES][int(value_code(u, t, face, charged, mu, mt))] = value
+            kt.put(self.T[ka.T_VALUES], code, value)
         elif kind == ks.MISS_CHALLENGE:  # FB-B20: one exact round with a challenge
             from mathhammer.fantasy.battle.challenge_values import exact_challenge_value
             from mathhammer.fantasy.kernels.battle_values import challenge_code
 
             code = int(challenge_code(*miss[1:11]))
-            if code not in self.T[ka.T_VALUES]:
+            if not kt.has(self.T[ka.T_VALUES], code):
                 content = ("challenge", self.rules_signature, self.signatures[miss[1]],
                            self.signatures[miss[2]], miss[3:11])
-                self.T[ka.T_VALUES][code] = self._kept(content, lambda: exact_challenge_value(
+                kt.put(self.T[ka.T_VALUES], code, self._kept(content, lambda: exact_challenge_value(
                     self.plan, *(int(x) for x in miss[1:4]), bool(miss[4]),
-                    *(int(x) for x in miss[5:11])))
+                    *(int(x) for x in miss[5:11]))))
         elif kind == ks.MISS_SHOT:
             from mathhammer.fantasy.battle.shooting import wound_cdf
             from mathhammer.fantasy.kernels.battle_actions import shot_code
 
             _k, u, t, n, mod, left = miss[:6]
-            if int(shot_code(u, t, n, mod, left)) in self.T[ka.T_SHOT_DICT]:
+            code = int(shot_code(u, t, n, mod, left))
+            if kt.has(self.T[ka.T_SHOT_DICT], code):
                 return
             content = ("shot", self.rules_signature, self.signatures[u], self.signatures[t], n,
                        mod, left)
@@ -226,9 +229,7 @@ class KernelBattle:
                 return np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
 
             cum = self._kept(content, build, lambda c: c.nbytes)
-            self.T[ka.T_SHOT_LIST].append(cum)
-            self.T[ka.T_SHOT_DICT][int(shot_code(u, t, n, mod, left))] = \
-                len(self.T[ka.T_SHOT_LIST]) - 1
+            kt.put(self.T[ka.T_SHOT_DICT], code, kt.append(self.T[ka.T_SHOT_LIST], cum))
         else:  # pragma: no cover - the kernel writes only these three
             raise RuntimeError(f"unknown miss {miss}")
 
@@ -236,6 +237,7 @@ class KernelBattle:
         from mathhammer.errors import MathhammerError, engine_fault
         from mathhammer.fantasy.combat.fight import compile_fight
         from mathhammer.fantasy.kernels import battle_actions as ka
+        from mathhammer.fantasy.kernels import battle_tables as kt
         from mathhammer.fantasy.kernels import combat as k
         from mathhammer.fantasy.kernels.battle_combat import fight_code
         from mathhammer.fantasy.kernels.battle_spells import G_SPELL, effects_code
@@ -257,8 +259,8 @@ class KernelBattle:
         arr = np.array(order, np.int64)
         code, key = (int(effects_code(fight_code(arr, count, n_a, st, flag), arr, count, g))
                      for flag in (True, False))
-        if code in self.T[ka.T_FIGHTS] or (not any(r[3] for r in rows)
-                                            and key in self.T[ka.T_ARRANGEMENTS]):
+        if kt.has(self.T[ka.T_FIGHTS], code) or (not any(r[3] for r in rows)
+                                                 and kt.has(self.T[ka.T_ARRANGEMENTS], key)):
             return  # the kernel's lookup finds it now (built earlier in this probe's batch)
         groups = (order[:n_a], order[n_a:])
         content = self._fight_content(rows, groups, spells)
@@ -284,15 +286,15 @@ class KernelBattle:
 
         arrays, first, once = self._kept(content, build,
                                          lambda built: sum(a.nbytes for _h, a in built[0]))
-        index = len(self.T[ka.T_ORDER])
+        index = kt.size(self.T[ka.T_ORDER])
         for i, (hkey, arr) in enumerate(arrays):
-            self.T[i].append(self._shared(arr, hkey))
-        self.T[ka.T_ORDER].append(np.array(order, np.int64))
-        self.T[ka.T_FIRST].append(first.copy())
-        self.T[ka.T_ONCE].append(once.copy())
-        self.T[ka.T_FIGHTS][code] = index
-        if key not in self.T[ka.T_ARRANGEMENTS]:
-            self.T[ka.T_ARRANGEMENTS][key] = index
+            kt.append(self.T[i], self._shared(arr, hkey))
+        kt.append(self.T[ka.T_ORDER], np.array(order, np.int64))
+        kt.append(self.T[ka.T_FIRST], first.copy())
+        kt.append(self.T[ka.T_ONCE], once.copy())
+        kt.put(self.T[ka.T_FIGHTS], code, index)
+        if not kt.has(self.T[ka.T_ARRANGEMENTS], key):
+            kt.put(self.T[ka.T_ARRANGEMENTS], key, index)
 
     def _kept(self, content: tuple, build, nbytes=lambda _value: 8):
         """The table for ``content`` from the process's store (issue 32), else ``build()`` —
@@ -356,22 +358,12 @@ NDIMS = (2, 2, 2, 2, 2, 3, 5, 2, 4, 3, 2, 1, 2, 2, 1)
 
 
 def empty_tables() -> tuple:
-    from numba import types
-    from numba.typed import Dict, List
+    """The kernel's empty table containers (the order of kernels.battle_actions.T_*), made by a
+    cached kernel: typed containers made or filled from Python compile their methods in every
+    process (issue 32, kernels.battle_tables)."""
+    from mathhammer import kernels
 
-    lists = tuple(List.empty_list(types.Array(types.float64 if d == np.float64 else types.int64,
-                                              nd, "C"))
-                  for d, nd in zip(DTYPES, NDIMS, strict=True))
-    order = List.empty_list(types.int64[::1])
-    first = List.empty_list(types.int64[::1])
-    once = List.empty_list(types.int64[::1])
-    fights = Dict.empty(types.int64, types.int64)
-    arrangements = Dict.empty(types.int64, types.int64)
-    values = Dict.empty(types.int64, types.float64)
-    shots = List.empty_list(types.float64[::1])
-    shot_index = Dict.empty(types.int64, types.int64)
-    # the order of kernels.battle_actions.T_*
-    return lists + (order, first, once, fights, arrangements, values, shots, shot_index)
+    return kernels.load("mathhammer.fantasy.kernels.battle_tables").empty_tables()
 
 
 #: decision kinds in the kernel's order (K_*); body roles in its order (ROLE_*)

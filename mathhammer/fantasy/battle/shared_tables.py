@@ -18,6 +18,7 @@ Threads (a Dask worker's) share the store under a lock; what they read is never 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
 import threading
@@ -38,19 +39,43 @@ _NEW: list = []
 _CARRY = [False]  # recording _NEW: only in a process whose tables are carried (a pool's worker)
 
 
-def unit_signature(unit) -> bytes:
-    """What a unit's tables depend on: everything it is except its place (index, side, label)."""
-    neutral = replace(unit, index=0, side=0, label="")
+class _Contents(pickle.Pickler):
+    """A pickle of what an object holds, the same in every process: no memo (a plain pickle
+    writes an object met twice once, so the bytes follow which equal objects happen to be one
+    object — a list unpickled in a pool worker differs from the parent's), sets in a fixed order
+    (str hashes are salted per interpreter)."""
+
+    def persistent_id(self, obj):  # called for every object (reducer_override skips sets)
+        if type(obj) in (set, frozenset):
+            return (type(obj).__name__, tuple(sorted(contents(x) for x in obj)))
+        return None
+
+
+def contents(obj) -> bytes:
+    """:class:`_Contents`'s bytes of ``obj`` (equal contents, equal bytes, in any process)."""
+    out = io.BytesIO()
+    pickler = _Contents(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True  # no memo (a recursive object raises: it then shares nothing)
+    pickler.dump(obj)
+    return out.getvalue()
+
+
+def _digest(obj) -> bytes:
     try:
-        text = pickle.dumps(neutral, protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError):  # then it shares nothing
-        return os.urandom(16)
+        text = contents(obj)
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        return os.urandom(16)  # then it shares nothing
     return hashlib.blake2b(text, digest_size=16).digest()
 
 
+def unit_signature(unit) -> bytes:
+    """What a unit's tables depend on: everything it is except its place (index, side, label);
+    the same in every process of a run (a pool's workers take each other's tables by it)."""
+    return _digest(replace(unit, index=0, side=0, label=""))
+
+
 def rules_signature(rules) -> bytes:
-    return hashlib.blake2b(pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL),
-                           digest_size=16).digest()
+    return _digest(rules)
 
 
 def get(key: tuple):

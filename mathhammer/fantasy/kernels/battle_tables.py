@@ -1,0 +1,61 @@
+"""The battle kernel's table containers, made and filled through cached kernels (issue 32).
+
+numba compiles the methods of a typed ``List``/``Dict`` called from Python (``append``,
+``d[k] = v``, ``k in d``, ``len``) afresh in every process — about 2.7 CPU-s, paid again by
+every worker of a ``score``/``tune`` pool. Called through these few functions instead, the
+same operations are machine code from the on-disk cache like every other kernel. The
+containers are those of :func:`mathhammer.fantasy.battle.compile.empty_tables` (the order of
+``battle_actions.T_*``); nothing here changes what the tables hold.
+"""
+
+from __future__ import annotations
+
+from numba import njit, types
+from numba.typed import Dict, List
+
+_I1 = types.Array(types.int64, 1, "C")
+_I2 = types.Array(types.int64, 2, "C")
+_I3 = types.Array(types.int64, 3, "C")
+_F1 = types.Array(types.float64, 1, "C")
+_F2 = types.Array(types.float64, 2, "C")
+_F3 = types.Array(types.float64, 3, "C")
+_F4 = types.Array(types.float64, 4, "C")
+_F5 = types.Array(types.float64, 5, "C")
+
+
+@njit(cache=True)
+def empty_tables():
+    """The 23 empty containers: the combat kernel's 15 arrays per fight (compile.DTYPES,
+    compile.NDIMS), each fight's unit order, first bodies and once-groups, the fights and
+    arrangements by code, the greedy values, the shooting tables and their index."""
+    return (List.empty_list(_I2), List.empty_list(_I2), List.empty_list(_I2),
+            List.empty_list(_I2), List.empty_list(_I2), List.empty_list(_I3),
+            List.empty_list(_F5), List.empty_list(_I2), List.empty_list(_F4),
+            List.empty_list(_F3), List.empty_list(_I2), List.empty_list(_I1),
+            List.empty_list(_F2), List.empty_list(_F2), List.empty_list(_F1),
+            List.empty_list(_I1), List.empty_list(_I1), List.empty_list(_I1),
+            Dict.empty(types.int64, types.int64), Dict.empty(types.int64, types.int64),
+            Dict.empty(types.int64, types.float64), List.empty_list(_F1),
+            Dict.empty(types.int64, types.int64))
+
+
+@njit(cache=True)
+def has(table, code):
+    return code in table
+
+
+@njit(cache=True)
+def put(table, code, value):
+    table[code] = value
+
+
+@njit(cache=True)
+def append(tables, array):
+    """Add ``array`` to a list of tables; its index there."""
+    tables.append(array)
+    return len(tables) - 1
+
+
+@njit(cache=True)
+def size(tables):
+    return len(tables)
