@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from mathhammer.fantasy.battle.table import FACE_NAMES
 
+
 def vp_per_wound(plan, u: int) -> float:
     total = sum(models * w for _n, _r, models, w in plan.units[u].bodies)
     return plan.units[u].points / max(total, 1)

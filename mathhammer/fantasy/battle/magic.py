@@ -40,6 +40,7 @@ from functools import cached_property
 
 import numpy as np
 
+from mathhammer.fantasy.battle import spell_effects
 from mathhammer.fantasy.battle.actions import (
     Option,
     clear_contacts,
@@ -48,7 +49,6 @@ from mathhammer.fantasy.battle.actions import (
     land_wounds,
     seen,
 )
-from mathhammer.fantasy.battle import spell_effects
 from mathhammer.fantasy.battle.combat_values import vp_per_wound
 from mathhammer.fantasy.battle.state import DEAD, HOLD, BattleState
 from mathhammer.fantasy.battle.table import distance

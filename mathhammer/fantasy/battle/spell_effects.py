@@ -96,8 +96,8 @@ def effect_values(plan, row: int, t: int) -> tuple[float, ...]:
     if t fights e — the exact one-round combat value of t against e's front (both at full
     strength, nobody charging; combat_values._combat_value) with the modifiers, less without;
     a hex's the negative. Zero for units that are not t's enemies. Cached in the plan."""
-    from mathhammer.fantasy.battle.table import FRONT
     from mathhammer.fantasy.battle.combat_values import _combat_value
+    from mathhammer.fantasy.battle.table import FRONT
 
     cache = plan.__dict__.setdefault("_effect_values", {})
     key = (row, t)

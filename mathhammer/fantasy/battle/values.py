@@ -19,12 +19,11 @@ gives up, FB-B9's shares), worked out by the exact engines and cached in the pla
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from mathhammer.fantasy.battle.combat_values import _combat_value, p_rally, vp_per_wound  # noqa: F401
 from mathhammer.fantasy.battle.plan import p_at_least
 from mathhammer.fantasy.battle.state import HOLD, BattleState
-from mathhammer.fantasy.battle.table import FACE_NAMES, farther_than, segment_distance
+from mathhammer.fantasy.battle.table import farther_than, segment_distance
 
 
 def combat_value(plan, state: BattleState, u: int, t: int, face: int, charged: bool) -> float:

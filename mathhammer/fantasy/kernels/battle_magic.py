@@ -176,40 +176,24 @@ def missile_targets(B, S, u, reach, out_t, out_gap):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def heal_targets(B, S, u, reach, out_t, out_gap):
-    """Friendly units a heal from u may target (battle.magic.heal_targets)."""
+def targets_in_reach(B, S, u, reach, effect, out_t, out_gap):
+    """Units a heal (effect 0: friends with wounds on them; battle.magic.heal_targets), an
+    augment (friends) or a hex (enemies) from u may target — FB-B30's: holding in a combat, no
+    other spell on them (battle.spell_effects.effect_targets) — within ``reach``, no sight."""
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
     me, them = np.zeros(7), np.zeros(7)
     box(ui, uf, pos, st, u, me)
-    s = ui[u, UI_SIDE]
+    s = 1 - ui[u, UI_SIDE] if effect == HEX else ui[u, UI_SIDE]
     n = 0
     for i in range(nside[s]):
         t = sides[s, i]
-        if st[t, ST_STATUS] != HOLD or S.wounds[t, 0] <= 0:
+        if st[t, ST_STATUS] != HOLD:
             continue
-        gap = 0.0
-        if t != u:
-            box(ui, uf, pos, st, t, them)
-            gap = box_distance(me, them, B.cp, B.cq)
-        if gap <= reach:
-            out_t[n], out_gap[n] = t, gap
-            n += 1
-    return n
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def effect_targets(B, S, u, reach, kind, out_t, out_gap):
-    """Units an augment (kind AUGMENT) or hex from u may target (battle.spell_effects)."""
-    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
-    pos, st = S.pos, S.ust
-    me, them = np.zeros(7), np.zeros(7)
-    box(ui, uf, pos, st, u, me)
-    s = ui[u, UI_SIDE] if kind == AUGMENT else 1 - ui[u, UI_SIDE]
-    n = 0
-    for i in range(nside[s]):
-        t = sides[s, i]
-        if st[t, ST_STATUS] != HOLD or spell_on(S.g, t) >= 0 or not engaged(st, t):
+        if effect == 0:
+            if S.wounds[t, 0] <= 0:
+                continue
+        elif spell_on(S.g, t) >= 0 or not engaged(st, t):
             continue
         gap = 0.0
         if t != u:
@@ -696,11 +680,9 @@ def _cast_step(B, S, side, forced, mode):
                 row = table(B, MK_ROW, r)
                 if int(row[R_CASTER]) != k or (g[G_MAGIC + M_TRIED] >> r) & 1 == 1:
                     continue
-                if int(row[R_EFFECT]) != 0:  # FB-B30
-                    m = effect_targets(B, S, u, row[R_RANGE], int(row[R_EFFECT]), found_t,
-                                       found_gap)
-                elif int(row[R_HEAL]) == 1:
-                    m = heal_targets(B, S, u, row[R_RANGE], found_t, found_gap)
+                if int(row[R_EFFECT]) != 0 or int(row[R_HEAL]) == 1:  # FB-B30, heals
+                    m = targets_in_reach(B, S, u, row[R_RANGE], int(row[R_EFFECT]), found_t,
+                                         found_gap)
                 else:
                     m = missile_targets(B, S, u, row[R_RANGE], found_t, found_gap)
                 for q in range(m):

@@ -241,6 +241,22 @@ def unit_ld(u, u_int, b_int, wounds, refused):
 
 
 @njit(cache=True, nogil=True)
+def break_test(u, u_int, b_int, wounds, status, refused, lost_by, enemy_ranks, bsb_alive):
+    """FB-C5/C6: (the Leadership losing unit u tests on, 1 if it may re-roll): its Ld less the
+    lost-by, unless steadfast (more ranks than any enemy, not disrupted) or stubborn; the
+    battle standard or the unit's own rule gives the re-roll. One rule for Monte Carlo and exact."""
+    ld = unit_ld(u, u_int, b_int, wounds, refused)
+    my_ranks = ranks(unit_models(b_int, u, wounds, 1), u_int[u, U_WIDTH], u_int[u, U_RANK_MIN])
+    steadfast = u_int[u, U_STEADFAST_RULE] == 1 and my_ranks > enemy_ranks
+    if steadfast and u_int[u, U_DISRUPT_SF] == 1 and disrupted(u, u_int, b_int, wounds, status):
+        steadfast = False
+    tested = ld if (steadfast or u_int[u, U_STUBBORN] == 1) else ld - lost_by
+    if tested < -LD_OFFSET:
+        tested = -LD_OFFSET
+    return tested, 1 if (u_int[u, U_REROLL] == 1 or bsb_alive) else 0
+
+
+@njit(cache=True, nogil=True)
 def disrupted(u, u_int, b_int, wounds, status):
     """FB-M2: an enemy in the unit's flank or rear with enough ranks disrupts it."""
     need = u_int[u, U_DISRUPT_MIN]
@@ -539,15 +555,8 @@ def fight_round(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_per
             if not unit_alive(b_int, u, wounds):
                 status[u] = DESTROYED
             continue
-        ld = unit_ld(u, u_int, b_int, wounds, refused)
-        my_ranks = ranks(unit_models(b_int, u, wounds, 1), u_int[u, U_WIDTH], u_int[u, U_RANK_MIN])
-        steadfast = u_int[u, U_STEADFAST_RULE] == 1 and my_ranks > enemy_ranks
-        if steadfast and u_int[u, U_DISRUPT_SF] == 1 and disrupted(u, u_int, b_int, wounds, status):
-            steadfast = False
-        tested = ld if (steadfast or u_int[u, U_STUBBORN] == 1) else ld - lost_by
-        if tested < -LD_OFFSET:
-            tested = -LD_OFFSET
-        reroll = 1 if (u_int[u, U_REROLL] == 1 or bsb_alive == 1) else 0
+        tested, reroll = break_test(u, u_int, b_int, wounds, status, refused, lost_by,
+                                    enemy_ranks, bsb_alive == 1)
         if uniform(state) < p_ld[reroll, tested + LD_OFFSET]:
             continue
         status[u] = FLED

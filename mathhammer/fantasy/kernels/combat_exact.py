@@ -40,16 +40,12 @@ from mathhammer.fantasy.kernels.combat import (
     LD_OFFSET,
     PURSUED,
     U_DAEMONIC,
-    U_DISRUPT_SF,
     U_FRENZY,
     U_MUSICIAN,
     U_MUSICIAN_RULE,
     U_RANK_MIN,
-    U_REROLL,
     U_SIDE,
     U_SIDE_INDEX,
-    U_STEADFAST_RULE,
-    U_STUBBORN,
     U_UNBREAKABLE,
     U_UNSTABLE,
     U_WIDTH,
@@ -60,7 +56,7 @@ from mathhammer.fantasy.kernels.combat import (
     any_engagement,
     attackers,
     body_alive,
-    disrupted,
+    break_test,
     engaged,
     lose_wounds,
     pick_slot,
@@ -282,15 +278,8 @@ def _after_strikes(u_int, b_int, e_pair, p_ld, p_caught, p_instab, refused, ok_c
                     bp[n_br] = pb * q
                     n_br += 1
                 continue
-            ld = unit_ld(u, u_int, b_int, wb, refused)
-            mine = ranks(unit_models(b_int, u, wb, 1), u_int[u, U_WIDTH], u_int[u, U_RANK_MIN])
-            steadfast = u_int[u, U_STEADFAST_RULE] == 1 and mine > enemy_ranks
-            if steadfast and u_int[u, U_DISRUPT_SF] == 1 and disrupted(u, u_int, b_int, wb, sb):
-                steadfast = False
-            tested = ld if (steadfast or u_int[u, U_STUBBORN] == 1) else ld - lost_by
-            if tested < -LD_OFFSET:
-                tested = -LD_OFFSET
-            reroll = 1 if (u_int[u, U_REROLL] == 1 or bsb_alive) else 0
+            tested, reroll = break_test(u, u_int, b_int, wb, sb, refused, lost_by, enemy_ranks,
+                                        bsb_alive)
             pp = p_ld[reroll, tested + LD_OFFSET]
             if pp > 0:
                 bw[n_br, :] = wb
