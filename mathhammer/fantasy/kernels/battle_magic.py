@@ -579,6 +579,26 @@ def _next_in_play(B, S, side):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _in_play_dice(B, S, decider, t, n, forced, mode):
+    """FB-B31: the dice (of n - 1 at most) ``decider`` puts on dispelling the spell in play on
+    t — forced, its policy's, or -1 when its rollouts are needed (B.need set)."""
+    g = S.g
+    row = spell_on(g, t)
+    g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET] = row, t
+    g[G_MAGIC + M_TOTAL] = int(table(B, MK_ROW, row)[R_CV])
+    g[G_MAGIC + M_KIND] = PLAIN
+    if forced >= 0:
+        dice = forced
+    elif wants_rollouts(B, decider, K_DISPEL, n, mode):
+        need(B, decider, K_DISPEL, t, n)
+        return -1
+    else:
+        dice = choose_dispel(B, S, decider, n)
+    count(B, mode, n, MK_VDISPEL, (decider * 64 + t) * 16 + dice)
+    return dice
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _dispel_in_play(B, S, side, t, forced, mode):
     """battle.magic.dispel_in_play: the other side's one attempt at the spell on t (1 or NEED)."""
     info = table(B, MK_INFO, 0)
@@ -586,17 +606,9 @@ def _dispel_in_play(B, S, side, t, forced, mode):
     n = dispel_dice_left(B, S) + 1
     dice = 0
     if n > 1:
-        row = spell_on(g, t)
-        g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET] = row, t
-        g[G_MAGIC + M_TOTAL] = int(table(B, MK_ROW, row)[R_CV])
-        g[G_MAGIC + M_KIND] = PLAIN
-        if forced >= 0:
-            dice = forced
-        elif wants_rollouts(B, 1 - side, K_DISPEL, n, mode):
-            return need(B, 1 - side, K_DISPEL, t, n)
-        else:
-            dice = choose_dispel(B, S, 1 - side, n)
-        count(B, mode, n, MK_VDISPEL, ((1 - side) * 64 + t) * 16 + dice)
+        dice = _in_play_dice(B, S, 1 - side, t, n, forced, mode)
+        if dice < 0:
+            return NEED
     g[G_MAGIC + M_IN_PLAY_TRIED] |= 1 << t  # after the decision: a rollout replays the step
     if dice > 0:
         level = dispel_level(B, S, 1 - side)
@@ -617,19 +629,11 @@ def _power_dispel_in_play(B, S, side, t, forced, mode):
     n = power_dice_left(B, S) + 1
     dice = 0
     if n > 1:
-        row = spell_on(g, t)
-        g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET] = row, t
-        g[G_MAGIC + M_TOTAL] = int(table(B, MK_ROW, row)[R_CV])
-        g[G_MAGIC + M_KIND] = PLAIN
-        g[G_MAGIC + M_POWER_DISPEL] = 1
-        if forced >= 0:
-            dice = forced
-        elif wants_rollouts(B, side, K_DISPEL, n, mode):
-            return need(B, side, K_DISPEL, t, n)
-        else:
-            dice = choose_dispel(B, S, side, n)
+        g[G_MAGIC + M_POWER_DISPEL] = 1  # the decision's values read the power pool
+        dice = _in_play_dice(B, S, side, t, n, forced, mode)
+        if dice < 0:
+            return NEED
         g[G_MAGIC + M_POWER_DISPEL] = 0
-        count(B, mode, n, MK_VDISPEL, (side * 64 + t) * 16 + dice)
     g[G_MAGIC + M_IN_PLAY_TRIED] |= 1 << t  # after the decision: a rollout replays the step
     if dice > 0:
         g[G_MAGIC + M_POWER] -= dice
