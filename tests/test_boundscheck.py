@@ -76,12 +76,17 @@ BATTLE_SUBSET = [
 @pytest.mark.slow
 @pytest.mark.skipif(CHECKED, reason="this is the outer run")
 def test_fantasy_battle_kernels_pass_with_bounds_checking():
+    _passes_checked(BATTLE_SUBSET, len(BATTLE_SUBSET))
+
+
+def _passes_checked(subset: list[str], tests: int) -> None:
+    """The subset run in a bounds-checked subprocess: every one of its ``tests`` passes."""
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *BATTLE_SUBSET],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *subset],
         cwd=ROOT, capture_output=True, text=True, timeout=3600, env=_checked_env())
     tail = proc.stdout[-3000:] + proc.stderr[-2000:]
     assert proc.returncode == 0, tail
-    assert f"{len(BATTLE_SUBSET)} passed" in proc.stdout and "failed" not in proc.stdout, tail
+    assert f"{tests} passed" in proc.stdout and "failed" not in proc.stdout, tail
 
 
 #: the jitted exact round of the greedy values (kernels/combat_exact.py) against the Python engine
@@ -94,12 +99,7 @@ EXACT_ROUND_SUBSET = [
 @pytest.mark.slow
 @pytest.mark.skipif(CHECKED, reason="this is the outer run")
 def test_exact_round_kernel_passes_with_bounds_checking():
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *EXACT_ROUND_SUBSET],
-        cwd=ROOT, capture_output=True, text=True, timeout=3600, env=_checked_env())
-    tail = proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert proc.returncode == 0, tail
-    assert "5 passed" in proc.stdout and "failed" not in proc.stdout, tail
+    _passes_checked(EXACT_ROUND_SUBSET, 5)  # the check that bounds are on + the file's 4
 
 
 @pytest.mark.skipif(not CHECKED, reason="runs inside the bounds-checked subprocess only")

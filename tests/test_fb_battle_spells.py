@@ -226,15 +226,18 @@ def test_a_bad_augment_or_hex_is_one_line(tmp_path, spell, words):
 
 
 @pytest.mark.parametrize("remains, slain, kept", [
-    (False, False, False), (True, False, True), (True, True, False)])
+    (False, False, False), (True, False, True), (True, "wounds", False), (True, "caught", False),
+    (True, "fled", False), (True, "target gone", False)])
 def test_a_spell_ends_with_the_turn_unless_it_remains_in_play_and_its_caster_lives(
         tmp_path, remains, slain, kept):
     """FB-B30/B31 at a new magic phase, in both engines: a hex that does not remain in play
-    ends; one that remains in play stays while its caster lives and ends once he is slain."""
+    ends; one that remains in play stays while its caster lives and ends once he is slain —
+    wounded to death, his unit caught (destroyed) or fled off the table — or once the unit
+    under it is gone."""
     from mathhammer.fantasy.battle import spell_effects
     from mathhammer.fantasy.battle.compile import KernelBattle
     from mathhammer.fantasy.battle.runner import build_plan
-    from mathhammer.fantasy.battle.state import BattleState
+    from mathhammer.fantasy.battle.state import DEAD, FLED, BattleState
     from mathhammer.fantasy.kernels import battle_magic as km
     from mathhammer.fantasy.kernels.battle_spells import G_SPELL
 
@@ -243,8 +246,13 @@ def test_a_spell_ends_with_the_turn_unless_it_remains_in_play_and_its_caster_liv
     _name, _role, _models, wounds = plan.units[wizard].bodies[0]
     state = BattleState(plan, __import__("random").Random(1), np.zeros(8, np.uint64))
     state.spell_on[orcs] = 0  # the wizard's hex (spell row 0) on the orcs
-    if slain:
+    status = {"caught": DEAD, "fled": FLED}.get(slain)
+    if slain == "wounds":
         state.set_wounds(plan, wizard, 0, wounds)
+    elif status is not None:
+        state.status[wizard] = status
+    elif slain == "target gone":
+        state.status[orcs] = DEAD
     spell_effects.new_phase(plan, state)
     assert (state.spell_on[orcs] == 0) == kept
     from mathhammer.fantasy.kernels import battle_state as ks
@@ -252,8 +260,13 @@ def test_a_spell_ends_with_the_turn_unless_it_remains_in_play_and_its_caster_liv
     n = len(plan.units)
     g, unit_wounds = np.zeros(ks.NG + ks.G_EXTRA, np.int64), np.zeros((n, ks.MAXB), np.int64)
     g[G_SPELL + orcs] = 1  # the kernel's: spell row + 1
-    unit_wounds[wizard, 0] = wounds if slain else 0
-    kernel_state = ks.make_state(np.zeros((n, 5)), np.zeros((n, ks.NST), np.int64), unit_wounds,
+    unit_wounds[wizard, 0] = wounds if slain == "wounds" else 0
+    unit_status = np.zeros((n, ks.NST), np.int64)
+    if status is not None:
+        unit_status[wizard, ks.ST_STATUS] = status
+    elif slain == "target gone":
+        unit_status[orcs, ks.ST_STATUS] = ks.DEAD
+    kernel_state = ks.make_state(np.zeros((n, 5)), unit_status, unit_wounds,
                                  g, np.zeros(1), np.zeros((n, n + 1), np.int64),
                                  np.zeros((n, 16), np.int64), np.zeros((1, n), np.int64),
                                  np.zeros(8, np.uint64))

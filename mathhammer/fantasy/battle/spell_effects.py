@@ -165,14 +165,18 @@ def effect_targets(plan, state, u: int, spell) -> list[tuple[int, float]]:
 
 def new_phase(plan, state) -> None:
     """A new magic phase: last turn's spells are over (FB-B30: for the player turn), but one
-    that remains in play while its caster lives (FB-B31: a slain caster's ends now)."""
+    that remains in play while its caster lives (FB-B31: a slain caster's ends now) and its
+    unit is on the table."""
     mp = _magic(plan)
     for t, row in enumerate(state.spell_on):
         if row < 0:
             continue
         c = mp.casters[mp.rows[row].caster]
-        if not (mp.rows[row].spell.remains_in_play
-                and plan.body_alive(c.unit, c.body, state.wounds[c.unit])):
+        # slain: wounded to death, or his unit caught or fled off the table; a spell on a unit
+        # no longer on the table ends too (nothing left to dispel)
+        if not (mp.rows[row].spell.remains_in_play and state.on_table(c.unit)
+                and plan.body_alive(c.unit, c.body, state.wounds[c.unit])
+                and state.on_table(t)):
             state.spell_on[t] = -1
 
 

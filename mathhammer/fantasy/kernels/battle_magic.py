@@ -552,7 +552,7 @@ def _start(B, S, side):
 @njit(cache=True, nogil=True, error_model="numpy")
 def _new_phase(B, S):
     """battle.spell_effects.new_phase: spells end, but one that remains in play while its
-    caster lives."""
+    caster lives (on the table) and its unit is on the table."""
     g = S.g
     for u in range(min(S.ust.shape[0], MAX_UNITS)):
         row = spell_on(g, u)
@@ -560,8 +560,10 @@ def _new_phase(B, S):
             continue
         r = table(B, MK_ROW, row)
         c = table(B, MK_CASTER, int(r[R_CASTER]))
-        if not (int(r[R_IN_PLAY]) == 1
-                and body_alive(B.bodies, int(c[C_UNIT]), int(c[C_BODY]), S.wounds)):
+        caster = int(c[C_UNIT])
+        if not (int(r[R_IN_PLAY]) == 1 and on_the_table(S.ust, caster)
+                and body_alive(B.bodies, caster, int(c[C_BODY]), S.wounds)
+                and on_the_table(S.ust, u)):
             g[G_SPELL + u] = 0
 
 
