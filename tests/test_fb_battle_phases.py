@@ -105,6 +105,28 @@ def test_bad_deployment_is_one_line(tmp_path, placements, words):
     assert code == 2 and out == "" and len(lines) == 1 and words in lines[0], err
 
 
+
+def test_a_line_too_wide_may_be_placed_by_hand_up_to_the_engines_unit_count(tmp_path):
+    """33 units of ten Orc Boyz a side: the default lines are far wider than the table (one
+    line, exit 2, naming --deployment); placed in three rows each by a deployment file they
+    are accepted, and the 66 units are then refused as more than the engine's 64."""
+    horde = tmp_path / "horde.toml"
+    horde.write_text('name = "Horde"\ngame = "fantasy"\nruleset = "wfb8"\npoints = 20000\n\n'
+                     '[[units]]\nprofile = "wfb8/orc_boyz"\nmodels = 10\ncount = 33\n')
+    code, out, err = cli_result("fb", "battle", horde, horde, "--n-trials", "5", "--quiet")
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and out == "" and len(lines) == 1 and "--deployment" in lines[0], err
+
+    rows = {side: [{"unit": "Orc Boyz" if i == 0 else f"Orc Boyz ({i + 1})",
+                    "x": 3.5 + 6.5 * (i % 11), "y": y0 + 5.0 * (i // 11), "facing": facing}
+                   for i in range(33)] for side, y0, facing in (("a", 3.0, 0), ("b", 33.0, 180))}
+    deployment = tmp_path / "rows.toml"
+    deployment.write_text(to_toml(rows))
+    code, out, err = cli_result("fb", "battle", horde, horde, "--deployment", deployment,
+                                "--n-trials", "5", "--quiet")
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and out == "" and len(lines) == 1 and "66 units" in lines[0], err
+
 def test_arcs_and_distances():
     """FB-B4: the 45° lines from the corners; distances between rectangles."""
     from mathhammer.fantasy.battle.table import FLANK, FRONT, LEFT, REAR, RIGHT, Box, distance

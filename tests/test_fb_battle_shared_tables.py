@@ -118,3 +118,14 @@ def test_small_tables_travel_between_processes_and_fights_stay():
     shared_tables.clear()
     shared_tables.carried_in(out)
     assert shared_tables.get(value) == 0.25
+
+
+def test_the_kernels_empty_fight_containers_take_the_arrays_compile_makes():
+    """kernels.battle_tables.empty_tables types its first 15 lists by hand: each must hold the
+    dtype and rank compile.DTYPES / NDIMS give that fight array, or a filled table fails to
+    type-check (or converts) the first time a fight is appended."""
+    from mathhammer.fantasy.battle.compile import DTYPES, NDIMS, empty_tables
+
+    items = [t._list_type.item_type for t in empty_tables()[:len(DTYPES)]]
+    assert [(np.dtype(str(i.dtype)), i.ndim) for i in items] == \
+        [(np.dtype(d), n) for d, n in zip(DTYPES, NDIMS, strict=True)]

@@ -4,8 +4,8 @@
 flat arrays of :mod:`mathhammer.fantasy.kernels.battle_state` and plays chunks of battles with
 :func:`mathhammer.fantasy.kernels.battle_play.play_chunk`. The kernel looks every exact table up:
 a compiled combat arrangement (:func:`mathhammer.fantasy.combat.fight.compile_fight`), a greedy
-value (:func:`mathhammer.fantasy.battle.combat_values._combat_value`, the combat engine's
-exact round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
+value (:func:`mathhammer.fantasy.battle.combat_values.exact_round_value`, the combat
+engine's exact round), a shooting table (:func:`mathhammer.fantasy.battle.shooting.wound_cdf`, the
 chain). When one is missing, the kernel's probe pass queues it and plays the battle on with
 a placeholder (kernels.battle_state.missed), so one pass finds every table the step —
 its rollouts included — asks for, and stops there (RESUME; without probing, greedy: the one
@@ -25,8 +25,8 @@ from dataclasses import replace
 import numpy as np
 
 from mathhammer.fantasy.battle import shared_tables
-from mathhammer.fantasy.battle.spell_effects import MISS_EFFECTS, MISS_WIDTH
 from mathhammer.fantasy.battle.table import FACE_NAMES
+from mathhammer.fantasy.kernels.battle_spells import MISS_EFFECTS, MISS_WIDTH
 
 MAX_MISSES = 100_000  # tables since the fights were last forgotten; beyond: something is wrong
 #: compiled fights kept between battles: past this many bytes of their arrays the fights are
@@ -184,7 +184,7 @@ class KernelBattle:
         if kind == ks.MISS_FIGHT:
             self._fight(miss)
         elif kind == ks.MISS_VALUE:
-            from mathhammer.fantasy.battle.combat_values import _combat_value
+            from mathhammer.fantasy.battle.combat_values import exact_round_value
             from mathhammer.fantasy.kernels.battle_values import value_code
 
             _k, u, t, face, charged, mu, mt = miss[:7]
@@ -195,7 +195,7 @@ class KernelBattle:
             # an exact round (~10 ms); another step asked later is one more probe pass (~1 ms)
             content = ("value", self.rules_signature, self.signatures[u], self.signatures[t],
                        face, charged, mu, mt)
-            value = self._kept(content, lambda: _combat_value(self.plan, u, t, face,
+            value = self._kept(content, lambda: exact_round_value(self.plan, u, t, face,
                                                               bool(charged), mu, mt))
             kt.put(self.T[ka.T_VALUES], code, value)
         elif kind == ks.MISS_CHALLENGE:  # FB-B20: one exact round with a challenge
@@ -375,6 +375,13 @@ def static_arrays(plan, ks) -> tuple:
     """The tuple P of :mod:`mathhammer.fantasy.kernels.battle_state` (static arrays of the plan)."""
     units = plan.units
     n = len(units)
+    from mathhammer.fantasy.kernels.battle_spells import MAX_UNITS
+
+    if n > MAX_UNITS:  # the state keeps a spell slot for each unit (FB-B30)
+        from mathhammer.errors import InputError
+
+        raise InputError("the battle", f"has {n} units, the battle engine takes {MAX_UNITS}", n,
+                         "play fewer units a side")
     rules, br = plan.rules, plan.rules.battle
     ui = np.zeros((n, ks.NUI), np.int64)
     uf = np.zeros((n, ks.NUF))

@@ -99,8 +99,10 @@ def facing_theta(degrees: float) -> float:
     return math.pi / 2 - math.radians(degrees)
 
 
-def default_positions(units, rules) -> list[tuple[float, float, float]]:
-    """FB-B2: both lines centred, in list order from each side's own left."""
+def default_positions(units, rules, placed=frozenset()) -> list[tuple[float, float, float]]:
+    """FB-B2: both lines centred, in list order from each side's own left. A line wider than
+    the table is refused unless every unit of that side is in ``placed`` (its x and y given
+    by a deployment file)."""
     br = rules.battle
     out: list[tuple[float, float, float] | None] = [None] * len(units)
     front_y = ((br.table_depth - br.deployment_gap) / 2, (br.table_depth + br.deployment_gap) / 2)
@@ -108,7 +110,7 @@ def default_positions(units, rules) -> list[tuple[float, float, float]]:
         mine = [u for u in units if u.side == side]
         widths = [u.footprint(u.models)[0] for u in mine]
         total = sum(widths) + br.unit_spacing * (len(mine) - 1)
-        if total > br.table_width:
+        if total > br.table_width and any(u.index not in placed for u in mine):
             raise InputError(f"list {'AB'[side]}", f"its line is {total:.1f}\" wide, wider than "
                              f"the {br.table_width:g}\" table (FB-B2)", round(total, 1),
                              "place the units with ‹deployment› FILE (two lines, say)")
@@ -122,10 +124,9 @@ def default_positions(units, rules) -> list[tuple[float, float, float]]:
 
 def load_deployment(data: dict | None, units, rules, source: str = "‹deployment›") -> Deployment:
     """The deployment of ``units``: the default lines, changed by a parsed file when given."""
-    positions = default_positions(units, rules)
     orders: list[dict] = [{} for _ in units]
     if data is None:
-        deployment = Deployment(tuple(positions), (), tuple(orders))
+        deployment = Deployment(tuple(default_positions(units, rules)), (), tuple(orders))
         check_positions(units, deployment, rules, source)
         return deployment
     try:
@@ -134,6 +135,11 @@ def load_deployment(data: dict | None, units, rules, source: str = "‹deploymen
         from mathhammer.profiles import pydantic_errors
 
         raise pydantic_errors(err, source) from None
+    labels = {(u.side, u.label): u.index for u in units}
+    placed = frozenset(labels[(side, p.unit)] for side, ps in ((0, spec.a), (1, spec.b))
+                       for p in ps if p.x is not None and p.y is not None
+                       and (side, p.unit) in labels)
+    positions = default_positions(units, rules, placed)
     for side, placements in ((0, spec.a), (1, spec.b)):
         mine = {u.label: u for u in units if u.side == side}
         seen: set[str] = set()

@@ -10,11 +10,14 @@ from numba import njit
 from mathhammer.fantasy.kernels.battle_state import NG
 
 #: S.g[G_SPELL + u]: the spell row on unit u this turn, plus 1 (0: none); after the magic
-#: phase's 16 slots (kernels.battle_magic.G_MAGIC, N_MAGIC); units with magic: at most 60
+#: phase's 16 slots (kernels.battle_magic.G_MAGIC, N_MAGIC); one slot for each unit, so a
+#: battle takes at most MAX_UNITS units (battle.compile.static_arrays says so to the user)
 G_SPELL = NG + 16
 MAX_UNITS = 64
-#: where a fight's miss row carries each engine unit's spell (battle.spell_effects.MISS_EFFECTS)
+#: where a fight's miss row carries each engine unit's spell (row + 1, 0 none): one column for
+#: each of its at most 8 units (4 a side, FB-M1), so the row read back is MISS_WIDTH columns
 MISS_EFFECTS = 40
+MISS_WIDTH = MISS_EFFECTS + 8
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
