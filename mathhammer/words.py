@@ -27,7 +27,7 @@ def figure(est: Estimate, percent: bool) -> str:
 
 
 def _interval(est: Estimate, scale: float, digits: int) -> str:
-    """`` (95% 39.8–100.0)`` when a simulated figure's se is 0 (every trial alike: 4 battles
+    """`` (95% 51.0–100.0)`` when a simulated figure's se is 0 (every trial alike: 4 battles
     all won) — a zero se is no claim of certainty, its 95% interval says how sure; else ''."""
     low, high = est.ci95
     if est.se > 0 or est.is_exact or low == high:
