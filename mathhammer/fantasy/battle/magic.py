@@ -652,12 +652,7 @@ def dispel_step(plan, state: BattleState, side: int, forced, decide) -> None:
         if state.rng.random() < p_dispel(mp.rules, dice, level, m[M_TOTAL]):
             return  # dispelled: a t9a1 overwhelming cast dispelled is no miscast (MG-5)
         if level and mp.rules.failed_dispeller_stops:  # MG-6 wfb8: that wizard dispels no more
-            best = next(k for k, c in enumerate(mp.casters) if c.side == 1 - side
-                        and c.level == level and wizard_ready(plan, state, c)
-                        and not m[M_NO_DISPEL][k])
-            flags = list(m[M_NO_DISPEL])
-            flags[best] = True
-            m[M_NO_DISPEL] = tuple(flags)
+            _dispeller_stops(plan, state, side, level)
     _through(plan, state)
 
 
@@ -692,7 +687,7 @@ def power_dispel_in_play(plan, state: BattleState, side: int, t: int, forced, de
     mp = magic_of(plan)
     m = state.magic
     dice = 0
-    top = power_dice_left(plan, state)
+    top = min(power_dice_left(plan, state), mp.dispel_cap)  # a dispel's dice, however paid
     if top > 0:
         row = state.spell_on[t]
         m[M_ROW], m[M_TARGET], m[M_TOTAL], m[M_KIND] = row, t, mp.rows[row].spell.cv, PLAIN
@@ -715,6 +710,8 @@ def power_dispel_in_play(plan, state: BattleState, side: int, t: int, forced, de
 
 
 def _dispeller_stops(plan, state: BattleState, side: int, level: int) -> None:
+    """MG-6 (wfb8): the wizard of ``1 - side`` at ``level`` who failed a dispel (the first
+    such still able to) dispels no more this phase."""
     mp = magic_of(plan)
     m = state.magic
     best = next(k for k, c in enumerate(mp.casters) if c.side == 1 - side

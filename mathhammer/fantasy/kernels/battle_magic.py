@@ -628,7 +628,7 @@ def _power_dispel_in_play(B, S, side, t, forced, mode):
     """battle.magic.power_dispel_in_play: the active side's attempt at the other side's spell
     on t with power dice (1 or NEED)."""
     g = S.g
-    n = power_dice_left(B, S) + 1
+    n = min(power_dice_left(B, S), int(table(B, MK_INFO, 0)[I_DISPEL_CAP])) + 1  # as a dispel
     dice = 0
     if n > 1:
         g[G_MAGIC + M_POWER_DISPEL] = 1  # the decision's values read the power pool
@@ -648,6 +648,7 @@ def _power_dispel_in_play(B, S, side, t, forced, mode):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _dispeller_stops(B, S, side, level):
+    """battle.magic._dispeller_stops (MG-6 wfb8): the failed dispeller dispels no more."""
     info = table(B, MK_INFO, 0)
     g = S.g
     for k in range(int(info[I_CASTERS])):
@@ -780,12 +781,7 @@ def _dispel_step(B, S, side, forced, mode):
         if uniform(S.kstate) < p_dispel(B, dice, level, g[G_MAGIC + M_TOTAL]):
             return 1
         if level > 0 and int(info[I_FAILED_DISPELLER_STOPS]) == 1:
-            for k in range(int(info[I_CASTERS])):
-                c = table(B, MK_CASTER, k)
-                if int(c[C_SIDE]) == 1 - side and int(c[C_LEVEL]) == level \
-                        and wizard_ready(B, S, k) and (g[G_MAGIC + M_NO_DISPEL] >> k) & 1 == 0:
-                    g[G_MAGIC + M_NO_DISPEL] |= 1 << k
-                    break
+            _dispeller_stops(B, S, side, level)
     _through(B, S)
     return 1
 
