@@ -165,3 +165,12 @@ def text_table(header: tuple, rows: list[tuple], indent: str = "  ") -> list[str
         indent + "  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip()
         for line in (header, *rows)
     ]
+
+
+def wins_apart(a: float, b: float, n: int | None) -> bool:
+    """P(A wins) and P(B wins) of n battles are more than 2 se of their difference apart (one
+    battle's A-win minus B-win has variance a + b - (a - b)²): only then does a headline say
+    one side "beats" the other. Exact figures (n None) are apart when they differ."""
+    if not n:
+        return a != b
+    return abs(a - b) > 2 * math.sqrt(max(a + b - (a - b) ** 2, 0.0) / n)

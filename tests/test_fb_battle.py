@@ -132,7 +132,8 @@ def test_score_plays_fantasy_lists_as_battles_now():
 @pytest.mark.parametrize("wins, words", [((60, 30, 10), "A army beats B army 60.0%"),
                                          ((30, 60, 10), "B army beats A army 60.0%"),
                                          ((20, 20, 60), "A army and B army draw 60.0%"),
-                                         ((45, 45, 10), "are even: each wins 45.0%")])
+                                         ((45, 45, 10), "are even: each wins 45.0%"),
+                                         ((40, 35, 25), "are level within the noise")])
 def test_the_headline_says_beats_only_when_a_win_is_likelier(wins, words):
     from mathhammer.fantasy.headlines import fb_battle_headline
     from mathhammer.results import Estimate, Report
@@ -143,3 +144,24 @@ def test_the_headline_says_beats_only_when_a_win_is_likelier(wins, words):
     results["mean_vp_margin"] = Estimate.mean(0.0, 0.0, n)
     report = Report("fantasy.battle", "mc", results, {}, n_trials=n, seed=1)
     assert words in fb_battle_headline(report, ("A army", "B army"))
+
+
+def test_a_decision_about_another_sides_unit_names_the_unit_by_its_own_side():
+    """A dispel of the spell on A's halberdiers taken by B reads ``A:Halberdiers: dispel by B``,
+    never ``B:Halberdiers`` (there is no such unit); A's own choices carry no ``by``."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from mathhammer.fantasy.battle.report import decision_summary
+
+    units = [SimpleNamespace(side=0, label="Halberdiers"),
+             SimpleNamespace(side=1, label="Orc Boyz")]
+    vocabulary = {(1, "dispel", 0, "no dispel"): 0, (1, "dispel", 0, "dispel with 2 dice"): 1,
+                  (0, "charge", 0, "charge Orc Boyz"): 2}
+    plan = SimpleNamespace(units=units, vocabulary=vocabulary)
+    lines = decision_summary(plan, np.array([3, 1, 4]), 4)
+    assert "A:Halberdiers: dispel by B (1.00 a battle): no dispel 75%, dispel with 2 dice 25%" \
+        in lines
+    assert "A:Halberdiers: charge (1.00 a battle): charge Orc Boyz 100%" in lines
+    assert not [line for line in lines if line.startswith("B:Halberdiers")]

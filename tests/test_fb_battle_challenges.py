@@ -140,7 +140,7 @@ def test_a_pairing_compiled_once_gives_each_challenge_its_own_value(tmp_path, mo
                                       ba, bt, issuer, mode) for charged, ma, issuer, mode in cases]
 
     shared = values_of(plan)
-    assert len(plan._challenge_fights) == 4  # one compile a (charged, size) pairing
+    assert len(plan._pairing_fights) == 4  # one compile a (charged, size) pairing
 
     def compiled_with_the_challenge(p, _pairing, sides, charged, challenge):
         return compile_fight((sides[0],), (sides[1],), charger="a" if charged else None,

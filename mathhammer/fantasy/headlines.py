@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mathhammer.results import Report
-from mathhammer.words import SEP, brief_pct, first_result, method_words, num, pct, plural, sentence
+from mathhammer.words import (SEP, brief_pct, first_result, method_words, num, pct, plural,
+                              sentence, wins_apart)
 
 
 def fb_chain_headline(report: Report, attacks: int | str, shooting: bool,
@@ -125,6 +126,9 @@ def fb_battle_headline(report: Report, names: tuple[str, str]) -> str:
     elif a.value == b.value:
         lead = (f"{names[0]} and {names[1]} are even: each wins {brief_pct(a)} "
                 f"(draw {100 * d.value:.1f}%)")
+    elif not wins_apart(a.value, b.value, report.n_trials):
+        lead = (f"{names[0]} and {names[1]} are level within the noise: {names[0]} wins "
+                f"{brief_pct(a)}, {names[1]} {brief_pct(b)} (draw {100 * d.value:.1f}%)")
     else:
         winner, loser, p = ((names[0], names[1], a) if a.value > b.value
                             else (names[1], names[0], b))

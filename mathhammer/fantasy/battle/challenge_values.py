@@ -43,7 +43,7 @@ def challenge_value(plan, state: BattleState, u: int, b: int, v: int, vb: int, m
 def exact_challenge_value(plan, a, t, face, charged, ma, mt, ba, bt, issuer_is_a, mode) -> float:
     """a's side's value of one exact round of a (on t's ``face``) against t, with the
     challenge of ``ba`` (a's body) and ``bt`` (t's) — the issuer a's when ``issuer_is_a``."""
-    from mathhammer.fantasy.battle.combat_values import _combat_value
+    from mathhammer.fantasy.battle.combat_values import exact_round_value
     from mathhammer.fantasy.combat.fight import ChallengeSpec
 
     names_a, names_t = plan.units[a].bodies, plan.units[t].bodies
@@ -53,7 +53,7 @@ def exact_challenge_value(plan, a, t, face, charged, ma, mt, ba, bt, issuer_is_a
     else:
         spec = ChallengeSpec("b", names_t[bt][0], "accept" if mode == 1 else "refuse",
                              names_a[ba][0])
-    return _combat_value(plan, a, t, face, charged, ma, mt, challenge=spec)
+    return exact_round_value(plan, a, t, face, charged, ma, mt, challenge=spec)
 
 
 def greedy_values(plan, state: BattleState, kind: str, options: list[Option]) -> list[float]:

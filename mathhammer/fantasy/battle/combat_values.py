@@ -25,7 +25,7 @@ def p_rally(plan, u: int) -> float:
     return float(leadership_test(plan.units[u].ld, plan.rules))
 
 
-def _combat_value(plan, u, t, face, charged, models_u, models_t, challenge=None) -> float:
+def exact_round_value(plan, u, t, face, charged, models_u, models_t, challenge=None) -> float:
     from mathhammer.fantasy.combat.exact import exact_available, one_round_exact
     from mathhammer.fantasy.kernels import combat as k
 
@@ -69,24 +69,24 @@ def _resized(plan, v: int, models: int):
 
 
 #: pairings whose compiled fight is kept for their values and challenges' (see _pairing_fight)
-CHALLENGE_PAIRINGS_KEPT = 16
+PAIRING_FIGHTS_KEPT = 16
 
 
 def _pairing_fight(plan, pairing: tuple, sides: list, charged: bool):
     """The pairing's fight without a challenge, compiled once and kept (the last
-    ``CHALLENGE_PAIRINGS_KEPT``): its value and each of its challenges' read it. Tables for
+    ``PAIRING_FIGHTS_KEPT``): its value and each of its challenges' read it. Tables for
     one round from the start only (all a value reads)."""
     from collections import OrderedDict
 
     from mathhammer.fantasy.combat.fight import compile_fight
 
-    kept = plan.__dict__.setdefault("_challenge_fights", OrderedDict())
+    kept = plan.__dict__.setdefault("_pairing_fights", OrderedDict())
     base = kept.get(pairing)
     if base is None:
         base = kept[pairing] = compile_fight((sides[0],), (sides[1],),
                                              charger="a" if charged else None, ruleset=plan.rules,
                                              first_round_only=True)
-        if len(kept) > CHALLENGE_PAIRINGS_KEPT:
+        if len(kept) > PAIRING_FIGHTS_KEPT:
             kept.popitem(last=False)
     else:
         kept.move_to_end(pairing)

@@ -227,7 +227,9 @@ def fate_by_turn(plan, tally: dict, n: int) -> InfoTable:
 
 
 def decision_summary(plan, counts: np.ndarray, n: int) -> list[str]:
-    """One line per unit and kind of decision: how often it came up, each option's share."""
+    """One line per unit and kind of decision: how often it came up, each option's share. The
+    unit carries its own side's letter; a decision the other side takes about it (a dispel of
+    the spell on it) says ``by`` that side."""
     groups: dict[tuple, list[tuple[str, int]]] = {}
     for (side, kind, u, label), i in plan.vocabulary.items():
         groups.setdefault((side, u, kind), []).append((label, int(counts[i])))
@@ -237,8 +239,10 @@ def decision_summary(plan, counts: np.ndarray, n: int) -> list[str]:
         if not total:
             continue
         shares = ", ".join(f"{label} {100 * c / total:.0f}%" for label, c in options if c)
-        lines.append(f"{'AB'[side]}:{plan.units[u].label}: {kind} ({total / n:.2f} a battle): "
-                     f"{shares}")
+        own = plan.units[u].side  # a dispel or heal of a unit may be the other side's choice
+        by = "" if own == side else f" by {'AB'[side]}"
+        lines.append(f"{'AB'[own]}:{plan.units[u].label}: {kind}{by} ({total / n:.2f} a "
+                     f"battle): {shares}")
     return lines
 
 

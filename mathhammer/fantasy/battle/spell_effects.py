@@ -11,10 +11,10 @@ the wizard's unit (no arc or sight: FB-B30's reading).
 The fight tables are keyed by the units' contents, so a modified unit is a new content:
 :mod:`.fights` adds each unit's spell to its arrangement's key; the kernel adds it to the
 fight's code (:func:`mathhammer.fantasy.kernels.battle_spells.effects_code`) and to the
-miss row (:data:`MISS_EFFECTS`), from which :class:`~.compile.KernelBattle` compiles the
-modified sides. Greedy values a spell on t by the exact one-round combat value (values.py)
-of t against each enemy in contact with it, with and without the modifiers
-(:func:`effect_values`, once per plan).
+miss row (:data:`mathhammer.fantasy.kernels.battle_spells.MISS_EFFECTS`), from which
+:class:`~.compile.KernelBattle` compiles the modified sides. Greedy values a spell on t by
+the exact one-round combat value (values.py) of t against each enemy in contact with it,
+with and without the modifiers (:func:`effect_values`, once per plan).
 """
 
 from __future__ import annotations
@@ -27,9 +27,6 @@ AUGMENT, HEX = "augment", "hex"
 EFFECT_KINDS = (AUGMENT, HEX)
 #: each characteristic's range after a modifier (models.Stats)
 LIMITS = {"ws": (0, 10), "s": (1, 10), "t": (1, 10), "i": (1, 10), "a": (0, 10)}
-#: where the kernel's fight miss row carries each engine unit's spell (row + 1, 0 none)
-MISS_EFFECTS = 40
-MISS_WIDTH = 48
 
 
 def _magic(plan):
@@ -94,9 +91,9 @@ def side_in_fight(plan, state, u: int):
 def effect_values(plan, row: int, t: int) -> tuple[float, ...]:
     """Per enemy e of t: what the spell of ``row`` on t is worth to the caster's side in VP
     if t fights e — the exact one-round combat value of t against e's front (both at full
-    strength, nobody charging; combat_values._combat_value) with the modifiers, less without;
-    a hex's the negative. Zero for units that are not t's enemies. Cached in the plan."""
-    from mathhammer.fantasy.battle.combat_values import _combat_value
+    strength, nobody charging; combat_values.exact_round_value) with the modifiers, less
+    without; a hex's the negative. Zero for units that are not t's enemies. Cached in the plan."""
+    from mathhammer.fantasy.battle.combat_values import exact_round_value
     from mathhammer.fantasy.battle.table import FRONT
 
     cache = plan.__dict__.setdefault("_effect_values", {})
@@ -115,15 +112,17 @@ def effect_values(plan, row: int, t: int) -> tuple[float, ...]:
         if unit.side == plan.units[t].side:
             out.append(0.0)
             continue
-        plain = _combat_value(plan, t, e, FRONT, False, plan.units[t].models, unit.models)
-        under = _combat_value(modified, t, e, FRONT, False, plan.units[t].models, unit.models)
+        plain = exact_round_value(plan, t, e, FRONT, False, plan.units[t].models, unit.models)
+        under = exact_round_value(modified, t, e, FRONT, False, plan.units[t].models,
+                                  unit.models)
         out.append(sign * (under - plain))
     values = cache[key] = tuple(out)
     return values
 
 
 class _PlanView:
-    """The plan as combat_values._combat_value reads it (units and rules), with other units."""
+    """The plan as combat_values.exact_round_value reads it (units and rules), with other
+    units."""
 
     def __init__(self, plan, units):
         self.units = units

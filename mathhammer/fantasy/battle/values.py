@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from mathhammer.fantasy.battle.combat_values import _combat_value, p_rally, vp_per_wound  # noqa: F401
+from mathhammer.fantasy.battle.combat_values import exact_round_value, p_rally, vp_per_wound
 from mathhammer.fantasy.battle.plan import p_at_least
 from mathhammer.fantasy.battle.state import HOLD, BattleState
 from mathhammer.fantasy.battle.table import farther_than, segment_distance
@@ -32,7 +32,7 @@ def combat_value(plan, state: BattleState, u: int, t: int, face: int, charged: b
     key = ("combat", u, t, face, charged, mu, mt)
     value = plan.value_cache.get(key)
     if value is None:
-        value = plan.value_cache[key] = _combat_value(plan, u, t, face, charged, mu, mt)
+        value = plan.value_cache[key] = exact_round_value(plan, u, t, face, charged, mu, mt)
     return value
 
 

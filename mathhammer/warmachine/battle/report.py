@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from mathhammer.results import Distribution, Estimate, Report
-from mathhammer.words import plural
+from mathhammer.words import plural, wins_apart
 
 NOT_PLAYED = (
     "terrain, line of sight, facing, back strikes; bases do not block movement; warcasters "
@@ -75,15 +75,22 @@ def build_report(battle, spec, tally, seed: int, names: tuple[str, str]) -> Repo
 def headline(report: Report, names: tuple[str, str], turns: int) -> str:
     r = report.results
     a, b, d = r["p_a_wins"], r["p_b_wins"], r["p_draw"]
-    if a.value >= b.value:
-        lead = f"{names[0]} beats {names[1]} {100 * a.value:.1f}% ± {100 * a.se:.1f}"
-        other = f"{names[1]} wins {100 * b.value:.1f}%"
+    won = [f"{100 * x.value:.1f}% ± {100 * x.se:.1f}" for x in (a, b)]
+    if a.value == b.value:
+        lead, other = f"{names[0]} and {names[1]} are even: each wins {won[0]}", ""
+    elif not wins_apart(a.value, b.value, report.n_trials):  # "beats" only past the noise
+        lead = (f"{names[0]} and {names[1]} are level within the noise: {names[0]} wins "
+                f"{won[0]}, {names[1]} {won[1]}")
+        other = ""
+    elif a.value > b.value:
+        lead = f"{names[0]} beats {names[1]} {won[0]}"
+        other = f"{names[1]} wins {100 * b.value:.1f}%, "
     else:
-        lead = f"{names[1]} beats {names[0]} {100 * b.value:.1f}% ± {100 * b.se:.1f}"
-        other = f"{names[0]} wins {100 * a.value:.1f}%"
+        lead = f"{names[1]} beats {names[0]} {won[1]}"
+        other = f"{names[0]} wins {100 * a.value:.1f}%, "
     kill = r["p_caster_kill"]
     text = (f"{lead} — caster kill by turn {turns} in {100 * kill.value:.1f}%"
-            f" ({other}, undecided {100 * d.value:.1f}%)")
+            f" ({other}undecided {100 * d.value:.1f}%)")
     n = report.n_trials
     return text + f" (Monte Carlo, {plural(n, 'battle')}, seed {report.seed})"
 
