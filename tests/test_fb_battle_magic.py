@@ -121,6 +121,16 @@ def test_a_wizard_table_is_for_characters(tmp_path):
         raise AssertionError("a unit with a [wizard] table loaded")
 
 
+def win_stats() -> dict:
+    """P(A wins) and P(B wins) from a tally, each with its one-battle variance p(1 - p), as
+    _engines_agree's ``stats`` entries."""
+    out = {}
+    for k, name in ((0, "A wins"), (2, "B wins")):
+        out[name] = (lambda t, k=k: t["outcome"][k] / t["outcome"].sum(),
+                     lambda t, k=k: (p := t["outcome"][k] / t["outcome"].sum()) * (1 - p))
+    return out
+
+
 def _engines_agree(recipe, n: int, stats) -> dict:
     """Independent runs of the kernel and the Python step machine: every statistic (a mean
     per battle, with its se from the runs) within 5 se of their difference."""
@@ -202,10 +212,7 @@ def test_the_kernel_and_the_reference_engine_agree_on_magic(tmp_path, ruleset, p
 
     def stats(plan):
         vocab = plan.vocabulary
-        out = {}
-        for k, name in ((0, "A wins"), (2, "B wins")):
-            out[name] = (lambda t, k=k: t["outcome"][k] / t["outcome"].sum(),
-                         lambda t, k=k: (p := t["outcome"][k] / t["outcome"].sum()) * (1 - p))
+        out = win_stats()
         for kind in ("cast", "cast dice", "dispel"):
             idx = [i for (_s, kd, _u, _l), i in vocab.items() if kd == kind]
             out[kind] = (lambda t, idx=idx: t["decisions"][idx].sum() / t["outcome"].sum(),

@@ -174,16 +174,13 @@ def test_the_kernel_and_the_reference_engine_agree_on_augments_and_hexes(tmp_pat
     from dataclasses import replace
 
     from mathhammer.fantasy.battle.magic import magic_of
-    from tests.test_fb_battle_magic import _engines_agree
+    from tests.test_fb_battle_magic import _engines_agree, win_stats
 
     recipe = replace(_spell_duel(tmp_path, ruleset), policy_a=policy_a, rollouts=4)
 
     def stats(plan):
         vocab = plan.vocabulary
-        out = {}
-        for k, name in ((0, "A wins"), (2, "B wins")):
-            out[name] = (lambda t, k=k: t["outcome"][k] / t["outcome"].sum(),
-                         lambda t, k=k: (p := t["outcome"][k] / t["outcome"].sum()) * (1 - p))
+        out = win_stats()
         for spell in ("Withering", "Iron Skin", "Brain Bursta"):
             idx = [i for (_s, kd, _u, label), i in vocab.items()
                    if kd == "cast" and label.startswith(f"{spell} at")]

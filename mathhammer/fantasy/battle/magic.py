@@ -395,9 +395,10 @@ def vocabulary(plan) -> list[tuple]:
 
 
 # ---- the one-step values (FB-B10, FB-B12) --------------------------------------------------------
-def missile_value(plan, state: BattleState, row: int, t: int) -> float:
-    """The VP of the spell's expected unsaved wounds on t's rank and file (capped at what is
-    left), as a volley's (values.volley_value); an augment's or hex's: FB-B30's value."""
+def spell_value(plan, state: BattleState, row: int, t: int) -> float:
+    """What the spell of ``row`` cast on t is worth in VP: a missile's expected unsaved wounds
+    on t's rank and file (capped at what is left), as a volley's (values.volley_value); a
+    heal's wounds back; an augment's or hex's: FB-B30's value."""
     if spell_effects.is_effect(magic_of(plan).rows[row].spell):
         return spell_effects.effect_value(plan, state, row, t)
     _n, _r, models, w = plan.units[t].bodies[0]
@@ -450,7 +451,7 @@ def rest_of_casting(plan, state: BattleState, row: int, power: int,
                 or state.magic[M_DONE][other.caster] \
                 or not wizard_ready(plan, state, mp.casters[other.caster]):
             continue
-        top = max((missile_value(plan, state, r, t) for t in candidates(plan, other)
+        top = max((spell_value(plan, state, r, t) for t in candidates(plan, other)
                    if state.on_table(t)), default=0.0)
         best = max(best, best_cast(plan, state, r, top, dice_max))
     return best
@@ -472,7 +473,7 @@ def rest_of_dispelling(plan, state: BattleState, dice: int) -> float:
         if r == row or other.side != side or m[M_TRIED][r] or m[M_DONE][other.caster] \
                 or not wizard_ready(plan, state, mp.casters[other.caster]):
             continue
-        top = max((missile_value(plan, state, r, t) for t in candidates(plan, other)
+        top = max((spell_value(plan, state, r, t) for t in candidates(plan, other)
                    if state.on_table(t)), default=0.0)
         best = max(best, top * p_dispel(mp.rules, dice, level, other.spell.cv))
     return best
@@ -487,17 +488,17 @@ def option_values(plan, state: BattleState, kind: str, options: list[Option]) ->
         dice_max = power_dice_left(plan, state)
         for o in options[1:]:
             r = o.extra[0]
-            values.append(best_cast(plan, state, r, missile_value(plan, state, r, o.target),
+            values.append(best_cast(plan, state, r, spell_value(plan, state, r, o.target),
                                     dice_max))
         return values
     if kind == CAST_DICE:
         r, t = m[M_ROW], m[M_TARGET]
-        value = missile_value(plan, state, r, t)
+        value = spell_value(plan, state, r, t)
         return [p_goes_off(plan, state, r, o.extra) * value
                 + rest_of_casting(plan, state, r, m[M_POWER] - o.extra) for o in options]
     # DISPEL: the VP the dispel saves, plus what the dice kept are worth
     r, t, total = m[M_ROW], m[M_TARGET], m[M_TOTAL]
-    value = missile_value(plan, state, r, t)
+    value = spell_value(plan, state, r, t)
     level = dispel_level(plan, state, 1 - mp.rows[r].side)
     if m[M_POWER_DISPEL]:  # FB-B31: power dice at the other side's spell in play
         return [p_dispel(mp.rules, o.extra, level, total) * value

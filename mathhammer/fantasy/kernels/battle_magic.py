@@ -245,7 +245,9 @@ def p_dispel(B, dice, level, total):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def missile_value(B, S, r, t):
+def spell_value(B, S, r, t):
+    """battle.magic.spell_value: what the spell of row r cast on t is worth in VP (a missile's
+    wounds, a heal's wounds back, an augment's or hex's FB-B30 value)."""
     if effect_kind(B, r) != 0:  # FB-B30
         return effect_value(B, S, r, t)
     bodies = B.bodies
@@ -298,7 +300,7 @@ def top_value(B, S, r, side):
     for i in range(nside[s]):
         t = sides[s, i]
         if on_the_table(S.ust, t):
-            top = max(top, missile_value(B, S, r, t))
+            top = max(top, spell_value(B, S, r, t))
     return top
 
 
@@ -389,10 +391,10 @@ def magic_values(B, S, kind, n, out):
         dice_max = power_dice_left(B, S)
         for i in range(1, n):
             r, t = B.opt_i[i, OI_CODE], B.opt_i[i, OI_TARGET]
-            out[i] = best_cast(B, S, r, missile_value(B, S, r, t), dice_max)
+            out[i] = best_cast(B, S, r, spell_value(B, S, r, t), dice_max)
         return OK
     row, t = g[G_MAGIC + M_ROW], g[G_MAGIC + M_TARGET]
-    value = missile_value(B, S, row, t)
+    value = spell_value(B, S, row, t)
     if kind == K_DICE:
         for i in range(n):
             out[i] = p_goes_off(B, S, row, i + 1) * value \
@@ -438,7 +440,7 @@ def choose_cast(B, S, side, k, n, rows, targets, gaps):
     values = np.zeros(n)
     dice_max = power_dice_left(B, S)
     for i in range(1, n):
-        values[i] = best_cast(B, S, rows[i], missile_value(B, S, rows[i], targets[i]), dice_max)
+        values[i] = best_cast(B, S, rows[i], spell_value(B, S, rows[i], targets[i]), dice_max)
     return greedy_choice(values, n)  # magic_values's K_CAST, on the local options
 
 
