@@ -16,6 +16,33 @@ TWO_D6_AT_LEAST_8 = 15 / 36  # FB-C6: a 2D6 pursuit (overrun) roll reaching 8"
 COMMAND = dict(champion=False, standard=False, musician=False)
 
 
+def scripted(a: str, b: str, deployment: dict, turns: int):
+    """Lists a and b, the deployment's scripted orders for both sides, A first."""
+    from mathhammer.fantasy.battle.runner import Recipe
+    from mathhammer.lists import load_list
+
+    return Recipe(load_list(a), load_list(b), deployment, "test", turns, "a", "scripted",
+                  "scripted", 1, 1)
+
+
+def planned_state(recipe):
+    """The recipe's plan and a fresh reference-engine state of it."""
+    import random
+
+    import numpy as np
+
+    from mathhammer.fantasy.battle.runner import build_plan
+    from mathhammer.fantasy.battle.state import BattleState
+
+    plan = build_plan(recipe)
+    return plan, BattleState(plan, random.Random(0), np.zeros(8, np.uint64))
+
+
+def index_of(plan, label: str) -> int:
+    return next(u.index for u in plan.units if u.label == label)
+
+
+
 def unbreakable_orcs(tmp_path) -> str:
     """Orc Boyz that never break nor panic, in units of any size (a few to be wiped out)."""
     from mathhammer.profiles import profiles_root
@@ -66,9 +93,7 @@ def test_an_overrun_into_a_unit_in_line_is_a_new_combat(tmp_path, engine, n):
     fail); a second one stands 8" beyond the first one's front. When the first is
     wiped out in the charge's round (fb combat's exact round), the halberdiers overrun 2D6"
     straight ahead and reach the second on 8+: P(new combat) = P(wiped out) × 15/36."""
-    from mathhammer.fantasy.battle.runner import Recipe
     from mathhammer.fantasy.combat.fight import combat, make_side
-    from mathhammer.lists import load_list
 
     orcs = unbreakable_orcs(tmp_path)
     a = list_file(tmp_path, "empire", [dict(profile="wfb8/empire_halberdiers", models=20,
@@ -82,8 +107,7 @@ def test_an_overrun_into_a_unit_in_line_is_a_new_combat(tmp_path, engine, n):
     deployment = {"a": [{"unit": "Halberdiers", "x": 36.0, "y": 22.5, "charge": "Orc Boyz"}],
                   "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 24.0},
                         {"unit": "Orc Boyz (2)", "x": 36.0, "y": 32.0}]}
-    recipe = Recipe(load_list(a), load_list(b), deployment, "test", 1, "a", "scripted",
-                    "scripted", 1, 1)
+    recipe = scripted(a, b, deployment, 1)
     p = p_wiped * TWO_D6_AT_LEAST_8
     got = undecided_share(recipe, n, engine, 21, "Orc Boyz (2)")
     assert _within(got, p, n), (engine, got, p)
@@ -95,9 +119,7 @@ def test_a_pursuit_into_a_unit_in_line_is_a_new_combat(tmp_path, engine, n):
     beyond the halberdiers' front. When the orcs break in A's round (fb combat's exact first
     round), the halberdiers pursue 2D6" along the flight and reach the unbreakable orcs on 8+,
     caught or not: P(new combat) = P(the orcs break) × 15/36."""
-    from mathhammer.fantasy.battle.runner import Recipe
     from mathhammer.fantasy.combat.fight import combat, make_side
-    from mathhammer.lists import load_list
 
     a = list_file(tmp_path, "empire", [dict(profile="wfb8/empire_halberdiers", models=10,
                                             **COMMAND)])
@@ -112,8 +134,7 @@ def test_a_pursuit_into_a_unit_in_line_is_a_new_combat(tmp_path, engine, n):
     deployment = {"a": [{"unit": "Halberdiers", "x": 36.0, "y": 24.0}],
                   "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 24.0},
                         {"unit": "Stubborn Lads", "x": 36.0, "y": 32.0}]}
-    recipe = Recipe(load_list(a), load_list(b), deployment, "test", 1, "a", "scripted",
-                    "scripted", 1, 1)
+    recipe = scripted(a, b, deployment, 1)
     p = p_breaks * TWO_D6_AT_LEAST_8
     got = undecided_share(recipe, n, engine, 22, "Stubborn Lads")
     assert _within(got, p, n), (engine, got, p)
@@ -124,8 +145,7 @@ def test_the_kernel_and_the_reference_engine_agree_on_overruns(tmp_path):
     each): P(A wins), P(B wins) and each unit's P(destroyed) by the end agree within 5 se of
     their difference (FB-B22 played alike: the overrun's new combat is fought in B's turn)."""
     from mathhammer.fantasy.battle.distributed import run
-    from mathhammer.fantasy.battle.runner import Recipe, build_plan
-    from mathhammer.lists import load_list
+    from mathhammer.fantasy.battle.runner import build_plan
 
     orcs = unbreakable_orcs(tmp_path)
     a = list_file(tmp_path, "empire", [dict(profile="wfb8/empire_halberdiers", models=20,
@@ -137,8 +157,7 @@ def test_the_kernel_and_the_reference_engine_agree_on_overruns(tmp_path):
                   "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 24.0},
                         {"unit": "Orc Boyz (2)", "x": 36.0, "y": 32.0},
                         {"unit": "Big Mob", "x": 50.0, "y": 34.0}]}
-    recipe = Recipe(load_list(a), load_list(b), deployment, "test", 2, "a", "scripted",
-                    "scripted", 1, 1)
+    recipe = scripted(a, b, deployment, 2)
     n = 400
     shares = []
     for engine, seed in (("kernel", 31), ("python", 32)):
@@ -158,15 +177,9 @@ def test_what_a_pursuit_move_reaches(tmp_path):
     wide, facing +y) an orc unit straight ahead is reached when the roll is at least the gap;
     not when it flees or is in a combat; a unit beside the halberdiers (out of their front
     arc) is not reached, however close; of two in reach the nearer is charged."""
-    import random
-
-    import numpy as np
-
     from mathhammer.fantasy.battle.phases import reached_enemy
-    from mathhammer.fantasy.battle.runner import Recipe, build_plan
-    from mathhammer.fantasy.battle.state import FLEE, HOLD, BattleState
+    from mathhammer.fantasy.battle.state import FLEE, HOLD
     from mathhammer.fantasy.battle.table import FRONT
-    from mathhammer.lists import load_list
 
     orcs = unbreakable_orcs(tmp_path)
     a = list_file(tmp_path, "empire", [dict(profile="wfb8/empire_halberdiers", models=20,
@@ -175,12 +188,9 @@ def test_what_a_pursuit_move_reaches(tmp_path):
     deployment = {"a": [{"unit": "Halberdiers", "x": 36.0, "y": 20.0}],
                   "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 28.0},
                         {"unit": "Orc Boyz (2)", "x": 60.0, "y": 40.0}]}
-    recipe = Recipe(load_list(a), load_list(b), deployment, "test", 1, "a", "scripted",
-                    "scripted", 1, 1)
-    plan = build_plan(recipe)
-    state = BattleState(plan, random.Random(0), np.zeros(8, np.uint64))
-    h, c, c2 = (next(u.index for u in plan.units if u.label == name) for name in
-                ("Halberdiers", "Orc Boyz", "Orc Boyz (2)"))
+    recipe = scripted(a, b, deployment, 1)
+    plan, state = planned_state(recipe)
+    h, c, c2 = (index_of(plan, name) for name in ("Halberdiers", "Orc Boyz", "Orc Boyz (2)"))
     assert reached_enemy(plan, state, h, 8)[:2] == (c, FRONT)
     assert reached_enemy(plan, state, h, 8)[3] == pytest.approx(8.0)
     assert reached_enemy(plan, state, h, 7) is None
@@ -203,16 +213,11 @@ def test_a_winner_pursues_one_of_the_units_it_broke(tmp_path, monkeypatch):
     the first of them only — one pursuit row lists them as a chaser, the other none — so they
     make one pursuit move (two moves carried a unit that had reached a new enemy away from it,
     and the enemy kept fighting its front: the crash of the reverted FB-B22 merge)."""
-    import random
-
-    import numpy as np
 
     from mathhammer.fantasy.battle import phases
     from mathhammer.fantasy.battle.fights import RoundResult
-    from mathhammer.fantasy.battle.runner import Recipe, build_plan
-    from mathhammer.fantasy.battle.state import FLEE, BattleState
+    from mathhammer.fantasy.battle.state import FLEE
     from mathhammer.fantasy.battle.table import FRONT
-    from mathhammer.lists import load_list
 
     a = list_file(tmp_path, "empire", [dict(profile="wfb8/empire_halberdiers", models=20,
                                             **COMMAND)])
@@ -221,12 +226,9 @@ def test_a_winner_pursues_one_of_the_units_it_broke(tmp_path, monkeypatch):
     deployment = {"a": [{"unit": "Halberdiers", "x": 36.0, "y": 20.0}],
                   "b": [{"unit": "Orc Boyz", "x": 36.0, "y": 30.0},
                         {"unit": "Orc Boyz (2)", "x": 50.0, "y": 20.0}]}
-    recipe = Recipe(load_list(a), load_list(b), deployment, "test", 1, "a", "scripted",
-                    "scripted", 1, 1)
-    plan = build_plan(recipe)
-    state = BattleState(plan, random.Random(0), np.zeros(8, np.uint64))
-    h, o1, o2 = (next(u.index for u in plan.units if u.label == name) for name in
-                 ("Halberdiers", "Orc Boyz", "Orc Boyz (2)"))
+    recipe = scripted(a, b, deployment, 1)
+    plan, state = planned_state(recipe)
+    h, o1, o2 = (index_of(plan, name) for name in ("Halberdiers", "Orc Boyz", "Orc Boyz (2)"))
     state.contact[h], state.contact[o1] = (o1, FRONT, 0), (h, FRONT, 0)
     state.contact[o2] = (h, 1, 1)  # on the halberdiers' flank
     state.active = 0
