@@ -47,7 +47,9 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_CHARGED,
     ST_CT,
     ST_FRESH,
+    ST_MARCHED,
     ST_MODELS,
+    ST_MOVED,
     ST_STATUS,
     UI_LD,
     UI_M,
@@ -56,7 +58,6 @@ from mathhammer.fantasy.kernels.battle_state import (
     UI_POINTS,
     UI_SIDE,
     box,
-    copy_state,
     engaged,
     missed,
 )
@@ -191,12 +192,57 @@ def _reach(B, u, me, them, uf_unused):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _p_reach_at(ch_range, ch_cum, ch_n, u, gap):
+    """p_reach on arrays read once by the caller (the same sums)."""
+    below = 0.0
+    for k in range(ch_n[u]):
+        if ch_range[u, k] >= gap - 1e-9:
+            return 1.0 - below
+        below = ch_cum[u, k]
+    return 0.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them):
+    """_reach on arrays read once by the caller (the same arithmetic)."""
+    mx, my = centre(me)
+    face, fside = arc(them, mx, my)
+    a0x, a0y, a1x, a1y, _a, _b, _c, _d = face_segment(me, FRONT, 1)
+    c0x, c0y, c1x, c1y, _e, _f, _g, _h = face_segment(them,
+                                                      face, fside)
+    gap = segment_distance(a0x, a0y, a1x, a1y, c0x, c0y, c1x, c1y)
+    tx, ty = centre(them)
+    f2, _s2 = arc(me, tx, ty)
+    now = _p_reach_at(ch_range, ch_cum, ch_n, u, gap) if f2 == FRONT else 0.0
+    later = 0.5 * _p_reach_at(ch_range, ch_cum, ch_n, u, gap - ui[u, UI_M])
+    return max(now, later)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _charge_value_in(ui, st, buckets, table, u, t, face):
+    """(combat_value of a charge of u on t, True) when its table is built; (0, False) when
+    not (the caller asks combat_value itself, which records the miss)."""
+    mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)
+    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
+    code = value_code(u, t, face, 1, mu, mt)
+    if code not in table:
+        return 0.0, False
+    return table[code], True
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def threat(B, S, u):
     """u's side's value of where u stands: the charges it threatens minus the enemy's, and
     the pull of the pairings it is favoured in (APPROACH; see values.threat)."""
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
-    me, them = B.b1.copy(), B.b2.copy()
+    # the look-ahead's boxes (nothing threat calls uses them; a move value's best_volley
+    # boxes afresh after it): no copies
+    me, them = B.b1, B.b2
+    # every array read once here (each read of a field is a reference count taken and
+    # dropped): the same lookups and sums as combat_value and _reach
+    table, buckets = B.values, B.ri[R_BUCKETS]
+    ch_range, ch_cum, ch_n = B.ch_range, B.ch_cum, B.ch_n
     box(ui, uf, pos, st, u, me)
     mx, my = centre(me)
     total = 0.0
@@ -208,22 +254,26 @@ def threat(B, S, u):
         box(ui, uf, pos, st, t, them)
         tx, ty = centre(them)
         f_at, _s = arc(them, mx, my)
-        gain, status = combat_value(B, S, u, t, f_at, 1)
-        if status == MISS:
-            return 0.0, MISS
+        gain, found = _charge_value_in(ui, st, buckets, table, u, t, f_at)
+        if not found:
+            gain, status = combat_value(B, S, u, t, f_at, 1)
+            if status == MISS:
+                return 0.0, MISS
         f_me, _s = arc(me, tx, ty)
-        loss, status = combat_value(B, S, t, u, f_me, 1)
-        if status == MISS:
-            return 0.0, MISS
+        loss, found = _charge_value_in(ui, st, buckets, table, t, u, f_me)
+        if not found:
+            loss, status = combat_value(B, S, t, u, f_me, 1)
+            if status == MISS:
+                return 0.0, MISS
         closeness = 1.0 - math.hypot(tx - mx, ty - my) / APPROACH_RANGE
         if closeness > 0:
             total += APPROACH * (gain - loss) / 2 * closeness
         if farther_than(me, them, 30.0):
             continue
         if gain > 0:
-            total += gain * _reach(B, u, me, them, uf)
+            total += gain * _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them)
         if loss > 0:
-            total -= loss * _reach(B, t, them, me, uf)
+            total -= loss * _reach_at(ch_range, ch_cum, ch_n, ui, t, them, me)
     return total, OK
 
 
@@ -244,15 +294,22 @@ def best_volley(B, S, u):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def move_value(B, S, u, code, target):
-    """Play the move on the look-ahead copy and value where it leaves the unit."""
+    """Play the move on the state itself and value where it leaves the unit, then put the
+    unit back: a move changes only its position and its moved / marched flags (apply_move),
+    so this is the value of the move played on a copy of the state, without the copy."""
     ri, rf = B.ri, B.rf
-    trial = B.sg
-    copy_state(S, trial)
-    apply_move(B, trial, u, code, target, rf[F_MARCH_BLOCK], ri[R_MARCH_MULT])
-    value, status = threat(B, trial, u)
+    pos, st = S.pos, S.ust
+    x, y, theta, cos, sin = pos[u, 0], pos[u, 1], pos[u, 2], pos[u, 3], pos[u, 4]
+    moved, marched = st[u, ST_MOVED], st[u, ST_MARCHED]
+    apply_move(B, S, u, code, target, rf[F_MARCH_BLOCK], ri[R_MARCH_MULT])
+    value, status = threat(B, S, u)
+    extra = 0.0
+    if status != MISS:
+        extra, status = best_volley(B, S, u)
+    pos[u, 0], pos[u, 1], pos[u, 2], pos[u, 3], pos[u, 4] = x, y, theta, cos, sin
+    st[u, ST_MOVED], st[u, ST_MARCHED] = moved, marched
     if status == MISS:
         return 0.0, MISS
-    extra, status = best_volley(B, trial, u)
     return value + extra, status
 
 
