@@ -4,7 +4,8 @@ The same values as :mod:`mathhammer.fantasy.battle.values` (its docstring): a co
 value is looked up in the run's table of exact one-round values (built by Python on a
 miss: :func:`mathhammer.fantasy.battle.values.combat_value`), a charge's reach comes from
 the charge dice, a volley's mean from the shooting table, a move's from where it leaves the
-unit (played on a copy of the state). Every function returns ``(value, status)``.
+unit (played on the state itself, the unit put back after). Every function returns
+``(value, status)``.
 """
 
 from __future__ import annotations
@@ -82,28 +83,49 @@ def value_code(u, t, face, charged, mu, mt):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def combat_value_at(ui, st, buckets, table, u, t, face, charged):
+    """(u's side's expected VP swing of one round of u against t, True, mu, mt) from the
+    table of values, on arrays read once by the caller; (0, False, mu, mt) when its value is
+    not built yet (value_missed records it). mu, mt: the models the value is worked out for."""
+    mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)
+    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
+    code = value_code(u, t, face, charged, mu, mt)
+    if code not in table:
+        return 0.0, False, mu, mt
+    return table[code], True, mu, mt
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def value_missed(B, u, t, face, charged, mu, mt):
+    """The value of the round of u against t is not built: recorded in B.miss; (0, OK) in a
+    probe pass (the placeholder: a worthless round), else (0, MISS)."""
+    miss = B.miss
+    miss[:] = -1
+    miss[0], miss[1], miss[2], miss[3] = MISS_VALUE, u, t, face
+    miss[4], miss[5], miss[6] = charged, mu, mt
+    if missed(B):
+        return 0.0, OK
+    return 0.0, MISS
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def combat_value(B, S, u, t, face, charged):
     """u's side's expected VP swing of one round of u against t (a table lookup)."""
-    ui, ri = B.ui, B.ri
-    st = S.ust
-    mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], ri[R_BUCKETS])
-    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], ri[R_BUCKETS])
-    code = value_code(u, t, face, charged, mu, mt)
-    table = B.values
-    if code not in table:
-        miss = B.miss
-        miss[:] = -1
-        miss[0], miss[1], miss[2], miss[3] = MISS_VALUE, u, t, face
-        miss[4], miss[5], miss[6] = charged, mu, mt
-        if missed(B):  # the probe's placeholder: a worthless round
-            return 0.0, OK
-        return 0.0, MISS
-    return table[code], OK
+    value, found, mu, mt = combat_value_at(B.ui, S.ust, B.ri[R_BUCKETS], B.values, u, t, face,
+                                           charged)
+    if not found:
+        return value_missed(B, u, t, face, charged, mu, mt)
+    return value, OK
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def p_reach(B, u, gap):
-    ch_range, ch_cum, ch_n = B.ch_range, B.ch_cum, B.ch_n
+    return p_reach_at(B.ch_range, B.ch_cum, B.ch_n, u, gap)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def p_reach_at(ch_range, ch_cum, ch_n, u, gap):
+    """P(u's charge reaches ``gap``), on the charge arrays read once by the caller."""
     below = 0.0
     for k in range(ch_n[u]):
         if ch_range[u, k] >= gap - 1e-9:
@@ -177,34 +199,9 @@ def reaction_value(B, S, charger, t, gap, face, code):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _reach(B, u, me, them, uf_unused):
-    mx, my = centre(me)
-    face, fside = arc(them, mx, my)
-    a0x, a0y, a1x, a1y, _a, _b, _c, _d = face_segment(me, FRONT, 1)
-    c0x, c0y, c1x, c1y, _e, _f, _g, _h = face_segment(them,
-                                                      face, fside)
-    gap = segment_distance(a0x, a0y, a1x, a1y, c0x, c0y, c1x, c1y)
-    tx, ty = centre(them)
-    f2, _s2 = arc(me, tx, ty)
-    now = p_reach(B, u, gap) if f2 == FRONT else 0.0
-    later = 0.5 * p_reach(B, u, gap - B.ui[u, UI_M])
-    return max(now, later)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _p_reach_at(ch_range, ch_cum, ch_n, u, gap):
-    """p_reach on arrays read once by the caller (the same sums)."""
-    below = 0.0
-    for k in range(ch_n[u]):
-        if ch_range[u, k] >= gap - 1e-9:
-            return 1.0 - below
-        below = ch_cum[u, k]
-    return 0.0
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
 def _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them):
-    """_reach on arrays read once by the caller (the same arithmetic)."""
+    """The chance u's charge reaches ``them`` from ``me``: now when ``them`` is in u's front
+    arc, else half the chance of a turn and a move later (FB-B10; values._reach)."""
     mx, my = centre(me)
     face, fside = arc(them, mx, my)
     a0x, a0y, a1x, a1y, _a, _b, _c, _d = face_segment(me, FRONT, 1)
@@ -213,21 +210,9 @@ def _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them):
     gap = segment_distance(a0x, a0y, a1x, a1y, c0x, c0y, c1x, c1y)
     tx, ty = centre(them)
     f2, _s2 = arc(me, tx, ty)
-    now = _p_reach_at(ch_range, ch_cum, ch_n, u, gap) if f2 == FRONT else 0.0
-    later = 0.5 * _p_reach_at(ch_range, ch_cum, ch_n, u, gap - ui[u, UI_M])
+    now = p_reach_at(ch_range, ch_cum, ch_n, u, gap) if f2 == FRONT else 0.0
+    later = 0.5 * p_reach_at(ch_range, ch_cum, ch_n, u, gap - ui[u, UI_M])
     return max(now, later)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _charge_value_in(ui, st, buckets, table, u, t, face):
-    """(combat_value of a charge of u on t, True) when its table is built; (0, False) when
-    not (the caller asks combat_value itself, which records the miss)."""
-    mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)
-    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
-    code = value_code(u, t, face, 1, mu, mt)
-    if code not in table:
-        return 0.0, False
-    return table[code], True
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -240,7 +225,7 @@ def threat(B, S, u):
     # boxes afresh after it): no copies
     me, them = B.b1, B.b2
     # every array read once here (each read of a field is a reference count taken and
-    # dropped): the same lookups and sums as combat_value and _reach
+    # dropped)
     table, buckets = B.values, B.ri[R_BUCKETS]
     ch_range, ch_cum, ch_n = B.ch_range, B.ch_cum, B.ch_n
     box(ui, uf, pos, st, u, me)
@@ -254,15 +239,15 @@ def threat(B, S, u):
         box(ui, uf, pos, st, t, them)
         tx, ty = centre(them)
         f_at, _s = arc(them, mx, my)
-        gain, found = _charge_value_in(ui, st, buckets, table, u, t, f_at)
+        gain, found, m_u, m_t = combat_value_at(ui, st, buckets, table, u, t, f_at, 1)
         if not found:
-            gain, status = combat_value(B, S, u, t, f_at, 1)
+            gain, status = value_missed(B, u, t, f_at, 1, m_u, m_t)
             if status == MISS:
                 return 0.0, MISS
         f_me, _s = arc(me, tx, ty)
-        loss, found = _charge_value_in(ui, st, buckets, table, t, u, f_me)
+        loss, found, m_t, m_u = combat_value_at(ui, st, buckets, table, t, u, f_me, 1)
         if not found:
-            loss, status = combat_value(B, S, t, u, f_me, 1)
+            loss, status = value_missed(B, t, u, f_me, 1, m_t, m_u)
             if status == MISS:
                 return 0.0, MISS
         closeness = 1.0 - math.hypot(tx - mx, ty - my) / APPROACH_RANGE
