@@ -130,9 +130,12 @@ MAX_PER_SIDE = 4
 @njit(cache=True, nogil=True, error_model="numpy")
 def seen(B, S, u, t, ax, ay, bx, by):
     """(in sight, cover 0/1/2) of the line a → b from u to t (FB-B6)."""
-    ui, uf, terrain = B.ui, B.uf, B.terrain
-    pos, st = S.pos, S.ust
-    q, cq = B.b3, B.cq
+    return seen_at(B.ui, B.uf, B.terrain, S.pos, S.ust, B.b3, B.cq, u, t, ax, ay, bx, by)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def seen_at(ui, uf, terrain, pos, st, q, cq, u, t, ax, ay, bx, by):
+    """seen on arrays read once by the caller (q: scratch box, cq: scratch corners)."""
     if ui[t, UI_LARGE] == 0:
         for v in range(ui.shape[0]):
             if v == u or v == t or not on_the_table(st, v):
@@ -159,7 +162,7 @@ def seen(B, S, u, t, ax, ay, bx, by):
 def nearest_enemy(B, S, u):
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
-    p, q = B.b1, B.b2
+    p, q, cp, cq = B.b1, B.b2, B.cp, B.cq
     box(ui, uf, pos, st, u, p)
     e = 1 - ui[u, UI_SIDE]
     best, out = 1e300, -1
@@ -168,7 +171,7 @@ def nearest_enemy(B, S, u):
         if st[t, ST_STATUS] != HOLD:
             continue
         box(ui, uf, pos, st, t, q)
-        d = box_distance(p, q, B.cp, B.cq)
+        d = box_distance(p, q, cp, cq)
         if d < best:
             best, out = d, t
     return out
@@ -178,14 +181,14 @@ def nearest_enemy(B, S, u):
 def enemy_within(B, S, u, reach):
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
-    p, q = B.b1, B.b2
+    p, q, cp, cq = B.b1, B.b2, B.cp, B.cq
     box(ui, uf, pos, st, u, p)
     e = 1 - ui[u, UI_SIDE]
     for i in range(nside[e]):
         t = sides[e, i]
         if st[t, ST_STATUS] == HOLD:
             box(ui, uf, pos, st, t, q)
-            if box_distance(p, q, B.cp, B.cq) <= reach:
+            if box_distance(p, q, cp, cq) <= reach:
                 return True
     return False
 
@@ -193,11 +196,14 @@ def enemy_within(B, S, u, reach):
 # ---- moving (FB-B5) ------------------------------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
 def blocked(B, S, u):
-    ui, uf, rf = B.ui, B.uf, B.rf
-    pos, st = S.pos, S.ust
-    p, q = B.b1, B.b2
+    return blocked_at(B.ui, B.uf, B.rf, S.pos, S.ust, B.b1, B.b2, B.cp, B.cq, u)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def blocked_at(ui, uf, rf, pos, st, p, q, cp, cq, u):
+    """blocked on arrays read once by the caller (p, q: scratch boxes; cp, cq: corners)."""
     box(ui, uf, pos, st, u, p)
-    if not on_table(p, rf[F_TABLE_W], rf[F_TABLE_D], B.cp):
+    if not on_table(p, rf[F_TABLE_W], rf[F_TABLE_D], cp):
         return True
     side = ui[u, UI_SIDE]
     for v in range(ui.shape[0]):
@@ -207,9 +213,9 @@ def blocked(B, S, u):
         if farther_than(p, q, GAP):
             continue
         if ui[v, UI_SIDE] != side:
-            if box_distance(p, q, B.cp, B.cq) < GAP - 1e-9:
+            if box_distance(p, q, cp, cq) < GAP - 1e-9:
                 return True
-        elif overlaps(p, q, B.cp, B.cq):
+        elif overlaps(p, q, cp, cq):
             return True
     return False
 
@@ -219,12 +225,14 @@ def straight(B, S, u, inches):
     """Straight on (backwards when negative), cut to 3/4, 1/2, 1/4 or nothing when the way is
     not clear; returns |inches| moved."""
     pos = S.pos
+    ui, uf, rf, st = B.ui, B.uf, B.rf, S.ust
+    p, q, cp, cq = B.b1, B.b2, B.cp, B.cq
     x0, y0 = pos[u, 0], pos[u, 1]
     dx, dy = pos[u, 3], pos[u, 4]
     for k in range(4):
         share = 1.0 - 0.25 * k
         pos[u, 0], pos[u, 1] = x0 + dx * inches * share, y0 + dy * inches * share
-        if not blocked(B, S, u):
+        if not blocked_at(ui, uf, rf, pos, st, p, q, cp, cq, u):
             return abs(inches * share)
     pos[u, 0], pos[u, 1] = x0, y0
     return 0.0
@@ -576,11 +584,16 @@ def pursuit_move(B, S, w, follow, px, py, inches):
 def in_reach(B, S, t, me, them, reach):
     """The gap from the box ``me`` to enemy t (its box into ``them``) when t is on the table,
     not in combat and within ``reach``; -1 otherwise (a shot's, a machine's or a spell's)."""
-    st = S.ust
+    return in_reach_at(B.ui, B.uf, S.pos, S.ust, B.cp, B.cq, t, me, them, reach)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def in_reach_at(ui, uf, pos, st, cp, cq, t, me, them, reach):
+    """in_reach on arrays read once by the caller."""
     if not on_the_table(st, t) or engaged(st, t):
         return -1.0
-    box(B.ui, B.uf, S.pos, st, t, them)
-    gap = box_distance(me, them, B.cp, B.cq)
+    box(ui, uf, pos, st, t, them)
+    gap = box_distance(me, them, cp, cq)
     return gap if gap <= reach else -1.0
 
 
@@ -610,15 +623,15 @@ def shoot_options(B, S, u, oi, of):
         return n
     me, them = B.b1, B.b2
     e = 1 - ui[u, UI_SIDE]
-    cp = B.cp
+    cp, cq, q, terrain = B.cp, B.cq, B.b3, B.terrain
     for i in range(nside[e]):
         t = sides[e, i]
         box(ui, uf, pos, st, u, me)
-        gap = in_reach(B, S, t, me, them, uf[u, UF_RANGE])
+        gap = in_reach_at(ui, uf, pos, st, cp, cq, t, me, them, uf[u, UF_RANGE])
         if gap < 0.0 or not in_front_arc(me, them, cp):
             continue
         tx, ty = centre(them)
-        ok, cover = seen(B, S, u, t, me[0], me[1], tx, ty)
+        ok, cover = seen_at(ui, uf, terrain, pos, st, q, cq, u, t, me[0], me[1], tx, ty)
         if not ok:
             continue
         oi[n, OI_TARGET], oi[n, OI_CODE], oi[n, OI_COVER], oi[n, OI_SLOT] = t, 1, cover, 1 + i

@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from mathhammer.fantasy.kernels.battle import step
+from mathhammer.fantasy.kernels.battle import END, FLIGHT, RALLY, START, step
 from mathhammer.fantasy.kernels.battle_actions import OI_SLOT
 from mathhammer.fantasy.kernels.battle_magic import K_CAST, magic_values
 from mathhammer.fantasy.kernels.battle_state import (
@@ -238,10 +238,16 @@ def play_resumable(B, S, j, ck, ck_decisions, ck_at):
     after the step (its rollouts included) that met the first missing tables: the steps after
     it would follow placeholders, and ask for tables the battle may never need."""
     mine = B.decisions
-    while S.g[G_DONE] == 0:
-        copy_state(S, ck)  # every table so far was found: from here, the same steps again
-        ck_decisions[:] = mine
-        ck_at[0] = j
+    g = S.g
+    while g[G_DONE] == 0:
+        phase = g[G_PHASE]
+        # the start, rally, flight and end steps look no table up (never MISS, never
+        # tainted): the state before the step that misses is still saved, as before
+        if phase != START and phase != RALLY and phase != FLIGHT and phase != END:
+            copy_state(S, ck)  # every table so far was found: from here, the same steps again
+            for k in range(mine.shape[0]):
+                ck_decisions[k] = mine[k]
+            ck_at[0] = j
         if main_step(B, S) == MISS or (B.probe[P_TAINTED] == 1 and ck_at[1] == 1):
             return MISS
     return OK

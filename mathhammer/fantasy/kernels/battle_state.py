@@ -148,16 +148,31 @@ def make_state(pos, st, wounds, g, gap, comb, purs, hist, kstate):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _copy1(dst, src):
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _copy2(dst, src):
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def copy_state(src, dst):
-    dst.pos[...] = src.pos
-    dst.ust[...] = src.ust
-    dst.wounds[...] = src.wounds
-    dst.g[...] = src.g
-    dst.gap[...] = src.gap
-    dst.comb[...] = src.comb
-    dst.purs[...] = src.purs
-    dst.hist[...] = src.hist
-    dst.kstate[...] = src.kstate
+    """dst = src, array by array (plain loops: numba's broadcast assignment ``a[...] = b``
+    cost more than the copying on arrays this small)."""
+    _copy2(dst.pos, src.pos)
+    _copy2(dst.ust, src.ust)
+    _copy2(dst.wounds, src.wounds)
+    _copy1(dst.g, src.g)
+    _copy1(dst.gap, src.gap)
+    _copy2(dst.comb, src.comb)
+    _copy2(dst.purs, src.purs)
+    _copy2(dst.hist, src.hist)
+    _copy1(dst.kstate, src.kstate)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -4,7 +4,8 @@ The same values as :mod:`mathhammer.fantasy.battle.values` (its docstring): a co
 value is looked up in the run's table of exact one-round values (built by Python on a
 miss: :func:`mathhammer.fantasy.battle.values.combat_value`), a charge's reach comes from
 the charge dice, a volley's mean from the shooting table, a move's from where it leaves the
-unit (played on a copy of the state). Every function returns ``(value, status)``.
+unit (played on the state itself, the unit put back after). Every function returns
+``(value, status)``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ from mathhammer.fantasy.kernels.battle_state import (
     ST_CHARGED,
     ST_CT,
     ST_FRESH,
+    ST_MARCHED,
     ST_MODELS,
+    ST_MOVED,
     ST_STATUS,
     UI_LD,
     UI_M,
@@ -56,7 +59,6 @@ from mathhammer.fantasy.kernels.battle_state import (
     UI_POINTS,
     UI_SIDE,
     box,
-    copy_state,
     engaged,
     missed,
 )
@@ -81,28 +83,49 @@ def value_code(u, t, face, charged, mu, mt):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def combat_value_at(ui, st, buckets, table, u, t, face, charged):
+    """(u's side's expected VP swing of one round of u against t, True, mu, mt) from the
+    table of values, on arrays read once by the caller; (0, False, mu, mt) when its value is
+    not built yet (value_missed records it). mu, mt: the models the value is worked out for."""
+    mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)
+    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
+    code = value_code(u, t, face, charged, mu, mt)
+    if code not in table:
+        return 0.0, False, mu, mt
+    return table[code], True, mu, mt
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def value_missed(B, u, t, face, charged, mu, mt):
+    """The value of the round of u against t is not built: recorded in B.miss; (0, OK) in a
+    probe pass (the placeholder: a worthless round), else (0, MISS)."""
+    miss = B.miss
+    miss[:] = -1
+    miss[0], miss[1], miss[2], miss[3] = MISS_VALUE, u, t, face
+    miss[4], miss[5], miss[6] = charged, mu, mt
+    if missed(B):
+        return 0.0, OK
+    return 0.0, MISS
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def combat_value(B, S, u, t, face, charged):
     """u's side's expected VP swing of one round of u against t (a table lookup)."""
-    ui, ri = B.ui, B.ri
-    st = S.ust
-    mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], ri[R_BUCKETS])
-    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], ri[R_BUCKETS])
-    code = value_code(u, t, face, charged, mu, mt)
-    table = B.values
-    if code not in table:
-        miss = B.miss
-        miss[:] = -1
-        miss[0], miss[1], miss[2], miss[3] = MISS_VALUE, u, t, face
-        miss[4], miss[5], miss[6] = charged, mu, mt
-        if missed(B):  # the probe's placeholder: a worthless round
-            return 0.0, OK
-        return 0.0, MISS
-    return table[code], OK
+    value, found, mu, mt = combat_value_at(B.ui, S.ust, B.ri[R_BUCKETS], B.values, u, t, face,
+                                           charged)
+    if not found:
+        return value_missed(B, u, t, face, charged, mu, mt)
+    return value, OK
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def p_reach(B, u, gap):
-    ch_range, ch_cum, ch_n = B.ch_range, B.ch_cum, B.ch_n
+    return p_reach_at(B.ch_range, B.ch_cum, B.ch_n, u, gap)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def p_reach_at(ch_range, ch_cum, ch_n, u, gap):
+    """P(u's charge reaches ``gap``), on the charge arrays read once by the caller."""
     below = 0.0
     for k in range(ch_n[u]):
         if ch_range[u, k] >= gap - 1e-9:
@@ -176,7 +199,9 @@ def reaction_value(B, S, charger, t, gap, face, code):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _reach(B, u, me, them, uf_unused):
+def _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them):
+    """The chance u's charge reaches ``them`` from ``me``: now when ``them`` is in u's front
+    arc, else half the chance of a turn and a move later (FB-B10; values._reach)."""
     mx, my = centre(me)
     face, fside = arc(them, mx, my)
     a0x, a0y, a1x, a1y, _a, _b, _c, _d = face_segment(me, FRONT, 1)
@@ -185,8 +210,8 @@ def _reach(B, u, me, them, uf_unused):
     gap = segment_distance(a0x, a0y, a1x, a1y, c0x, c0y, c1x, c1y)
     tx, ty = centre(them)
     f2, _s2 = arc(me, tx, ty)
-    now = p_reach(B, u, gap) if f2 == FRONT else 0.0
-    later = 0.5 * p_reach(B, u, gap - B.ui[u, UI_M])
+    now = p_reach_at(ch_range, ch_cum, ch_n, u, gap) if f2 == FRONT else 0.0
+    later = 0.5 * p_reach_at(ch_range, ch_cum, ch_n, u, gap - ui[u, UI_M])
     return max(now, later)
 
 
@@ -196,7 +221,13 @@ def threat(B, S, u):
     the pull of the pairings it is favoured in (APPROACH; see values.threat)."""
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
-    me, them = B.b1.copy(), B.b2.copy()
+    # the look-ahead's boxes (nothing threat calls uses them; a move value's best_volley
+    # boxes afresh after it): no copies
+    me, them = B.b1, B.b2
+    # every array read once here (each read of a field is a reference count taken and
+    # dropped)
+    table, buckets = B.values, B.ri[R_BUCKETS]
+    ch_range, ch_cum, ch_n = B.ch_range, B.ch_cum, B.ch_n
     box(ui, uf, pos, st, u, me)
     mx, my = centre(me)
     total = 0.0
@@ -208,22 +239,26 @@ def threat(B, S, u):
         box(ui, uf, pos, st, t, them)
         tx, ty = centre(them)
         f_at, _s = arc(them, mx, my)
-        gain, status = combat_value(B, S, u, t, f_at, 1)
-        if status == MISS:
-            return 0.0, MISS
+        gain, found, m_u, m_t = combat_value_at(ui, st, buckets, table, u, t, f_at, 1)
+        if not found:
+            gain, status = value_missed(B, u, t, f_at, 1, m_u, m_t)
+            if status == MISS:
+                return 0.0, MISS
         f_me, _s = arc(me, tx, ty)
-        loss, status = combat_value(B, S, t, u, f_me, 1)
-        if status == MISS:
-            return 0.0, MISS
+        loss, found, m_t, m_u = combat_value_at(ui, st, buckets, table, t, u, f_me, 1)
+        if not found:
+            loss, status = value_missed(B, t, u, f_me, 1, m_t, m_u)
+            if status == MISS:
+                return 0.0, MISS
         closeness = 1.0 - math.hypot(tx - mx, ty - my) / APPROACH_RANGE
         if closeness > 0:
             total += APPROACH * (gain - loss) / 2 * closeness
         if farther_than(me, them, 30.0):
             continue
         if gain > 0:
-            total += gain * _reach(B, u, me, them, uf)
+            total += gain * _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them)
         if loss > 0:
-            total -= loss * _reach(B, t, them, me, uf)
+            total -= loss * _reach_at(ch_range, ch_cum, ch_n, ui, t, them, me)
     return total, OK
 
 
@@ -244,15 +279,22 @@ def best_volley(B, S, u):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def move_value(B, S, u, code, target):
-    """Play the move on the look-ahead copy and value where it leaves the unit."""
+    """Play the move on the state itself and value where it leaves the unit, then put the
+    unit back: a move changes only its position and its moved / marched flags (apply_move),
+    so this is the value of the move played on a copy of the state, without the copy."""
     ri, rf = B.ri, B.rf
-    trial = B.sg
-    copy_state(S, trial)
-    apply_move(B, trial, u, code, target, rf[F_MARCH_BLOCK], ri[R_MARCH_MULT])
-    value, status = threat(B, trial, u)
+    pos, st = S.pos, S.ust
+    x, y, theta, cos, sin = pos[u, 0], pos[u, 1], pos[u, 2], pos[u, 3], pos[u, 4]
+    moved, marched = st[u, ST_MOVED], st[u, ST_MARCHED]
+    apply_move(B, S, u, code, target, rf[F_MARCH_BLOCK], ri[R_MARCH_MULT])
+    value, status = threat(B, S, u)
+    extra = 0.0
+    if status != MISS:
+        extra, status = best_volley(B, S, u)
+    pos[u, 0], pos[u, 1], pos[u, 2], pos[u, 3], pos[u, 4] = x, y, theta, cos, sin
+    st[u, ST_MOVED], st[u, ST_MARCHED] = moved, marched
     if status == MISS:
         return 0.0, MISS
-    extra, status = best_volley(B, trial, u)
     return value + extra, status
 
 
