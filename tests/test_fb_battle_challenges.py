@@ -114,6 +114,50 @@ def test_best_response_plays_challenge_decisions(tmp_path):
         assert any(": challenge (" in line for line in lines), lines
 
 
+def test_a_reference_best_response_replays_the_decision_it_weighs(tmp_path, monkeypatch):
+    """The reference engine's best response (iterations 2) copies the state from inside the
+    decision and replays the step with each option forced: the forced decision must be the
+    one weighed. B goes first and challenges, so A's best response weighs its answers (and
+    the other side's issue stage); the stage used to be cleared before the decision, and the
+    replay forced the answer's index onto B's challenge (a wrong option, or an IndexError)."""
+    from mathhammer.fantasy.battle import actions, phases, policies
+
+    weighed: list[str] = []  # the decisions best responses are weighing, innermost last
+    replaying: list[str | None] = []  # a forced step's decision, until it is met
+    pairs: list[tuple[str, str]] = []
+    decide, choose, step = actions.decide, policies.BestResponse.choose, phases.step
+
+    def checked_decide(plan, state, side, options, forced):
+        if forced is not None and replaying and replaying[-1] is not None:
+            pairs.append((replaying[-1], options[0].kind))
+            replaying[-1] = None  # greedy's own look-ahead decisions come later
+        return decide(plan, state, side, options, forced)
+
+    def recorded_choose(self, state, side, kind, options):
+        weighed.append(kind)
+        try:
+            return choose(self, state, side, kind, options)
+        finally:
+            weighed.pop()
+
+    def checked_step(plan, state, forced=None):
+        replaying.append(weighed[-1] if forced is not None and weighed else None)
+        try:
+            return step(plan, state, forced)
+        finally:
+            replaying.pop()
+
+    monkeypatch.setattr(actions, "decide", checked_decide)
+    monkeypatch.setattr(policies.BestResponse, "choose", recorded_choose)
+    monkeypatch.setattr(phases, "step", checked_step)
+    a, b = _lists(tmp_path)
+    battle(a, b, turns=1, first="b", policy_a="best-response", policy_b="greedy",
+           deployment=_contact({}, {"challenge": "any"}), n_trials=6, seed=5, rollouts=1,
+           iterations=2)
+    assert ("answer", "answer") in pairs, pairs  # the case that went wrong is played
+    assert all(w == k for w, k in pairs), [p for p in pairs if p[0] != p[1]]
+
+
 def test_a_pairing_compiled_once_gives_each_challenge_its_own_value(tmp_path, monkeypatch):
     """Greedy's challenge values (FB-B10, FB-B20) compile a pairing once for all its
     challenges (combat_values._challenge_fight: only the challenge row differs): every value

@@ -131,20 +131,21 @@ def before_round(plan, state: BattleState, side: int, members: list[int], forced
                 ("answer", choice.unit, choice.extra[0], choice.target)
             return True
         stage = ("other",)  # no decision was taken: the next one is this step's first
+    # the stage changes only after the decision: a best response copies the state from
+    # inside decide() and replays this step with each option forced
     if stage[0] == "other":
         options = issue_options(plan, state, members, 1 - side)
+        choice = decide(plan, state, 1 - side, options, forced) if len(options) > 1 else None
         state.challenge_stage = None
-        if len(options) > 1:
-            choice = decide(plan, state, 1 - side, options, forced)
-            if choice.extra is not None:
-                state.challenge_stage = ("answer", choice.unit, choice.extra[0], choice.target)
-                return True
+        if choice is not None and choice.extra is not None:
+            state.challenge_stage = ("answer", choice.unit, choice.extra[0], choice.target)
+            return True
         return False
     _answer, u, b, v = stage
-    state.challenge_stage = None
     options = answer_options(plan, state, u, b, v)
     choice = options[0] if len(options) == 1 else \
         decide(plan, state, plan.units[v].side, options, forced)
+    state.challenge_stage = None
     set_duel(state, u, b, v, choice.extra[1], choice.extra[2])
     return False
 
