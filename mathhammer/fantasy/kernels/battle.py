@@ -245,7 +245,9 @@ def scripted_challenge(B, kind, u, n, oi):
 
 
 # ---- the step machine ------------------------------------------------------------------------
-@njit(cache=True, nogil=True, error_model="numpy")
+# inlined where it is called (docs/design.md, Kernels): a dispatcher of its own would
+# generate machine code for every phase once more, ~10 s of a cold compile
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def step(B, S, forced, mode):
     g = S.g
     phase, i = g[G_PHASE], g[G_INDEX]

@@ -145,7 +145,10 @@ def init_battle(B, S, words, index):
     seed_stream(words, index, S.kstate)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+# the thin functions above the step machine are inlined into the two entry points
+# (play_chunk, first_decisions): compiled on their own, each would generate the machine code
+# of the whole battle once more (docs/design.md, Kernels)
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def play_rollout(B, S):
     while S.g[G_DONE] == 0:
         if step(B, S, -1, 1) == MISS:
@@ -153,7 +156,7 @@ def play_rollout(B, S):
     return OK
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def best_response(B, S):
     """(the option of the decision B.need, OK / MISS): greedy's choice, unless the rollouts
     show another better by more than BR_Z standard errors of the paired difference (rollout
@@ -208,7 +211,7 @@ def _mean_se(x):
     return mean, (math.sqrt(var / (k - 1)) if k > 1 else 0.0)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def main_step(B, S):
     """One step of a battle's main line: a best-response decision by rollouts where one is
     needed (MISS: a table was missing)."""
@@ -221,7 +224,7 @@ def main_step(B, S):
     return status
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def play_battle(B, S):
     """The main line of one battle (best-response decisions by rollouts)."""
     while S.g[G_DONE] == 0:
@@ -230,7 +233,7 @@ def play_battle(B, S):
     return OK
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def play_resumable(B, S, j, ck, ck_decisions, ck_at):
     """The main line of battle j (as :func:`play_battle`), saving before each step the state
     and the decisions counted so far into ``ck`` — so a battle played again after its tables
