@@ -8,8 +8,9 @@
    turns, on 2 worker processes, warm (the exact tables of the matchup built first, in this
    process, as any long run builds them in its first battles). Target: >= 1,000 battles/s.
 2. best-response for side A (8 rollouts an option) vs greedy, the same lists. Target: 1,000
-   battles <= 60 s. By default 8 battles are timed and the 1,000 extrapolated (the machine
-   is shared); ``--br-battles 1000`` times the whole case.
+   battles <= 60 s. By default 100 battles are timed (several chunks, both workers) and the
+   1,000 extrapolated; ``--br-battles 1000`` times the whole case (8 battles, one chunk on one
+   worker, had understated it 2.5x: a long run keeps meeting tables no worker has built).
 3. memory: the largest resident set of this process and of any worker. Target: <= 500 MB.
 4. beside them, in the same run: ``fb combat`` Halberdiers vs Orc Boyz, one round exact and
    until decided by Monte Carlo (200,000 trials).
@@ -57,7 +58,7 @@ def main() -> int:
     from mathhammer.lists import load_list
 
     br_battles = int(sys.argv[sys.argv.index("--br-battles") + 1]) if "--br-battles" in sys.argv \
-        else 8
+        else 100
     armies = [load_list(name) for name in LISTS]
     rows = []
     memory = PeakMemory().__enter__()
