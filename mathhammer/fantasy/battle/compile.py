@@ -575,7 +575,7 @@ def scratch(plan, ks) -> tuple:
             np.zeros((MAXOPT, 6), np.int64), np.zeros((MAXOPT, 2)), np.zeros(MAXOPT),
             np.full(64, -1, np.int64), np.zeros(len(plan.vocabulary), np.int64),
             np.zeros((MAXOPT, 6), np.int64), np.zeros((MAXOPT, 2)), new_state(n, plan.turns),
-            new_state(n, plan.turns), np.zeros(4, np.int64), np.zeros((2, 52)),
+            np.zeros(4, np.int64), np.zeros((2, 52)),
             np.zeros(4, np.int64), np.full((ks.MAXQ, 64), -1, np.int64))
 
 

@@ -112,11 +112,11 @@ from mathhammer.fantasy.kernels.battle_state import (
 from mathhammer.kernels.dice import d6, uniform
 
 # scratch tuple W: corners, three boxes, the decision's options (int, float), their values,
-# the miss record, this battle's decisions, inner options (a greedy look ahead), the greedy
-# look ahead's state, the rollout state, what a best response needs, first decisions' values,
-# the probe pass's flags and its queue of misses
+# the miss record, this battle's decisions, inner options (a greedy look ahead), the rollout
+# state, what a best response needs, first decisions' values, the probe pass's flags and its
+# queue of misses
 (W_CP, W_CQ, W_B1, W_B2, W_B3, W_OPT_I, W_OPT_F, W_VALS, W_MISS, W_DECISIONS, W_OPT2_I,
- W_OPT2_F, W_SG, W_SR, W_NEED, W_FIRST, W_PROBE, W_PROBE_Q) = range(18)
+ W_OPT2_F, W_SR, W_NEED, W_FIRST, W_PROBE, W_PROBE_Q) = range(17)
 # tables tuple T: the compiled combats' kernel arrays (one typed list per array), each
 # combat's battle units, first bodies and once-per-game groups, the lookups
 (T_ORDER, T_FIRST, T_ONCE, T_FIGHTS, T_ARRANGEMENTS, T_VALUES, T_SHOT_LIST,
