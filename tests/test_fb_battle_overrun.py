@@ -42,7 +42,6 @@ def index_of(plan, label: str) -> int:
     return next(u.index for u in plan.units if u.label == label)
 
 
-
 def unbreakable_orcs(tmp_path) -> str:
     """Orc Boyz that never break nor panic, in units of any size (a few to be wiped out)."""
     from mathhammer.profiles import profiles_root
@@ -213,7 +212,6 @@ def test_a_winner_pursues_one_of_the_units_it_broke(tmp_path, monkeypatch):
     the first of them only — one pursuit row lists them as a chaser, the other none — so they
     make one pursuit move (two moves carried a unit that had reached a new enemy away from it,
     and the enemy kept fighting its front: the crash of the reverted FB-B22 merge)."""
-
     from mathhammer.fantasy.battle import phases
     from mathhammer.fantasy.battle.fights import RoundResult
     from mathhammer.fantasy.battle.state import FLEE

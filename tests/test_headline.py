@@ -51,6 +51,19 @@ def _small(name: str, argv: list[str]) -> list[str]:
     return extra + ["--quiet"]
 
 
+def record_headlines(monkeypatch) -> list[tuple]:
+    """Every headline the run makes, as (report, sentence), in order."""
+    said = []
+    real = headline_module.headline
+
+    def recording(report):
+        said.append((report, real(report)))
+        return said[-1][1]
+
+    monkeypatch.setattr(headline_module, "headline", recording)
+    return said
+
+
 def run(capsys, *argv):
     with pytest.raises(SystemExit) as done:
         main(list(argv))
@@ -67,14 +80,7 @@ def test_every_query_command_takes_brief_and_full():
 def test_first_line_is_the_commands_own_headline(name, monkeypatch):
     if name not in BASE_ARGS:
         pytest.skip(f"no base invocation for {name} in tests/test_reliability_harness.py")
-    sources = []
-    real = headline_module.headline
-
-    def recording(report):
-        sources.append(headline_module.headline_source(report))
-        return real(report)
-
-    monkeypatch.setattr(headline_module, "headline", recording)
+    said = record_headlines(monkeypatch)
     argv = name.split() + BASE_ARGS[name]
     argv += _small(name, argv)
     code, out, err = run_inprocess(argv)
@@ -83,6 +89,7 @@ def test_first_line_is_the_commands_own_headline(name, monkeypatch):
     assert code == 0, err
     assert brief.count("\n") == 1 and brief.strip(), brief
     assert out.splitlines()[0] == brief.rstrip("\n")
+    sources = [headline_module.headline_source(report) for report, _ in said]
     assert sources and "fallback" not in sources, f"{name} has no headline of its own"
 
 
@@ -176,15 +183,12 @@ def test_readme_example_table_fits_and_starts_with_the_headline(argv, monkeypatc
         cap = 10 if "best-response" in runnable else 200
         runnable[at] = str(min(int(runnable[at]), cap))
     runnable += _small(name, runnable)
-    said = []
-    real = headline_module.headline
-    monkeypatch.setattr(headline_module, "headline", lambda report: said.append(real(report))
-                        or said[-1])
+    said = record_headlines(monkeypatch)
     code, out, err = run_inprocess(runnable, timeout=120)
     assert code == 0, err
     lines = out.splitlines()
     assert len(lines) <= MAX_LINES, f"{len(lines)} lines:\n{out}"
-    assert said and lines[0] == said[-1], (lines[:1], said)
+    assert said and lines[0] == said[-1][1], (lines[:1], said[-1:])
 
 
 # ---------------------------------------------------------------------------- renamed results
