@@ -338,10 +338,11 @@ def _end(B, S):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _rally(B, S, side, i):
-    ui, uf, ri, sides = B.ui, B.uf, B.ri, B.sides
-    pos, st, g = S.pos, S.ust, S.g
-    u = sides[side, i]
+    st, g = S.ust, S.g
+    u = B.sides[side, i]
     if st[u, ST_STATUS] == FLEE:
+        ui, uf, ri = B.ui, B.uf, B.ri  # read only here: each read is a reference count
+        pos = S.pos
         if st[u, ST_MODELS] * 4 < ui[u, UI_MODELS] and ri[R_RALLY_DOUBLE_ONE] == 1:
             rallied = d6(S.kstate) == 1 and d6(S.kstate) == 1
         else:

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from mathhammer.fantasy.kernels.battle_geometry import (
+    BORROWING,
     FLANK,
     FRONT,
     angle_diff,
@@ -133,7 +134,7 @@ def seen(B, S, u, t, ax, ay, bx, by):
     return seen_at(B.ui, B.uf, B.terrain, S.pos, S.ust, B.b3, B.cq, u, t, ax, ay, bx, by)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def seen_at(ui, uf, terrain, pos, st, q, cq, u, t, ax, ay, bx, by):
     """seen on arrays read once by the caller (q: scratch box, cq: scratch corners)."""
     if ui[t, UI_LARGE] == 0:
@@ -199,7 +200,7 @@ def blocked(B, S, u):
     return blocked_at(B.ui, B.uf, B.rf, S.pos, S.ust, B.b1, B.b2, B.cp, B.cq, u)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def blocked_at(ui, uf, rf, pos, st, p, q, cp, cq, u):
     """blocked on arrays read once by the caller (p, q: scratch boxes; cp, cq: corners)."""
     box(ui, uf, pos, st, u, p)
@@ -366,7 +367,7 @@ def ld_test(B, S, u):
 
 
 # ---- charges (FB-B4) ---------------------------------------------------------------------------
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def face_taken(st, target, face, side):
     if face == FRONT:
         c = st[target, ST_CT]
@@ -379,7 +380,7 @@ def face_taken(st, target, face, side):
     return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def combat_members(st, u, out):
     """The units of u's combat (u alone when not in one); returns how many (into out)."""
     n = st.shape[0]
@@ -462,7 +463,7 @@ def charge_options(B, S, u, oi, of):
     return n
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def _front_arc(p, px, py):
     face, _side = arc(p, px, py)
     return face == FRONT
@@ -587,7 +588,7 @@ def in_reach(B, S, t, me, them, reach):
     return in_reach_at(B.ui, B.uf, S.pos, S.ust, B.cp, B.cq, t, me, them, reach)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def in_reach_at(ui, uf, pos, st, cp, cq, t, me, them, reach):
     """in_reach on arrays read once by the caller."""
     if not on_the_table(st, t) or engaged(st, t):
@@ -597,7 +598,7 @@ def in_reach_at(ui, uf, pos, st, cp, cq, t, me, them, reach):
     return gap if gap <= reach else -1.0
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def in_front_arc(me, them, cp):
     """FB-B6: the centre or a corner of the box ``them`` in the front arc of ``me``."""
     tx, ty = centre(them)
@@ -726,7 +727,7 @@ def shot_modifier(B, S, u, gap, cover, stand_and_shoot):
     return total
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def shot_code(u, t, n, mod, left):
     return (((u * 64 + t) * 128 + n) * 16 + (mod + 8)) * 256 + left
 
