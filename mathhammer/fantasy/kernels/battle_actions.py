@@ -266,9 +266,9 @@ def advance_towards(B, S, u, px, py, allowance, free_turn):
 @njit(cache=True, nogil=True, error_model="numpy")
 def apply_move(B, S, u, code, target, march_block, march_mult):
     """The remaining move (FB-B5): code 0 hold, 1 advance on ``target``, 2 step back."""
-    ui, uf = B.ui, B.uf
-    pos, st = S.pos, S.ust
-    if code == 1:
+    if code == 1:  # the arrays read in the branch that uses them: each read is a reference count
+        ui, uf = B.ui, B.uf
+        pos, st = S.pos, S.ust
         allowance = float(ui[u, UI_M])
         if not enemy_within(B, S, u, march_block):
             allowance *= march_mult
@@ -277,6 +277,7 @@ def apply_move(B, S, u, code, target, march_block, march_mult):
         st[u, ST_MOVED] = 1 if moved > 0 else 0
         st[u, ST_MARCHED] = 1 if moved > ui[u, UI_M] + 1e-9 else 0
     elif code == 2:
+        ui, st = B.ui, S.ust
         moved = straight(B, S, u, -ui[u, UI_M] / 2.0)
         st[u, ST_MOVED] = 1 if moved > 0 else 0
 
@@ -413,14 +414,16 @@ def combat_members(st, u, out):
 @njit(cache=True, nogil=True, error_model="numpy")
 def charge_options(B, S, u, oi, of):
     """Options 0 (no charge) and one per enemy it may charge (target, face, side, gap)."""
-    ui, uf, ch_range, ch_n, sides, nside = B.ui, B.uf, B.ch_range, B.ch_n, B.sides, B.nside
-    pos, st = S.pos, S.ust
+    ui, st = B.ui, S.ust
     oi[0, :] = 0
     oi[0, OI_TARGET] = -1
     n = 1
     if st[u, ST_STATUS] != HOLD or engaged(st, u) or st[u, ST_HOLDTURN] == 1 \
             or ui[u, UI_NOCHARGE] == 1:
         return n
+    # read past the early return, as most units take it: each read is a reference count
+    uf, ch_range, ch_n, sides, nside = B.uf, B.ch_range, B.ch_n, B.sides, B.nside
+    pos = S.pos
     me = B.b1
     box(ui, uf, pos, st, u, me)
     cx, cy = centre(me)
@@ -612,8 +615,7 @@ def in_front_arc(me, them, cp):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def shoot_options(B, S, u, oi, of):
-    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
-    pos, st = S.pos, S.ust
+    ui, st = B.ui, S.ust
     oi[0, OI_TARGET], oi[0, OI_CODE], oi[0, OI_SLOT] = -1, 0, 0
     n = 1
     if ui[u, UI_MACHINE] >= 1:  # FB-WM2: a war machine fires its piece (uf range 0: none)
@@ -622,6 +624,9 @@ def shoot_options(B, S, u, oi, of):
             or st[u, ST_CHARGED] == 1 or st[u, ST_MARCHED] == 1 or st[u, ST_HOLDTURN] == 1 \
             or (ui[u, UI_MOVE_OR_FIRE] == 1 and st[u, ST_MOVED] == 1):
         return n
+    # read past the early return, as most units take it: each read is a reference count
+    uf, sides, nside = B.uf, B.sides, B.nside
+    pos = S.pos
     me, them = B.b1, B.b2
     e = 1 - ui[u, UI_SIDE]
     cp, cq, q, terrain = B.cp, B.cq, B.b3, B.terrain
