@@ -147,12 +147,12 @@ def policy_of(B, side, mode):
 @njit(cache=True, nogil=True, error_model="numpy")
 def decide(B, S, side, kind, u, n, forced, mode):
     """(the chosen option, OK / NEED / MISS) — the policy of ``side`` picks."""
-    oi, of = B.opt_i, B.opt_f
     if forced >= 0:
         choice = forced
-    elif n == 1:
+    elif n == 1:  # most decisions: no array read (each read is a reference count)
         return 0, OK
     else:
+        oi, of = B.opt_i, B.opt_f
         policy = policy_of(B, side, mode)
         if policy == BEST_RESPONSE and (B.ri[R_BR_KINDS] >> kind) & 1 == 1:
             need = B.need
@@ -175,7 +175,7 @@ def decide(B, S, side, kind, u, n, forced, mode):
                     first[side, 4 + 32 + k] = oi[k, OI_SLOT]
     if mode == 0 and n > 1:
         vocab = B.vocab
-        B.decisions[vocab[u, kind] + oi[choice, OI_SLOT]] += 1
+        B.decisions[vocab[u, kind] + B.opt_i[choice, OI_SLOT]] += 1
     return choice, OK
 
 
@@ -340,10 +340,11 @@ def _end(B, S):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _rally(B, S, side, i):
-    ui, uf, ri, sides = B.ui, B.uf, B.ri, B.sides
-    pos, st, g = S.pos, S.ust, S.g
-    u = sides[side, i]
+    st, g = S.ust, S.g
+    u = B.sides[side, i]
     if st[u, ST_STATUS] == FLEE:
+        ui, uf, ri = B.ui, B.uf, B.ri  # read only here: each read is a reference count
+        pos = S.pos
         if st[u, ST_MODELS] * 4 < ui[u, UI_MODELS] and ri[R_RALLY_DOUBLE_ONE] == 1:
             rallied = d6(S.kstate) == 1 and d6(S.kstate) == 1
         else:
@@ -447,12 +448,14 @@ def _flight(B, S, side, i):
 @njit(cache=True, nogil=True, error_model="numpy")
 def move_options(B, S, u, oi, of):
     """0 hold, then advance on each of the three nearest enemies, then step back."""
-    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
-    pos, st = S.pos, S.ust
+    ui, st = B.ui, S.ust
     oi[0, OI_TARGET], oi[0, OI_CODE], oi[0, OI_SLOT] = -1, 0, 0
     if st[u, ST_STATUS] != HOLD or engaged(st, u) or st[u, ST_CHARGED] == 1 \
             or st[u, ST_HOLDTURN] == 1 or ui[u, UI_M] <= 0:
         return 1
+    # read past the early return, as most units take it: each read is a reference count
+    uf, sides, nside = B.uf, B.sides, B.nside
+    pos = S.pos
     e = 1 - ui[u, UI_SIDE]
     me, them = B.b1, np.zeros(7)
     box(ui, uf, pos, st, u, me)

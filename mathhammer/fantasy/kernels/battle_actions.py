@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from mathhammer.fantasy.kernels.battle_geometry import (
+    BORROWING,
     FLANK,
     FRONT,
     angle_diff,
@@ -133,7 +134,7 @@ def seen(B, S, u, t, ax, ay, bx, by):
     return seen_at(B.ui, B.uf, B.terrain, S.pos, S.ust, B.b3, B.cq, u, t, ax, ay, bx, by)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def seen_at(ui, uf, terrain, pos, st, q, cq, u, t, ax, ay, bx, by):
     """seen on arrays read once by the caller (q: scratch box, cq: scratch corners)."""
     if ui[t, UI_LARGE] == 0:
@@ -199,7 +200,7 @@ def blocked(B, S, u):
     return blocked_at(B.ui, B.uf, B.rf, S.pos, S.ust, B.b1, B.b2, B.cp, B.cq, u)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def blocked_at(ui, uf, rf, pos, st, p, q, cp, cq, u):
     """blocked on arrays read once by the caller (p, q: scratch boxes; cp, cq: corners)."""
     box(ui, uf, pos, st, u, p)
@@ -265,9 +266,9 @@ def advance_towards(B, S, u, px, py, allowance, free_turn):
 @njit(cache=True, nogil=True, error_model="numpy")
 def apply_move(B, S, u, code, target, march_block, march_mult):
     """The remaining move (FB-B5): code 0 hold, 1 advance on ``target``, 2 step back."""
-    ui, uf = B.ui, B.uf
-    pos, st = S.pos, S.ust
-    if code == 1:
+    if code == 1:  # the arrays read in the branch that uses them: each read is a reference count
+        ui, uf = B.ui, B.uf
+        pos, st = S.pos, S.ust
         allowance = float(ui[u, UI_M])
         if not enemy_within(B, S, u, march_block):
             allowance *= march_mult
@@ -276,6 +277,7 @@ def apply_move(B, S, u, code, target, march_block, march_mult):
         st[u, ST_MOVED] = 1 if moved > 0 else 0
         st[u, ST_MARCHED] = 1 if moved > ui[u, UI_M] + 1e-9 else 0
     elif code == 2:
+        ui, st = B.ui, S.ust
         moved = straight(B, S, u, -ui[u, UI_M] / 2.0)
         st[u, ST_MOVED] = 1 if moved > 0 else 0
 
@@ -366,7 +368,7 @@ def ld_test(B, S, u):
 
 
 # ---- charges (FB-B4) ---------------------------------------------------------------------------
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def face_taken(st, target, face, side):
     if face == FRONT:
         c = st[target, ST_CT]
@@ -379,7 +381,7 @@ def face_taken(st, target, face, side):
     return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def combat_members(st, u, out):
     """The units of u's combat (u alone when not in one); returns how many (into out)."""
     n = st.shape[0]
@@ -412,14 +414,16 @@ def combat_members(st, u, out):
 @njit(cache=True, nogil=True, error_model="numpy")
 def charge_options(B, S, u, oi, of):
     """Options 0 (no charge) and one per enemy it may charge (target, face, side, gap)."""
-    ui, uf, ch_range, ch_n, sides, nside = B.ui, B.uf, B.ch_range, B.ch_n, B.sides, B.nside
-    pos, st = S.pos, S.ust
+    ui, st = B.ui, S.ust
     oi[0, :] = 0
     oi[0, OI_TARGET] = -1
     n = 1
     if st[u, ST_STATUS] != HOLD or engaged(st, u) or st[u, ST_HOLDTURN] == 1 \
             or ui[u, UI_NOCHARGE] == 1:
         return n
+    # read past the early return, as most units take it: each read is a reference count
+    uf, ch_range, ch_n, sides, nside = B.uf, B.ch_range, B.ch_n, B.sides, B.nside
+    pos = S.pos
     me = B.b1
     box(ui, uf, pos, st, u, me)
     cx, cy = centre(me)
@@ -462,7 +466,7 @@ def charge_options(B, S, u, oi, of):
     return n
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def _front_arc(p, px, py):
     face, _side = arc(p, px, py)
     return face == FRONT
@@ -587,7 +591,7 @@ def in_reach(B, S, t, me, them, reach):
     return in_reach_at(B.ui, B.uf, S.pos, S.ust, B.cp, B.cq, t, me, them, reach)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def in_reach_at(ui, uf, pos, st, cp, cq, t, me, them, reach):
     """in_reach on arrays read once by the caller."""
     if not on_the_table(st, t) or engaged(st, t):
@@ -597,7 +601,7 @@ def in_reach_at(ui, uf, pos, st, cp, cq, t, me, them, reach):
     return gap if gap <= reach else -1.0
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def in_front_arc(me, them, cp):
     """FB-B6: the centre or a corner of the box ``them`` in the front arc of ``me``."""
     tx, ty = centre(them)
@@ -611,8 +615,7 @@ def in_front_arc(me, them, cp):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def shoot_options(B, S, u, oi, of):
-    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
-    pos, st = S.pos, S.ust
+    ui, st = B.ui, S.ust
     oi[0, OI_TARGET], oi[0, OI_CODE], oi[0, OI_SLOT] = -1, 0, 0
     n = 1
     if ui[u, UI_MACHINE] >= 1:  # FB-WM2: a war machine fires its piece (uf range 0: none)
@@ -621,6 +624,9 @@ def shoot_options(B, S, u, oi, of):
             or st[u, ST_CHARGED] == 1 or st[u, ST_MARCHED] == 1 or st[u, ST_HOLDTURN] == 1 \
             or (ui[u, UI_MOVE_OR_FIRE] == 1 and st[u, ST_MOVED] == 1):
         return n
+    # read past the early return, as most units take it: each read is a reference count
+    uf, sides, nside = B.uf, B.sides, B.nside
+    pos = S.pos
     me, them = B.b1, B.b2
     e = 1 - ui[u, UI_SIDE]
     cp, cq, q, terrain = B.cp, B.cq, B.b3, B.terrain
@@ -726,7 +732,7 @@ def shot_modifier(B, S, u, gap, cover, stand_and_shoot):
     return total
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def shot_code(u, t, n, mod, left):
     return (((u * 64 + t) * 128 + n) * 16 + (mod + 8)) * 256 + left
 

@@ -15,6 +15,8 @@ import numpy as np
 from numba import njit
 
 FRONT, FLANK, REAR = 0, 1, 2
+# helpers on plain arrays that allocate nothing skip reference counts (an atomic add per array)
+BORROWING = dict(cache=True, nogil=True, error_model="numpy", _nrt=False)
 
 
 @njit(cache=True, nogil=True, inline="always", error_model="numpy")
@@ -24,7 +26,7 @@ def local(p, px, py):
     return rx * p[5] + ry * p[6], -rx * p[6] + ry * p[5]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def corners(p, out):
     """out (4, 2): front left, front right, back right, back left."""
     h = p[3] / 2
@@ -42,13 +44,13 @@ def centre(p):
     return p[0] - p[5] * p[4] / 2, p[1] - p[6] * p[4] / 2
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def contains(p, px, py, margin):
     ahead, left = local(p, px, py)
     return -p[4] - margin <= ahead <= margin and abs(left) <= p[3] / 2 + margin
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def arc(p, px, py):
     """FB-B4: (face 0/1/2, side 1 left / -1 right) of a point around the rectangle."""
     ahead, left = local(p, px, py)
@@ -62,7 +64,7 @@ def arc(p, px, py):
     return FLANK, side
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def face_segment(p, face, side):
     """The two ends (ax, ay, bx, by) of a face, and its middle and outward normal."""
     x, y, width, depth = p[0], p[1], p[3], p[4]
@@ -99,7 +101,7 @@ def _cross(ox, oy, ax, ay, bx, by):
     return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def segments_cross(ax, ay, bx, by, cx, cy, dx, dy):
     d1 = _cross(cx, cy, dx, dy, ax, ay)
     d2 = _cross(cx, cy, dx, dy, bx, by)
@@ -110,7 +112,7 @@ def segments_cross(ax, ay, bx, by, cx, cy, dx, dy):
     return ((d1 > 0) != (d2 > 0)) and ((d3 > 0) != (d4 > 0))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def segment_distance(ax, ay, bx, by, cx, cy, dx, dy):
     if segments_cross(ax, ay, bx, by, cx, cy, dx, dy):
         return 0.0
@@ -118,7 +120,7 @@ def segment_distance(ax, ay, bx, by, cx, cy, dx, dy):
                _seg_point(cx, cy, ax, ay, bx, by), _seg_point(dx, dy, ax, ay, bx, by))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def point_distance(p, px, py):
     ahead, left = local(p, px, py)
     depth = p[4]
@@ -128,7 +130,7 @@ def point_distance(p, px, py):
     return math.sqrt(da * da + dl * dl)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def _separated(p, q, cp, cq):
     """Separating-axis test of two rectangles (corners cp, cq); touching counts as apart."""
     for box in range(2):
@@ -150,7 +152,7 @@ def _separated(p, q, cp, cq):
     return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def box_distance(p, q, cp, cq):
     """Distance between rectangles p and q (arrays of 5 floats; scratch corners cp, cq)."""
     corners(p, cp)
@@ -164,26 +166,26 @@ def box_distance(p, q, cp, cq):
     return best
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def overlaps(p, q, cp, cq):
     corners(p, cp)
     corners(q, cq)
     return not _separated(p, q, cp, cq)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def radius(width, depth):
     return 0.5 * math.sqrt(width * width + depth * depth)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def farther_than(p, q, reach):
     ax, ay = centre(p)
     bx, by = centre(q)
     return math.hypot(ax - bx, ay - by) - radius(p[3], p[4]) - radius(q[3], q[4]) > reach
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def crosses(ax, ay, bx, by, q, cq):
     """FB-B6: the segment passes through rectangle q (sight blocked)."""
     if contains(q, ax, ay, -1e-6) or contains(q, bx, by, -1e-6):
@@ -196,7 +198,7 @@ def crosses(ax, ay, bx, by, q, cq):
     return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def on_table(p, width, depth, cp):
     corners(p, cp)
     for i in range(4):
@@ -206,7 +208,7 @@ def on_table(p, width, depth, cp):
     return True
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def angle_diff(a, b):
     d = (a - b + math.pi) % (2 * math.pi) - math.pi
     return d

@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
+from mathhammer.fantasy.kernels.battle_geometry import BORROWING
 from mathhammer.kernels.dice import uniform
 
 # ---- unit statuses (reported) and per-unit static columns ----------------------------------
@@ -147,13 +148,13 @@ def make_state(pos, st, wounds, g, gap, comb, purs, hist, kstate):
     return State(pos, st, wounds, g, gap, comb, purs, hist, kstate)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def _copy1(dst, src):
     for i in range(src.shape[0]):
         dst[i] = src[i]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def _copy2(dst, src):
     for i in range(src.shape[0]):
         for j in range(src.shape[1]):
@@ -175,7 +176,7 @@ def copy_state(src, dst):
     _copy1(dst.kstate, src.kstate)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def footprint(ui, uf, u, models):
     """FB-B1: (frontage, depth) in inches with ``models`` left (a war machine: its base)."""
     if ui[u, UI_MACHINE] >= 1:  # 1 a war machine, 2 one whose piece rolls to hit (FB-WM2)
@@ -187,7 +188,7 @@ def footprint(ui, uf, u, models):
     return files * uf[u, UF_BASE_W], ranks * uf[u, UF_BASE_D]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def box(ui, uf, pos, st, u, out):
     """out (7,): the unit's rectangle now (kernels.battle_geometry)."""
     w, d = footprint(ui, uf, u, st[u, ST_MODELS])
@@ -195,19 +196,19 @@ def box(ui, uf, pos, st, u, out):
     out[5], out[6] = pos[u, 3], pos[u, 4]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def unit_centre(ui, uf, pos, st, u):
     w, d = footprint(ui, uf, u, st[u, ST_MODELS])
     return pos[u, 0] - pos[u, 3] * d / 2, pos[u, 1] - pos[u, 4] * d / 2
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def face_to(pos, u, theta):
     """Set unit u's facing (and the cosine and sine kept with it)."""
     pos[u, 2], pos[u, 3], pos[u, 4] = theta, math.cos(theta), math.sin(theta)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def models_alive(bodies, ui, u, wounds):
     total = 0
     for b in range(ui[u, UI_NB]):
@@ -218,7 +219,7 @@ def models_alive(bodies, ui, u, wounds):
     return total
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def unit_alive(bodies, ui, u, wounds):
     for b in range(ui[u, UI_NB]):
         if wounds[u, b] < bodies[u, b, B_MODELS] * bodies[u, b, B_W]:
@@ -226,17 +227,17 @@ def unit_alive(bodies, ui, u, wounds):
     return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def body_alive(bodies, u, b, wounds):
     return wounds[u, b] < bodies[u, b, B_MODELS] * bodies[u, b, B_W]
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def on_the_table(st, u):
     return st[u, ST_STATUS] == HOLD or st[u, ST_STATUS] == FLEE
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def engaged(st, u):
     """In a combat: its front touches an enemy, or an enemy's front touches it."""
     if st[u, ST_STATUS] != HOLD:
@@ -250,7 +251,7 @@ def engaged(st, u):
     return False
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def clear_contacts(st, u):
     st[u, ST_CT] = -1
     for v in range(st.shape[0]):
@@ -258,7 +259,7 @@ def clear_contacts(st, u):
             st[v, ST_CT] = -1
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def tidy_contacts(st):
     for u in range(st.shape[0]):
         t = st[u, ST_CT]

@@ -26,6 +26,7 @@ from mathhammer.fantasy.kernels.battle_actions import (
 )
 from mathhammer.fantasy.kernels.battle_challenge import answer_options
 from mathhammer.fantasy.kernels.battle_geometry import (
+    BORROWING,
     FRONT,
     arc,
     centre,
@@ -67,7 +68,7 @@ APPROACH = 0.5  # FB-B10: weight of the pull towards favoured pairings (values.p
 APPROACH_RANGE = 48.0  # inches at which the pull starts
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def bucket(full, models, buckets):
     """FB-B10: the models a value is worked out for (rounded up to quarters of the unit)."""
     if full <= buckets or models <= 0:
@@ -77,7 +78,7 @@ def bucket(full, models, buckets):
     return min(full, max(1, value))
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def value_code(u, t, face, charged, mu, mt):
     return ((((u * 64 + t) * 4 + face) * 2 + charged) * 256 + mu) * 256 + mt
 
@@ -123,7 +124,7 @@ def p_reach(B, u, gap):
     return p_reach_at(B.ch_range, B.ch_cum, B.ch_n, u, gap)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def p_reach_at(ch_range, ch_cum, ch_n, u, gap):
     """P(u's charge reaches ``gap``), on the charge arrays read once by the caller."""
     below = 0.0
@@ -198,7 +199,7 @@ def reaction_value(B, S, charger, t, gap, face, code):
     return hold, OK
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them):
     """The chance u's charge reaches ``them`` from ``me``: now when ``them`` is in u's front
     arc, else half the chance of a turn and a move later (FB-B10; values._reach)."""
@@ -326,7 +327,7 @@ def option_values(B, S, kind, u, n, oi, of, out):
     return OK
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def greedy_choice(values, n):
     """The best option; ties (and nothing better than option 0) go to the first listed."""
     best = 0
