@@ -129,3 +129,30 @@ def test_the_kernels_empty_fight_containers_take_the_arrays_compile_makes():
     items = [t._list_type.item_type for t in empty_tables()[:len(DTYPES)]]
     assert [(np.dtype(str(i.dtype)), i.ndim) for i in items] == \
         [(np.dtype(d), n) for d, n in zip(DTYPES, NDIMS, strict=True)]
+
+
+def test_a_forgotten_fight_comes_back_unpacked_and_plays_the_same(monkeypatch):
+    """Compiled fights are kept packed (shared_tables.pack, lossless): a plan that forgets its
+    fights between every battle (compile.MAX_FIGHT_BYTES 0) takes them back from the store
+    without compiling one again, and plays the very battles of a plan that never forgets."""
+    from mathhammer.fantasy.battle import compile as battle_compile
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan, run_chunk
+    from mathhammer.rng import chunk_state
+
+    armies = (_list("a", "wfb8/empire_halberdiers"), _list("b", "wfb8/orc_boyz"))
+    recipe = Recipe(*armies, None, "default", 6, "a", "greedy", "greedy", 8, 1)
+    monkeypatch.setenv("MATHHAMMER_SHARED_TABLES", "1")
+    shared_tables.clear()
+    kept = run_chunk(build_plan(recipe), 6, chunk_state(5, 0))
+    fights = [v for k, (v, _n) in shared_tables._TABLES.items() if k[0] == "fight"]
+    assert fights and all(isinstance(v, bytes) for v in fights)
+    arrays, _first, _once = shared_tables.unpack(fights[0])
+    assert all(isinstance(a, np.ndarray) for _key, a in arrays)
+    built = shared_tables.stats()["built"]
+    monkeypatch.setattr(battle_compile, "MAX_FIGHT_BYTES", -1)  # forget before every battle
+    plan = build_plan(recipe)
+    forgetful = run_chunk(plan, 6, chunk_state(5, 0))
+    assert plan.kernel.forgotten > 0
+    assert shared_tables.stats()["built"] == built  # every fight unpacked, none compiled
+    for key in kept:
+        assert np.array_equal(kept[key], forgetful[key]), key

@@ -284,8 +284,7 @@ class KernelBattle:
                            for i, arr in enumerate(arrays))
             return arrays, first, once
 
-        arrays, first, once = self._kept(content, build,
-                                         lambda built: sum(a.nbytes for _h, a in built[0]))
+        arrays, first, once = self._kept(content, build, packed=True)
         index = kt.size(self.T[ka.T_ORDER])
         for i, (hkey, arr) in enumerate(arrays):
             kt.append(self.T[i], self._shared(arr, hkey))
@@ -296,13 +295,21 @@ class KernelBattle:
         if not kt.has(self.T[ka.T_ARRANGEMENTS], key):
             kt.put(self.T[ka.T_ARRANGEMENTS], key, index)
 
-    def _kept(self, content: tuple, build, nbytes=lambda _value: 8):
+    def _kept(self, content: tuple, build, nbytes=lambda _value: 8, packed: bool = False):
         """The table for ``content`` from the process's store (issue 32), else ``build()`` —
-        kept there for later plans unless sharing is off (MATHHAMMER_SHARED_TABLES=0)."""
+        kept there for later plans unless sharing is off (MATHHAMMER_SHARED_TABLES=0).
+        ``packed``: kept compressed (:func:`shared_tables.pack`; a compiled fight is ~300 kB of
+        mostly padding and ~6 kB packed, so the store holds a long run's every fight and a
+        forgotten one comes back in ~1 ms instead of being compiled again in ~20-40 ms)."""
         value = shared_tables.get(content) if self.sharing else None
-        if value is None:
-            value = build()
-            if self.sharing:
+        if value is not None:
+            return shared_tables.unpack(value) if packed else value
+        value = build()
+        if self.sharing:
+            if packed:
+                blob = shared_tables.pack(value)
+                shared_tables.put(content, blob, len(blob))
+            else:
                 value = shared_tables.put(content, value, nbytes(value))
         return value
 
