@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 
@@ -108,6 +109,20 @@ def _p_caught(flee_dice: str, pursuit_dice: tuple[str, ...]) -> float:
             p_escape *= float(sum(q for x, q in pmf.items() if x < f))
         p += float(pf) * (1.0 - p_escape)
     return p
+
+
+@lru_cache(maxsize=4096)
+def _sum_block(hits: tuple, attack_items: tuple, top: int, w: int, models: int | None) -> tuple:
+    """A group's outcome against one body, per variant vf and n = 0..top striking models:
+    ``hits`` the per-attack (pmf, slay) of the three variants, ``attack_items`` the attacks of
+    one model per vf (a fight's groups recur across a battle's arrangements: one lookup here
+    instead of one per vf and n)."""
+    out = []
+    for vf, items in enumerate(attack_items):
+        pmf, slay = hits[vf // 2]
+        counts = _convolutions(dict(items), top)
+        out.append(tuple(_sum_dist(pmf, slay, counts[n], w, models) for n in range(top + 1)))
+    return tuple(out)
 
 
 @lru_cache(maxsize=8192)
@@ -218,9 +233,10 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
     g_natt = np.zeros((max(n_g, 1), 6, a_axis))
     convolved: dict = {}  # a group's attack counts for n models (_convolutions)
     percdf_rows: dict = {}  # g_percdf's rows before they are made cumulative
+    natt_rows = {}  # g_natt's rows before they are made cumulative
     for j, g in enumerate(groups):
         for vf in range(0 if first_round_only else 6):  # the Monte Carlo kernel's draw of attacks
-            g_natt[j, vf] = _cumulative(natt[j, vf], a_axis)
+            natt_rows[j, vf] = _dense(natt[j, vf])
         for slot, b in enumerate(g.slots):
             body = bodies[b]
             for v in range(3):
@@ -237,20 +253,21 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
             models = None if body.single else body.models
             top = min(_max_models(c, g), n_axis - 1)
             variants = 4 if first_round_only else 6
-            if (j, "attacks") not in convolved:
-                convolved[j, "attacks"] = [_convolutions(natt[j, vf], top) for vf in range(variants)]
+            if (j, "attacks") not in convolved:  # dict order kept: the same sums, the same floats
+                convolved[j, "attacks"] = tuple(tuple(natt[j, vf].items())
+                                                for vf in range(variants))
+            hits = tuple((tuple(per_attack[j, slot, v][0]), float(per_attack[j, slot, v][1]))
+                         for v in range(3))
+            block = _sum_block(hits, convolved[j, "attacks"], top, body.w, models)
             for vf in range(variants):
-                v = vf // 2
-                pmf, slay = per_attack[j, slot, v]
-                for n in range(top + 1):
-                    attacks = convolved[j, "attacks"][vf][n]
-                    dist = _sum_dist(tuple(pmf), float(slay), attacks, body.w, models)
+                for n, dist in enumerate(block[vf]):
                     sum_pmf[j, slot, vf, n] = dist
-                    w_axis = max(w_axis, len(dist))
+                w_axis = max(w_axis, max(len(dist) for dist in block[vf]))
     g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
     _cumulative_rows(g_sum, sum_pmf)
     if not first_round_only:  # the Monte Carlo kernel's attack-by-attack draw (g_fall)
         _cumulative_rows(g_percdf, percdf_rows)
+        _cumulative_rows(g_natt, natt_rows)
     e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
     chal = np.array(c.challenge, np.int64)
     p_ld = _leadership_table(rules).copy()
@@ -304,12 +321,18 @@ def _cumulative_rows(g_sum: np.ndarray, sum_pmf: dict) -> None:
         return
     width = g_sum.shape[-1]
     index = tuple(np.array(key, np.intp) for key in zip(*sum_pmf, strict=True))
-    pmf = np.zeros((len(sum_pmf), width))
-    for row, dist in enumerate(sum_pmf.values()):
-        if len(dist) > width:
-            pmf[row] = _pad(dist, width)
-        else:
-            pmf[row, :len(dist)] = dist
+    dists = list(sum_pmf.values())
+    lengths = np.fromiter((len(d) for d in dists), np.intp, count=len(dists))
+    pmf = np.zeros((len(dists), width))
+    fits = lengths <= width  # the rest are padded one by one (wounds beyond the body)
+    rows = np.nonzero(fits)[0]
+    if len(rows):  # every value in its place at once (copied, not summed: the same floats)
+        flat = np.fromiter(chain.from_iterable(dists[r] for r in rows), np.float64,
+                           count=int(lengths[rows].sum()))
+        starts = np.repeat(np.cumsum(lengths[rows]) - lengths[rows], lengths[rows])
+        pmf[np.repeat(rows, lengths[rows]), np.arange(len(flat)) - starts] = flat
+    for row in np.nonzero(~fits)[0]:
+        pmf[row] = _pad(dists[row], width)
     cum = np.cumsum(pmf, axis=1)
     possible = pmf > 0
     last = width - 1 - np.argmax(possible[:, ::-1], axis=1)  # last possible outcome of a row
@@ -318,8 +341,9 @@ def _cumulative_rows(g_sum: np.ndarray, sum_pmf: dict) -> None:
     g_sum[index] = cum
 
 
-def _cumulative(pmf: dict[int, float], width: int) -> np.ndarray:
-    out = np.zeros(width)
+def _dense(pmf: dict[int, float]) -> list[float]:
+    """A pmf over 0..max as a list (the row _cumulative_rows pads and accumulates)."""
+    out = [0.0] * (max(pmf) + 1)
     for k, p in pmf.items():
         out[k] += p
-    return _cumulative_array(out)
+    return out
