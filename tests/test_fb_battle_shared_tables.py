@@ -156,3 +156,27 @@ def test_a_forgotten_fight_comes_back_unpacked_and_plays_the_same(monkeypatch):
     assert shared_tables.stats()["built"] == built  # every fight unpacked, none compiled
     for key in kept:
         assert np.array_equal(kept[key], forgetful[key]), key
+
+
+@pytest.mark.parametrize("policy", ["greedy", "best-response"])
+def test_a_table_entered_for_like_units_plays_the_same_battles(monkeypatch, policy):
+    """A table built for one unit is entered for its like units (the same contents: two
+    Halberdiers, two Boyz): the kernel then asks for fewer tables, and every battle is the
+    same as when each pair's tables are looked up when asked (compile.ENTER_ALIKE off)."""
+    from mathhammer.fantasy.battle import compile as battle_compile
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan, run_chunk
+    from mathhammer.rng import chunk_state
+
+    armies = (_list("a", "wfb8/empire_halberdiers", "wfb8/empire_halberdiers"),
+              _list("b", "wfb8/orc_boyz", "wfb8/orc_boyz"))
+    recipe = Recipe(*armies, None, "default", 6, "roll-off", policy, "greedy", 2, 1)
+    runs = {}
+    for alike in (False, True):
+        monkeypatch.setattr(battle_compile, "ENTER_ALIKE", alike)
+        shared_tables.clear()
+        plan = build_plan(recipe)
+        runs[alike] = run_chunk(plan, 4, chunk_state(7, 0)), plan.kernel.misses
+    (off, asked_off), (on, asked_on) = runs[False], runs[True]
+    assert asked_on < asked_off
+    for key in off:
+        assert np.array_equal(off[key], on[key]), key

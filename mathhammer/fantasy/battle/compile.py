@@ -19,6 +19,7 @@ uncounted until it needs no placeholder — so the answer never depends on what 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from dataclasses import replace
 
@@ -38,6 +39,10 @@ MAX_FIGHT_BYTES = 160 * 2**20
 #: the first miss (the same steps, the same stream: the same battle), and a probe pass stops
 #: after that step; False: every pass from the battle's start to its end (as before 2026-12-04)
 RESUME = True
+#: a table built for units is entered for their like units too (the same contents: the same
+#: table, so the same battles; fewer probe passes); a compiled fight for at most MOST_ALIKE swaps
+ENTER_ALIKE = True
+MOST_ALIKE = 24
 
 
 class KernelBattle:
@@ -74,6 +79,11 @@ class KernelBattle:
         self.sharing = shared_tables.enabled()
         self.signatures = tuple(shared_tables.unit_signature(u) for u in plan.units)
         self.rules_signature = shared_tables.rules_signature(plan.rules)
+        # the units with each unit's contents (itself first): a table built for one pair is
+        # the table of every pair of their like (the same content key), entered for all at once
+        self.alike = tuple(tuple([u] + [v for v, sig in enumerate(self.signatures)
+                                        if sig == mine and v != u and ENTER_ALIKE])
+                           for u, mine in enumerate(self.signatures))
         self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
         self.forgotten = 0  # times the fights were forgotten between battles
 
@@ -197,7 +207,8 @@ class KernelBattle:
                        face, charged, mu, mt)
             value = self._kept(content, lambda: exact_round_value(self.plan, u, t, face,
                                                               bool(charged), mu, mt))
-            kt.put(self.T[ka.T_VALUES], code, value)
+            for u2, t2 in self._pairs_alike(u, t):  # a pair of their like asks for this table
+                kt.put(self.T[ka.T_VALUES], int(value_code(u2, t2, face, charged, mu, mt)), value)
         elif kind == ks.MISS_CHALLENGE:  # FB-B20: one exact round with a challenge
             from mathhammer.fantasy.battle.challenge_values import exact_challenge_value
             from mathhammer.fantasy.kernels.battle_values import challenge_code
@@ -206,9 +217,11 @@ class KernelBattle:
             if not kt.has(self.T[ka.T_VALUES], code):
                 content = ("challenge", self.rules_signature, self.signatures[miss[1]],
                            self.signatures[miss[2]], miss[3:11])
-                kt.put(self.T[ka.T_VALUES], code, self._kept(content, lambda: exact_challenge_value(
+                value = self._kept(content, lambda: exact_challenge_value(
                     self.plan, *(int(x) for x in miss[1:4]), bool(miss[4]),
-                    *(int(x) for x in miss[5:11]))))
+                    *(int(x) for x in miss[5:11])))
+                for a2, t2 in self._pairs_alike(miss[1], miss[2]):
+                    kt.put(self.T[ka.T_VALUES], int(challenge_code(a2, t2, *miss[3:11])), value)
         elif kind == ks.MISS_SHOT:
             from mathhammer.fantasy.battle.shooting import wound_cdf
             from mathhammer.fantasy.kernels.battle_actions import shot_code
@@ -229,9 +242,19 @@ class KernelBattle:
                 return np.ascontiguousarray(wound_cdf(self.plan, u, t, n, mod, left), np.float64)
 
             cum = self._kept(content, build, lambda c: c.nbytes)
-            kt.put(self.T[ka.T_SHOT_DICT], code, kt.append(self.T[ka.T_SHOT_LIST], cum))
+            index = kt.append(self.T[ka.T_SHOT_LIST], cum)
+            for u2, t2 in self._pairs_alike(u, t):
+                kt.put(self.T[ka.T_SHOT_DICT], int(shot_code(u2, t2, n, mod, left)), index)
         else:  # pragma: no cover - the kernel writes only these three
             raise RuntimeError(f"unknown miss {miss}")
+
+    def _pairs_alike(self, u: int, t: int):
+        """(u, t) first, then every other pair of units with their contents: the pairs whose
+        table is this one (a list's like units — four Halberdiers — ask for each of them)."""
+        for u2 in self.alike[u]:
+            for t2 in self.alike[t]:
+                if u2 != t2:
+                    yield u2, t2
 
     def _fight(self, miss: tuple[int, ...]) -> None:
         from mathhammer.errors import MathhammerError, engine_fault
@@ -239,26 +262,13 @@ class KernelBattle:
         from mathhammer.fantasy.kernels import battle_actions as ka
         from mathhammer.fantasy.kernels import battle_tables as kt
         from mathhammer.fantasy.kernels import combat as k
-        from mathhammer.fantasy.kernels.battle_combat import fight_code
-        from mathhammer.fantasy.kernels.battle_spells import G_SPELL, effects_code
 
-        ks = self.ks
         _kind, count, n_a = miss[:3]
-        rows = [miss[3 + 4 * i: 7 + 4 * i] for i in range(count)]
+        rows = [tuple(miss[3 + 4 * i: 7 + 4 * i]) for i in range(count)]
         order = [r[0] for r in rows]
         # FB-B30: each engine unit's augment or hex this turn (spell row, -1 none)
         spells = {u: miss[MISS_EFFECTS + i] - 1 for i, u in enumerate(order)}
-        g = np.zeros(G_SPELL + len(self.plan.units) + 1, np.int64)
-        for u, row in spells.items():
-            g[G_SPELL + u] = row + 1
-        st = np.zeros((len(self.plan.units), ks.NST), np.int64)
-        st[:, ks.ST_CT] = -1
-        for u, target, face, charged in rows:
-            st[u, ks.ST_CT], st[u, ks.ST_CF] = target, face
-            st[u, ks.ST_CHARGED] = st[u, ks.ST_FRESH] = charged
-        arr = np.array(order, np.int64)
-        code, key = (int(effects_code(fight_code(arr, count, n_a, st, flag), arr, count, g))
-                     for flag in (True, False))
+        code, key = self._fight_codes(rows, n_a, spells)
         if kt.has(self.T[ka.T_FIGHTS], code) or (not any(r[3] for r in rows)
                                                  and kt.has(self.T[ka.T_ARRANGEMENTS], key)):
             return  # the kernel's lookup finds it now (built earlier in this probe's batch)
@@ -285,15 +295,61 @@ class KernelBattle:
             return arrays, first, once
 
         arrays, first, once = self._kept(content, build, packed=True)
-        index = kt.size(self.T[ka.T_ORDER])
-        for i, (hkey, arr) in enumerate(arrays):
-            kt.append(self.T[i], self._shared(arr, hkey))
-        kt.append(self.T[ka.T_ORDER], np.array(order, np.int64))
-        kt.append(self.T[ka.T_FIRST], first.copy())
-        kt.append(self.T[ka.T_ONCE], once.copy())
-        kt.put(self.T[ka.T_FIGHTS], code, index)
-        if not kt.has(self.T[ka.T_ARRANGEMENTS], key):
-            kt.put(self.T[ka.T_ARRANGEMENTS], key, index)
+        arrays = [self._shared(arr, hkey) for hkey, arr in arrays]
+        for rows2, spells2 in self._fights_alike(rows, spells):  # this one first
+            code2, key2 = (code, key) if rows2 is rows else self._fight_codes(rows2, n_a, spells2)
+            if rows2 is not rows and kt.has(self.T[ka.T_FIGHTS], code2):
+                continue
+            index = kt.size(self.T[ka.T_ORDER])
+            for i, arr in enumerate(arrays):
+                kt.append(self.T[i], arr)
+            kt.append(self.T[ka.T_ORDER], np.array([r[0] for r in rows2], np.int64))
+            kt.append(self.T[ka.T_FIRST], first.copy())
+            kt.append(self.T[ka.T_ONCE], once.copy())
+            kt.put(self.T[ka.T_FIGHTS], code2, index)
+            if not kt.has(self.T[ka.T_ARRANGEMENTS], key2):
+                kt.put(self.T[ka.T_ARRANGEMENTS], key2, index)
+
+    def _fight_codes(self, rows, n_a: int, spells: dict) -> tuple[int, int]:
+        """The kernel's codes of a fight (battle_combat._lookup): with who charged, and the
+        arrangement's without."""
+        from mathhammer.fantasy.kernels.battle_combat import fight_code
+        from mathhammer.fantasy.kernels.battle_spells import G_SPELL, effects_code
+
+        ks = self.ks
+        g = np.zeros(G_SPELL + len(self.plan.units) + 1, np.int64)
+        for u, row in spells.items():
+            g[G_SPELL + u] = row + 1
+        st = np.zeros((len(self.plan.units), ks.NST), np.int64)
+        st[:, ks.ST_CT] = -1
+        for u, target, face, charged in rows:
+            st[u, ks.ST_CT], st[u, ks.ST_CF] = target, face
+            st[u, ks.ST_CHARGED] = st[u, ks.ST_FRESH] = charged
+        arr = np.array([r[0] for r in rows], np.int64)
+        return tuple(int(effects_code(fight_code(arr, len(rows), n_a, st, flag), arr, len(rows), g))
+                     for flag in (True, False))
+
+    def _fights_alike(self, rows, spells, most: int = MOST_ALIKE):
+        """(rows, spells) first, then the same fight with its units swapped for like units of
+        their side (the same content: _fight_content), up to ``most`` — four Halberdiers ask
+        for each other's fights. Only when every unit touches a unit of the fight or none (a
+        contact outside it is in the kernel's code but not in the content)."""
+        yield rows, spells
+        order = [r[0] for r in rows]
+        if any(t >= 0 and t not in order for _u, t, _f, _c in rows):
+            return
+        side = [u.side for u in self.plan.units]
+        choices = [[v for v in self.alike[u] if side[v] == side[u]] for u in order]
+        made = 0
+        for swap in itertools.product(*choices):
+            if len(set(swap)) < len(swap) or list(swap) == order:
+                continue
+            to = dict(zip(order, swap, strict=True))
+            yield ([(to[u], to.get(t, t), f, c) for u, t, f, c in rows],
+                   {to[u]: row for u, row in spells.items()})
+            made += 1
+            if made >= most:
+                return
 
     def _kept(self, content: tuple, build, nbytes=lambda _value: 8, packed: bool = False):
         """The table for ``content`` from the process's store (issue 32), else ``build()`` —
