@@ -187,7 +187,7 @@ def test_the_kernel_and_the_reference_engine_agree_on_augments_and_hexes(tmp_pat
             out[spell] = (lambda t, idx=idx: t["decisions"][idx].sum() / t["outcome"].sum(),
                           lambda t: 3.0)  # at most 3 a battle: var ≤ 3² / 4 < 3
         idx = [i for (_s, kd, _u, label), i in vocab.items()
-               if kd == "dispel" and label != "no dispel"]
+               if kd == "dispel" and label.startswith("dispel with")]
         # a battle's dispels X lie in [0, cap]: each magic phase at most one a cast spell and
         # one a spell in play, so var X <= E[X^2] <= cap * E[X]
         cap = 2 * plan.turns * (len(magic_of(plan).rows) + len(plan.units))
@@ -274,3 +274,24 @@ def test_a_spell_ends_with_the_turn_unless_it_remains_in_play_and_its_caster_liv
                                  np.zeros(8, np.uint64))
     km._new_phase(KernelBattle(plan).B, kernel_state)
     assert (g[G_SPELL + orcs] == 1) == kept
+
+
+@pytest.mark.parametrize("engine, n", [("kernel", 200), ("python", 40)])
+def test_a_dispel_with_power_dice_is_named_apart_from_one_with_dispel_dice(tmp_path, engine, n):
+    """FB-B31: in B's magic phases B may dispel A's hex in play with power dice, and at A's
+    casts with dispel dice; both engines count the two under their own labels ("dispel with
+    2 power dice", not FB-B12's "dispel with 2 dice")."""
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import build_plan
+
+    recipe = _spell_duel(tmp_path)
+    plan = build_plan(recipe)
+    plan.engine = engine
+    tally = run(recipe, n, 5, plan=plan)[0]
+    taken = {label: int(tally["decisions"][i])
+             for (side, kind, _u, label), i in plan.vocabulary.items()
+             if side == 1 and kind == "dispel" and tally["decisions"][i]}
+    power = {label for label in taken if "power" in label}
+    assert power and all(label == "no dispel with power dice"
+                         or label.endswith(("power die", "power dice")) for label in power)
+    assert set(taken) - power, taken  # and dispels with dispel dice, at A's casts

@@ -369,6 +369,22 @@ def plural_dice(n: int) -> str:
     return f"{n} die" if n == 1 else f"{n} dice"
 
 
+#: FB-B31: the active side's choices at the other side's spell in play, paid in power dice
+#: (a dispel with dispel dice keeps FB-B12's labels: the report tells the two apart)
+NO_POWER_DISPEL = "no dispel with power dice"
+
+
+def power_dispel_label(n: int) -> str:
+    return f"dispel with {n} power {'die' if n == 1 else 'dice'}"
+
+
+def dispel_dice_of(label: str) -> tuple[bool, int]:
+    """(paid in power dice, dice) of a dispel decision's label."""
+    if label in ("no dispel", NO_POWER_DISPEL):
+        return label == NO_POWER_DISPEL, 0
+    return label.endswith(("power die", "power dice")), int(label.split()[2])
+
+
 def vocabulary(plan) -> list[tuple]:
     """The (side, kind, unit, label) keys the magic phase may record (runner.vocabulary)."""
     mp = magic_of(plan)
@@ -387,10 +403,16 @@ def vocabulary(plan) -> list[tuple]:
                          for t in candidates(plan, row)]
         keys += [(c.side, CAST_DICE, c.unit, plural_dice(d)) for d in range(1, cap + 1)]
     for side in sorted(casting_sides):
+        in_play = any(row.spell.remains_in_play and mp.casters[row.caster].side == side
+                      for row in mp.rows)
         for t in range(len(plan.units)):  # a missile's target, or a heal's own unit
             keys.append((1 - side, DISPEL, t, "no dispel"))
             keys += [(1 - side, DISPEL, t, f"dispel with {plural_dice(j)}")
                      for j in range(1, mp.dispel_cap + 1)]
+            if in_play:  # FB-B31: at this side's spells in play, the other side's power dice
+                keys.append((1 - side, DISPEL, t, NO_POWER_DISPEL))
+                keys += [(1 - side, DISPEL, t, power_dispel_label(j))
+                         for j in range(1, mp.dispel_cap + 1)]
     return list(dict.fromkeys(keys))  # two wizards of a unit with one spell: one key
 
 
@@ -693,9 +715,8 @@ def power_dispel_in_play(plan, state: BattleState, side: int, t: int, forced, de
         row = state.spell_on[t]
         m[M_ROW], m[M_TARGET], m[M_TOTAL], m[M_KIND] = row, t, mp.rows[row].spell.cv, PLAIN
         m[M_POWER_DISPEL] = True
-        options = [Option(DISPEL, t, "no dispel", None, 0)]
-        options += [Option(DISPEL, t, f"dispel with {plural_dice(j)}", None, j)
-                    for j in range(1, top + 1)]
+        options = [Option(DISPEL, t, NO_POWER_DISPEL, None, 0)]
+        options += [Option(DISPEL, t, power_dispel_label(j), None, j) for j in range(1, top + 1)]
         dice = decide(plan, state, side, options, forced).extra
         m[M_POWER_DISPEL] = False
     tried = list(m[M_IN_PLAY_TRIED])  # after the decision: a rollout replays this step
@@ -857,9 +878,9 @@ def kernel_tables(plan, shot_list, shot_dict) -> None:
                             put(km.MK_VCAST, u * 4096 + r * 64 + t, [index])
         elif kind == CAST_DICE:
             put(km.MK_VDICE, u * 16 + int(label.split()[0]), [index])
-        elif kind == DISPEL:
-            j = 0 if label == "no dispel" else int(label.split()[2])
-            put(km.MK_VDISPEL, (side * 64 + u) * 16 + j, [index])
+        elif kind == DISPEL:  # power dice: the deciding side's second key block
+            power, j = dispel_dice_of(label)
+            put(km.MK_VDISPEL, ((side + 2 * power) * 64 + u) * 16 + j, [index])
     for u, unit in enumerate(plan.units):
         orders = plan.deployment.orders[u]
         cast = orders.get("cast", "nearest")

@@ -598,7 +598,9 @@ def _in_play_dice(B, S, decider, t, n, forced, mode):
         return -1
     else:
         dice = choose_dispel(B, S, decider, n)
-    count(B, mode, n, MK_VDISPEL, (decider * 64 + t) * 16 + dice)
+    # power dice (FB-B31): the decider's second block of keys, labelled apart (magic.vocabulary)
+    block = decider + 2 * g[G_MAGIC + M_POWER_DISPEL]
+    count(B, mode, n, MK_VDISPEL, (block * 64 + t) * 16 + dice)
     return dice
 
 
