@@ -133,7 +133,7 @@ def test_the_kernels_empty_fight_containers_take_the_arrays_compile_makes():
 
 def test_a_forgotten_fight_comes_back_unpacked_and_plays_the_same(monkeypatch):
     """Compiled fights are kept packed (shared_tables.pack, lossless): a plan that forgets its
-    fights between every battle (compile.MAX_FIGHT_BYTES 0) takes them back from the store
+    fights before every battle (compile.MAX_FIGHT_BYTES -1) takes them back from the store
     without compiling one again, and plays the very battles of a plan that never forgets."""
     from mathhammer.fantasy.battle import compile as battle_compile
     from mathhammer.fantasy.battle.runner import Recipe, build_plan, run_chunk

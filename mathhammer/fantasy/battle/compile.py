@@ -84,6 +84,9 @@ class KernelBattle:
         self.alike = tuple(tuple([u] + [v for v, sig in enumerate(self.signatures)
                                         if sig == mine and v != u and ENTER_ALIKE])
                            for u, mine in enumerate(self.signatures))
+        sides = [unit.side for unit in plan.units]
+        self.alike_in_side = tuple(tuple(v for v in like if sides[v] == sides[u])
+                                   for u, like in enumerate(self.alike))  # a fight's swaps
         self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
         self.forgotten = 0  # times the fights were forgotten between battles
 
@@ -296,9 +299,9 @@ class KernelBattle:
 
         arrays, first, once = self._kept(content, build, packed=True)
         arrays = [self._shared(arr, hkey) for hkey, arr in arrays]
-        for rows2, spells2 in self._fights_alike(rows, spells):  # this one first
+        for rows2, spells2 in self._fights_alike(rows, spells):  # this one first (not entered)
             code2, key2 = (code, key) if rows2 is rows else self._fight_codes(rows2, n_a, spells2)
-            if rows2 is not rows and kt.has(self.T[ka.T_FIGHTS], code2):
+            if kt.has(self.T[ka.T_FIGHTS], code2):
                 continue
             index = kt.size(self.T[ka.T_ORDER])
             for i, arr in enumerate(arrays):
@@ -338,10 +341,8 @@ class KernelBattle:
         order = [r[0] for r in rows]
         if any(t >= 0 and t not in order for _u, t, _f, _c in rows):
             return
-        side = [u.side for u in self.plan.units]
-        choices = [[v for v in self.alike[u] if side[v] == side[u]] for u in order]
         made = 0
-        for swap in itertools.product(*choices):
+        for swap in itertools.product(*(self.alike_in_side[u] for u in order)):
             if len(set(swap)) < len(swap) or list(swap) == order:
                 continue
             to = dict(zip(order, swap, strict=True))

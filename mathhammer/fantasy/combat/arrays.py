@@ -231,7 +231,7 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
     g_fall = np.zeros((max(n_g, 1), ts), np.int64)
     g_percdf = np.zeros((max(n_g, 1), ts, 3, k_axis))
     g_natt = np.zeros((max(n_g, 1), 6, a_axis))
-    convolved: dict = {}  # a group's attack counts for n models (_convolutions)
+    attack_items: dict = {}  # a group's attacks of one model per vf, in its dicts' order
     percdf_rows: dict = {}  # g_percdf's rows before they are made cumulative
     natt_rows = {}  # g_natt's rows before they are made cumulative
     for j, g in enumerate(groups):
@@ -253,12 +253,11 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
             models = None if body.single else body.models
             top = min(_max_models(c, g), n_axis - 1)
             variants = 4 if first_round_only else 6
-            if (j, "attacks") not in convolved:  # dict order kept: the same sums, the same floats
-                convolved[j, "attacks"] = tuple(tuple(natt[j, vf].items())
-                                                for vf in range(variants))
+            if j not in attack_items:  # dict order kept: the same sums, the same floats
+                attack_items[j] = tuple(tuple(natt[j, vf].items()) for vf in range(variants))
             hits = tuple((tuple(per_attack[j, slot, v][0]), float(per_attack[j, slot, v][1]))
                          for v in range(3))
-            block = _sum_block(hits, convolved[j, "attacks"], top, body.w, models)
+            block = _sum_block(hits, attack_items[j], top, body.w, models)
             for vf in range(variants):
                 for n, dist in enumerate(block[vf]):
                     sum_pmf[j, slot, vf, n] = dist
@@ -304,19 +303,10 @@ def _pad(values, width: int) -> np.ndarray:
     return out
 
 
-def _cumulative_array(pmf: np.ndarray) -> np.ndarray:
-    cum = np.cumsum(pmf)
-    nz = np.nonzero(pmf > 0)[0]
-    if len(nz):
-        cum[int(nz[-1]):] = 1.0  # no float gap above the last possible outcome
-    else:
-        cum[:] = 1.0
-    return cum
-
-
 def _cumulative_rows(g_sum: np.ndarray, sum_pmf: dict) -> None:
-    """g_sum[key] = _cumulative_array(_pad(dist)) for every key and dist of sum_pmf, all rows at
-    once (cumsum adds along the row in the same order: the same floats)."""
+    """g_sum[key] = the cumulative of dist (padded, _pad) for every key and dist of sum_pmf, all
+    rows at once, 1.0 from a row's last possible outcome on (no float gap above it; a row with
+    none is all 1.0)."""
     if not sum_pmf:
         return
     width = g_sum.shape[-1]
