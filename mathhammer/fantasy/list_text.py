@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from mathhammer.imports.model import (
-    Entry, ParsedList, add_option, check_entries, check_line, read_number, search_tail, text_lines,
+    Entry, ParsedList, add_options, check_entries, check_line, read_number, search_tail, text_lines,
 )
 
 OPENERS, CLOSERS = ("++", "==", "--", "["), ("++", "==", "--", "]")
@@ -76,7 +76,7 @@ def parse(text: str, label: str, ruleset: str) -> ParsedList:
         if tail and tail.start() > 0:
             points = int(read_number(tail.group(1), label, where, "the points"))
             line = line[: tail.start()]
-        parts = [p.strip() for p in line.split(",") if p.strip()]
+        parts = [p for p in map(str.strip, line.split(",")) if p]
         if not parts:
             continue
         head, options = parts[0], []
@@ -85,8 +85,7 @@ def parse(text: str, label: str, ruleset: str) -> ParsedList:
         if size:
             models = int(read_number(size.group(1), label, where, "the unit size"))
             head = head[size.end():].strip()
-        for opt in parts[1:]:
-            add_option(options, opt)  # every option: the game maps it or names it dropped
+        add_options(options, parts[1:])  # every option: the game maps it or names it dropped
         entries.append(Entry(head, models=models, options=options, points=points, line=raw,
                              where=where))
         check_entries(entries, label)

@@ -94,9 +94,20 @@ def search_tail(pattern: re.Pattern, line: str) -> re.Match | None:
 
 def add_option(options: list, name: str) -> None:
     """An option named once per entry (a roster repeats a shield under every model)."""
-    name = " ".join(str(name).split())
-    if name and name.lower() not in (o.lower() for o in options) and len(options) < MAX_OPTIONS:
-        options.append(name)
+    add_options(options, (name,))
+
+
+def add_options(options: list, names) -> None:
+    """Each of ``names`` added as :func:`add_option` would, in one pass: a line of a
+    hundred thousand commas costs one set lookup an option, not a scan of the kept ones."""
+    seen = {o.lower() for o in options}
+    for name in dict.fromkeys(names):  # a repeated name reads as its first
+        if len(options) >= MAX_OPTIONS:
+            return  # nothing past the bound is kept, so nothing past it is read
+        name = " ".join(str(name).split())
+        if name and name.lower() not in seen:
+            seen.add(name.lower())
+            options.append(name)
 
 
 def check_entries(entries: list, label: str) -> None:
