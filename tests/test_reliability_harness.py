@@ -39,7 +39,9 @@ BASE_ARGS: dict[str, list[str]] = {
     "roll-off": [],
     "scatter": ["2D6"],
     "run": [str(P / "scenarios/warmachine_two_jacks_vs_charger.toml")],
-    "compare": [str(P / "lists/cygnar_battlebox.toml"), str(P / "lists/khador_battlebox.toml")],
+    # two warjacks a side: every compare path (exact policy cells, both ways) in ~1 s
+    "compare": [str(P / "lists/cygnar_two_ironclads.toml"),
+                str(P / "lists/khador_two_juggernauts.toml")],
     "sweep": ["khador/juggernaut", "cygnar/charger", "--vary", "focus=0..3"],
     # cells: these walks count trials per cell (battles have their own tests, issue 32)
     "score": [str(P / "lists/wfb8_empire.toml"), "--meta", str(P / "metas/wfb8_infantry.toml"),
@@ -48,7 +50,7 @@ BASE_ARGS: dict[str, list[str]] = {
              "--meta", str(P / "metas/wfb8_infantry.toml"), "--model", "cells"],
     "import": [str(P / "imports/orcs_t9a.txt")],
     "tune": [str(P / "lists/wfb8_empire.toml"), "--options", str(P / "options/wfb8_empire.toml"),
-             "--meta", str(P / "metas/wfb8_infantry.toml"), "--max-lists", "20", "--model", "cells"],
+             "--meta", str(P / "metas/wfb8_infantry.toml"), "--max-lists", "2", "--model", "cells"],
     "wm attack": ["--stat", "6", "--defense", "13", "--power", "12", "--armor", "16"],
     "wm aoe": ["--stat", "6", "--defense", "13", "--power", "12", "--armor", "16", "--range", "8"],
     "wm duel": ["khador/juggernaut", "cygnar/charger"],
