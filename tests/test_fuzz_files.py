@@ -37,7 +37,7 @@ KINDS: dict[str, tuple[Path, list[str]]] = {
     "fantasy profile": (P / "fantasy/wfb8/orc_boyz.toml", ["profiles", "validate", "{}"]),
     "fantasy ruleset": (RULESET, [*FB_ATTACK, "--ruleset", "{}"]),
     "warmachine list": (P / "lists/cygnar_battlebox.toml",
-                        ["compare", "{}", str(P / "lists/khador_battlebox.toml"), *SMALL]),
+                        ["compare", "{}", str(P / "lists/khador_two_juggernauts.toml"), *SMALL]),
     "fantasy list": (P / "lists/wfb8_empire.toml",
                      ["compare", "{}", str(P / "lists/wfb8_greenskins_and_undead.toml"), *SMALL]),
     "warmachine scenario": (P / "scenarios/warmachine_two_jacks_vs_charger.toml",
