@@ -104,8 +104,12 @@ def build_grid(full, width, col_start, amp_masks, use_amp, hkeys, hvals, shift, 
             if use_amp == 1:
                 TA[s, 0, c] = s
             for d in range(1, n_d):
-                if d <= n_free:
-                    nb |= _U1 << np.uint64(free_pos[d - 1])
+                if d > n_free:  # every free box is marked: more damage changes nothing
+                    T[s, d, c] = T[s, d - 1, c]
+                    if use_amp == 1:
+                        TA[s, d, c] = TA[s, d - 1, c]
+                    continue
+                nb |= _U1 << np.uint64(free_pos[d - 1])
                 t = intern(nb, hkeys, hvals, bits_of, n_states, shift)
                 if t < 0:
                     return -1
