@@ -120,9 +120,10 @@ def build_grid(full, width, col_start, amp_masks, use_amp, hkeys, hvals, shift, 
                     for j in range(amp_masks.shape[0]):
                         if (fresh & amp_masks[j]) != _U0:
                             amp |= amp_masks[j]
-                    t = intern(amp, hkeys, hvals, bits_of, n_states, shift)
-                    if t < 0:
-                        return -1
+                    if amp != nb:  # no system box among the fresh ones: the state of T
+                        t = intern(amp, hkeys, hvals, bits_of, n_states, shift)
+                        if t < 0:
+                            return -1
                     TA[s, d, c] = t
         s += 1
     return n_states[0]
