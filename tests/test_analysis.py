@@ -7,6 +7,8 @@ docstrings.
 
 from __future__ import annotations
 
+import functools
+
 import json
 import math
 
@@ -96,8 +98,14 @@ def test_compare_matrix_layout_and_per_100_points():
     assert ((c.frame["p_kill"] >= 0) & (c.frame["p_kill"] <= 1)).all()
 
 
+@functools.lru_cache(maxsize=1)
+def _battle_boxes_exact_one_way():
+    """The battle boxes' exact one-way matrix, computed once for the tests that read it."""
+    return compare("khador_battlebox", "cygnar_battlebox", method="exact", seed=1, both_ways=False)
+
+
 def test_compare_report_keys_and_info_matrix():
-    c = compare("khador_battlebox", "cygnar_battlebox", method="exact", seed=1, both_ways=False)
+    c = _battle_boxes_exact_one_way()
     d = c.report.to_dict()
     key = "p_kill[A:Juggernaut→B:Ironclad]"
     assert d["results"][key]["value"] == pytest.approx(
@@ -312,7 +320,7 @@ def test_compare_matrices_wrap_on_a_narrow_terminal_with_the_attackers_repeated(
 
     from mathhammer.cli.analysis import compare_table
 
-    c = compare("khador_battlebox", "cygnar_battlebox", method="exact", seed=1, both_ways=False)
+    c = _battle_boxes_exact_one_way()
     wide, narrow = compare_table(c), compare_table(c, columns=48)
     assert compare_table(c, columns=500) == wide  # room enough: unchanged
     matrix_lines = [line for line in narrow.splitlines() if line.startswith("  ")]
