@@ -8,7 +8,6 @@ docstrings.
 from __future__ import annotations
 
 import functools
-
 import json
 import math
 

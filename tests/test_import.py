@@ -232,3 +232,22 @@ def test_an_option_the_profile_sells_becomes_the_entrys_buys(tmp_path):
     assert data["units"][0]["buys"] == "spear"
     unit = load_list(data).units[0]
     assert "spear" in unit.profile.equipment and unit.points == 25 * 8  # 6 + shield 1 + spear 1
+
+
+def test_options_are_kept_once_each_up_to_the_bound():
+    """An entry's options: spaces folded, each name kept once whatever its case, in the
+    order first named, at most MAX_OPTIONS of them; one pass gives what one call per
+    option gives."""
+    from mathhammer.imports.model import MAX_OPTIONS, add_option, add_options
+
+    names = ["Shield", " shield ", "Full  Command", "", "full command", "Banner", "Shield"]
+    one_by_one: list = []
+    for name in names:
+        add_option(one_by_one, name)
+    at_once: list = ["Light Armour"]
+    add_options(at_once, names)
+    assert one_by_one == ["Shield", "Full Command", "Banner"]
+    assert at_once == ["Light Armour", *one_by_one]
+    many: list = []
+    add_options(many, [f"Option {i}" for i in range(3 * MAX_OPTIONS)] + ["Last"])
+    assert many == [f"Option {i}" for i in range(MAX_OPTIONS)]

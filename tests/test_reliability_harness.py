@@ -39,7 +39,8 @@ BASE_ARGS: dict[str, list[str]] = {
     "roll-off": [],
     "scatter": ["2D6"],
     "run": [str(P / "scenarios/warmachine_two_jacks_vs_charger.toml")],
-    # two warjacks a side: every compare path (exact policy cells, both ways) in ~1 s
+    # two warjacks a side: every compare path (exact policy cells, both ways) at a fraction
+    # of the battle boxes' time; tune: the input list and one candidate
     "compare": [str(P / "lists/cygnar_two_ironclads.toml"),
                 str(P / "lists/khador_two_juggernauts.toml")],
     "sweep": ["khador/juggernaut", "cygnar/charger", "--vary", "focus=0..3"],

@@ -103,7 +103,7 @@ def add_options(options: list, names) -> None:
     seen = {o.lower() for o in options}
     for name in dict.fromkeys(names):  # a repeated name reads as its first
         if len(options) >= MAX_OPTIONS:
-            return  # nothing past the bound is kept, so nothing past it is read
+            return  # nothing past the bound is kept
         name = " ".join(str(name).split())
         if name and name.lower() not in seen:
             seen.add(name.lower())

@@ -120,7 +120,7 @@ def build_grid(full, width, col_start, amp_masks, use_amp, hkeys, hvals, shift, 
                     for j in range(amp_masks.shape[0]):
                         if (fresh & amp_masks[j]) != _U0:
                             amp |= amp_masks[j]
-                    if amp != nb:  # no system box among the fresh ones: the state of T
+                    if amp != nb:  # else no fresh box was a system's: TA leads where T does
                         t = intern(amp, hkeys, hvals, bits_of, n_states, shift)
                         if t < 0:
                             return -1
