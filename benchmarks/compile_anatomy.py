@@ -83,9 +83,9 @@ def main() -> int:
              baseline, "(record)", "")]
     for name, (n, seconds) in cold["stages"].items():
         rows.append((f"of which LLVM `{name.lstrip('_')}` ({n} calls)", f"{seconds:.1f} CPU-s",
-                     baseline, "(record)", ""))
+                     "—", "(record)", ""))
     rows.append(("of which numba typing and lowering (cold − warm − LLVM)", f"{typing:.1f} CPU-s",
-                 baseline, "(record)", ""))
+                 "—", "(record)", ""))
     heading = ("## Cold compile of the Fantasy battle kernels (`benchmarks/compile_anatomy.py`)\n\n"
                f"{calls} code libraries were finalized, each with machine code for the callees "
                "numba links into it: the cost of deep call graphs (`docs/design.md`, Kernels).")
