@@ -165,3 +165,38 @@ def test_a_battle_played_again_goes_on_from_its_last_step_before_the_miss(monkey
     for other in tallies[1:]:
         for key, value in tallies[0].items():
             assert np.array_equal(other[key], value), key
+
+
+def test_a_best_response_played_again_keeps_its_clean_rollouts(monkeypatch):
+    """A best response played again after its tables are built keeps the rollouts that found
+    every table (compile.KEEP_CLEAN_ROLLOUTS) and plays only those that met a placeholder:
+    the same battles and first-decision values as playing every rollout again, fewer played."""
+    import numpy as np
+
+    from mathhammer.fantasy.battle import compile as fb_compile
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.fantasy.kernels.battle_actions import W_BR_KEY
+    from mathhammer.fantasy.kernels.battle_play import BRK_KEPT, BRK_PLAYED
+    from mathhammer.lists import load_list
+
+    recipe = Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default", 3,
+                    "roll-off", "best-response", "greedy", 2, 1)
+    # no fight forgotten between battles: a forgotten fight is asked again only by the
+    # rollouts played again, which would change the passes (not the battles)
+    monkeypatch.setattr(fb_compile, "MAX_FIGHT_BYTES", 2**40)
+    tallies, firsts, counts = [], [], []
+    for keep in (False, True):
+        monkeypatch.setattr(fb_compile, "KEEP_CLEAN_ROLLOUTS", keep)
+        plan = build_plan(recipe)
+        plan.kernel = fb_compile.KernelBattle(plan)
+        tallies.append(run(recipe, 4, 5, plan=plan)[0])
+        firsts.append(plan.kernel.first_decisions(np.arange(8, dtype=np.uint64)))
+        key = plan.kernel.W[W_BR_KEY]
+        counts.append((int(key[BRK_PLAYED]), int(key[BRK_KEPT])))
+    for key, value in tallies[0].items():
+        assert np.array_equal(tallies[1][key], value), key
+    assert np.array_equal(firsts[0], firsts[1])
+    (played_off, kept_off), (played_on, kept_on) = counts
+    assert kept_off == 0 and kept_on > 0
+    assert played_on + kept_on == played_off  # the same rollouts asked for, fewer played

@@ -43,6 +43,10 @@ RESUME = True
 #: table, so the same battles; fewer probe passes); a compiled fight for at most MOST_ALIKE swaps
 ENTER_ALIKE = True
 MOST_ALIKE = 24
+#: a best response played again after its missing tables are built keeps the values of the
+#: rollouts that found every table (the same state, stream and tables: the same value) and
+#: plays only those that met a placeholder (kernels.battle_play.best_response); False: all
+KEEP_CLEAN_ROLLOUTS = True
 
 
 class KernelBattle:
@@ -67,6 +71,9 @@ class KernelBattle:
         kernel_tables(plan, self.T[ka.T_SHOT_LIST], self.T[ka.T_SHOT_DICT])  # FB-B12
         self.B = ks.make_battle(*self.P, *self.D, *self.T, *self.W)
         self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
+        from mathhammer.fantasy.kernels.battle_play import BRK_ON
+
+        self.W[self.ks_w("W_BR_KEY")][BRK_ON] = int(KEEP_CLEAN_ROLLOUTS)
         self.misses = 0
         # a battle's state before its first missing table (kernels.battle_play.play_chunk):
         # played again once the tables are built, it goes on from there, not from its start
@@ -98,7 +105,7 @@ class KernelBattle:
         tally = empty_tally(self.plan)
         words = np.asarray(words, np.uint64)
         j, last, started = 0, set(), -1
-        self.ck_at[0] = -1  # a new stream: no saved battle of it
+        self.new_stream()
         while True:
             self.ck_at[1] = int(RESUME)
             j = play_chunk(self.B, self.S, words, j, n,
@@ -122,7 +129,7 @@ class KernelBattle:
 
         words = np.asarray(words, np.uint64)
         last = set()
-        self.ck_at[0] = -1
+        self.new_stream()
         while True:
             tally = empty_tally(self.plan)
             self.ck_at[1] = int(RESUME)
@@ -139,9 +146,17 @@ class KernelBattle:
         from mathhammer.fantasy.kernels.battle_play import first_decisions
 
         last = set()
+        self.new_stream()
         while first_decisions(self.B, self.S, words) != 0:
             last = self.build_missing(last)
         return self.W[self.ks_w("W_FIRST")].copy()
+
+    def new_stream(self) -> None:
+        """Nothing saved from another stream's passes: no battle state, no rollouts kept."""
+        from mathhammer.fantasy.kernels.battle_play import BRK_VALID
+
+        self.ck_at[0] = -1
+        self.W[self.ks_w("W_BR_KEY")][BRK_VALID] = 0
 
     def build_missing(self, last: set) -> set:
         """Build every table the last pass asked for (a probe pass queues all the battle's
@@ -510,7 +525,7 @@ def static_arrays(plan, ks) -> tuple:
     ri[ks.R_TURNS] = plan.turns
     ri[ks.R_FIRST] = {"a": 0, "b": 1, "roll-off": 2}[plan.first]
     ri[ks.R_POLICY_A], ri[ks.R_POLICY_B] = (_policy_code(p, ks) for p in plan.policies)
-    ri[ks.R_ROLLOUTS] = max(getattr(p, "rollouts", 1) for p in plan.policies)
+    ri[ks.R_ROLLOUTS] = rollouts_of(plan)
     from mathhammer.fantasy.battle.magic import MAGIC_KINDS
 
     kinds = KINDS + MAGIC_KINDS  # bit k: kind k (the magic kinds after the kernel's NKINDS)
@@ -631,16 +646,23 @@ def deployment_arrays(plan) -> tuple:
     return pos0, contact0, fresh0
 
 
+def rollouts_of(plan) -> int:
+    """Rollouts per option of the plan's best-responding side (1: none)."""
+    return max(getattr(p, "rollouts", 1) for p in plan.policies)
+
+
 def scratch(plan, ks) -> tuple:
     from mathhammer.fantasy.kernels.battle_state import MAXOPT, new_state
 
     n = len(plan.units)
+    rollouts = rollouts_of(plan)
     return (np.zeros((4, 2)), np.zeros((4, 2)), np.zeros(7), np.zeros(7), np.zeros(7),
             np.zeros((MAXOPT, 6), np.int64), np.zeros((MAXOPT, 2)), np.zeros(MAXOPT),
             np.full(64, -1, np.int64), np.zeros(len(plan.vocabulary), np.int64),
             np.zeros((MAXOPT, 6), np.int64), np.zeros((MAXOPT, 2)), new_state(n, plan.turns),
             np.zeros(4, np.int64), np.zeros((2, 52)),
-            np.zeros(4, np.int64), np.full((ks.MAXQ, 64), -1, np.int64))
+            np.zeros(4, np.int64), np.full((ks.MAXQ, 64), -1, np.int64),
+            np.zeros(16, np.uint64), np.full((MAXOPT, rollouts), np.nan))
 
 
 def isfinite(x: float) -> bool:

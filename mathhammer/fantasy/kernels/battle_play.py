@@ -69,6 +69,10 @@ from mathhammer.fantasy.kernels.battle_values import greedy_choice, option_value
 from mathhammer.kernels.dice import next_u64
 
 BR_Z = 2.0  # FB-B10: an alternative replaces greedy's choice when better by 2 paired se
+# B.br_key (uint64, 16): the kept decision's stream (8 words), side, kind, unit, options, then
+# whether it holds one, whether keeping is on (fantasy.battle.compile.KEEP_CLEAN_ROLLOUTS),
+# and the rollouts played and kept so far (counted for benchmarks and tests)
+BRK_VALID, BRK_ON, BRK_PLAYED, BRK_KEPT = 12, 13, 14, 15
 
 
 # ---- victory points (FB-B9) -------------------------------------------------------------------
@@ -170,23 +174,37 @@ def best_response(B, S):
     elif option_values(B, S, kind, u, n, B.opt_i, B.opt_f, B.vals) == MISS:
         return 0, MISS
     base = greedy_choice(B.vals, n)
+    kept = _clean_rollouts(B, S, side, kind, u, n, rollouts)  # before the seeds move kstate
     seeds = np.empty(rollouts, np.uint64)
     for k in range(rollouts):
         seeds[k] = next_u64(S.kstate)
     words = np.zeros(4, np.uint64)
     trial = B.sr
+    probe, counts = B.probe, B.br_key
     sign = 1.0 if side == 0 else -1.0
     values = np.zeros((n, rollouts))
     for j in range(n):
         for k in range(rollouts):  # common random numbers: rollout k alike for every option
+            if not math.isnan(kept[j, k]):
+                values[j, k] = kept[j, k]
+                counts[BRK_KEPT] += 1
+                continue
+            counts[BRK_PLAYED] += 1
+            tainted = probe[P_TAINTED]
+            probe[P_TAINTED] = 0
             copy_state(S, trial)
             words[0] = seeds[k]
             seed_stream(words, 0, trial.kstate)
-            if step(B, trial, j, 1) == MISS:
-                return 0, MISS
-            if play_rollout(B, trial) == MISS:
+            status = step(B, trial, j, 1)
+            if status != MISS:
+                status = play_rollout(B, trial)
+            if status == MISS:
+                probe[P_TAINTED] = max(tainted, probe[P_TAINTED])
                 return 0, MISS
             values[j, k] = sign * margin(B, trial)
+            if probe[P_TAINTED] == 0:  # every table found: the same value in any later pass
+                kept[j, k] = values[j, k]
+            probe[P_TAINTED] = max(tainted, probe[P_TAINTED])
     best, best_gain = base, 0.0
     for j in range(n):
         if j == base:
@@ -201,6 +219,33 @@ def best_response(B, S):
             mean, se = _mean_se(values[j])
             first[side, 4 + j], first[side, 20 + j], first[side, 36 + j] = mean, se, slots[j]
     return best, OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _clean_rollouts(B, S, side, kind, u, n, rollouts):
+    """The rollout values of this decision kept from an earlier pass (NaN: play it).
+
+    A probe pass plays a step's rollouts on placeholders and the pass after the tables are
+    built plays the step again from the same state (compile.RESUME); a rollout that found
+    every table comes out the same (the same state, stream and tables), so its value is kept
+    and only the rollouts that met a placeholder are played again. The key is the decision
+    and the battle's stream before the rollouts' seeds are drawn (br_key[:8]): the main line
+    draws from it at every decision, so no two decisions of a battle share it."""
+    key, kept = B.br_key, B.br_val
+    kst = S.kstate
+    if key[BRK_ON] == 0:
+        kept[:n, :rollouts] = np.nan
+        return kept
+    same = key[BRK_VALID] == 1
+    for i in range(8):
+        same = same and key[i] == kst[i]
+    same = (same and key[8] == side and key[9] == kind and key[10] == u and key[11] == n)
+    if not same:
+        for i in range(8):
+            key[i] = kst[i]
+        key[8], key[9], key[10], key[11], key[BRK_VALID] = side, kind, u, n, 1
+        kept[:n, :rollouts] = np.nan
+    return kept
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -128,7 +128,8 @@ TABLE_FIELDS = ("fu_int", "fb_int", "fg_int", "fg_key", "fg_slot", "fg_pref", "f
                 "fp_instab", "f_order", "f_first", "f_once", "fights", "arrangements", "values",
                 "shot_list", "shot_dict")
 SCRATCH_FIELDS = ("cp", "cq", "b1", "b2", "b3", "opt_i", "opt_f", "vals", "miss", "decisions",
-                  "opt2_i", "opt2_f", "sr", "need", "first", "probe", "probe_q")
+                  "opt2_i", "opt2_f", "sr", "need", "first", "probe", "probe_q", "br_key",
+                  "br_val")
 BATTLE_FIELDS = STATIC_FIELDS + DEPLOYMENT_FIELDS + TABLE_FIELDS + SCRATCH_FIELDS
 structref.define_proxy(Battle, BattleType, list(BATTLE_FIELDS))
 
@@ -333,7 +334,8 @@ def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum,
                fg_int, fg_key, fg_slot, fg_pref, fg_sum, fg_fall, fg_percdf, fg_natt, fe_pair,
                fchal, fp_ld, fp_caught, fp_instab, f_order, f_first, f_once, fights,
                arrangements, values, shot_list, shot_dict, cp, cq, b1, b2, b3, opt_i, opt_f,
-               vals, miss, decisions, opt2_i, opt2_f, sr, need, first, probe, probe_q):
+               vals, miss, decisions, opt2_i, opt2_f, sr, need, first, probe, probe_q, br_key,
+               br_val):
     """The Battle of these fields (a cached constructor: no compile per run)."""
     return Battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n,
                   sides, nside, ri, rf, terrain, orders, vocab, pos0, contact0, fresh0,
@@ -341,4 +343,4 @@ def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum,
                   fg_percdf, fg_natt, fe_pair, fchal, fp_ld, fp_caught, fp_instab, f_order,
                   f_first, f_once, fights, arrangements, values, shot_list, shot_dict, cp,
                   cq, b1, b2, b3, opt_i, opt_f, vals, miss, decisions, opt2_i, opt2_f, sr,
-                  need, first, probe, probe_q)
+                  need, first, probe, probe_q, br_key, br_val)
