@@ -180,3 +180,58 @@ def test_a_table_entered_for_like_units_plays_the_same_battles(monkeypatch, poli
     assert asked_on < asked_off
     for key in off:
         assert np.array_equal(off[key], on[key]), key
+
+
+def test_a_runs_workers_read_each_others_tables_from_its_folder(tmp_path):
+    """fb battle's worker processes write what they build to the run's folder and read what
+    another wrote (shared_tables.share_through): the very table, a fight's packed bytes too;
+    a key that only shares a file name with another is not taken; no folder, no file."""
+    from pathlib import Path
+
+    key = ("value", b"a unit", b"another", 2, True)
+    table = np.arange(5.0)
+    try:
+        shared_tables.share_through(str(tmp_path))
+        assert shared_tables.put(key, table, table.nbytes) is table
+        assert len(list(tmp_path.iterdir())) == 1
+        shared_tables.clear()  # another process: nothing in memory
+        read = shared_tables.get(key)
+        assert np.array_equal(read, table) and shared_tables.stats()["read"] == 1
+        fight = ("fight", b"rules", 1, ((b"unit", 0, 0, True),))
+        blob = shared_tables.pack((table, 3))
+        shared_tables.put(fight, blob, len(blob))
+        shared_tables.clear()
+        assert shared_tables.get(fight) == blob
+        other = ("value", b"a unit", b"someone else", 2, True)
+        mine = Path(shared_tables._path(key))
+        Path(shared_tables._path(other)).write_bytes(mine.read_bytes())  # digests collide
+        assert shared_tables.get(other) is None
+    finally:
+        shared_tables.share_through(None)
+    shared_tables.clear()
+    assert shared_tables.get(key) is None  # the folder is no longer read
+    shared_tables.put(("value", b"x"), table, table.nbytes)
+    assert len(list(tmp_path.iterdir())) == 3  # nor written
+
+
+def test_a_battle_on_two_workers_is_the_same_sharing_tables_or_not(monkeypatch):
+    """Two worker processes sharing their tables through the run's folder play the battles
+    they play building their own, and the folder is gone after the run."""
+    import tempfile
+    from pathlib import Path
+
+    from mathhammer.fantasy.battle import distributed
+    from mathhammer.fantasy.battle.runner import Recipe
+
+    recipe = Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default", 3,
+                    "roll-off", "greedy", "greedy", 2, 1)
+    before = set(Path(tempfile.gettempdir()).glob("mathhammer-tables-*"))
+    tallies = []
+    for share in (False, True):
+        monkeypatch.setattr(distributed, "WORKERS_SHARE_TABLES", share)
+        shared_tables.clear()
+        tallies.append(distributed.run(recipe, 150, 4, workers=2)[0])
+    for key, value in tallies[0].items():
+        assert np.array_equal(tallies[1][key], value), key
+    assert set(Path(tempfile.gettempdir()).glob("mathhammer-tables-*")) == before
+    assert shared_tables._FOLDER[0] is None

@@ -1,8 +1,9 @@
 """Battles on several cores or a Dask cluster, chunk by chunk (the same chunks, the same seeds).
 
 The battle's steps are Python: threads would only take turns holding the interpreter, so
-the local pool is worker *processes* (each builds its own caches), and a Dask cluster runs
-the very same chunk function on its workers. Chunk i always draws from chunk i's stream
+the local pool is worker *processes* (each keeps its own tables, and takes those another
+built from the run's private folder), and a Dask cluster runs the very same chunk function on
+its workers. Chunk i always draws from chunk i's stream
 (:func:`mathhammer.rng.chunk_state`), and integer tallies add up in any order: the
 answer is bit-identical to one worker's.
 """
@@ -15,6 +16,9 @@ from typing import Any
 from mathhammer.errors import InputError
 
 _PLANS: dict = {}  # per process: the plan of the run (a worker builds it once)
+#: a run's worker processes write the tables they build to a private folder and read the
+#: others' from it (shared_tables.share_through); False: each builds its own (the same answer)
+WORKERS_SHARE_TABLES = True
 
 
 def run(recipe, n_trials: int, seed: int | None, *, workers: int = 1,
@@ -74,8 +78,10 @@ def _process_chunk(args) -> dict:
 
 def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_trials: int) -> dict:
     import multiprocessing
+    import tempfile
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    from mathhammer.fantasy.battle import shared_tables
     from mathhammer.fantasy.battle.runner import _add
 
     key = id(plan)
@@ -84,6 +90,16 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
     total: dict = {}
     done = 0
     processes = min(workers, len(sizes), os.cpu_count() or 1)  # more would only queue
+    # the workers' tables meet in a private folder: one builds, the others read (the same
+    # tables, so the same answers; each had built its own)
+    folder = None
+    if WORKERS_SHARE_TABLES and shared_tables.enabled():
+        try:
+            folder = tempfile.TemporaryDirectory(prefix="mathhammer-tables-",
+                                                 ignore_cleanup_errors=True)
+        except OSError:  # no temporary folder to be had: each worker builds its own
+            folder = None
+    shared_tables.share_through(folder.name if folder is not None else None)
     try:
         with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
             futures = {pool.submit(_process_chunk, (key, seed, i, size)): size
@@ -95,6 +111,9 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
                     progress(done, n_trials)
     finally:
         _PLANS.pop(key, None)
+        shared_tables.share_through(None)
+        if folder is not None:
+            folder.cleanup()
     return total
 
 

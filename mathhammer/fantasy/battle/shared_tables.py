@@ -15,6 +15,9 @@ keeps the arrays it already took; a forgotten table is built again when next ask
 Compiled fights are kept packed (:func:`pack`, ~50x smaller), so a long best-response run's
 every fight fits and a plan that forgot its fights (compile.MAX_FIGHT_BYTES) unpacks them.
 Threads (a Dask worker's) share the store under a lock; what they read is never written.
+The worker processes of one run (``fb battle --workers``) share a folder besides
+(:func:`share_through`): a table one of them builds is written there by its contents' digest,
+and the others read it instead of building it again.
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ MAX_SHARED_BYTES = 64 * 2**20
 
 _LOCK = threading.Lock()
 _TABLES: OrderedDict = OrderedDict()  # key -> (value, bytes)
-_STATE = {"bytes": 0, "hits": 0, "built": 0}
+_STATE = {"bytes": 0, "hits": 0, "built": 0, "read": 0}
+#: the folder the processes of one run share (None: none); set before the workers fork
+_FOLDER: list = [None]
 #: the small tables (values, shots) built here since :func:`carried_out` last took them: what
 #: another process of the run needs not build again (a compiled fight's arrays stay here)
 CARRIED = ("value", "challenge", "shot")
@@ -83,29 +88,92 @@ def rules_signature(rules) -> bytes:
 
 
 def get(key: tuple):
-    """The table kept for ``key``, or None."""
+    """The table kept for ``key`` (or written to the run's folder by another process), or None."""
     with _LOCK:
         entry = _TABLES.get(key)
-        if entry is None:
-            return None
-        _TABLES.move_to_end(key)
-        _STATE["hits"] += 1
+        if entry is not None:
+            _TABLES.move_to_end(key)
+            _STATE["hits"] += 1
+            return entry[0]
+    entry = _read(key)
+    if entry is None:
+        return None
+    with _LOCK:
+        kept = _TABLES.get(key)
+        if kept is not None:  # another thread kept it meanwhile: the same contents
+            return kept[0]
+        _keep(key, *entry)
+        _STATE["read"] += 1
         return entry[0]
 
 
 def put(key: tuple, value, nbytes: int):
-    """Keep ``value`` for ``key`` (the one already kept wins: the same contents) and return it."""
+    """Keep ``value`` for ``key`` (the one already kept wins: the same contents) and return it;
+    written to the run's folder too, for its other processes."""
     with _LOCK:
         entry = _TABLES.get(key)
         if entry is not None:
             return entry[0]
-        _TABLES[key] = (value, nbytes)
-        _STATE["bytes"] += nbytes
+        _keep(key, value, nbytes)
         _STATE["built"] += 1
         if _CARRY[0] and key[0] in CARRIED:
             _NEW.append(key)
-        _trim()
-        return value
+    _write(key, value, nbytes)
+    return value
+
+
+def _keep(key: tuple, value, nbytes: int) -> None:
+    _TABLES[key] = (value, nbytes)
+    _STATE["bytes"] += nbytes
+    _trim()
+
+
+def share_through(folder: str | None) -> None:
+    """From now on (and in processes forked from now on) tables are also written to and read
+    from ``folder``, a private folder of one run (None: no more)."""
+    _FOLDER[0] = folder
+
+
+def _path(key: tuple) -> str | None:
+    folder = _FOLDER[0]
+    if folder is None:
+        return None
+    try:
+        name = hashlib.blake2b(contents(key), digest_size=20).hexdigest()
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        return None  # a key without stable bytes is not shared
+    return os.path.join(folder, name)
+
+
+def _read(key: tuple):
+    """(value, bytes) another process of the run wrote for ``key``, or None."""
+    path = _path(key)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            stored_key, value, nbytes = pickle.load(f)
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return None
+    return (value, nbytes) if stored_key == key else None  # a digest collision shares nothing
+
+
+def _write(key: tuple, value, nbytes: int) -> None:
+    """Write the table for the run's other processes (whole or not at all: a reader never sees
+    half a file); a full disk only means they build it themselves."""
+    path = _path(key)
+    if path is None or os.path.exists(path):
+        return
+    part = f"{path}.{os.getpid()}.part"
+    try:
+        with open(part, "wb") as f:
+            pickle.dump((key, value, nbytes), f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(part, path)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        try:
+            os.unlink(part)
+        except OSError:
+            pass
 
 
 def _trim() -> None:
@@ -149,7 +217,8 @@ def unpack(blob: bytes):
 
 
 def stats() -> dict[str, int]:
-    """Tables kept, their bytes, lookups answered and tables built (for benchmarks)."""
+    """Tables kept, their bytes, lookups answered, tables built and tables read from the run's
+    folder (for benchmarks)."""
     with _LOCK:
         return {"tables": len(_TABLES), **_STATE}
 
@@ -159,7 +228,7 @@ def clear() -> None:
         _TABLES.clear()
         _NEW.clear()
         _CARRY[0] = False
-        _STATE.update(bytes=0, hits=0, built=0)
+        _STATE.update(bytes=0, hits=0, built=0, read=0)
 
 
 def enabled() -> bool:
