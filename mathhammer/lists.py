@@ -149,9 +149,25 @@ def find_bundled(ref: str | Path, folder: str, what: str) -> Path:
     bundled = profiles_root() / folder / f"{path.stem}.toml"
     if path.suffix in ("", ".toml") and _is_file(bundled) and path.parent == Path("."):
         return bundled
+    if path.is_dir():
+        raise ProfileError(f"{what} {str(ref)!r}", "is a folder, not a file", None,
+                           f"give a .toml file in it, or the name of a bundled {what}")
     names = sorted(p.stem for p in (profiles_root() / folder).glob("*.toml"))
-    hint = f"bundled {folder}: {', '.join(names)}" if names else "check the path"
-    raise ProfileError(f"{what} {str(ref)!r}", "file not found", None, hint)
+    raise ProfileError(f"{what} {str(ref)!r}", "file not found", None,
+                       _bundled_hint(path.stem, names, folder))
+
+
+def _bundled_hint(stem: str, names: list[str], folder: str) -> str:
+    """The bundled names closest to ``stem`` (all of them when few): a fix line stays short."""
+    import difflib
+
+    if not names:
+        return "check the path"
+    if len(names) <= 12:
+        return f"bundled {folder}: {', '.join(names)}"
+    close = difflib.get_close_matches(stem, names, n=6, cutoff=0.3) or names[:6]
+    return (f"check the path, or use a bundled name: {', '.join(close)} ... "
+            f"({len(names)} in profiles/{folder})")
 
 
 def find_list(ref: str | Path) -> Path:

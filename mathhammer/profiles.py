@@ -245,10 +245,21 @@ def pydantic_errors(err, source: str) -> ProfileError:
     what = "; ".join(f"{key}: {text}" for key, text in items)
     if more > 0:
         what += f"; and {more:,} more problem{'s' if more > 1 else ''}"
-    error = ProfileError(source, what, None, "see `mathhammer profiles schema` for allowed keys")
+    error = ProfileError(source, what, None, _schema_fix({e["type"] for e in err.errors()}))
     setattr(error, "problems", items)  # [(key path, message)] for `profiles validate`  # noqa: B010
     setattr(error, "more_problems", max(more, 0))  # noqa: B010
     return error
+
+
+def _schema_fix(kinds: set[str]) -> str:
+    """The fix of a file's schema errors: unknown keys, values out of range, or both."""
+    if kinds <= {"extra_forbidden"}:
+        return "see `mathhammer profiles schema` for allowed keys"
+    if "extra_forbidden" in kinds:
+        return ("give each value what its message asks and drop the unknown keys (`mathhammer "
+                "profiles schema` lists every key)")
+    return ("give each value what its message asks (`mathhammer profiles schema` gives every "
+            "key's type and range)")
 
 
 def _shown_value(value: Any, limit: int = 60) -> str:

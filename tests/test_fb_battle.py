@@ -144,6 +144,9 @@ def test_the_headline_says_beats_only_when_a_win_is_likelier(wins, words):
     results["mean_vp_margin"] = Estimate.mean(0.0, 0.0, n)
     report = Report("fantasy.battle", "mc", results, {}, n_trials=n, seed=1)
     assert words in fb_battle_headline(report, ("A army", "B army"))
+    # a list against itself: the headline tells its sides apart
+    mirror = fb_battle_headline(report, ("Army", "Army"))
+    assert words.replace("A army", "Army (A)").replace("B army", "Army (B)") in mirror
 
 
 def test_a_decision_about_another_sides_unit_names_the_unit_by_its_own_side():
@@ -165,3 +168,35 @@ def test_a_decision_about_another_sides_unit_names_the_unit_by_its_own_side():
         in lines
     assert "A:Halberdiers: charge (1.00 a battle): charge Orc Boyz 100%" in lines
     assert not [line for line in lines if line.startswith("B:Halberdiers")]
+
+
+@pytest.mark.parametrize("lists", [("t9a1_sonnstahl_cannon", "t9a1_orcs_giant"),
+                                   ("wfb8_empire", "wfb8_orcs")])
+def test_the_charts_margin_bars_are_coloured_by_each_margins_outcome(lists):
+    """--plot's margin histogram stacks each bin by outcome (FB-B9's draw band: t9a1 a draw
+    within a share of the points, wfb8 on equal VP): the draw bars hold exactly the margins within the band,
+    the wins and losses the others, and together every battle."""
+    import numpy as np
+
+    from mathhammer.fantasy.battle.figure import DRAW, LOSE, WIN, battle_figure
+
+    report = battle(*lists, turns=3, n_trials=150, seed=5, policy_a="scripted",
+                    policy_b="scripted")
+    limit = report.draw_limit_vp
+    assert (limit > 0) == lists[0].startswith("t9a1")  # t9a1: 5% of the larger points limit
+    margin = report.distributions["vp_margin"]
+    outcomes, probs = np.asarray(margin.outcomes, float), np.asarray(margin.probs)
+    want = {DRAW: probs[np.abs(outcomes) <= limit].sum(), WIN: probs[outcomes > limit].sum(),
+            LOSE: probs[outcomes < -limit].sum()}
+    ax = battle_figure(report).axes[1]
+    got = {DRAW: 0.0, WIN: 0.0, LOSE: 0.0}
+    for bar in ax.patches:
+        colour = next(c for c in got if np.allclose(bar.get_facecolor()[:3], _rgb(c)))
+        got[colour] += bar.get_height() / 100
+    for colour, mass in want.items():
+        assert got[colour] == pytest.approx(mass, abs=1e-12), colour
+    assert sum(got.values()) == pytest.approx(1.0)
+
+
+def _rgb(hex_colour: str) -> tuple[float, float, float]:
+    return tuple(int(hex_colour[i: i + 2], 16) / 255 for i in (1, 3, 5))

@@ -70,6 +70,8 @@ def test_a_shooting_only_battle_is_the_fb_shoot_chain(tmp_path):
     (["wfb8_empire", "no_such_list"], "file not found"),
     (["wfb8_empire", "wfb8_orcs", "--method", "exact"], "Monte Carlo"),
     (["wfb8_empire", "cygnar_battlebox"], "warmachine"),
+    (["cygnar_battlebox", "wfb8_orcs"], "cygnar_battlebox.toml): is a warmachine list"),
+    (["wfb8_empire", "wfb8_orcs", "--method", "exact"], "use --method mc, or leave it out"),
 ])
 def test_bad_input_is_one_line(args, words):
     code, out, err = cli_result("fb", "battle", *args, "--n-trials", "5", "--quiet")
@@ -86,6 +88,27 @@ def test_a_list_naming_an_unknown_unit_is_one_line(tmp_path):
                                 "--quiet")
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 2 and out == "" and len(lines) == 1 and "no_such_unit" in lines[0], err
+
+
+@pytest.mark.parametrize("host, label, character, words", [
+    # FB-WM1: a war machine takes no characters (its crew fight alone)
+    ("wfb8/empire_great_cannon", "Great Cannon", "wfb8/empire_battle_wizard",
+     "unit Great Cannon: is a war machine: it takes no characters"),
+    # a character of another army: named by the list that has it, before any battle
+    ("wfb8/empire_halberdiers", "Halberdiers", "wfb8/chaos_lord",
+     "unit Halberdiers character wfb8/chaos_lord: is from Warriors of Chaos"),
+])
+def test_a_character_a_unit_may_not_take_is_one_line_naming_the_list(tmp_path, host, label,
+                                                                      character, words):
+    path = tmp_path / "joined.toml"
+    path.write_text('name = "Bad"\ngame = "fantasy"\nruleset = "wfb8"\npoints = 2000\n\n'
+                    f'[[units]]\nprofile = "{host}"\n\n'
+                    f'[[units]]\nprofile = "{character}"\njoins = "{label}"\n')
+    code, out, err = cli_result("fb", "battle", str(path), "wfb8_orcs", "--n-trials", "5",
+                                "--quiet")
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and out == "" and len(lines) == 1, err
+    assert f"list A ({path}): {words}" in lines[0], err
 
 
 @pytest.mark.parametrize("placements, words", [

@@ -102,8 +102,18 @@ def test_malformed_lists(data, message):
 
 
 def test_missing_list_file_names_bundled_lists():
-    with pytest.raises(ProfileError, match="khador_battlebox"):
-        load_list("no_such_list")
+    """A miss names the bundled lists closest to what was typed, and how many there are (not
+    all 30-odd: the fix line stays short enough to read whole)."""
+    with pytest.raises(ProfileError, match="khador_battlebox") as info:
+        load_list("khador_battlebx")
+    assert "in profiles/lists" in str(info.value) and "chars)" not in str(info.value)
+    with pytest.raises(ProfileError, match="wfb8_orcs"):
+        load_list("wfb8_orks")
+
+
+def test_a_folder_given_as_a_list_says_so(tmp_path):
+    with pytest.raises(ProfileError, match="is a folder, not a file"):
+        load_list(str(tmp_path))
 
 
 def test_cli_over_limit_is_one_line_exit_2(tmp_path):

@@ -25,7 +25,7 @@ def battle_command(
     policy_b: Annotated[str, typer.Option("--policy-b", help="Who decides for B: scripted, greedy or best-response.")] = "greedy",
     first: Annotated[str, typer.Option("--first", help="Who plays first: a, b or roll-off (each battle).")] = "roll-off",
     rollouts: Annotated[int, typer.Option("--rollouts", help="best-response: rollouts of the rest of the battle per option (common random numbers).")] = 8,
-    iterations: Annotated[int, typer.Option("--iterations", help="best-response: 2 or 3 answers the other side's best response (each iteration answers the last).")] = 1,
+    iterations: Annotated[int, typer.Option("--iterations", help="best-response: 2 or 3 answers the other side's best response (each iteration answers the last; played by the Python reference engine, some hundred times slower: a few battles).")] = 1,
     workers: Annotated[int, typer.Option("--workers", help="Worker processes; the same answer for any count.")] = 1,
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="A Dask scheduler address (tcp://host:8786): the battles run there, the same answer.")] = None,
     opts: CommonOptions = None,  # filled in by @query_command
@@ -43,7 +43,7 @@ def battle_command(
 
     if opts.method == "exact":
         raise InputError("‹method›", "a battle is Monte Carlo only (its state is every unit's "
-                         "place and wounds)", "exact", "use ‹method› mc (the default)")
+                         "place and wounds)", "exact", "use ‹method› mc, or leave it out")
     report = battle(list_a, list_b, turns=turns, deployment=deployment, policy_a=policy_a,
                     policy_b=policy_b, first=first, n_trials=opts.config().n_trials,
                     seed=opts.seed, workers=workers, scheduler=scheduler, rollouts=rollouts,

@@ -120,6 +120,8 @@ def fb_battle_headline(report: Report, names: tuple[str, str]) -> str:
     either win); the margin is A − B."""
     r = report.results
     a, d, b, m = (r[k] for k in ("p_a_wins", "p_draw", "p_b_wins", "mean_vp_margin"))
+    if names[0] == names[1]:  # a list against itself: which is which
+        names = (f"{names[0]} (A)", f"{names[1]} (B)")
     if d.value > max(a.value, b.value):  # "beats" only when a win is the likelier end
         lead = (f"{names[0]} and {names[1]} draw {brief_pct(d)} ({names[0]} wins "
                 f"{100 * a.value:.1f}%, {names[1]} {100 * b.value:.1f}%)")

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from mathhammer.errors import InputError, MathhammerError, ProfileError
-from mathhammer.fantasy.combat.compile import Character, Side, _bodies_of
+from mathhammer.fantasy.combat.compile import Character, Side, _bodies_of, check_characters
 from mathhammer.lists import ArmyList
 
 MM_PER_INCH = 25.4
@@ -77,20 +77,27 @@ class BattleUnit:
 
 def battle_units(army_a: ArmyList, army_b: ArmyList, rules) -> tuple[BattleUnit, ...]:
     """The units of both lists, A's first, in list order (FB-B2 deploys them in this order)."""
+    check_armies(army_a, army_b)
+    units: list[BattleUnit] = []
+    for side, army in enumerate((army_a, army_b)):
+        units += _side_units(army, side, len(units), rules)
+    return tuple(units)
+
+
+def check_armies(army_a: ArmyList, army_b: ArmyList) -> None:
+    """Two Fantasy lists of one ruleset (checked before the ruleset is loaded: a Warmachine
+    list has no Fantasy ruleset to name)."""
     for side, army in enumerate((army_a, army_b)):
         where = f"list {'AB'[side]} ({army.source or army.name})"
         if army.game != "fantasy":
             raise InputError(where, f"is a {army.game} list; fb battle plays two fantasy lists",
-                             army.name, "use a fantasy list (e.g. wfb8_empire)")
+                             army.name, "use a fantasy list (e.g. wfb8_empire); two "
+                             "Warmachine lists battle in `mathhammer wm battle`")
     if army_a.ruleset != army_b.ruleset:
         raise InputError(f"list B ({army_b.source or army_b.name})",
                          f"is a {army_b.ruleset} list, list A is {army_a.ruleset}: one battle "
                          "plays one ruleset", army_b.ruleset,
                          f"use two {army_a.ruleset} lists")
-    units: list[BattleUnit] = []
-    for side, army in enumerate((army_a, army_b)):
-        units += _side_units(army, side, len(units), rules)
-    return tuple(units)
 
 
 def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit]:
@@ -113,6 +120,8 @@ def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit
             lone = entry.profile.role == "character"
             if lone:  # FB-K1: a character on its own is a unit of one model
                 characters = ()
+            elif characters:  # at the start, not when the first combat is compiled
+                _check_joined(army, side, label, entry.profile, characters, rules)
             out.append(_unit(first + len(out), side, label, entry, characters,
                              lone and entry.label == general, rules))
     labels = [u.label for u in out]
@@ -120,6 +129,16 @@ def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit
         raise ProfileError(f"list {'AB'[side]}", "two units end up with the same label",
                            labels, "give the entries distinct name = \"...\"")
     return out
+
+
+def _check_joined(army: ArmyList, side: int, label: str, profile, characters, rules) -> None:
+    """The characters joining ``label`` may (the combat engine's checks, named by the list)."""
+    where = f"list {'AB'[side]} ({army.source or army.name}): unit {label}"
+    names = ", ".join(c.profile.name for c in characters)
+    if profile.machine is not None:
+        raise ProfileError(where, "is a war machine: it takes no characters (FB-WM1)", names,
+                           f"join {names} to a unit of rank and file, or drop its joins")
+    check_characters(Side(profile, characters=characters), where, rules)
 
 
 def _general_label(army: ArmyList) -> str | None:

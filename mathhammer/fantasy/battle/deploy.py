@@ -44,7 +44,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mathhammer.errors import InputError, ProfileError
-from mathhammer.fantasy.battle.table import Box, on_table, overlaps
+from mathhammer.fantasy.battle.table import TOUCHING, Box, on_table, overlaps
 
 
 class _Strict(BaseModel):
@@ -216,4 +216,5 @@ def check_positions(units, deployment: Deployment, rules, source: str) -> None:
             if overlaps(p, q):
                 raise ProfileError(f"{source}: {'ab'[u.side]} unit {u.label!r}",
                                    f"overlaps {'ab'[v.side]} unit {v.label!r}", None,
-                                   "move one of them (units may touch, not overlap)")
+                                   "move one of them: units may touch, not overlap (a gap "
+                                   f"of up to {TOUCHING:g}\" still touches)")

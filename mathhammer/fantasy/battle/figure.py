@@ -38,15 +38,27 @@ def battle_figure(report):
     ax = axes[1]
     outcomes, probs = margin.outcomes, margin.probs
     width = max(1, int(np.ceil((outcomes[-1] - outcomes[0] + 1) / 40)))
-    bins = np.arange(outcomes[0], outcomes[-1] + width + 1, width)
-    hist, edges = np.histogram(outcomes, bins=bins, weights=probs)
-    colours = [WIN if lo > 0 else LOSE if lo + width <= 0 else DRAW for lo in edges[:-1]]
-    ax.bar(edges[:-1], 100 * hist, width=width, align="edge", color=colours)
+    start = np.floor(outcomes[0] / width) * width  # edges on multiples of the width: 0 is one
+    bins = np.arange(start, outcomes[-1] + width + 1, width)
+    # each bin stacked by outcome (FB-B9): a bin may hold wins, draws and losses
+    limit = float(getattr(report, "draw_limit_vp", 0.0))  # set by battle.report.build_report
+    outcomes = np.asarray(outcomes, float)
+    bottom = np.zeros(len(bins) - 1)
+    for colour, label, mask in ((LOSE, f"{b} wins", outcomes < -limit),
+                                (DRAW, "draw", np.abs(outcomes) <= limit),
+                                (WIN, f"{a} wins", outcomes > limit)):
+        part, edges = np.histogram(outcomes[mask], bins=bins, weights=np.asarray(probs)[mask])
+        if part.any():
+            ax.bar(edges[:-1], 100 * part, width=width, bottom=100 * bottom, align="edge",
+                   color=colour, label=label)
+        bottom += part
     ax.axvline(0, color="#333333", linewidth=0.8)
     ax.set_xlabel(f"victory points, {a} minus {b}")
     ax.set_ylabel("share of battles")
     ax.yaxis.set_major_formatter(PercentFormatter())
-    ax.set_title(f"the margin: mean {r['mean_vp_margin'].value:+.0f} VP", fontsize=10)
+    ax.set_title(f"the margin: mean {r['mean_vp_margin'].value:+.0f} VP"
+                 + (f" (a draw within {limit:g} VP)" if limit else ""), fontsize=10)
+    ax.legend(fontsize=8, frameon=False)
     ax = axes[2]
     fates = report.info["fate by turn"]
     turns = list(range(1, sum(1 for k in fates[0] if k.startswith("turn_") and

@@ -112,6 +112,9 @@ def build_report(plan, tally: dict, n: int, seed: int, recipe) -> Report:
     report = Report("fantasy.battle", "mc", results, distributions, n_trials=n, seed=seed,
                     info=info, title=title)
     report.headline = fb_battle_headline(report, names)
+    # FB-B9: a margin within this many VP either way is a draw (the chart's draw bars; the
+    # words are info's "victory points")
+    report.draw_limit_vp = plan.rules.battle.draw_limit(max(plan.points_limits))
     return report
 
 

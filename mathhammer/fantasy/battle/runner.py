@@ -44,12 +44,13 @@ class Recipe:
 
 
 def build_plan(recipe: Recipe):
-    from mathhammer.fantasy.battle.army import battle_units
+    from mathhammer.fantasy.battle.army import battle_units, check_armies
     from mathhammer.fantasy.battle.deploy import load_deployment
     from mathhammer.fantasy.battle.plan import BattlePlan
     from mathhammer.fantasy.battle.policies import make_policy
     from mathhammer.fantasy.rules.ruleset import load_ruleset
 
+    check_armies(recipe.army_a, recipe.army_b)  # a Warmachine list has no ruleset here
     rules = load_ruleset(recipe.army_a.ruleset)
     units = battle_units(recipe.army_a, recipe.army_b, rules)
     deployment = load_deployment(recipe.deployment, units, rules, recipe.deployment_source)

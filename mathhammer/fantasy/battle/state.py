@@ -18,7 +18,7 @@ import random
 
 import numpy as np
 
-from mathhammer.fantasy.battle.table import FRONT, Box, distance
+from mathhammer.fantasy.battle.table import FRONT, TOUCHING, Box, distance
 
 HOLD, FLEE, FLED, DEAD = 0, 1, 2, 3
 STATUS_NAMES = ("holding", "fleeing", "fled", "destroyed")
@@ -150,7 +150,7 @@ def start_contacts(plan, state: BattleState) -> None:
     boxes = [state.box(plan, u) for u in range(len(units))]
     for u, unit in enumerate(units):
         for v, other in enumerate(units):
-            if other.side == unit.side or distance(boxes[u], boxes[v]) > 0.05:
+            if other.side == unit.side or distance(boxes[u], boxes[v]) > TOUCHING:
                 continue
             a, b = boxes[u].front_segment()
             mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
@@ -172,7 +172,8 @@ def start_contacts(plan, state: BattleState) -> None:
 
 def _near(box: Box, point) -> bool:
     ahead, left = box.local(*point)
-    return -box.depth - 0.05 <= ahead <= 0.05 and abs(left) <= box.width / 2 + 0.05
+    return (-box.depth - TOUCHING <= ahead <= TOUCHING
+            and abs(left) <= box.width / 2 + TOUCHING)
 
 
 def centre(state: BattleState, plan, u: int) -> tuple[float, float]:

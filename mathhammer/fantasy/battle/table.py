@@ -21,6 +21,8 @@ import math
 FRONT, FLANK, REAR = 0, 1, 2
 LEFT, RIGHT = 1, -1
 FACE_NAMES = ("front", "flank", "rear")
+#: FB-B2: units placed this close (inches) touch: a gap a hand-placed file leaves
+TOUCHING = 0.05
 
 
 class Box:

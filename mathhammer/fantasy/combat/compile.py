@@ -479,7 +479,7 @@ def _group_keys(g: Group, rules: Ruleset, charged: bool) -> tuple[int, int, int]
 
 
 # ---- the whole fight ----------------------------------------------------------------------------
-def _check_characters(side: Side, where: str, rules: Ruleset) -> None:
+def check_characters(side: Side, where: str, rules: Ruleset) -> None:
     unit = side.unit
     if len(side.characters) > MAX_CHARACTERS:
         raise InputError(where, f"at most {MAX_CHARACTERS} characters join one unit",
@@ -497,7 +497,8 @@ def _check_characters(side: Side, where: str, rules: Ruleset) -> None:
         if p.army and unit.army and p.army != unit.army:
             raise ProfileError(f"{where} character {p.id}", f"is from {p.army}, the unit "
                                f"{unit.id} from {unit.army}", p.army,
-                               f"join a {unit.army} character")
+                               f"join a character from {unit.army} here, or this one to a "
+                               f"unit from {p.army}")
         if unit.role == "character":
             raise ProfileError(f"{where} character {p.id}", f"cannot join {unit.id}: it is itself a "
                                "character, not a unit", unit.id, "join a unit of rank and file")
@@ -535,7 +536,7 @@ def _validate(sides: tuple[tuple[Side, ...], tuple[Side, ...]], rules: Ruleset,
             if side.position not in POSITIONS:
                 raise InputError(f"{where} position", "must be front, flank or rear", side.position,
                                  "use front, flank or rear")
-            _check_characters(side, where, rules)
+            check_characters(side, where, rules)
         if general_ld[s] is not None and not 2 <= general_ld[s] <= 10:
             raise InputError(f"‹general_ld›-{label}", "must be a Leadership of 2..10", general_ld[s],
                              "use e.g. ‹general_ld_a› 9")
