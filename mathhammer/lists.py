@@ -140,6 +140,14 @@ def _is_file(path: Path) -> bool:
     return names_a_file(path)
 
 
+def _is_folder(path: Path) -> bool:
+    """A folder, never raising (a name too long for the system is no folder)."""
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def find_bundled(ref: str | Path, folder: str, what: str) -> Path:
     """A file path, or the name of a bundled file under ``profiles/<folder>/`` (lists, metas,
     options); a miss is one line listing the bundled names."""
@@ -149,7 +157,7 @@ def find_bundled(ref: str | Path, folder: str, what: str) -> Path:
     bundled = profiles_root() / folder / f"{path.stem}.toml"
     if path.suffix in ("", ".toml") and _is_file(bundled) and path.parent == Path("."):
         return bundled
-    if path.is_dir():
+    if _is_folder(path):
         raise ProfileError(f"{what} {str(ref)!r}", "is a folder, not a file", None,
                            f"give a .toml file in it, or the name of a bundled {what}")
     names = sorted(p.stem for p in (profiles_root() / folder).glob("*.toml"))
