@@ -173,9 +173,9 @@ def _bundled_hint(stem: str, names: list[str], folder: str) -> str:
         return "check the path"
     if len(names) <= 12:
         return f"bundled {folder}: {', '.join(names)}"
-    close = difflib.get_close_matches(stem, names, n=6, cutoff=0.3) or names[:6]
-    return (f"check the path, or use a bundled name: {', '.join(close)} ... "
-            f"({len(names)} in profiles/{folder})")
+    close = difflib.get_close_matches(stem, names, n=6, cutoff=0.3)
+    shown = f"the closest: {', '.join(close)}" if close else f"e.g. {', '.join(names[:6])}"
+    return f"check the path, or use one of the {len(names)} bundled {folder}, {shown}"
 
 
 def find_list(ref: str | Path) -> Path:

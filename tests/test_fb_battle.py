@@ -171,7 +171,7 @@ def test_a_decision_about_another_sides_unit_names_the_unit_by_its_own_side():
 
 
 @pytest.mark.parametrize("lists", [("t9a1_sonnstahl_cannon", "t9a1_orcs_giant"),
-                                   ("wfb8_empire", "wfb8_orcs")])
+                                   ("wfb8_empire", "wfb8_orcs"), ("wfb8_empire", "wfb8_empire")])
 def test_the_charts_margin_bars_are_coloured_by_each_margins_outcome(lists):
     """--plot's margin histogram stacks each bin by outcome (FB-B9's draw band: t9a1 a draw
     within a share of the points, wfb8 on equal VP): the draw bars hold exactly the margins within the band,
@@ -196,6 +196,9 @@ def test_the_charts_margin_bars_are_coloured_by_each_margins_outcome(lists):
     for colour, mass in want.items():
         assert got[colour] == pytest.approx(mass, abs=1e-12), colour
     assert sum(got.values()) == pytest.approx(1.0)
+    if lists[0] == lists[1]:  # a list against itself: the legends tell its sides apart
+        labels = [t.get_text() for t in battle_figure(report).axes[0].get_legend().get_texts()]
+        assert labels[0].endswith("(A) wins") and labels[2].endswith("(B) wins"), labels
 
 
 def _rgb(hex_colour: str) -> tuple[float, float, float]:

@@ -3,6 +3,8 @@ a plan that reuses another plan's tables plays the very same battles as one that
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -186,8 +188,6 @@ def test_a_runs_workers_read_each_others_tables_from_its_folder(tmp_path):
     """fb battle's worker processes write what they build to the run's folder and read what
     another wrote (shared_tables.share_through): the very table, a fight's packed bytes too;
     a key that only shares a file name with another is not taken; no folder, no file."""
-    from pathlib import Path
-
     key = ("value", b"a unit", b"another", 2, True)
     table = np.arange(5.0)
     try:
@@ -212,20 +212,29 @@ def test_a_runs_workers_read_each_others_tables_from_its_folder(tmp_path):
     assert shared_tables.get(key) is None  # the folder is no longer read
     shared_tables.put(("value", b"x"), table, table.nbytes)
     assert len(list(tmp_path.iterdir())) == 3  # nor written
+    shared_tables.clear()
 
 
-def test_a_battle_on_two_workers_is_the_same_sharing_tables_or_not(monkeypatch):
+def test_a_battle_on_two_workers_is_the_same_sharing_tables_or_not(monkeypatch, tmp_path):
     """Two worker processes sharing their tables through the run's folder play the battles
-    they play building their own, and the folder is gone after the run."""
+    they play building their own; the workers wrote tables there (this process did not), and
+    the folder is gone after the run."""
     import tempfile
-    from pathlib import Path
 
     from mathhammer.fantasy.battle import distributed
     from mathhammer.fantasy.battle.runner import Recipe
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the run's folder goes here
+    held = []
+
+    class Folder(tempfile.TemporaryDirectory):
+        def cleanup(self):
+            held.append(len(list(Path(self.name).iterdir())))
+            super().cleanup()
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", Folder)
     recipe = Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default", 3,
                     "roll-off", "greedy", "greedy", 2, 1)
-    before = set(Path(tempfile.gettempdir()).glob("mathhammer-tables-*"))
     tallies = []
     for share in (False, True):
         monkeypatch.setattr(distributed, "WORKERS_SHARE_TABLES", share)
@@ -233,5 +242,5 @@ def test_a_battle_on_two_workers_is_the_same_sharing_tables_or_not(monkeypatch):
         tallies.append(distributed.run(recipe, 150, 4, workers=2)[0])
     for key, value in tallies[0].items():
         assert np.array_equal(tallies[1][key], value), key
-    assert set(Path(tempfile.gettempdir()).glob("mathhammer-tables-*")) == before
-    assert shared_tables._FOLDER[0] is None
+    assert len(held) == 1 and held[0] > 0  # one folder (sharing on), tables written to it
+    assert list(tmp_path.iterdir()) == [] and shared_tables._FOLDER[0] is None

@@ -106,7 +106,7 @@ def test_missing_list_file_names_bundled_lists():
     all 30-odd: the fix line stays short enough to read whole)."""
     with pytest.raises(ProfileError, match="khador_battlebox") as info:
         load_list("khador_battlebx")
-    assert "in profiles/lists" in str(info.value) and "chars)" not in str(info.value)
+    assert "bundled lists, the closest:" in str(info.value) and "chars)" not in str(info.value)
     with pytest.raises(ProfileError, match="wfb8_orcs"):
         load_list("wfb8_orks")
 

@@ -114,14 +114,20 @@ def fb_turn_headline(report: Report, names: tuple[str, str], turns: int) -> str:
                     [f"{names[0]} {ends(0, False)}"])
 
 
+def side_names(names) -> tuple[str, str]:
+    """The two lists' names as a battle's words say them: a list against itself is told
+    apart by its side, ``Empire (A)`` and ``Empire (B)``."""
+    a, b = names
+    return (f"{a} (A)", f"{b} (B)") if a == b else (a, b)
+
+
 def fb_battle_headline(report: Report, names: tuple[str, str]) -> str:
     """The answer first (issue 30): ``Empire beats Orcs 58.3% ± 0.4 (draw 9.1%), mean margin
     +212 ± 6 VP`` — the side more likely to win leads (a draw when a draw is likelier than
     either win); the margin is A − B."""
     r = report.results
     a, d, b, m = (r[k] for k in ("p_a_wins", "p_draw", "p_b_wins", "mean_vp_margin"))
-    if names[0] == names[1]:  # a list against itself: which is which
-        names = (f"{names[0]} (A)", f"{names[1]} (B)")
+    names = side_names(names)
     if d.value > max(a.value, b.value):  # "beats" only when a win is the likelier end
         lead = (f"{names[0]} and {names[1]} draw {brief_pct(d)} ({names[0]} wins "
                 f"{100 * a.value:.1f}%, {names[1]} {100 * b.value:.1f}%)")

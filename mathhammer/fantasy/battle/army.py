@@ -76,8 +76,8 @@ class BattleUnit:
 
 
 def battle_units(army_a: ArmyList, army_b: ArmyList, rules) -> tuple[BattleUnit, ...]:
-    """The units of both lists, A's first, in list order (FB-B2 deploys them in this order)."""
-    check_armies(army_a, army_b)
+    """The units of both lists, A's first, in list order (FB-B2 deploys them in this order);
+    the lists passed :func:`check_armies` (before their ruleset was loaded)."""
     units: list[BattleUnit] = []
     for side, army in enumerate((army_a, army_b)):
         units += _side_units(army, side, len(units), rules)
@@ -137,7 +137,7 @@ def _check_joined(army: ArmyList, side: int, label: str, profile, characters, ru
     names = ", ".join(c.profile.name for c in characters)
     if profile.machine is not None:
         raise ProfileError(where, "is a war machine: it takes no characters (FB-WM1)", names,
-                           f"join {names} to a unit of rank and file, or drop its joins")
+                           f"point the joins of {names} at a unit of rank and file, or drop it")
     check_characters(Side(profile, characters=characters), where, rules)
 
 

@@ -71,9 +71,6 @@ class KernelBattle:
         kernel_tables(plan, self.T[ka.T_SHOT_LIST], self.T[ka.T_SHOT_DICT])  # FB-B12
         self.B = ks.make_battle(*self.P, *self.D, *self.T, *self.W)
         self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
-        from mathhammer.fantasy.kernels.battle_play import BRK_ON
-
-        self.W[self.ks_w("W_BR_KEY")][BRK_ON] = int(KEEP_CLEAN_ROLLOUTS)
         self.misses = 0
         # a battle's state before its first missing table (kernels.battle_play.play_chunk):
         # played again once the tables are built, it goes on from there, not from its start
@@ -152,11 +149,13 @@ class KernelBattle:
         return self.W[self.ks_w("W_FIRST")].copy()
 
     def new_stream(self) -> None:
-        """Nothing saved from another stream's passes: no battle state, no rollouts kept."""
-        from mathhammer.fantasy.kernels.battle_play import BRK_VALID
+        """Nothing saved from another stream's passes: no battle state, no rollouts kept
+        (and KEEP_CLEAN_ROLLOUTS read again, as RESUME is at every pass)."""
+        from mathhammer.fantasy.kernels.battle_play import BRK_ON, BRK_VALID
 
         self.ck_at[0] = -1
-        self.W[self.ks_w("W_BR_KEY")][BRK_VALID] = 0
+        key = self.W[self.ks_w("W_BR_KEY")]
+        key[BRK_VALID], key[BRK_ON] = 0, int(KEEP_CLEAN_ROLLOUTS)
 
     def build_missing(self, last: set) -> set:
         """Build every table the last pass asked for (a probe pass queues all the battle's

@@ -99,9 +99,12 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
                                                  ignore_cleanup_errors=True)
         except OSError:  # no temporary folder to be had: each worker builds its own
             folder = None
-    shared_tables.share_through(folder.name if folder is not None else None)
+    # set in each worker as it starts, never in this process (its other threads, a web
+    # server's other queries, keep their own tables)
+    share = {} if folder is None else {"initializer": shared_tables.share_through,
+                                       "initargs": (folder.name,)}
     try:
-        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=processes, mp_context=context, **share) as pool:
             futures = {pool.submit(_process_chunk, (key, seed, i, size)): size
                        for i, size in enumerate(sizes)}
             for fut in as_completed(futures):
@@ -111,7 +114,6 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
                     progress(done, n_trials)
     finally:
         _PLANS.pop(key, None)
-        shared_tables.share_through(None)
         if folder is not None:
             folder.cleanup()
     return total

@@ -13,9 +13,11 @@ def battle_figure(report):
     from matplotlib.ticker import PercentFormatter
 
 
+    from mathhammer.fantasy.headlines import side_names
+
     r = report.results
     names = report.title.split(" (")[0].split(" vs ")
-    a, b = (names + ["A", "B"])[:2]
+    a, b = side_names((names + ["A", "B"])[:2])
     fig = Figure(figsize=(9.0, 9.5), dpi=110)
     axes = fig.subplots(3, 1, gridspec_kw={"height_ratios": [1.0, 2.2, 2.6]})
     ax = axes[0]
@@ -38,8 +40,9 @@ def battle_figure(report):
     ax = axes[1]
     outcomes, probs = margin.outcomes, margin.probs
     width = max(1, int(np.ceil((outcomes[-1] - outcomes[0] + 1) / 40)))
-    start = np.floor(outcomes[0] / width) * width  # edges on multiples of the width: 0 is one
-    bins = np.arange(start, outcomes[-1] + width + 1, width)
+    # bins of whole VP centred on their values (a bin of width 1 is one margin, 0 on the line)
+    start = np.floor(outcomes[0] / width) * width - 0.5
+    bins = np.arange(start, outcomes[-1] + width + 0.5, width)
     # each bin stacked by outcome (FB-B9): a bin may hold wins, draws and losses
     limit = float(getattr(report, "draw_limit_vp", 0.0))  # set by battle.report.build_report
     outcomes = np.asarray(outcomes, float)
@@ -53,7 +56,9 @@ def battle_figure(report):
                    color=colour, label=label)
         bottom += part
     ax.axvline(0, color="#333333", linewidth=0.8)
-    ax.set_xlabel(f"victory points, {a} minus {b}")
+    # margins come in half VP and are shown to the nearest VP: a bin at the draw band's very
+    # edge may hold a half-VP win or loss in its draw colour
+    ax.set_xlabel(f"victory points, {a} minus {b} (to the nearest VP)")
     ax.set_ylabel("share of battles")
     ax.yaxis.set_major_formatter(PercentFormatter())
     ax.set_title(f"the margin: mean {r['mean_vp_margin'].value:+.0f} VP"

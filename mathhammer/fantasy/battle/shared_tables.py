@@ -39,8 +39,10 @@ MAX_SHARED_BYTES = 64 * 2**20
 _LOCK = threading.Lock()
 _TABLES: OrderedDict = OrderedDict()  # key -> (value, bytes)
 _STATE = {"bytes": 0, "hits": 0, "built": 0, "read": 0}
-#: the folder the processes of one run share (None: none); set before the workers fork
+#: the folder the worker processes of one run share (None: none), and the bytes this process
+#: wrote there; past MAX_SHARED_BYTES it writes no more (a /tmp in memory stays bounded)
 _FOLDER: list = [None]
+_WRITTEN = [0]
 #: the small tables (values, shots) built here since :func:`carried_out` last took them: what
 #: another process of the run needs not build again (a compiled fight's arrays stay here)
 CARRIED = ("value", "challenge", "shot")
@@ -129,9 +131,10 @@ def _keep(key: tuple, value, nbytes: int) -> None:
 
 
 def share_through(folder: str | None) -> None:
-    """From now on (and in processes forked from now on) tables are also written to and read
-    from ``folder``, a private folder of one run (None: no more)."""
+    """From now on this process also writes its tables to ``folder``, a private folder of one
+    run, and reads the others' from it (None: no more). Called in each worker of the run."""
     _FOLDER[0] = folder
+    _WRITTEN[0] = 0
 
 
 def _path(key: tuple) -> str | None:
@@ -161,13 +164,16 @@ def _read(key: tuple):
 def _write(key: tuple, value, nbytes: int) -> None:
     """Write the table for the run's other processes (whole or not at all: a reader never sees
     half a file); a full disk only means they build it themselves."""
+    if _WRITTEN[0] > MAX_SHARED_BYTES:
+        return
     path = _path(key)
     if path is None or os.path.exists(path):
         return
-    part = f"{path}.{os.getpid()}.part"
+    part = f"{path}.{os.getpid()}.{threading.get_ident()}.part"  # one writer a part file
     try:
         with open(part, "wb") as f:
             pickle.dump((key, value, nbytes), f, protocol=pickle.HIGHEST_PROTOCOL)
+            _WRITTEN[0] += f.tell()
         os.replace(part, path)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         try:

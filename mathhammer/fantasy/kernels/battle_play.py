@@ -169,18 +169,21 @@ def best_response(B, S):
     side, kind, u, n = need[0], need[1], need[2], need[3]
     rollouts = B.ri[R_ROLLOUTS]
     slots = B.opt_i[:n, OI_SLOT].copy()
+    probe, counts = B.probe, B.br_key
+    # a main line that met a placeholder before this decision (first_decisions, RESUME off)
+    # plays on from a state the real battle may not reach: nothing kept from it or for it
+    line_clean = probe[P_TAINTED] == 0
     if kind >= K_CAST:  # FB-B12: a magic decision's values (kernels.battle_magic)
         magic_values(B, S, kind, n, B.vals)
     elif option_values(B, S, kind, u, n, B.opt_i, B.opt_f, B.vals) == MISS:
         return 0, MISS
     base = greedy_choice(B.vals, n)
-    kept = _clean_rollouts(B, S, side, kind, u, n, rollouts)  # before the seeds move kstate
+    kept = _clean_rollouts(B, S, side, kind, u, n, rollouts, line_clean)  # before the seeds
     seeds = np.empty(rollouts, np.uint64)
     for k in range(rollouts):
         seeds[k] = next_u64(S.kstate)
     words = np.zeros(4, np.uint64)
     trial = B.sr
-    probe, counts = B.probe, B.br_key
     sign = 1.0 if side == 0 else -1.0
     values = np.zeros((n, rollouts))
     for j in range(n):
@@ -202,7 +205,7 @@ def best_response(B, S):
                 probe[P_TAINTED] = max(tainted, probe[P_TAINTED])
                 return 0, MISS
             values[j, k] = sign * margin(B, trial)
-            if probe[P_TAINTED] == 0:  # every table found: the same value in any later pass
+            if line_clean and probe[P_TAINTED] == 0:  # the same value in any later pass
                 kept[j, k] = values[j, k]
             probe[P_TAINTED] = max(tainted, probe[P_TAINTED])
     best, best_gain = base, 0.0
@@ -222,7 +225,7 @@ def best_response(B, S):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _clean_rollouts(B, S, side, kind, u, n, rollouts):
+def _clean_rollouts(B, S, side, kind, u, n, rollouts, line_clean):
     """The rollout values of this decision kept from an earlier pass (NaN: play it).
 
     A probe pass plays a step's rollouts on placeholders and the pass after the tables are
@@ -230,10 +233,14 @@ def _clean_rollouts(B, S, side, kind, u, n, rollouts):
     every table comes out the same (the same state, stream and tables), so its value is kept
     and only the rollouts that met a placeholder are played again. The key is the decision
     and the battle's stream before the rollouts' seeds are drawn (br_key[:8]): the main line
-    draws from it at every decision, so no two decisions of a battle share it."""
+    draws from it at every decision, so no two decisions of one main line share it. Only a
+    main line that found every table up to the decision keeps or takes values
+    (``line_clean``): two such lines at the same stream are the same line, one that met a
+    placeholder may reach the same stream in another state."""
     key, kept = B.br_key, B.br_val
     kst = S.kstate
-    if key[BRK_ON] == 0:
+    if key[BRK_ON] == 0 or not line_clean:
+        key[BRK_VALID] = 0
         kept[:n, :rollouts] = np.nan
         return kept
     same = key[BRK_VALID] == 1
