@@ -114,3 +114,22 @@ def run_json(*args: str) -> dict:
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def empire_orcs(policy_a: str, turns: int = 3):
+    """The small battle the switch tests play: wfb8_empire (``policy_a``) against wfb8_orcs
+    (greedy), the first turn rolled off, 2 rollouts an option."""
+    from mathhammer.fantasy.battle.runner import Recipe
+    from mathhammer.lists import load_list
+
+    return Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default", turns,
+                  "roll-off", policy_a, "greedy", 2, 1)
+
+
+def assert_same_tallies(first: dict, *others: dict) -> None:
+    """Battles tallied alike, array by array (a switch that must not change the answer)."""
+    import numpy as np
+
+    for other in others:
+        for key, value in first.items():
+            assert np.array_equal(other[key], value), key

@@ -206,21 +206,18 @@ def test_no_rollout_is_kept_from_a_main_line_that_met_a_placeholder(monkeypatch)
     """Played again from its start (compile.RESUME off), a probe pass plays each battle on
     past its first placeholder: the best responses after it start from a state the real
     battle may not reach, so none keeps its rollouts — the same battles as keeping none."""
-    import numpy as np
-
     from mathhammer.fantasy.battle import compile as fb_compile
     from mathhammer.fantasy.battle.distributed import run
-    from mathhammer.fantasy.battle.runner import Recipe, build_plan
-    from mathhammer.lists import load_list
+    from mathhammer.fantasy.battle.runner import build_plan
+    from tests.conftest import assert_same_tallies, empire_orcs
 
     monkeypatch.setattr(fb_compile, "RESUME", False)
-    recipe = Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default", 3,
-                    "roll-off", "best-response", "greedy", 2, 1)
-    tallies = []
-    for keep in (False, True):
+    recipe = empire_orcs("best-response")
+
+    def tallied(keep: bool) -> dict:
         monkeypatch.setattr(fb_compile, "KEEP_CLEAN_ROLLOUTS", keep)
         plan = build_plan(recipe)
         plan.kernel = fb_compile.KernelBattle(plan)
-        tallies.append(run(recipe, 4, 5, plan=plan)[0])
-    for key, value in tallies[0].items():
-        assert np.array_equal(tallies[1][key], value), key
+        return run(recipe, 4, 5, plan=plan)[0]
+
+    assert_same_tallies(tallied(False), tallied(True))

@@ -222,7 +222,7 @@ def test_a_battle_on_two_workers_is_the_same_sharing_tables_or_not(monkeypatch, 
     import tempfile
 
     from mathhammer.fantasy.battle import distributed
-    from mathhammer.fantasy.battle.runner import Recipe
+    from tests.conftest import assert_same_tallies, empire_orcs
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the run's folder goes here
     held = []
@@ -233,14 +233,13 @@ def test_a_battle_on_two_workers_is_the_same_sharing_tables_or_not(monkeypatch, 
             super().cleanup()
 
     monkeypatch.setattr(tempfile, "TemporaryDirectory", Folder)
-    recipe = Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default", 3,
-                    "roll-off", "greedy", "greedy", 2, 1)
-    tallies = []
-    for share in (False, True):
+    recipe = empire_orcs("greedy")
+
+    def tallied(share: bool) -> dict:
         monkeypatch.setattr(distributed, "WORKERS_SHARE_TABLES", share)
         shared_tables.clear()
-        tallies.append(distributed.run(recipe, 150, 4, workers=2)[0])
-    for key, value in tallies[0].items():
-        assert np.array_equal(tallies[1][key], value), key
+        return distributed.run(recipe, 150, 4, workers=2)[0]
+
+    assert_same_tallies(tallied(False), tallied(True))
     assert len(held) == 1 and held[0] > 0  # one folder (sharing on), tables written to it
     assert list(tmp_path.iterdir()) == [] and shared_tables._FOLDER[0] is None
