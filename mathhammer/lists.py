@@ -38,6 +38,7 @@ given to warjacks and spent by warcasters cannot exceed the warcasters' FOCUS.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,14 +141,6 @@ def _is_file(path: Path) -> bool:
     return names_a_file(path)
 
 
-def _is_folder(path: Path) -> bool:
-    """A folder, never raising (a name too long for the system is no folder)."""
-    try:
-        return path.is_dir()
-    except (OSError, ValueError):
-        return False
-
-
 def find_bundled(ref: str | Path, folder: str, what: str) -> Path:
     """A file path, or the name of a bundled file under ``profiles/<folder>/`` (lists, metas,
     options); a miss is one line listing the bundled names."""
@@ -157,9 +150,8 @@ def find_bundled(ref: str | Path, folder: str, what: str) -> Path:
     bundled = profiles_root() / folder / f"{path.stem}.toml"
     if path.suffix in ("", ".toml") and _is_file(bundled) and path.parent == Path("."):
         return bundled
-    if _is_folder(path):
-        raise ProfileError(f"{what} {str(ref)!r}", "is a folder, not a file", None,
-                           f"give a .toml file in it, or the name of a bundled {what}")
+    if os.path.exists(path):  # a folder, a FIFO: the reader refuses it by what it is
+        return path
     names = sorted(p.stem for p in (profiles_root() / folder).glob("*.toml"))
     raise ProfileError(f"{what} {str(ref)!r}", "file not found", None,
                        _bundled_hint(path.stem, names, folder))

@@ -234,7 +234,8 @@ def pydantic_errors(err, source: str) -> ProfileError:
     unknown keys once printed 24 MB); ``problems`` keeps the listed ones.
     """
     items = []
-    for e in err.errors():
+    errors = err.errors()
+    for e in errors:
         key = _shown_key(".".join(str(p) for p in e["loc"]))
         value = e.get("input")
         shown = "" if isinstance(value, (dict, list)) else f" (got {_shown_value(value)})"
@@ -245,7 +246,7 @@ def pydantic_errors(err, source: str) -> ProfileError:
     what = "; ".join(f"{key}: {text}" for key, text in items)
     if more > 0:
         what += f"; and {more:,} more problem{'s' if more > 1 else ''}"
-    error = ProfileError(source, what, None, _schema_fix({e["type"] for e in err.errors()}))
+    error = ProfileError(source, what, None, _schema_fix({e["type"] for e in errors}))
     setattr(error, "problems", items)  # [(key path, message)] for `profiles validate`  # noqa: B010
     setattr(error, "more_problems", max(more, 0))  # noqa: B010
     return error

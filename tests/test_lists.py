@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mathhammer.errors import ProfileError, RulesError, UnknownProfileError
+from mathhammer.errors import MathhammerError, ProfileError, RulesError, UnknownProfileError
 from mathhammer.lists import bundled_lists, load_list
 from tests.conftest import cli_inprocess
 
@@ -112,7 +112,7 @@ def test_missing_list_file_names_bundled_lists():
 
 
 def test_a_folder_given_as_a_list_says_so(tmp_path):
-    with pytest.raises(ProfileError, match="is a folder, not a file"):
+    with pytest.raises(MathhammerError, match="is a folder, not a regular file"):
         load_list(str(tmp_path))
 
 

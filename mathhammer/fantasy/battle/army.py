@@ -88,16 +88,21 @@ def check_armies(army_a: ArmyList, army_b: ArmyList) -> None:
     """Two Fantasy lists of one ruleset (checked before the ruleset is loaded: a Warmachine
     list has no Fantasy ruleset to name)."""
     for side, army in enumerate((army_a, army_b)):
-        where = f"list {'AB'[side]} ({army.source or army.name})"
         if army.game != "fantasy":
-            raise InputError(where, f"is a {army.game} list; fb battle plays two fantasy lists",
+            raise InputError(_where(army, side),
+                             f"is a {army.game} list; fb battle plays two fantasy lists",
                              army.name, "use a fantasy list (e.g. wfb8_empire); two "
                              "Warmachine lists battle in `mathhammer wm battle`")
     if army_a.ruleset != army_b.ruleset:
-        raise InputError(f"list B ({army_b.source or army_b.name})",
+        raise InputError(_where(army_b, 1),
                          f"is a {army_b.ruleset} list, list A is {army_a.ruleset}: one battle "
                          "plays one ruleset", army_b.ruleset,
                          f"use two {army_a.ruleset} lists")
+
+
+def _where(army: ArmyList, side: int) -> str:
+    """A list as an error names it: its side and where it came from."""
+    return f"list {'AB'[side]} ({army.source or army.name})"
 
 
 def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit]:
@@ -133,7 +138,7 @@ def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit
 
 def _check_joined(army: ArmyList, side: int, label: str, profile, characters, rules) -> None:
     """The characters joining ``label`` may (the combat engine's checks, named by the list)."""
-    where = f"list {'AB'[side]} ({army.source or army.name}): unit {label}"
+    where = f"{_where(army, side)}: unit {label}"
     names = ", ".join(c.profile.name for c in characters)
     if profile.machine is not None:
         raise ProfileError(where, "is a war machine: it takes no characters (FB-WM1)", names,

@@ -26,6 +26,7 @@ from dataclasses import replace
 import numpy as np
 
 from mathhammer.fantasy.battle import shared_tables
+from mathhammer.fantasy.battle.scoring import draw_limit
 from mathhammer.fantasy.battle.table import FACE_NAMES
 from mathhammer.fantasy.kernels.battle_spells import MISS_EFFECTS, MISS_WIDTH
 
@@ -547,7 +548,7 @@ def static_arrays(plan, ks) -> tuple:
     rf[ks.F_BSB_RANGE], rf[ks.F_PANIC] = br.battle_standard_range, rules.combat.panic_fraction
     rf[ks.F_DESTROYED], rf[ks.F_FLEEING_END] = br.destroyed, br.fleeing_at_end
     rf[ks.F_BELOW_QUARTER] = br.below_quarter
-    rf[ks.F_DRAW_LIMIT] = br.draw_limit(max(plan.points_limits))
+    rf[ks.F_DRAW_LIMIT] = draw_limit(plan)
     rf[ks.F_FRIEND_PANIC] = rules.combat.friend_panic_range  # FB-B21
     terrain = np.zeros((len(plan.deployment.terrain), 6))
     for i, piece in enumerate(plan.deployment.terrain):

@@ -45,12 +45,12 @@ def battle_figure(report):
     bins = np.arange(start, outcomes[-1] + width + 0.5, width)
     # each bin stacked by outcome (FB-B9): a bin may hold wins, draws and losses
     limit = float(getattr(report, "draw_limit_vp", 0.0))  # set by battle.report.build_report
-    outcomes = np.asarray(outcomes, float)
+    outcomes, probs = np.asarray(outcomes, float), np.asarray(probs)
     bottom = np.zeros(len(bins) - 1)
     for colour, label, mask in ((LOSE, f"{b} wins", outcomes < -limit),
                                 (DRAW, "draw", np.abs(outcomes) <= limit),
                                 (WIN, f"{a} wins", outcomes > limit)):
-        part, edges = np.histogram(outcomes[mask], bins=bins, weights=np.asarray(probs)[mask])
+        part, edges = np.histogram(outcomes[mask], bins=bins, weights=probs[mask])
         if part.any():
             ax.bar(edges[:-1], 100 * part, width=width, bottom=100 * bottom, align="edge",
                    color=colour, label=label)

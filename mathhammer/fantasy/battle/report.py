@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from mathhammer.errors import InputError
+from mathhammer.fantasy.battle.scoring import draw_limit
 from mathhammer.results import Column, Distribution, Estimate, InfoLines, InfoTable, Report
 from mathhammer.trials import BATTLE as DEFAULT_TRIALS
 
@@ -114,7 +115,7 @@ def build_report(plan, tally: dict, n: int, seed: int, recipe) -> Report:
     report.headline = fb_battle_headline(report, names)
     # FB-B9: a margin within this many VP either way is a draw (the chart's draw bars; the
     # words are info's "victory points")
-    report.draw_limit_vp = plan.rules.battle.draw_limit(max(plan.points_limits))
+    report.draw_limit_vp = draw_limit(plan)
     return report
 
 
@@ -209,7 +210,7 @@ def _vp_words(plan) -> str:
                        ("standard_bonus", "each standard taken")):
         if getattr(br, key):
             parts.append(f"{words} +{getattr(br, key)}")
-    limit = br.draw_limit(max(plan.points_limits))
+    limit = draw_limit(plan)
     parts.append(f"a draw within {limit:g} VP" if limit else "a draw on equal VP")
     return "; ".join(parts) + " (FB-B9)"
 

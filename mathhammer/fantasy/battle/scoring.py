@@ -55,9 +55,14 @@ def margin(plan, state: BattleState) -> float:
     return side_vp(plan, state, 0) - side_vp(plan, state, 1)
 
 
+def draw_limit(plan) -> float:
+    """FB-B9: a margin within this many VP either way is a draw (the ruleset's share of the
+    larger points limit, or its fixed margin)."""
+    return plan.rules.battle.draw_limit(max(plan.points_limits))
+
+
 def winner(plan, margin_vp: float) -> int:
     """0: A wins, 1: a draw, 2: B wins (FB-B9's margin)."""
-    limit = plan.rules.battle.draw_limit(max(plan.points_limits))
-    if abs(margin_vp) <= limit + 1e-9:
+    if abs(margin_vp) <= draw_limit(plan) + 1e-9:
         return 1
     return 0 if margin_vp > 0 else 2
