@@ -338,3 +338,16 @@ def test_a_failing_kernel_cache_save_runs_the_query_uncached(tmp_path, monkeypat
     err = capsys.readouterr().err
     assert err.count("note: the compiled-kernel cache cannot be used (No space left on device)"
                      "; running without it") == 1, err
+
+
+def test_a_scratch_write_is_whole_or_absent_and_never_raises(tmp_path):
+    """write_scratch (a run's private cache files): the bytes land whole under the name, no
+    temporary file stays; a folder that is gone is False, with nothing written."""
+    from mathhammer.io.write import write_scratch
+
+    target = tmp_path / "table"
+    assert write_scratch(str(target), b"\x00" * 1000 + b"end")
+    assert target.read_bytes() == b"\x00" * 1000 + b"end"
+    assert [p.name for p in tmp_path.iterdir()] == ["table"]
+    assert not write_scratch(str(tmp_path / "gone" / "table"), b"x")
+    assert not (tmp_path / "gone").exists()

@@ -320,6 +320,25 @@ def _discard(staged: list[_Staged]) -> None:
         item.temp = None
 
 
+def write_scratch(path: str, data: bytes) -> bool:
+    """Write ``data`` to ``path`` in a private folder of one run (a cache another process of
+    the run reads, :mod:`mathhammer.fantasy.battle.shared_tables`): whole or not at all (a
+    temporary file renamed), without fsync (the folder goes with the run) and never raising:
+    False when it could not be written (the reader then builds its own)."""
+    import tempfile
+
+    temp = None
+    try:
+        fd, temp = tempfile.mkstemp(suffix=".part", dir=os.path.dirname(path))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+        return True
+    except OSError:
+        _unlink(temp)
+        return False
+
+
 def _unlink(path: str | None) -> None:
     if path is None:
         return

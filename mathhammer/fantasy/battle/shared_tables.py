@@ -31,6 +31,8 @@ import zlib
 from collections import OrderedDict
 from dataclasses import replace
 
+from mathhammer.io.write import write_scratch
+
 #: bytes kept for later plans and for a plan that forgot its fights: compiled fights packed
 #: (~6 kB each), the small tables as they are. The kernels' own arrays are bounded apart
 #: (compile.MAX_FIGHT_BYTES, 160 MB): the two together keep a process under 500 MB
@@ -169,17 +171,12 @@ def _write(key: tuple, value, nbytes: int) -> None:
     path = _path(key)
     if path is None or os.path.exists(path):
         return
-    part = f"{path}.{os.getpid()}.{threading.get_ident()}.part"  # one writer a part file
     try:
-        with open(part, "wb") as f:
-            pickle.dump((key, value, nbytes), f, protocol=pickle.HIGHEST_PROTOCOL)
-            _WRITTEN[0] += f.tell()
-        os.replace(part, path)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        try:
-            os.unlink(part)
-        except OSError:
-            pass
+        data = pickle.dumps((key, value, nbytes), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return  # a table that does not pickle is not shared
+    if write_scratch(path, data):
+        _WRITTEN[0] += len(data)
 
 
 def _trim() -> None:
