@@ -133,6 +133,32 @@ def test_the_kernels_empty_fight_containers_take_the_arrays_compile_makes():
         [(np.dtype(d), n) for d, n in zip(DTYPES, NDIMS, strict=True)]
 
 
+def test_a_fight_is_entered_once_under_each_of_its_codes_and_shares_its_arrays():
+    """kernels.battle_tables.add_fight (compile._fight's one call for a fight and its like
+    fights): a code already entered is skipped, an arrangement keeps its first fight, every
+    entry reads the same 15 arrays and gets its own unit order."""
+    from mathhammer.fantasy.battle.compile import DTYPES, NDIMS, empty_tables
+    from mathhammer.fantasy.kernels import battle_actions as ka
+    from mathhammer.fantasy.kernels import battle_tables as kt
+
+    T = empty_tables()
+    arrays = tuple(np.zeros((2,) * n, d) for d, n in zip(DTYPES, NDIMS, strict=True))
+    first, once = np.array([0, 3], np.int64), np.array([-1, -1], np.int64)
+    kt.add_fight(T, arrays, np.array([[0, 4]], np.int64), np.array([11]), np.array([7]),
+                 first, once)
+    # the like fights: 11 again (skipped), 12 under arrangement 7 (taken), 13 under 8
+    kt.add_fight(T, arrays, np.array([[0, 4], [1, 4], [2, 5]], np.int64),
+                 np.array([11, 12, 13]), np.array([7, 7, 8]), first, once)
+    assert kt.size(T[ka.T_ORDER]) == 3
+    assert [T[ka.T_FIGHTS][c] for c in (11, 12, 13)] == [0, 1, 2]
+    assert T[ka.T_ARRANGEMENTS][7] == 0 and T[ka.T_ARRANGEMENTS][8] == 2
+    assert [list(T[ka.T_ORDER][i]) for i in range(3)] == [[0, 4], [1, 4], [2, 5]]
+    for i in range(ka.T_ORDER):
+        assert all(np.shares_memory(T[i][e], arrays[i]) for e in range(3))
+    T[ka.T_FIRST][0][0] = 9  # each entry's first bodies are its own copy
+    assert T[ka.T_FIRST][1][0] == 0 and first[0] == 0
+
+
 def test_a_forgotten_fight_comes_back_unpacked_and_plays_the_same(monkeypatch):
     """Compiled fights are kept packed (shared_tables.pack, lossless): a plan that forgets its
     fights before every battle (compile.MAX_FIGHT_BYTES -1) takes them back from the store

@@ -313,20 +313,15 @@ class KernelBattle:
             return arrays, first, once
 
         arrays, first, once = self._kept(content, build, packed=True)
-        arrays = [self._shared(arr, hkey) for hkey, arr in arrays]
+        arrays = tuple(self._shared(arr, hkey) for hkey, arr in arrays)
+        orders, codes, keys = [], [], []
         for rows2, spells2 in self._fights_alike(rows, spells):  # this one first (not entered)
             code2, key2 = (code, key) if rows2 is rows else self._fight_codes(rows2, n_a, spells2)
-            if kt.has(self.T[ka.T_FIGHTS], code2):
-                continue
-            index = kt.size(self.T[ka.T_ORDER])
-            for i, arr in enumerate(arrays):
-                kt.append(self.T[i], arr)
-            kt.append(self.T[ka.T_ORDER], np.array([r[0] for r in rows2], np.int64))
-            kt.append(self.T[ka.T_FIRST], first.copy())
-            kt.append(self.T[ka.T_ONCE], once.copy())
-            kt.put(self.T[ka.T_FIGHTS], code2, index)
-            if not kt.has(self.T[ka.T_ARRANGEMENTS], key2):
-                kt.put(self.T[ka.T_ARRANGEMENTS], key2, index)
+            orders.append([r[0] for r in rows2])
+            codes.append(code2)
+            keys.append(key2)
+        kt.add_fight(self.T, arrays, np.array(orders, np.int64), np.array(codes, np.int64),
+                     np.array(keys, np.int64), first, once)
 
     def _fight_codes(self, rows, n_a: int, spells: dict) -> tuple[int, int]:
         """The kernel's codes of a fight (battle_combat._lookup): with who charged, and the
