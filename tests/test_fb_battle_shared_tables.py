@@ -144,10 +144,10 @@ def test_a_fight_is_entered_once_under_each_of_its_codes_and_shares_its_arrays()
     T = empty_tables()
     arrays = tuple(np.zeros((2,) * n, d) for d, n in zip(DTYPES, NDIMS, strict=True))
     first, once = np.array([0, 3], np.int64), np.array([-1, -1], np.int64)
-    kt.add_fight(T, arrays, np.array([[0, 4]], np.int64), np.array([11]), np.array([7]),
-                 first, once)
+    kt.add_fight(*T[:ka.T_VALUES], arrays, np.array([[0, 4]], np.int64), np.array([11]),
+                 np.array([7]), first, once)
     # the like fights: 11 again (skipped), 12 under arrangement 7 (taken), 13 under 8
-    kt.add_fight(T, arrays, np.array([[0, 4], [1, 4], [2, 5]], np.int64),
+    kt.add_fight(*T[:ka.T_VALUES], arrays, np.array([[0, 4], [1, 4], [2, 5]], np.int64),
                  np.array([11, 12, 13]), np.array([7, 7, 8]), first, once)
     assert kt.size(T[ka.T_ORDER]) == 3
     assert [T[ka.T_FIGHTS][c] for c in (11, 12, 13)] == [0, 1, 2]

@@ -320,8 +320,8 @@ class KernelBattle:
             orders.append([r[0] for r in rows2])
             codes.append(code2)
             keys.append(key2)
-        kt.add_fight(self.T, arrays, np.array(orders, np.int64), np.array(codes, np.int64),
-                     np.array(keys, np.int64), first, once)
+        kt.add_fight(*self.T[:ka.T_VALUES], arrays, np.array(orders, np.int64),
+                     np.array(codes, np.int64), np.array(keys, np.int64), first, once)
 
     def _fight_codes(self, rows, n_a: int, spells: dict) -> tuple[int, int]:
         """The kernel's codes of a fight (battle_combat._lookup): with who charged, and the

@@ -13,14 +13,6 @@ from __future__ import annotations
 from numba import njit, types
 from numba.typed import Dict, List
 
-from mathhammer.fantasy.kernels.battle_actions import (
-    T_ARRANGEMENTS,
-    T_FIGHTS,
-    T_FIRST,
-    T_ONCE,
-    T_ORDER,
-)
-
 _I1 = types.Array(types.int64, 1, "C")
 _I2 = types.Array(types.int64, 2, "C")
 _I3 = types.Array(types.int64, 3, "C")
@@ -70,35 +62,37 @@ def size(tables):
 
 
 @njit(cache=True)
-def add_fight(T, arrays, orders, codes, keys, first, once):
+def add_fight(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, order_list,
+              first_list, once_list, fights, arrangements, arrays, orders, codes, keys, first,
+              once):
     """Enter one compiled fight (its 15 kernel arrays, first bodies and once-groups) under
     each of its codes: row r of ``orders`` is the unit order of the fight entered under
     ``codes[r]`` (and arrangement ``keys[r]``, unless that one has a fight already). A code
-    already entered is skipped. One call for all of them: entered one container at a time
-    from Python, a fight with its like fights was ~400 calls of ~15 µs (compile._fight)."""
+    already entered is skipped. The containers are T[:T_VALUES] one by one (a tuple of them
+    is typed afresh in Python at every call, ~1 ms): ``add_fight(*T[:T_VALUES], ...)``. One
+    call for all the entries: from Python, each entry was 18 container calls (compile._fight)."""
     for r in range(codes.shape[0]):
-        if codes[r] in T[T_FIGHTS]:
+        if codes[r] in fights:
             continue
-        index = len(T[T_ORDER])
-        # the combat kernel's arrays are T[0..14] (a tuple is indexed by constants only)
-        T[0].append(arrays[0])
-        T[1].append(arrays[1])
-        T[2].append(arrays[2])
-        T[3].append(arrays[3])
-        T[4].append(arrays[4])
-        T[5].append(arrays[5])
-        T[6].append(arrays[6])
-        T[7].append(arrays[7])
-        T[8].append(arrays[8])
-        T[9].append(arrays[9])
-        T[10].append(arrays[10])
-        T[11].append(arrays[11])
-        T[12].append(arrays[12])
-        T[13].append(arrays[13])
-        T[14].append(arrays[14])
-        T[T_ORDER].append(orders[r].copy())
-        T[T_FIRST].append(first.copy())
-        T[T_ONCE].append(once.copy())
-        T[T_FIGHTS][codes[r]] = index
-        if keys[r] not in T[T_ARRANGEMENTS]:
-            T[T_ARRANGEMENTS][keys[r]] = index
+        index = len(order_list)
+        f0.append(arrays[0])
+        f1.append(arrays[1])
+        f2.append(arrays[2])
+        f3.append(arrays[3])
+        f4.append(arrays[4])
+        f5.append(arrays[5])
+        f6.append(arrays[6])
+        f7.append(arrays[7])
+        f8.append(arrays[8])
+        f9.append(arrays[9])
+        f10.append(arrays[10])
+        f11.append(arrays[11])
+        f12.append(arrays[12])
+        f13.append(arrays[13])
+        f14.append(arrays[14])
+        order_list.append(orders[r].copy())
+        first_list.append(first.copy())
+        once_list.append(once.copy())
+        fights[codes[r]] = index
+        if keys[r] not in arrangements:
+            arrangements[keys[r]] = index
