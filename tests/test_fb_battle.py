@@ -163,11 +163,45 @@ def test_a_decision_about_another_sides_unit_names_the_unit_by_its_own_side():
     vocabulary = {(1, "dispel", 0, "no dispel"): 0, (1, "dispel", 0, "dispel with 2 dice"): 1,
                   (0, "charge", 0, "charge Orc Boyz"): 2}
     plan = SimpleNamespace(units=units, vocabulary=vocabulary)
-    lines = decision_summary(plan, np.array([3, 1, 4]), 4)
+    summary = decision_summary(plan, np.array([3, 1, 4]), 4)
+    lines = summary.lines
     assert "A:Halberdiers: dispel by B (1.00 a battle): no dispel 75%, dispel with 2 dice 25%" \
         in lines
     assert "A:Halberdiers: charge (1.00 a battle): charge Orc Boyz 100%" in lines
     assert not [line for line in lines if line.startswith("B:Halberdiers")]
+    # the JSON's records: the same figures, every option with its count
+    assert list(summary) == [
+        {"side": "A", "unit": "Halberdiers", "kind": "charge", "by": "A", "per_battle": 1.0,
+         "options": [{"option": "charge Orc Boyz", "count": 4, "share": 1.0}]},
+        {"side": "A", "unit": "Halberdiers", "kind": "dispel", "by": "B", "per_battle": 1.0,
+         "options": [{"option": "no dispel", "count": 3, "share": 0.75},
+                     {"option": "dispel with 2 dice", "count": 1, "share": 0.25}]}]
+
+
+def test_the_json_lists_each_decision_with_how_often_each_option_was_taken():
+    """Issue 30: "the JSON lists the decisions and their values" — records, not sentences: per
+    unit and kind, how often a battle and each option's count and share (the shares of one
+    decision sum to 1, the counts to per_battle × battles); the screen keeps its lines."""
+    import json
+
+    from mathhammer.present.render import render_table
+
+    n = 40
+    report = battle("wfb8_empire", "wfb8_orcs", n_trials=n, seed=2)
+    records = json.loads(json.dumps(report.to_dict()))["info"]["decisions"]
+    assert records and all(set(r) == {"side", "unit", "kind", "by", "per_battle", "options"}
+                           for r in records)
+    for r in records:
+        counts = [o["count"] for o in r["options"]]
+        assert sum(counts) == round(r["per_battle"] * n) and sum(counts) > 0
+        assert abs(sum(o["share"] for o in r["options"]) - 1) < 1e-12
+    moves = [r for r in records if r["kind"] == "move"]
+    assert moves, records
+    text = render_table(report, full=True)
+    for r in moves:
+        taken = [o for o in r["options"] if o["count"]]
+        assert f"{r['side']}:{r['unit']}: move ({r['per_battle']:.2f} a battle): " + ", ".join(
+            f"{o['option']} {100 * o['share']:.0f}%" for o in taken) in text
 
 
 @pytest.mark.parametrize("lists", [("t9a1_sonnstahl_cannon", "t9a1_orcs_giant"),
@@ -203,3 +237,14 @@ def test_the_charts_margin_bars_are_coloured_by_each_margins_outcome(lists):
 
 def _rgb(hex_colour: str) -> tuple[float, float, float]:
     return tuple(int(hex_colour[i: i + 2], 16) / 255 for i in (1, 3, 5))
+
+
+def test_the_web_page_shows_the_decisions_and_first_decisions_as_lines():
+    """The page's notes show an InfoLines' lines (the JSON keeps the records): before, a list
+    of records was left off the page, and with it the first decisions' values."""
+    from mathhammer.web.view import build
+
+    report = battle("wfb8_empire", "wfb8_orcs", n_trials=10, seed=2)
+    notes = dict(build(report, None).notes)
+    for key in ("decisions", "first_decisions"):
+        assert notes[key] == report.info[key].lines and notes[key], key

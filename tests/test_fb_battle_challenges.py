@@ -53,7 +53,8 @@ def test_a_refused_challenge_changes_the_combat_as_fb_combat_says(tmp_path):
     for mc, p, q in zip(got, refused, plain, strict=True):
         assert within(mc, p, n), (got, refused)
         assert not within(q, p, n), (refused, plain)  # the rule matters in this set-up
-    assert any("refuse 100%" in line for line in report.info["decisions"]), report.info["decisions"]
+    assert any("refuse 100%" in line for line in report.info["decisions"].lines), \
+        report.info["decisions"].lines
 
 
 def test_an_accepted_challenge_fights_as_fb_combat(tmp_path):
@@ -110,7 +111,7 @@ def test_best_response_plays_challenge_decisions(tmp_path):
         report = battle(a, b, turns=1, first="a", policy_a="best-response", policy_b="greedy",
                         deployment=_contact({}, {}), n_trials=10, seed=3, rollouts=2,
                         iterations=engine_iterations)
-        lines = report.info["decisions"]
+        lines = report.info["decisions"].lines
         assert any(": challenge (" in line for line in lines), lines
 
 

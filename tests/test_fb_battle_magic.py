@@ -62,7 +62,7 @@ def test_a_magic_only_battle_is_the_magic_engine_times_the_chain(tmp_path):
     left = report.distributions["models_left[B:Orc Boyz]"].pmf
     observed = sum((10 - k) * p for k, p in left.items())
     assert abs(observed - mean) <= 5 * math.sqrt(var / n), (observed, mean)
-    decisions = " ".join(report.info["decisions"])
+    decisions = " ".join(report.info["decisions"].lines)
     assert "Fireball at Orc Boyz" in decisions and "2 dice 100%" in decisions, decisions
     # ... and the reference engine, the Python step machine (its own stream)
     from mathhammer.fantasy.battle.distributed import run
@@ -83,7 +83,7 @@ def test_greedy_wizards_cast_and_dispel_in_a_battle():
     """The bundled lists with wizards: both sides cast their missiles, dispel, and the
     report says the magic phase is played (FB-B11)."""
     report = battle("wfb8_empire_magic", "wfb8_orcs_magic", turns=2, n_trials=10, seed=4)
-    decisions = " ".join(report.info["decisions"])
+    decisions = " ".join(report.info["decisions"].lines)
     for words in ("cast (", "Fireball at", "Gaze of Mork at", "dispel ("):
         assert words in decisions, decisions
     assert "magic missiles, heals, and augments and hexes" in report.info["not_played"]

@@ -106,16 +106,14 @@ def _info_lines(report: Report, full: bool) -> list[str]:
         elif isinstance(value, InfoTable):
             lines.append(f"{key}:")
             lines.extend(info_table_lines(value))
-        elif isinstance(value, InfoLines):
+        elif isinstance(value, list):  # an InfoLines shows its lines, not its records
+            items = value.lines if isinstance(value, InfoLines) else [plain(v) for v in value]
             lines.append(f"{key}:")
-            lines.extend(f"  {line}" for line in value.lines)
-        elif isinstance(value, list):
-            lines.append(f"{key}:")
-            whole = full or key == "explain" or len(value) <= MAX_LIST_ITEMS + 1  # asked for
-            shown = value if whole else value[:MAX_LIST_ITEMS]
-            lines.extend(f"  {plain(item)}" for item in shown)
-            if len(shown) < len(value):
-                lines.append(f"  … {len(value) - len(shown)} more (‹full› lists every one)")
+            whole = full or key == "explain" or len(items) <= MAX_LIST_ITEMS + 1  # asked for
+            shown = items if whole else items[:MAX_LIST_ITEMS]
+            lines.extend(f"  {item}" for item in shown)
+            if len(shown) < len(items):
+                lines.append(f"  … {len(items) - len(shown)} more (‹full› lists every one)")
         elif isinstance(value, dict):  # one line a key: never a Python dict on the screen
             lines.append(f"{key}:")
             lines.extend(f"  {k}: {plain(v)}" for k, v in value.items())

@@ -82,6 +82,7 @@ def build(report, table: str | None) -> ReportView:
     from mathhammer.present.headline import headline
     from mathhammer.present.render import render_table
     from mathhammer.present.tables import report_tables
+    from mathhammer.results import InfoLines
     from mathhammer.words import method_words, plain
 
     view = ReportView(headline=headline(report), title=report.title or report.command,
@@ -109,6 +110,8 @@ def build(report, table: str | None) -> ReportView:
 
             head, *lines = check_lines(value)
             view.notes.append((head.rstrip(":"), [line.strip() for line in lines]))
+        elif isinstance(value, InfoLines):  # records for the JSON, its lines for people
+            view.notes.append((key, list(value.lines)))
         elif isinstance(value, (list, tuple)):
             if all(_scalar(item) for item in value):
                 view.notes.append((key, [plain(item) for item in value]))

@@ -230,24 +230,30 @@ def fate_by_turn(plan, tally: dict, n: int) -> InfoTable:
     return InfoTable(rows, tuple(columns))
 
 
-def decision_summary(plan, counts: np.ndarray, n: int) -> list[str]:
-    """One line per unit and kind of decision: how often it came up, each option's share. The
-    unit carries its own side's letter; a decision the other side takes about it (a dispel of
-    the spell on it) says ``by`` that side."""
+def decision_summary(plan, counts: np.ndarray, n: int) -> InfoLines:
+    """Per unit and kind of decision: how often it came up a battle and how often each option
+    was taken. The JSON keeps a record each (side, unit, kind, ``by``, per_battle, options with
+    count and share); the screen one line each, the options taken with their shares. The unit
+    carries its own side's letter; a decision the other side takes about it (a dispel of the
+    spell on it) says ``by`` that side."""
     groups: dict[tuple, list[tuple[str, int]]] = {}
     for (side, kind, u, label), i in plan.vocabulary.items():
         groups.setdefault((side, u, kind), []).append((label, int(counts[i])))
-    lines = []
+    entries, lines = [], []
     for (side, u, kind), options in sorted(groups.items()):
         total = sum(c for _l, c in options)
         if not total:
             continue
-        shares = ", ".join(f"{label} {100 * c / total:.0f}%" for label, c in options if c)
         own = plan.units[u].side  # a dispel or heal of a unit may be the other side's choice
+        entries.append({"side": "AB"[own], "unit": plan.units[u].label, "kind": kind,
+                        "by": "AB"[side], "per_battle": total / n,
+                        "options": [{"option": label, "count": c, "share": c / total}
+                                    for label, c in options]})
+        shares = ", ".join(f"{label} {100 * c / total:.0f}%" for label, c in options if c)
         by = "" if own == side else f" by {'AB'[side]}"
         lines.append(f"{'AB'[own]}:{plan.units[u].label}: {kind}{by} ({total / n:.2f} a "
                      f"battle): {shares}")
-    return lines
+    return InfoLines(entries, lines)
 
 
 def check_options(turns, n_trials) -> None:
