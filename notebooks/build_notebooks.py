@@ -644,7 +644,7 @@ lists = ("wfb8_empire", "wfb8_orcs")
 greedy = mh.fb_battle(*lists, turns=6, n_trials=BATTLES, seed=SEED)
 print(mh.headline(greedy))
 print()
-for line in greedy.info["decisions"][:12]:
+for line in greedy.info["decisions"].lines[:12]:  # the JSON keeps them as records
     print(line)"""),
     ("code", """\
 margin = greedy.distributions["vp_margin"]

@@ -144,19 +144,27 @@ def test_a_fight_is_entered_once_under_each_of_its_codes_and_shares_its_arrays()
     T = empty_tables()
     arrays = tuple(np.zeros((2,) * n, d) for d, n in zip(DTYPES, NDIMS, strict=True))
     first, once = np.array([0, 3], np.int64), np.array([-1, -1], np.int64)
-    kt.add_fight(*T[:ka.T_VALUES], arrays, np.array([[0, 4]], np.int64), np.array([11]),
-                 np.array([7]), first, once)
-    # the like fights: 11 again (skipped), 12 under arrangement 7 (taken), 13 under 8
-    kt.add_fight(*T[:ka.T_VALUES], arrays, np.array([[0, 4], [1, 4], [2, 5]], np.int64),
-                 np.array([11, 12, 13]), np.array([7, 7, 8]), first, once)
+
+    def codes(*values):
+        return np.array(values, np.int64)
+
+    kt.add_fight(*T[:ka.T_VALUES], arrays, np.array([[0, 4]], np.int64), codes(11), codes(7),
+                 first, once)
+    # the like fights: 11 again (skipped), 12 under arrangement 7 (taken), 13 under 8, and
+    # 13 once more in the same call (skipped: entered a row earlier)
+    kt.add_fight(*T[:ka.T_VALUES], arrays,
+                 np.array([[0, 4], [1, 4], [2, 5], [3, 5]], np.int64), codes(11, 12, 13, 13),
+                 codes(7, 7, 8, 9), first, once)
     assert kt.size(T[ka.T_ORDER]) == 3
     assert [T[ka.T_FIGHTS][c] for c in (11, 12, 13)] == [0, 1, 2]
-    assert T[ka.T_ARRANGEMENTS][7] == 0 and T[ka.T_ARRANGEMENTS][8] == 2
+    assert dict(T[ka.T_ARRANGEMENTS]) == {7: 0, 8: 2}
     assert [list(T[ka.T_ORDER][i]) for i in range(3)] == [[0, 4], [1, 4], [2, 5]]
     for i in range(ka.T_ORDER):
         assert all(np.shares_memory(T[i][e], arrays[i]) for e in range(3))
-    T[ka.T_FIRST][0][0] = 9  # each entry's first bodies are its own copy
+    # each entry's first bodies and once-groups are its own copies
+    T[ka.T_FIRST][0][0], T[ka.T_ONCE][0][0] = 9, 9
     assert T[ka.T_FIRST][1][0] == 0 and first[0] == 0
+    assert T[ka.T_ONCE][1][0] == -1 and once[0] == -1
 
 
 def test_a_forgotten_fight_comes_back_unpacked_and_plays_the_same(monkeypatch):

@@ -70,7 +70,8 @@ def add_fight(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, o
     ``codes[r]`` (and arrangement ``keys[r]``, unless that one has a fight already). A code
     already entered is skipped. The containers are T[:T_VALUES] one by one (a tuple of them
     is typed afresh in Python at every call, ~1 ms): ``add_fight(*T[:T_VALUES], ...)``. One
-    call for all the entries: from Python, each entry was 18 container calls (compile._fight)."""
+    call for all the entries: from Python, each entry was ~22 container calls
+    (compile._fight)."""
     for r in range(codes.shape[0]):
         if codes[r] in fights:
             continue
