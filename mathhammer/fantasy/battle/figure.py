@@ -38,14 +38,13 @@ def battle_figure(report):
     ax.set_xlabel(f"share of battles (Monte Carlo, {report.n_trials:,} battles; ± = 95% interval)")
     margin = report.distributions["vp_margin"]
     ax = axes[1]
-    outcomes, probs = margin.outcomes, margin.probs
+    outcomes, probs = np.asarray(margin.outcomes, float), np.asarray(margin.probs)
     width = max(1, int(np.ceil((outcomes[-1] - outcomes[0] + 1) / 40)))
     # bins of whole VP centred on their values (a bin of width 1 is one margin, 0 on the line)
     start = np.floor(outcomes[0] / width) * width - 0.5
     bins = np.arange(start, outcomes[-1] + width + 0.5, width)
     # each bin stacked by outcome (FB-B9): a bin may hold wins, draws and losses
-    limit = float(getattr(report, "draw_limit_vp", 0.0))  # set by battle.report.build_report
-    outcomes, probs = np.asarray(outcomes, float), np.asarray(probs)
+    limit = report.draw_limit_vp  # set by battle.report.build_report, as every battle report
     bottom = np.zeros(len(bins) - 1)
     for colour, label, mask in ((LOSE, f"{b} wins", outcomes < -limit),
                                 (DRAW, "draw", np.abs(outcomes) <= limit),
