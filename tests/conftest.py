@@ -66,6 +66,52 @@ def run_cli(*args: str, input: str | None = None, timeout: float = 300, env: dic
     )
 
 
+def ctrl_c_while_workers_run(args: list[str], processes: int, deadline: float = 600) -> None:
+    """Start ``mathhammer ARGS`` in its own process group, wait until the group holds
+    ``processes`` processes (its workers started; a cold kernel compile may come first) and
+    a second more, send SIGINT to the group as a terminal does, and check the stop: exit
+    130 within 5 s, one line on stderr, nothing on stdout, no process of the group left."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "mathhammer", *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+    def group() -> list[str]:
+        return subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True,
+                              text=True).stdout.split()
+
+    try:
+        start = time.monotonic()
+        while len(group()) < processes and proc.poll() is None \
+                and time.monotonic() - start < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()[1]
+        assert len(group()) >= processes, f"the workers did not start within {deadline:.0f} s"
+        time.sleep(1.0)  # the workers inside their first chunks
+        sent = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+        for _ in range(30):  # a forkserver and a resource tracker leave once the parent has
+            if not group():
+                break
+            time.sleep(0.1)
+        left = group()
+    finally:
+        for pid in group():  # never leave anything running, whatever the test finds
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+    assert proc.returncode == 130, err
+    assert took < 5.0, took
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
+    assert out == "" and not left, (out, left)
+
+
 def cli_inprocess(*args: str) -> subprocess.CompletedProcess:
     """``mathhammer ARGS`` in this process, as ``run_cli`` would see it from outside.
 

@@ -11,7 +11,7 @@ import math
 import pytest
 
 from mathhammer.fantasy.battle.report import battle
-from tests.conftest import cli_result
+from tests.conftest import cli_result, ctrl_c_while_workers_run
 
 
 def one_unit_list(tmp_path, name: str, profile: str, ruleset: str = "wfb8", **options) -> str:
@@ -88,6 +88,14 @@ def test_same_seed_same_answer_on_one_and_two_workers(tmp_path):
     two = battle("wfb8_dwarfs", "wfb8_orcs", workers=2, **kwargs)
     assert one.to_dict()["results"] == two.to_dict()["results"]
     assert one.distributions["vp_margin"].to_dict() == two.distributions["vp_margin"].to_dict()
+
+
+def test_ctrl_c_stops_a_battle_run_and_its_worker_processes():
+    """Ctrl-C to the process group during a two-worker run: one line, exit 130, and no
+    worker left (forked workers once took the interrupt as their chunk's result and waited
+    for ever to send it to a parent that had gone)."""
+    ctrl_c_while_workers_run(["fb", "battle", "wfb8_empire_battle", "wfb8_orcs_battle",
+                              "--n-trials", "1000000", "--seed", "1", "--workers", "2"], 3)
 
 
 def test_json_names_the_answer(tmp_path):

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.conftest import ROOT, cli_inprocess
+from tests.conftest import ROOT, cli_inprocess, ctrl_c_while_workers_run
 
 DATA = ROOT / "tests" / "data" / "wm_battle"
 SMALL = ["--n-trials", "40", "--seed", "5", "--quiet"]
@@ -156,40 +156,7 @@ def test_plot_draws_the_answer():
 
 def test_ctrl_c_stops_a_battle_run_and_its_worker_processes():
     """Ctrl-C (SIGINT to the process group, as a terminal sends it) during a two-worker run:
-    one line, exit 130, at once, and no worker process left behind."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mathhammer", "wm", "battle", "khador_battlebox",
-         "cygnar_battlebox", "--n-trials", "1000000", "--seed", "1", "--workers", "2"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True)
-    time.sleep(4.0)
-    sent = time.monotonic()
-    os.killpg(proc.pid, signal.SIGINT)
-    try:
-        out, err = proc.communicate(timeout=30)
-        took = time.monotonic() - sent
-        for _ in range(30):  # the forkserver and resource tracker leave once the parent has
-            left = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True,
-                                  text=True).stdout.split()
-            if not left:
-                break
-            time.sleep(0.1)
-    finally:
-        left = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True,
-                              text=True).stdout.split()
-        for pid in left:  # never leave anything running, whatever the test finds
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except OSError:
-                pass
-    assert proc.returncode == 130, err
-    assert took < 5.0
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
-    assert out == "" and not left
+    one line, exit 130, at once, and no worker process left behind (the forkserver's
+    workers, its resource tracker and the forkserver itself: five processes in the group)."""
+    ctrl_c_while_workers_run(["wm", "battle", "khador_battlebox", "cygnar_battlebox",
+                              "--n-trials", "1000000", "--seed", "1", "--workers", "2"], 5)

@@ -288,12 +288,9 @@ class Runner:
 
     def _start(self) -> None:
         if self._pool is None:
-            import multiprocessing as mp
-            from concurrent.futures import ProcessPoolExecutor
+            from mathhammer.workers import worker_pool
 
-            methods = mp.get_all_start_methods()
-            ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-            self._pool = ProcessPoolExecutor(self.workers - 1, mp_context=ctx)
+            self._pool = worker_pool(self.workers - 1)
 
     def _dask(self, jobs):
         if self._client is None:  # one client for the whole run, closed by close()
@@ -302,9 +299,12 @@ class Runner:
             self._client, self._own = dask_client(self.scheduler)
         return self._client.gather(self._client.map(_play, jobs, pure=False))
 
-    def close(self) -> None:
+    def close(self, finished: bool = True) -> None:
+        """Stop the helpers (at once when the run did not finish: Ctrl-C or an error)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
+            from mathhammer.workers import stop_pool
+
+            stop_pool(self._pool, finished)
             self._pool = None
         if self._client is not None and getattr(self, "_own", False):
             self._client.close()
@@ -476,8 +476,10 @@ def score_battles(army, meta, *, n_battles: int | None = None, seed: int | None 
         book.game.check_battle(a, "LIST")
         without = _without_each(a, book.game) if per_unit else {}
         book.fill([a, *(x for x in without.values() if not isinstance(x, str))], n, progress)
-    finally:
-        book.runner.close()
+    except BaseException:
+        book.runner.close(finished=False)
+        raise
+    book.runner.close()
     figures = book.figures(a, n)
     results = dict(figures)
     for name, row in book.per_list(a, n).items():
@@ -541,8 +543,10 @@ def diff_battles(list_a, list_b, meta, *, n_battles: int | None = None, seed: in
         book.game.check_battle(a, "LIST_A")
         book.game.check_battle(b, "LIST_B")
         book.fill([a, b], n, progress)
-    finally:
-        book.runner.close()
+    except BaseException:
+        book.runner.close(finished=False)
+        raise
+    book.runner.close()
     fa, fb, d = book.figures(a, n), book.figures(b, n), book.figures(b, n, against=a)
     results: dict[str, Estimate] = {}
     reductions = []

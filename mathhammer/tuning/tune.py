@@ -307,10 +307,13 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
         book.game.check_battle(start, "LIST")
         seed = book.seed
         try:
-            return _tune(start, m, space, state0, cap, final_trials, seed, budget_seconds,
-                         max_lists, top, army, book=book)
-        finally:
-            book.runner.close()
+            tuned = _tune(start, m, space, state0, cap, final_trials, seed, budget_seconds,
+                          max_lists, top, army, book=book)
+        except BaseException:
+            book.runner.close(finished=False)
+            raise
+        book.runner.close()
+        return tuned
     seed = resolve_seed(seed)
     return _tune(start, m, space, state0, cap, final_trials, seed, budget_seconds, max_lists, top,
                  army, cells=dict(method=method, rounds=rounds, policy=policy,

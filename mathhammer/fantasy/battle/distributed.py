@@ -77,16 +77,15 @@ def _process_chunk(args) -> dict:
 
 
 def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_trials: int) -> dict:
-    import multiprocessing
     import tempfile
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
     from mathhammer.fantasy.battle import shared_tables
     from mathhammer.fantasy.battle.runner import _add
+    from mathhammer.workers import stop_pool, worker_pool
 
     key = id(plan)
     _PLANS[key] = plan  # inherited by the forked workers (tables built so far included)
-    context = multiprocessing.get_context("fork")
     total: dict = {}
     done = 0
     processes = min(workers, len(sizes), os.cpu_count() or 1)  # more would only queue
@@ -103,8 +102,10 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
     # server's other queries, keep their own tables)
     share = {} if folder is None else {"initializer": shared_tables.share_through,
                                        "initargs": (folder.name,)}
+    finished = False
     try:
-        with ProcessPoolExecutor(max_workers=processes, mp_context=context, **share) as pool:
+        pool = worker_pool(processes, "fork", **share)
+        try:
             futures = {pool.submit(_process_chunk, (key, seed, i, size)): size
                        for i, size in enumerate(sizes)}
             for fut in as_completed(futures):
@@ -112,6 +113,9 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
                 done += futures.pop(fut)  # its tally added: let it go (hundreds of chunks)
                 if progress:
                     progress(done, n_trials)
+            finished = True
+        finally:
+            stop_pool(pool, finished)  # after Ctrl-C: now, not after the running chunks
     finally:
         _PLANS.pop(key, None)
         if folder is not None:

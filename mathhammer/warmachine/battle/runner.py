@@ -282,14 +282,9 @@ def run(spec: BattleSpec, n_trials: int, seed: int, workers: int | None = None,
         if progress is not None:
             progress(done, n_trials)
 
-    pool = None
-    if n_workers > 1:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+    from mathhammer.workers import stop_pool, worker_pool
 
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-        pool = ProcessPoolExecutor(n_workers, mp_context=ctx)
+    pool = worker_pool(n_workers) if n_workers > 1 else None
 
     def chunk(n: int, state) -> dict:
         job = (spec, n, np.array(state[:4], dtype=np.uint64))
@@ -305,23 +300,8 @@ def run(spec: BattleSpec, n_trials: int, seed: int, workers: int | None = None,
                           if stop.n_done else None) from None
     finally:
         if pool is not None:
-            _close(pool, finished)
+            stop_pool(pool, finished)
     return tally["tally"][0]
-
-
-def _close(pool, finished: bool) -> None:
-    """Shut the worker processes down; after Ctrl-C or an error, stop them now (a worker
-    left waiting for work would hold the interpreter's exit, which joins its children)."""
-    if finished:
-        pool.shutdown(wait=True)
-        return
-    processes = list(getattr(pool, "_processes", {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in processes:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in processes:
-        proc.join(timeout=2)
 
 
 def _state_rng(words) -> random.Random:
