@@ -139,6 +139,22 @@ def validate_trials(n_trials: int, where: str) -> None:
         )
 
 
+def monte_carlo_only(subject: str, method: str | None, *, check: bool = False,
+                     precision: float | None = None) -> None:
+    """Refuse, in one line (exit 2), what a question with no exact answer cannot do — a whole
+    battle, whose state is every unit's place and wounds: ‹method› exact, ‹check› (exact
+    against Monte Carlo) and ‹precision› (battles are counted, not run to a precision)."""
+    if method == "exact":
+        raise InputError("‹method›", f"{subject} is Monte Carlo only (its state is every "
+                         "unit's place and wounds)", method, "use ‹method› mc, or leave it out")
+    if check:
+        raise InputError("‹check›", f"{subject} has no exact answer to check the Monte Carlo "
+                         "against", True, "leave ‹check› out")
+    if precision is not None:
+        raise InputError("‹precision›", f"{subject} plays a set number of battles, not to a "
+                         "precision", precision, "use ‹n_trials› N instead")
+
+
 def chunk_sizes(n_trials: int) -> list[int]:
     """Chunk sizes for a run; a function of ``n_trials`` only (reproducibility)."""
     n_chunks = max(1, min(MAX_CHUNKS, math.ceil(n_trials / MIN_CHUNK)))

@@ -75,6 +75,17 @@ COMMAND_RULES: dict[str, tuple[str, ...]] = {
     "magic.phase": ("MG-1", "MG-2", "MG-3", "MG-4", "MG-5", "MG-6", "MG-7", "MG-8", "MG-9",
                     "MG-10"),
     "magic.optimise": ("MG-4", "MG-5", "MG-6", "MG-9"),
+    # battles: the battle rules, and the engines' rules each phase plays (docs/rules.md)
+    "fantasy.battle": ("FB-B1", "FB-B2", "FB-B3", "FB-B4", "FB-B5", "FB-B6", "FB-B7", "FB-B8",
+                       "FB-B9", "FB-B10", "FB-B11", "FB-B12", "FB-B20", "FB-B21", "FB-B22",
+                       "FB-B30", "FB-B31", "FB-WM2", "FB-G1", "FB-G3", "FB-G4", "FB-H2",
+                       "FB-C1", "FB-C3", "FB-C4", "FB-C5", "FB-C6", "FB-K3", "FB-M1", "FB-M4",
+                       "MG-1", "MG-3", "MG-4", "MG-5", "MG-6", "MG-7", "MG-10", "DICE-6"),
+    "warmachine.battle": ("WM-B1", "WM-B2", "WM-B3", "WM-B4", "WM-B5", "WM-B6", "WM-B7",
+                          "WM-B8", "WM-B9", "WM-B10", "WM-B11", "WM-B12", "WM-B13", "WM-A6",
+                          "WM-A9", "WM-D2", "WM-D3", "WM-D7", "WM-E1", "WM-E2", "WM-E3",
+                          "WM-F1", "WM-F2", "WM-F3", "WM-F5", "WM-G2", "WM-G4", "WM-S1",
+                          "DICE-6"),
 }
 
 

@@ -243,3 +243,27 @@ def test_real_process_exit_code_and_message(index):
     assert proc.returncode == 2
     assert proc.stderr == f"error: {message}\n"
     assert proc.stdout == ""
+
+
+BATTLE_SCENARIOS = {
+    "fantasy": 'game = "fantasy"\nkind = "battle"\n\n[battle]\nlist_a = "wfb8_dwarfs"\n'
+               'list_b = "wfb8_orcs"\nturns = 1\nn_trials = 10\n',
+    "warmachine": 'game = "warmachine"\nkind = "battle"\nlist_a = "khador_battlebox"\n'
+                  'list_b = "cygnar_battlebox"\nturns = 1\n',
+}
+
+
+@pytest.mark.parametrize("game", sorted(BATTLE_SCENARIOS))
+@pytest.mark.parametrize("flags", [["--method", "exact"], ["--check"], ["--precision", "0.05"]],
+                         ids=lambda f: f[0])
+def test_a_battle_scenario_refuses_what_a_battle_cannot_do(tmp_path, game, flags):
+    """``run`` on a battle file: no exact answer, nothing to check against, no precision —
+    one line and exit 2 before any battle, as ``fb battle``/``wm battle`` refuse them (once
+    the file's battles were played as if the flag were not there)."""
+    path = tmp_path / "battle.toml"
+    path.write_text(BATTLE_SCENARIOS[game])
+    argv = ["run", str(path), "--seed", "1", *flags]
+    code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err)
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {flags[0]}: a battle ") and err.count("\n") == 1, err

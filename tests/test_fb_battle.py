@@ -259,3 +259,15 @@ def test_the_web_page_shows_the_decisions_and_first_decisions_as_lines():
     notes = dict(build(report, None).notes)
     for key in ("decisions", "first_decisions"):
         assert notes[key] == report.info[key].lines and notes[key], key
+
+
+def test_run_explain_on_a_battle_file_names_the_rules_it_plays(tmp_path):
+    """``run --explain`` on a battle file lists the battle's rules (it printed an empty
+    "explain:")."""
+    path = tmp_path / "battle.toml"
+    path.write_text('game = "fantasy"\nkind = "battle"\n\n[battle]\nlist_a = "wfb8_dwarfs"\n'
+                    'list_b = "wfb8_orcs"\nturns = 1\nn_trials = 10\n')
+    code, out, err = cli_result("run", str(path), "--seed", "1", "--explain", "--quiet")
+    assert code == 0, err
+    explain = out.split("\nexplain:\n")[1].splitlines()
+    assert explain[0].startswith("  rules followed: FB-B1, FB-B2, FB-B3"), explain

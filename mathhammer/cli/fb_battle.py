@@ -38,12 +38,10 @@ def battle_command(
     decisions each side took and the values of the first decisions. Monte Carlo: one trial
     is one battle.
     """
-    from mathhammer.errors import InputError
+    from mathhammer.engine import monte_carlo_only
     from mathhammer.fantasy.battle.report import battle
 
-    if opts.method == "exact":
-        raise InputError("‹method›", "a battle is Monte Carlo only (its state is every unit's "
-                         "place and wounds)", "exact", "use ‹method› mc, or leave it out")
+    monte_carlo_only("a battle", opts.method)
     report = battle(list_a, list_b, turns=turns, deployment=deployment, policy_a=policy_a,
                     policy_b=policy_b, first=first, n_trials=opts.config().n_trials,
                     seed=opts.seed, workers=workers, scheduler=scheduler, rollouts=rollouts,

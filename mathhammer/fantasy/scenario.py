@@ -304,8 +304,11 @@ def run_scenario(data: dict, source: str, *, method: str, config: MonteCarloConf
         raise pydantic_errors(err, source) from None
     base_dir = Path(source).resolve().parent
     if scenario.kind == "battle":  # two army lists, every phase (FB-B1..B10)
+        from mathhammer.engine import monte_carlo_only
         from mathhammer.fantasy.battle.scenario import run_battle_scenario
 
+        monte_carlo_only("a battle", method, check=check,
+                         precision=None if config is None else config.precision)
         report = run_battle_scenario(scenario.battle, source, config, scenario.title, n_trials)
         report.info["scenario"] = source
         return report

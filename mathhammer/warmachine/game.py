@@ -75,7 +75,7 @@ class Warmachine(Game):
             from mathhammer.warmachine.battle.query import run_battle_scenario
 
             return run_battle_scenario(data, source, method=method, config=config,
-                                       n_trials=n_trials)
+                                       check=check, n_trials=n_trials)
         from mathhammer.warmachine.scenario import run_scenario
 
         return run_scenario(data, source, method=method, config=config, check=check)

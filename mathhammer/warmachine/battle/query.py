@@ -72,7 +72,7 @@ def wm_battle(list_a, list_b, *, turns: int = 5, deployment=None, policy_a: str 
 
 
 def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config=None,
-                        n_trials: int | None = None) -> Report:
+                        check: bool = False, n_trials: int | None = None) -> Report:
     """``mathhammer run`` with ``kind = "battle"`` in a Warmachine scenario file::
 
         game = "warmachine"
@@ -87,6 +87,7 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
     """
     from pathlib import Path
 
+    from mathhammer.engine import monte_carlo_only
     from mathhammer.errors import ProfileError
 
     allowed = {"game", "kind", "list_a", "list_b", "turns", "first", "deployment", "policy_a",
@@ -117,12 +118,8 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
     for key in ("first", "policy_a", "policy_b", "plan"):
         if key in data:
             kwargs[key] = data[key]
-    if method == "exact":
-        raise InputError("‹method›", "a battle is played by Monte Carlo only", method,
-                         "use ‹method› mc or leave it out")
-    if config is not None and config.precision is not None:
-        raise InputError("‹precision›", "is not available for battles", config.precision,
-                         "use ‹n_trials› instead")
+    monte_carlo_only("a battle", method, check=check,
+                     precision=None if config is None else config.precision)
     kw = {"n_trials": n_trials if n_trials is not None else DEFAULT_BATTLES}
     if config is not None:
         kw.update(seed=config.seed, workers=config.threads, progress=config.progress)
