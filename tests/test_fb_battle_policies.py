@@ -221,3 +221,14 @@ def test_no_rollout_is_kept_from_a_main_line_that_met_a_placeholder(monkeypatch)
         return run(recipe, 4, 5, plan=plan)[0]
 
     assert_same_tallies(tallied(False), tallied(True))
+
+
+def test_iterations_change_nothing_without_a_best_response():
+    """‹iterations› is read only by a best response: greedy vs greedy with 3 iterations is the
+    same battles, on the same engine (it once switched to the reference engine: another
+    sample for the same seed)."""
+    kwargs = dict(turns=1, n_trials=30, seed=2)
+    one = battle("wfb8_empire", "wfb8_orcs", iterations=1, **kwargs).to_dict()
+    three = battle("wfb8_empire", "wfb8_orcs", iterations=3, **kwargs).to_dict()
+    assert one["results"] == three["results"]
+    assert one["info"]["decisions"] == three["info"]["decisions"]

@@ -61,8 +61,10 @@ def build_plan(recipe: Recipe):
                                  where=f"‹policy_{'ab'[s]}›").bind(plan, s)
                      for s, name in enumerate((recipe.policy_a, recipe.policy_b))]
     plan.vocabulary = vocabulary(plan)
-    # the kernel plays one answer to answers (iterations > 1 is the reference engine's)
-    plan.engine = "kernel" if recipe.iterations == 1 else "python"
+    # the kernel plays one answer to answers (a best response's iterations > 1 is the
+    # reference engine's); without a best response, iterations are read by no policy
+    answers = recipe.iterations > 1 and any(p.name == "best-response" for p in plan.policies)
+    plan.engine = "python" if answers else "kernel"
 
     plan.max_margin = int(math.ceil(max_vp(plan, 0) + max_vp(plan, 1)))
     return plan
