@@ -215,3 +215,26 @@ def test_restraining_takes_a_leadership_test_where_the_ruleset_says(tmp_path):
     with_test, without = destroyed
     se = math.sqrt(with_test * (1 - with_test) / n + without * (1 - without) / n)
     assert with_test - without > 3 * se, (with_test, without, se)
+
+
+@pytest.mark.parametrize("entries, labels", [
+    ([("Halberdiers", 2), ("Halberdiers", 1)],
+     ["Halberdiers", "Halberdiers (3)", "Halberdiers (2)"]),
+    ([("Halberdiers", 1), ("Halberdiers", 1), ("Halberdiers", 2)],
+     ["Halberdiers", "Halberdiers (2)", "Halberdiers (3)", "Halberdiers (4)"]),
+    ([("Halberdiers", 3)], ["Halberdiers", "Halberdiers (2)", "Halberdiers (3)"]),
+])
+def test_every_unit_of_a_list_gets_its_own_label(entries, labels):
+    """An entry's first unit keeps the list's label (joins and deployment files name it), its
+    other units the next free number: a count of 2 before a second entry of the same profile
+    was refused ("two units end up with the same label") for labels the tool made itself."""
+    from mathhammer.fantasy.battle.army import battle_units
+    from mathhammer.fantasy.rules.ruleset import load_ruleset
+    from mathhammer.lists import load_list
+
+    army = load_list({"name": "Twins", "game": "fantasy", "ruleset": "wfb8", "points": 3000,
+                      "units": [{"profile": "wfb8/empire_halberdiers", "count": count}
+                                for _name, count in entries]})
+    enemy = load_list("wfb8_orcs")
+    units = battle_units(army, enemy, load_ruleset("wfb8"))
+    assert [u.label for u in units if u.side == 0] == labels

@@ -113,11 +113,15 @@ def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit
         if host is not None:
             joined.setdefault(host, []).append(entry)
     out: list[BattleUnit] = []
+    # an entry's first unit keeps the entry's label (joins and deployment files name it);
+    # its other units take the next free number of the name: Halberdiers (3) beside an entry
+    # the list labelled Halberdiers (2), never Halberdiers (2) twice or Halberdiers (2) (2)
+    taken = {entry.label for entry in army.units}
     for entry in army.units:
         if entry.options.get("joins") is not None:
             continue
         for copy in range(entry.count):
-            label = entry.label if copy == 0 else f"{entry.label} ({copy + 1})"
+            label = entry.label if copy == 0 else _next_free(entry.label, taken)
             # a character joins the first unit of an entry of several (FB-K1)
             characters = tuple(Character(c.profile, c.label == general,
                                          c.profile.formation.battle_standard)
@@ -134,6 +138,20 @@ def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit
         raise ProfileError(f"list {'AB'[side]}", "two units end up with the same label",
                            labels, "give the entries distinct name = \"...\"")
     return out
+
+
+def _next_free(label: str, taken: set[str]) -> str:
+    """``Name (n)`` with the smallest n >= 2 not taken (Name: the label without its number);
+    marked taken."""
+    import re
+
+    match = re.fullmatch(r"(.*) \((\d+)\)", label)
+    base = match.group(1) if match else label
+    n = 2
+    while f"{base} ({n})" in taken:
+        n += 1
+    taken.add(f"{base} ({n})")
+    return f"{base} ({n})"
 
 
 def _check_joined(army: ArmyList, side: int, label: str, profile, characters, rules) -> None:
