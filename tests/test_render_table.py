@@ -129,3 +129,23 @@ def test_names_from_user_files_reach_the_terminal_escaped(tmp_path):
         assert code == 0, err
         assert "Orc\\x1b[31mRED\\x1b]0;title\\x07\\u202e\\x7f Boyz" in out, out[:300]
         assert not any(ch in out + err for ch in "\x1b\x07\u202e\x7f")
+
+
+def test_full_lists_every_outcome_seen_and_folds_the_runs_never_seen():
+    """‹full› on a Monte Carlo distribution: each value a trial gave is its own row, each run
+    of values none gave is one 0.00% row (a battle's VP margin printed 1,300 rows of 0.00%
+    for 200 battles); an exact distribution keeps every value (a 0 there is a fact)."""
+    counts = np.zeros(301, np.int64)
+    counts[[0, 7, 8, 150, 300]] = [3, 1, 2, 5, 1]
+    mc = Distribution.from_counts(counts, offset=-100)
+    exact = Distribution.exact(counts / counts.sum(), -100)
+    for dist, expected in ((mc, ["-100", "-99–-94", "-93", "-92", "-91–49", "50", "51–199",
+                                 "200"]),
+                           (exact, [str(v) for v in range(-100, 201)])):
+        report = Report("roll", "mc" if dist is mc else "exact", {}, {"margin": dist},
+                        n_trials=12 if dist is mc else None, seed=1 if dist is mc else None)
+        lines = render_table(report, full=True).splitlines()
+        start = lines.index("margin") + 2
+        end = next(i for i in range(start, len(lines) + 1)
+                   if i == len(lines) or not lines[i].startswith("  "))
+        assert [line.split()[0] for line in lines[start:end]] == expected

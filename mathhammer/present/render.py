@@ -212,11 +212,16 @@ def fold_rows(dist: Distribution, below: float = FOLD_BELOW,
     return labelled
 
 
+_SEEN = math.ulp(0.0)  # a Monte Carlo outcome's share is 0 or at least 1/n
+
+
 def _distribution_table(name: str, dist: Distribution, fold: bool = True) -> list[str]:
     mc = not dist.is_exact
     at_least, at_most = dist.at_least_curve(), dist.at_most_curve()
     if fold:
         rows = fold_rows(dist)
+    elif mc:  # every outcome a trial gave is a row; a run of values none gave, one row
+        rows = fold_rows(dist, below=_SEEN, max_rows=len(dist.probs))
     else:
         rows = [(str(dist.offset + i), i, i) for i in range(len(dist.probs))]
     width = max(7, *(len(label) for label, _, _ in rows))
