@@ -267,3 +267,28 @@ def test_a_battle_scenario_refuses_what_a_battle_cannot_do(tmp_path, game, flags
     assert_clean(argv, code, out, err)
     assert code == 2 and out == ""
     assert err.startswith(f"error: {flags[0]}: a battle ") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("battle, where, what", [
+    ('deployment = "nosuch.toml"\n', "battle.deployment",
+     "is no file beside the scenario"),
+    ('[[battle.deployment.a]]\nunit = "Halberdiers"\nx = 100\n', "battle.deployment: a unit "
+     "'Halberdiers'", "is off the 72\" x 48\" table"),
+    ('list_b = "nosuch"\n', "battle.list_b: list 'nosuch'", "file not found"),
+])
+def test_a_battle_files_errors_name_the_file_and_its_key(tmp_path, battle, where, what):
+    """An error in what a battle file names (its lists, its deployment, inline or a file of
+    its own) says which file and key: it named only 'deployment' or the bare file name."""
+    path = tmp_path / "battle.toml"
+    lines = ['game = "fantasy"', 'kind = "battle"', "[battle]", 'list_a = "wfb8_empire"',
+             'list_b = "wfb8_orcs"', "turns = 1", "n_trials = 10"]
+    if battle.startswith("list_b"):
+        lines.pop(4)
+    text = "\n".join(lines) + "\n"
+    text = (text + battle) if not battle.startswith("[[") else text + "\n" + battle
+    path.write_text(text)
+    argv = ["run", str(path), "--seed", "1"]
+    code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err)
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {path}: {where}") and what in err, err

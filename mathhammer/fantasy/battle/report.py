@@ -41,7 +41,8 @@ NOT_PLAYED = (
 def battle(list_a, list_b, *, turns: int = 6, deployment: str | Path | dict | None = None,
            policy_a: str = "greedy", policy_b: str = "greedy", first: str = "roll-off",
            n_trials: int = DEFAULT_TRIALS, seed: int | None = None, workers: int = 1,
-           scheduler=None, rollouts: int = 8, iterations: int = 1, progress=None) -> Report:
+           scheduler=None, rollouts: int = 8, iterations: int = 1, progress=None,
+           deployment_source: str | None = None) -> Report:
     """Play list A against list B ``n_trials`` times (Monte Carlo; one trial is one battle).
 
     Args:
@@ -53,6 +54,7 @@ def battle(list_a, list_b, *, turns: int = 6, deployment: str | Path | dict | No
         workers: worker processes; the answer is the same for any count (and on Dask).
         scheduler: a Dask scheduler address or client.
         rollouts, iterations: best-response: rollouts per option, answers to answers.
+        deployment_source: what an error in a parsed ``deployment`` names as its place.
     """
     from mathhammer.fantasy.battle.distributed import run
     from mathhammer.fantasy.battle.runner import Recipe
@@ -60,6 +62,7 @@ def battle(list_a, list_b, *, turns: int = 6, deployment: str | Path | dict | No
 
     armies = [x if isinstance(x, ArmyList) else load_list(x) for x in (list_a, list_b)]
     data, source = _deployment_data(deployment)
+    source = deployment_source or source
     recipe = Recipe(armies[0], armies[1], data, source, turns, first, policy_a, policy_b,
                     rollouts, iterations)
     tally, used_seed, plan = run(recipe, n_trials, seed, workers=workers, scheduler=scheduler,

@@ -64,14 +64,34 @@ def run_battle_scenario(table: dict | None, source: str, config, title: str = ""
         path = base / ref
         return str(path) if path.is_file() else ref
 
-    deployment = entry.deployment
+    def in_file(key: str, load, ref):
+        """``load(ref)``, its error named by the scenario's key as well (a list or deployment
+        file of its own may be at fault: its name stays in the message)."""
+        try:
+            return load(ref)
+        except ProfileError as err:
+            raise type(err)(f"{source}: battle.{key}: {err.where}", err.what, err.got,
+                            err.fix) from None
+
+    from mathhammer.lists import load_list
+    from mathhammer.profiles import read_toml
+
+    armies = [in_file(key, load_list, near(ref))
+              for key, ref in (("list_a", entry.list_a), ("list_b", entry.list_b))]
+    deployment, deployment_source = entry.deployment, f"{source}: battle.deployment"
     if isinstance(deployment, str):
-        deployment = near(deployment)
+        path = Path(near(deployment))
+        if not path.is_file():
+            raise ProfileError(f"{source}: battle.deployment", "is no file beside the scenario "
+                               f"({base}) or in the current folder", deployment,
+                               "give the deployment file's path relative to the scenario file")
+        deployment, deployment_source = in_file("deployment", read_toml, path), str(path)
     n_trials = entry.n_trials if n_trials is None else n_trials  # ‹n_trials› given wins
-    report = battle(near(entry.list_a), near(entry.list_b), turns=entry.turns,
-                    deployment=deployment, policy_a=entry.policy_a, policy_b=entry.policy_b,
-                    first=entry.first, n_trials=n_trials, seed=config.seed, workers=entry.workers,
-                    rollouts=entry.rollouts, iterations=entry.iterations, progress=config.progress)
+    report = battle(armies[0], armies[1], turns=entry.turns, deployment=deployment,
+                    deployment_source=deployment_source, policy_a=entry.policy_a,
+                    policy_b=entry.policy_b, first=entry.first, n_trials=n_trials,
+                    seed=config.seed, workers=entry.workers, rollouts=entry.rollouts,
+                    iterations=entry.iterations, progress=config.progress)
     if title:
         report.title = title
     return report
