@@ -14,6 +14,7 @@ def battle_figure(report):
 
 
     from mathhammer.fantasy.headlines import side_names
+    from mathhammer.words import plural
 
     r = report.results
     names = report.title.split(" (")[0].split(" vs ")
@@ -27,15 +28,17 @@ def battle_figure(report):
         est = r[key]
         width = 100 * est.value
         ax.barh(0, width, left=left, color=colour, height=0.5, label=label)
-        if width >= 6:
-            ax.text(left + width / 2, 0, f"{width:.1f}%\n±{196 * est.se:.1f}", ha="center",
+        if width >= 6:  # the text's own 95% interval (Wilson: 100% of 20 is not ± 0)
+            lo, hi = (100 * x for x in est.ci95)
+            ax.text(left + width / 2, 0, f"{width:.1f}%\n{lo:.1f}–{hi:.1f}", ha="center",
                     va="center", color="white", fontsize=8)
         left += width
     ax.set_xlim(0, 100)
     ax.set_yticks([])
     ax.xaxis.set_major_formatter(PercentFormatter())
     ax.legend(ncol=3, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=9)
-    ax.set_xlabel(f"share of battles (Monte Carlo, {report.n_trials:,} battles; ± = 95% interval)")
+    ax.set_xlabel(f"share of battles (Monte Carlo, {plural(report.n_trials, 'battle')}; "
+                  "under each share its 95% interval)")
     margin = report.distributions["vp_margin"]
     ax = axes[1]
     outcomes, probs = np.asarray(margin.outcomes, float), np.asarray(margin.probs)
@@ -60,7 +63,8 @@ def battle_figure(report):
     ax.set_xlabel(f"victory points, {a} minus {b} (to the nearest VP)")
     ax.set_ylabel("share of battles")
     ax.yaxis.set_major_formatter(PercentFormatter())
-    ax.set_title(f"the margin: mean {r['mean_vp_margin'].value:+.0f} VP"
+    mean = r["mean_vp_margin"]
+    ax.set_title(f"the margin: mean {mean.value:+.0f} ± {mean.se:.0f} VP"  # as the headline
                  + (f" (a draw within {limit:g} VP)" if limit else ""), fontsize=10)
     ax.legend(fontsize=8, frameon=False)
     ax = axes[2]
