@@ -295,3 +295,13 @@ def test_the_charts_shares_carry_the_texts_95_percent_intervals(lists, n, turns)
         assert "100.0%\n83.9–100.0" in shown
     m = report.results["mean_vp_margin"]
     assert fig.axes[1].get_title().startswith(f"the margin: mean {m.value:+.0f} ± {m.se:.0f} VP")
+
+
+def test_scripted_sides_say_why_no_first_decision_is_valued():
+    """Both sides scripted: the first decisions' note says why it has no values (it printed
+    an empty heading); one game turn is 'game turn'."""
+    report = battle("wfb8_empire", "wfb8_orcs", turns=1, n_trials=10, seed=1,
+                    policy_a="scripted", policy_b="scripted")
+    first = report.info["first_decisions"]
+    assert list(first) == [] and first.lines == ["none: scripted orders are followed, not valued"]
+    assert "(wfb8, 1 game turn, scripted vs scripted)" in report.title

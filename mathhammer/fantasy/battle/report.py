@@ -20,6 +20,7 @@ from mathhammer.errors import InputError
 from mathhammer.fantasy.battle.scoring import draw_limit
 from mathhammer.results import Column, Distribution, Estimate, InfoLines, InfoTable, Report
 from mathhammer.trials import BATTLE as DEFAULT_TRIALS
+from mathhammer.words import plural
 
 STATUS_KEYS = ("holding", "fleeing", "fled", "destroyed")
 NOT_PLAYED = (
@@ -110,7 +111,8 @@ def build_report(plan, tally: dict, n: int, seed: int, recipe) -> Report:
         counts = tally["models_left"][u, : unit.models + 1]
         distributions[f"models_left[{unit_key(plan, u)}]"] = Distribution.from_counts(counts)
     names = plan.names
-    title = (f"{names[0]} vs {names[1]} ({plan.rules.name}, {plan.turns} game turns, "
+    title = (f"{names[0]} vs {names[1]} ({plan.rules.name}, "
+             f"{plural(plan.turns, 'game turn')}, "
              f"{plan.policies[0].describe()} vs {plan.policies[1].describe()})")
     info = _info(plan, tally, n, recipe, seed)
     report = Report("fantasy.battle", "mc", results, distributions, n_trials=n, seed=seed,
@@ -129,18 +131,22 @@ def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
     info: dict = {
         "set-up": f"A {recipe.army_a.total_points} pts, B {recipe.army_b.total_points} pts; "
                   f"{plan.rules.name}; {br.table_width:g}\" x {br.table_depth:g}\" table (FB-B1); "
-                  f"{plan.deployment.source}; {first}; {plan.turns} game turns, each player "
-                  "turn rally, charges, moves, magic, shooting, combat (FB-B3)",
+                  f"{plan.deployment.source}; {first}; {plural(plan.turns, 'game turn')}, "
+                  "each player turn rally, charges, moves, magic, shooting, combat (FB-B3)",
         "victory points": _vp_words(plan),
         "not_played": "; ".join(NOT_PLAYED) + " (FB-B11)",
     }
     info["fate by turn"] = fate_by_turn(plan, tally, n)
     info["decisions"] = decision_summary(plan, tally["decisions"], n)
-    info["first_decisions"] = first_decisions_lines(first_decisions(plan, seed))
+    scripted = all(p.name == "scripted" for p in plan.policies)
+    info["first_decisions"] = first_decisions_lines(
+        first_decisions(plan, seed), "scripted orders are followed, not valued" if scripted
+        else "no decision of more than one option came up in the first-decisions battle")
     return info
 
 
-def first_decisions_lines(entries: list[dict]) -> InfoLines:
+def first_decisions_lines(entries: list[dict], none: str = "no side chose between "
+                          "options by their values") -> InfoLines:
     """The first decisions as the JSON keeps them (per side: policy, kind, unit, options with
     value and se) and, on screen, one line a side: every option, best first, its value
     rounded to its se."""
@@ -152,6 +158,8 @@ def first_decisions_lines(entries: list[dict]) -> InfoLines:
         values = ", ".join(f"{o['option']} {rounded(o['value'], o['se'], signed=True, exact_digits=1)}"
                            for o in ranked)
         lines.append(f"{e['side']}:{e['unit']}, {e['kind']} ({e['policy']}), VP: {values}")
+    if not entries:
+        lines.append(f"none: {none}")
     return InfoLines(entries, lines)
 
 FIRST_STREAM = 10**9  # a chunk number no run reaches: the first-decisions battle's own dice
