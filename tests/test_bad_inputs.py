@@ -177,6 +177,11 @@ CASES: list[tuple[list[str], str]] = [
      "`mathhammer profiles list`"),
     (["profiles", "list", "--game", "chess"],
      "--game: must be one of warmachine, fantasy (got chess); fix: use --game warmachine"),
+    (["fb", "battle", "wfb8_empire", "wfb8_orcs", "--deployment",
+      "tests/data/bad/deployment_nan.toml", "-q"],
+     "tests/data/bad/deployment_nan.toml: a.0.x: Input should be a finite number (got nan); "
+     "fix: give each value what its message asks (`mathhammer profiles schema` gives every "
+     "key's type and range)"),
     # ---- compare and sweep
     (["compare", "profiles/lists/cygnar_battlebox.toml", "profiles/lists/wfb8_empire.toml", "-q"],
      "lists: Cygnar battle box is warmachine but Empire state troops is fantasy; fix: compare "

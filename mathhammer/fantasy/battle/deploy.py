@@ -48,7 +48,7 @@ from mathhammer.fantasy.battle.table import TOUCHING, Box, on_table, overlaps
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Placement(_Strict):
