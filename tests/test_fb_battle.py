@@ -90,6 +90,17 @@ def test_same_seed_same_answer_on_one_and_two_workers(tmp_path):
     assert one.distributions["vp_margin"].to_dict() == two.distributions["vp_margin"].to_dict()
 
 
+def test_the_first_decisions_are_the_same_played_by_a_worker():
+    """With worker processes the first decisions' battle is played by one of them (it holds
+    the run's tables): the same values and se as in this process."""
+    kwargs = dict(turns=2, n_trials=40, seed=4, policy_a="greedy", policy_b="greedy")
+    one = battle("wfb8_empire_battle", "wfb8_orcs_battle", workers=1, **kwargs)
+    two = battle("wfb8_empire_battle", "wfb8_orcs_battle", workers=2, **kwargs)
+    first = one.info["first_decisions"]
+    assert list(first) and list(first) == list(two.info["first_decisions"])
+    assert first.lines == two.info["first_decisions"].lines
+
+
 def test_ctrl_c_stops_a_battle_run_and_its_worker_processes():
     """Ctrl-C to the process group during a two-worker run: one line, exit 130, and no
     worker left (forked workers once took the interrupt as their chunk's result and waited

@@ -113,6 +113,9 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
                 done += futures.pop(fut)  # its tally added: let it go (hundreds of chunks)
                 if progress:
                     progress(done, n_trials)
+            # the first decisions' battle (report.first_decisions) in a worker holding the
+            # run's tables: this process has built none (~1 s of tables for one battle)
+            first = pool.submit(_first_decisions_job, (key, seed)).result()
             finished = True
         finally:
             stop_pool(pool, finished)  # after Ctrl-C: now, not after the running chunks
@@ -120,7 +123,19 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
         _PLANS.pop(key, None)
         if folder is not None:
             folder.cleanup()
+    total[FIRST_DECISIONS] = first
     return total
+
+
+#: a run's tally may carry the first decisions' values, played where the tables are
+FIRST_DECISIONS = "first_decisions"
+
+
+def _first_decisions_job(args) -> list[dict]:
+    from mathhammer.fantasy.battle.report import first_decisions
+
+    key, seed = args
+    return first_decisions(_PLANS[key], seed)
 
 
 def _dask_chunk(recipe, seed: int, i: int, size: int) -> dict:

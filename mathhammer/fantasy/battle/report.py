@@ -138,9 +138,13 @@ def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
     }
     info["fate by turn"] = fate_by_turn(plan, tally, n)
     info["decisions"] = decision_summary(plan, tally["decisions"], n)
+    from mathhammer.fantasy.battle.distributed import FIRST_DECISIONS
+
     scripted = all(p.name == "scripted" for p in plan.policies)
+    entries = tally.get(FIRST_DECISIONS)  # played by a worker process (distributed.py)
     info["first_decisions"] = first_decisions_lines(
-        first_decisions(plan, seed), "scripted orders are followed, not valued" if scripted
+        first_decisions(plan, seed) if entries is None else entries,
+        "scripted orders are followed, not valued" if scripted
         else "no decision of more than one option came up in the first-decisions battle")
     return info
 
