@@ -113,7 +113,7 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
                 done += futures.pop(fut)  # its tally added: let it go (hundreds of chunks)
                 if progress:
                     progress(done, n_trials)
-            # the first decisions' battle (report.first_decisions) in a worker holding the
+            # the first decisions' battle (first.first_decisions) in a worker holding the
             # run's tables: this process has built none (~1 s of tables for one battle)
             first = pool.submit(_first_decisions_job, (key, seed)).result()
             finished = True
@@ -123,16 +123,14 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
         _PLANS.pop(key, None)
         if folder is not None:
             folder.cleanup()
+    from mathhammer.fantasy.battle.first import FIRST_DECISIONS
+
     total[FIRST_DECISIONS] = first
     return total
 
 
-#: a run's tally may carry the first decisions' values, played where the tables are
-FIRST_DECISIONS = "first_decisions"
-
-
 def _first_decisions_job(args) -> list[dict]:
-    from mathhammer.fantasy.battle.report import first_decisions
+    from mathhammer.fantasy.battle.first import first_decisions
 
     key, seed = args
     return first_decisions(_PLANS[key], seed)
