@@ -84,6 +84,15 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text):,} chars)"
 
 
+def within(where: str, load: Callable, *args: Any):
+    """``load(*args)``; an error it raises names ``where`` as well — a file a scenario names
+    (its list, its deployment) keeps its own place in the message after the scenario's key."""
+    try:
+        return load(*args)
+    except MathhammerError as err:
+        raise type(err)(f"{where}: {err.where}", err.what, err.got, err.fix) from None
+
+
 class InputError(MathhammerError):
     """A command-line flag or library argument has an impossible value."""
 

@@ -93,6 +93,16 @@ _LONG_DOTTED_KEY = re.compile(  # a run of more than MAX_KEY_PARTS dotted parts,
     rf"""(?<![A-Za-z0-9_\-"'.]){_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART}){{{MAX_KEY_PARTS},}}""")
 
 
+def file_beside(where: str, ref: str, base: Path) -> Path:
+    """A file a scenario names (a deployment): beside the scenario file (in ``base``), else
+    from the current folder; neither: one line naming the scenario's key and where it looked."""
+    for path in (base / ref, Path(ref)):
+        if path.is_file():
+            return path
+    raise ProfileError(where, f"is no file beside the scenario ({base.resolve()}) or in the "
+                       "current folder", ref, "give the file's path relative to the scenario file")
+
+
 def read_toml(path: Path | str, where: str | None = None) -> dict[str, Any]:
     """Read a TOML data file with bounds; any problem is one ProfileError line.
 

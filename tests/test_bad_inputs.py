@@ -297,3 +297,21 @@ def test_a_battle_files_errors_name_the_file_and_its_key(tmp_path, battle, where
     assert_clean(argv, code, out, err)
     assert code == 2 and out == ""
     assert err.startswith(f"error: {path}: {where}") and what in err, err
+
+
+@pytest.mark.parametrize("extra, where, what", [
+    ('deployment = "nosuch.toml"\n', "deployment", "is no file beside the scenario"),
+    ('list_b = "nosuch"\n', "list_b: list 'nosuch'", "file not found"),
+])
+def test_a_warmachine_battle_files_errors_name_the_file_and_its_key(tmp_path, extra, where,
+                                                                    what):
+    text = BATTLE_SCENARIOS["warmachine"]
+    if extra.startswith("list_b"):
+        text = text.replace('list_b = "cygnar_battlebox"\n', "")
+    path = tmp_path / "battle.toml"
+    path.write_text(text + extra)
+    argv = ["run", str(path), "--seed", "1"]
+    code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err)
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {path}: {where}") and what in err, err

@@ -64,28 +64,17 @@ def run_battle_scenario(table: dict | None, source: str, config, title: str = ""
         path = base / ref
         return str(path) if path.is_file() else ref
 
-    def in_file(key: str, load, ref):
-        """``load(ref)``, its error named by the scenario's key as well (a list or deployment
-        file of its own may be at fault: its name stays in the message)."""
-        try:
-            return load(ref)
-        except ProfileError as err:
-            raise type(err)(f"{source}: battle.{key}: {err.where}", err.what, err.got,
-                            err.fix) from None
-
+    from mathhammer.errors import within
     from mathhammer.lists import load_list
-    from mathhammer.profiles import read_toml
+    from mathhammer.profiles import file_beside, read_toml
 
-    armies = [in_file(key, load_list, near(ref))
+    armies = [within(f"{source}: battle.{key}", load_list, near(ref))
               for key, ref in (("list_a", entry.list_a), ("list_b", entry.list_b))]
     deployment, deployment_source = entry.deployment, f"{source}: battle.deployment"
     if isinstance(deployment, str):
-        path = Path(near(deployment))
-        if not path.is_file():
-            raise ProfileError(f"{source}: battle.deployment", "is no file beside the scenario "
-                               f"({base}) or in the current folder", deployment,
-                               "give the deployment file's path relative to the scenario file")
-        deployment, deployment_source = in_file("deployment", read_toml, path), str(path)
+        path = file_beside(f"{source}: battle.deployment", deployment, base)
+        deployment = within(f"{source}: battle.deployment", read_toml, path)
+        deployment_source = str(path)
     n_trials = entry.n_trials if n_trials is None else n_trials  # ‹n_trials› given wins
     report = battle(armies[0], armies[1], turns=entry.turns, deployment=deployment,
                     deployment_source=deployment_source, policy_a=entry.policy_a,

@@ -123,5 +123,15 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
     kw = {"n_trials": n_trials if n_trials is not None else DEFAULT_BATTLES}
     if config is not None:
         kw.update(seed=config.seed, workers=config.threads, progress=config.progress)
-    return wm_battle(path_of("list_a"), path_of("list_b"), deployment=path_of("deployment", False),
-                     **kwargs, **kw)
+    from mathhammer.errors import within
+    from mathhammer.lists import load_list
+    from mathhammer.profiles import file_beside
+
+    lists = [path_of(key) for key in ("list_a", "list_b")]
+    for key, ref in zip(("list_a", "list_b"), lists, strict=True):
+        within(f"{source}: {key}", load_list, ref)  # a list's error names the scenario's key
+    deployment = data.get("deployment")
+    if deployment is not None:
+        path_of("deployment")  # a string
+        deployment = str(file_beside(f"{source}: deployment", deployment, base))
+    return wm_battle(*lists, deployment=deployment, **kwargs, **kw)
