@@ -83,15 +83,38 @@ _API: dict[str, tuple[str, str]] = {
 __all__ = ["__version__", *_API]
 
 
+#: the game packages, imported on first use: ``mathhammer.fantasy.battle(...)`` after a plain
+#: ``import mathhammer``, as the guide writes it
+_PACKAGES = ("fantasy", "warmachine", "magic")
+
+
 def __getattr__(name: str):  # lazy: keep `import mathhammer` (and the CLI's --help) light
+    import importlib
+
+    if name in _PACKAGES:
+        return importlib.import_module(f"mathhammer.{name}")
     if name not in _API:
         raise AttributeError(f"module 'mathhammer' has no attribute {name!r}")
-    import importlib
 
     module, attribute = _API[name]
     value = getattr(importlib.import_module(module), attribute)
     globals()[name] = value  # once loaded, a plain attribute
     return value
+
+
+def subpackage_getattr(package: str):
+    """A package's ``__getattr__`` that imports its subpackages and modules on first use
+    (``mathhammer.fantasy.battle(...)`` after ``import mathhammer``); nothing before."""
+
+    def getattr_(name: str):
+        import importlib
+        import importlib.util
+
+        if name.startswith("_") or importlib.util.find_spec(f"{package}.{name}") is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return importlib.import_module(f"{package}.{name}")
+
+    return getattr_
 
 
 def __dir__() -> list[str]:

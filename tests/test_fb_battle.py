@@ -316,3 +316,21 @@ def test_scripted_sides_say_why_no_first_decision_is_valued():
     first = report.info["first_decisions"]
     assert list(first) == [] and first.lines == ["none: scripted orders are followed, not valued"]
     assert "(wfb8, 1 game turn, scripted vs scripted)" in report.title
+
+
+def test_the_library_call_the_guide_shows_works_after_a_plain_import():
+    """docs/guide/library.md: ``import mathhammer`` then ``mathhammer.fantasy.battle(...)``
+    (it raised AttributeError: the game packages were never imported)."""
+    import subprocess
+    import sys
+
+    code = ("import mathhammer\n"
+            "r = mathhammer.fantasy.battle('wfb8_empire', 'wfb8_orcs', turns=1, n_trials=5, "
+            "seed=1)\nprint(r.results['p_draw'].value + r.results['p_a_wins'].value "
+            "+ r.results['p_b_wins'].value)\n"
+            "print(callable(mathhammer.magic.single.flow), "
+            "hasattr(mathhammer.fantasy, 'no_such_thing'))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["1.0", "True", "False"], proc.stdout

@@ -10,3 +10,7 @@ Library entry points (each returns a :class:`mathhammer.results.Report`):
 
 Rules per ruleset: :func:`mathhammer.magic.rules.magic_rules`.
 """
+
+from mathhammer import subpackage_getattr
+
+__getattr__ = subpackage_getattr(__name__)  # its modules on first use, no import first
