@@ -334,3 +334,20 @@ def test_the_library_call_the_guide_shows_works_after_a_plain_import():
                           timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["1.0", "True", "False"], proc.stdout
+
+
+def test_the_guides_deployment_example_plays():
+    """docs/guide/fantasy.md's deployment file (profiles/examples/fb_battle_flank.toml) is a
+    valid file for the lists the guide names, and its orders are what the scripted sides do."""
+    import json
+
+    code, out, err = cli_result("fb", "battle", "wfb8_empire", "wfb8_orcs", "--deployment",
+                                "profiles/examples/fb_battle_flank.toml", "--policy-a",
+                                "scripted", "--policy-b", "scripted", "--turns", "2",
+                                "--n-trials", "30", "--seed", "1", "--format", "json", "-q")
+    assert code == 0, err
+    data = json.loads(out)
+    assert "Handgunners behind a wood" in data["info"]["set-up"]
+    moves = [r for r in data["info"]["decisions"]
+             if r["unit"] == "Halberdiers" and r["side"] == "A" and r["kind"] == "move"]
+    assert moves and all(o["option"] == "hold" for o in moves[0]["options"] if o["count"]), moves
