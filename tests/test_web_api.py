@@ -566,3 +566,21 @@ def test_the_commands_list_marks_the_question_fields(client):
         assert marked == [p.key for p in command.question_params], command.name
     assert [p["key"] for p in described["fb attack"]["params"] if p["question"]] == [
         "ws", "strength", "target-ws", "toughness", "attacks"]
+
+
+@pytest.mark.parametrize("path, key", [("/api/fb/battle", "list_b"), ("/api/wm/battle", "list_b"),
+                                       ("/api/compare", "list_b")])
+def test_a_list_of_your_own_is_uploaded_as_the_list_parameter(client, path, key):
+    """Every list parameter takes an uploaded list (fb battle's list B, wm battle's sides and
+    compare's second list did not, while the refusal of a path told the user to upload it)."""
+    game = "fantasy" if "fb" in path else "warmachine"
+    bundled = {"fantasy": ("wfb8_empire", "wfb8_orcs"),
+               "warmachine": ("khador_battlebox", "cygnar_battlebox")}[game]
+    query = {"list_a": bundled[0], "n-trials": "10", "seed": "1"}
+    if "battle" in path:
+        query["turns"] = "1"
+    body = (profiles_root() / "lists" / f"{bundled[1]}.toml").read_bytes()
+    uploaded = client.post(f"{path}?{urlencode(query)}", files={key: ("mine.toml", body)})
+    assert uploaded.status_code == 200, uploaded.text
+    named = client.get(f"{path}?{urlencode({**query, key: bundled[1]})}")
+    assert uploaded.json()["results"] == named.json()["results"]

@@ -145,7 +145,7 @@ def compare_table(comparison, full: bool = False, columns: int | None = None) ->
 @query_command(only=("method", "seed", "format", "plot", "output", "quiet"))
 def compare_command(
     list_a: Annotated[str, typer.Argument(help="Army list TOML file, or a bundled list name.")],
-    list_b: Annotated[str, typer.Argument(help="The opposing army list.")],
+    list_b: Annotated[str, typer.Argument(help="The opposing army list: a list TOML file or a bundled list name.")],
     targets: Annotated[Optional[str], typer.Option(
         "--targets", help="Only these targets: comma-separated unit labels or profile ids.")] = None,
     one_way: Annotated[bool, typer.Option("--one-way", help="Only A attacking B.")] = False,

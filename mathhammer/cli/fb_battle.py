@@ -18,7 +18,7 @@ from mathhammer.trials import BATTLE as BATTLE_TRIALS
                trials=BATTLE_TRIALS)
 def battle_command(
     list_a: Annotated[str, typer.Argument(help="List A: a bundled list name (wfb8_empire) or a list TOML file.")],
-    list_b: Annotated[str, typer.Argument(help="List B, the same way (same ruleset as A).")],
+    list_b: Annotated[str, typer.Argument(help="List B: a bundled list name or a list TOML file (the same ruleset as A).")],
     turns: Annotated[int, typer.Option("--turns", help="Game turns (each: the first player's turn, then the other's).")] = 6,
     deployment: Annotated[Optional[Path], typer.Option("--deployment", help="A deployment TOML: unit places, terrain, scripted orders (default: two lines 24\" apart, FB-B2).")] = None,
     policy_a: Annotated[str, typer.Option("--policy-a", help="Who decides for A: scripted, greedy or best-response (FB-B10).")] = "greedy",

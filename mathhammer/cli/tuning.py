@@ -42,8 +42,9 @@ MetaPolicy = Annotated[Optional[str], typer.Option(
 Turns = Annotated[Optional[int], typer.Option(
     "--turns", help="Rounds a battle lasts (default: the game's, Warmachine 5).")]
 
-Meta = Annotated[str, typer.Option("--meta", help="Meta file: the opposing lists and their weights "
-                                                   "(a bundled name from profiles/metas/ or a path).")]
+Meta = Annotated[str, typer.Option("--meta", help="Meta: the opposing lists and their weights "
+                                                   "(a bundled name from profiles/metas/ or a meta "
+                                                   "TOML file).")]
 
 
 def _progress(opts: CommonOptions, meta: str, model: str | None, n_trials, precision):
@@ -103,8 +104,8 @@ def score_command(
 
 @query_command(only=("method", "seed", "format", "output", "quiet"))
 def diff_command(
-    list_a: Annotated[str, typer.Argument(help="The list you have (A).")],
-    list_b: Annotated[str, typer.Argument(help="The variant (B): the answer is B − A.")],
+    list_a: Annotated[str, typer.Argument(help="The list you have (A): a list TOML file or a bundled list name.")],
+    list_b: Annotated[str, typer.Argument(help="The variant (B), a list TOML file or a bundled list name: the answer is B − A.")],
     meta: Meta,
     rounds: Rounds = None,
     policy: Policy = "optimal",

@@ -18,8 +18,8 @@ BATTLES = 2000  # mathhammer.warmachine.battle.query.DEFAULT_BATTLES (help needs
 @query_command(only=("n_trials", "seed", "format", "plot", "output", "quiet"),
                trials=BATTLES)
 def battle_command(
-    list_a: Annotated[str, typer.Argument(help="Side A: a Warmachine list file or bundled list (khador_battlebox): one warcaster and its warjacks.")],
-    list_b: Annotated[str, typer.Argument(help="Side B: a Warmachine list file or bundled list (cygnar_battlebox).")],
+    list_a: Annotated[str, typer.Argument(help="Side A: a Warmachine list TOML file or bundled list (khador_battlebox): one warcaster and its warjacks.")],
+    list_b: Annotated[str, typer.Argument(help="Side B: a Warmachine list TOML file or bundled list (cygnar_battlebox).")],
     turns: Annotated[int, typer.Option("--turns", help="Rounds to play, 1-20; a caster kill ends the battle earlier, otherwise destroyed points decide (WM-B10).")] = 5,
     deployment: Annotated[Optional[Path], typer.Option("--deployment", help='TOML file placing models: [a] and [b] tables of LABEL = [x, y] in inches on the 48" table; models it does not name keep the default lines 20" apart (WM-B1).')] = None,
     policy_a: Annotated[str, typer.Option("--policy-a", help="Who decides side A's posture, feat and focus: scripted, greedy or best-response (WM-B11).")] = "greedy",

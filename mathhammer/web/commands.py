@@ -336,7 +336,7 @@ def check_not_paths(command: Command, chosen: Mapping[str, list[str]],
             if param.kind == "str" and _PATHLIKE.search(value):
                 raise QueryRefused(
                     f"{param.label}: the web server reads bundled data or uploaded files, "
-                    f"not paths (got {value[:80]}); fix: use a bundled id (see /api/profiles) "
+                    f"not paths (got {value[:80]}); fix: use a bundled name (see /api/files) "
                     f"or upload the file as {key}")
 
 
