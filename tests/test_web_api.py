@@ -584,3 +584,15 @@ def test_a_list_of_your_own_is_uploaded_as_the_list_parameter(client, path, key)
     assert uploaded.status_code == 200, uploaded.text
     named = client.get(f"{path}?{urlencode({**query, key: bundled[1]})}")
     assert uploaded.json()["results"] == named.json()["results"]
+
+
+def test_an_uploaded_deployment_is_named_by_its_own_name_not_the_servers_folder(client):
+    """The set-up line names an uploaded deployment as the user's file (it showed the
+    server's private upload folder)."""
+    text = (ROOT / "profiles" / "examples" / "fb_battle_flank.toml").read_text()
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("name ="))
+    response = client.post("/api/fb/battle?list_a=wfb8_empire&list_b=wfb8_orcs&n-trials=10"
+                           "&seed=1&turns=1", files={"deployment": ("my_flank.toml", body)})
+    assert response.status_code == 200, response.text
+    setup = response.json()["info"]["set-up"]
+    assert "my_flank.toml" in setup and "mathhammer-web-" not in response.text, setup

@@ -482,6 +482,11 @@ class Runner:
         if host.result is None:
             raise QueryFailed(f"{name}: gave no report", status=500)
         report, table, plot, command = host.result
+        if upload_folder is not None:  # the answer names an upload by its own name too
+            report.title = self._shown(report.title, upload_folder)
+            report.info = {key: self._shown(value, upload_folder) if isinstance(value, str)
+                           else value for key, value in report.info.items()}
+            table = table if table is None else self._shown(table, upload_folder)
         return Outcome(report, table, plot, time.monotonic() - (ticket.started or 0.0),
                        command=command)
 
@@ -494,7 +499,8 @@ class Runner:
             "--precision, fewer rounds or units), or the command line for long runs", status=422)
 
     def _shown(self, line: str, upload_folder: Path | None) -> str:
-        """Error text as the user knows the files: uploads by their own names."""
+        """Text as the user knows the files: uploads by their own names (never this server's
+        folders), bundled files under profiles/."""
         if upload_folder is not None:
             line = re.sub(re.escape(str(upload_folder)) + r"/[^/\s]+/", "", line)
         return line.replace(str(self.bundled) + "/", "profiles/")
