@@ -272,6 +272,11 @@ def test_too_many_trials_is_a_422_naming_the_cap(client):
     response = client.get("/api/roll?expression=2D6&method=mc&n-trials=10000001")
     assert response.status_code == 422
     assert "above this server's limit of 10,000,000 trials" in response.json()["error"]
+    assert "--precision with the time limit" in response.json()["error"]
+    # a command with no --precision is not told to use one
+    response = client.get("/api/fb/battle?list_a=wfb8_empire&list_b=wfb8_orcs"
+                          "&n-trials=10000001")
+    assert response.status_code == 422 and "precision" not in response.json()["error"]
 
 
 def test_an_oversized_query_is_a_414(client):

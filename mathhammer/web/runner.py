@@ -367,10 +367,12 @@ class Runner:
         except ValueError:
             return  # not a number: the CLI's parser says so
         if n > self.limits.max_trials:
+            precision = ("--precision with the time limit, or "
+                         if command.param("precision") is not None else "")
             raise QueryRefused(
                 f"--n-trials: is above this server's limit of {self.limits.max_trials:,} trials "
-                f"per query (got {values[-1]}); fix: use fewer trials, or --precision with "
-                "the time limit, or the command line for bigger runs", status=422)
+                f"per query (got {values[-1]}); fix: use fewer trials, or {precision}the "
+                "command line for bigger runs", status=422)
 
     # ------------------------------------------------------------------ paths
     def bundled_path(self, param: Param, value: str, uploads: Mapping[str, Path]) -> str:
