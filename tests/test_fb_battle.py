@@ -351,3 +351,18 @@ def test_the_guides_deployment_example_plays():
     moves = [r for r in data["info"]["decisions"]
              if r["unit"] == "Halberdiers" and r["side"] == "A" and r["kind"] == "move"]
     assert moves and all(o["option"] == "hold" for o in moves[0]["options"] if o["count"]), moves
+
+
+@pytest.mark.parametrize("kwargs, where, got", [
+    (dict(list_b=42), "list_b", "(got int)"),
+    (dict(turns="2"), "turns", "(got '2')"),
+])
+def test_the_library_names_a_wrong_type_in_one_line(kwargs, where, got):
+    """A list given as a number is the library's InputError, not Python's TypeError; turns
+    given as text says it is text."""
+    from mathhammer.errors import InputError
+
+    args = {"list_a": "wfb8_empire", "list_b": "wfb8_orcs", **kwargs}
+    with pytest.raises(InputError) as err:
+        battle(args.pop("list_a"), args.pop("list_b"), n_trials=5, **args)
+    assert err.value.one_line().startswith(f"{where}: ") and got in err.value.one_line()

@@ -61,6 +61,10 @@ def battle(list_a, list_b, *, turns: int = 6, deployment: str | Path | dict | No
     from mathhammer.fantasy.battle.runner import Recipe
     from mathhammer.lists import ArmyList, load_list
 
+    for name, x in (("‹list_a›", list_a), ("‹list_b›", list_b)):
+        if not isinstance(x, (ArmyList, str, Path, dict)):
+            raise InputError(name, "must be a list name, a list file or an ArmyList",
+                             type(x).__name__, "use e.g. 'wfb8_empire'")
     armies = [x if isinstance(x, ArmyList) else load_list(x) for x in (list_a, list_b)]
     data, source = _deployment_data(deployment)
     source = deployment_source or source
