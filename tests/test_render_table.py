@@ -149,3 +149,17 @@ def test_full_lists_every_outcome_seen_and_folds_the_runs_never_seen():
         end = next(i for i in range(start, len(lines) + 1)
                    if i == len(lines) or not lines[i].startswith("  "))
         assert [line.split()[0] for line in lines[start:end]] == expected
+
+
+def test_a_distributions_mean_reads_as_the_results_table_writes_it():
+    """The one-line summary and the footer write a Monte Carlo mean as the results table
+    does (a battle printed its margin as '-6 ± 21' there and '-10 ± 20' here)."""
+    from mathhammer.present.render import _mean_text
+
+    counts = np.zeros(601, np.int64)
+    counts[[0, 250, 300, 320, 600]] = [4, 2, 3, 2, 4]
+    dist = Distribution.from_counts(counts, offset=-300)
+    est = Estimate.mean(float((dist.outcomes * counts).sum()),
+                        float((dist.outcomes.astype(float) ** 2 * counts).sum()), int(counts.sum()))
+    assert dist.mean_se > 20  # the case: an se the words would round to tens
+    assert _mean_text(dist, 2) == " ".join(est.format().split()[:3])

@@ -166,9 +166,10 @@ def _mean_text(dist: Distribution, exact_digits: int) -> str:
         return f"{dist.mean:.{place}f}"
     if not dist.mean_se > 0:
         return f"{dist.mean:g} ± 0"
-    from mathhammer.words import rounded
-
-    return rounded(dist.mean, dist.mean_se)
+    # as the results table writes a mean (Estimate.format): never rounded to tens, so that
+    # one answer never shows a figure two ways ("-6 ± 21" above, "-10 ± 20" here)
+    digits = max(0, min(4, se_place(dist.mean_se)))
+    return f"{dist.mean:.{digits}f} ± {dist.mean_se:.{digits}f}"
 
 
 def fold_rows(dist: Distribution, below: float = FOLD_BELOW,
