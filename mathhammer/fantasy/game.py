@@ -75,13 +75,23 @@ class Fantasy(Game):
 
     def validate_scenario(self, data: dict, source: str) -> bool:
         """A Fantasy scenario is ``kind = "combat" | "artillery" | "turn" | "battle"``; a turn's
-        ``[turn]`` table is checked too (FB-G5)."""
-        if data.get("kind") not in ("combat", "artillery", "turn", "battle"):
+        ``[turn]`` table is checked too (FB-G5); ``kind = "deployment"``: a battle's
+        deployment file (FB-B2)."""
+        if data.get("kind") not in ("combat", "artillery", "turn", "battle", "deployment"):
             return False
         from pydantic import ValidationError
 
         from mathhammer.fantasy.scenario import Scenario
         from mathhammer.profiles import pydantic_errors
+
+        if data.get("kind") == "deployment":
+            from mathhammer.fantasy.battle.deploy import DeploymentFile
+
+            try:
+                DeploymentFile.model_validate(data)
+            except ValidationError as err:
+                raise pydantic_errors(err, source) from None
+            return True
 
         try:
             Scenario.model_validate(data)

@@ -78,6 +78,9 @@ class Terrain(_Strict):
 
 
 class DeploymentFile(_Strict):
+    # optional: marked so, `mathhammer profiles validate` knows the file for a deployment
+    game: Literal["fantasy"] | None = None
+    kind: Literal["deployment"] | None = None
     name: str = ""
     a: tuple[Placement, ...] = ()
     b: tuple[Placement, ...] = ()
