@@ -315,3 +315,14 @@ def test_a_warmachine_battle_files_errors_name_the_file_and_its_key(tmp_path, ex
     assert_clean(argv, code, out, err)
     assert code == 2 and out == ""
     assert err.startswith(f"error: {path}: {where}") and what in err, err
+
+
+def test_a_battle_files_number_given_as_text_is_refused(tmp_path):
+    """turns = "2" is text, not a number: one line, as any other wrong type (it was read as 2)."""
+    path = tmp_path / "battle.toml"
+    path.write_text('game = "fantasy"\nkind = "battle"\n[battle]\nlist_a = "wfb8_empire"\n'
+                    'list_b = "wfb8_orcs"\nturns = "2"\n')
+    argv = ["run", str(path), "--seed", "1"]
+    code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err)
+    assert code == 2 and err.startswith(f"error: {path}: battle: turns: ") and "'2'" in err, err

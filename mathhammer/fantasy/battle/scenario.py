@@ -29,7 +29,8 @@ from mathhammer.errors import ProfileError
 
 
 class BattleEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: turns = "2" in a file is text, refused as such (TOML writes numbers as numbers)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     list_a: str = Field(min_length=1)
     list_b: str = Field(min_length=1)
