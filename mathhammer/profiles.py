@@ -95,12 +95,15 @@ _LONG_DOTTED_KEY = re.compile(  # a run of more than MAX_KEY_PARTS dotted parts,
 
 def file_beside(where: str, ref: str, base: Path) -> Path:
     """A file a scenario names (a deployment): beside the scenario file (in ``base``), else
-    from the current folder; neither: one line naming the scenario's key and where it looked."""
+    from the current folder — only where this process may read (a web query: its uploads);
+    neither: one line naming the scenario's key and where it looked."""
+    from mathhammer import read_scope
+
     for path in (base / ref, Path(ref)):
-        if path.is_file():
+        if read_scope.allowed(path) and path.is_file():
             return path
-    raise ProfileError(where, f"is no file beside the scenario ({base.resolve()}) or in the "
-                       "current folder", ref, "give the file's path relative to the scenario file")
+    raise ProfileError(where, "is no file beside the scenario file or in the current folder",
+                       ref, "give the file's path relative to the scenario file")
 
 
 def read_toml(path: Path | str, where: str | None = None) -> dict[str, Any]:

@@ -29,6 +29,16 @@ def only_under(*roots: Path | str) -> Iterator[None]:
         _ROOTS.reset(token)
 
 
+def allowed(path: Path | str) -> bool:
+    """Whether :func:`check` lets ``path`` be read (so a host's callers cannot even learn
+    whether a file outside the allowed folders exists)."""
+    try:
+        check(path, "path")
+    except ProfileError:
+        return False
+    return True
+
+
 def check(path: Path | str, label: str) -> None:
     """Raise ProfileError when a read of ``path`` is outside the allowed folders."""
     roots = _ROOTS.get()

@@ -29,8 +29,32 @@ def _start_worker(initializer, initargs: tuple) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the run (module docstring)
+    _leave_with_parent()
     if initializer is not None:
         initializer(*initargs)
+
+
+def _leave_with_parent() -> None:
+    """End this worker when the process that started it is gone: a parent that had to leave
+    at once (the command line's Ctrl-C watchdog exits without stopping its pool) would
+    otherwise leave workers computing or waiting for ever, holding the terminal's pipes.
+    multiprocessing gives each child a sentinel, the read end of a pipe only its parent
+    writes to: it reads as closed once the parent is gone (a forkserver's worker cannot watch
+    its own parent process, the server, which lives as long as its workers)."""
+    import multiprocessing
+    import os
+    import threading
+    from multiprocessing.connection import wait
+
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="mathhammer-parent-watch", daemon=True).start()
 
 
 def stop_pool(pool: ProcessPoolExecutor, finished: bool) -> None:

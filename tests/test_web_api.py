@@ -601,3 +601,19 @@ def test_an_uploaded_deployment_is_named_by_its_own_name_not_the_servers_folder(
     assert response.status_code == 200, response.text
     setup = response.json()["info"]["set-up"]
     assert "my_flank.toml" in setup and "mathhammer-web-" not in response.text, setup
+
+
+@pytest.mark.parametrize("deployment", ["nosuch.toml", "pyproject.toml"])
+def test_a_battle_files_deployment_is_looked_for_only_where_the_server_may_read(client,
+                                                                               deployment):
+    """An uploaded battle file naming a deployment: found only among the uploads (a file in
+    the server's own folder, pyproject.toml, is as absent as a missing one: no probing), and
+    the error names no folder of the server's."""
+    body = ('game = "fantasy"\nkind = "battle"\n[battle]\nlist_a = "wfb8_empire"\n'
+            f'list_b = "wfb8_orcs"\nturns = 1\nn_trials = 5\ndeployment = "{deployment}"\n')
+    response = client.post("/api/run?seed=1", files={"scenario": ("mine.toml", body)})
+    assert response.status_code in (400, 422), response.text
+    error = response.json()["error"]
+    assert f"battle.deployment: is no file beside the scenario file or in the current folder " \
+           f"(got {deployment})" in error, error
+    assert "mathhammer-web-" not in error and "/tmp" not in error, error

@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mathhammer.web.commands import Command, Param, QueryRefused, click_root, printable
+from mathhammer.web.commands import (Command, Param, QueryRefused, click_root, find,
+                                      printable)
 
 #: the package's own data (bundled rulesets beside their code; a wheel's profiles)
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -495,10 +496,13 @@ class Runner:
     def _stopped(self, name: str, ticket: Ticket) -> QueryFailed:
         if self.stopping.is_set():
             return QueryFailed(f"{name}: stopped, the server is shutting down", status=503)
+        command = find(name.replace(" ", "/"))
+        precision = ("a larger --precision, " if command is None
+                     or command.param("precision") is not None else "")  # battles have none
         return QueryFailed(
             f"{name}: did not finish within this server's {self.limits.time_limit:g} s per "
-            f"query ({ticket.why}); fix: a smaller query (fewer --n-trials, a larger "
-            "--precision, fewer rounds or units), or the command line for long runs", status=422)
+            f"query ({ticket.why}); fix: a smaller query (fewer --n-trials, {precision}fewer "
+            "rounds or units), or the command line for long runs", status=422)
 
     def _shown(self, line: str, upload_folder: Path | None) -> str:
         """Text as the user knows the files: uploads by their own names (never this server's
