@@ -83,18 +83,11 @@ _API: dict[str, tuple[str, str]] = {
 __all__ = ["__version__", *_API]
 
 
-#: the game packages, imported on first use: ``mathhammer.fantasy.battle(...)`` after a plain
-#: ``import mathhammer``, as the guide writes it
-_PACKAGES = ("fantasy", "warmachine", "magic")
-
-
 def __getattr__(name: str):  # lazy: keep `import mathhammer` (and the CLI's --help) light
     import importlib
 
-    if name in _PACKAGES:
-        return importlib.import_module(f"mathhammer.{name}")
-    if name not in _API:
-        raise AttributeError(f"module 'mathhammer' has no attribute {name!r}")
+    if name not in _API:  # a subpackage or module on first use: mathhammer.fantasy.battle(...)
+        return subpackage_getattr(__name__)(name)
 
     module, attribute = _API[name]
     value = getattr(importlib.import_module(module), attribute)

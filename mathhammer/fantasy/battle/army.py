@@ -134,7 +134,7 @@ def _side_units(army: ArmyList, side: int, first: int, rules) -> list[BattleUnit
             out.append(_unit(first + len(out), side, label, entry, characters,
                              lone and entry.label == general, rules))
     labels = [u.label for u in out]
-    if len(set(labels)) != len(labels):  # "X (2)" from a count beside an entry named "X (2)"
+    if len(set(labels)) != len(labels):  # entries the list itself labelled alike (its names)
         raise ProfileError(f"list {'AB'[side]}", "two units end up with the same label",
                            labels, "give the entries distinct name = \"...\"")
     return out

@@ -40,9 +40,9 @@ class BattlePlan:
     def __post_init__(self) -> None:
         if isinstance(self.turns, bool) or not isinstance(self.turns, int) \
                 or not 1 <= self.turns <= MAX_TURNS:
+            got = repr(self.turns) if isinstance(self.turns, str) else self.turns  # '2': text
             raise InputError("‹turns›", f"must be a whole number of game turns from 1 to "
-                             f"{MAX_TURNS}", repr(self.turns) if isinstance(self.turns, str)
-                             else self.turns, "use e.g. ‹turns› 6")  # '2', text, not 2
+                             f"{MAX_TURNS}", got, "use e.g. ‹turns› 6")
         if self.first not in ("a", "b", "roll-off"):
             raise InputError("‹first›", "must be a, b or roll-off", self.first,
                              "use ‹first› roll-off")
