@@ -333,11 +333,12 @@ def test_the_library_call_the_guide_shows_works_after_a_plain_import():
             "seed=1)\nprint(r.results['p_draw'].value + r.results['p_a_wins'].value "
             "+ r.results['p_b_wins'].value)\n"
             "print(callable(mathhammer.magic.single.flow), "
+            "callable(mathhammer.tuning.score_list), "
             "hasattr(mathhammer.fantasy, 'no_such_thing'))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["1.0", "True", "False"], proc.stdout
+    assert proc.stdout.split() == ["1.0", "True", "True", "False"], proc.stdout
 
 
 def test_the_guides_deployment_example_plays():
