@@ -308,8 +308,11 @@ def test_the_charts_shares_carry_the_texts_95_percent_intervals(lists, n, turns)
     assert shown == want and want
     if n == 20 and report.results["p_draw"].value == 1.0:  # Wilson's interval of 20 in 20
         assert "100.0%\n83.9–100.0" in shown
+    from mathhammer.fantasy.headlines import margin_text
+
     m = report.results["mean_vp_margin"]
-    assert fig.axes[1].get_title().startswith(f"the margin: mean {m.value:+.0f} ± {m.se:.0f} VP")
+    assert fig.axes[1].get_title().startswith(f"the margin: mean {margin_text(m)} VP")
+    assert f"mean margin {margin_text(m)} VP" in report.headline
 
 
 def test_scripted_sides_say_why_no_first_decision_is_valued():
@@ -371,3 +374,14 @@ def test_the_library_names_a_wrong_type_in_one_line(kwargs, where, got):
     with pytest.raises(InputError) as err:
         battle(args.pop("list_a"), args.pop("list_b"), n_trials=5, **args)
     assert err.value.one_line().startswith(f"{where}: ") and got in err.value.one_line()
+
+
+def test_a_small_margin_se_is_never_written_as_zero():
+    """'± 0' only for an se of 0: a margin of 0.40 ± 0.06 keeps its decimals (it read
+    '+0 ± 0')."""
+    from mathhammer.fantasy.headlines import margin_text
+    from mathhammer.results import Estimate
+
+    assert margin_text(Estimate.mean(4.0, 2.0, 10)) == "+0.40 ± 0.06"  # se 0.063
+    assert margin_text(Estimate.mean(970.0, 950_000.0, 10)) == "+97 ± 93"
+    assert margin_text(Estimate.mean(0.0, 0.0, 20)) == "+0 ± 0"

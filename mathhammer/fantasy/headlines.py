@@ -141,5 +141,14 @@ def fb_battle_headline(report: Report, names: tuple[str, str]) -> str:
         winner, loser, p = ((names[0], names[1], a) if a.value > b.value
                             else (names[1], names[0], b))
         lead = f"{winner} beats {loser} {brief_pct(p)} (draw {100 * d.value:.1f}%)"
-    return (f"{lead}, mean margin {m.value:+.0f} ± {m.se:.0f} VP "
+    return (f"{lead}, mean margin {margin_text(m)} VP "
             f"(A − B; Monte Carlo, {plural(report.n_trials or 0, 'battle')}, seed {report.seed})")
+
+
+def margin_text(est) -> str:
+    """A mean VP margin as the results table writes it: ``+212 ± 6``, decimals only where the
+    se needs them (``+0.4 ± 0.2``: a se that is not 0 never reads '± 0')."""
+    from mathhammer.results import se_place
+
+    digits = max(0, min(4, se_place(est.se))) if est.se > 0 else 0
+    return f"{est.value:+.{digits}f} ± {est.se:.{digits}f}"

@@ -13,7 +13,7 @@ def battle_figure(report):
     from matplotlib.ticker import PercentFormatter
 
 
-    from mathhammer.fantasy.headlines import side_names
+    from mathhammer.fantasy.headlines import margin_text, side_names
     from mathhammer.words import plural
 
     r = report.results
@@ -64,7 +64,7 @@ def battle_figure(report):
     ax.set_ylabel("share of battles")
     ax.yaxis.set_major_formatter(PercentFormatter())
     mean = r["mean_vp_margin"]
-    ax.set_title(f"the margin: mean {mean.value:+.0f} ± {mean.se:.0f} VP"  # as the headline
+    ax.set_title(f"the margin: mean {margin_text(mean)} VP"  # as the headline
                  + (f" (a draw within {limit:g} VP)" if limit else ""), fontsize=10)
     ax.legend(fontsize=8, frameon=False)
     ax = axes[2]
