@@ -326,3 +326,15 @@ def test_a_battle_files_number_given_as_text_is_refused(tmp_path):
     code, out, err = run_inprocess(argv)
     assert_clean(argv, code, out, err)
     assert code == 2 and err.startswith(f"error: {path}: battle: turns: ") and "'2'" in err, err
+
+
+def test_a_warmachine_battle_files_broken_deployment_is_named_by_the_files_key(tmp_path):
+    """A deployment file the battle file names, with an unknown model: the error names the
+    battle file's key and the deployment file (it named a --deployment flag nobody typed)."""
+    (tmp_path / "wd.toml").write_text('[a]\n"Nosuch" = [10, 10]\n')
+    path = tmp_path / "battle.toml"
+    path.write_text(BATTLE_SCENARIOS["warmachine"] + 'deployment = "wd.toml"\n')
+    argv = ["run", str(path), "--seed", "1"]
+    code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err)
+    assert code == 2 and err.startswith(f"error: {path}: deployment wd.toml: a.Nosuch: "), err

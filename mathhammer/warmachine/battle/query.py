@@ -125,13 +125,19 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
         kw.update(seed=config.seed, workers=config.threads, progress=config.progress)
     from mathhammer.errors import within
     from mathhammer.lists import load_list
-    from mathhammer.profiles import file_beside
+    from mathhammer.profiles import file_beside, read_toml
+    from mathhammer.warmachine.battle.setup import build_sides
+    from mathhammer.warmachine.battle.table import read_deployment
 
     lists = [path_of(key) for key in ("list_a", "list_b")]
     for key, ref in zip(("list_a", "list_b"), lists, strict=True):
         within(f"{source}: {key}", load_list, ref)  # a list's error names the scenario's key
     deployment = data.get("deployment")
-    if deployment is not None:
+    if deployment is not None:  # checked here, so that its errors name this file's key
         path_of("deployment")  # a string
-        deployment = str(file_beside(f"{source}: deployment", deployment, base))
+        path = file_beside(f"{source}: deployment", deployment, base)
+        models, sides = build_sides(*lists)
+        read_deployment(within(f"{source}: deployment", read_toml, path), models, sides,
+                        f"{source}: deployment {path.name}")
+        deployment = str(path)
     return wm_battle(*lists, deployment=deployment, **kwargs, **kw)
