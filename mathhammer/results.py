@@ -167,7 +167,7 @@ class Estimate:
         digits = 2 if percent else 4
         if not percent and not self.is_exact and self.se > 0 and math.isfinite(self.se):
             # "113 ± 43", not "113.0000 ± 42.8653"
-            digits = max(0, min(digits, se_place(self.se)))
+            digits = se_digits(self.se, digits)
         text = f"{self.value * scale:.{digits}f}{unit}"
         if not self.is_exact:
             lo, hi = self.ci95
@@ -180,6 +180,12 @@ class Estimate:
     def __str__(self) -> str:
         return self.format()
 
+
+
+def se_digits(se: float, most: int = 4) -> int:
+    """Decimals for a figure with standard error ``se`` (> 0): as many as the se supports
+    (:func:`se_place`), at most ``most``, never rounded to tens ("113 ± 43")."""
+    return max(0, min(most, se_place(se)))
 
 
 def se_place(se: float) -> int:

@@ -7,7 +7,7 @@ import math
 
 from mathhammer.errors import printable
 from mathhammer.present.flags import flag, with_flags
-from mathhammer.results import Distribution, InfoLines, InfoTable, Report, se_place
+from mathhammer.results import Distribution, InfoLines, InfoTable, Report, se_digits
 
 BAR_WIDTH = 30
 #: the table view of a README example stays within this many lines without --full
@@ -151,12 +151,12 @@ def _distribution_summary(name: str, dist: Distribution) -> str:
 
 def _mean_place(dist: Distribution, exact_digits: int) -> int:
     """Decimals for a distribution's mean and sd: an exact one's ``exact_digits``, a Monte
-    Carlo one's no more than its se supports (results.se_place)."""
+    Carlo one's no more than its se supports (results.se_digits)."""
     if dist.is_exact:
         return exact_digits
     if not dist.mean_se > 0:
         return 0  # every sample the same value: an integer outcome
-    return max(min(se_place(dist.mean_se), exact_digits), 0)
+    return se_digits(dist.mean_se, exact_digits)
 
 
 def _mean_text(dist: Distribution, exact_digits: int) -> str:
@@ -168,7 +168,7 @@ def _mean_text(dist: Distribution, exact_digits: int) -> str:
         return f"{dist.mean:g} ± 0"
     # as the results table writes a mean (Estimate.format): never rounded to tens, so that
     # one answer never shows a figure two ways ("-6 ± 21" above, "-10 ± 20" here)
-    digits = max(0, min(4, se_place(dist.mean_se)))
+    digits = se_digits(dist.mean_se)
     return f"{dist.mean:.{digits}f} ± {dist.mean_se:.{digits}f}"
 
 
