@@ -140,13 +140,15 @@ def validate_trials(n_trials: int, where: str) -> None:
 
 
 def monte_carlo_only(subject: str, method: str | None, *, check: bool = False,
-                     precision: float | None = None) -> None:
+                     precision: float | None = None,
+                     instead: str = "use ‹method› mc, or leave it out") -> None:
     """Refuse, in one line (exit 2), what a question with no exact answer cannot do — a whole
-    battle, whose state is every unit's place and wounds: ‹method› exact, ‹check› (exact
-    against Monte Carlo) and ‹precision› (battles are counted, not run to a precision)."""
+    battle, whose state is every unit's place and wounds: ‹method› exact (``instead``: the
+    fix), ‹check› (exact against Monte Carlo) and ‹precision› (battles are counted, not run
+    to a precision)."""
     if method == "exact":
         raise InputError("‹method›", f"{subject} is Monte Carlo only (its state is every "
-                         "unit's place and wounds)", method, "use ‹method› mc, or leave it out")
+                         "unit's place and wounds)", method, instead)
     if check:
         raise InputError("‹check›", f"{subject} has no exact answer to check the Monte Carlo "
                          "against", True, "leave ‹check› out")

@@ -65,9 +65,9 @@ def refuse_cell_settings(*, n_trials: Any = None, precision: Any = None, rounds:
         if value is not None:
             raise InputError(f"‹{name}›", f"sets {what} of ‹model› cells and is not read by "
                              "battles", value, f"on battles use {instead}, or add ‹model› cells")
-    if method == "exact":
-        raise InputError("‹method›", "a battle is Monte Carlo only (its state is every unit's "
-                         "place and wounds)", method, "drop ‹method›, or add ‹model› cells")
+    from mathhammer.engine import monte_carlo_only
+
+    monte_carlo_only("a battle", method, instead="drop ‹method›, or add ‹model› cells")
 
 
 def check_battles(n: Any, where: str = "‹battles›", default: int = DEFAULT_BATTLES) -> int:
