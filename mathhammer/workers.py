@@ -10,7 +10,9 @@ workers ignore Ctrl-C: the parent alone stops the run and ends them (:func:`stop
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 
 
 def worker_pool(workers: int, method: str = "forkserver", initializer=None,
@@ -23,6 +25,20 @@ def worker_pool(workers: int, method: str = "forkserver", initializer=None,
         method = "spawn"
     return ProcessPoolExecutor(workers, mp_context=mp.get_context(method),
                                initializer=_start_worker, initargs=(initializer, initargs))
+
+
+@contextmanager
+def pool_of(workers: int, method: str = "forkserver", initializer=None,
+            initargs: tuple = ()) -> Iterator[ProcessPoolExecutor]:
+    """:func:`worker_pool` for a ``with`` block, stopped at its end by :func:`stop_pool` — at
+    once when the block ends by an exception (Ctrl-C, an error)."""
+    pool = worker_pool(workers, method, initializer, initargs)
+    finished = False
+    try:
+        yield pool
+        finished = True
+    finally:
+        stop_pool(pool, finished)
 
 
 def _start_worker(initializer, initargs: tuple) -> None:

@@ -299,6 +299,12 @@ class Runner:
             self._client, self._own = dask_client(self.scheduler)
         return self._client.gather(self._client.map(_play, jobs, pure=False))
 
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, kind, _error, _trace) -> None:
+        self.close(finished=kind is None)  # after Ctrl-C or an error: the helpers stop now
+
     def close(self, finished: bool = True) -> None:
         """Stop the helpers (at once when the run did not finish: Ctrl-C or an error)."""
         if self._pool is not None:
@@ -472,14 +478,10 @@ def score_battles(army, meta, *, n_battles: int | None = None, seed: int | None 
     n, book = battle_setup(a, m, n_battles=n_battles, seed=seed, policy=policy,
                            meta_policy=meta_policy, turns=turns, scheduler=scheduler,
                            workers=workers)
-    try:
+    with book.runner:  # its helper processes stopped at the end (at once after Ctrl-C)
         book.game.check_battle(a, "LIST")
         without = _without_each(a, book.game) if per_unit else {}
         book.fill([a, *(x for x in without.values() if not isinstance(x, str))], n, progress)
-    except BaseException:
-        book.runner.close(finished=False)
-        raise
-    book.runner.close()
     figures = book.figures(a, n)
     results = dict(figures)
     for name, row in book.per_list(a, n).items():
@@ -539,14 +541,10 @@ def diff_battles(list_a, list_b, meta, *, n_battles: int | None = None, seed: in
     n, book = battle_setup(a, m, n_battles=n_battles, seed=seed, policy=policy,
                            meta_policy=meta_policy, turns=turns, scheduler=scheduler,
                            workers=workers)
-    try:
+    with book.runner:
         book.game.check_battle(a, "LIST_A")
         book.game.check_battle(b, "LIST_B")
         book.fill([a, b], n, progress)
-    except BaseException:
-        book.runner.close(finished=False)
-        raise
-    book.runner.close()
     fa, fb, d = book.figures(a, n), book.figures(b, n), book.figures(b, n, against=a)
     results: dict[str, Estimate] = {}
     reductions = []

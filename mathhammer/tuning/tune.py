@@ -306,14 +306,9 @@ def tune_list(army: str, options: str, meta: str | Meta, *, points: int | None =
                                           turns=turns, scheduler=scheduler, workers=workers)
         book.game.check_battle(start, "LIST")
         seed = book.seed
-        try:
-            tuned = _tune(start, m, space, state0, cap, final_trials, seed, budget_seconds,
-                          max_lists, top, army, book=book)
-        except BaseException:
-            book.runner.close(finished=False)
-            raise
-        book.runner.close()
-        return tuned
+        with book.runner:
+            return _tune(start, m, space, state0, cap, final_trials, seed, budget_seconds,
+                         max_lists, top, army, book=book)
     seed = resolve_seed(seed)
     return _tune(start, m, space, state0, cap, final_trials, seed, budget_seconds, max_lists, top,
                  army, cells=dict(method=method, rounds=rounds, policy=policy,

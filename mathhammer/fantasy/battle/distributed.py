@@ -82,7 +82,7 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
 
     from mathhammer.fantasy.battle import shared_tables
     from mathhammer.fantasy.battle.runner import _add
-    from mathhammer.workers import stop_pool, worker_pool
+    from mathhammer.workers import pool_of
 
     key = id(plan)
     _PLANS[key] = plan  # inherited by the forked workers (tables built so far included)
@@ -102,10 +102,9 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
     # server's other queries, keep their own tables)
     share = {} if folder is None else {"initializer": shared_tables.share_through,
                                        "initargs": (folder.name,)}
-    finished = False
     try:
-        pool = worker_pool(processes, "fork", **share)
-        try:
+        # after Ctrl-C the pool is stopped now, not after the running chunks
+        with pool_of(processes, "fork", **share) as pool:
             futures = {pool.submit(_process_chunk, (key, seed, i, size)): size
                        for i, size in enumerate(sizes)}
             for fut in as_completed(futures):
@@ -116,9 +115,6 @@ def run_processes(plan, sizes: list[int], seed: int, workers: int, progress, n_t
             # the first decisions' battle (first.first_decisions) in a worker holding the
             # run's tables: this process has built none (~1 s of tables for one battle)
             first = pool.submit(_first_decisions_job, (key, seed)).result()
-            finished = True
-        finally:
-            stop_pool(pool, finished)  # after Ctrl-C: now, not after the running chunks
     finally:
         _PLANS.pop(key, None)
         if folder is not None:

@@ -282,25 +282,22 @@ def run(spec: BattleSpec, n_trials: int, seed: int, workers: int | None = None,
         if progress is not None:
             progress(done, n_trials)
 
-    from mathhammer.workers import stop_pool, worker_pool
+    from contextlib import nullcontext
 
-    pool = worker_pool(n_workers) if n_workers > 1 else None
+    from mathhammer.workers import pool_of
 
-    def chunk(n: int, state) -> dict:
-        job = (spec, n, np.array(state[:4], dtype=np.uint64))
-        part = pool.submit(_run_state_job, job).result() if pool else _run_state_job(job)
-        return {"tally": np.array([_unwrap(part)], dtype=object)}
+    with pool_of(n_workers) if n_workers > 1 else nullcontext() as pool:
 
-    finished = False
-    try:
-        tally = engine._run_chunks(chunk, sizes, seed, 0, n_workers, on_chunk)
-        finished = True
-    except engine._PartialInterrupt as stop:
-        raise Interrupted(engine.MonteCarloRun(stop.tally, stop.n_done, seed, stop.n_chunks, True)
-                          if stop.n_done else None) from None
-    finally:
-        if pool is not None:
-            stop_pool(pool, finished)
+        def chunk(n: int, state) -> dict:
+            job = (spec, n, np.array(state[:4], dtype=np.uint64))
+            part = pool.submit(_run_state_job, job).result() if pool else _run_state_job(job)
+            return {"tally": np.array([_unwrap(part)], dtype=object)}
+
+        try:
+            tally = engine._run_chunks(chunk, sizes, seed, 0, n_workers, on_chunk)
+        except engine._PartialInterrupt as stop:
+            raise Interrupted(engine.MonteCarloRun(stop.tally, stop.n_done, seed, stop.n_chunks,
+                                                   True) if stop.n_done else None) from None
     return tally["tally"][0]
 
 
