@@ -93,15 +93,24 @@ _LONG_DOTTED_KEY = re.compile(  # a run of more than MAX_KEY_PARTS dotted parts,
     rf"""(?<![A-Za-z0-9_\-"'.]){_KEY_PART}(?:[ \t]*\.[ \t]*{_KEY_PART}){{{MAX_KEY_PARTS},}}""")
 
 
-def file_beside(where: str, ref: str, base: Path) -> Path:
-    """A file a scenario names (a deployment): beside the scenario file (in ``base``), else
-    from the current folder — only where this process may read (a web query: its uploads);
-    neither: one line naming the scenario's key and where it looked."""
+def beside(ref: str, base: Path) -> str:
+    """What a scenario file names (a list, a deployment): the file beside it (in ``base``)
+    when there is one this process may read (a web query: its uploads), else ``ref`` as
+    given — a bundled name, or a path from the current folder."""
     from mathhammer import read_scope
 
-    for path in (base / ref, Path(ref)):
-        if read_scope.allowed(path) and path.is_file():
-            return path
+    path = base / ref
+    return str(path) if read_scope.allowed(path) and path.is_file() else ref
+
+
+def file_beside(where: str, ref: str, base: Path) -> Path:
+    """A file a scenario names (a deployment): :func:`beside`, and there must be a file there;
+    none: one line naming the scenario's key and where it looked."""
+    from mathhammer import read_scope
+
+    path = Path(beside(ref, base))
+    if read_scope.allowed(path) and path.is_file():
+        return path
     raise ProfileError(where, "is no file beside the scenario file or in the current folder",
                        ref, "give the file's path relative to the scenario file")
 

@@ -61,15 +61,11 @@ def run_battle_scenario(table: dict | None, source: str, config, title: str = ""
         raise pydantic_errors(err, f"{source}: battle") from None
     base = Path(source).resolve().parent
 
-    def near(ref: str) -> str:
-        path = base / ref
-        return str(path) if path.is_file() else ref
-
     from mathhammer.errors import within
     from mathhammer.lists import load_list
-    from mathhammer.profiles import file_beside, read_toml
+    from mathhammer.profiles import beside, file_beside, read_toml
 
-    armies = [within(f"{source}: battle.{key}", load_list, near(ref))
+    armies = [within(f"{source}: battle.{key}", load_list, beside(ref, base))
               for key, ref in (("list_a", entry.list_a), ("list_b", entry.list_b))]
     deployment, deployment_source = entry.deployment, f"{source}: battle.deployment"
     if isinstance(deployment, str):

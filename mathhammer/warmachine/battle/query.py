@@ -98,7 +98,7 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
                            "use " + ", ".join(sorted(allowed - {"game", "kind"})))
     base = Path(source).parent
 
-    def path_of(key: str, required: bool = True):
+    def text_of(key: str, required: bool = True) -> str | None:
         value = data.get(key)
         if value is None:
             if required:
@@ -108,8 +108,7 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
         if not isinstance(value, str) or not value:
             raise ProfileError(f"{source}: {key}", "must be a list name or a file path", value,
                                f'use {key} = "khador_battlebox"')
-        near = base / value
-        return str(near) if near.is_file() else value
+        return value
 
     kwargs = {}
     for key in ("turns", "rollouts", "iterations"):
@@ -125,16 +124,15 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
         kw.update(seed=config.seed, workers=config.threads, progress=config.progress)
     from mathhammer.errors import within
     from mathhammer.lists import load_list
-    from mathhammer.profiles import file_beside, read_toml
+    from mathhammer.profiles import beside, file_beside, read_toml
     from mathhammer.warmachine.battle.setup import build_sides
     from mathhammer.warmachine.battle.table import read_deployment
 
-    lists = [path_of(key) for key in ("list_a", "list_b")]
+    lists = [beside(text_of(key), base) for key in ("list_a", "list_b")]
     for key, ref in zip(("list_a", "list_b"), lists, strict=True):
         within(f"{source}: {key}", load_list, ref)  # a list's error names the scenario's key
-    deployment = data.get("deployment")
+    deployment = text_of("deployment", False)
     if deployment is not None:  # checked here, so that its errors name this file's key
-        path_of("deployment")  # a string
         path = file_beside(f"{source}: deployment", deployment, base)
         models, sides = build_sides(*lists)
         read_deployment(within(f"{source}: deployment", read_toml, path), models, sides,
