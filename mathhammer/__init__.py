@@ -87,7 +87,7 @@ def __getattr__(name: str):  # lazy: keep `import mathhammer` (and the CLI's --h
     import importlib
 
     if name not in _API:  # a subpackage or module on first use: mathhammer.fantasy.battle(...)
-        return subpackage_getattr(__name__)(name)
+        return _subpackage(name)
 
     module, attribute = _API[name]
     value = getattr(importlib.import_module(module), attribute)
@@ -108,6 +108,9 @@ def subpackage_getattr(package: str):
         return importlib.import_module(f"{package}.{name}")
 
     return getattr_
+
+
+_subpackage = subpackage_getattr(__name__)
 
 
 def __dir__() -> list[str]:

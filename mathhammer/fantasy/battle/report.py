@@ -153,11 +153,10 @@ def _info(plan, tally: dict, n: int, recipe, seed: int) -> dict:
     return info
 
 
-def first_decisions_lines(entries: list[dict], none: str = "no side chose between "
-                          "options by their values") -> InfoLines:
+def first_decisions_lines(entries: list[dict], none: str) -> InfoLines:
     """The first decisions as the JSON keeps them (per side: policy, kind, unit, options with
     value and se) and, on screen, one line a side: every option, best first, its value
-    rounded to its se."""
+    rounded to its se; none at all: ``none``, why there are none."""
     from mathhammer.words import rounded
 
     lines = []
