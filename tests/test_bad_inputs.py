@@ -302,6 +302,7 @@ def test_a_battle_files_errors_name_the_file_and_its_key(tmp_path, battle, where
 @pytest.mark.parametrize("extra, where, what", [
     ('deployment = "nosuch.toml"\n', "deployment", "is no file beside the scenario"),
     ('list_b = "nosuch"\n', "list_b: list 'nosuch'", "file not found"),
+    ('list_b = "wfb8_orcs"\n', "list_b", "is a fantasy list"),
 ])
 def test_a_warmachine_battle_files_errors_name_the_file_and_its_key(tmp_path, extra, where,
                                                                     what):

@@ -125,12 +125,13 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
     from mathhammer.errors import within
     from mathhammer.lists import load_list
     from mathhammer.profiles import beside, file_beside, read_toml
-    from mathhammer.warmachine.battle.setup import build_sides
+    from mathhammer.warmachine.battle.setup import build_sides, warmachine_list
     from mathhammer.warmachine.battle.table import read_deployment
 
     lists = [beside(text_of(key), base) for key in ("list_a", "list_b")]
     for key, ref in zip(("list_a", "list_b"), lists, strict=True):
-        within(f"{source}: {key}", load_list, ref)  # a list's error names the scenario's key
+        # a list's error names the scenario's key
+        warmachine_list(within(f"{source}: {key}", load_list, ref), f"{source}: {key}", ref)
     deployment = text_of("deployment", False)
     if deployment is not None:  # checked here, so that its errors name this file's key
         path = file_beside(f"{source}: deployment", deployment, base)

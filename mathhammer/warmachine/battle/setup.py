@@ -91,6 +91,11 @@ def _load_side(ref, where: str):
     from mathhammer.lists import ArmyList, load_list
 
     army = ref if isinstance(ref, ArmyList) else load_list(ref)  # score/tune pass loaded lists
+    return warmachine_list(army, where, ref)
+
+
+def warmachine_list(army, where: str, ref):
+    """``army``, refused in one line when it is a list of the other game."""
     if army.game != "warmachine":
         raise InputError(where, "is a fantasy list; a Warmachine battle needs a warmachine list "
                          "(warcaster + warjacks)", str(ref),
