@@ -48,6 +48,9 @@ MOST_ALIKE = 24
 #: rollouts that found every table (the same state, stream and tables: the same value) and
 #: plays only those that met a placeholder (kernels.battle_play.best_response); False: all
 KEEP_CLEAN_ROLLOUTS = True
+#: rows of a new greedy values' table (kernels.battle_tables.value_row; a power of two): ~12,000
+#: codes after 250 battles of two 6-unit lists; the table doubles when half full
+VALUE_ROWS = 4096
 
 
 class KernelBattle:
@@ -73,6 +76,7 @@ class KernelBattle:
         self.B = ks.make_battle(*self.P, *self.D, *self.T, *self.W)
         self.W[self.ks_w("W_PROBE")][ks.P_ON] = int(probing)
         self.misses = 0
+        self.n_values = 0  # codes in the greedy values' table (_put_value)
         # a battle's state before its first missing table (kernels.battle_play.play_chunk):
         # played again once the tables are built, it goes on from there, not from its start
         self.ck = ks.new_state(len(plan.units), plan.turns)
@@ -217,7 +221,7 @@ class KernelBattle:
 
             _k, u, t, face, charged, mu, mt = miss[:7]
             code = int(value_code(u, t, face, charged, mu, mt))
-            if kt.has(self.T[ka.T_VALUES], code):
+            if kt.value_of(self.T[ka.T_VALUES], code)[1]:
                 return  # asked twice in one probe pass
             # the size step asked for only (issue 32): a battle reads few of a pair's 25, each
             # an exact round (~10 ms); another step asked later is one more probe pass (~1 ms)
@@ -226,20 +230,20 @@ class KernelBattle:
             value = self._kept(content, lambda: exact_round_value(self.plan, u, t, face,
                                                               bool(charged), mu, mt))
             for u2, t2 in self._pairs_alike(u, t):  # a pair of their like asks for this table
-                kt.put(self.T[ka.T_VALUES], int(value_code(u2, t2, face, charged, mu, mt)), value)
+                self._put_value(int(value_code(u2, t2, face, charged, mu, mt)), value)
         elif kind == ks.MISS_CHALLENGE:  # FB-B20: one exact round with a challenge
             from mathhammer.fantasy.battle.challenge_values import exact_challenge_value
             from mathhammer.fantasy.kernels.battle_values import challenge_code
 
             code = int(challenge_code(*miss[1:11]))
-            if not kt.has(self.T[ka.T_VALUES], code):
+            if not kt.value_of(self.T[ka.T_VALUES], code)[1]:
                 content = ("challenge", self.rules_signature, self.signatures[miss[1]],
                            self.signatures[miss[2]], miss[3:11])
                 value = self._kept(content, lambda: exact_challenge_value(
                     self.plan, *(int(x) for x in miss[1:4]), bool(miss[4]),
                     *(int(x) for x in miss[5:11])))
                 for a2, t2 in self._pairs_alike(miss[1], miss[2]):
-                    kt.put(self.T[ka.T_VALUES], int(challenge_code(a2, t2, *miss[3:11])), value)
+                    self._put_value(int(challenge_code(a2, t2, *miss[3:11])), value)
         elif kind == ks.MISS_SHOT:
             from mathhammer.fantasy.battle.shooting import wound_cdf
             from mathhammer.fantasy.kernels.battle_actions import shot_code
@@ -265,6 +269,19 @@ class KernelBattle:
                 kt.put(self.T[ka.T_SHOT_DICT], int(shot_code(u2, t2, n, mod, left)), index)
         else:  # pragma: no cover - the kernel writes only these three
             raise RuntimeError(f"unknown miss {miss}")
+
+    def _put_value(self, code: int, value: float) -> None:
+        """A greedy value into the kernel's table (kernels.battle_tables.value_row), which is
+        doubled before it is half full — and the Battle made again around the new array."""
+        from mathhammer.fantasy.kernels import battle_actions as ka
+        from mathhammer.fantasy.kernels import battle_tables as kt
+
+        table = self.T[ka.T_VALUES]
+        self.n_values += kt.put_value(table, code, value)
+        if 2 * self.n_values >= table.shape[0]:
+            self.T = (self.T[:ka.T_VALUES] + (kt.grown_values(table),)
+                      + self.T[ka.T_VALUES + 1:])
+            self.B = self.ks.make_battle(*self.P, *self.D, *self.T, *self.W)
 
     def _pairs_alike(self, u: int, t: int):
         """(u, t) first, then every other pair of units with their contents: the pairs whose
@@ -437,7 +454,7 @@ def empty_tables() -> tuple:
     process (issue 32, kernels.battle_tables)."""
     from mathhammer import kernels
 
-    return kernels.load("mathhammer.fantasy.kernels.battle_tables").empty_tables()
+    return kernels.load("mathhammer.fantasy.kernels.battle_tables").empty_tables(VALUE_ROWS)
 
 
 #: decision kinds in the kernel's order (K_*); body roles in its order (ROLE_*)

@@ -10,8 +10,11 @@ containers are those of :func:`mathhammer.fantasy.battle.compile.empty_tables` (
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, types
 from numba.typed import Dict, List
+
+from mathhammer.fantasy.kernels.battle_geometry import BORROWING
 
 _I1 = types.Array(types.int64, 1, "C")
 _I2 = types.Array(types.int64, 2, "C")
@@ -23,11 +26,63 @@ _F4 = types.Array(types.float64, 4, "C")
 _F5 = types.Array(types.float64, 5, "C")
 
 
+# ---- the greedy values by code (B.values) --------------------------------------------------------
+# An open-addressed table in one float64 array (rows, 2): a code, its value. Every code is an
+# integer below 2**53 in size (battle_values.value_code, challenge_code), so a float64 holds it
+# exactly; NaN marks an empty row. A typed dict took a reference count and a call into numba's
+# dict for every look-up, and the look-ups sit in the greedy move's inner loop (threat).
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of code x 2**64/phi
+
+
+@njit(**BORROWING)
+def value_row(table, code):
+    """The row holding ``code``, or the empty row where it would go."""
+    mask = table.shape[0] - 1
+    bits = np.uint64(np.int64(code))  # from int64, not from a float: a negative code wraps
+    i = np.int64((bits * _MIX) >> np.uint64(32)) & mask
+    while True:
+        key = table[i, 0]
+        if key != key or key == code:  # NaN: empty
+            return i
+        i = (i + 1) & mask
+
+
+@njit(**BORROWING)
+def value_of(table, code):
+    """(the value of ``code``, True), or (0, False) when the table has none."""
+    i = value_row(table, code)
+    if table[i, 0] == code:
+        return table[i, 1], True
+    return 0.0, False
+
+
+@njit(cache=True, nogil=True)
+def put_value(table, code, value):
+    """Set ``code``'s value; 1 when the code is new (the caller counts rows and grows the
+    table, :func:`grown_values`, before it is half full), else 0."""
+    i = value_row(table, code)
+    new = 1 if table[i, 0] != table[i, 0] else 0
+    table[i, 0], table[i, 1] = code, value
+    return new
+
+
+@njit(cache=True, nogil=True)
+def grown_values(table):
+    """The same codes and values in a table of twice the rows."""
+    out = np.full((2 * table.shape[0], 2), np.nan)
+    for i in range(table.shape[0]):
+        if table[i, 0] == table[i, 0]:
+            j = value_row(out, table[i, 0])
+            out[j, 0], out[j, 1] = table[i, 0], table[i, 1]
+    return out
+
+
 @njit(cache=True)
-def empty_tables():
+def empty_tables(value_rows):
     """The 23 empty containers: the combat kernel's 15 arrays per fight (compile.DTYPES,
     compile.NDIMS), each fight's unit order, first bodies and once-groups, the fights and
-    arrangements by code, the greedy values, the shooting tables and their index."""
+    arrangements by code, the greedy values (:func:`value_row`; ``value_rows`` a power of
+    two), the shooting tables and their index."""
     return (List.empty_list(_I2), List.empty_list(_I2), List.empty_list(_I2),
             List.empty_list(_I2), List.empty_list(_I2), List.empty_list(_I3),
             List.empty_list(_F5), List.empty_list(_I2), List.empty_list(_F4),
@@ -35,7 +90,7 @@ def empty_tables():
             List.empty_list(_F2), List.empty_list(_F2), List.empty_list(_F1),
             List.empty_list(_I1), List.empty_list(_I1), List.empty_list(_I1),
             Dict.empty(types.int64, types.int64), Dict.empty(types.int64, types.int64),
-            Dict.empty(types.int64, types.float64), List.empty_list(_F1),
+            np.full((value_rows, 2), np.nan), List.empty_list(_F1),
             Dict.empty(types.int64, types.int64))
 
 

@@ -63,6 +63,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     engaged,
     missed,
 )
+from mathhammer.fantasy.kernels.battle_tables import value_of
 
 APPROACH = 0.5  # FB-B10: weight of the pull towards favoured pairings (values.py)
 APPROACH_RANGE = 48.0  # inches at which the pull starts
@@ -83,17 +84,16 @@ def value_code(u, t, face, charged, mu, mt):
     return ((((u * 64 + t) * 4 + face) * 2 + charged) * 256 + mu) * 256 + mt
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**BORROWING)
 def combat_value_at(ui, st, buckets, table, u, t, face, charged):
     """(u's side's expected VP swing of one round of u against t, True, mu, mt) from the
-    table of values, on arrays read once by the caller; (0, False, mu, mt) when its value is
-    not built yet (value_missed records it). mu, mt: the models the value is worked out for."""
+    table of values (B.values: kernels.battle_tables.value_row), on arrays read once by the
+    caller; (0, False, mu, mt) when its value is not built yet (value_missed records it).
+    mu, mt: the models the value is worked out for."""
     mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)
     mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
-    code = value_code(u, t, face, charged, mu, mt)
-    if code not in table:
-        return 0.0, False, mu, mt
-    return table[code], True, mu, mt
+    value, found = value_of(table, value_code(u, t, face, charged, mu, mt))
+    return value, found, mu, mt
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -374,8 +374,8 @@ def challenge_value(B, S, u, b, v, vb, mode):
     ba, bt = (b, vb) if a == u else (vb, b)
     issuer_is_a = 1 if a == u else 0
     code = challenge_code(a, t, face, charged, ma, mt, ba, bt, issuer_is_a, mode)
-    table = B.values
-    if code not in table:
+    value, found = value_of(B.values, code)
+    if not found:
         miss = B.miss
         miss[:] = -1
         miss[0], miss[1], miss[2], miss[3], miss[4], miss[5] = MISS_CHALLENGE, a, t, face, charged, ma
@@ -383,7 +383,7 @@ def challenge_value(B, S, u, b, v, vb, mode):
         if missed(B):
             return 0.0, OK
         return 0.0, MISS
-    return sign * table[code], OK
+    return sign * value, OK
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
