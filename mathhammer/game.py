@@ -34,6 +34,8 @@ class Game:
     name: ClassVar[str] = ""
     #: rulesets a list of this game may name
     rulesets: ClassVar[tuple[str, ...]] = ()
+    #: whether a query's ruleset may also be a ruleset file (house rules)
+    ruleset_files: ClassVar[bool] = False
     #: list entry keys besides ``profile``, ``count`` and ``name``: key -> (type, pydantic Field)
     entry_fields: ClassVar[dict[str, tuple[Any, Any]]] = {}
     #: entry keys an options file may list values for (``tune`` tries each combination):

@@ -339,3 +339,14 @@ def test_a_warmachine_battle_files_broken_deployment_is_named_by_the_files_key(t
     code, out, err = run_inprocess(argv)
     assert_clean(argv, code, out, err)
     assert code == 2 and err.startswith(f"error: {path}: deployment wd.toml: a.Nosuch: "), err
+
+
+def test_a_warmachine_sweep_refuses_a_fantasy_ruleset():
+    """--ruleset chooses a Fantasy sweep's edition; a Warmachine sweep ignored it in silence."""
+    argv = ["sweep", "khador/juggernaut", "cygnar/charger", "--vary", "focus=0..1",
+            "--ruleset", "wfb8"]
+    code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err)
+    assert code == 2 and out == ""
+    assert err.startswith("error: --ruleset: is not a warmachine ruleset") and \
+        err.count("\n") == 1, err

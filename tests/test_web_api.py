@@ -617,3 +617,54 @@ def test_a_battle_files_deployment_is_looked_for_only_where_the_server_may_read(
     assert f"battle.deployment: is no file beside the scenario file or in the current folder " \
            f"(got {deployment})" in error, error
     assert "mathhammer-web-" not in error and "/tmp" not in error, error
+
+
+#: text parameters whose help says "file" without reading one (rank and file; a spell given
+#: on the command line instead of in a file)
+NOT_FILES = {("fb artillery", "facing"), ("fb combat", "target-a"), ("magic phase", "spell")}
+
+
+def test_every_text_parameter_that_reads_a_file_takes_an_upload():
+    """Whether a text parameter takes an upload is marked on its command
+    (``query_command(files=...)``), not read from "TOML" in its help: a ruleset file, an
+    options file and a profile file were refused as paths and had no upload to offer."""
+    import re
+
+    for command in cmds.query_commands():
+        for p in command.own_params:
+            if p.kind == "str" and re.search(r"\bfile\b|\bTOML\b", p.help, re.I) \
+                    and (command.name, p.key) not in NOT_FILES:
+                assert p.takes_file, (command.name, p.key)
+
+
+def test_a_commands_file_marks_name_its_own_parameters():
+    for path, command in cmds.walk(cmds.click_root()):
+        is_query, _shared, _ask, files = cmds._is_query(command.callback)
+        if is_query:
+            assert set(files) <= {p.name for p in command.params}, path
+
+
+RULESET = ROOT / "mathhammer" / "fantasy" / "rules" / "t9a1.toml"
+HALBERDIERS = ROOT / "profiles" / "fantasy" / "wfb8" / "empire_halberdiers.toml"
+
+
+@pytest.mark.parametrize("slug, query, key, path, argv", [
+    ("fb/attack", {"ws": "3", "strength": "3", "target-ws": "3", "toughness": "3",
+                   "attacks": "10", "method": "exact"}, "ruleset", RULESET,
+     ["fb", "attack", "--ws", "3", "--strength", "3", "--target-ws", "3", "--toughness", "3",
+      "--attacks", "10", "--method", "exact", "--ruleset", str(RULESET)]),
+    ("sweep", {"target": "wfb8/orc_boyz", "vary": "attacker.ws=3..4", "seed": "1"},
+     "attacker", HALBERDIERS,
+     ["sweep", str(HALBERDIERS), "wfb8/orc_boyz", "--vary", "attacker.ws=3..4", "--seed", "1"]),
+])
+def test_a_file_of_your_own_is_uploaded_for_a_text_parameter(client, slug, query, key, path,
+                                                             argv):
+    """An uploaded ruleset or profile gives the answer the CLI gives for the same file (and a
+    Fantasy profile file is a Fantasy sweep's attacker: the Warmachine schema refused it)."""
+    import json
+
+    code, out, err = _cli([*argv, "--format", "json", "--quiet"])
+    response = client.post(f"/api/{slug}?{urlencode(query)}",
+                           files={key: (path.name, path.read_bytes())})
+    assert code == 0 and response.status_code == 200, (err, response.text)
+    assert response.json()["results"] == json.loads(out)["results"]

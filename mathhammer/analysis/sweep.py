@@ -87,7 +87,7 @@ def load_any(ref: Any, game: str | None = None) -> tuple[str, Any]:
     """(game, profile) from a profile object, id or file; the game is found when not given."""
     if hasattr(ref, "id"):
         return games.of_profile(ref).name, ref
-    order = [game] if game else list(games.names(lists=True))
+    order = [game] if game else _games_to_try(ref)
     last: Exception | None = None
     for g in order:
         try:
@@ -95,6 +95,26 @@ def load_any(ref: Any, game: str | None = None) -> tuple[str, Any]:
         except UnknownProfileError as err:
             last = err
     raise last  # type: ignore[misc]
+
+
+def _games_to_try(ref: Any) -> list[str]:
+    """The games whose profiles ``ref`` may be: only the one a profile file names in its
+    ``game`` key (the other game's schema refused a Fantasy file as a bad Warmachine one)."""
+    from pathlib import Path
+
+    from mathhammer.errors import MathhammerError
+    from mathhammer.io import names_a_file
+    from mathhammer.profiles import read_toml
+
+    names = list(games.names(lists=True))
+    if isinstance(ref, str) and (ref.endswith(".toml") or names_a_file(Path(ref))):
+        try:
+            declared = read_toml(ref).get("game")
+        except MathhammerError:
+            return names  # the profile loader names what is wrong with the file
+        if declared in names:
+            return [declared]
+    return names
 
 
 @dataclass
@@ -181,6 +201,9 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
                          "false", charge, 'use {"charge": "must"}')
     for value in v.values:
         rules.check_sweep_value(att if v.side == "attacker" else tgt, v.side, v.stat, value)
+    if ruleset is not None and not rules.ruleset_files and ruleset not in rules.rulesets:
+        raise InputError("‹ruleset›", f"is not a {game} ruleset ({', '.join(rules.rulesets)})",
+                         ruleset, "leave ‹ruleset› out: it chooses a Fantasy sweep's edition")
     ruleset = ruleset or rules.default_ruleset(att)
     seed = resolve_seed(seed)
     base_a, base_t = dict(attacker_options or {}), dict(target_options or {})

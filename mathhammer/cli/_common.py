@@ -174,7 +174,7 @@ ALWAYS = ("brief", "full")
 
 
 def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int | None = None,
-                  ask: tuple[str, ...] = ()):
+                  ask: tuple[str, ...] = (), files: tuple[str, ...] = ()):
     """Give a Typer command the shared query options without repeating them.
 
     The decorated function declares its own parameters plus ``opts:
@@ -183,10 +183,12 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int
     :class:`CommonOptions` in as ``opts``. ``trials`` is the command's own Monte Carlo
     default (``--help`` states it and ``opts.config()`` uses it). ``ask`` names options a
     question needs although the parser cannot require them (``--attacks`` unless
-    ``--for-p``): a form asks them with the required ones (``mathhammer serve``).
+    ``--for-p``): a form asks them with the required ones (``mathhammer serve``). ``files``
+    names the text parameters that also read a file (a profile id or a unit file, a ruleset
+    name or a ruleset file): the web takes an upload for them as for a path parameter.
     """
     if func is None:
-        return lambda f: query_command(f, only=only, trials=trials, ask=ask)
+        return lambda f: query_command(f, only=only, trials=trials, ask=ask, files=files)
     import functools
     import inspect
 
@@ -220,6 +222,7 @@ def query_command(func=None, *, only: tuple[str, ...] | None = None, trials: int
 
     command.query_options = tuple(names)  # marks a query command (`mathhammer serve` lists these)
     command.query_ask = tuple(ask)
+    command.query_files = tuple(files)
     command.__signature__ = own.replace(parameters=keyword_only + shared + [context])
     command.__annotations__ = {p.name: p.annotation for p in keyword_only + shared + [context]}
     del command.__wrapped__  # Typer must read the new signature, not the original

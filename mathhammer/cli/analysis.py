@@ -142,7 +142,8 @@ def compare_table(comparison, full: bool = False, columns: int | None = None) ->
     return "\n".join(lines) + "\n"
 
 
-@query_command(only=("method", "seed", "format", "plot", "output", "quiet"))
+@query_command(only=("method", "seed", "format", "plot", "output", "quiet"),
+               files=("list_a", "list_b"))
 def compare_command(
     list_a: Annotated[str, typer.Argument(help="Army list TOML file, or a bundled list name.")],
     list_b: Annotated[str, typer.Argument(help="The opposing army list: a list TOML file or a bundled list name.")],
@@ -223,7 +224,8 @@ def sweep_table(result) -> str:
     return "\n".join(lines) + "\n"
 
 
-@query_command(only=("method", "seed", "format", "plot", "output", "quiet"))
+@query_command(only=("method", "seed", "format", "plot", "output", "quiet"),
+               files=("attacker", "target", "ruleset"))
 def sweep_command(
     attacker: Annotated[str, typer.Argument(help="Attacker profile id or file (khador/juggernaut).")],
     target: Annotated[str, typer.Argument(help="Target profile id or file (cygnar/ironclad).")],
@@ -237,7 +239,7 @@ def sweep_command(
     mode: Annotated[Optional[str], typer.Option("--mode", help="Warmachine: melee or ranged weapons.")] = None,
     charge: Annotated[bool, typer.Option("--charge", help="The attacker charges (Warmachine: the first attack's damage pre-boosted, 1 focus for a warjack, WM-D3).")] = False,
     may_charge: Annotated[bool, typer.Option("--may-charge", help="Warmachine: the focus policy decides whether to charge.")] = False,
-    ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="Fantasy: basic, wfb8 or t9a1 (default: the attacker's).")] = None,
+    ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="Fantasy: basic, wfb8, t9a1 or a ruleset file (default: the attacker's).")] = None,
     threshold: Annotated[float, typer.Option("--threshold", help="Smallest P(kill) step that counts as a breakpoint.")] = 0.05,
     game: Annotated[Optional[str], typer.Option("--game", help="warmachine or fantasy (found from the profiles when omitted).")] = None,
     rounds: Rounds = None,

@@ -26,7 +26,7 @@ def roll_off_command(
     emit(report, opts)
 
 
-@query_command
+@query_command(files=("ruleset",))
 def scatter_command(
     distance: Annotated[str, typer.Argument(help='Scatter distance in inches as dice text: "2D6", "D6", "D6*2", "3".')] = "2D6",
     ruleset: Annotated[Optional[str], typer.Option("--ruleset", help="Scatter die of this ruleset: basic (1 HIT face, seed 001), wfb8 or t9a1 (2 HIT faces), or a ruleset file (default wfb8).")] = None,

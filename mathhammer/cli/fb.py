@@ -181,7 +181,7 @@ def _attacks(text: str, flag: str) -> int | str:
 
 
 @app.command("attack")
-@query_command(ask=("attacks",))  # required unless --for-p
+@query_command(ask=("attacks",), files=("target", "ruleset"))  # required unless --for-p
 def attack_command(
     ws: Annotated[int, typer.Option("--ws", help="Attacker's Weapon Skill (1..10).")],
     strength: Annotated[int, typer.Option("--strength", help="Strength of the attacks (1..10).")],
@@ -267,7 +267,7 @@ def attack_command(
 
 
 @app.command("shoot")
-@query_command
+@query_command(files=("target", "ruleset"))
 def shoot_command(
     bs: Annotated[int, typer.Option("--bs", help="Shooter's Ballistic Skill (1..10).")],
     strength: Annotated[int, typer.Option("--strength", help="Strength of the shots (1..10).")],
@@ -358,7 +358,7 @@ def shoot_command(
 
 
 @app.command("break-test")
-@query_command(only=("format", "output", "quiet", "explain"))
+@query_command(only=("format", "output", "quiet", "explain"), files=("ruleset",))
 def break_test_command(
     ld: Annotated[int, typer.Option("--ld", help="The losing unit's Leadership.")],
     lost_by: Annotated[int, typer.Option("--lost-by", help="Combat result difference.")],
@@ -432,7 +432,8 @@ _TURN_FLAGS = {"unit_a": "--unit-a", "unit_b": "--unit-b", "distance": "--distan
 
 
 @app.command("turn", help=TURN_HELP)
-@query_command(trials=TURN_TRIALS, ask=("unit_a", "unit_b", "distance", "reaction", "turns"))
+@query_command(trials=TURN_TRIALS, ask=("unit_a", "unit_b", "distance", "reaction", "turns"),
+               files=("unit_a", "unit_b", "ruleset"))
 def turn_command(
     scenario: Annotated[Optional[Path], typer.Argument(help='A kind = "turn" scenario file ([a] charges [b]); or leave out and give the units.')] = None,
     unit_a: Annotated[Optional[str], typer.Option("--unit-a", help="Unit A, the charger: a profile id or unit file.")] = None,
@@ -494,7 +495,7 @@ def turn_command(
 
 
 @app.command("charge")
-@query_command(only=("format", "output", "quiet", "explain"))
+@query_command(only=("format", "output", "quiet", "explain"), files=("unit", "target", "ruleset"))
 def charge_command(
     distance: Annotated[float, typer.Option("--distance", help="Inches from the charger to the charged unit.")],
     movement: Annotated[Optional[int], typer.Option("--movement", help="The charger's Movement M (or --unit; given with --unit, it overrides the profile's).")] = None,
@@ -521,7 +522,7 @@ def charge_command(
 
 
 @app.command("test")
-@query_command(only=("format", "output", "quiet", "explain"))
+@query_command(only=("format", "output", "quiet", "explain"), files=("ruleset",))
 def test_command(
     value: Annotated[Optional[int], typer.Option("--value", help="D6 characteristic test against this value (FB-T1).")] = None,
     ld: Annotated[Optional[int], typer.Option("--ld", help="2D6 Leadership test against this value (FB-T2).")] = None,

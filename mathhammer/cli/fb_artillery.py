@@ -48,7 +48,7 @@ def _target(target: str | None, target_opt: str | None, toughness: int | None,
                         width or 5, rules.name)
 
 
-@query_command(trials=ARTILLERY_TRIALS)
+@query_command(trials=ARTILLERY_TRIALS, files=("target", "target_opt", "ruleset"))
 def artillery_command(
     weapon: Annotated[str, typer.Argument(help=WEAPON_HELP)],
     target: Annotated[Optional[str], typer.Argument(help="Target unit: profile id or unit TOML file (or --target, or raw stats --toughness ...).")] = None,

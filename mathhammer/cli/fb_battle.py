@@ -15,7 +15,7 @@ from mathhammer.trials import BATTLE as BATTLE_TRIALS
 
 
 @query_command(only=("method", "n_trials", "seed", "format", "plot", "output", "quiet"),
-               trials=BATTLE_TRIALS)
+               trials=BATTLE_TRIALS, files=("list_a", "list_b"))
 def battle_command(
     list_a: Annotated[str, typer.Argument(help="List A: a bundled list name (wfb8_empire) or a list TOML file.")],
     list_b: Annotated[str, typer.Argument(help="List B: a bundled list name or a list TOML file (the same ruleset as A).")],

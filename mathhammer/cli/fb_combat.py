@@ -13,7 +13,7 @@ from mathhammer.cli.fb import app
 COMBAT_TRIALS = trials.COMBAT
 
 
-@query_command(trials=COMBAT_TRIALS)
+@query_command(trials=COMBAT_TRIALS, files=("unit_a", "unit_b", "ruleset"))
 def combat_command(
     unit_a: Annotated[str, typer.Argument(help="Unit A: profile id (wfb8/empire_halberdiers) or a unit TOML file; join characters with +: wfb8/empire_halberdiers+wfb8/empire_captain[:general][:bsb].")],
     unit_b: Annotated[str, typer.Argument(help="Unit B: profile id or unit TOML file, + characters.")],
@@ -72,7 +72,7 @@ app.command("combat")(combat_command)
 CHALLENGE_TRIALS = trials.CHALLENGE
 
 
-@query_command(trials=CHALLENGE_TRIALS)
+@query_command(trials=CHALLENGE_TRIALS, files=("model_a", "model_b", "ruleset"))
 def challenge_command(
     model_a: Annotated[str, typer.Argument(help="Model A: a profile id (wfb8/empire_captain), a TOML file, or inline stats:ws=6,s=4,t=4,w=3,i=6,a=4,save=3,ward=5.")],
     model_b: Annotated[str, typer.Argument(help="Model B, the same way.")],

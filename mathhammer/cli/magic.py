@@ -16,7 +16,7 @@ Ruleset = Annotated[str, typer.Option("--ruleset", help="t9a1 (seed 004, default
 
 
 @app.command("flow")
-@query_command(only=("format", "plot", "output", "quiet", "explain"))
+@query_command(only=("format", "plot", "output", "quiet", "explain"), files=("ruleset",))
 def flow_command(
     ruleset: Ruleset = "t9a1",
     channelers: Annotated[int, typer.Option("--channelers", help="Active player's models with Channel (every wizard).")] = 0,
@@ -45,7 +45,7 @@ def flow_command(
 
 
 @app.command("cast")
-@query_command
+@query_command(files=("ruleset",))
 def cast_command(
     dice: Annotated[int, typer.Option("--dice", help="Power dice used (t9a1 1-5, wfb8 1-6).")],
     cv: Annotated[int, typer.Option("--cv", help="Casting value (bound spells: the power level), at least 2.")],
@@ -83,7 +83,8 @@ def cast_command(
 
 
 @app.command("dispel")
-@query_command(only=("method", "n_trials", "seed", "precision", "threads", "check", "format", "output", "quiet", "explain"))
+@query_command(only=("method", "n_trials", "seed", "precision", "threads", "check", "format", "output", "quiet", "explain"),
+               files=("ruleset",))
 def dispel_command(
     dice: Annotated[int, typer.Option("--dice", help="Dispel dice used.")],
     against: Annotated[int, typer.Option("--against", help="The casting total to equal or beat.")],
@@ -142,7 +143,7 @@ _PHASE_OPTIONS = ("spell", "level", "dispel_level", "power_dice", "dispel_dice",
 
 
 @app.command("phase", help=PHASE_HELP)
-@query_command
+@query_command(files=("ruleset",))
 def phase_command(
     scenario: Annotated[Optional[Path], typer.Argument(help="Scenario TOML file (see docs/guide/magic.md, profiles/scenarios/magic_*.toml); leave out to give the spells as --spell options.")] = None,
     spell: Annotated[Optional[list[str]], typer.Option("--spell", help='A spell of the phase without a file: "NAME:CASTING_VALUE[:DICE][:bound]" (a bound spell\'s value is its power level; DICE for the fixed dice rule, on every spell or none). Repeatable; cast in the order given.')] = None,

@@ -75,7 +75,7 @@ def _battle(model, battles, battle_policy, meta_policy, turns) -> dict:
                 meta_policy=meta_policy, turns=turns)
 
 
-@query_command(only=("method", "seed", "format", "output", "quiet"))
+@query_command(only=("method", "seed", "format", "output", "quiet"), files=("army", "meta"))
 def score_command(
     army: Annotated[str, typer.Argument(help="Army list TOML file, or a bundled list name.")],
     meta: Meta,
@@ -102,7 +102,8 @@ def score_command(
     emit(report, opts)
 
 
-@query_command(only=("method", "seed", "format", "output", "quiet"))
+@query_command(only=("method", "seed", "format", "output", "quiet"),
+               files=("list_a", "list_b", "meta"))
 def diff_command(
     list_a: Annotated[str, typer.Argument(help="The list you have (A): a list TOML file or a bundled list name.")],
     list_b: Annotated[str, typer.Argument(help="The variant (B), a list TOML file or a bundled list name: the answer is B − A.")],
@@ -130,7 +131,8 @@ def diff_command(
     emit(report, opts)
 
 
-@query_command(only=("method", "seed", "format", "output", "quiet"))
+@query_command(only=("method", "seed", "format", "output", "quiet"),
+               files=("army", "options", "meta"))
 def tune_command(
     army: Annotated[str, typer.Argument(help="Army list TOML file, or a bundled list name.")],
     options: Annotated[str, typer.Option("--options", help="What may change: an options file (profiles/options/ name or path).")],

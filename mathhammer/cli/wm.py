@@ -17,7 +17,7 @@ app = typer.Typer(no_args_is_help=True, help="Warmachine Mk II: attacks, duels w
 Flag = lambda name, text: typer.Option(name, help=text)  # noqa: E731
 
 
-@query_command
+@query_command(files=("grid",))
 def attack_command(
     stat: Annotated[int, typer.Option("--stat", help="MAT (melee), RAT (ranged) or FOCUS (magic).")],
     defense: Annotated[int, typer.Option("--defense", help="Target's base DEF (at least 1).")],
@@ -194,7 +194,7 @@ def _parse_damaged(text: Optional[str], flag: str = "--damaged"):
     return values[0] if len(values) == 1 else values
 
 
-@query_command
+@query_command(files=("attacker", "target"))
 def duel_command(
     attacker: Annotated[str, typer.Argument(help="Attacking profile id (khador/juggernaut) or TOML path.")],
     target: Annotated[str, typer.Argument(help="Target profile id (cygnar/ironclad) or TOML path.")],
@@ -253,7 +253,7 @@ app.command("duel")(duel_command)
 
 
 # ---------------------------------------------------------------------------- plan
-@query_command
+@query_command(files=("attackers", "target"))
 def plan_command(
     attackers: Annotated[Optional[list[str]], typer.Argument(help="The battlegroup: one warcaster and its warjacks (profile ids or TOML paths), e.g. khador/sorscha khador/juggernaut khador/destroyer.")] = None,
     target: Annotated[str, typer.Option("--target", help="The model to kill: profile id (cygnar/stryker) or TOML path.")] = "",

@@ -16,7 +16,7 @@ BATTLES = 2000  # mathhammer.warmachine.battle.query.DEFAULT_BATTLES (help needs
 
 
 @query_command(only=("n_trials", "seed", "format", "plot", "output", "quiet"),
-               trials=BATTLES)
+               trials=BATTLES, files=("list_a", "list_b"))
 def battle_command(
     list_a: Annotated[str, typer.Argument(help="Side A: a Warmachine list TOML file or bundled list (khador_battlebox): one warcaster and its warjacks.")],
     list_b: Annotated[str, typer.Argument(help="Side B: a Warmachine list TOML file or bundled list (cygnar_battlebox).")],

@@ -29,6 +29,7 @@ STAT_FIELDS = {"ws": "stats.ws", "bs": "stats.bs", "s": "stats.s", "t": "stats.t
 class Fantasy(Game):
     name = "fantasy"
     rulesets = ("basic", "wfb8", "t9a1")
+    ruleset_files = True
     entry_fields = {
         "charge": (bool, False),
         "models": (int | None, Field(None, ge=1, le=200)),

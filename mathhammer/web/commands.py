@@ -45,11 +45,13 @@ class Param:
     multiple: bool
     help: str
     positional: bool
+    reads_file: bool = False  # text the CLI also reads as a file (query_command(files=...))
 
     @property
     def takes_file(self) -> bool:
-        """A file parameter, or text the CLI also reads as a TOML file (a profile id or path)."""
-        return self.kind == "path" or (self.kind == "str" and "TOML" in self.help)
+        """A file parameter, or text the command marks as also naming a file (a profile id or
+        a unit file, a ruleset name or a ruleset file): the web takes an upload for it."""
+        return self.kind == "path" or self.reads_file
 
     @property
     def label(self) -> str:
@@ -159,21 +161,22 @@ def _kind(param) -> str:
     return {int: "int", float: "float"}.get(annotation, "str")
 
 
-def _is_query(callback) -> tuple[bool, frozenset[str], frozenset[str]]:
-    """(is a query command, the shared options it takes, the options a question needs),
-    from @query_command's mark."""
+def _is_query(callback) -> tuple[bool, frozenset[str], frozenset[str], frozenset[str]]:
+    """(is a query command, the shared options it takes, the options a question needs, the
+    text parameters that read files), from @query_command's mark."""
     seen = set()
     while callback is not None and id(callback) not in seen:
         seen.add(id(callback))
         marked = getattr(callback, "query_options", None)
         if marked is not None:
             return (True, frozenset(name.replace("_", "-") for name in marked),
-                    frozenset(getattr(callback, "query_ask", ())))
+                    frozenset(getattr(callback, "query_ask", ())),
+                    frozenset(getattr(callback, "query_files", ())))
         callback = getattr(callback, "__wrapped__", None)
-    return False, frozenset(), frozenset()
+    return False, frozenset(), frozenset(), frozenset()
 
 
-def _params(command) -> tuple[Param, ...]:
+def _params(command, files: frozenset[str] = frozenset()) -> tuple[Param, ...]:
     out = []
     for p in command.params:
         if getattr(p, "hidden", False) or not getattr(p, "expose_value", True):
@@ -185,7 +188,8 @@ def _params(command) -> tuple[Param, ...]:
             key=p.name if positional else flag.lstrip("-"), flag=flag, kind=_kind(p),
             required=bool(p.required), default=p.default,
             multiple=bool(p.multiple) or getattr(p, "nargs", 1) == -1,  # ATTACKERS... of wm plan
-            help=" ".join((getattr(p, "help", None) or "").split()), positional=positional))
+            help=" ".join((getattr(p, "help", None) or "").split()), positional=positional,
+            reads_file=p.name in files))
     return tuple(out)
 
 
@@ -214,13 +218,13 @@ def click_root():
 def query_commands() -> tuple[Command, ...]:
     commands = []
     for path, command in walk(click_root()):
-        is_query, shared, ask = _is_query(command.callback)
+        is_query, shared, ask, files = _is_query(command.callback)
         if not is_query:
             continue
         text = (command.help or "").strip()
         summary = text.split("\n\n")[0].replace("\n", " ").strip()
-        commands.append(Command(path=path, summary=summary, help=text, params=_params(command),
-                                shared=shared, ask=ask))
+        commands.append(Command(path=path, summary=summary, help=text,
+                                params=_params(command, files), shared=shared, ask=ask))
     return tuple(commands)
 
 
