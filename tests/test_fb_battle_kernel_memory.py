@@ -50,6 +50,7 @@ def test_a_view_refuses_an_array_that_is_not_c_contiguous():
     def view(a):
         return borrowed(a)
 
-    assert view(np.arange(6.0).reshape(2, 3)).sum() == 15.0
+    owner = np.arange(6.0).reshape(2, 3)  # a view owns nothing: its array must stay alive
+    assert view(owner).sum() == 15.0
     with pytest.raises(Exception, match="C-contiguous"):
         view(np.arange(6.0).reshape(2, 3)[:, 0])

@@ -668,3 +668,19 @@ def test_a_file_of_your_own_is_uploaded_for_a_text_parameter(client, slug, query
                            files={key: (path.name, path.read_bytes())})
     assert code == 0 and response.status_code == 200, (err, response.text)
     assert response.json()["results"] == json.loads(out)["results"]
+
+
+def test_a_pages_command_line_names_an_uploaded_ruleset_as_your_file(client):
+    """The page's "same on the command line" shows YOUR_RULESET.toml for an uploaded ruleset,
+    as for an uploaded scenario; it showed --ruleset '(uploaded)', which no shell can run."""
+    import html
+    import re
+
+    query = {"ws": "3", "strength": "3", "target-ws": "3", "toughness": "3", "attacks": "10",
+             "method": "exact"}
+    page = client.post(f"/fb/attack?{urlencode(query)}",
+                       files={"ruleset": ("house.toml", RULESET.read_bytes())})
+    assert page.status_code == 200
+    text = html.unescape(page.text)
+    lines = [m for m in re.findall(r"mathhammer fb attack[^<]*", text) if "--ruleset" in m]
+    assert lines and all("--ruleset YOUR_RULESET.toml" in line for line in lines), lines

@@ -144,7 +144,7 @@ def create_app(limits: Limits | None = None, *, warm: bool = False,
                                             "parameter of that name to upload a file for; fix: "
                                             "name the part after a parameter that takes a file")
                 files[param.key] = files.pop(key)
-                result.chosen[param.key] = ["(uploaded)"]
+                result.chosen[param.key] = [cmds.UPLOADED]
             result.chosen = {p.key: result.chosen[p.key] for p in command.params
                              if p.key in result.chosen}
             cmds.check_not_paths(command, result.chosen, files)
@@ -545,7 +545,7 @@ def _form_values(command: cmds.Command, chosen: dict[str, list[str]]) -> dict[st
 
 
 def _path_text(param: cmds.Param, value: str) -> str:
-    if value == "(uploaded)":
+    if value == cmds.UPLOADED:
         return f"YOUR_{param.key.upper()}.toml"
     ident = value.strip().removesuffix(".toml").removeprefix("profiles/")
     return f"profiles/{ident}.toml"

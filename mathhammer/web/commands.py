@@ -31,6 +31,8 @@ ENGINE_OPTIONS = ("method", "n-trials", "seed", "precision", "check", "explain")
 QUESTION_FIELDS = 4
 TRUE_WORDS = frozenset({"1", "on", "true", "yes"})
 FALSE_WORDS = frozenset({"0", "off", "false", "no"})
+#: what a query's chosen values hold for a parameter given as an uploaded file
+UPLOADED = "(uploaded)"
 
 
 @dataclass(frozen=True)
@@ -395,8 +397,9 @@ def cli_line(command: Command, chosen: Mapping[str, list[str]], path_text=None) 
         param = command.web_param(key)
         if param is None:
             continue
-        if param.kind == "path" and path_text is not None:
-            values = [path_text(param, v) for v in values]
+        if path_text is not None and param.takes_file:  # a text parameter's upload too
+            values = [path_text(param, v) if param.kind == "path" or v == UPLOADED else v
+                      for v in values]
         if param.positional:
             arguments.extend(values if param.multiple else values[-1:])
         elif param.kind == "flag":

@@ -153,7 +153,8 @@ def _data_pointer(typingctx, array):
 @njit(cache=True, nogil=True, inline="always")
 def borrowed(a):
     """A view of ``a`` that owns nothing: numba counts no references to it. Only for a field
-    of a structure that also holds ``a`` (its ``keep``)."""
+    of a structure that also holds ``a`` (its ``keep``); never returned to Python or kept
+    anywhere else (Python would get an array over memory nothing keeps alive)."""
     return carray(_data_pointer(a), a.shape)
 
 
