@@ -280,6 +280,7 @@ def test_a_battle_scenario_refuses_what_a_battle_cannot_do(tmp_path, game, flags
     ('[[battle.deployment.a]]\nunit = "Halberdiers"\nx = 100\n', "battle.deployment: a unit "
      "'Halberdiers'", "is off the 72\" x 48\" table"),
     ('list_b = "nosuch"\n', "battle.list_b: list 'nosuch'", "file not found"),
+    ('list_b = "khador_battlebox"\n', "battle.list_b", "is a warmachine list"),
 ])
 def test_a_battle_files_errors_name_the_file_and_its_key(tmp_path, battle, where, what):
     """An error in what a battle file names (its lists, its deployment, inline or a file of
@@ -348,5 +349,5 @@ def test_a_warmachine_sweep_refuses_a_fantasy_ruleset():
     code, out, err = run_inprocess(argv)
     assert_clean(argv, code, out, err)
     assert code == 2 and out == ""
-    assert err.startswith("error: --ruleset: is not a warmachine ruleset") and \
+    assert err.startswith("error: --ruleset: chooses a Fantasy sweep's edition") and \
         err.count("\n") == 1, err

@@ -54,3 +54,24 @@ def test_a_view_refuses_an_array_that_is_not_c_contiguous():
     assert view(owner).sum() == 15.0
     with pytest.raises(Exception, match="C-contiguous"):
         view(np.arange(6.0).reshape(2, 3)[:, 0])
+
+
+def test_a_battle_owns_the_arrays_it_was_made_of():
+    """A Battle made of static and deployment arrays that nothing else holds plays the same
+    battle as the one whose arrays Python keeps (its ``keep`` owns them)."""
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan, kernel_of
+    from mathhammer.lists import load_list
+    from mathhammer.rng import chunk_state
+
+    armies = [load_list(x) for x in ("wfb8_empire", "wfb8_orcs")]
+    plan = build_plan(Recipe(*armies, None, "default", 2, "roll-off", "greedy", "greedy", 8, 1))
+    kb = kernel_of(plan)
+    words = chunk_state(4, 0)
+    held = [kb.one_battle(words, i) for i in range(3)]
+    fresh = [a.copy() if isinstance(a, np.ndarray) else a for a in (*kb.P, *kb.D)]
+    kb.B = kb.ks.make_battle(*fresh, *kb.T, *kb.W)
+    del fresh
+    gc.collect()
+    litter = [np.full(n, 9.0) for n in range(1, 200) for _ in range(20)]
+    assert [kb.one_battle(words, i) for i in range(3)] == held
+    del litter

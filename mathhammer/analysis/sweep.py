@@ -202,8 +202,8 @@ def sweep(attacker: Any, target: Any, vary: str | Vary, *, game: str | None = No
     for value in v.values:
         rules.check_sweep_value(att if v.side == "attacker" else tgt, v.side, v.stat, value)
     if ruleset is not None and not rules.ruleset_files and ruleset not in rules.rulesets:
-        raise InputError("‹ruleset›", f"is not a {game} ruleset ({', '.join(rules.rulesets)})",
-                         ruleset, "leave ‹ruleset› out: it chooses a Fantasy sweep's edition")
+        raise InputError("‹ruleset›", f"chooses a Fantasy sweep's edition; a {game} sweep "
+                         f"plays {', '.join(rules.rulesets)}", ruleset, "leave ‹ruleset› out")
     ruleset = ruleset or rules.default_ruleset(att)
     seed = resolve_seed(seed)
     base_a, base_t = dict(attacker_options or {}), dict(target_options or {})

@@ -663,6 +663,7 @@ def _describe(command: cmds.Command) -> dict:
                     "default": p.default if isinstance(p.default, (int, float, str, bool))
                     or p.default is None else str(p.default),
                     "multiple": p.multiple, "help": p.help,
+                    "upload": p.takes_file,  # takes an uploaded file (-F key=@file)
                     "question": p.key in question}  # a form asks it first (the rest fold)
                    for p in command.params if p.key not in cmds.SERVER_OWNED],
     }

@@ -84,15 +84,20 @@ def battle_units(army_a: ArmyList, army_b: ArmyList, rules) -> tuple[BattleUnit,
     return tuple(units)
 
 
+def fantasy_list(army: ArmyList, where: str) -> ArmyList:
+    """``army``, refused in one line when it is a list of the other game."""
+    if army.game != "fantasy":
+        raise InputError(where, f"is a {army.game} list; a Fantasy battle plays two fantasy "
+                         "lists", army.name, "use a fantasy list (e.g. wfb8_empire); two "
+                         "Warmachine lists battle in `mathhammer wm battle`")
+    return army
+
+
 def check_armies(army_a: ArmyList, army_b: ArmyList) -> None:
     """Two Fantasy lists of one ruleset (checked before the ruleset is loaded: a Warmachine
     list has no Fantasy ruleset to name)."""
     for side, army in enumerate((army_a, army_b)):
-        if army.game != "fantasy":
-            raise InputError(_where(army, side),
-                             f"is a {army.game} list; fb battle plays two fantasy lists",
-                             army.name, "use a fantasy list (e.g. wfb8_empire); two "
-                             "Warmachine lists battle in `mathhammer wm battle`")
+        fantasy_list(army, _where(army, side))
     if army_a.ruleset != army_b.ruleset:
         raise InputError(_where(army_b, 1),
                          f"is a {army_b.ruleset} list, list A is {army_a.ruleset}: one battle "

@@ -454,6 +454,8 @@ def empty_tables() -> tuple:
     process (issue 32, kernels.battle_tables)."""
     from mathhammer import kernels
 
+    if VALUE_ROWS < 2 or VALUE_ROWS & (VALUE_ROWS - 1):  # value_row masks with rows - 1
+        raise ValueError(f"VALUE_ROWS must be a power of two, not {VALUE_ROWS}")
     return kernels.load("mathhammer.fantasy.kernels.battle_tables").empty_tables(VALUE_ROWS)
 
 

@@ -62,10 +62,12 @@ def run_battle_scenario(table: dict | None, source: str, config, title: str = ""
     base = Path(source).resolve().parent
 
     from mathhammer.errors import within
+    from mathhammer.fantasy.battle.army import fantasy_list
     from mathhammer.lists import load_list
     from mathhammer.profiles import beside, file_beside, read_toml
 
-    armies = [within(f"{source}: battle.{key}", load_list, beside(ref, base))
+    armies = [fantasy_list(within(f"{source}: battle.{key}", load_list, beside(ref, base)),
+                           f"{source}: battle.{key}")
               for key, ref in (("list_a", entry.list_a), ("list_b", entry.list_b))]
     deployment, deployment_source = entry.deployment, f"{source}: battle.deployment"
     if isinstance(deployment, str):

@@ -31,7 +31,7 @@ _F5 = types.Array(types.float64, 5, "C")
 # integer below 2**53 in size (battle_values.value_code, challenge_code), so a float64 holds it
 # exactly; NaN marks an empty row. A typed dict took a reference count and a call into numba's
 # dict for every look-up, and the look-ups sit in the greedy move's inner loop (threat).
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of code x 2**64/phi
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # code x 2**64/phi, its bits from the 32nd up: the row
 
 
 @njit(**BORROWING)

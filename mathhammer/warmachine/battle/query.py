@@ -130,8 +130,9 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
 
     lists = [beside(text_of(key), base) for key in ("list_a", "list_b")]
     for key, ref in zip(("list_a", "list_b"), lists, strict=True):
-        # a list's error names the scenario's key
-        warmachine_list(within(f"{source}: {key}", load_list, ref), f"{source}: {key}", ref)
+        # a list's error names the scenario's key, and quotes what the file says
+        warmachine_list(within(f"{source}: {key}", load_list, ref), f"{source}: {key}",
+                        text_of(key))
     deployment = text_of("deployment", False)
     if deployment is not None:  # checked here, so that its errors name this file's key
         path = file_beside(f"{source}: deployment", deployment, base)
