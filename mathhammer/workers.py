@@ -5,11 +5,16 @@ took it as a KeyboardInterrupt printed a traceback header ("Process ForkServerPr
 over the one-line stop, or sent the interrupt back as its chunk's result into a pipe the
 stopped parent no longer read — a forked sibling held the pipe's other end, so the worker
 waited there for ever (two orphans of ~280 MB each after `fb battle --workers 2`). Here the
-workers ignore Ctrl-C: the parent alone stops the run and ends them (:func:`stop_pool`).
+workers never take Ctrl-C: the parent alone stops the run and ends them (:func:`stop_pool`).
+A worker (and the forkserver it is forked from) starts with SIGINT blocked, so a Ctrl-C in
+the first milliseconds of its life, before it could set anything, reaches it neither; the
+parent blocks the signal only while it starts a process, and takes a Ctrl-C that came then
+as soon as it unblocks (:func:`_sigint_held`).
 """
 
 from __future__ import annotations
 
+import multiprocessing.context as _mp_context
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -23,8 +28,51 @@ def worker_pool(workers: int, method: str = "forkserver", initializer=None,
 
     if method == "forkserver" and method not in mp.get_all_start_methods():
         method = "spawn"
-    return ProcessPoolExecutor(workers, mp_context=mp.get_context(method),
+    return ProcessPoolExecutor(workers, mp_context=_quiet_context(method),
                                initializer=_start_worker, initargs=(initializer, initargs))
+
+
+def _quiet_context(method: str):
+    """The multiprocessing context of ``method`` whose processes start with SIGINT blocked
+    (the module docstring): a child inherits the signal mask of the thread that forks it,
+    and a forkserver started then passes it on to every worker it forks."""
+    import multiprocessing as mp
+
+    base = mp.get_context(method)
+    return type(f"Quiet{type(base).__name__}", (type(base),),
+                {"Process": _QUIET_PROCESS[method]})()
+
+
+class _Quiet:
+    """A process started with SIGINT held (a mixin before a multiprocessing Process class)."""
+
+    def start(self) -> None:
+        with _sigint_held():
+            super().start()
+
+
+# one class per start method, named at module level: forkserver and spawn pickle the process
+_QUIET_PROCESS = {}
+for _method, _name in (("fork", "ForkProcess"), ("forkserver", "ForkServerProcess"),
+                       ("spawn", "SpawnProcess")):
+    if hasattr(_mp_context, _name):  # Windows has spawn only
+        _QUIET_PROCESS[_method] = globals()[f"Quiet{_name}"] = type(
+            f"Quiet{_name}", (_Quiet, getattr(_mp_context, _name)), {"__module__": __name__})
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread for the block (pending, not lost: delivered at its end)."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # no signal masks (Windows): nothing to hold
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 @contextmanager

@@ -50,3 +50,33 @@ def _running(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+MASKS = """
+import signal, sys
+from mathhammer.workers import pool_of
+
+
+def sigint_blocked():
+    return signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+if __name__ == "__main__":
+    with pool_of(2, sys.argv[1]) as pool:
+        seen = [f.result() for f in [pool.submit(sigint_blocked) for _ in range(4)]]
+    print(all(seen), sigint_blocked())
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+def test_a_worker_is_born_deaf_to_ctrl_c(method, tmp_path):
+    """A worker starts with SIGINT blocked (inherited at the fork, from its forkserver too),
+    so a Ctrl-C in its first milliseconds, before it could ignore the signal, printed a
+    traceback over the one-line stop no more; the parent holds SIGINT only while it starts
+    a worker (False after the pool)."""
+    script = tmp_path / "masks.py"
+    script.write_text(MASKS)
+    proc = subprocess.run([sys.executable, str(script), method], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["True", "False"], proc.stdout
