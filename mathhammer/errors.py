@@ -109,6 +109,11 @@ class UnknownProfileError(ProfileError):
     """A profile id that matches no bundled or user file; suggests close ids."""
 
 
+class OtherGameError(ProfileError):
+    """A profile file that says it is another game's (its ``game`` key): one line, not the
+    other game's schema failing on every key."""
+
+
 class InputFileError(ProfileError):
     """A file given as input cannot be read: not a regular file (FIFO, device, folder),
     over its size limit, not UTF-8, an archive that is too large or escapes (issue 18)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mathhammer import game as games
-from mathhammer.errors import ProfileError, UnknownProfileError
+from mathhammer.errors import OtherGameError, ProfileError, UnknownProfileError
 
 #: game -> callable(data: dict, source: str) -> validated model (raises ProfileError)
 _MODELS: dict[str, Callable[[dict, str], Any]] = {}
@@ -227,8 +227,23 @@ def find_profile(game: str, ref: str) -> Path:
 
 def load_profile(game: str, ref: str) -> Any:
     """Load and validate a profile of ``game`` by id or path."""
+    path, data = read_profile(game, ref)
+    return validate_data(game, data, str(path))
+
+
+def read_profile(game: str, ref: str) -> tuple[Path, dict[str, Any]]:
+    """The file of profile ``ref`` of ``game`` (:func:`find_profile`) and its table.
+
+    Raises:
+        OtherGameError: the file's ``game`` key names another game.
+    """
     path = find_profile(game, ref)
-    return validate_data(game, read_toml(path), str(path))
+    data = read_toml(path)
+    declared = data.get("game")
+    if declared != game and declared in games.names(lists=True):
+        raise OtherGameError(f"{path}: game", f"is a {declared} profile; this needs a {game} "
+                             "one", None, f"give a {game} profile id or file")
+    return path, data
 
 
 def validate_data(game: str, data: dict, source: str) -> Any:

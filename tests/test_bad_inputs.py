@@ -351,3 +351,19 @@ def test_a_warmachine_sweep_refuses_a_fantasy_ruleset():
     assert code == 2 and out == ""
     assert err.startswith("error: --ruleset: chooses a Fantasy sweep's edition") and \
         err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv, game", [
+    (["wm", "duel", "profiles/fantasy/wfb8/empire_halberdiers.toml", "cygnar/ironclad"],
+     "fantasy"),
+    (["fb", "combat", "profiles/warmachine/khador/juggernaut.toml", "wfb8/orc_boyz"],
+     "warmachine"),
+])
+def test_a_profile_file_of_the_other_game_is_one_line(argv, game):
+    """A profile file whose ``game`` is the other game's is named as such in one line (the
+    command's own schema listed every key of it as wrong)."""
+    argv = [argv[0], argv[1], str(ROOT / argv[2]), *argv[3:]]
+    code, out, err = run_inprocess(argv)
+    assert_clean(argv, code, out, err)
+    assert code == 2 and out == ""
+    assert f"game: is a {game} profile; this needs a" in err and err.count("\n") == 1, err

@@ -103,7 +103,7 @@ def _errors_of(data: dict) -> str:
 
 @pytest.fixture
 def halberdiers() -> dict:
-    from mathhammer.fantasy.models import find_profile
+    from mathhammer.profiles import find_profile
 
     return read_toml(find_profile("fantasy", "wfb8/empire_halberdiers"))
 

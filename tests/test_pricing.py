@@ -11,9 +11,9 @@ import pytest
 from mathhammer import game as games
 from mathhammer.cli import main
 from mathhammer.errors import ProfileError, RulesError
-from mathhammer.fantasy.models import check_prices, find_profile, load_unit, validate_unit
+from mathhammer.fantasy.models import check_prices, load_unit, validate_unit
 from mathhammer.lists import bundled_lists, load_list
-from mathhammer.profiles import bundled_ids, read_toml
+from mathhammer.profiles import bundled_ids, find_profile, read_toml
 
 
 def _toml(data: dict) -> str:

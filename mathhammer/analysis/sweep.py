@@ -34,7 +34,7 @@ from mathhammer.analysis.cells import (
     check_precision,
 )
 from mathhammer.analysis.pool import run_cells
-from mathhammer.errors import InputError, UnknownProfileError
+from mathhammer.errors import InputError, OtherGameError, UnknownProfileError
 from mathhammer.results import Estimate, Report
 
 MAX_POINTS = 200
@@ -87,34 +87,14 @@ def load_any(ref: Any, game: str | None = None) -> tuple[str, Any]:
     """(game, profile) from a profile object, id or file; the game is found when not given."""
     if hasattr(ref, "id"):
         return games.of_profile(ref).name, ref
-    order = [game] if game else _games_to_try(ref)
+    order = [game] if game else list(games.names(lists=True))
     last: Exception | None = None
     for g in order:
         try:
             return g, games.get(g, "‹game›", lists=True).load_profile(ref)
-        except UnknownProfileError as err:
+        except (UnknownProfileError, OtherGameError) as err:  # the next game's, maybe
             last = err
     raise last  # type: ignore[misc]
-
-
-def _games_to_try(ref: Any) -> list[str]:
-    """The games whose profiles ``ref`` may be: only the one a profile file names in its
-    ``game`` key (the other game's schema refused a Fantasy file as a bad Warmachine one)."""
-    from pathlib import Path
-
-    from mathhammer.errors import MathhammerError
-    from mathhammer.io import names_a_file
-    from mathhammer.profiles import read_toml
-
-    names = list(games.names(lists=True))
-    if isinstance(ref, str) and (ref.endswith(".toml") or names_a_file(Path(ref))):
-        try:
-            declared = read_toml(ref).get("game")
-        except MathhammerError:
-            return names  # the profile loader names what is wrong with the file
-        if declared in names:
-            return [declared]
-    return names
 
 
 @dataclass

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer,
                       model_validator)
 
-from mathhammer.profiles import find_profile, read_toml, register_model
+from mathhammer.profiles import read_profile, register_model
 
 Confidence = Literal["high", "medium", "low"]
 #: troop types wfb8 Killing Blow slays (FB-W2); against others it has no effect
@@ -675,8 +675,8 @@ register_model("fantasy", validate_unit)
 def load_unit(ref: str) -> UnitProfile:
     """A unit by profile id (``wfb8/empire_halberdiers``, or ``empire_halberdiers``
     when unambiguous) or by the path of a TOML unit file."""
-    path = find_profile("fantasy", ref)
-    return validate_unit(read_toml(path), str(path))
+    path, data = read_profile("fantasy", ref)
+    return validate_unit(data, str(path))
 
 
 def with_formation(unit: UnitProfile, **changes) -> UnitProfile:
