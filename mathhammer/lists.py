@@ -175,6 +175,14 @@ def find_list(ref: str | Path) -> Path:
     return find_bundled(ref, "lists", "list")
 
 
+def of_game(army: ArmyList, game: str, where: str, got: Any, needs: str, fix: str) -> ArmyList:
+    """``army``, refused in one line at ``where`` when it is a list of another game than
+    ``game`` (``needs``: what the command needs instead)."""
+    if army.game != game:
+        raise InputError(where, f"is a {army.game} list; {needs}", got, fix)
+    return army
+
+
 def load_list(ref: str | Path | dict, source: str | None = None) -> ArmyList:
     """Read, validate and price an army list (a path, a bundled list name, or a dict).
 

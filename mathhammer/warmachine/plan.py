@@ -297,12 +297,11 @@ def plan_turn(attackers: list[str], target: Target, *, objective: str = "destroy
 
 def battlegroup_of_list(path, where: str = "‹list›") -> list[str]:
     """The warcaster of a Warmachine list and the warjacks of its faction (copies kept)."""
-    from mathhammer.lists import load_list
+    from mathhammer.lists import load_list, of_game
 
-    army = load_list(path)
-    if army.game != "warmachine":
-        raise InputError(where, "is a fantasy list; wm plan plans a Warmachine battlegroup",
-                         str(path), "give a Warmachine list, e.g. profiles/lists/khador_battlebox.toml")
+    army = of_game(load_list(path), "warmachine", where, str(path),
+                   "wm plan plans a Warmachine battlegroup",
+                   "give a Warmachine list, e.g. profiles/lists/khador_battlebox.toml")
     casters = [u for u in army.units if u.kind == "warcaster"]
     if not casters:
         raise RulesError(where, "has no warcaster", str(path), "add a warcaster to the list")

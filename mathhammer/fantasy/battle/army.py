@@ -86,11 +86,11 @@ def battle_units(army_a: ArmyList, army_b: ArmyList, rules) -> tuple[BattleUnit,
 
 def fantasy_list(army: ArmyList, where: str) -> ArmyList:
     """``army``, refused in one line when it is a list of the other game."""
-    if army.game != "fantasy":
-        raise InputError(where, f"is a {army.game} list; a Fantasy battle plays two fantasy "
-                         "lists", army.name, "use a fantasy list (e.g. wfb8_empire); two "
-                         "Warmachine lists battle in `mathhammer wm battle`")
-    return army
+    from mathhammer.lists import of_game
+
+    return of_game(army, "fantasy", where, army.name, "a Fantasy battle plays two fantasy lists",
+                   "use a fantasy list (e.g. wfb8_empire); two Warmachine lists battle in "
+                   "`mathhammer wm battle`")
 
 
 def check_armies(army_a: ArmyList, army_b: ArmyList) -> None:

@@ -96,11 +96,10 @@ def _load_side(ref, where: str):
 
 def warmachine_list(army, where: str, ref):
     """``army``, refused in one line when it is a list of the other game."""
-    if army.game != "warmachine":
-        raise InputError(where, "is a fantasy list; a Warmachine battle needs a warmachine list "
-                         "(warcaster + warjacks)", str(ref),
-                         "give a Warmachine list, e.g. khador_battlebox")
-    return army
+    from mathhammer.lists import of_game
+
+    return of_game(army, "warmachine", where, str(ref), "a Warmachine battle needs a warmachine "
+                   "list (warcaster + warjacks)", "give a Warmachine list, e.g. khador_battlebox")
 
 
 def build_sides(list_a, list_b) -> tuple[list[ModelSpec], tuple[Side, Side]]:
