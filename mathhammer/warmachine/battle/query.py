@@ -45,8 +45,11 @@ def check_inputs(turns, first, policy_a, policy_b, rollouts, plan, iterations=1)
 def wm_battle(list_a, list_b, *, turns: int = 5, deployment=None, policy_a: str = "greedy",
               policy_b: str = "greedy", first: str = "roll-off", rollouts: int = 8,
               iterations: int = 1, plan: str = "auto", n_trials: int = DEFAULT_BATTLES, seed: int | None = None,
-              workers: int | None = None, scheduler=None, progress=None) -> Report:
-    """Two Warmachine lists battle ``turns`` rounds, ``n_trials`` times (issue 31)."""
+              workers: int | None = None, scheduler=None, progress=None,
+              deployment_source: str | None = None) -> Report:
+    """Two Warmachine lists battle ``turns`` rounds, ``n_trials`` times (issue 31).
+    ``deployment_source``: the scenario key that named the deployment file (its errors say
+    that key), else errors name the ‹deployment› flag."""
     from mathhammer.engine import validate_trials
     from mathhammer.rng import resolve_seed
     from mathhammer.warmachine.battle.report import build_report
@@ -62,7 +65,7 @@ def wm_battle(list_a, list_b, *, turns: int = 5, deployment=None, policy_a: str 
     seed = resolve_seed(seed)
     spec = BattleSpec(str(list_a), str(list_b), turns, first,
                       str(deployment) if deployment is not None else None, policy_a, policy_b,
-                      rollouts, plan, iterations=iterations)
+                      rollouts, plan, iterations=iterations, deployment_source=deployment_source)
     battle, _ = build(spec)  # every list and deployment problem is said here, before the run
     from mathhammer.lists import load_list
 
@@ -124,9 +127,8 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
         kw.update(seed=config.seed, workers=config.threads, progress=config.progress)
     from mathhammer.errors import within
     from mathhammer.lists import load_list
-    from mathhammer.profiles import beside, file_beside, read_toml
-    from mathhammer.warmachine.battle.setup import build_sides, warmachine_list
-    from mathhammer.warmachine.battle.table import read_deployment
+    from mathhammer.profiles import beside, file_beside
+    from mathhammer.warmachine.battle.setup import warmachine_list
 
     lists = [beside(text_of(key), base) for key in ("list_a", "list_b")]
     for key, ref in zip(("list_a", "list_b"), lists, strict=True):
@@ -134,10 +136,7 @@ def run_battle_scenario(data: dict, source: str, *, method: str = "auto", config
         warmachine_list(within(f"{source}: {key}", load_list, ref), f"{source}: {key}",
                         text_of(key))
     deployment = text_of("deployment", False)
-    if deployment is not None:  # checked here, so that its errors name this file's key
-        path = file_beside(f"{source}: deployment", deployment, base)
-        models, sides = build_sides(*lists)
-        read_deployment(within(f"{source}: deployment", read_toml, path), models, sides,
-                        f"{source}: deployment {path.name}")
-        deployment = str(path)
-    return wm_battle(*lists, deployment=deployment, **kwargs, **kw)
+    if deployment is not None:
+        deployment = str(file_beside(f"{source}: deployment", deployment, base))
+    return wm_battle(*lists, deployment=deployment, deployment_source=f"{source}: deployment",
+                     **kwargs, **kw)

@@ -41,6 +41,7 @@ class BattleSpec:
     options_a: tuple = ()
     options_b: tuple = ()
     iterations: int = 1  # best-response: 2 or 3 answers the other side's best response
+    deployment_source: str | None = None  # the scenario key naming the deployment, for errors
 
 
 @dataclass
@@ -129,8 +130,8 @@ def build(spec: BattleSpec):
         from mathhammer.warmachine.battle.table import default_positions, load_deployment
 
         models, sides = build_sides(spec.list_a, spec.list_b)
-        positions = (load_deployment(spec.deployment, models, sides) if spec.deployment
-                     else default_positions(models, sides))
+        positions = (load_deployment(spec.deployment, models, sides, spec.deployment_source)
+                     if spec.deployment else default_positions(models, sides))
         battle = Battle(models, sides, positions, spec.turns, spec.first, spec.plan)
         if len(_BUILT) > 8:
             _BUILT.clear()

@@ -9,6 +9,7 @@ distance between centres less both radii, never below 0 (WM-B2).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from mathhammer.errors import InputError
 
@@ -134,7 +135,13 @@ def check_positions(pos, models, where: str) -> None:
                                  f"{a.label}", [bx, by], "move the two models apart")
 
 
-def load_deployment(path, models, sides) -> list[tuple[float, float]]:
+def load_deployment(path, models, sides, where: str | None = None) -> list[tuple[float, float]]:
+    """The positions of a deployment file; ``where``: the scenario key that named it (its
+    errors say that key and the file's name), else the ‹deployment› flag."""
+    from mathhammer.errors import within
     from mathhammer.profiles import read_toml
 
-    return read_deployment(read_toml(path), models, sides, "‹deployment› " + str(path))
+    if where is None:
+        return read_deployment(read_toml(path), models, sides, "‹deployment› " + str(path))
+    return read_deployment(within(where, read_toml, path), models, sides,
+                           f"{where} {Path(path).name}")
