@@ -182,6 +182,13 @@ class Estimate:
 
 
 
+def plus_minus(value: float, se: float, signed: bool = False) -> str:
+    """``value ± se`` with the decimals the se supports (:func:`se_digits`; none for a se of
+    0), as the results table writes a Monte Carlo mean: "+212 ± 6", "0.40 ± 0.06"."""
+    digits = se_digits(se) if se > 0 else 0
+    return f"{value:{'+' if signed else ''}.{digits}f} ± {se:.{digits}f}"
+
+
 def se_digits(se: float, most: int = 4) -> int:
     """Decimals for a figure with standard error ``se`` (> 0): as many as the se supports
     (:func:`se_place`), at most ``most``, never rounded to tens ("113 ± 43")."""

@@ -148,7 +148,6 @@ def fb_battle_headline(report: Report, names: tuple[str, str]) -> str:
 def margin_text(est) -> str:
     """A mean VP margin as the results table writes it: ``+212 ± 6``, decimals only where the
     se needs them (``+0.4 ± 0.2``: a se that is not 0 never reads '± 0')."""
-    from mathhammer.results import se_digits
+    from mathhammer.results import plus_minus
 
-    digits = se_digits(est.se) if est.se > 0 else 0
-    return f"{est.value:+.{digits}f} ± {est.se:.{digits}f}"
+    return plus_minus(est.value, est.se, signed=True)

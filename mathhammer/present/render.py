@@ -7,7 +7,7 @@ import math
 
 from mathhammer.errors import printable
 from mathhammer.present.flags import flag, with_flags
-from mathhammer.results import Distribution, InfoLines, InfoTable, Report, se_digits
+from mathhammer.results import Distribution, InfoLines, InfoTable, Report, plus_minus, se_digits
 
 BAR_WIDTH = 30
 #: the table view of a README example stays within this many lines without --full
@@ -168,8 +168,7 @@ def _mean_text(dist: Distribution, exact_digits: int) -> str:
         return f"{dist.mean:g} ± 0"
     # as the results table writes a mean (Estimate.format): never rounded to tens, so that
     # one answer never shows a figure two ways ("-6 ± 21" above, "-10 ± 20" here)
-    digits = se_digits(dist.mean_se)
-    return f"{dist.mean:.{digits}f} ± {dist.mean_se:.{digits}f}"
+    return plus_minus(dist.mean, dist.mean_se)
 
 
 def fold_rows(dist: Distribution, below: float = FOLD_BELOW,
