@@ -116,3 +116,42 @@ def test_same_seed_same_output(name):
     assert run_inprocess(argv) == first
     assert run_inprocess(argv + ["--threads", "1"]) == first
     assert run_inprocess(argv + ["--threads", "2"]) == first
+
+
+_FIRST_IMPORT = r"""
+import os, sys
+from importlib import import_module
+failed = []
+for name in sys.argv[1:]:
+    if os.fork() == 0:  # a child that has imported nothing of ours, nor numba
+        module = import_module(name)
+        chosen = os.environ.get("NUMBA_CACHE_DIR", "")
+        for value in vars(module).values():
+            cache = getattr(value, "_cache", None)
+            path = getattr(cache, "_cache_path", None)
+            if path is not None and (not chosen or not path.startswith(chosen)):
+                print(f"{name}.{value.__name__}: {path}", flush=True)
+                os._exit(1)
+        os._exit(0)
+    _pid, status = os.wait()
+    if status:
+        failed.append(name)
+print("FAILED", *failed)
+"""
+
+
+def test_every_kernel_imported_first_caches_in_the_chosen_folder(tmp_path):
+    """Whichever kernel module a process imports first, its compiled code goes to the folder
+    keyed by every kernel source (mathhammer.kernels): a module whose functions were decorated
+    before that folder was chosen cached beside its source, where an index written for another
+    version of a neighbour file broke the next compile."""
+    from mathhammer.kernels import _PACKAGE, kernel_files
+
+    names = [".".join(("mathhammer",) + p.relative_to(_PACKAGE).with_suffix("").parts)
+             .removesuffix(".__init__") for p in kernel_files()]
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)  # its own folder: nothing is compiled here
+    proc = subprocess.run([sys.executable, "-c", _FIRST_IMPORT, *names], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "FAILED", proc.stdout
