@@ -61,6 +61,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     UI_GENERAL_BODY,
     UI_MODELS,
     UI_POINTS,
+    borrow,
     copy_state,
     face_to,
     seed_stream,
@@ -309,11 +310,12 @@ def play_resumable(B, S, j, ck, ck_decisions, ck_at):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def play_chunk(B, S, words, start, n, outcomes, margin2, margin_hist, status_hist,
-               models_left, decisions, ck, ck_decisions, ck_at):
+def play_chunk(battle, state, words, start, n, outcomes, margin2, margin_hist, status_hist,
+               models_left, decisions, saved, ck_decisions, ck_at):
     """Battles start..n-1 of a chunk, counted; returns the battle that missed (not counted), or n.
     Battle ``start`` goes on from its saved state ``ck`` when ck_at[0] == start and ck_at[1]
     == 1 (the steps before it found every table: played again, they would be the same)."""
+    B, S, ck = borrow(battle), borrow(state), borrow(saved)  # held by the caller throughout
     ui, ri = B.ui, B.ri
     st, hist = S.ust, S.hist
     first = B.first
@@ -348,8 +350,9 @@ def play_chunk(B, S, words, start, n, outcomes, margin2, margin_hist, status_his
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def first_decisions(B, S, words):
+def first_decisions(battle, state, words):
     """One battle on its own stream with the first decisions' values recorded (B.first)."""
+    B, S = borrow(battle), borrow(state)  # held by the caller throughout
     init_battle(B, S, words, 0)
     B.decisions[:] = 0
     B.first[:, :] = 0
