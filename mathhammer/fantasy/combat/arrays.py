@@ -8,6 +8,7 @@ the per-attack outcome (``g_percdf``), Leadership tests (``p_ld``, from
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -24,6 +25,7 @@ from mathhammer.fantasy.combat.compile import (
     CompiledCombat,
     _attacks_pmf,
     attack_spec,
+    attack_spec_key,
 )
 
 MAX_LD = 20
@@ -130,6 +132,65 @@ def _sum_dist(per_attack: tuple, slay: float, attacks: tuple, w: int, models: in
     return tuple(chain_distribution(np.array(per_attack), slay, dict(attacks), w, models))
 
 
+#: the one-attack outcomes of the attacker/target pairs met so far (a battle compiles
+#: thousands of arrangements of the same few pairs); emptied when it reaches this many
+MAX_OUTCOMES = 20_000
+_OUTCOMES: dict = {}
+
+
+def _attack_outcomes(att, body, rules, from_front: bool) -> tuple:
+    """(pmf, slay) of one attack of ``att`` on ``body`` in each variant 0..2 (read-only pmfs:
+    the same arrays serve every fight that meets this pair)."""
+    key = (attack_spec_key(att, body, from_front), rules)
+    out = _OUTCOMES.get(key)
+    if out is None:
+        out = []
+        for v in range(3):
+            spec = attack_spec(att, body, v, rules, body.asf, from_front)
+            pmf, slay = (np.array([1.0]), 0.0) if spec is None else single_attack_outcomes(spec, rules)
+            pmf.setflags(write=False)
+            out.append((pmf, slay))
+        if len(_OUTCOMES) >= MAX_OUTCOMES:
+            _OUTCOMES.clear()
+        out = _OUTCOMES[key] = tuple(out)
+    return out
+
+
+@lru_cache(maxsize=2048)
+def _block_width(hits: tuple, attack_items: tuple, top: int, w: int, models: int | None) -> int:
+    """The longest distribution of a :func:`_sum_block` (the g_sum width it needs)."""
+    return max(len(dist) for dists in _sum_block(hits, attack_items, top, w, models)
+               for dist in dists)
+
+
+#: bytes of cumulative blocks kept (:func:`_cumulative_block`)
+MAX_BLOCK_BYTES = 24 * 2**20
+_BLOCKS: OrderedDict = OrderedDict()
+_BLOCK_BYTES = [0]
+
+
+def _cumulative_block(key: tuple, variants: int, width: int) -> np.ndarray:
+    """g_sum's rows of one group against one body (:func:`_sum_block` ``key``), variants
+    0..variants-1 by n = 0..top, ``width`` wide: the very rows :func:`_cumulative_rows` makes
+    (a row's cumulative depends on that row alone), kept for the next fight of this pair."""
+    full = (key, variants, width)
+    out = _BLOCKS.get(full)
+    if out is not None:
+        _BLOCKS.move_to_end(full)
+        return out
+    block = _sum_block(*key)
+    top = key[2]
+    out = np.zeros((variants, top + 1, width))
+    _cumulative_rows(out, {(vf, n): dist for vf in range(variants)
+                           for n, dist in enumerate(block[vf])})
+    out.setflags(write=False)
+    _BLOCKS[full] = out
+    _BLOCK_BYTES[0] += out.nbytes
+    while _BLOCK_BYTES[0] > MAX_BLOCK_BYTES and len(_BLOCKS) > 1:
+        _BLOCK_BYTES[0] -= _BLOCKS.popitem(last=False)[1].nbytes
+    return out
+
+
 def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
     """The fight's tables; ``first_round_only``: for one exact round from the start only (greedy
     values): the later rounds' strike tables (vf 4, 5) and the Monte Carlo kernel's draws
@@ -218,20 +279,16 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
         enemy_side = units[g.enemy]
         from_front = c.faces[g.enemy][0] == g.unit or (g.count == COUNT_SIDE_)
         for slot, b in enumerate(g.slots):
-            body = bodies[b]
-            for v in range(3):
-                spec = attack_spec(g.attacker, body, v, c.rules, body.asf, from_front)
-                if spec is None:
-                    per_attack[j, slot, v] = (np.array([1.0]), 0.0)
-                else:
-                    pmf, slay = single_attack_outcomes(spec, c.rules)
-                    per_attack[j, slot, v] = (pmf, slay)
-                k_axis = max(k_axis, len(per_attack[j, slot, v][0]) + 1)
+            for v, outcome in enumerate(_attack_outcomes(g.attacker, bodies[b], c.rules,
+                                                         from_front)):
+                per_attack[j, slot, v] = outcome
+                k_axis = max(k_axis, len(outcome[0]) + 1)
         del enemy_side
     g_fall = np.zeros((max(n_g, 1), ts), np.int64)
     g_percdf = np.zeros((max(n_g, 1), ts, 3, k_axis))
     g_natt = np.zeros((max(n_g, 1), 6, a_axis))
     attack_items: dict = {}  # a group's attacks of one model per vf, in its dicts' order
+    blocks: dict = {}  # (group, slot) -> its _sum_block key and variants (g_sum's rows)
     percdf_rows: dict = {}  # g_percdf's rows before they are made cumulative
     natt_rows = {}  # g_natt's rows before they are made cumulative
     for j, g in enumerate(groups):
@@ -257,13 +314,16 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
                 attack_items[j] = tuple(tuple(natt[j, vf].items()) for vf in range(variants))
             hits = tuple((tuple(per_attack[j, slot, v][0]), float(per_attack[j, slot, v][1]))
                          for v in range(3))
-            block = _sum_block(hits, attack_items[j], top, body.w, models)
+            key = (hits, attack_items[j], top, body.w, models)
+            block = _sum_block(*key)
             for vf in range(variants):
                 for n, dist in enumerate(block[vf]):
                     sum_pmf[j, slot, vf, n] = dist
-                w_axis = max(w_axis, max(len(dist) for dist in block[vf]))
+            w_axis = max(w_axis, _block_width(*key))
+            blocks[j, slot] = key, variants
     g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
-    _cumulative_rows(g_sum, sum_pmf)
+    for (j, slot), (key, variants) in blocks.items():
+        g_sum[j, slot, :variants, :key[2] + 1] = _cumulative_block(key, variants, w_axis)
     if not first_round_only:  # the Monte Carlo kernel's attack-by-attack draw (g_fall)
         _cumulative_rows(g_percdf, percdf_rows)
         _cumulative_rows(g_natt, natt_rows)

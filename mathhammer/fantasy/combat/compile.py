@@ -458,6 +458,16 @@ def attack_spec(att: Attacker, target: Body, variant: int, rules: Ruleset, targe
         target_initiative=target.i, target_always_strikes_first=target_asf)
 
 
+def attack_spec_key(att: Attacker, target: Body, from_front: bool) -> tuple:
+    """Everything :func:`attack_spec` reads of the attacker and the target (with the target's
+    Always Strikes First and the face): equal keys, equal specs in every variant and ruleset
+    (tests/test_fb_combat_tables.py changes each field and checks)."""
+    return (att.auto, att.s, att.weapon_ap, att.flaming, att.kit, att.rules, att.ws, att.i,
+            att.multiple_wounds, target.troop_type, target.t, target.armour, target.ward,
+            target.regeneration, target.w, target.ws, target.parry, target.i, target.asf,
+            from_front)
+
+
 def _group_keys(g: Group, rules: Ruleset, charged: bool) -> tuple[int, int, int]:
     att = g.attacker
     keys = []
