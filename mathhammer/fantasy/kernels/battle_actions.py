@@ -21,6 +21,7 @@ from numba import njit
 
 from mathhammer.fantasy.kernels.battle_geometry import (
     BORROWING,
+    EDGE,
     FLANK,
     FRONT,
     angle_diff,
@@ -34,6 +35,7 @@ from mathhammer.fantasy.kernels.battle_geometry import (
     on_table,
     overlaps,
     segment_distance,
+    within,
 )
 from mathhammer.fantasy.kernels.battle_state import (
     B_MODELS,
@@ -189,7 +191,7 @@ def enemy_within(B, S, u, reach):
         t = sides[e, i]
         if st[t, ST_STATUS] == HOLD:
             box(ui, uf, pos, st, t, q)
-            if box_distance(p, q, cp, cq) <= reach:
+            if within(p, q, cp, cq, reach):
                 return True
     return False
 
@@ -597,6 +599,8 @@ def in_reach_at(ui, uf, pos, st, cp, cq, t, me, them, reach):
     if not on_the_table(st, t) or engaged(st, t):
         return -1.0
     box(ui, uf, pos, st, t, them)
+    if farther_than(me, them, reach + EDGE):  # the circles answer most (geometry.within)
+        return -1.0
     gap = box_distance(me, them, cp, cq)
     return gap if gap <= reach else -1.0
 

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from mathhammer.fantasy.kernels.battle_actions import engaged, flee_from_nearest, ld_test
-from mathhammer.fantasy.kernels.battle_geometry import box_distance
+from mathhammer.fantasy.kernels.battle_geometry import within
 from mathhammer.fantasy.kernels.battle_state import (
     B_MODELS,
     B_ROLE,
@@ -236,7 +236,7 @@ def friends_near(B, S, members, count, near):
                     or st[u, ST_STATUS] != HOLD:
                 continue
             box(ui, uf, pos, st, u, q)
-            if box_distance(p, q, cp, cq) <= reach:
+            if within(p, q, cp, cq, reach):
                 near[k, u] = 1
 
 

@@ -178,16 +178,41 @@ def radius(width, depth):
     return 0.5 * math.sqrt(width * width + depth * depth)
 
 
+#: inches either side of an edge where a squared distance leaves the answer to the root:
+#: beyond it the square decides exactly as the root would (rounding is ~1e-12 here)
+EDGE = 1e-6
+
+
 @njit(**BORROWING)
 def farther_than(p, q, reach):
     ax, ay = centre(p)
     bx, by = centre(q)
-    return math.hypot(ax - bx, ay - by) - radius(p[3], p[4]) - radius(q[3], q[4]) > reach
+    dx, dy = ax - bx, ay - by
+    rp, rq = radius(p[3], p[4]), radius(q[3], q[4])
+    d2 = dx * dx + dy * dy
+    edge = rp + rq + reach
+    if d2 > (edge + EDGE) * (edge + EDGE) and edge + EDGE >= 0.0:  # most pairs: far apart
+        return True
+    if edge > EDGE and d2 < (edge - EDGE) * (edge - EDGE):
+        return False
+    return math.hypot(dx, dy) - rp - rq > reach
+
+
+@njit(**BORROWING)
+def within(p, q, cp, cq, reach):
+    """box_distance(p, q) <= reach. Each rectangle lies within half its diagonal of its middle,
+    so circles that far apart answer most pairs without the corners."""
+    if farther_than(p, q, reach + EDGE):
+        return False
+    return box_distance(p, q, cp, cq) <= reach
 
 
 @njit(**BORROWING)
 def crosses(ax, ay, bx, by, q, cq):
     """FB-B6: the segment passes through rectangle q (sight blocked)."""
+    mx, my = centre(q)  # a segment this far from the middle cannot touch q: most units
+    if _seg_point(mx, my, ax, ay, bx, by) > radius(q[3], q[4]) + EDGE:
+        return False
     if contains(q, ax, ay, -1e-6) or contains(q, bx, by, -1e-6):
         return True
     corners(q, cq)

@@ -27,6 +27,7 @@ from mathhammer.fantasy.kernels.battle_actions import (
 from mathhammer.fantasy.kernels.battle_challenge import answer_options
 from mathhammer.fantasy.kernels.battle_geometry import (
     BORROWING,
+    EDGE,
     FRONT,
     arc,
     centre,
@@ -251,9 +252,11 @@ def threat(B, S, u):
             loss, status = value_missed(B, t, u, f_me, 1, m_t, m_u)
             if status == MISS:
                 return 0.0, MISS
-        closeness = 1.0 - math.hypot(tx - mx, ty - my) / APPROACH_RANGE
-        if closeness > 0:
-            total += APPROACH * (gain - loss) / 2 * closeness
+        dx, dy = tx - mx, ty - my
+        if dx * dx + dy * dy < (APPROACH_RANGE + EDGE) * (APPROACH_RANGE + EDGE):  # else none
+            closeness = 1.0 - math.hypot(dx, dy) / APPROACH_RANGE
+            if closeness > 0:
+                total += APPROACH * (gain - loss) / 2 * closeness
         if farther_than(me, them, 30.0):
             continue
         if gain > 0:
