@@ -9,6 +9,7 @@ the per-attack outcome (``g_percdf``), Leadership tests (``p_ld``, from
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -50,7 +51,7 @@ class Tables:
     p_instab: np.ndarray
     charged: np.ndarray
     # exact pmfs behind the cumulative tables (the exact engine reads these)
-    sum_pmf: dict
+    sum_pmf: Mapping  # SumPmf
     per_attack: dict
 
     def kernel_args(self) -> tuple:
@@ -138,21 +139,48 @@ MAX_OUTCOMES = 20_000
 _OUTCOMES: dict = {}
 
 
-def _attack_outcomes(att, body, rules, from_front: bool) -> tuple:
-    """(pmf, slay) of one attack of ``att`` on ``body`` in each variant 0..2 (read-only pmfs:
-    the same arrays serve every fight that meets this pair)."""
+class _PairOutcomes:
+    """One attacker/target pair's one-attack outcomes, and what fights make of them."""
+
+    __slots__ = ("outcomes", "hits", "percdf")
+
+    def __init__(self, outcomes: tuple):
+        self.outcomes = outcomes  # (pmf, slay) in each variant 0..2 (read-only pmfs)
+        self.hits = tuple((tuple(pmf), float(slay)) for pmf, slay in outcomes)  # _sum_block's
+        self.percdf: dict = {}  # width -> the three cumulative g_percdf rows (read-only)
+
+    def percdf_rows(self, width: int) -> np.ndarray:
+        """g_percdf's rows of the pair ``width`` wide: the rows :func:`_cumulative_rows`
+        makes of the pmf padded to the width with the slay chance last."""
+        out = self.percdf.get(width)
+        if out is None:
+            rows = {}
+            for v, (pmf, slay) in enumerate(self.outcomes):
+                row = rows[v,] = np.zeros(width)
+                row[: len(pmf)] = pmf
+                row[-1] = slay
+            out = np.zeros((3, width))
+            _cumulative_rows(out, rows)
+            out.setflags(write=False)
+            self.percdf[width] = out
+        return out
+
+
+def _attack_outcomes(att, body, rules, from_front: bool) -> _PairOutcomes:
+    """The pair's one-attack outcomes in each variant (the same object, and arrays, for every
+    fight that meets this pair)."""
     key = (attack_spec_key(att, body, from_front), rules)
     out = _OUTCOMES.get(key)
     if out is None:
-        out = []
+        outcomes = []
         for v in range(3):
             spec = attack_spec(att, body, v, rules, body.asf, from_front)
             pmf, slay = (np.array([1.0]), 0.0) if spec is None else single_attack_outcomes(spec, rules)
             pmf.setflags(write=False)
-            out.append((pmf, slay))
+            outcomes.append((pmf, slay))
         if len(_OUTCOMES) >= MAX_OUTCOMES:
             _OUTCOMES.clear()
-        out = _OUTCOMES[key] = tuple(out)
+        out = _OUTCOMES[key] = _PairOutcomes(tuple(outcomes))
     return out
 
 
@@ -255,8 +283,8 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
     g_pref = np.full((max(n_g, 1), 2, ts), -1, np.int64)
     n_axis = max([_max_models(c, g) for g in groups] or [1]) + 1
     w_axis = max(body.models * body.w for body in bodies) + 1
-    sum_pmf: dict = {}
     per_attack: dict = {}
+    pairs: dict = {}  # (group, slot) -> its _PairOutcomes
     natt: dict = {}
     k_axis = 2
     a_axis = 1
@@ -279,8 +307,8 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
         enemy_side = units[g.enemy]
         from_front = c.faces[g.enemy][0] == g.unit or (g.count == COUNT_SIDE_)
         for slot, b in enumerate(g.slots):
-            for v, outcome in enumerate(_attack_outcomes(g.attacker, bodies[b], c.rules,
-                                                         from_front)):
+            pair = pairs[j, slot] = _attack_outcomes(g.attacker, bodies[b], c.rules, from_front)
+            for v, outcome in enumerate(pair.outcomes):
                 per_attack[j, slot, v] = outcome
                 k_axis = max(k_axis, len(outcome[0]) + 1)
         del enemy_side
@@ -288,20 +316,17 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
     g_percdf = np.zeros((max(n_g, 1), ts, 3, k_axis))
     g_natt = np.zeros((max(n_g, 1), 6, a_axis))
     attack_items: dict = {}  # a group's attacks of one model per vf, in its dicts' order
-    blocks: dict = {}  # (group, slot) -> its _sum_block key and variants (g_sum's rows)
-    percdf_rows: dict = {}  # g_percdf's rows before they are made cumulative
+    blocks: dict = {}  # (group, slot) -> its _sum_block key, variants and block (g_sum's rows)
     natt_rows = {}  # g_natt's rows before they are made cumulative
     for j, g in enumerate(groups):
         for vf in range(0 if first_round_only else 6):  # the Monte Carlo kernel's draw of attacks
             natt_rows[j, vf] = _dense(natt[j, vf])
         for slot, b in enumerate(g.slots):
             body = bodies[b]
-            for v in range(3):
-                pmf, slay = per_attack[j, slot, v]
-                out = percdf_rows[j, slot, v] = np.zeros(k_axis)
-                out[: len(pmf)] = pmf
-                out[-1] = slay
-            fall = any(per_attack[j, slot, v][1] > 0 for v in range(3)) and body.w > 1 and body.models > 1
+            pair = pairs[j, slot]
+            if not first_round_only:  # the Monte Carlo kernel's attack-by-attack draw
+                g_percdf[j, slot] = pair.percdf_rows(k_axis)
+            fall = any(pair.outcomes[v][1] > 0 for v in range(3)) and body.w > 1 and body.models > 1
             g_fall[j, slot] = fall
             if fall:
                 continue
@@ -312,39 +337,76 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
             variants = 4 if first_round_only else 6
             if j not in attack_items:  # dict order kept: the same sums, the same floats
                 attack_items[j] = tuple(tuple(natt[j, vf].items()) for vf in range(variants))
-            hits = tuple((tuple(per_attack[j, slot, v][0]), float(per_attack[j, slot, v][1]))
-                         for v in range(3))
-            key = (hits, attack_items[j], top, body.w, models)
-            block = _sum_block(*key)
-            for vf in range(variants):
-                for n, dist in enumerate(block[vf]):
-                    sum_pmf[j, slot, vf, n] = dist
+            key = (pair.hits, attack_items[j], top, body.w, models)
             w_axis = max(w_axis, _block_width(*key))
-            blocks[j, slot] = key, variants
+            blocks[j, slot] = key, variants, _sum_block(*key)
     g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
-    for (j, slot), (key, variants) in blocks.items():
+    for (j, slot), (key, variants, _block) in blocks.items():
         g_sum[j, slot, :variants, :key[2] + 1] = _cumulative_block(key, variants, w_axis)
     if not first_round_only:  # the Monte Carlo kernel's attack-by-attack draw (g_fall)
-        _cumulative_rows(g_percdf, percdf_rows)
         _cumulative_rows(g_natt, natt_rows)
     e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
     chal = np.array(c.challenge, np.int64)
     p_ld = _leadership_table(rules).copy()
     p_caught = np.zeros((n_u, 16))
-    for u, side in enumerate(units):
-        enemies = [e for e in range(n_u) if c.unit_sides[e] != c.unit_sides[u]]
-        for mask in range(1, 16):
-            chasers = [e for e in enemies if mask >> int(u_int[e, k.U_SIDE_INDEX]) & 1]
-            if not chasers:
-                continue
-            p_caught[u, mask] = _p_caught(_flee_dice(side, rules),
-                                          tuple(_flee_dice(units[e], rules) for e in chasers))
-    p_instab = np.zeros(13)
-    for v, q in parse_dice("2D6").pmf().items():
-        p_instab[v] = float(q)
+    flee = [_flee_dice(side, rules) for side in units]
+    for u in range(n_u):
+        p_caught[u] = _caught_row(flee[u], tuple((int(u_int[e, k.U_SIDE_INDEX]), flee[e])
+                                                 for e in range(n_u)
+                                                 if c.unit_sides[e] != c.unit_sides[u]))
+    p_instab = _instability_table().copy()
     charged = np.array([side.charged for side in units], np.int64)
     return Tables(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_percdf, g_natt, e_pair, chal,
-                  p_ld, p_caught, p_instab, charged, sum_pmf, per_attack)
+                  p_ld, p_caught, p_instab, charged, SumPmf(blocks), per_attack)
+
+
+@lru_cache(maxsize=4096)
+def _caught_row(flee: str, enemies: tuple) -> np.ndarray:
+    """p_caught's row of a unit fleeing on ``flee`` from ``enemies`` ((side index, pursuit
+    dice) each): by each mask of the enemies that pursue."""
+    row = np.zeros(16)
+    for mask in range(1, 16):
+        chasers = tuple(dice for index, dice in enemies if mask >> index & 1)
+        if chasers:
+            row[mask] = _p_caught(flee, chasers)
+    row.setflags(write=False)
+    return row
+
+
+@lru_cache(maxsize=1)
+def _instability_table() -> np.ndarray:
+    """p_instab: the 2D6 roll of an unstable unit's test."""
+    out = np.zeros(13)
+    for v, q in parse_dice("2D6").pmf().items():
+        out[v] = float(q)
+    out.setflags(write=False)
+    return out
+
+
+class SumPmf(Mapping):
+    """Tables.sum_pmf: (group, slot, vf, n) -> the exact distribution of that many models'
+    strikes (:func:`_sum_block`'s), looked up in the fight's blocks when the exact engine asks
+    (a battle's fights never do: spelling every row out cost a tenth of a fight's tables)."""
+
+    def __init__(self, blocks: dict):
+        self._blocks = blocks  # (group, slot) -> (key, variants, block)
+
+    def __getitem__(self, index):
+        j, slot, vf, n = index
+        _key, variants, block = self._blocks[j, slot]
+        if not 0 <= vf < variants or not 0 <= n < len(block[vf]):
+            raise KeyError(index)
+        return block[vf][n]
+
+    def __iter__(self):
+        for (j, slot), (_key, variants, block) in self._blocks.items():
+            for vf in range(variants):
+                for n in range(len(block[vf])):
+                    yield j, slot, vf, n
+
+    def __len__(self) -> int:
+        return sum(len(block[vf]) for _key, variants, block in self._blocks.values()
+                   for vf in range(variants))
 
 
 def _flee_dice(side, rules) -> str:
