@@ -204,6 +204,13 @@ def reaction_value(B, S, charger, t, gap, face, code):
 def _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them):
     """The chance u's charge reaches ``them`` from ``me``: now when ``them`` is in u's front
     arc, else half the chance of a turn and a move later (FB-B10; values._reach)."""
+    longest = -1e300
+    for k in range(ch_n[u]):
+        longest = max(longest, ch_range[u, k])
+    move = ui[u, UI_M]
+    # farther apart than its longest charge after a move: neither chance can be above 0
+    if ch_n[u] == 0 or (move >= 0 and farther_than(me, them, longest + move + 1e-9 + EDGE)):
+        return 0.0
     mx, my = centre(me)
     face, fside = arc(them, mx, my)
     a0x, a0y, a1x, a1y, _a, _b, _c, _d = face_segment(me, FRONT, 1)
@@ -234,6 +241,7 @@ def threat(B, S, u):
     mx, my = centre(me)
     total = 0.0
     e = 1 - ui[u, UI_SIDE]
+    m_u = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)  # the models of combat_value_at
     for i in range(nside[e]):
         t = sides[e, i]
         if st[t, ST_STATUS] != HOLD or engaged(st, t):
@@ -241,13 +249,14 @@ def threat(B, S, u):
         box(ui, uf, pos, st, t, them)
         tx, ty = centre(them)
         f_at, _s = arc(them, mx, my)
-        gain, found, m_u, m_t = combat_value_at(ui, st, buckets, table, u, t, f_at, 1)
+        m_t = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
+        gain, found = value_of(table, value_code(u, t, f_at, 1, m_u, m_t))
         if not found:
             gain, status = value_missed(B, u, t, f_at, 1, m_u, m_t)
             if status == MISS:
                 return 0.0, MISS
         f_me, _s = arc(me, tx, ty)
-        loss, found, m_t, m_u = combat_value_at(ui, st, buckets, table, t, u, f_me, 1)
+        loss, found = value_of(table, value_code(t, u, f_me, 1, m_t, m_u))
         if not found:
             loss, status = value_missed(B, t, u, f_me, 1, m_t, m_u)
             if status == MISS:
