@@ -141,6 +141,34 @@ def test_forgetting_the_fights_between_battles_keeps_the_answer(monkeypatch):
         assert np.array_equal(tallies[1][key], value), key
 
 
+def test_forgetting_keeps_the_fights_asked_for_again(monkeypatch):
+    """Forgetting keeps the fights the battles came back to after an earlier forgetting
+    (compile.HOT_FIGHT_SHARE of the bound): fewer fights are asked for again than when
+    forgetting drops them all, and the battles are the same."""
+    import numpy as np
+
+    from mathhammer.fantasy.battle import compile as fb_compile
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.lists import load_list
+
+    recipe = Recipe(load_list("wfb8_empire_battle"), load_list("wfb8_orcs_battle"), None,
+                    "default", 6, "roll-off", "best-response", "greedy", 2, 1)
+    monkeypatch.setattr(fb_compile, "MAX_FIGHT_BYTES", 6 * 2**20)
+    tallies, kernels = [], []
+    for share in (0.0, fb_compile.HOT_FIGHT_SHARE):
+        monkeypatch.setattr(fb_compile, "HOT_FIGHT_SHARE", share)
+        plan = build_plan(recipe)
+        plan.kernel = fb_compile.KernelBattle(plan)
+        tallies.append(run(recipe, 12, 5, plan=plan)[0])
+        kernels.append(plan.kernel)
+    dropped, kept = kernels
+    assert dropped.forgotten > 1 and kept.forgotten > 1 and kept.fights_kept > 0
+    assert kept.fights_entered < dropped.fights_entered
+    for key, value in tallies[0].items():
+        assert np.array_equal(tallies[1][key], value), key
+
+
 def test_a_battle_played_again_goes_on_from_its_last_step_before_the_miss(monkeypatch):
     """A battle that met a missing table is played again once the tables are built: from its
     last step before the first miss (compile.RESUME) or from its start — the same battles,

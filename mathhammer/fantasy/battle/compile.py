@@ -36,6 +36,9 @@ MAX_MISSES = 100_000  # tables since the fights were last forgotten; beyond: som
 #: A process holds ~250 MB besides (numba's code, the plan): 160 MB keeps it under 500 MB, and
 #: a six-unit best-response run forgets every ~10 battles (each rebuild ~1-2 CPU-s)
 MAX_FIGHT_BYTES = 160 * 2**20
+#: the share of MAX_FIGHT_BYTES the fights asked for again after a forgetting may fill when
+#: the fights are next forgotten (kept instead of asked for, and probed for, once more)
+HOT_FIGHT_SHARE = 0.7
 #: a battle played again after its missing tables are built goes on from its last step before
 #: the first miss (the same steps, the same stream: the same battle), and a probe pass stops
 #: after that step; False: every pass from the battle's start to its end (as before 2026-12-04)
@@ -97,6 +100,12 @@ class KernelBattle:
         self.alike_in_side = tuple(tuple(v for v in like if sides[v] == sides[u])
                                    for u, like in enumerate(self.alike))  # a fight's swaps
         self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
+        # the fights entered since the fights were last forgotten ((content, entry) each), and
+        # how many of those spells each content was entered in (forget_fights keeps the hot)
+        self.entered: list = []
+        self.asked: dict = {}
+        self.fights_entered = 0  # fights entered after a probe pass asked (benchmarks, tests)
+        self.fights_kept = 0  # fights entered again at once by forget_fights
         self.forgotten = 0  # times the fights were forgotten between battles
 
     # ---- playing ------------------------------------------------------------------------------
@@ -183,17 +192,32 @@ class KernelBattle:
         return set(misses)
 
     def forget_fights(self) -> None:
-        """Drop every compiled fight (memory stays bounded over a long run); greedy values and
+        """Drop the compiled fights (memory stays bounded over a long run) but the ones the
+        battles keep coming back to: a fight entered since the last forgetting that had been
+        entered before it too (asked for again after being dropped) is entered again at once,
+        the most asked for first, up to HOT_FIGHT_SHARE of MAX_FIGHT_BYTES. Greedy values and
         shooting tables are small and kept. Only between battles: the probe pass of the next
-        one queues every fight it needs again."""
+        one queues every other fight it needs again."""
         from mathhammer.fantasy.kernels import battle_actions as ka
 
+        for content in {content for content, _entry in self.entered}:
+            self.asked[content] = self.asked.get(content, 0) + 1
+        hot = sorted((item for item in self.entered if self.asked[item[0]] > 1),
+                     key=lambda item: -self.asked[item[0]])  # stable: entry order breaks ties
         self.T = empty_tables()[:ka.T_VALUES] + self.T[ka.T_VALUES:]
-        self.B = self.ks.make_battle(*self.P, *self.D, *self.T, *self.W)
         probe = self.W[self.ks_w("W_PROBE")]
         probe[self.ks.P_COUNT] = probe[self.ks.P_OVERFLOW] = 0  # the queue asked of old tables
         self.shared.clear()
         self.fight_bytes = 0
+        self.entered = []
+        for content, (keyed, *rest) in hot:
+            if self.fight_bytes >= HOT_FIGHT_SHARE * MAX_FIGHT_BYTES:
+                break
+            entry = (tuple((hkey, self._shared(arr, hkey)) for hkey, arr in keyed), *rest)
+            self.entered.append((content, entry))
+            self._enter(entry)
+            self.fights_kept += 1
+        self.B = self.ks.make_battle(*self.P, *self.D, *self.T, *self.W)
         self.forgotten += 1
         self.misses = 0  # the next battles ask for their fights again
 
@@ -330,15 +354,27 @@ class KernelBattle:
             return arrays, first, once
 
         arrays, first, once = self._kept(content, build, packed=True)
-        arrays = tuple(self._shared(arr, hkey) for hkey, arr in arrays)
+        keyed = tuple((hkey, self._shared(arr, hkey)) for hkey, arr in arrays)
         orders, codes, keys = [], [], []
         for rows2, spells2 in self._fights_alike(rows, spells):  # this one first (not entered)
             code2, key2 = (code, key) if rows2 is rows else self._fight_codes(rows2, n_a, spells2)
             orders.append([r[0] for r in rows2])
             codes.append(code2)
             keys.append(key2)
-        kt.add_fight(*self.T[:ka.T_VALUES], arrays, np.array(orders, np.int64),
-                     np.array(codes, np.int64), np.array(keys, np.int64), first, once)
+        entry = (keyed, np.array(orders, np.int64), np.array(codes, np.int64),
+                 np.array(keys, np.int64), first, once)
+        self.entered.append((content, entry))
+        self._enter(entry)
+        self.fights_entered += 1
+
+    def _enter(self, entry) -> None:
+        """One compiled fight into the kernel's tables (kernels.battle_tables.add_fight)."""
+        from mathhammer.fantasy.kernels import battle_actions as ka
+        from mathhammer.fantasy.kernels import battle_tables as kt
+
+        keyed, orders, codes, keys, first, once = entry
+        kt.add_fight(*self.T[:ka.T_VALUES], tuple(arr for _hkey, arr in keyed), orders, codes,
+                     keys, first, once)
 
     def _fight_codes(self, rows, n_a: int, spells: dict) -> tuple[int, int]:
         """The kernel's codes of a fight (battle_combat._lookup): with who charged, and the
