@@ -32,10 +32,11 @@ from mathhammer.fantasy.kernels.battle_spells import MISS_EFFECTS, MISS_WIDTH
 
 MAX_MISSES = 100_000  # tables since the fights were last forgotten; beyond: something is wrong
 #: compiled fights kept between battles: past this many bytes of their arrays the fights are
-#: forgotten before the next battle (rebuilt when asked again: the same tables, the same answer).
-#: A process holds ~250 MB besides (numba's code, the plan): 160 MB keeps it under 500 MB, and
-#: a six-unit best-response run forgets every ~10 battles (each rebuild ~1-2 CPU-s)
-MAX_FIGHT_BYTES = 160 * 2**20
+#: forgotten before the next battle (rebuilt when asked again: the same tables, the same answer)
+#: but the hot ones (HOT_FIGHT_SHARE). A process holds ~250 MB besides (numba's code, the plan),
+#: and the allocator does not hand every freed array back: 128 MB kept a best-response worker
+#: at ~370 MB (160 MB with hot fights kept had reached 488 MB), forgetting every ~40 battles
+MAX_FIGHT_BYTES = 128 * 2**20
 #: the share of MAX_FIGHT_BYTES the fights asked for again after a forgetting may fill when
 #: the fights are next forgotten (kept instead of asked for, and probed for, once more)
 HOT_FIGHT_SHARE = 0.7
