@@ -164,6 +164,8 @@ def test_forgetting_keeps_the_fights_asked_for_again(monkeypatch):
         kernels.append(plan.kernel)
     dropped, kept = kernels
     assert dropped.forgotten > 1 and kept.forgotten > 1 and kept.fights_kept > 0
+    # a kept fight is let go after HOT_FIGHT_SPELLS forgettings (nothing says it is used)
+    assert all(0 <= spells <= fb_compile.HOT_FIGHT_SPELLS for _c, _e, spells in kept.entered)
     assert kept.fights_entered < dropped.fights_entered
     for key, value in tallies[0].items():
         assert np.array_equal(tallies[1][key], value), key

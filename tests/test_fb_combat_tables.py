@@ -127,3 +127,23 @@ def test_kept_tables_are_the_tables_made_afresh(parts, caches):
             g_sum = np.zeros_like(t.g_sum)
             arrays._cumulative_rows(g_sum, t.sum_pmf)
             assert np.array_equal(g_sum, t.g_sum)
+
+
+def test_the_block_cache_counts_its_bytes_under_threads(parts, monkeypatch):
+    """Fights are compiled in threads too (Dask, the web): the cumulative rows' cache stays
+    within its bound, and the bytes it counts are the bytes it holds."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, _, fights = parts
+    monkeypatch.setattr(arrays, "MAX_BLOCK_BYTES", 200_000)  # evicting all the time
+    arrays._BLOCKS.clear()
+    arrays._BLOCK_BYTES[0] = 0
+
+    def build(c):
+        return arrays.build_tables(c).g_sum
+
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            list(pool.map(build, [c for c, _t in fights]))
+    assert arrays._BLOCK_BYTES[0] == sum(a.nbytes for a in arrays._BLOCKS.values())
+    assert arrays._BLOCK_BYTES[0] <= 200_000 or len(arrays._BLOCKS) == 1

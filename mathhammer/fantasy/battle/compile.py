@@ -40,6 +40,10 @@ MAX_FIGHT_BYTES = 128 * 2**20
 #: the share of MAX_FIGHT_BYTES the fights asked for again after a forgetting may fill when
 #: the fights are next forgotten (kept instead of asked for, and probed for, once more)
 HOT_FIGHT_SHARE = 0.7
+#: forgettings a hot fight is kept through before it must be asked for again
+HOT_FIGHT_SPELLS = 3
+#: fights whose asks are counted (forget_fights); past this, those asked once are let go
+MAX_ASKED = 50_000
 #: a battle played again after its missing tables are built goes on from its last step before
 #: the first miss (the same steps, the same stream: the same battle), and a probe pass stops
 #: after that step; False: every pass from the battle's start to its end (as before 2026-12-04)
@@ -101,8 +105,9 @@ class KernelBattle:
         self.alike_in_side = tuple(tuple(v for v in like if sides[v] == sides[u])
                                    for u, like in enumerate(self.alike))  # a fight's swaps
         self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
-        # the fights entered since the fights were last forgotten ((content, entry) each), and
-        # how many of those spells each content was entered in (forget_fights keeps the hot)
+        # the fights entered since the fights were last forgotten ((content, entry, forgettings
+        # it was kept through) each), and how many spells between forgettings each content was
+        # asked for in (forget_fights keeps the hot)
         self.entered: list = []
         self.asked: dict = {}
         self.fights_entered = 0  # fights entered after a probe pass asked (benchmarks, tests)
@@ -194,28 +199,34 @@ class KernelBattle:
 
     def forget_fights(self) -> None:
         """Drop the compiled fights (memory stays bounded over a long run) but the ones the
-        battles keep coming back to: a fight entered since the last forgetting that had been
-        entered before it too (asked for again after being dropped) is entered again at once,
-        the most asked for first, up to HOT_FIGHT_SHARE of MAX_FIGHT_BYTES. Greedy values and
-        shooting tables are small and kept. Only between battles: the probe pass of the next
-        one queues every other fight it needs again."""
+        battles keep coming back to: a fight asked for since the last forgetting that had been
+        asked for before it too (dropped, then asked again) is entered again at once, the most
+        asked for first, and kept through HOT_FIGHT_SPELLS forgettings (a kept fight is never
+        asked for, so nothing says it is still used: then it goes, and comes back if asked
+        again), up to HOT_FIGHT_SHARE of MAX_FIGHT_BYTES. Greedy values and shooting tables
+        are small and kept. Only between battles: the probe pass of the next one queues every
+        other fight it needs again."""
         from mathhammer.fantasy.kernels import battle_actions as ka
 
-        for content in {content for content, _entry in self.entered}:
+        for content in {content for content, _entry, kept in self.entered if kept == 0}:
             self.asked[content] = self.asked.get(content, 0) + 1
-        hot = sorted((item for item in self.entered if self.asked[item[0]] > 1),
-                     key=lambda item: -self.asked[item[0]])  # stable: entry order breaks ties
+        if len(self.asked) > MAX_ASKED:  # a long run's one-off fights go first
+            self.asked = {c: n for c, n in self.asked.items() if n > 1}
+        hot = sorted((item for item in self.entered
+                      if (item[2] == 0 and self.asked.get(item[0], 0) > 1)
+                      or 0 < item[2] < HOT_FIGHT_SPELLS),
+                     key=lambda item: (item[2], -self.asked.get(item[0], 0)))  # stable
         self.T = empty_tables()[:ka.T_VALUES] + self.T[ka.T_VALUES:]
         probe = self.W[self.ks_w("W_PROBE")]
         probe[self.ks.P_COUNT] = probe[self.ks.P_OVERFLOW] = 0  # the queue asked of old tables
         self.shared.clear()
         self.fight_bytes = 0
         self.entered = []
-        for content, (keyed, *rest) in hot:
+        for content, (keyed, *rest), kept in hot:
             if self.fight_bytes >= HOT_FIGHT_SHARE * MAX_FIGHT_BYTES:
                 break
             entry = (tuple((hkey, self._shared(arr, hkey)) for hkey, arr in keyed), *rest)
-            self.entered.append((content, entry))
+            self.entered.append((content, entry, kept + 1))
             self._enter(entry)
             self.fights_kept += 1
         self.B = self.ks.make_battle(*self.P, *self.D, *self.T, *self.W)
@@ -364,7 +375,7 @@ class KernelBattle:
             keys.append(key2)
         entry = (keyed, np.array(orders, np.int64), np.array(codes, np.int64),
                  np.array(keys, np.int64), first, once)
-        self.entered.append((content, entry))
+        self.entered.append((content, entry, 0))  # 0: asked for (not kept by forget_fights)
         self._enter(entry)
         self.fights_entered += 1
 

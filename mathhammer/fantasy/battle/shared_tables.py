@@ -35,7 +35,7 @@ from mathhammer.io.write import write_scratch
 
 #: bytes kept for later plans and for a plan that forgot its fights: compiled fights packed
 #: (~6 kB each), the small tables as they are. The kernels' own arrays are bounded apart
-#: (compile.MAX_FIGHT_BYTES, 160 MB): the two together keep a process under 500 MB
+#: (compile.MAX_FIGHT_BYTES, 128 MB): the two together keep a process under 500 MB
 MAX_SHARED_BYTES = 64 * 2**20
 
 _LOCK = threading.Lock()

@@ -8,6 +8,7 @@ the per-attack outcome (``g_percdf``), Leadership tests (``p_ld``, from
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -195,6 +196,7 @@ def _block_width(hits: tuple, attack_items: tuple, top: int, w: int, models: int
 MAX_BLOCK_BYTES = 24 * 2**20
 _BLOCKS: OrderedDict = OrderedDict()
 _BLOCK_BYTES = [0]
+_BLOCKS_LOCK = threading.Lock()
 
 
 def _cumulative_block(key: tuple, variants: int, width: int) -> np.ndarray:
@@ -202,20 +204,23 @@ def _cumulative_block(key: tuple, variants: int, width: int) -> np.ndarray:
     0..variants-1 by n = 0..top, ``width`` wide: the very rows :func:`_cumulative_rows` makes
     (a row's cumulative depends on that row alone), kept for the next fight of this pair."""
     full = (key, variants, width)
-    out = _BLOCKS.get(full)
-    if out is not None:
-        _BLOCKS.move_to_end(full)
-        return out
+    with _BLOCKS_LOCK:  # fights are compiled in threads too (Dask, the web, analysis pools)
+        out = _BLOCKS.get(full)
+        if out is not None:
+            _BLOCKS.move_to_end(full)
+            return out
     block = _sum_block(*key)
     top = key[2]
     out = np.zeros((variants, top + 1, width))
     _cumulative_rows(out, {(vf, n): dist for vf in range(variants)
                            for n, dist in enumerate(block[vf])})
     out.setflags(write=False)
-    _BLOCKS[full] = out
-    _BLOCK_BYTES[0] += out.nbytes
-    while _BLOCK_BYTES[0] > MAX_BLOCK_BYTES and len(_BLOCKS) > 1:
-        _BLOCK_BYTES[0] -= _BLOCKS.popitem(last=False)[1].nbytes
+    with _BLOCKS_LOCK:
+        if full not in _BLOCKS:  # another thread made the same rows meanwhile: either serves
+            _BLOCKS[full] = out
+            _BLOCK_BYTES[0] += out.nbytes
+        while _BLOCK_BYTES[0] > MAX_BLOCK_BYTES and len(_BLOCKS) > 1:
+            _BLOCK_BYTES[0] -= _BLOCKS.popitem(last=False)[1].nbytes
     return out
 
 
