@@ -150,8 +150,8 @@ class BorrowedBattleType(BattleType):
     """A :class:`BattleType` handle that owns nothing; its ``sr`` is a borrowed State too."""
 
 
-class _BorrowedStructModel(models.StructRefModel):
-    """A structure's pointer with no reference count taken or dropped."""
+class _Uncounted:
+    """A data model mixin: the value's layout, with no reference count to take or drop."""
 
     def traverse(self, builder):
         return []
@@ -160,8 +160,17 @@ class _BorrowedStructModel(models.StructRefModel):
         return False
 
 
+class _BorrowedStructModel(_Uncounted, models.StructRefModel):
+    """A structure's pointer, uncounted."""
+
+
 register_model(BorrowedStateType)(_BorrowedStructModel)
 register_model(BorrowedBattleType)(_BorrowedStructModel)
+
+
+def _same_value(context, builder, signature, args):
+    """An intrinsic's codegen that returns its argument: only the type changes."""
+    return args[0]
 
 
 def _borrowed_type(typ):
@@ -179,11 +188,7 @@ def _borrowed_type(typ):
 def borrow(typingctx, struct):
     """A handle of a Battle or State that owns nothing: only while the caller holds the
     structure itself (an entry point's argument), never stored or returned."""
-    sig = _borrowed_type(struct)(struct)
-
-    def codegen(context, builder, signature, args):
-        return args[0]  # the same pointer: only its type changes
-    return sig, codegen
+    return _borrowed_type(struct)(struct), _same_value
 
 
 @intrinsic
@@ -208,14 +213,8 @@ class BorrowedArray(types.Array):
 
 
 @register_model(BorrowedArray)
-class _BorrowedArrayModel(models.ArrayModel):
-    """An array's layout with no reference count inside (nothing to take or drop)."""
-
-    def traverse(self, builder):
-        return []
-
-    def has_nrt_meminfo(self):
-        return False
+class _BorrowedArrayModel(_Uncounted, models.ArrayModel):
+    """An array's layout, uncounted."""
 
 
 @lower_cast(BorrowedArray, types.Array)
@@ -226,15 +225,9 @@ def _borrowed_to_array(context, builder, fromty, toty, val):
 
 
 @intrinsic
-def _untracked(typingctx, array):
-    """A view (``carray`` over memory it does not own) typed :class:`BorrowedArray`."""
-    if not isinstance(array, types.Array) or array.layout != "C":
-        raise errors.TypingError(f"a borrowed view needs a C-contiguous array, not {array}")
-    sig = BorrowedArray(array.dtype, array.ndim)(array)
-
-    def codegen(context, builder, signature, args):
-        return args[0]  # the same struct: only its type changes
-    return sig, codegen
+def _untracked(typingctx, view):
+    """A view (``carray`` over memory it does not own: C order) typed :class:`BorrowedArray`."""
+    return BorrowedArray(view.dtype, view.ndim)(view), _same_value
 
 
 @njit(cache=True, nogil=True, inline="always")

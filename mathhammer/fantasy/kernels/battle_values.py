@@ -85,16 +85,12 @@ def value_code(u, t, face, charged, mu, mt):
     return ((((u * 64 + t) * 4 + face) * 2 + charged) * 256 + mu) * 256 + mt
 
 
-@njit(**BORROWING)
-def combat_value_at(ui, st, buckets, table, u, t, face, charged):
-    """(u's side's expected VP swing of one round of u against t, True, mu, mt) from the
-    table of values (B.values: kernels.battle_tables.value_row), on arrays read once by the
-    caller; (0, False, mu, mt) when its value is not built yet (value_missed records it).
-    mu, mt: the models the value is worked out for."""
-    mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)
-    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
-    value, found = value_of(table, value_code(u, t, face, charged, mu, mt))
-    return value, found, mu, mt
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def combat_value_at(table, u, t, face, charged, mu, mt):
+    """(u's side's expected VP swing of one round of u against t, True) from the table of
+    values (B.values: kernels.battle_tables.value_row), worked out for mu and mt models
+    (:func:`bucket`); (0, False) when its value is not built yet (value_missed records it)."""
+    return value_of(table, value_code(u, t, face, charged, mu, mt))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -113,8 +109,10 @@ def value_missed(B, u, t, face, charged, mu, mt):
 @njit(cache=True, nogil=True, error_model="numpy")
 def combat_value(B, S, u, t, face, charged):
     """u's side's expected VP swing of one round of u against t (a table lookup)."""
-    value, found, mu, mt = combat_value_at(B.ui, S.ust, B.ri[R_BUCKETS], B.values, u, t, face,
-                                           charged)
+    ui, st, buckets = B.ui, S.ust, B.ri[R_BUCKETS]
+    mu = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)
+    mt = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
+    value, found = combat_value_at(B.values, u, t, face, charged, mu, mt)
     if not found:
         return value_missed(B, u, t, face, charged, mu, mt)
     return value, OK
@@ -241,7 +239,7 @@ def threat(B, S, u):
     mx, my = centre(me)
     total = 0.0
     e = 1 - ui[u, UI_SIDE]
-    m_u = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)  # the models of combat_value_at
+    m_u = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)  # once: the same for every t
     for i in range(nside[e]):
         t = sides[e, i]
         if st[t, ST_STATUS] != HOLD or engaged(st, t):
@@ -250,13 +248,13 @@ def threat(B, S, u):
         tx, ty = centre(them)
         f_at, _s = arc(them, mx, my)
         m_t = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
-        gain, found = value_of(table, value_code(u, t, f_at, 1, m_u, m_t))
+        gain, found = combat_value_at(table, u, t, f_at, 1, m_u, m_t)
         if not found:
             gain, status = value_missed(B, u, t, f_at, 1, m_u, m_t)
             if status == MISS:
                 return 0.0, MISS
         f_me, _s = arc(me, tx, ty)
-        loss, found = value_of(table, value_code(t, u, f_me, 1, m_t, m_u))
+        loss, found = combat_value_at(table, t, u, f_me, 1, m_t, m_u)
         if not found:
             loss, status = value_missed(B, t, u, f_me, 1, m_t, m_u)
             if status == MISS:
