@@ -22,6 +22,7 @@ import hashlib
 import itertools
 import math
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -59,6 +60,14 @@ KEEP_CLEAN_ROLLOUTS = True
 #: rows of a new greedy values' table (kernels.battle_tables.value_row; a power of two): ~12,000
 #: codes after 250 battles of two 6-unit lists; the table doubles when half full
 VALUE_ROWS = 4096
+
+
+class _Entered(NamedTuple):
+    """A compiled fight in the kernel's tables (KernelBattle.forget_fights)."""
+
+    content: tuple  # what it depends on (KernelBattle._fight_content)
+    entry: tuple  # (keyed arrays, orders, codes, keys, first, once): KernelBattle._enter's
+    kept: int  # forgettings it was kept through (0: a battle asked for it)
 
 
 class KernelBattle:
@@ -105,9 +114,8 @@ class KernelBattle:
         self.alike_in_side = tuple(tuple(v for v in like if sides[v] == sides[u])
                                    for u, like in enumerate(self.alike))  # a fight's swaps
         self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
-        # the fights entered since the fights were last forgotten ((content, entry, forgettings
-        # it was kept through) each), and how many spells between forgettings each content was
-        # asked for in (forget_fights keeps the hot)
+        # the fights entered since the fights were last forgotten, and how many spells between
+        # forgettings each content was asked for in (forget_fights keeps the hot)
         self.entered: list = []
         self.asked: dict = {}
         self.fights_entered = 0  # fights entered after a probe pass asked (benchmarks, tests)
@@ -208,25 +216,26 @@ class KernelBattle:
         other fight it needs again."""
         from mathhammer.fantasy.kernels import battle_actions as ka
 
-        for content in {content for content, _entry, kept in self.entered if kept == 0}:
+        for content in {e.content for e in self.entered if e.kept == 0}:
             self.asked[content] = self.asked.get(content, 0) + 1
         if len(self.asked) > MAX_ASKED:  # a long run's one-off fights go first
             self.asked = {c: n for c, n in self.asked.items() if n > 1}
-        hot = sorted((item for item in self.entered
-                      if (item[2] == 0 and self.asked.get(item[0], 0) > 1)
-                      or 0 < item[2] < HOT_FIGHT_SPELLS),
-                     key=lambda item: (item[2], -self.asked.get(item[0], 0)))  # stable
+        hot = sorted((e for e in self.entered
+                      if (e.kept == 0 and self.asked.get(e.content, 0) > 1)
+                      or 0 < e.kept < HOT_FIGHT_SPELLS),
+                     key=lambda e: (e.kept, -self.asked.get(e.content, 0)))  # stable
         self.T = empty_tables()[:ka.T_VALUES] + self.T[ka.T_VALUES:]
         probe = self.W[self.ks_w("W_PROBE")]
         probe[self.ks.P_COUNT] = probe[self.ks.P_OVERFLOW] = 0  # the queue asked of old tables
         self.shared.clear()
         self.fight_bytes = 0
         self.entered = []
-        for content, (keyed, *rest), kept in hot:
+        for old in hot:
             if self.fight_bytes >= HOT_FIGHT_SHARE * MAX_FIGHT_BYTES:
                 break
+            keyed, *rest = old.entry
             entry = (tuple((hkey, self._shared(arr, hkey)) for hkey, arr in keyed), *rest)
-            self.entered.append((content, entry, kept + 1))
+            self.entered.append(_Entered(old.content, entry, old.kept + 1))
             self._enter(entry)
             self.fights_kept += 1
         self.B = self.ks.make_battle(*self.P, *self.D, *self.T, *self.W)
@@ -375,7 +384,7 @@ class KernelBattle:
             keys.append(key2)
         entry = (keyed, np.array(orders, np.int64), np.array(codes, np.int64),
                  np.array(keys, np.int64), first, once)
-        self.entered.append((content, entry, 0))  # 0: asked for (not kept by forget_fights)
+        self.entered.append(_Entered(content, entry, 0))
         self._enter(entry)
         self.fights_entered += 1
 

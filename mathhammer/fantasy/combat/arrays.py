@@ -199,19 +199,17 @@ _BLOCK_BYTES = [0]
 _BLOCKS_LOCK = threading.Lock()
 
 
-def _cumulative_block(key: tuple, variants: int, width: int) -> np.ndarray:
-    """g_sum's rows of one group against one body (:func:`_sum_block` ``key``), variants
-    0..variants-1 by n = 0..top, ``width`` wide: the very rows :func:`_cumulative_rows` makes
-    (a row's cumulative depends on that row alone), kept for the next fight of this pair."""
+def _cumulative_block(key: tuple, block: tuple, variants: int, width: int) -> np.ndarray:
+    """g_sum's rows of one group against one body (``block``, :func:`_sum_block` of ``key``),
+    variants 0..variants-1 by n = 0..top, ``width`` wide: the very rows :func:`_cumulative_rows`
+    makes (a row's cumulative depends on that row alone), kept for the next fight of this pair."""
     full = (key, variants, width)
     with _BLOCKS_LOCK:  # fights are compiled in threads too (Dask, the web, analysis pools)
         out = _BLOCKS.get(full)
         if out is not None:
             _BLOCKS.move_to_end(full)
             return out
-    block = _sum_block(*key)
-    top = key[2]
-    out = np.zeros((variants, top + 1, width))
+    out = np.zeros((variants, len(block[0]), width))
     _cumulative_rows(out, {(vf, n): dist for vf in range(variants)
                            for n, dist in enumerate(block[vf])})
     out.setflags(write=False)
@@ -346,8 +344,9 @@ def build_tables(c: CompiledCombat, first_round_only: bool = False) -> Tables:
             w_axis = max(w_axis, _block_width(*key))
             blocks[j, slot] = key, variants, _sum_block(*key)
     g_sum = np.zeros((max(n_g, 1), ts, 6, n_axis, w_axis))
-    for (j, slot), (key, variants, _block) in blocks.items():
-        g_sum[j, slot, :variants, :key[2] + 1] = _cumulative_block(key, variants, w_axis)
+    for (j, slot), (key, variants, block) in blocks.items():
+        g_sum[j, slot, :variants, :len(block[0])] = _cumulative_block(key, block, variants,
+                                                                       w_axis)
     if not first_round_only:  # the Monte Carlo kernel's attack-by-attack draw (g_fall)
         _cumulative_rows(g_natt, natt_rows)
     e_pair = np.array(c.pairs or [(0, 0)], np.int64).reshape(-1, 2)
