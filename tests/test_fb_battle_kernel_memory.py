@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 from numba import njit
 
-from mathhammer.fantasy.kernels.battle_state import NST, borrowed, make_state, new_state
+from mathhammer.fantasy.kernels.battle_state import (
+    NST,
+    borrowed,
+    item,
+    make_state,
+    new_state,
+    window,
+    window2,
+)
 
 
 @njit(cache=False)
@@ -75,3 +83,77 @@ def test_a_battle_owns_the_arrays_it_was_made_of():
     litter = [np.full(n, 9.0) for n in range(1, 200) for _ in range(20)]
     assert [kb.one_battle(words, i) for i in range(3)] == held
     del litter
+
+
+@njit(cache=False)
+def _items(tables, i):
+    return item(tables, i).sum(), item(tables, i).shape[0]
+
+
+def test_a_borrowed_list_item_is_the_item_itself():
+    """item() reads a typed list's array without taking a count: the same numbers as the
+    list's own getitem, for every item, and writes through it reach the list's array."""
+    from numba.typed import List
+
+    tables = List([np.arange(n, dtype=np.float64).reshape(n, 1) for n in range(1, 9)])
+    for i in range(8):
+        assert _items(tables, i) == (tables[i].sum(), tables[i].shape[0])
+
+    @njit(cache=False)
+    def double(tables, i):
+        view = item(tables, i)
+        view[:, 0] *= 2.0
+
+    double(tables, 5)
+    assert tables[5].sum() == 2 * 15.0
+
+
+def test_windows_are_the_parts_of_their_buffer():
+    """window / window2 cut views of a 1-d buffer: what the kernel writes lands at
+    [start, start + n) of the buffer, in C order for a 2-d window, and nowhere else."""
+    @njit(cache=False)
+    def cut(buf, start, n, rows, columns):
+        a = window(buf, start, n)
+        for i in range(n):
+            a[i] = i + 1
+        b = window2(buf, start + n, rows, columns)
+        for r in range(rows):
+            for c in range(columns):
+                b[r, c] = 100 * (r + 1) + c
+        return a.shape[0], b.shape[0], b.shape[1]
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n, rows, columns = (int(x) for x in rng.integers(1, 6, 3))
+        start = int(rng.integers(0, 5))
+        buf = np.full(start + n + rows * columns + 4, -7, np.int64)
+        assert cut(buf, start, n, rows, columns) == (n, rows, columns)
+        want = np.full_like(buf, -7)
+        want[start:start + n] = np.arange(1, n + 1)
+        want[start + n:start + n + rows * columns] = (
+            100 * (np.arange(rows)[:, None] + 1) + np.arange(columns)[None, :]).ravel()
+        assert np.array_equal(buf, want)
+
+
+def test_a_fight_larger_than_the_round_scratch_grows_it(monkeypatch):
+    """A combat round cuts its arrays from B.cr (battle_combat.round_scratch): starting from
+    a scratch too small for any fight, every entered fight grows it first, and the battles
+    are those of the default scratch, to the last bit."""
+    from mathhammer.fantasy.battle import compile as fb_compile
+    from mathhammer.fantasy.battle.distributed import run
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan
+    from mathhammer.fantasy.kernels.battle_actions import W_CR
+    from mathhammer.lists import load_list
+
+    recipe = Recipe(load_list("wfb8_empire_battle"), load_list("wfb8_orcs_battle"), None,
+                    "default", 6, "roll-off", "greedy", "greedy", 8, 1)
+    tallies, sizes, default = [], [], fb_compile.ROUND_SCRATCH
+    for start in (default, 8):
+        monkeypatch.setattr(fb_compile, "ROUND_SCRATCH", start)
+        plan = build_plan(recipe)
+        plan.kernel = fb_compile.KernelBattle(plan)
+        tallies.append(run(recipe, 60, 9, plan=plan)[0])
+        sizes.append(plan.kernel.W[W_CR].shape[0])
+    assert sizes[0] == default and sizes[1] > 8
+    for key, value in tallies[0].items():
+        assert np.array_equal(tallies[1][key], value), key

@@ -60,6 +60,9 @@ KEEP_CLEAN_ROLLOUTS = True
 #: rows of a new greedy values' table (kernels.battle_tables.value_row; a power of two): ~12,000
 #: codes after 250 battles of two 6-unit lists; the table doubles when half full
 VALUE_ROWS = 4096
+#: int64 items of a combat round's scratch (B.cr, kernels.battle_combat.round_scratch) a
+#: Battle starts with; an entered fight that needs more grows it (KernelBattle._enter)
+ROUND_SCRATCH = 2048
 
 
 class _Entered(NamedTuple):
@@ -392,10 +395,18 @@ class KernelBattle:
         """One compiled fight into the kernel's tables (kernels.battle_tables.add_fight)."""
         from mathhammer.fantasy.kernels import battle_actions as ka
         from mathhammer.fantasy.kernels import battle_tables as kt
+        from mathhammer.fantasy.kernels.battle_combat import round_scratch
 
         keyed, orders, codes, keys, first, once = entry
-        kt.add_fight(*self.T[:ka.T_VALUES], tuple(arr for _hkey, arr in keyed), orders, codes,
-                     keys, first, once)
+        arrays = tuple(arr for _hkey, arr in keyed)
+        kt.add_fight(*self.T[:ka.T_VALUES], arrays, orders, codes, keys, first, once)
+        need = int(round_scratch(len(first), *arrays[0].shape, arrays[1].shape[0],
+                                 arrays[2].shape[0]))
+        scratch = self.W[ka.W_CR]
+        if need > scratch.shape[0]:  # the kernel's rounds cut their arrays from it
+            self.W = (*self.W[:ka.W_CR], np.zeros(max(need, 2 * scratch.shape[0]), np.int64),
+                      *self.W[ka.W_CR + 1:])
+            self.B = self.ks.make_battle(*self.P, *self.D, *self.T, *self.W)
 
     def _fight_codes(self, rows, n_a: int, spells: dict) -> tuple[int, int]:
         """The kernel's codes of a fight (battle_combat._lookup): with who charged, and the
@@ -733,7 +744,8 @@ def scratch(plan, ks) -> tuple:
             np.zeros((MAXOPT, 6), np.int64), np.zeros((MAXOPT, 2)), new_state(n, plan.turns),
             np.zeros(4, np.int64), np.zeros((2, 52)),
             np.zeros(4, np.int64), np.full((ks.MAXQ, 64), -1, np.int64),
-            np.zeros(16, np.uint64), np.full((MAXOPT, rollouts), np.nan))
+            np.zeros(16, np.uint64), np.full((MAXOPT, rollouts), np.nan),
+            np.zeros(ROUND_SCRATCH, np.int64))
 
 
 def isfinite(x: float) -> bool:

@@ -117,9 +117,10 @@ from mathhammer.kernels.dice import d6, uniform
 # scratch tuple W: corners, three boxes, the decision's options (int, float), their values,
 # the miss record, this battle's decisions, inner options (a greedy look ahead), the rollout
 # state, what a best response needs, first decisions' values, the probe pass's flags and its
-# queue of misses, the last best response's clean rollouts (kernels.battle_play.best_response)
+# queue of misses, the last best response's clean rollouts (kernels.battle_play.best_response),
+# a combat round's scratch (kernels.battle_combat.round_scratch)
 (W_CP, W_CQ, W_B1, W_B2, W_B3, W_OPT_I, W_OPT_F, W_VALS, W_MISS, W_DECISIONS, W_OPT2_I,
- W_OPT2_F, W_SR, W_NEED, W_FIRST, W_PROBE, W_PROBE_Q, W_BR_KEY, W_BR_VAL) = range(19)
+ W_OPT2_F, W_SR, W_NEED, W_FIRST, W_PROBE, W_PROBE_Q, W_BR_KEY, W_BR_VAL, W_CR) = range(20)
 # tables tuple T: the compiled combats' kernel arrays (one typed list per array), each
 # combat's battle units, first bodies and once-per-game groups, the lookups
 (T_ORDER, T_FIRST, T_ONCE, T_FIGHTS, T_ARRANGEMENTS, T_VALUES, T_SHOT_LIST,

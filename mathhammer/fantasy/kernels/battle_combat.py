@@ -52,10 +52,13 @@ from mathhammer.fantasy.kernels.battle_state import (
     UI_STANDARD,
     box,
     face_to,
+    item,
     missed,
     models_alive,
     unit_alive,
     unit_centre,
+    window,
+    window2,
 )
 from mathhammer.fantasy.kernels.combat import (
     CAUGHT,
@@ -111,12 +114,15 @@ def orient(B, S, members, count, order):
     """Engine order (side A's units, then side B's, each in unit order); returns n_a."""
     ui = B.ui
     st = S.ust
-    free = np.zeros(2, np.int64)
+    free_a, free_b = 0, 0  # a unit of side A / B with a free front
     for k in range(count):
         u = members[k]
         if st[u, ST_CT] < 0:
-            free[ui[u, UI_SIDE]] = 1
-    if free[0] == 1 and free[1] == 1:
+            if ui[u, UI_SIDE] == 0:
+                free_a = 1
+            else:
+                free_b = 1
+    if free_a == 1 and free_b == 1:
         for k in range(count):  # FB-B8: side A's free front turns to its first enemy
             u = members[k]
             if ui[u, UI_SIDE] == 0 and st[u, ST_CT] < 0:
@@ -124,8 +130,8 @@ def orient(B, S, members, count, order):
                     if st[v, ST_CT] == u and st[v, ST_STATUS] == HOLD:
                         _turn_to_face(B, S, u, v)
                         break
-        free[0] = 0
-    first = 1 if free[0] == 1 else 0
+        free_a = 0
+    first = 1 if free_a == 1 else 0
     n = 0
     for side in (first, 1 - first):
         for u in range(st.shape[0]):
@@ -159,11 +165,23 @@ def _lookup(B, order, n, n_a, st, g):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def round_scratch(count, n_u, columns, n_b, n_g):
+    """Items of ``B.cr`` a round of this fight cuts its scratch from (:func:`combat_round`):
+    ``count`` battle units, the fight's (n_u, columns) unit table, n_b bodies, n_g groups."""
+    return 5 * count + n_u * columns + 3 * n_b + 7 * max(n_g, 1) + 18
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def combat_round(B, S, members, count, res):
-    """One round of the combat ``members[:count]``; fills ``res`` (see RES_*)."""
+    """One round of the combat ``members[:count]``; fills ``res`` (see RES_*).
+
+    The fight's tables are read borrowed from the Battle's lists and the round's arrays cut
+    from its scratch ``B.cr`` (compile.KernelBattle keeps it as long as any entered fight
+    needs: round_scratch): a round allocates nothing and counts no references."""
     ui, bodies, ri, rf = B.ui, B.bodies, B.ri, B.rf
     st, wounds = S.ust, S.wounds
-    order = np.empty(count, np.int64)
+    buf = B.cr
+    order = window(buf, 0, count)
     n_a = orient(B, S, members, count, order)
     index = _lookup(B, order, count, n_a, st, S.g)
     if index < 0:
@@ -184,17 +202,41 @@ def combat_round(B, S, members, count, res):
         for k in range(count):
             st[order[k], ST_FRESH] = 0
         return OK
-    first = B.f_first[index]
-    once_unit = B.f_once[index]
-    u_int = B.fu_int[index].copy()
-    b_int = B.fb_int[index]
-    g_int = B.fg_int[index]
+    first = item(B.f_first, index)
+    once_unit = item(B.f_once, index)
+    u_table = item(B.fu_int, index)
+    b_int = item(B.fb_int, index)
+    g_int = item(B.fg_int, index)
+    n_u, columns = u_table.shape[0], u_table.shape[1]
     n_b, n_g = b_int.shape[0], g_int.shape[0]
-    engine_wounds = np.zeros(n_b, np.int64)
-    status = np.zeros(count, np.int64)
-    frenzied = np.zeros(count, np.int64)
-    fresh = np.zeros(count, np.int64)
-    charged = np.zeros(count, np.int64)
+    g1 = max(n_g, 1)
+    end = round_scratch(count, n_u, columns, n_b, n_g)
+    if end > buf.shape[0]:  # compile.KernelBattle._enter grows it first: never
+        raise RuntimeError("a combat round's scratch is smaller than its fight")
+    for i in range(count, end):
+        buf[i] = 0
+    at = count
+    u_int = window2(buf, at, n_u, columns)
+    at += n_u * columns
+    for i in range(n_u):
+        for c in range(columns):
+            u_int[i, c] = u_table[i, c]
+    engine_wounds = window(buf, at, n_b)
+    status = window(buf, at + n_b, count)
+    frenzied = window(buf, at + n_b + count, count)
+    fresh = window(buf, at + n_b + 2 * count, count)
+    charged = window(buf, at + n_b + 3 * count, count)
+    at += n_b + 4 * count
+    once = window(buf, at, g1)
+    duel = window(buf, at + g1, 2)
+    chal = window(buf, at + g1 + 2, 4)  # FB-K3/B12: this round's challenge, from the units' duel
+    out = window(buf, at + g1 + 6, 4)
+    at += g1 + 10
+    start, pending = window(buf, at, n_b), window(buf, at + n_b, n_b)
+    at += 2 * n_b
+    keys, active = window(buf, at, g1), window(buf, at + g1, g1)
+    geo = window2(buf, at + 2 * g1, g1, 4)
+    small = window(buf, at + 6 * g1, 8)
     for k in range(count):
         u = order[k]
         for b in range(ui[u, UI_NB]):
@@ -211,21 +253,17 @@ def combat_round(B, S, members, count, res):
         if s >= 0 and ri[R_BSB_ON] == 1 and not _in(order, count, s) \
                 and _close(B, S, s, u, rf[F_BSB_RANGE]):
             u_int[k, U_REROLL] = 1
-    once = np.zeros(max(n_g, 1), np.int64)
     for g in range(once_unit.shape[0]):
         if once_unit[g] >= 0 and st[order[once_unit[g]], ST_BREATH] == 1:
             once[g] = 1
-    duel = np.array([0, -1], np.int64)
-    chal = np.empty(4, np.int64)  # FB-K3/B12: this round's challenge, from the units' duel
-    round_challenge(S, order, count, first, B.fchal[index][3], chal, duel)
-    out = np.zeros(4, np.int64)
-    fight_round(u_int, b_int, g_int, B.fg_key[index], B.fg_slot[index], B.fg_pref[index], B.fg_sum[index],
-                B.fg_fall[index], B.fg_percdf[index], B.fg_natt[index], B.fe_pair[index], chal,
-                B.fp_ld[index], B.fp_caught[index], B.fp_instab[index], S.kstate, engine_wounds, status,
-                frenzied, once, fresh, charged, duel, out, np.zeros(n_b, np.int64),
-                np.zeros(n_b, np.int64), np.zeros(max(n_g, 1), np.int64),
-                np.zeros(max(n_g, 1), np.int64), np.zeros((max(n_g, 1), 4), np.int64),
-                np.zeros(8, np.int64))
+    duel[1] = -1
+    round_challenge(S, order, count, first, item(B.fchal, index)[3], chal, duel)
+    fight_round(u_int, b_int, g_int, item(B.fg_key, index), item(B.fg_slot, index),
+                item(B.fg_pref, index), item(B.fg_sum, index), item(B.fg_fall, index),
+                item(B.fg_percdf, index), item(B.fg_natt, index), item(B.fe_pair, index), chal,
+                item(B.fp_ld, index), item(B.fp_caught, index), item(B.fp_instab, index),
+                S.kstate, engine_wounds, status, frenzied, once, fresh, charged, duel, out,
+                start, pending, keys, active, geo, small)
     res[RES_NB], res[RES_NP], res[RES_ND] = 0, 0, 0
     for k in range(count):
         u = order[k]

@@ -83,8 +83,11 @@ def face_segment(p, face, side):
     return mx - ux * half, my - uy * half, mx + ux * half, my + uy * half, mx, my, nx, ny
 
 
+# distances below are compared squared and rooted once: the root is monotone and correctly
+# rounded, so the root of the least square is the least root, to the last bit
 @njit(cache=True, nogil=True, inline="always", error_model="numpy")
-def _seg_point(px, py, ax, ay, bx, by):
+def _seg_point2(px, py, ax, ay, bx, by):
+    """The squared distance from a point to a segment."""
     vx, vy = bx - ax, by - ay
     wx, wy = px - ax, py - ay
     vv = vx * vx + vy * vy
@@ -93,7 +96,7 @@ def _seg_point(px, py, ax, ay, bx, by):
         t = (wx * vx + wy * vy) / vv
         t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
     ex, ey = wx - t * vx, wy - t * vy
-    return math.sqrt(ex * ex + ey * ey)
+    return ex * ex + ey * ey
 
 
 @njit(cache=True, nogil=True, inline="always", error_model="numpy")
@@ -116,18 +119,19 @@ def segments_cross(ax, ay, bx, by, cx, cy, dx, dy):
 def segment_distance(ax, ay, bx, by, cx, cy, dx, dy):
     if segments_cross(ax, ay, bx, by, cx, cy, dx, dy):
         return 0.0
-    return min(_seg_point(ax, ay, cx, cy, dx, dy), _seg_point(bx, by, cx, cy, dx, dy),
-               _seg_point(cx, cy, ax, ay, bx, by), _seg_point(dx, dy, ax, ay, bx, by))
+    return math.sqrt(min(_seg_point2(ax, ay, cx, cy, dx, dy), _seg_point2(bx, by, cx, cy, dx, dy),
+                         _seg_point2(cx, cy, ax, ay, bx, by), _seg_point2(dx, dy, ax, ay, bx, by)))
 
 
 @njit(**BORROWING)
-def point_distance(p, px, py):
+def point_distance2(p, px, py):
+    """The squared distance from a point to rectangle p (0 inside)."""
     ahead, left = local(p, px, py)
     depth = p[4]
     da = ahead if ahead > 0.0 else (-depth - ahead if ahead < -depth else 0.0)
     h = p[3] / 2
     dl = left - h if left > h else (-h - left if left < -h else 0.0)
-    return math.sqrt(da * da + dl * dl)
+    return da * da + dl * dl
 
 
 @njit(**BORROWING)
@@ -161,9 +165,9 @@ def box_distance(p, q, cp, cq):
         return 0.0
     best = 1e300
     for i in range(4):
-        best = min(best, point_distance(q, cp[i, 0], cp[i, 1]))
-        best = min(best, point_distance(p, cq[i, 0], cq[i, 1]))
-    return best
+        best = min(best, point_distance2(q, cp[i, 0], cp[i, 1]))
+        best = min(best, point_distance2(p, cq[i, 0], cq[i, 1]))
+    return math.sqrt(best)
 
 
 @njit(**BORROWING)
@@ -187,8 +191,13 @@ EDGE = 1e-6
 def farther_than(p, q, reach):
     ax, ay = centre(p)
     bx, by = centre(q)
-    dx, dy = ax - bx, ay - by
-    rp, rq = radius(p[3], p[4]), radius(q[3], q[4])
+    return apart(ax - bx, ay - by, radius(p[3], p[4]), radius(q[3], q[4]), reach)
+
+
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def apart(dx, dy, rp, rq, reach):
+    """:func:`farther_than` on its parts, for a caller that has them: the offset of p's middle
+    from q's, and their radii."""
     d2 = dx * dx + dy * dy
     edge = rp + rq + reach
     if d2 > (edge + EDGE) * (edge + EDGE) and edge + EDGE >= 0.0:  # most pairs: far apart
@@ -211,7 +220,8 @@ def within(p, q, cp, cq, reach):
 def crosses(ax, ay, bx, by, q, cq):
     """FB-B6: the segment passes through rectangle q (sight blocked)."""
     mx, my = centre(q)  # a segment this far from the middle cannot touch q: most units
-    if _seg_point(mx, my, ax, ay, bx, by) > radius(q[3], q[4]) + EDGE:
+    far = radius(q[3], q[4]) + EDGE  # (squared: either side of it the exact test says no too)
+    if _seg_point2(mx, my, ax, ay, bx, by) > far * far:
         return False
     if contains(q, ax, ay, -1e-6) or contains(q, bx, by, -1e-6):
         return True

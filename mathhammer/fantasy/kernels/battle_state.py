@@ -133,7 +133,7 @@ TABLE_FIELDS = ("fu_int", "fb_int", "fg_int", "fg_key", "fg_slot", "fg_pref", "f
                 "shot_list", "shot_dict")
 SCRATCH_FIELDS = ("cp", "cq", "b1", "b2", "b3", "opt_i", "opt_f", "vals", "miss", "decisions",
                   "opt2_i", "opt2_f", "sr", "need", "first", "probe", "probe_q", "br_key",
-                  "br_val")
+                  "br_val", "cr")
 BATTLE_FIELDS = STATIC_FIELDS + DEPLOYMENT_FIELDS + TABLE_FIELDS + SCRATCH_FIELDS + ("keep",)
 structref.define_proxy(Battle, BattleType, list(BATTLE_FIELDS))
 
@@ -237,6 +237,71 @@ def borrowed(a):
     to Python or kept anywhere else (Python would get an array over memory nothing keeps
     alive)."""
     return _untracked(carray(_data_pointer(a), a.shape))
+
+
+@intrinsic
+def item(typingctx, tables, index):
+    """Item ``index`` of a typed list of C arrays as a borrowed view: no reference count taken
+    (a list's ``getitem`` takes one and the caller drops it — an atomic add and subtract for
+    each of a combat round's sixteen tables). Only for a list the Battle holds, and an index
+    its lookups gave (no bounds check)."""
+    if not (isinstance(tables, types.ListType) and isinstance(tables.item_type, types.Array)
+            and tables.item_type.layout == "C"):
+        raise errors.TypingError(f"item() reads a typed list of C arrays, not {tables}")
+    array = tables.item_type
+    sig = BorrowedArray(array.dtype, array.ndim)(tables, types.intp)
+
+    def codegen(context, builder, signature, args):
+        from llvmlite import ir
+        from numba.core import cgutils
+        from numba.typed.typedobjectutils import _container_get_data
+
+        base = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(cgutils.voidptr_t, [cgutils.voidptr_t]),
+            "numba_list_base_ptr")  # the list's items, stored in their data layout
+        items = builder.bitcast(
+            builder.call(base, [_container_get_data(context, builder, signature.args[0],
+                                                    args[0])]),
+            context.get_data_type(array).as_pointer())
+        where = cgutils.gep(builder, items, args[1])
+        return context.data_model_manager[array].load_from_data_pointer(builder, where)
+    return sig, codegen
+
+
+def _view_codegen(context, builder, signature, args):
+    """(array, start, n[, columns]): the borrowed view of n items (or rows) from ``start``."""
+    from numba.np.arrayobj import populate_array
+
+    source, start, shape = args[0], args[1], list(args[2:])
+    src = context.make_array(signature.args[0])(context, builder, source)
+    out = context.make_array(signature.return_type)(context, builder)
+    itemsize = context.get_constant(
+        types.intp, context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype)))
+    strides = [itemsize] if len(shape) == 1 else [builder.mul(shape[1], itemsize), itemsize]
+    populate_array(out, data=builder.gep(src.data, [start]), shape=shape, strides=strides,
+                   itemsize=itemsize, meminfo=None)
+    return out._getvalue()
+
+
+def _check_flat(array):
+    if not isinstance(array, types.Array) or array.layout != "C" or array.ndim != 1:
+        raise errors.TypingError(f"a window is cut from a 1-d C array, not {array}")
+
+
+@intrinsic
+def window(typingctx, array, start, n):
+    """``array[start:start + n]`` as a borrowed view (scratch cut from one buffer the Battle
+    holds: no allocation, no reference count). The caller keeps within the buffer."""
+    _check_flat(array)
+    return BorrowedArray(array.dtype, 1)(array, types.intp, types.intp), _view_codegen
+
+
+@intrinsic
+def window2(typingctx, array, start, rows, columns):
+    """``array[start:start + rows * columns]`` as a borrowed (rows, columns) view."""
+    _check_flat(array)
+    sig = BorrowedArray(array.dtype, 2)(array, types.intp, types.intp, types.intp)
+    return sig, _view_codegen
 
 
 def new_state(n_units: int, turns: int) -> State:
@@ -442,13 +507,13 @@ def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum,
                fchal, fp_ld, fp_caught, fp_instab, f_order, f_first, f_once, fights,
                arrangements, values, shot_list, shot_dict, cp, cq, b1, b2, b3, opt_i, opt_f,
                vals, miss, decisions, opt2_i, opt2_f, sr, need, first, probe, probe_q, br_key,
-               br_val):
+               br_val, cr):
     """The Battle of these fields (a cached constructor: no compile per run)."""
     b = borrowed
     keep = (ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n, sides, nside,
             ri, rf, terrain, orders, vocab, pos0, contact0, fresh0, values, cp, cq, b1, b2, b3,
             opt_i, opt_f, vals, miss, decisions, opt2_i, opt2_f, need, first, probe, probe_q,
-            br_key, br_val)
+            br_key, br_val, cr)
     return Battle(b(ui), b(uf), b(bodies), b(ch_range), b(ch_move), b(ch_cum), b(ch_n),
                   b(fl_val), b(fl_cum), b(fl_n), b(sides), b(nside), b(ri), b(rf), b(terrain),
                   b(orders), b(vocab), b(pos0), b(contact0), b(fresh0),
@@ -457,4 +522,4 @@ def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum,
                   f_first, f_once, fights, arrangements, b(values), shot_list, shot_dict, b(cp),
                   b(cq), b(b1), b(b2), b(b3), b(opt_i), b(opt_f), b(vals), b(miss),
                   b(decisions), b(opt2_i), b(opt2_f), sr, b(need), b(first), b(probe),
-                  b(probe_q), b(br_key), b(br_val), keep)
+                  b(probe_q), b(br_key), b(br_val), b(cr), keep)

@@ -29,10 +29,11 @@ from mathhammer.fantasy.kernels.battle_geometry import (
     BORROWING,
     EDGE,
     FRONT,
+    apart,
     arc,
     centre,
     face_segment,
-    farther_than,
+    radius,
     segment_distance,
 )
 from mathhammer.fantasy.kernels.battle_state import (
@@ -199,23 +200,22 @@ def reaction_value(B, S, charger, t, gap, face, code):
 
 
 @njit(**BORROWING)
-def _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them):
-    """The chance u's charge reaches ``them`` from ``me``: now when ``them`` is in u's front
-    arc, else half the chance of a turn and a move later (FB-B10; values._reach)."""
-    longest = -1e300
-    for k in range(ch_n[u]):
-        longest = max(longest, ch_range[u, k])
+def _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them, mx, my, tx, ty, r_me, r_them):
+    """The chance u's charge reaches ``them`` from ``me`` (their middles and radii given):
+    now when ``them`` is in u's front arc, else half the chance of a turn and a move later
+    (FB-B10; values._reach)."""
+    n = ch_n[u]
     move = ui[u, UI_M]
-    # farther apart than its longest charge after a move: neither chance can be above 0
-    if ch_n[u] == 0 or (move >= 0 and farther_than(me, them, longest + move + 1e-9 + EDGE)):
+    # farther apart than its longest charge (the last: the rolls are sorted, plan.py's
+    # _charge_table, as p_reach_at reads them) after a move: neither chance can be above 0
+    if n == 0 or (move >= 0 and apart(mx - tx, my - ty, r_me, r_them,
+                                      ch_range[u, n - 1] + move + 1e-9 + EDGE)):
         return 0.0
-    mx, my = centre(me)
     face, fside = arc(them, mx, my)
     a0x, a0y, a1x, a1y, _a, _b, _c, _d = face_segment(me, FRONT, 1)
     c0x, c0y, c1x, c1y, _e, _f, _g, _h = face_segment(them,
                                                       face, fside)
     gap = segment_distance(a0x, a0y, a1x, a1y, c0x, c0y, c1x, c1y)
-    tx, ty = centre(them)
     f2, _s2 = arc(me, tx, ty)
     now = p_reach_at(ch_range, ch_cum, ch_n, u, gap) if f2 == FRONT else 0.0
     later = 0.5 * p_reach_at(ch_range, ch_cum, ch_n, u, gap - ui[u, UI_M])
@@ -237,6 +237,7 @@ def threat(B, S, u):
     ch_range, ch_cum, ch_n = B.ch_range, B.ch_cum, B.ch_n
     box(ui, uf, pos, st, u, me)
     mx, my = centre(me)
+    r_me = radius(me[3], me[4])
     total = 0.0
     e = 1 - ui[u, UI_SIDE]
     m_u = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)  # once: the same for every t
@@ -264,12 +265,15 @@ def threat(B, S, u):
             closeness = 1.0 - math.hypot(dx, dy) / APPROACH_RANGE
             if closeness > 0:
                 total += APPROACH * (gain - loss) / 2 * closeness
-        if farther_than(me, them, 30.0):
+        r_them = radius(them[3], them[4])
+        if apart(mx - tx, my - ty, r_me, r_them, 30.0):
             continue
         if gain > 0:
-            total += gain * _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them)
+            total += gain * _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them, mx, my, tx, ty,
+                                      r_me, r_them)
         if loss > 0:
-            total -= loss * _reach_at(ch_range, ch_cum, ch_n, ui, t, them, me)
+            total -= loss * _reach_at(ch_range, ch_cum, ch_n, ui, t, them, me, tx, ty, mx, my,
+                                      r_them, r_me)
     return total, OK
 
 
