@@ -6,15 +6,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from mathhammer.fantasy.kernels.battle_state import (
-    NST,
-    borrowed,
-    item,
-    make_state,
-    new_state,
-    window,
-    window2,
-)
+from mathhammer.fantasy.kernels.battle_state import NST, make_state, new_state
+from mathhammer.kernels.borrowed import borrowed, item, window, window2
 
 
 @njit(cache=False)
@@ -157,3 +150,49 @@ def test_a_fight_larger_than_the_round_scratch_grows_it(monkeypatch):
     assert sizes[0] == default and sizes[1] > 8
     for key, value in tallies[0].items():
         assert np.array_equal(tallies[1][key], value), key
+
+
+@pytest.mark.parametrize("hashed", [True, False])
+def test_a_fights_wounds_tables_are_their_distinct_blocks(monkeypatch, hashed):
+    """compile.unique_blocks: the blocks put back by their index are the wounds tables to the
+    last bit (0.0 and -0.0 stay apart), and no two blocks are alike — by the hash, and by the
+    bits when every hash is alike (the check that catches two blocks alike in hash only)."""
+    from mathhammer.fantasy.battle import compile as fb_compile
+
+    if not hashed:
+        monkeypatch.setattr(fb_compile, "_hash_weights", lambda n: np.zeros(n, np.uint64))
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        g, ts, n, w = (int(x) for x in rng.integers(1, 5, 4))
+        pool = rng.random((int(rng.integers(1, 6)), n, w))
+        pool[0, 0, 0] = -0.0
+        if len(pool) > 1:
+            pool[1] = pool[0]
+            pool[1, 0, 0] = 0.0
+        g_sum = pool[rng.integers(0, len(pool), (g, ts, 6))]
+        blocks, inverse = fb_compile.unique_blocks(g_sum)
+        assert inverse.shape == (g, ts, 6) and blocks.shape[1:] == (n, w)
+        assert np.array_equal(blocks[inverse].view(np.uint64), g_sum.view(np.uint64))
+        assert len({b.tobytes() for b in blocks}) == len(blocks)
+
+
+def test_a_battle_keeps_one_copy_of_each_block_its_fights_share():
+    """KernelBattle._blocks_of: fights that share blocks enter each once in T_BLOCKS, and
+    every fight's index reads its own blocks."""
+    from mathhammer.fantasy.battle.compile import unique_blocks
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan, kernel_of
+    from mathhammer.fantasy.kernels.battle_actions import T_BLOCKS
+    from mathhammer.lists import load_list
+
+    plan = build_plan(Recipe(load_list("wfb8_empire"), load_list("wfb8_orcs"), None, "default",
+                             2, "roll-off", "greedy", "greedy", 8, 1))
+    kb = kernel_of(plan)
+    rng = np.random.default_rng(5)
+    pool = rng.random((4, 3, 7))
+    fights = [pool[rng.integers(0, 4, (3, 2, 6))] for _ in range(5)]
+    before = len(kb.T[T_BLOCKS])
+    for g_sum in fights:
+        index = kb._blocks_of(*unique_blocks(g_sum))
+        stored = np.array([kb.T[T_BLOCKS][i] for i in index.ravel()]).reshape(g_sum.shape)
+        assert np.array_equal(stored, g_sum)
+    assert len(kb.T[T_BLOCKS]) - before == len({b.tobytes() for b in pool})

@@ -154,7 +154,7 @@ def test_forgetting_keeps_the_fights_asked_for_again(monkeypatch):
 
     recipe = Recipe(load_list("wfb8_empire_battle"), load_list("wfb8_orcs_battle"), None,
                     "default", 6, "roll-off", "best-response", "greedy", 2, 1)
-    monkeypatch.setattr(fb_compile, "MAX_FIGHT_BYTES", 6 * 2**20)
+    monkeypatch.setattr(fb_compile, "MAX_FIGHT_BYTES", 2**18)
     tallies, kernels = [], []
     for share in (0.0, fb_compile.HOT_FIGHT_SHARE):
         monkeypatch.setattr(fb_compile, "HOT_FIGHT_SHARE", share)

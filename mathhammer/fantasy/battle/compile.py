@@ -18,6 +18,7 @@ uncounted until it needs no placeholder — so the answer never depends on what 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import math
@@ -35,8 +36,10 @@ MAX_MISSES = 100_000  # tables since the fights were last forgotten; beyond: som
 #: compiled fights kept between battles: past this many bytes of their arrays the fights are
 #: forgotten before the next battle (rebuilt when asked again: the same tables, the same answer)
 #: but the hot ones (HOT_FIGHT_SHARE). A process holds ~250 MB besides (numba's code, the plan),
-#: and the allocator does not hand every freed array back: 128 MB kept a best-response worker
-#: at ~370 MB (160 MB with hot fights kept had reached 488 MB), forgetting every ~40 battles
+#: and the allocator does not hand every freed array back. A fight keeps ~12 kB since its
+#: wounds tables are the battle's shared blocks (KernelBattle._blocks_of; ~280 kB before): a
+#: best-response worker's 500 battles held ~13 MB and never forgot (with 280 kB fights, 128 MB
+#: had kept it at ~430 MB, forgetting every ~35 battles)
 MAX_FIGHT_BYTES = 128 * 2**20
 #: the share of MAX_FIGHT_BYTES the fights asked for again after a forgetting may fill when
 #: the fights are next forgotten (kept instead of asked for, and probed for, once more)
@@ -117,6 +120,9 @@ class KernelBattle:
         self.alike_in_side = tuple(tuple(v for v in like if sides[v] == sides[u])
                                    for u, like in enumerate(self.alike))  # a fight's swaps
         self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
+        # the wounds tables' blocks entered in T_BLOCKS: (shape, bits) -> index (_blocks_of)
+        self.blocks: dict[tuple, int] = {}
+        self.block_bytes = 0
         # the fights entered since the fights were last forgotten, and how many spells between
         # forgettings each content was asked for in (forget_fights keeps the hot)
         self.entered: list = []
@@ -373,11 +379,16 @@ class KernelBattle:
             arrays[13] = np.zeros_like(t.p_caught)  # pursuit is the battle's own (fights.py)
             once = np.array([int(t.g_int[g, k.G_UNIT]) if t.g_int[g, k.G_ONCE] == 1 else -1
                              for g in range(t.g_int.shape[0])], np.int64)
-            arrays = tuple(_content_keyed(np.ascontiguousarray(arr, DTYPES[i]))
+            # the wounds tables as their distinct blocks (the battle keeps one of each)
+            arrays = tuple((None, unique_blocks(arr)) if i == WOUNDS_TABLES
+                           else _content_keyed(np.ascontiguousarray(arr, DTYPES[i]))
                            for i, arr in enumerate(arrays))
             return arrays, first, once
 
         arrays, first, once = self._kept(content, build, packed=True)
+        arrays = (arrays[:WOUNDS_TABLES]
+                  + (_content_keyed(self._blocks_of(*arrays[WOUNDS_TABLES][1])),)
+                  + arrays[WOUNDS_TABLES + 1:])
         keyed = tuple((hkey, self._shared(arr, hkey)) for hkey, arr in arrays)
         orders, codes, keys = [], [], []
         for rows2, spells2 in self._fights_alike(rows, spells):  # this one first (not entered)
@@ -390,6 +401,26 @@ class KernelBattle:
         self.entered.append(_Entered(content, entry, 0))
         self._enter(entry)
         self.fights_entered += 1
+
+    def _blocks_of(self, blocks: np.ndarray, inverse: np.ndarray) -> np.ndarray:
+        """A fight's wounds tables (its distinct (N, W) blocks and each (group, slot,
+        variant)'s among them: :func:`unique_blocks`) as the index (G, TS, 6) of the blocks
+        in the battle's list (T_BLOCKS), each block entered once: the fights of a battle share
+        nearly all of them (a best-response run's fights held ~700 copies of each), so a fight
+        keeps ~1/20 of the bytes and the fights are forgotten far less. Blocks are never
+        forgotten (a plan has few: its pairs' attack profiles)."""
+        from mathhammer.fantasy.kernels import battle_actions as ka
+        from mathhammer.fantasy.kernels import battle_tables as kt
+
+        slots = np.empty(len(blocks), np.int64)
+        for k, block in enumerate(blocks):
+            key = (block.shape, block.tobytes())  # equal bits: the same draws
+            at = self.blocks.get(key)
+            if at is None:
+                at = self.blocks[key] = kt.append(self.T[ka.T_BLOCKS], block.copy())
+                self.block_bytes += block.nbytes
+            slots[k] = at
+        return slots[inverse]
 
     def _enter(self, entry) -> None:
         """One compiled fight into the kernel's tables (kernels.battle_tables.add_fight)."""
@@ -504,16 +535,45 @@ class KernelBattle:
         return replace(side, charged=bool(charged), position=position, against=against)
 
 
+def unique_blocks(g_sum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct (N, W) blocks of the wounds tables g_sum (G, TS, 6, N, W), the index
+    (G, TS, 6) of each among them): blocks are alike when their bits are. Rows are grouped by a
+    hash of their bits, and the grouping is checked bit by bit (two blocks alike in the hash
+    only: grouped by their bits instead)."""
+    lead, shape = g_sum.shape[:3], g_sum.shape[3:]
+    bits = np.ascontiguousarray(g_sum, np.float64).view(np.uint64).reshape(
+        int(np.prod(lead)), int(np.prod(shape)))
+    weights = _hash_weights(bits.shape[1])
+    _, first, inverse = np.unique((bits * weights).sum(axis=1), return_index=True,
+                                  return_inverse=True)  # uint64: the products wrap
+    inverse = inverse.reshape(-1)
+    if not np.array_equal(bits, bits[first][inverse]):
+        _, first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    return bits[first].view(np.float64).reshape(len(first), *shape), inverse.reshape(lead)
+
+
+@functools.lru_cache(maxsize=16)
+def _hash_weights(n: int) -> np.ndarray:
+    """n fixed odd 64-bit multipliers (unique_blocks' hash of a block's bits)."""
+    weights = np.random.default_rng(0x5EED).integers(0, 2**63, n, np.uint64) * 2 + 1
+    weights.flags.writeable = False
+    return weights
+
+
 def _content_keyed(arr: np.ndarray) -> tuple[tuple, np.ndarray]:
     """(a key of the array's contents, the array): equal keys, equal arrays
     (KernelBattle._shared)."""
     return (arr.dtype.str, arr.shape, hashlib.blake2b(arr.tobytes(), digest_size=16).digest()), arr
 
 
-#: dtypes of the combat kernel's 15 arrays (Tables.kernel_args order)
-DTYPES = (np.int64, np.int64, np.int64, np.int64, np.int64, np.int64, np.float64, np.int64,
+#: dtypes of the combat kernel's 15 arrays (Tables.kernel_args order) in the kernel's tables
+DTYPES = (np.int64, np.int64, np.int64, np.int64, np.int64, np.int64, np.int64, np.int64,
           np.float64, np.float64, np.int64, np.int64, np.float64, np.float64, np.float64)
-NDIMS = (2, 2, 2, 2, 2, 3, 5, 2, 4, 3, 2, 1, 2, 2, 1)
+NDIMS = (2, 2, 2, 2, 2, 3, 3, 2, 4, 3, 2, 1, 2, 2, 1)
+#: the position of g_sum among them: the kernel's containers hold its blocks' index there
+#: (KernelBattle._blocks_of), the compiled fight its float64 (G, TS, 6, N, W) tables
+WOUNDS_TABLES = 6
 
 
 def empty_tables() -> tuple:

@@ -122,9 +122,10 @@ from mathhammer.kernels.dice import d6, uniform
 (W_CP, W_CQ, W_B1, W_B2, W_B3, W_OPT_I, W_OPT_F, W_VALS, W_MISS, W_DECISIONS, W_OPT2_I,
  W_OPT2_F, W_SR, W_NEED, W_FIRST, W_PROBE, W_PROBE_Q, W_BR_KEY, W_BR_VAL, W_CR) = range(20)
 # tables tuple T: the compiled combats' kernel arrays (one typed list per array), each
-# combat's battle units, first bodies and once-per-game groups, the lookups
+# combat's battle units, first bodies and once-per-game groups, the lookups, the wounds
+# tables' blocks the fights share (battle_state.TABLE_FIELDS)
 (T_ORDER, T_FIRST, T_ONCE, T_FIGHTS, T_ARRANGEMENTS, T_VALUES, T_SHOT_LIST,
- T_SHOT_DICT) = range(15, 23)
+ T_SHOT_DICT, T_BLOCKS) = range(15, 24)
 # option columns: target, code, face, side, cover, enemy slot; float: gap
 OI_TARGET, OI_CODE, OI_FACE, OI_SIDE, OI_COVER, OI_SLOT = range(6)
 MAX_PER_SIDE = 4

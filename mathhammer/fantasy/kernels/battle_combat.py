@@ -52,13 +52,10 @@ from mathhammer.fantasy.kernels.battle_state import (
     UI_STANDARD,
     box,
     face_to,
-    item,
     missed,
     models_alive,
     unit_alive,
     unit_centre,
-    window,
-    window2,
 )
 from mathhammer.fantasy.kernels.combat import (
     CAUGHT,
@@ -70,6 +67,7 @@ from mathhammer.fantasy.kernels.combat import (
     U_REROLL,
     fight_round,
 )
+from mathhammer.kernels.borrowed import item, window, window2
 
 # result array of a round: [winner side or -1, diff A - B, n broken, n pursuers, n destroyed,
 # then the three lists, 8 each]
@@ -259,7 +257,8 @@ def combat_round(B, S, members, count, res):
     duel[1] = -1
     round_challenge(S, order, count, first, item(B.fchal, index)[3], chal, duel)
     fight_round(u_int, b_int, g_int, item(B.fg_key, index), item(B.fg_slot, index),
-                item(B.fg_pref, index), item(B.fg_sum, index), item(B.fg_fall, index),
+                item(B.fg_pref, index), (B.blocks, item(B.fg_block, index)),
+                item(B.fg_fall, index),
                 item(B.fg_percdf, index), item(B.fg_natt, index), item(B.fe_pair, index), chal,
                 item(B.fp_ld, index), item(B.fp_caught, index), item(B.fp_instab, index),
                 S.kstate, engine_wounds, status, frenzied, once, fresh, charged, duel, out,

@@ -28,11 +28,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import carray, errors, njit, types
-from numba.extending import intrinsic, lower_cast, models, register_model
+from numba import errors, njit, types
 from numba.experimental import structref
+from numba.extending import intrinsic, models, register_model
 
 from mathhammer.fantasy.kernels.battle_geometry import BORROWING
+from mathhammer.kernels.borrowed import _same_value, _Uncounted, borrowed
 from mathhammer.kernels.dice import uniform
 
 # ---- unit statuses (reported) and per-unit static columns ----------------------------------
@@ -127,10 +128,12 @@ class Battle(structref.StructRefProxy):
 STATIC_FIELDS = ("ui", "uf", "bodies", "ch_range", "ch_move", "ch_cum", "ch_n", "fl_val",
                  "fl_cum", "fl_n", "sides", "nside", "ri", "rf", "terrain", "orders", "vocab")
 DEPLOYMENT_FIELDS = ("pos0", "contact0", "fresh0")
-TABLE_FIELDS = ("fu_int", "fb_int", "fg_int", "fg_key", "fg_slot", "fg_pref", "fg_sum",
+# fg_block: each fight's index (G, TS, 6) into ``blocks``, the battle's one copy of each
+# (N, W) block of wounds tables (kernels.combat.fight_round's g_sum and g_block)
+TABLE_FIELDS = ("fu_int", "fb_int", "fg_int", "fg_key", "fg_slot", "fg_pref", "fg_block",
                 "fg_fall", "fg_percdf", "fg_natt", "fe_pair", "fchal", "fp_ld", "fp_caught",
                 "fp_instab", "f_order", "f_first", "f_once", "fights", "arrangements", "values",
-                "shot_list", "shot_dict")
+                "shot_list", "shot_dict", "blocks")
 SCRATCH_FIELDS = ("cp", "cq", "b1", "b2", "b3", "opt_i", "opt_f", "vals", "miss", "decisions",
                   "opt2_i", "opt2_f", "sr", "need", "first", "probe", "probe_q", "br_key",
                   "br_val", "cr")
@@ -150,27 +153,12 @@ class BorrowedBattleType(BattleType):
     """A :class:`BattleType` handle that owns nothing; its ``sr`` is a borrowed State too."""
 
 
-class _Uncounted:
-    """A data model mixin: the value's layout, with no reference count to take or drop."""
-
-    def traverse(self, builder):
-        return []
-
-    def has_nrt_meminfo(self):
-        return False
-
-
 class _BorrowedStructModel(_Uncounted, models.StructRefModel):
     """A structure's pointer, uncounted."""
 
 
 register_model(BorrowedStateType)(_BorrowedStructModel)
 register_model(BorrowedBattleType)(_BorrowedStructModel)
-
-
-def _same_value(context, builder, signature, args):
-    """An intrinsic's codegen that returns its argument: only the type changes."""
-    return args[0]
 
 
 def _borrowed_type(typ):
@@ -189,119 +177,6 @@ def borrow(typingctx, struct):
     """A handle of a Battle or State that owns nothing: only while the caller holds the
     structure itself (an entry point's argument), never stored or returned."""
     return _borrowed_type(struct)(struct), _same_value
-
-
-@intrinsic
-def _data_pointer(typingctx, array):
-    """The address of an array's first element (no reference taken)."""
-    if not isinstance(array, types.Array) or array.layout != "C":  # a view assumes C order
-        raise errors.TypingError(f"a borrowed view needs a C-contiguous array, not {array}")
-    sig = types.CPointer(array.dtype)(array)
-
-    def codegen(context, builder, signature, args):
-        return context.make_array(signature.args[0])(context, builder, args[0]).data
-    return sig, codegen
-
-
-class BorrowedArray(types.Array):
-    """The type of a borrowed view (:func:`borrowed`): a C array that owns nothing, so the
-    compiler emits no reference counting for it at all — not even the call that finds a view's
-    empty count and returns (a field read of a plain array type makes two such calls)."""
-
-    def __init__(self, dtype, ndim):
-        super().__init__(dtype, ndim, "C", name=f"borrowed({dtype}, {ndim}d, C)")
-
-
-@register_model(BorrowedArray)
-class _BorrowedArrayModel(_Uncounted, models.ArrayModel):
-    """An array's layout, uncounted."""
-
-
-@lower_cast(BorrowedArray, types.Array)
-def _borrowed_to_array(context, builder, fromty, toty, val):
-    """Where a view meets a plain array of its kind (one variable holding either): the same
-    struct, its empty count counted as any array's."""
-    return val
-
-
-@intrinsic
-def _untracked(typingctx, view):
-    """A view (``carray`` over memory it does not own: C order) typed :class:`BorrowedArray`."""
-    return BorrowedArray(view.dtype, view.ndim)(view), _same_value
-
-
-@njit(cache=True, nogil=True, inline="always")
-def borrowed(a):
-    """A view of ``a`` that owns nothing, of type :class:`BorrowedArray`: numba counts no references
-    to it. Only for a field of a structure that also holds ``a`` (its ``keep``); never returned
-    to Python or kept anywhere else (Python would get an array over memory nothing keeps
-    alive)."""
-    return _untracked(carray(_data_pointer(a), a.shape))
-
-
-@intrinsic
-def item(typingctx, tables, index):
-    """Item ``index`` of a typed list of C arrays as a borrowed view: no reference count taken
-    (a list's ``getitem`` takes one and the caller drops it — an atomic add and subtract for
-    each of a combat round's sixteen tables). Only for a list the Battle holds, and an index
-    its lookups gave (no bounds check)."""
-    if not (isinstance(tables, types.ListType) and isinstance(tables.item_type, types.Array)
-            and tables.item_type.layout == "C"):
-        raise errors.TypingError(f"item() reads a typed list of C arrays, not {tables}")
-    array = tables.item_type
-    sig = BorrowedArray(array.dtype, array.ndim)(tables, types.intp)
-
-    def codegen(context, builder, signature, args):
-        from llvmlite import ir
-        from numba.core import cgutils
-        from numba.typed.typedobjectutils import _container_get_data
-
-        base = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(cgutils.voidptr_t, [cgutils.voidptr_t]),
-            "numba_list_base_ptr")  # the list's items, stored in their data layout
-        items = builder.bitcast(
-            builder.call(base, [_container_get_data(context, builder, signature.args[0],
-                                                    args[0])]),
-            context.get_data_type(array).as_pointer())
-        where = cgutils.gep(builder, items, args[1])
-        return context.data_model_manager[array].load_from_data_pointer(builder, where)
-    return sig, codegen
-
-
-def _view_codegen(context, builder, signature, args):
-    """(array, start, n[, columns]): the borrowed view of n items (or rows) from ``start``."""
-    from numba.np.arrayobj import populate_array
-
-    source, start, shape = args[0], args[1], list(args[2:])
-    src = context.make_array(signature.args[0])(context, builder, source)
-    out = context.make_array(signature.return_type)(context, builder)
-    itemsize = context.get_constant(
-        types.intp, context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype)))
-    strides = [itemsize] if len(shape) == 1 else [builder.mul(shape[1], itemsize), itemsize]
-    populate_array(out, data=builder.gep(src.data, [start]), shape=shape, strides=strides,
-                   itemsize=itemsize, meminfo=None)
-    return out._getvalue()
-
-
-def _check_flat(array):
-    if not isinstance(array, types.Array) or array.layout != "C" or array.ndim != 1:
-        raise errors.TypingError(f"a window is cut from a 1-d C array, not {array}")
-
-
-@intrinsic
-def window(typingctx, array, start, n):
-    """``array[start:start + n]`` as a borrowed view (scratch cut from one buffer the Battle
-    holds: no allocation, no reference count). The caller keeps within the buffer."""
-    _check_flat(array)
-    return BorrowedArray(array.dtype, 1)(array, types.intp, types.intp), _view_codegen
-
-
-@intrinsic
-def window2(typingctx, array, start, rows, columns):
-    """``array[start:start + rows * columns]`` as a borrowed (rows, columns) view."""
-    _check_flat(array)
-    sig = BorrowedArray(array.dtype, 2)(array, types.intp, types.intp, types.intp)
-    return sig, _view_codegen
 
 
 def new_state(n_units: int, turns: int) -> State:
@@ -503,9 +378,9 @@ def missed(B):
 @njit(cache=True)
 def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n, sides,
                nside, ri, rf, terrain, orders, vocab, pos0, contact0, fresh0, fu_int, fb_int,
-               fg_int, fg_key, fg_slot, fg_pref, fg_sum, fg_fall, fg_percdf, fg_natt, fe_pair,
+               fg_int, fg_key, fg_slot, fg_pref, fg_block, fg_fall, fg_percdf, fg_natt, fe_pair,
                fchal, fp_ld, fp_caught, fp_instab, f_order, f_first, f_once, fights,
-               arrangements, values, shot_list, shot_dict, cp, cq, b1, b2, b3, opt_i, opt_f,
+               arrangements, values, shot_list, shot_dict, blocks, cp, cq, b1, b2, b3, opt_i, opt_f,
                vals, miss, decisions, opt2_i, opt2_f, sr, need, first, probe, probe_q, br_key,
                br_val, cr):
     """The Battle of these fields (a cached constructor: no compile per run)."""
@@ -517,9 +392,10 @@ def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum,
     return Battle(b(ui), b(uf), b(bodies), b(ch_range), b(ch_move), b(ch_cum), b(ch_n),
                   b(fl_val), b(fl_cum), b(fl_n), b(sides), b(nside), b(ri), b(rf), b(terrain),
                   b(orders), b(vocab), b(pos0), b(contact0), b(fresh0),
-                  fu_int, fb_int, fg_int, fg_key, fg_slot, fg_pref, fg_sum, fg_fall,
+                  fu_int, fb_int, fg_int, fg_key, fg_slot, fg_pref, fg_block, fg_fall,
                   fg_percdf, fg_natt, fe_pair, fchal, fp_ld, fp_caught, fp_instab, f_order,
-                  f_first, f_once, fights, arrangements, b(values), shot_list, shot_dict, b(cp),
+                  f_first, f_once, fights, arrangements, b(values), shot_list, shot_dict, blocks,
+                  b(cp),
                   b(cq), b(b1), b(b2), b(b3), b(opt_i), b(opt_f), b(vals), b(miss),
                   b(decisions), b(opt2_i), b(opt2_f), sr, b(need), b(first), b(probe),
                   b(probe_q), b(br_key), b(br_val), b(cr), keep)

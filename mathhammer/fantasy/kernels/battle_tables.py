@@ -23,7 +23,6 @@ _F1 = types.Array(types.float64, 1, "C")
 _F2 = types.Array(types.float64, 2, "C")
 _F3 = types.Array(types.float64, 3, "C")
 _F4 = types.Array(types.float64, 4, "C")
-_F5 = types.Array(types.float64, 5, "C")
 
 
 # ---- the greedy values by code (B.values) --------------------------------------------------------
@@ -79,19 +78,20 @@ def grown_values(table):
 
 @njit(cache=True)
 def empty_tables(value_rows):
-    """The 23 empty containers: the combat kernel's 15 arrays per fight (compile.DTYPES,
-    compile.NDIMS), each fight's unit order, first bodies and once-groups, the fights and
-    arrangements by code, the greedy values (:func:`value_row`; ``value_rows`` a power of
-    two), the shooting tables and their index."""
+    """The 24 empty containers: the combat kernel's 15 arrays per fight (compile.DTYPES,
+    compile.NDIMS; the wounds tables as an index into the blocks), each fight's unit order,
+    first bodies and once-groups, the fights and arrangements by code, the greedy values
+    (:func:`value_row`; ``value_rows`` a power of two), the shooting tables and their index,
+    the wounds tables' (N, W) blocks."""
     return (List.empty_list(_I2), List.empty_list(_I2), List.empty_list(_I2),
             List.empty_list(_I2), List.empty_list(_I2), List.empty_list(_I3),
-            List.empty_list(_F5), List.empty_list(_I2), List.empty_list(_F4),
+            List.empty_list(_I3), List.empty_list(_I2), List.empty_list(_F4),
             List.empty_list(_F3), List.empty_list(_I2), List.empty_list(_I1),
             List.empty_list(_F2), List.empty_list(_F2), List.empty_list(_F1),
             List.empty_list(_I1), List.empty_list(_I1), List.empty_list(_I1),
             Dict.empty(types.int64, types.int64), Dict.empty(types.int64, types.int64),
             np.full((value_rows, 2), np.nan), List.empty_list(_F1),
-            Dict.empty(types.int64, types.int64))
+            Dict.empty(types.int64, types.int64), List.empty_list(_F2))
 
 
 @njit(cache=True)

@@ -27,6 +27,9 @@ Array layouts (int64 unless stated; columns named by the constants below):
   g_pref (G, 2, TS)        slot order: [0] normally, [1] when the group fights a challenge
   g_sum float64 (G, TS, 6, N, W)   cumulative P(n models cause w wounds); variant v
                                    (0 charged + fresh, 1 fresh, 2 later) x 2 + frenzied
+                                   (or, from a battle, the pair of a typed list of (N, W) blocks
+                                   and the index (G, TS, 6) into it: one copy of a block many
+                                   fights share)
   g_fall (G, TS)           1: roll attack by attack from g_percdf
   g_percdf float64 (G, TS, 3, K)   per attack: k wounds (k < K-1), K-1 slain outright
   g_natt float64 (G, 6, A) cumulative attacks per model
@@ -40,8 +43,10 @@ Array layouts (int64 unless stated; columns named by the constants below):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
+from mathhammer.kernels.borrowed import item
 from mathhammer.kernels.dice import d6, uniform
 from mathhammer.kernels.dice import sample_cdf as _sample
 
@@ -361,11 +366,36 @@ def variant(u, fresh, charged):
     return 2
 
 
+def _wounds_rows(g_sum, g, slot, vf):
+    """How many models group g's wounds table against ``slot`` in variant ``vf`` has rows for."""
+
+
+def _wounds_row(g_sum, g, slot, vf, n):
+    """Its row for ``n`` models (cumulative P(w wounds))."""
+
+
+# g_sum is a fight's own (G, TS, 6, N, W) array, or a battle's (blocks, index): a typed list of
+# the (N, W) blocks its fights share and the fight's (G, TS, 6) index into it — one argument,
+# as fight_round's arity decides whether LLVM inlines it (a 31st argument cost ~20%)
+@overload(_wounds_rows, inline="always", jit_options={"cache": True, "nogil": True})
+def _wounds_rows_impl(g_sum, g, slot, vf):
+    if isinstance(g_sum, types.Array):
+        return lambda g_sum, g, slot, vf: g_sum.shape[3]
+    return lambda g_sum, g, slot, vf: item(g_sum[0], g_sum[1][g, slot, vf]).shape[0]
+
+
+@overload(_wounds_row, inline="always", jit_options={"cache": True, "nogil": True})
+def _wounds_row_impl(g_sum, g, slot, vf, n):
+    if isinstance(g_sum, types.Array):
+        return lambda g_sum, g, slot, vf, n: g_sum[g, slot, vf, n]
+    return lambda g_sum, g, slot, vf, n: item(g_sum[0], g_sum[1][g, slot, vf])[n]
+
+
 @njit(cache=True, nogil=True)
 def _strike(g, slot, vf, n, g_sum, g_fall, g_percdf, g_natt, running, w, cap, state):
     """Wounds ``n`` models of group ``g`` add to a body (before the cap of its room)."""
-    if g_fall[g, slot] == 0 and n < g_sum.shape[3]:
-        return _sample(g_sum[g, slot, vf, n], state)
+    if g_fall[g, slot] == 0 and n < _wounds_rows(g_sum, g, slot, vf):
+        return _sample(_wounds_row(g_sum, g, slot, vf, n), state)
     v = vf // 2
     slain_index = g_percdf.shape[3] - 1
     added = 0
