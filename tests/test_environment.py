@@ -28,6 +28,9 @@ QUERIES = {
     "fb attack": ["fb", "attack", "--attacks", "5", "--ws", "4", "--target-ws", "4",
                   "--strength", "4", "--toughness", "4"],
     "magic cast": ["magic", "cast", "--dice", "3", "--cv", "9"],
+    # the combat kernel's fight_round and its choice of wounds tables (a fight's own or a
+    # battle's shared blocks), in pure Python too
+    "fb combat": ["fb", "combat", "wfb8/empire_halberdiers", "wfb8/orc_boyz", "--rounds", "2"],
 }
 
 

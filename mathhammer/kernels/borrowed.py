@@ -86,7 +86,7 @@ def borrowed(a):
 def item(typingctx, tables, index):
     """Item ``index`` of a typed list of C arrays as a borrowed view: no reference count taken
     (a list's ``getitem`` takes one and the caller drops it — an atomic add and subtract for
-    each of a combat round's sixteen tables). Only for a list the Battle holds, and an index
+    each of a combat round's seventeen tables). Only for a list the Battle holds, and an index
     its lookups gave (no bounds check)."""
     if not (isinstance(tables, types.ListType) and isinstance(tables.item_type, types.Array)
             and tables.item_type.layout == "C"):

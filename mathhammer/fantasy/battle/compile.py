@@ -120,8 +120,10 @@ class KernelBattle:
         self.alike_in_side = tuple(tuple(v for v in like if sides[v] == sides[u])
                                    for u, like in enumerate(self.alike))  # a fight's swaps
         self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
-        # the wounds tables' blocks entered in T_BLOCKS: (shape, bits) -> index (_blocks_of)
+        # the wounds tables' blocks entered in T_BLOCKS: (shape, digest) -> index, the blocks,
+        # their bytes (_blocks_of)
         self.blocks: dict[tuple, int] = {}
+        self.block_list: list[np.ndarray] = []
         self.block_bytes = 0
         # the fights entered since the fights were last forgotten, and how many spells between
         # forgettings each content was asked for in (forget_fights keeps the hot)
@@ -220,8 +222,9 @@ class KernelBattle:
         asked for before it too (dropped, then asked again) is entered again at once, the most
         asked for first, and kept through HOT_FIGHT_SPELLS forgettings (a kept fight is never
         asked for, so nothing says it is still used: then it goes, and comes back if asked
-        again), up to HOT_FIGHT_SHARE of MAX_FIGHT_BYTES. Greedy values and shooting tables
-        are small and kept. Only between battles: the probe pass of the next one queues every
+        again), up to HOT_FIGHT_SHARE of MAX_FIGHT_BYTES. Greedy values, shooting tables and
+        the wounds tables' blocks (T_BLOCKS: the kept fights index them) are small and kept.
+        Only between battles: the probe pass of the next one queues every
         other fight it needs again."""
         from mathhammer.fantasy.kernels import battle_actions as ka
 
@@ -414,11 +417,16 @@ class KernelBattle:
 
         slots = np.empty(len(blocks), np.int64)
         for k, block in enumerate(blocks):
-            key = (block.shape, block.tobytes())  # equal bits: the same draws
+            bits = block.view(np.uint64)  # equal bits: the same draws
+            key = (block.shape, hashlib.blake2b(bits, digest_size=16).digest())
             at = self.blocks.get(key)
+            if at is not None and not np.array_equal(self.block_list[at].view(np.uint64), bits):
+                raise RuntimeError("two wounds tables with one digest")  # 2**-128: never
             if at is None:
-                at = self.blocks[key] = kt.append(self.T[ka.T_BLOCKS], block.copy())
-                self.block_bytes += block.nbytes
+                kept = block.copy()
+                at = self.blocks[key] = kt.append(self.T[ka.T_BLOCKS], kept)
+                self.block_list.append(kept)  # the same memory as the kernel's list item
+                self.block_bytes += kept.nbytes
             slots[k] = at
         return slots[inverse]
 
@@ -499,8 +507,8 @@ class KernelBattle:
     def _shared(self, arr: np.ndarray, key: tuple) -> np.ndarray:
         """One array for equal contents (``key``: :func:`_content_keyed`): arrangements of the
         same units (other faces, other chargers) mostly compile to the same tables, and the
-        kernel only reads them — most of a run's memory was copies of the same strike tables
-        (fg_sum)."""
+        kernel only reads them (the wounds tables, once most of a run's memory, are shared
+        block by block: :meth:`_blocks_of`)."""
         kept = self.shared.get(key)
         if kept is None:
             kept = self.shared[key] = arr
@@ -805,7 +813,7 @@ def scratch(plan, ks) -> tuple:
             np.zeros(4, np.int64), np.zeros((2, 52)),
             np.zeros(4, np.int64), np.full((ks.MAXQ, 64), -1, np.int64),
             np.zeros(16, np.uint64), np.full((MAXOPT, rollouts), np.nan),
-            np.zeros(ROUND_SCRATCH, np.int64))
+            np.zeros(max(ROUND_SCRATCH, 64), np.int64))  # a combat's units fit before any fight
 
 
 def isfinite(x: float) -> bool:

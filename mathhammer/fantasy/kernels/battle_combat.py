@@ -179,6 +179,8 @@ def combat_round(B, S, members, count, res):
     ui, bodies, ri, rf = B.ui, B.bodies, B.ri, B.rf
     st, wounds = S.ust, S.wounds
     buf = B.cr
+    if count > buf.shape[0]:  # compile.scratch starts it far larger than a combat: never
+        raise RuntimeError("a combat round's scratch is smaller than its combat")
     order = window(buf, 0, count)
     n_a = orient(B, S, members, count, order)
     index = _lookup(B, order, count, n_a, st, S.g)

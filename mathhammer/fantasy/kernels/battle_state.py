@@ -129,7 +129,7 @@ STATIC_FIELDS = ("ui", "uf", "bodies", "ch_range", "ch_move", "ch_cum", "ch_n", 
                  "fl_cum", "fl_n", "sides", "nside", "ri", "rf", "terrain", "orders", "vocab")
 DEPLOYMENT_FIELDS = ("pos0", "contact0", "fresh0")
 # fg_block: each fight's index (G, TS, 6) into ``blocks``, the battle's one copy of each
-# (N, W) block of wounds tables (kernels.combat.fight_round's g_sum and g_block)
+# (N, W) block of wounds tables (kernels.combat.fight_round's g_sum: the pair (blocks, index))
 TABLE_FIELDS = ("fu_int", "fb_int", "fg_int", "fg_key", "fg_slot", "fg_pref", "fg_block",
                 "fg_fall", "fg_percdf", "fg_natt", "fe_pair", "fchal", "fp_ld", "fp_caught",
                 "fp_instab", "f_order", "f_first", "f_once", "fights", "arrangements", "values",

@@ -43,8 +43,7 @@ Array layouts (int64 unless stated; columns named by the constants below):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from mathhammer.kernels.borrowed import item
 from mathhammer.kernels.dice import d6, uniform
@@ -366,36 +365,11 @@ def variant(u, fresh, charged):
     return 2
 
 
-def _wounds_rows(g_sum, g, slot, vf):
-    """How many models group g's wounds table against ``slot`` in variant ``vf`` has rows for."""
-
-
-def _wounds_row(g_sum, g, slot, vf, n):
-    """Its row for ``n`` models (cumulative P(w wounds))."""
-
-
-# g_sum is a fight's own (G, TS, 6, N, W) array, or a battle's (blocks, index): a typed list of
-# the (N, W) blocks its fights share and the fight's (G, TS, 6) index into it — one argument,
-# as fight_round's arity decides whether LLVM inlines it (a 31st argument cost ~20%)
-@overload(_wounds_rows, inline="always", jit_options={"cache": True, "nogil": True})
-def _wounds_rows_impl(g_sum, g, slot, vf):
-    if isinstance(g_sum, types.Array):
-        return lambda g_sum, g, slot, vf: g_sum.shape[3]
-    return lambda g_sum, g, slot, vf: item(g_sum[0], g_sum[1][g, slot, vf]).shape[0]
-
-
-@overload(_wounds_row, inline="always", jit_options={"cache": True, "nogil": True})
-def _wounds_row_impl(g_sum, g, slot, vf, n):
-    if isinstance(g_sum, types.Array):
-        return lambda g_sum, g, slot, vf, n: g_sum[g, slot, vf, n]
-    return lambda g_sum, g, slot, vf, n: item(g_sum[0], g_sum[1][g, slot, vf])[n]
-
-
 @njit(cache=True, nogil=True)
 def _strike(g, slot, vf, n, g_sum, g_fall, g_percdf, g_natt, running, w, cap, state):
     """Wounds ``n`` models of group ``g`` add to a body (before the cap of its room)."""
-    if g_fall[g, slot] == 0 and n < _wounds_rows(g_sum, g, slot, vf):
-        return _sample(_wounds_row(g_sum, g, slot, vf, n), state)
+    if g_fall[g, slot] == 0 and n < g_sum.shape[3]:
+        return _sample(g_sum[g, slot, vf, n], state)
     v = vf // 2
     slain_index = g_percdf.shape[3] - 1
     added = 0
@@ -410,6 +384,20 @@ def _strike(g, slot, vf, n, g_sum, g_fall, g_percdf, g_natt, running, w, cap, st
             if running + added >= cap:
                 return added
     return added
+
+
+_NO_ROWS = np.zeros((1, 1, 1, 0, 1))  # a wounds table with no rows: _strike rolls attacks
+
+
+@njit(cache=True, nogil=True)
+def _strike_blocks(g, slot, vf, n, blocks, index, g_fall, g_percdf, g_natt, running, w, cap,
+                   state):
+    """:func:`_strike` on a battle's wounds tables: ``blocks`` a typed list of the (N, W)
+    blocks its fights share, ``index`` (G, TS, 6) the fight's into it."""
+    block = item(blocks, index[g, slot, vf])
+    if g_fall[g, slot] == 0 and n < block.shape[0]:
+        return _sample(block[n], state)
+    return _strike(g, slot, vf, n, _NO_ROWS, g_fall, g_percdf, g_natt, running, w, cap, state)
 
 
 @njit(cache=True, nogil=True)
@@ -511,7 +499,16 @@ def fight_round(u_int, b_int, g_int, g_key, g_slot, g_pref, g_sum, g_fall, g_per
             w = b_int[target, B_W]
             cap = b_int[target, B_MODELS] * w
             running = wounds[target] + pending[target]
-            added = _strike(g, slot, vf, n, g_sum, g_fall, g_percdf, g_natt, running, w, cap, state)
+            # g_sum: a fight's own (G, TS, 6, N, W) array, or a battle's (blocks, index) — a
+            # typed list of the (N, W) blocks its fights share and the fight's (G, TS, 6) index
+            # (one argument: fight_round's arity decides whether LLVM inlines it; a 31st argument
+            # cost fb combat ~20%); chosen when numba types the round
+            if isinstance(g_sum, tuple):
+                added = _strike_blocks(g, slot, vf, n, g_sum[0], g_sum[1], g_fall, g_percdf,
+                                       g_natt, running, w, cap, state)
+            else:
+                added = _strike(g, slot, vf, n, g_sum, g_fall, g_percdf, g_natt, running, w, cap,
+                                state)
             room = cap - running
             took = added if added < room else room
             if took < 0:
