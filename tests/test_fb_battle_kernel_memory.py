@@ -196,3 +196,23 @@ def test_a_battle_keeps_one_copy_of_each_block_its_fights_share():
         stored = np.array([kb.T[T_BLOCKS][i] for i in index.ravel()]).reshape(g_sum.shape)
         assert np.array_equal(stored, g_sum)
     assert len(kb.T[T_BLOCKS]) - before == len({b.tobytes() for b in pool})
+
+
+def test_a_move_decisions_values_read_the_enemies_it_wrote():
+    """threat reads u's enemies from B.crf as enemies_of wrote them for the decision: a
+    Battle whose scratch starts full of garbage plays the very battles of a zeroed one."""
+    from mathhammer.fantasy.battle.runner import Recipe, build_plan, kernel_of
+    from mathhammer.fantasy.kernels.battle_actions import W_CRF
+    from mathhammer.lists import load_list
+    from mathhammer.rng import chunk_state
+
+    recipe = Recipe(load_list("wfb8_empire_battle"), load_list("wfb8_orcs_battle"), None,
+                    "default", 6, "roll-off", "greedy", "greedy", 8, 1)
+    tallies = []
+    for fill in (0.0, np.nan, 1e9):
+        kb = kernel_of(build_plan(recipe))
+        kb.W[W_CRF][:] = fill
+        tallies.append(kb.run_chunk(40, chunk_state(13, 0)))
+    for other in tallies[1:]:
+        for key, value in tallies[0].items():
+            assert np.array_equal(other[key], value), key

@@ -803,6 +803,7 @@ def rollouts_of(plan) -> int:
 
 def scratch(plan, ks) -> tuple:
     from mathhammer.fantasy.kernels.battle_state import MAXOPT, new_state
+    from mathhammer.fantasy.kernels.battle_values import ENEMY_ITEMS
 
     n = len(plan.units)
     rollouts = rollouts_of(plan)
@@ -813,7 +814,8 @@ def scratch(plan, ks) -> tuple:
             np.zeros(4, np.int64), np.zeros((2, 52)),
             np.zeros(4, np.int64), np.full((ks.MAXQ, 64), -1, np.int64),
             np.zeros(16, np.uint64), np.full((MAXOPT, rollouts), np.nan),
-            np.zeros(max(ROUND_SCRATCH, 64), np.int64))  # a combat's units fit before any fight
+            np.zeros(max(ROUND_SCRATCH, 64), np.int64),  # a combat's units fit before any fight
+            np.zeros(n * ENEMY_ITEMS))
 
 
 def isfinite(x: float) -> bool:

@@ -118,9 +118,11 @@ from mathhammer.kernels.dice import d6, uniform
 # the miss record, this battle's decisions, inner options (a greedy look ahead), the rollout
 # state, what a best response needs, first decisions' values, the probe pass's flags and its
 # queue of misses, the last best response's clean rollouts (kernels.battle_play.best_response),
-# a combat round's scratch (kernels.battle_combat.round_scratch)
+# a combat round's scratch (kernels.battle_combat.round_scratch), what a move decision's
+# values read of the enemies (kernels.battle_values.enemies_of)
 (W_CP, W_CQ, W_B1, W_B2, W_B3, W_OPT_I, W_OPT_F, W_VALS, W_MISS, W_DECISIONS, W_OPT2_I,
- W_OPT2_F, W_SR, W_NEED, W_FIRST, W_PROBE, W_PROBE_Q, W_BR_KEY, W_BR_VAL, W_CR) = range(20)
+ W_OPT2_F, W_SR, W_NEED, W_FIRST, W_PROBE, W_PROBE_Q, W_BR_KEY, W_BR_VAL, W_CR,
+ W_CRF) = range(21)
 # tables tuple T: the compiled combats' kernel arrays (one typed list per array), each
 # combat's battle units, first bodies and once-per-game groups, the lookups, the wounds
 # tables' blocks the fights share (battle_state.TABLE_FIELDS)

@@ -136,7 +136,7 @@ TABLE_FIELDS = ("fu_int", "fb_int", "fg_int", "fg_key", "fg_slot", "fg_pref", "f
                 "shot_list", "shot_dict", "blocks")
 SCRATCH_FIELDS = ("cp", "cq", "b1", "b2", "b3", "opt_i", "opt_f", "vals", "miss", "decisions",
                   "opt2_i", "opt2_f", "sr", "need", "first", "probe", "probe_q", "br_key",
-                  "br_val", "cr")
+                  "br_val", "cr", "crf")
 BATTLE_FIELDS = STATIC_FIELDS + DEPLOYMENT_FIELDS + TABLE_FIELDS + SCRATCH_FIELDS + ("keep",)
 structref.define_proxy(Battle, BattleType, list(BATTLE_FIELDS))
 
@@ -382,13 +382,13 @@ def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum,
                fchal, fp_ld, fp_caught, fp_instab, f_order, f_first, f_once, fights,
                arrangements, values, shot_list, shot_dict, blocks, cp, cq, b1, b2, b3, opt_i, opt_f,
                vals, miss, decisions, opt2_i, opt2_f, sr, need, first, probe, probe_q, br_key,
-               br_val, cr):
+               br_val, cr, crf):
     """The Battle of these fields (a cached constructor: no compile per run)."""
     b = borrowed
     keep = (ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum, fl_n, sides, nside,
             ri, rf, terrain, orders, vocab, pos0, contact0, fresh0, values, cp, cq, b1, b2, b3,
             opt_i, opt_f, vals, miss, decisions, opt2_i, opt2_f, need, first, probe, probe_q,
-            br_key, br_val, cr)
+            br_key, br_val, cr, crf)
     return Battle(b(ui), b(uf), b(bodies), b(ch_range), b(ch_move), b(ch_cum), b(ch_n),
                   b(fl_val), b(fl_cum), b(fl_n), b(sides), b(nside), b(ri), b(rf), b(terrain),
                   b(orders), b(vocab), b(pos0), b(contact0), b(fresh0),
@@ -398,4 +398,4 @@ def make_battle(ui, uf, bodies, ch_range, ch_move, ch_cum, ch_n, fl_val, fl_cum,
                   b(cp),
                   b(cq), b(b1), b(b2), b(b3), b(opt_i), b(opt_f), b(vals), b(miss),
                   b(decisions), b(opt2_i), b(opt2_f), sr, b(need), b(first), b(probe),
-                  b(probe_q), b(br_key), b(br_val), b(cr), keep)
+                  b(probe_q), b(br_key), b(br_val), b(cr), b(crf), keep)

@@ -66,6 +66,7 @@ from mathhammer.fantasy.kernels.battle_state import (
     missed,
 )
 from mathhammer.fantasy.kernels.battle_tables import value_of
+from mathhammer.kernels.borrowed import window
 
 APPROACH = 0.5  # FB-B10: weight of the pull towards favoured pairings (values.py)
 APPROACH_RANGE = 48.0  # inches at which the pull starts
@@ -222,15 +223,41 @@ def _reach_at(ch_range, ch_cum, ch_n, ui, u, me, them, mx, my, tx, ty, r_me, r_t
     return max(now, later)
 
 
+#: B.crf per enemy (enemies_of): 1 if it can be charged (holding, not in a combat), its box
+#: (7), middle (2), radius, models' bucket
+ENEMY_ITEMS = 12
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def enemies_of(B, S, u):
+    """What :func:`threat` reads of u's enemies, into B.crf once for all the moves a decision
+    weighs: a move changes only u (apply_move), so each option's value reads the same."""
+    ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
+    pos, st = S.pos, S.ust
+    buckets, cache = B.ri[R_BUCKETS], B.crf
+    e = 1 - ui[u, UI_SIDE]
+    for i in range(nside[e]):
+        t = sides[e, i]
+        at = i * ENEMY_ITEMS
+        if st[t, ST_STATUS] != HOLD or engaged(st, t):
+            cache[at] = 0.0
+            continue
+        cache[at] = 1.0
+        them = window(cache, at + 1, 7)
+        box(ui, uf, pos, st, t, them)
+        cache[at + 8], cache[at + 9] = centre(them)
+        cache[at + 10] = radius(them[3], them[4])
+        cache[at + 11] = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def threat(B, S, u):
     """u's side's value of where u stands: the charges it threatens minus the enemy's, and
-    the pull of the pairings it is favoured in (APPROACH; see values.threat)."""
+    the pull of the pairings it is favoured in (APPROACH; see values.threat). The enemies as
+    :func:`enemies_of` left them in B.crf."""
     ui, uf, sides, nside = B.ui, B.uf, B.sides, B.nside
     pos, st = S.pos, S.ust
-    # the look-ahead's boxes (nothing threat calls uses them; a move value's best_volley
-    # boxes afresh after it): no copies
-    me, them = B.b1, B.b2
+    me, cache = B.b1, B.crf  # the look-ahead's box (a move value's best_volley boxes afresh)
     # every array read once here (each read of a field is a reference count taken and
     # dropped)
     table, buckets = B.values, B.ri[R_BUCKETS]
@@ -242,13 +269,14 @@ def threat(B, S, u):
     e = 1 - ui[u, UI_SIDE]
     m_u = bucket(ui[u, UI_MODELS], st[u, ST_MODELS], buckets)  # once: the same for every t
     for i in range(nside[e]):
-        t = sides[e, i]
-        if st[t, ST_STATUS] != HOLD or engaged(st, t):
+        at = i * ENEMY_ITEMS
+        if cache[at] == 0.0:  # fleeing, gone or in a combat
             continue
-        box(ui, uf, pos, st, t, them)
-        tx, ty = centre(them)
+        t = sides[e, i]
+        them = window(cache, at + 1, 7)
+        tx, ty = cache[at + 8], cache[at + 9]
         f_at, _s = arc(them, mx, my)
-        m_t = bucket(ui[t, UI_MODELS], st[t, ST_MODELS], buckets)
+        m_t = int(cache[at + 11])
         gain, found = combat_value_at(table, u, t, f_at, 1, m_u, m_t)
         if not found:
             gain, status = value_missed(B, u, t, f_at, 1, m_u, m_t)
@@ -265,7 +293,7 @@ def threat(B, S, u):
             closeness = 1.0 - math.hypot(dx, dy) / APPROACH_RANGE
             if closeness > 0:
                 total += APPROACH * (gain - loss) / 2 * closeness
-        r_them = radius(them[3], them[4])
+        r_them = cache[at + 10]
         if apart(mx - tx, my - ty, r_me, r_them, 30.0):
             continue
         if gain > 0:
@@ -318,6 +346,8 @@ def option_values(B, S, kind, u, n, oi, of, out):
     """The greedy values of options 0..n-1 of a decision of ``kind`` into ``out``."""
     if kind >= 5:  # FB-B20: a challenge or its answer
         return challenge_values(B, S, kind, u, n, oi, out)
+    if kind == 2:  # the enemies as every move's threat reads them
+        enemies_of(B, S, u)
     for k in range(n):
         code, target = oi[k, OI_CODE], oi[k, OI_TARGET]
         status = OK
