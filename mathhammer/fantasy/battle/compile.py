@@ -120,11 +120,10 @@ class KernelBattle:
         self.alike_in_side = tuple(tuple(v for v in like if sides[v] == sides[u])
                                    for u, like in enumerate(self.alike))  # a fight's swaps
         self.fight_bytes = 0  # held by the compiled fights' arrays (MAX_FIGHT_BYTES)
-        # the wounds tables' blocks entered in T_BLOCKS: (shape, digest) -> index, the blocks,
-        # their bytes (_blocks_of)
+        # the wounds tables' blocks entered in T_BLOCKS: (shape, digest) -> index, and the
+        # blocks (_blocks_of)
         self.blocks: dict[tuple, int] = {}
         self.block_list: list[np.ndarray] = []
-        self.block_bytes = 0
         # the fights entered since the fights were last forgotten, and how many spells between
         # forgettings each content was asked for in (forget_fights keeps the hot)
         self.entered: list = []
@@ -426,7 +425,6 @@ class KernelBattle:
                 kept = block.copy()
                 at = self.blocks[key] = kt.append(self.T[ka.T_BLOCKS], kept)
                 self.block_list.append(kept)  # the same memory as the kernel's list item
-                self.block_bytes += kept.nbytes
             slots[k] = at
         return slots[inverse]
 
@@ -572,7 +570,8 @@ def _hash_weights(n: int) -> np.ndarray:
 def _content_keyed(arr: np.ndarray) -> tuple[tuple, np.ndarray]:
     """(a key of the array's contents, the array): equal keys, equal arrays
     (KernelBattle._shared)."""
-    return (arr.dtype.str, arr.shape, hashlib.blake2b(arr.tobytes(), digest_size=16).digest()), arr
+    digest = hashlib.blake2b(np.ascontiguousarray(arr), digest_size=16).digest()  # no copy
+    return (arr.dtype.str, arr.shape, digest), arr
 
 
 #: dtypes of the combat kernel's 15 arrays (Tables.kernel_args order) in the kernel's tables

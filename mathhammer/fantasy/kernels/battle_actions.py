@@ -21,7 +21,6 @@ from numba import njit
 
 from mathhammer.fantasy.kernels.battle_geometry import (
     BORROWING,
-    EDGE,
     FLANK,
     FRONT,
     angle_diff,
@@ -32,6 +31,7 @@ from mathhammer.fantasy.kernels.battle_geometry import (
     crosses,
     face_segment,
     farther_than,
+    gap_within,
     on_table,
     overlaps,
     segment_distance,
@@ -603,10 +603,7 @@ def in_reach_at(ui, uf, pos, st, cp, cq, t, me, them, reach):
     if not on_the_table(st, t) or engaged(st, t):
         return -1.0
     box(ui, uf, pos, st, t, them)
-    if farther_than(me, them, reach + EDGE):  # the circles answer most (geometry.within)
-        return -1.0
-    gap = box_distance(me, them, cp, cq)
-    return gap if gap <= reach else -1.0
+    return gap_within(me, them, cp, cq, reach)
 
 
 @njit(**BORROWING)

@@ -210,17 +210,9 @@ def combat_round(B, S, members, count, res):
     n_u, columns = u_table.shape[0], u_table.shape[1]
     n_b, n_g = b_int.shape[0], g_int.shape[0]
     g1 = max(n_g, 1)
-    end = round_scratch(count, n_u, columns, n_b, n_g)
-    if end > buf.shape[0]:  # compile.KernelBattle._enter grows it first: never
-        raise RuntimeError("a combat round's scratch is smaller than its fight")
-    for i in range(count, end):
-        buf[i] = 0
-    at = count
+    at = count  # the windows are cut first and filled once the buffer is known to hold them
     u_int = window2(buf, at, n_u, columns)
     at += n_u * columns
-    for i in range(n_u):
-        for c in range(columns):
-            u_int[i, c] = u_table[i, c]
     engine_wounds = window(buf, at, n_b)
     status = window(buf, at + n_b, count)
     frenzied = window(buf, at + n_b + count, count)
@@ -237,6 +229,15 @@ def combat_round(B, S, members, count, res):
     keys, active = window(buf, at, g1), window(buf, at + g1, g1)
     geo = window2(buf, at + 2 * g1, g1, 4)
     small = window(buf, at + 6 * g1, 8)
+    end = at + 6 * g1 + 8
+    # Python sized the buffer by round_scratch (KernelBattle._enter): the same layout, or stop
+    if end != round_scratch(count, n_u, columns, n_b, n_g) or end > buf.shape[0]:
+        raise RuntimeError("a combat round's scratch does not hold its fight")
+    for i in range(count, end):
+        buf[i] = 0
+    for i in range(n_u):
+        for c in range(columns):
+            u_int[i, c] = u_table[i, c]
     for k in range(count):
         u = order[k]
         for b in range(ui[u, UI_NB]):

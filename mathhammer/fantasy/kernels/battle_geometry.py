@@ -208,12 +208,20 @@ def apart(dx, dy, rp, rq, reach):
 
 
 @njit(**BORROWING)
-def within(p, q, cp, cq, reach):
-    """box_distance(p, q) <= reach. Each rectangle lies within half its diagonal of its middle,
-    so circles that far apart answer most pairs without the corners."""
+def gap_within(p, q, cp, cq, reach):
+    """box_distance(p, q) when it is at most ``reach``, else -1. Each rectangle lies within
+    half its diagonal of its middle, so circles that far apart answer most pairs without the
+    corners."""
     if farther_than(p, q, reach + EDGE):
-        return False
-    return box_distance(p, q, cp, cq) <= reach
+        return -1.0
+    gap = box_distance(p, q, cp, cq)
+    return gap if gap <= reach else -1.0
+
+
+@njit(**BORROWING)
+def within(p, q, cp, cq, reach):
+    """box_distance(p, q) <= reach (:func:`gap_within`)."""
+    return gap_within(p, q, cp, cq, reach) >= 0.0
 
 
 @njit(**BORROWING)
